@@ -1,0 +1,105 @@
+package auth
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"marketplace/libs/apperr"
+)
+
+var secret = []byte("0123456789abcdef0123456789abcdef")
+
+func TestHS256RoundTripAndRejections(t *testing.T) {
+	ctx := context.Background()
+	o := Options{Issuer: "dev", Audience: "marketplace"}
+	v, err := NewHS256(secret, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := Mint(secret, "user-1", []string{"admin"}, time.Hour, o)
+	id, err := v.Verify(ctx, tok)
+	if err != nil || id.Sub != "user-1" || !id.IsAdmin() {
+		t.Fatalf("verify: %+v %v", id, err)
+	}
+	bad := map[string]string{}
+	bad["expired"], _ = Mint(secret, "u", nil, -time.Hour, o)
+	bad["other secret"], _ = Mint([]byte("ffffffffffffffffffffffffffffffff"), "u", nil, time.Hour, o)
+	bad["wrong issuer"], _ = Mint(secret, "u", nil, time.Hour, Options{Issuer: "evil", Audience: "marketplace"})
+	bad["wrong audience"], _ = Mint(secret, "u", nil, time.Hour, Options{Issuer: "dev", Audience: "other"})
+	bad["no subject"], _ = Mint(secret, "", nil, time.Hour, o)
+	none := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims{"sub": "u", "exp": time.Now().Add(time.Hour).Unix(), "iss": "dev", "aud": "marketplace"})
+	bad["alg none"], _ = none.SignedString(jwt.UnsafeAllowNoneSignatureType)
+	bad["garbage"] = "not.a.token"
+	for name, tok := range bad {
+		if _, err := v.Verify(ctx, tok); !apperr.Is(err, apperr.Unauthenticated) {
+			t.Errorf("%s: got %v, want UNAUTHENTICATED", name, err)
+		}
+	}
+	if _, err := NewHS256([]byte("short"), o); err == nil {
+		t.Fatal("short secret accepted")
+	}
+	if (&Identity{Sub: "x"}).IsAdmin() {
+		t.Fatal("no roles is admin")
+	}
+}
+
+func TestJWKSVerifiesES256AndPinsAlgorithms(t *testing.T) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	b64 := func(i *big.Int) string { return base64.RawURLEncoding.EncodeToString(i.FillBytes(make([]byte, 32))) }
+	jwks := map[string]any{"keys": []map[string]any{{"kty": "EC", "crv": "P-256", "kid": "k1", "alg": "ES256", "use": "sig", "x": b64(key.X), "y": b64(key.Y)}}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _ = json.NewEncoder(w).Encode(jwks) }))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := Options{Issuer: "https://idp", Audience: "marketplace"}
+	v, err := NewJWKS(ctx, srv.URL, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(m jwt.SigningMethod, k any) string {
+		tk := jwt.NewWithClaims(m, jwt.MapClaims{"sub": "u-9", "roles": []string{"admin"}, "iss": "https://idp", "aud": "marketplace", "exp": time.Now().Add(time.Hour).Unix()})
+		tk.Header["kid"] = "k1"
+		s, err := tk.SignedString(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	id, err := v.Verify(ctx, mk(jwt.SigningMethodES256, key))
+	if err != nil || id.Sub != "u-9" || !id.IsAdmin() {
+		t.Fatalf("es256: %+v %v", id, err)
+	}
+	// An HS256 token keyed with public material must never pass a JWKS verifier.
+	if _, err := v.Verify(ctx, mk(jwt.SigningMethodHS256, secret)); !apperr.Is(err, apperr.Unauthenticated) {
+		t.Fatalf("hs256 accepted by jwks verifier: %v", err)
+	}
+}
+
+func TestBearerToken(t *testing.T) {
+	if _, ok, err := BearerToken(""); ok || err != nil {
+		t.Fatal("absent header")
+	}
+	if tok, ok, err := BearerToken("Bearer abc"); !ok || err != nil || tok != "abc" {
+		t.Fatal("bearer")
+	}
+	for _, h := range []string{"Basic abc", "Bearer", "Bearer   ", "abc"} {
+		if _, _, err := BearerToken(h); !apperr.Is(err, apperr.Unauthenticated) {
+			t.Errorf("%q accepted", h)
+		}
+	}
+	ctx := WithIdentity(context.Background(), &Identity{Sub: "s"})
+	if FromContext(ctx).Sub != "s" || FromContext(context.Background()) != nil {
+		t.Fatal("context")
+	}
+}

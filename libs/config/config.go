@@ -1,0 +1,136 @@
+// Package config loads one typed configuration struct per program from the
+// environment. Fields carry `env:"NAME"`, optional `default:"..."`, `required:"true"`
+// and `secret:"true"` tags; supported types are string, bool, int, float64,
+// time.Duration and []string (comma-separated). A struct that has a
+// `Validate() error` method is validated after loading.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Load fills dst (a pointer to a struct) from getenv.
+func Load(getenv func(string) string, dst any) error {
+	v := reflect.ValueOf(dst)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return errors.New("config: Load needs a pointer to a struct")
+	}
+	var errs []error
+	walk(v.Elem(), func(f reflect.StructField, fv reflect.Value) {
+		name := f.Tag.Get("env")
+		raw := getenv(name)
+		if raw == "" {
+			raw = f.Tag.Get("default")
+		}
+		if raw == "" {
+			if f.Tag.Get("required") == "true" {
+				errs = append(errs, fmt.Errorf("%s is required", name))
+			}
+			return
+		}
+		if err := set(fv, raw); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if val, ok := dst.(interface{ Validate() error }); ok {
+		if err := val.Validate(); err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
+	}
+	return nil
+}
+
+// Describe renders the configuration for a start-up log line with secrets masked.
+func Describe(cfg any) string {
+	v := reflect.ValueOf(cfg)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	var b strings.Builder
+	walk(v, func(f reflect.StructField, fv reflect.Value) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		val := fmt.Sprint(fv.Interface())
+		if fv.Kind() == reflect.Slice {
+			val = strings.Trim(val, "[]")
+		}
+		if f.Tag.Get("secret") == "true" && !fv.IsZero() {
+			val = "***"
+		}
+		fmt.Fprintf(&b, "%s=%s", f.Tag.Get("env"), val)
+	})
+	return b.String()
+}
+
+// walk visits every tagged field, descending into embedded and nested structs.
+func walk(v reflect.Value, fn func(reflect.StructField, reflect.Value)) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f, fv := t.Field(i), v.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		if f.Tag.Get("env") == "" {
+			if fv.Kind() == reflect.Struct {
+				walk(fv, fn)
+			}
+			continue
+		}
+		fn(f, fv)
+	}
+}
+
+func set(fv reflect.Value, raw string) error {
+	switch fv.Interface().(type) {
+	case time.Duration:
+		d, err := time.ParseDuration(raw)
+		if err != nil {
+			return err
+		}
+		fv.SetInt(int64(d))
+		return nil
+	case []string:
+		var out []string
+		for _, p := range strings.Split(raw, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		fv.Set(reflect.ValueOf(out))
+		return nil
+	}
+	switch fv.Kind() {
+	case reflect.String:
+		fv.SetString(raw)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return err
+		}
+		fv.SetBool(b)
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return err
+		}
+		fv.SetInt(n)
+	case reflect.Float64:
+		x, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return err
+		}
+		fv.SetFloat(x)
+	default:
+		return fmt.Errorf("unsupported type %s", fv.Type())
+	}
+	return nil
+}

@@ -1,0 +1,66 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+type nested struct {
+	URI string `env:"MONGODB_URI" secret:"true"`
+}
+
+type sample struct {
+	Addr    string        `env:"HTTP_ADDR" default:"127.0.0.1:8080"`
+	Secret  string        `env:"AUTH_DEV_SECRET" secret:"true"`
+	Limit   int           `env:"RATE_LIMIT" default:"100"`
+	Debug   bool          `env:"DEBUG"`
+	Wait    time.Duration `env:"WAIT" default:"2s"`
+	Brokers []string      `env:"KAFKA_BROKERS"`
+	Ratio   float64       `env:"RATIO" default:"0.5"`
+	Must    string        `env:"MUST" required:"true"`
+	DB      nested
+}
+
+func (s *sample) Validate() error {
+	if s.Limit < 0 {
+		return errors.New("RATE_LIMIT must not be negative")
+	}
+	return nil
+}
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoadDefaultsOverridesAndMasking(t *testing.T) {
+	var s sample
+	err := Load(env(map[string]string{"MUST": "x", "AUTH_DEV_SECRET": "hunter2", "KAFKA_BROKERS": "a:1, b:2,", "DEBUG": "true", "MONGODB_URI": "mongodb://u:p@h"}), &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Addr != "127.0.0.1:8080" || s.Limit != 100 || !s.Debug || s.Wait != 2*time.Second || s.Ratio != 0.5 ||
+		len(s.Brokers) != 2 || s.Brokers[1] != "b:2" || s.DB.URI != "mongodb://u:p@h" {
+		t.Fatalf("loaded %+v", s)
+	}
+	d := Describe(&s)
+	if strings.Contains(d, "hunter2") || strings.Contains(d, "u:p@h") || !strings.Contains(d, "AUTH_DEV_SECRET=***") || !strings.Contains(d, "HTTP_ADDR=127.0.0.1:8080") {
+		t.Fatalf("describe leaked or lost values: %s", d)
+	}
+}
+
+func TestLoadReportsEveryProblem(t *testing.T) {
+	var s sample
+	err := Load(env(map[string]string{"RATE_LIMIT": "many", "WAIT": "soon"}), &s)
+	if err == nil {
+		t.Fatal("want errors")
+	}
+	for _, want := range []string{"MUST is required", "RATE_LIMIT", "WAIT"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	err = Load(env(map[string]string{"MUST": "x", "RATE_LIMIT": "-1"}), &s)
+	if err == nil || !strings.Contains(err.Error(), "must not be negative") {
+		t.Fatalf("validation not run: %v", err)
+	}
+}

@@ -1,0 +1,170 @@
+// Package httpserver is the Fiber server every program uses: explicit timeouts and
+// body limit, panic recovery, request ids, structured access logs, liveness and
+// readiness endpoints, errors rendered in the contract's body, graceful shutdown.
+package httpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/requestid"
+
+	"marketplace/libs/apperr"
+)
+
+// Config holds the server's limits.
+type Config struct {
+	ReadTimeout     time.Duration
+	WriteTimeout    time.Duration
+	IdleTimeout     time.Duration
+	ShutdownTimeout time.Duration
+	BodyLimit       int
+	AccessLog       bool
+}
+
+// Defaults are the limits used unless a program overrides them.
+func Defaults() Config {
+	return Config{
+		ReadTimeout:     10 * time.Second,
+		WriteTimeout:    10 * time.Second,
+		IdleTimeout:     60 * time.Second,
+		ShutdownTimeout: 10 * time.Second,
+		BodyLimit:       1 << 20,
+		AccessLog:       true,
+	}
+}
+
+// Check is one readiness probe (database, broker, ...).
+type Check struct {
+	Name string
+	Fn   func(context.Context) error
+}
+
+// HeaderRequestID carries the request id across services.
+const HeaderRequestID = "X-Request-Id"
+
+// New builds the app with the common middleware and probes. Extra middleware (for
+// example tracing) runs after request ids and before the routes.
+func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fiber.Handler) *fiber.App {
+	app := fiber.New(fiber.Config{
+		AppName:               name,
+		ReadTimeout:           cfg.ReadTimeout,
+		WriteTimeout:          cfg.WriteTimeout,
+		IdleTimeout:           cfg.IdleTimeout,
+		BodyLimit:             cfg.BodyLimit,
+		DisableStartupMessage: true,
+		ErrorHandler:          errorHandler(logger),
+	})
+	app.Use(recoverer(logger))
+	app.Use(requestid.New(requestid.Config{Header: HeaderRequestID}))
+	if cfg.AccessLog {
+		app.Use(accessLog(logger))
+	}
+	for _, m := range mw {
+		app.Use(m)
+	}
+	app.Get("/livez", func(c *fiber.Ctx) error { return c.SendString("ok") })
+	app.Get("/readyz", func(c *fiber.Ctx) error {
+		ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
+		defer cancel()
+		failed := map[string]string{}
+		for _, ch := range checks {
+			if err := ch.Fn(ctx); err != nil {
+				failed[ch.Name] = err.Error()
+			}
+		}
+		if len(failed) > 0 {
+			return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "not ready", "failed": failed})
+		}
+		return c.JSON(fiber.Map{"status": "ready"})
+	})
+	return app
+}
+
+// WriteError renders err as the contract's error body with its status.
+func WriteError(c *fiber.Ctx, err error) error {
+	status, body := apperr.Body(err)
+	c.Status(status)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(body)
+}
+
+func errorHandler(logger *slog.Logger) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		var fe *fiber.Error
+		if errors.As(err, &fe) {
+			// Fiber's own errors: unknown route, wrong method, body too large, bad request.
+			code := apperr.Internal
+			switch {
+			case fe.Code == fiber.StatusNotFound || fe.Code == fiber.StatusMethodNotAllowed:
+				code = apperr.NotFound
+			case fe.Code == fiber.StatusRequestEntityTooLarge:
+				return c.Status(fe.Code).JSON(fiber.Map{"error": fiber.Map{"code": apperr.InvalidArgument, "message": "request body too large"}})
+			case fe.Code >= 400 && fe.Code < 500:
+				code = apperr.InvalidArgument
+			}
+			return WriteError(c, apperr.New(code, "%s", fe.Message))
+		}
+		if apperr.CodeOf(err) == apperr.Internal {
+			logger.Error("request failed", "path", c.Path(), "request_id", c.Locals("requestid"), "err", err)
+		}
+		return WriteError(c, err)
+	}
+}
+
+func recoverer(logger *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				logger.Error("panic", "path", c.Path(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				err = WriteError(c, apperr.New(apperr.Internal, "internal error"))
+			}
+		}()
+		return c.Next()
+	}
+}
+
+func accessLog(logger *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		start := time.Now()
+		err := c.Next()
+		status := c.Response().StatusCode()
+		if err != nil {
+			status = apperr.CodeOf(err).Status()
+			var fe *fiber.Error
+			if errors.As(err, &fe) {
+				status = fe.Code
+			}
+		}
+		attrs := []any{"method", c.Method(), "path", c.Path(), "status", status,
+			"ms", float64(time.Since(start).Microseconds()) / 1000, "request_id", c.Locals("requestid")}
+		if op, ok := c.Locals("op").(string); ok {
+			attrs = append(attrs, "op", op)
+		}
+		logger.Info("http", attrs...)
+		return err
+	}
+}
+
+// Serve runs app on ln until ctx is done, then shuts down gracefully.
+func Serve(ctx context.Context, app *fiber.App, ln net.Listener, shutdownTimeout time.Duration) error {
+	errc := make(chan error, 1)
+	go func() { errc <- app.Listener(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := app.ShutdownWithContext(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return <-errc
+}

@@ -1,0 +1,109 @@
+package ops
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/httpserver"
+)
+
+// Resolver finds a service's base URL (see package discovery).
+type Resolver interface {
+	Resolve(ctx context.Context, service string) (string, error)
+}
+
+// Client calls other services' operations directly (through discovery, never
+// through the public gateway). It forwards the caller's token so the callee applies
+// its own rules to the same identity, and proves it is a service with the internal
+// token.
+type Client struct {
+	resolver      Resolver
+	internalToken string
+	hc            *fasthttp.Client
+	timeout       time.Duration
+}
+
+// NewClient builds a client; timeout bounds each call that has no earlier deadline.
+func NewClient(r Resolver, internalToken string, timeout time.Duration) *Client {
+	return &Client{
+		resolver:      r,
+		internalToken: internalToken,
+		timeout:       timeout,
+		hc: &fasthttp.Client{
+			MaxConnsPerHost:     512,
+			ReadTimeout:         timeout,
+			WriteTimeout:        timeout,
+			MaxIdleConnDuration: 30 * time.Second,
+		},
+	}
+}
+
+// Query calls a query of service and decodes its result into out (may be nil).
+func (c *Client) Query(ctx context.Context, service, path string, args, out any) error {
+	return c.call(ctx, service, Query, path, args, out)
+}
+
+// Mutation calls a mutation of service and decodes its result into out (may be nil).
+func (c *Client) Mutation(ctx context.Context, service, path string, args, out any) error {
+	return c.call(ctx, service, Mutation, path, args, out)
+}
+
+func (c *Client) call(ctx context.Context, service string, kind Kind, path string, args, out any) error {
+	base, err := c.resolver.Resolve(ctx, service)
+	if err != nil {
+		return apperr.Wrap(err, apperr.Unavailable, "%s is unavailable", service)
+	}
+	rawArgs, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(Request{Path: path, Args: rawArgs})
+	if err != nil {
+		return err
+	}
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI(base + "/api/" + string(kind))
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.Header.SetContentType("application/json")
+	if c.internalToken != "" {
+		req.Header.Set(HeaderInternalToken, c.internalToken)
+	}
+	if tok := tokenFrom(ctx); tok != "" {
+		req.Header.Set("Authorization", tok)
+	}
+	if rid := requestIDFrom(ctx); rid != "" {
+		req.Header.Set(httpserver.HeaderRequestID, rid)
+	}
+	req.SetBody(body)
+	deadline := time.Now().Add(c.timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	if err := c.hc.DoDeadline(req, resp, deadline); err != nil {
+		if errors.Is(err, fasthttp.ErrTimeout) {
+			return apperr.Wrap(err, apperr.Unavailable, "%s did not answer in time", service)
+		}
+		return apperr.Wrap(err, apperr.Unavailable, "%s is unreachable", service)
+	}
+	status, payload := resp.StatusCode(), resp.Body()
+	if status != fasthttp.StatusOK {
+		if e, ok := apperr.Parse(status, payload); ok {
+			return &apperr.Error{Code: e.Code, Message: e.Message, Details: e.Details}
+		}
+		return apperr.New(apperr.Unavailable, "%s answered status %d", service, status)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(payload, out); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "%s returned an unreadable result", service)
+	}
+	return nil
+}

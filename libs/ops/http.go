@@ -1,0 +1,129 @@
+package ops
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+
+	"github.com/gofiber/fiber/v2"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/auth"
+	"marketplace/libs/httpserver"
+)
+
+// HeaderInternalToken proves a call comes from another service. The gateway strips
+// it from public requests.
+const HeaderInternalToken = "X-Internal-Token"
+
+// Request is the body of POST /api/query and /api/mutation.
+type Request struct {
+	Path   string          `json:"path"`
+	Args   json.RawMessage `json:"args"`
+	Format *string         `json:"format,omitempty"` // some clients send "json"; nothing else is accepted
+}
+
+// ParseRequest decodes and checks a request body strictly.
+func ParseRequest(body []byte) (Request, error) {
+	var r Request
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return r, apperr.New(apperr.InvalidArgument, "body must be a JSON object { path, args }: %v", err)
+	}
+	if dec.More() {
+		return r, apperr.New(apperr.InvalidArgument, "body must hold exactly one JSON object")
+	}
+	if r.Path == "" {
+		return r, apperr.Invalid("path", "is required")
+	}
+	if r.Format != nil && *r.Format != "json" {
+		return r, apperr.Invalid("format", "must be \"json\"")
+	}
+	r.Path = NormalizePath(r.Path)
+	return r, nil
+}
+
+// Identify verifies the bearer token of a request, if any, and returns ctx carrying
+// the caller and the raw token (so calls to other services can act for the caller).
+// A present but invalid token is refused even on public operations.
+func Identify(ctx context.Context, v auth.Verifier, header string) (context.Context, error) {
+	tok, ok, err := auth.BearerToken(header)
+	if err != nil || !ok {
+		return ctx, err
+	}
+	if v == nil {
+		return ctx, apperr.New(apperr.Unauthenticated, "no token verifier is configured")
+	}
+	id, err := v.Verify(ctx, tok)
+	if err != nil {
+		return ctx, err
+	}
+	return withToken(auth.WithIdentity(ctx, id), header), nil
+}
+
+type tokenKey struct{}
+
+func withToken(ctx context.Context, header string) context.Context {
+	return context.WithValue(ctx, tokenKey{}, header)
+}
+
+func tokenFrom(ctx context.Context) string { s, _ := ctx.Value(tokenKey{}).(string); return s }
+
+// Server exposes a registry over HTTP: POST /api/query, POST /api/mutation and
+// GET /ops (the declarations the gateway routes by).
+type Server struct {
+	Registry      *Registry
+	Verifier      auth.Verifier
+	InternalToken string
+}
+
+// Mount adds the routes to app.
+func (s *Server) Mount(app *fiber.App) {
+	app.Post("/api/query", s.handle(Query))
+	app.Post("/api/mutation", s.handle(Mutation))
+	app.Get("/ops", func(c *fiber.Ctx) error {
+		return c.JSON(fiber.Map{"service": s.Registry.Service, "operations": s.Registry.Describe()})
+	})
+}
+
+func (s *Server) isInternal(c *fiber.Ctx) bool {
+	got := c.Get(HeaderInternalToken)
+	return s.InternalToken != "" && got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.InternalToken)) == 1
+}
+
+func (s *Server) handle(kind Kind) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		req, err := ParseRequest(c.Body())
+		if err != nil {
+			return httpserver.WriteError(c, err)
+		}
+		c.Locals("op", req.Path)
+		ctx, err := Identify(c.UserContext(), s.Verifier, c.Get(fiber.HeaderAuthorization))
+		if err != nil {
+			return httpserver.WriteError(c, err)
+		}
+		if rid, ok := c.Locals("requestid").(string); ok {
+			ctx = withRequestID(ctx, rid)
+		}
+		res, err := s.Registry.Invoke(ctx, kind, req.Path, req.Args, s.isInternal(c))
+		if err != nil {
+			return httpserver.WriteError(c, err)
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			return httpserver.WriteError(c, err)
+		}
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		return c.Send(b)
+	}
+}
+
+type requestIDKey struct{}
+
+func withRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+func requestIDFrom(ctx context.Context) string { s, _ := ctx.Value(requestIDKey{}).(string); return s }

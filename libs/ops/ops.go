@@ -1,0 +1,224 @@
+// Package ops is the operation registry. Each service declares its operations once
+// (dotted path, query or mutation, who may call it, the argument struct, the
+// handler); the same declarations serve the service's HTTP endpoints, the
+// gateway's routing table (fetched from GET /ops) and the API reference.
+package ops
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/auth"
+)
+
+// Kind is query (read) or mutation (write).
+type Kind string
+
+const (
+	Query    Kind = "query"
+	Mutation Kind = "mutation"
+)
+
+// Access says who may call an operation. Customer and StoreOwner need a verified
+// caller like Authenticated; the handler then checks the profile or ownership.
+type Access string
+
+const (
+	Public        Access = "public"        // no token needed; a presented token is still verified
+	Authenticated Access = "authenticated" // any verified caller
+	Customer      Access = "customer"      // a verified caller acting as their customer profile
+	StoreOwner    Access = "store_owner"   // a verified caller who owns the store concerned
+	Admin         Access = "admin"         // the admin role; adminUserId, when an argument, must be the caller
+	Internal      Access = "internal"      // only other services; unknown to the public gateway
+)
+
+// NeedsIdentity reports whether the operation refuses anonymous callers.
+func (a Access) NeedsIdentity() bool { return a != Public && a != Internal }
+
+// Op is one declared operation.
+type Op struct {
+	Path    string
+	Kind    Kind
+	Access  Access
+	Summary string
+
+	argsType   reflect.Type
+	adminField int // index of the adminUserId argument, or -1
+	run        func(ctx context.Context, raw []byte) (any, error)
+}
+
+// NoArgs is the argument struct of operations that take none.
+type NoArgs struct{}
+
+func declare[A, R any](kind Kind, path string, access Access, summary string, h func(context.Context, *A) (R, error)) Op {
+	t := reflect.TypeOf((*A)(nil)).Elem()
+	if t.Kind() != reflect.Struct {
+		panic("ops: arguments of " + path + " must be a struct")
+	}
+	spec := specOf(t) // validates the declaration now, not on the first call
+	admin := -1
+	if f, ok := spec.byName["adminUserId"]; ok {
+		admin = f.index
+	}
+	return Op{
+		Path: path, Kind: kind, Access: access, Summary: summary,
+		argsType: t, adminField: admin,
+		run: func(ctx context.Context, raw []byte) (any, error) {
+			a := new(A)
+			if err := Decode(raw, a); err != nil {
+				return nil, err
+			}
+			if access == Admin && admin >= 0 {
+				acting := reflect.ValueOf(a).Elem().Field(admin).String()
+				if id := auth.FromContext(ctx); id == nil || acting != id.Sub {
+					return nil, apperr.New(apperr.PermissionDenied, "adminUserId must be the calling administrator")
+				}
+			}
+			return h(ctx, a)
+		},
+	}
+}
+
+// NewQuery declares a read operation.
+func NewQuery[A, R any](path string, access Access, summary string, h func(context.Context, *A) (R, error)) Op {
+	return declare(Query, path, access, summary, h)
+}
+
+// NewMutation declares a write operation.
+func NewMutation[A, R any](path string, access Access, summary string, h func(context.Context, *A) (R, error)) Op {
+	return declare(Mutation, path, access, summary, h)
+}
+
+// Registry holds one service's operations.
+type Registry struct {
+	Service string
+	ops     map[string]*Op
+}
+
+// NewRegistry builds the registry; a path declared twice is a programming error.
+func NewRegistry(service string, list ...Op) *Registry {
+	r := &Registry{Service: service, ops: make(map[string]*Op, len(list))}
+	for i := range list {
+		op := list[i]
+		if strings.Count(op.Path, ".") < 2 {
+			panic("ops: path " + op.Path + " must be <area>.<module>.<function>")
+		}
+		if _, dup := r.ops[op.Path]; dup {
+			panic("ops: " + op.Path + " declared twice")
+		}
+		r.ops[op.Path] = &op
+	}
+	return r
+}
+
+// Lookup finds an operation by path.
+func (r *Registry) Lookup(path string) (*Op, bool) {
+	op, ok := r.ops[path]
+	return op, ok
+}
+
+// NormalizePath accepts the dotted form and the "area/module:function" form some
+// client libraries send, and returns the dotted form.
+func NormalizePath(p string) string {
+	if strings.ContainsAny(p, "/:") {
+		p = strings.NewReplacer("/", ".", ":", ".").Replace(p)
+	}
+	return p
+}
+
+// Invoke runs the operation at path for the caller in ctx (auth.FromContext).
+// internal is true only for calls that proved they come from another service.
+func (r *Registry) Invoke(ctx context.Context, kind Kind, path string, raw []byte, internal bool) (any, error) {
+	op, ok := r.ops[path]
+	if !ok || (op.Access == Internal && !internal) {
+		return nil, apperr.New(apperr.NotFound, "unknown operation %q", path)
+	}
+	if err := CheckCall(ctx, op.Kind, op.Access, kind, path); err != nil {
+		return nil, err
+	}
+	return op.run(ctx, raw)
+}
+
+// CheckCall applies the kind and access rules shared by the gateway and services.
+func CheckCall(ctx context.Context, opKind Kind, access Access, called Kind, path string) error {
+	if opKind != called {
+		return apperr.New(apperr.InvalidArgument, "%s is a %s: call it through /api/%s", path, opKind, opKind)
+	}
+	if !access.NeedsIdentity() {
+		return nil
+	}
+	id := auth.FromContext(ctx)
+	if id == nil {
+		return apperr.New(apperr.Unauthenticated, "%s needs a bearer token", path)
+	}
+	if access == Admin && !id.IsAdmin() {
+		return apperr.New(apperr.PermissionDenied, "%s is for administrators", path)
+	}
+	return nil
+}
+
+// Descriptor is the public description of an operation.
+type Descriptor struct {
+	Path    string   `json:"path"`
+	Kind    Kind     `json:"kind"`
+	Access  Access   `json:"access"`
+	Summary string   `json:"summary,omitempty"`
+	Args    []ArgDoc `json:"args,omitempty"`
+}
+
+// ArgDoc describes one argument for the API reference.
+type ArgDoc struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Required bool   `json:"required"`
+	Rules    string `json:"rules,omitempty"`
+}
+
+// Describe lists the operations sorted by path.
+func (r *Registry) Describe() []Descriptor {
+	out := make([]Descriptor, 0, len(r.ops))
+	for _, op := range r.ops {
+		d := Descriptor{Path: op.Path, Kind: op.Kind, Access: op.Access, Summary: op.Summary}
+		t := op.argsType
+		for _, f := range specOf(t).fields {
+			sf := t.Field(f.index)
+			d.Args = append(d.Args, ArgDoc{Name: f.name, Type: typeName(sf.Type), Required: f.rules.required, Rules: sf.Tag.Get("op")})
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func typeName(t reflect.Type) string {
+	switch {
+	case t == filsType:
+		return "number (AED)"
+	case t.Kind() == reflect.Pointer:
+		return typeName(t.Elem())
+	case t.Kind() == reflect.Slice:
+		return "array of " + typeName(t.Elem())
+	case t.Kind() == reflect.Struct:
+		var parts []string
+		for _, f := range specOf(t).fields {
+			opt := "?"
+			if f.rules.required {
+				opt = ""
+			}
+			parts = append(parts, fmt.Sprintf("%s%s: %s", f.name, opt, typeName(t.Field(f.index).Type)))
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	case t.Kind() == reflect.Float64, t.Kind() == reflect.Int, t.Kind() == reflect.Int64:
+		return "number"
+	case t.Kind() == reflect.Bool:
+		return "boolean"
+	}
+	return "string"
+}
+
+// Caller is the verified caller; handlers of operations that need identity can rely on it.
+func Caller(ctx context.Context) *auth.Identity { return auth.FromContext(ctx) }

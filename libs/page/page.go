@@ -1,0 +1,143 @@
+// Package page is the platform's cursor pagination: paginationOpts in,
+// { page, isDone, continueCursor } out. Cursors are opaque keyset positions (the
+// sort value and the id of the last item returned), so a page never repeats or
+// skips items when records are inserted between calls.
+package page
+
+import (
+	"context"
+	"encoding/base64"
+
+	"github.com/256dpi/lungo"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"marketplace/libs/apperr"
+)
+
+// MaxItems caps a page; a larger numItems is served as MaxItems (isDone stays false
+// while more remain).
+const MaxItems = 100
+
+// Opts are the pagination options. Clients built for the original backend may also
+// send id, endCursor, maximumRowsRead and maximumBytesRead: they are accepted and
+// ignored (page boundaries here are decided by numItems alone).
+type Opts struct {
+	NumItems         int      `json:"numItems" op:"required,min=1"`
+	Cursor           *string  `json:"cursor"`
+	ID               *float64 `json:"id"`
+	EndCursor        *string  `json:"endCursor"`
+	MaximumRowsRead  *int     `json:"maximumRowsRead"`
+	MaximumBytesRead *int     `json:"maximumBytesRead"`
+}
+
+// Result is a page of items.
+type Result[T any] struct {
+	Page           []T    `json:"page"`
+	IsDone         bool   `json:"isDone"`
+	ContinueCursor string `json:"continueCursor"`
+}
+
+// Sort orders a query by one field, with _id breaking ties in the same direction.
+type Sort struct {
+	Field string // "_id" for creation order
+	Desc  bool
+}
+
+type position struct {
+	Field string      `bson:"f"`
+	Value interface{} `bson:"v"`
+	ID    string      `bson:"i"`
+}
+
+func encode(p position) string {
+	b, _ := bson.Marshal(p)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decode(s string, field string) (*position, error) {
+	bad := apperr.Invalid("paginationOpts.cursor", "is not a cursor of this query")
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, bad
+	}
+	var p position
+	if bson.Unmarshal(b, &p) != nil || p.Field != field || p.ID == "" {
+		return nil, bad
+	}
+	return &p, nil
+}
+
+// Find runs one page of filter in order s. key returns the sort value and the id of
+// an item, to build the cursor.
+func Find[T any](ctx context.Context, c lungo.ICollection, filter bson.M, s Sort, o Opts, key func(*T) (sortValue any, id string)) (Result[T], error) {
+	n := o.NumItems
+	if n > MaxItems {
+		n = MaxItems
+	}
+	if n < 1 {
+		n = 1
+	}
+	q := filter
+	if q == nil {
+		q = bson.M{}
+	}
+	if o.Cursor != nil && *o.Cursor != "" {
+		p, err := decode(*o.Cursor, s.Field)
+		if err != nil {
+			return Result[T]{}, err
+		}
+		op := "$gt"
+		if s.Desc {
+			op = "$lt"
+		}
+		var after bson.M
+		if s.Field == "_id" {
+			after = bson.M{"_id": bson.M{op: p.ID}}
+		} else {
+			after = bson.M{"$or": bson.A{
+				bson.M{s.Field: bson.M{op: p.Value}},
+				bson.M{s.Field: p.Value, "_id": bson.M{op: p.ID}},
+			}}
+		}
+		q = bson.M{"$and": bson.A{q, after}}
+	}
+	dir := 1
+	if s.Desc {
+		dir = -1
+	}
+	order := bson.D{{Key: s.Field, Value: dir}}
+	if s.Field != "_id" {
+		order = append(order, bson.E{Key: "_id", Value: dir})
+	}
+	cur, err := c.Find(ctx, q, options.Find().SetSort(order).SetLimit(int64(n+1)))
+	if err != nil {
+		return Result[T]{}, err
+	}
+	items := make([]T, 0, n+1)
+	if err := cur.All(ctx, &items); err != nil {
+		return Result[T]{}, err
+	}
+	res := Result[T]{IsDone: len(items) <= n}
+	if !res.IsDone {
+		items = items[:n]
+	}
+	res.Page = items
+	switch {
+	case len(items) > 0:
+		v, id := key(&items[len(items)-1])
+		res.ContinueCursor = encode(position{Field: s.Field, Value: v, ID: id})
+	case o.Cursor != nil:
+		res.ContinueCursor = *o.Cursor
+	}
+	return res, nil
+}
+
+// Map converts the items of a page, keeping its metadata.
+func Map[T, U any](r Result[T], f func(*T) U) Result[U] {
+	out := Result[U]{Page: make([]U, len(r.Page)), IsDone: r.IsDone, ContinueCursor: r.ContinueCursor}
+	for i := range r.Page {
+		out.Page[i] = f(&r.Page[i])
+	}
+	return out
+}

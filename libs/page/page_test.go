@@ -1,0 +1,113 @@
+package page
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/bson"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/store"
+)
+
+type item struct {
+	ID     string `bson:"_id"`
+	Rating int    `bson:"rating"`
+}
+
+func key(i *item) (any, string) { return i.Rating, i.ID }
+
+func collect(t *testing.T, find func(cursor *string) Result[item]) []string {
+	var got []string
+	var cur *string
+	for pages := 0; ; pages++ {
+		if pages > 50 {
+			t.Fatal("pagination does not end")
+		}
+		r := find(cur)
+		for _, it := range r.Page {
+			got = append(got, it.ID)
+		}
+		if r.IsDone {
+			return got
+		}
+		c := r.ContinueCursor
+		cur = &c
+	}
+}
+
+func TestKeysetPagesAreCompleteAndStableUnderInserts(t *testing.T) {
+	ctx := context.Background()
+	db, _ := store.Open(ctx, store.Options{Name: "p", Memory: true})
+	defer db.Close(ctx)
+	c := db.Collection("items")
+	for i := 0; i < 25; i++ {
+		c.InsertOne(ctx, item{ID: fmt.Sprintf("id%02d", i), Rating: i % 5})
+	}
+	// Sorted by rating descending with id ties: 5 pages of 5 with an insert of a
+	// low-rated item (sorting after the cursor) midway: it must appear exactly once.
+	inserted := false
+	got := collect(t, func(cur *string) Result[item] {
+		r, err := Find(ctx, c, bson.M{}, Sort{Field: "rating", Desc: true}, Opts{NumItems: 5, Cursor: cur}, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !inserted {
+			c.InsertOne(ctx, item{ID: "zz-new", Rating: 0})
+			c.InsertOne(ctx, item{ID: "zz-top", Rating: 4}) // sorts before the cursor: not seen
+			inserted = true
+		}
+		return r
+	})
+	seen := map[string]int{}
+	for _, id := range got {
+		seen[id]++
+	}
+	if len(got) != 26 || seen["zz-new"] != 1 || seen["zz-top"] != 0 {
+		t.Fatalf("got %d items %v", len(got), got)
+	}
+	for i := 1; i < len(got); i++ {
+		if seen[got[i]] != 1 {
+			t.Fatalf("%s repeated", got[i])
+		}
+	}
+	// Creation order by _id ascending.
+	got = collect(t, func(cur *string) Result[item] {
+		r, err := Find(ctx, c, bson.M{"rating": bson.M{"$gte": 3}}, Sort{Field: "_id"}, Opts{NumItems: 4, Cursor: cur}, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	})
+	if len(got) != 11 || got[0] != "id03" || got[len(got)-1] != "zz-top" {
+		t.Fatalf("by id: %v", got)
+	}
+}
+
+func TestCursorErrorsAndLimits(t *testing.T) {
+	ctx := context.Background()
+	db, _ := store.Open(ctx, store.Options{Name: "p", Memory: true})
+	defer db.Close(ctx)
+	c := db.Collection("items")
+	for i := 0; i < 150; i++ {
+		c.InsertOne(ctx, item{ID: fmt.Sprintf("id%03d", i)})
+	}
+	r, err := Find(ctx, c, nil, Sort{Field: "_id"}, Opts{NumItems: 1000}, key)
+	if err != nil || len(r.Page) != MaxItems || r.IsDone {
+		t.Fatalf("cap: %d %v %v", len(r.Page), r.IsDone, err)
+	}
+	bad := "garbage!"
+	if _, err := Find(ctx, c, nil, Sort{Field: "_id"}, Opts{NumItems: 1, Cursor: &bad}, key); apperr.CodeOf(err) != apperr.InvalidArgument {
+		t.Fatalf("bad cursor: %v", err)
+	}
+	// A cursor of one ordering is refused by another.
+	other := r.ContinueCursor
+	if _, err := Find(ctx, c, nil, Sort{Field: "rating"}, Opts{NumItems: 1, Cursor: &other}, key); apperr.CodeOf(err) != apperr.InvalidArgument {
+		t.Fatalf("foreign cursor: %v", err)
+	}
+	empty := ""
+	if r, err := Find(ctx, c, bson.M{"_id": "none"}, Sort{Field: "_id"}, Opts{NumItems: 5, Cursor: &empty}, key); err != nil || !r.IsDone || len(r.Page) != 0 {
+		t.Fatalf("empty: %+v %v", r, err)
+	}
+}

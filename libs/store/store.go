@@ -1,0 +1,146 @@
+// Package store opens a service's own database: a real MongoDB deployment when a
+// URI is configured, otherwise the embedded MongoDB-compatible engine (lungo),
+// backed by a file under the data directory or by memory in tests. Services code
+// against lungo's driver-shaped interfaces, so the same code runs on both.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/256dpi/lungo"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/event"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+// Options selects the engine. Exactly one of URI, DataDir or Memory decides it,
+// in that order of precedence.
+type Options struct {
+	Name    string // database name, one per service
+	URI     string // MONGODB_URI: real MongoDB (a replica set, for transactions)
+	DataDir string // embedded engine, one file per database under this directory
+	Memory  bool   // embedded engine in memory (tests)
+	Monitor *event.CommandMonitor
+}
+
+// DB is one service's database.
+type DB struct {
+	lungo.IDatabase
+	client   lungo.IClient
+	engine   *lungo.Engine // nil for a real MongoDB deployment
+	embedded bool
+}
+
+// Open connects to or opens the database described by opts.
+func Open(ctx context.Context, opts Options) (*DB, error) {
+	if opts.Name == "" {
+		return nil, errors.New("store: database name is required")
+	}
+	switch {
+	case opts.URI != "":
+		co := options.Client().ApplyURI(opts.URI).SetTimeout(10 * time.Second)
+		if opts.Monitor != nil {
+			co.SetMonitor(opts.Monitor)
+		}
+		client, err := lungo.Connect(ctx, co)
+		if err != nil {
+			return nil, fmt.Errorf("store: connect %s: %w", opts.Name, err)
+		}
+		return &DB{IDatabase: client.Database(opts.Name), client: client}, nil
+	case opts.DataDir != "" || opts.Memory:
+		var st lungo.Store = lungo.NewMemoryStore()
+		if !opts.Memory {
+			if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+				return nil, fmt.Errorf("store: data dir: %w", err)
+			}
+			st = lungo.NewFileStore(filepath.Join(opts.DataDir, opts.Name+".lungo"), 0o600)
+		}
+		client, engine, err := lungo.Open(ctx, lungo.Options{Store: st})
+		if err != nil {
+			return nil, fmt.Errorf("store: open %s: %w", opts.Name, err)
+		}
+		return &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true}, nil
+	default:
+		return nil, errors.New("store: set a MongoDB URI, a data directory or memory")
+	}
+}
+
+// Embedded reports whether the database runs on the embedded engine.
+func (d *DB) Embedded() bool { return d.embedded }
+
+// Ping checks the database answers; it backs readiness.
+func (d *DB) Ping(ctx context.Context) error {
+	if d.embedded {
+		// The embedded engine has no server to lose; a cheap read proves the catalog is loaded.
+		_, err := d.Collection("_ping").EstimatedDocumentCount(ctx)
+		return err
+	}
+	return d.client.Ping(ctx, nil)
+}
+
+// Close releases the engine or the connection.
+func (d *DB) Close(ctx context.Context) error {
+	if d.engine != nil {
+		d.engine.Close()
+		return nil
+	}
+	return d.client.Disconnect(ctx)
+}
+
+// Tx runs fn in one multi-document transaction. The context handed to fn carries
+// the session: every collection call inside fn must use it. fn may run more than
+// once on a transient conflict (real MongoDB), so it must not have side effects
+// outside the database.
+func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
+	sess, err := d.client.StartSession()
+	if err != nil {
+		return fmt.Errorf("store: start session: %w", err)
+	}
+	defer sess.EndSession(ctx)
+	_, err = sess.WithTransaction(ctx, func(sc lungo.ISessionContext) (interface{}, error) {
+		return nil, fn(sc)
+	})
+	return err
+}
+
+// IsDuplicate reports a unique-index violation on either engine.
+func IsDuplicate(err error) bool {
+	return err != nil && (mongo.IsDuplicateKeyError(err) || lungo.IsUniquenessError(err))
+}
+
+// IsNotFound reports that a single-document read found nothing.
+func IsNotFound(err error) bool {
+	return errors.Is(err, mongo.ErrNoDocuments) || errors.Is(err, lungo.ErrNoDocuments)
+}
+
+// Index is declared by a service next to the queries that need it.
+type Index struct {
+	Collection string
+	Keys       bson.D
+	Unique     bool
+	Partial    bson.M // partial filter expression, if any
+	Name       string
+}
+
+// EnsureIndexes creates the declared indexes; creating an existing one is a no-op.
+func (d *DB) EnsureIndexes(ctx context.Context, idx ...Index) error {
+	for _, ix := range idx {
+		o := options.Index().SetUnique(ix.Unique)
+		if ix.Name != "" {
+			o.SetName(ix.Name)
+		}
+		if ix.Partial != nil {
+			o.SetPartialFilterExpression(ix.Partial)
+		}
+		if _, err := d.Collection(ix.Collection).Indexes().CreateOne(ctx, mongo.IndexModel{Keys: ix.Keys, Options: o}); err != nil {
+			return fmt.Errorf("store: index %s on %s: %w", ix.Name, ix.Collection, err)
+		}
+	}
+	return nil
+}
