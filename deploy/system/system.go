@@ -1,0 +1,239 @@
+// Package system is the all-in-one mode: the gateway and every service in one
+// process, each service with its own loopback listener and its own database, on
+// engines that need no server (lungo files under DATA_DIR, an embedded Kafka
+// broker) and static discovery. Like Mimir's -target=all: one registry of
+// modules, one start order, one readiness answer.
+package system
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"marketplace/gateway"
+	"marketplace/libs/config"
+	"marketplace/libs/discovery"
+	"marketplace/libs/events"
+	"marketplace/libs/httpserver"
+	"marketplace/libs/program"
+	"marketplace/libs/service"
+	"marketplace/libs/store"
+	"marketplace/services/catalog"
+	"marketplace/services/platformconfig"
+)
+
+// Modules are the bounded contexts the all-in-one runs, in start order.
+var Modules = []service.Module{catalog.Module, platformconfig.Module}
+
+// Topics are created up front on the embedded broker.
+var Topics = []string{catalog.Topic, "orders", "payments", "reviews", "payouts", "wallets"}
+
+// Options tailor a run; the zero value (plus Getenv and Stdout) is `make run`.
+type Options struct {
+	Getenv   func(string) string
+	Stdout   io.Writer
+	Memory   bool         // keep everything in memory (tests)
+	Listener net.Listener // the gateway's listener; default listens on HTTP_ADDR
+	OnReady  func(Info)
+	// RelayFault is handed to every service's outbox relay (crash tests).
+	RelayFault func() error
+}
+
+// Info describes a running system.
+type Info struct {
+	BaseURL   string
+	DevSecret string            // empty when an identity provider is configured
+	Services  map[string]string // service name -> base URL
+	Brokers   []string
+}
+
+// Run starts everything and blocks until ctx is done.
+func Run(ctx context.Context, o Options) error {
+	cfg, err := program.Load(o.Getenv)
+	if err != nil {
+		return err
+	}
+	var gc gateway.Config
+	if err := config.Load(o.Getenv, &gc); err != nil {
+		return err
+	}
+	logger := cfg.Logger(o.Stdout).With("program", "marketplace")
+	if !o.Memory {
+		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			return fmt.Errorf("DATA_DIR: %w", err)
+		}
+	}
+	if cfg.JWKSURL == "" && cfg.DevSecret == "" {
+		if cfg.DevSecret, err = devSecret(cfg.DataDir, o.Memory); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Stdout, "development auth: tokens signed with the secret in %s are accepted; mint one with: make token SUB=<user id> ROLES=admin\n",
+			filepath.Join(cfg.DataDir, devSecretFile))
+	}
+	if cfg.InternalToken == "" {
+		cfg.InternalToken = randomHex(32) // only this process's services know it
+	}
+	logger.Info("starting all-in-one", "config", config.Describe(&cfg))
+	verifier, err := cfg.Verifier(ctx)
+	if err != nil {
+		return err
+	}
+
+	brokers := cfg.KafkaBrokers
+	if len(brokers) == 0 {
+		dir := ""
+		if !o.Memory {
+			dir = filepath.Join(cfg.DataDir, "kafka")
+		}
+		b, err := events.StartBroker(dir, Topics...)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		brokers = b.Addrs()
+	}
+
+	resolver := discovery.NewStatic(nil)
+	info := Info{DevSecret: cfg.DevSecret, Services: map[string]string{}, Brokers: brokers}
+	if cfg.JWKSURL != "" {
+		info.DevSecret = ""
+	}
+	sctx, stopServices := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	errc := make(chan error, len(Modules))
+	defer func() { stopServices(); wg.Wait() }()
+	for _, m := range Modules {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		url := "http://" + ln.Addr().String()
+		resolver.Set(m.Name, url)
+		info.Services[m.Name] = url
+		dbo := store.Options{Name: m.Name, URI: cfg.MongoURI, Memory: o.Memory && cfg.MongoURI == ""}
+		if !dbo.Memory && dbo.URI == "" {
+			dbo.DataDir = filepath.Join(cfg.DataDir, "db")
+		}
+		ready := make(chan struct{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := service.Run(sctx, service.Options{
+				Module: m, Listener: ln, DB: dbo, Brokers: brokers, Resolver: resolver, Verifier: verifier,
+				InternalToken: cfg.InternalToken, Logger: logger, HTTP: cfg.HTTP(), Getenv: o.Getenv,
+				Ready: ready, RelayFault: o.RelayFault,
+			})
+			if err != nil {
+				errc <- fmt.Errorf("%s: %w", m.Name, err)
+			}
+		}()
+		select {
+		case <-ready:
+		case err := <-errc:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+
+	names := make([]string, len(Modules))
+	for i, m := range Modules {
+		names[i] = m.Name
+	}
+	gc.Services = names
+	gw := gateway.New(gc, resolver, verifier, logger)
+	if err := gw.Refresh(ctx); err != nil {
+		return fmt.Errorf("gateway routes: %w", err)
+	}
+	go gw.Run(sctx)
+	ln := o.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+			return err
+		}
+	}
+	info.BaseURL = cfg.PublicBaseURL
+	if info.BaseURL == "" {
+		info.BaseURL = "http://" + ln.Addr().String()
+	}
+	app := gw.App(cfg.HTTP(), logger)
+	gerr := make(chan error, 1)
+	go func() { gerr <- httpserver.Serve(ctx, app, ln, cfg.HTTP().ShutdownTimeout) }()
+	fmt.Fprintf(o.Stdout, "marketplace ready at %s\n", info.BaseURL)
+	if o.OnReady != nil {
+		o.OnReady(info)
+	}
+	select {
+	case err = <-gerr:
+	case err = <-errc:
+		<-gerr
+	}
+	stopServices()
+	wg.Wait()
+	close(errc)
+	for e := range errc {
+		err = errors.Join(err, e)
+	}
+	return err
+}
+
+const devSecretFile = "dev-secret"
+
+// devSecret reads the development secret from DATA_DIR, creating it on first run.
+func devSecret(dir string, memory bool) (string, error) {
+	if memory {
+		return randomHex(32), nil
+	}
+	p := filepath.Join(dir, devSecretFile)
+	if b, err := os.ReadFile(p); err == nil && len(strings.TrimSpace(string(b))) >= 16 {
+		return strings.TrimSpace(string(b)), nil
+	}
+	s := randomHex(32)
+	if err := os.WriteFile(p, []byte(s+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("dev secret: %w", err)
+	}
+	return s, nil
+}
+
+// DevSecret is the secret `make token` signs with: AUTH_DEV_SECRET, else the file.
+func DevSecret(getenv func(string) string) (string, error) {
+	cfg, err := program.Load(getenv)
+	if err != nil {
+		return "", err
+	}
+	if cfg.DevSecret != "" {
+		return cfg.DevSecret, nil
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.DataDir, devSecretFile))
+	if err != nil {
+		return "", fmt.Errorf("no development secret yet: start the system once with `make run` (or set AUTH_DEV_SECRET): %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// WaitReady polls url until it answers 200, for scripts and tests.
+func WaitReady(ctx context.Context, probe func() bool) error {
+	for !probe() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return nil
+}

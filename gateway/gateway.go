@@ -1,0 +1,285 @@
+// Package gateway is the public entry point: it routes /api/query and
+// /api/mutation by operation path to the owning service (the routing table is
+// fetched from each service's own declarations), verifies bearer tokens, applies
+// CORS and per-caller rate limits, and forwards /processor/* to the payments
+// service. Internal operations do not exist here.
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/auth"
+	"marketplace/libs/httpserver"
+	"marketplace/libs/ops"
+)
+
+// HealthMessage is the fixed body of GET /health.
+const HealthMessage = "Backend is healthy"
+
+// Config is the gateway's part of a program's configuration.
+type Config struct {
+	Services         []string      `env:"GATEWAY_SERVICES" default:"catalog,platformconfig"`
+	ProcessorService string        `env:"GATEWAY_PROCESSOR_SERVICE" default:"payments"`
+	UpstreamTimeout  time.Duration `env:"GATEWAY_UPSTREAM_TIMEOUT" default:"10s"`
+	RefreshInterval  time.Duration `env:"GATEWAY_ROUTES_REFRESH" default:"15s"`
+	RateLimitRPS     float64       `env:"RATE_LIMIT_RPS" default:"50"`
+	RateLimitBurst   int           `env:"RATE_LIMIT_BURST" default:"100"`
+}
+
+type route struct {
+	service string
+	kind    ops.Kind
+	access  ops.Access
+}
+
+// Gateway holds the routing table and the upstream client.
+type Gateway struct {
+	cfg      Config
+	resolver ops.Resolver
+	verifier auth.Verifier
+	logger   *slog.Logger
+	limiter  *limiter
+	hc       *fasthttp.Client
+
+	routes  atomic.Pointer[map[string]route]
+	mu      sync.Mutex // serialises refreshes
+	missing atomic.Value // []string of services that did not answer the last refresh
+}
+
+// New builds a gateway; call Refresh (or Run) before serving.
+func New(cfg Config, resolver ops.Resolver, verifier auth.Verifier, logger *slog.Logger) *Gateway {
+	g := &Gateway{
+		cfg: cfg, resolver: resolver, verifier: verifier, logger: logger,
+		limiter: newLimiter(cfg.RateLimitRPS, cfg.RateLimitBurst),
+		hc: &fasthttp.Client{
+			MaxConnsPerHost:     2048,
+			ReadTimeout:         cfg.UpstreamTimeout,
+			WriteTimeout:        cfg.UpstreamTimeout,
+			MaxIdleConnDuration: 60 * time.Second,
+			Dial: func(addr string) (net.Conn, error) {
+				return fasthttp.DialTimeout(addr, 2*time.Second)
+			},
+		},
+	}
+	empty := map[string]route{}
+	g.routes.Store(&empty)
+	g.missing.Store(cfg.Services)
+	return g
+}
+
+// Refresh fetches every service's declarations and swaps in the new table. Services
+// that do not answer keep their previous routes, so a restarting service does not
+// vanish from the table.
+func (g *Gateway) Refresh(ctx context.Context) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := *g.routes.Load()
+	next := make(map[string]route, len(old))
+	var missing []string
+	var errs []error
+	for _, svc := range g.cfg.Services {
+		descs, err := g.fetch(ctx, svc)
+		if err != nil {
+			missing = append(missing, svc)
+			errs = append(errs, err)
+			for p, r := range old {
+				if r.service == svc {
+					next[p] = r
+				}
+			}
+			continue
+		}
+		for _, d := range descs {
+			if d.Access == ops.Internal {
+				continue // never routable from outside
+			}
+			if prev, dup := next[d.Path]; dup && prev.service != svc {
+				g.logger.Error("operation declared by two services", "path", d.Path, "services", prev.service+","+svc)
+				continue
+			}
+			next[d.Path] = route{service: svc, kind: d.Kind, access: d.Access}
+		}
+	}
+	g.routes.Store(&next)
+	g.missing.Store(missing)
+	return errors.Join(errs...)
+}
+
+func (g *Gateway) fetch(ctx context.Context, svc string) ([]ops.Descriptor, error) {
+	base, err := g.resolver.Resolve(ctx, svc)
+	if err != nil {
+		return nil, err
+	}
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI(base + "/ops")
+	if err := g.hc.DoTimeout(req, resp, 5*time.Second); err != nil {
+		return nil, fmt.Errorf("%s: %w", svc, err)
+	}
+	if resp.StatusCode() != 200 {
+		return nil, fmt.Errorf("%s: /ops answered %d", svc, resp.StatusCode())
+	}
+	var body struct {
+		Operations []ops.Descriptor `json:"operations"`
+	}
+	if err := json.Unmarshal(resp.Body(), &body); err != nil {
+		return nil, fmt.Errorf("%s: %w", svc, err)
+	}
+	return body.Operations, nil
+}
+
+// Run refreshes the table until ctx is done: quickly while a service is missing,
+// then every RefreshInterval.
+func (g *Gateway) Run(ctx context.Context) {
+	for {
+		wait := g.cfg.RefreshInterval
+		if m, _ := g.missing.Load().([]string); len(m) > 0 {
+			wait = time.Second
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		if err := g.Refresh(ctx); err != nil {
+			g.logger.Warn("routing table refresh incomplete", "err", err)
+		}
+		g.limiter.sweep(time.Now())
+	}
+}
+
+// Ready fails while a service has never answered.
+func (g *Gateway) Ready(context.Context) error {
+	if m, _ := g.missing.Load().([]string); len(m) > 0 {
+		return fmt.Errorf("no routes yet from %s", strings.Join(m, ", "))
+	}
+	return nil
+}
+
+// Operations lists the public routing table (for the API reference endpoint).
+func (g *Gateway) Operations() map[string]route { return *g.routes.Load() }
+
+// Mount adds the public routes to app (built with httpserver.New).
+func (g *Gateway) Mount(app *fiber.App) {
+	app.Get("/health", func(c *fiber.Ctx) error { return c.SendString(HealthMessage) })
+	app.Post("/api/query", g.handleOp(ops.Query))
+	app.Post("/api/mutation", g.handleOp(ops.Mutation))
+	app.Get("/api/operations", func(c *fiber.Ctx) error {
+		out := []fiber.Map{}
+		for p, r := range g.Operations() {
+			out = append(out, fiber.Map{"path": p, "kind": r.kind, "access": r.access, "service": r.service})
+		}
+		return c.JSON(out)
+	})
+	app.All("/processor/*", g.handleProcessor)
+}
+
+// CORS sets the interface's CORS headers on every response and answers preflights.
+func CORS() fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		c.Set("Access-Control-Allow-Origin", "*")
+		c.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+		c.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, processor-signature")
+		if c.Method() == fiber.MethodOptions {
+			c.Set("Access-Control-Max-Age", "600")
+			return c.SendStatus(fiber.StatusNoContent)
+		}
+		return c.Next()
+	}
+}
+
+func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		req, err := ops.ParseRequest(c.Body())
+		if err != nil {
+			return httpserver.WriteError(c, err)
+		}
+		c.Locals("op", req.Path)
+		ctx, err := ops.Identify(c.UserContext(), g.verifier, c.Get(fiber.HeaderAuthorization))
+		if err != nil {
+			return httpserver.WriteError(c, err)
+		}
+		caller := c.IP()
+		if id := auth.FromContext(ctx); id != nil {
+			caller = "sub:" + id.Sub
+		}
+		if !g.limiter.allow(caller, time.Now()) {
+			c.Set(fiber.HeaderRetryAfter, "1")
+			return httpserver.WriteError(c, apperr.New(apperr.RateLimited, "too many requests; retry shortly"))
+		}
+		r, ok := (*g.routes.Load())[req.Path]
+		if !ok {
+			return httpserver.WriteError(c, apperr.New(apperr.NotFound, "unknown operation %q", req.Path))
+		}
+		if err := ops.CheckCall(ctx, r.kind, r.access, kind, req.Path); err != nil {
+			return httpserver.WriteError(c, err)
+		}
+		return g.forward(c, r.service, "/api/"+string(kind), false)
+	}
+}
+
+func (g *Gateway) handleProcessor(c *fiber.Ctx) error {
+	if !g.limiter.allow(c.IP(), time.Now()) {
+		c.Set(fiber.HeaderRetryAfter, "1")
+		return c.Status(fiber.StatusTooManyRequests).JSON(fiber.Map{"error": "too many requests", "retryAfter": 1})
+	}
+	return g.forward(c, g.cfg.ProcessorService, c.OriginalURL(), true)
+}
+
+// forward sends the request to service and relays its answer. plain selects the
+// webhook's error shape ({ error, retryAfter }) instead of the operation error body.
+func (g *Gateway) forward(c *fiber.Ctx, service, uri string, plain bool) error {
+	unavailable := func(err error) error {
+		g.logger.Warn("upstream unavailable", "service", service, "err", err)
+		c.Set(fiber.HeaderRetryAfter, "5")
+		if plain {
+			return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"error": service + " is unavailable", "retryAfter": 5})
+		}
+		return httpserver.WriteError(c, apperr.New(apperr.Unavailable, "%s is unavailable; retry shortly", service))
+	}
+	base, err := g.resolver.Resolve(c.UserContext(), service)
+	if err != nil {
+		return unavailable(err)
+	}
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	src := &c.Request().Header
+	req.Header.SetMethodBytes(src.Method())
+	req.SetRequestURI(base + uri)
+	for _, h := range []string{fiber.HeaderContentType, fiber.HeaderAuthorization, "processor-signature", httpserver.HeaderRequestID} {
+		if v := src.Peek(h); len(v) > 0 {
+			req.Header.SetBytesV(h, v)
+		}
+	}
+	if rid, ok := c.Locals("requestid").(string); ok && len(src.Peek(httpserver.HeaderRequestID)) == 0 {
+		req.Header.Set(httpserver.HeaderRequestID, rid)
+	}
+	req.Header.Set("X-Forwarded-For", c.IP())
+	req.SetBodyRaw(c.BodyRaw())
+	if err := g.hc.DoTimeout(req, resp, g.cfg.UpstreamTimeout); err != nil {
+		return unavailable(err)
+	}
+	c.Status(resp.StatusCode())
+	if ct := resp.Header.ContentType(); len(ct) > 0 {
+		c.Context().Response.Header.SetContentTypeBytes(ct)
+	}
+	if ra := resp.Header.Peek(fiber.HeaderRetryAfter); len(ra) > 0 {
+		c.Context().Response.Header.SetBytesV(fiber.HeaderRetryAfter, ra)
+	}
+	return c.Send(resp.Body())
+}

@@ -1,0 +1,7 @@
+module marketplace/gateway
+
+go 1.26.7
+
+require marketplace/libs v0.0.0
+
+replace marketplace/libs => ../libs

@@ -1,0 +1,63 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+
+	"github.com/gofiber/fiber/v2"
+
+	"marketplace/libs/config"
+	"marketplace/libs/httpserver"
+	"marketplace/libs/program"
+	"marketplace/libs/telemetry"
+)
+
+// App builds the public server: common middleware, CORS on every response, the
+// routes, and a readiness probe that waits for the routing table.
+func (g *Gateway) App(h httpserver.Config, logger *slog.Logger) *fiber.App {
+	app := httpserver.New("gateway", h, logger, []httpserver.Check{{Name: "routes", Fn: g.Ready}}, CORS(), telemetry.FiberMiddleware("gateway"))
+	g.Mount(app)
+	return app
+}
+
+// Run is the gateway as its own process (distributed mode).
+func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+	pc, err := program.Load(getenv)
+	if err != nil {
+		return err
+	}
+	var gc Config
+	if err := config.Load(getenv, &gc); err != nil {
+		return err
+	}
+	logger := pc.Logger(stdout).With("program", "gateway")
+	logger.Info("starting", "config", config.Describe(&pc), "gateway", config.Describe(&gc))
+	shutdownTel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "gateway", OTLPEndpoint: pc.OTLPEndpoint})
+	if err != nil {
+		return err
+	}
+	defer shutdownTel(context.Background())
+	verifier, err := pc.Verifier(ctx)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", pc.HTTPAddr)
+	if err != nil {
+		return err
+	}
+	resolver, deregister, err := pc.Discovery(ctx, "gateway", logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer deregister(context.Background())
+	g := New(gc, resolver, verifier, logger)
+	if err := g.Refresh(ctx); err != nil {
+		logger.Warn("starting with an incomplete routing table", "err", err)
+	}
+	go g.Run(ctx)
+	logger.Info("gateway listening", "addr", ln.Addr().String())
+	return httpserver.Serve(ctx, g.App(pc.HTTP(), logger), ln, pc.HTTP().ShutdownTimeout)
+}

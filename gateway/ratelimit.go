@@ -1,0 +1,73 @@
+package gateway
+
+import (
+	"hash/maphash"
+	"sync"
+	"time"
+)
+
+// limiter is a per-caller token bucket, sharded so concurrent callers rarely share
+// a lock. rps <= 0 disables it.
+type limiter struct {
+	rps    float64
+	burst  float64
+	seed   maphash.Seed
+	shards [64]shard
+}
+
+type shard struct {
+	mu      sync.Mutex
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func newLimiter(rps float64, burst int) *limiter {
+	l := &limiter{rps: rps, burst: float64(max(burst, 1)), seed: maphash.MakeSeed()}
+	for i := range l.shards {
+		l.shards[i].buckets = map[string]*bucket{}
+	}
+	return l
+}
+
+func (l *limiter) allow(key string, now time.Time) bool {
+	if l.rps <= 0 {
+		return true
+	}
+	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.buckets[key]
+	if !ok {
+		b = &bucket{tokens: l.burst, last: now}
+		s.buckets[key] = b
+	}
+	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rps)
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// sweep forgets callers whose buckets are full again, bounding memory.
+func (l *limiter) sweep(now time.Time) {
+	if l.rps <= 0 {
+		return
+	}
+	refill := time.Duration(l.burst / l.rps * float64(time.Second))
+	for i := range l.shards {
+		s := &l.shards[i]
+		s.mu.Lock()
+		for k, b := range s.buckets {
+			if now.Sub(b.last) > refill {
+				delete(s.buckets, k)
+			}
+		}
+		s.mu.Unlock()
+	}
+}

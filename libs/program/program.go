@@ -1,0 +1,189 @@
+// Package program is what every binary's main shares: one typed configuration read
+// from the environment, the logger, the token verifier, telemetry and discovery.
+// A service's own binary (distributed mode) is a few lines around RunService.
+package program
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"marketplace/libs/auth"
+	"marketplace/libs/config"
+	"marketplace/libs/discovery"
+	"marketplace/libs/httpserver"
+	"marketplace/libs/service"
+	"marketplace/libs/store"
+	"marketplace/libs/telemetry"
+)
+
+// Config is the configuration every program reads.
+type Config struct {
+	HTTPAddr      string        `env:"HTTP_ADDR" default:"127.0.0.1:8080"`
+	AdvertiseAddr string        `env:"ADVERTISE_ADDR"` // host:port other services reach this one at (Consul registration)
+	PublicBaseURL string        `env:"PUBLIC_BASE_URL"`
+	DataDir       string        `env:"DATA_DIR" default:"./data"`
+	MongoURI      string        `env:"MONGODB_URI" secret:"true"`
+	KafkaBrokers  []string      `env:"KAFKA_BROKERS"`
+	ConsulAddr    string        `env:"CONSUL_HTTP_ADDR"`
+	ServiceAddrs  []string      `env:"SERVICE_ADDRS"` // static discovery: name=http://host:port,...
+	JWKSURL       string        `env:"AUTH_JWKS_URL"`
+	Issuer        string        `env:"AUTH_ISSUER"`
+	Audience      string        `env:"AUTH_AUDIENCE"`
+	DevSecret     string        `env:"AUTH_DEV_SECRET" secret:"true"`
+	InternalToken string        `env:"INTERNAL_SERVICE_TOKEN" secret:"true"`
+	OTLPEndpoint  string        `env:"OTEL_EXPORTER_OTLP_ENDPOINT"`
+	LogLevel      string        `env:"LOG_LEVEL" default:"info"`
+	AccessLog     bool          `env:"ACCESS_LOG" default:"true"`
+	BodyLimit     int           `env:"HTTP_BODY_LIMIT" default:"6291456"` // 6 MiB: photo uploads of 5 MiB plus headers
+	ReadTimeout   time.Duration `env:"HTTP_READ_TIMEOUT" default:"10s"`
+	WriteTimeout  time.Duration `env:"HTTP_WRITE_TIMEOUT" default:"10s"`
+	IdleTimeout   time.Duration `env:"HTTP_IDLE_TIMEOUT" default:"60s"`
+}
+
+// Validate checks the settings that depend on each other.
+func (c *Config) Validate() error {
+	if c.JWKSURL != "" && c.DevSecret != "" {
+		return errors.New("set AUTH_JWKS_URL or AUTH_DEV_SECRET, not both: a development secret must never be accepted next to the identity provider")
+	}
+	if c.DevSecret != "" && len(c.DevSecret) < 16 {
+		return errors.New("AUTH_DEV_SECRET must be at least 16 characters")
+	}
+	for _, s := range c.ServiceAddrs {
+		if name, url, ok := strings.Cut(s, "="); !ok || name == "" || url == "" {
+			return fmt.Errorf("SERVICE_ADDRS entry %q must be name=url", s)
+		}
+	}
+	switch strings.ToLower(c.LogLevel) {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("LOG_LEVEL %q must be debug, info, warn or error", c.LogLevel)
+	}
+	return nil
+}
+
+// Load reads the configuration.
+func Load(getenv func(string) string) (Config, error) {
+	var c Config
+	err := config.Load(getenv, &c)
+	return c, err
+}
+
+// HTTP are the server limits of the configuration.
+func (c *Config) HTTP() httpserver.Config {
+	h := httpserver.Defaults()
+	h.ReadTimeout, h.WriteTimeout, h.IdleTimeout = c.ReadTimeout, c.WriteTimeout, c.IdleTimeout
+	h.BodyLimit, h.AccessLog = c.BodyLimit, c.AccessLog
+	return h
+}
+
+// Logger writes JSON logs at the configured level.
+func (c *Config) Logger(w io.Writer) *slog.Logger {
+	var lvl slog.Level
+	_ = lvl.UnmarshalText([]byte(c.LogLevel))
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lvl}))
+}
+
+// AuthOptions are the issuer and audience checks.
+func (c *Config) AuthOptions() auth.Options {
+	return auth.Options{Issuer: c.Issuer, Audience: c.Audience}
+}
+
+// Verifier builds the token verifier: the identity provider's JWKS, or the
+// development secret. Neither configured is an error for a single service; the
+// all-in-one creates a development secret before calling this.
+func (c *Config) Verifier(ctx context.Context) (auth.Verifier, error) {
+	switch {
+	case c.JWKSURL != "":
+		return auth.NewJWKS(ctx, c.JWKSURL, c.AuthOptions())
+	case c.DevSecret != "":
+		return auth.NewHS256([]byte(c.DevSecret), c.AuthOptions())
+	}
+	return nil, errors.New("no identity provider: set AUTH_JWKS_URL (production) or AUTH_DEV_SECRET (development)")
+}
+
+// StaticAddrs parses SERVICE_ADDRS.
+func (c *Config) StaticAddrs() map[string]string {
+	m := map[string]string{}
+	for _, s := range c.ServiceAddrs {
+		name, url, _ := strings.Cut(s, "=")
+		m[strings.TrimSpace(name)] = strings.TrimRight(strings.TrimSpace(url), "/")
+	}
+	return m
+}
+
+// Discovery builds the resolver (Consul when configured, else static addresses)
+// and, with Consul, registers this program as service and returns its deregistration.
+func (c *Config) Discovery(ctx context.Context, name string, logger *slog.Logger) (discovery.Resolver, func(context.Context) error, error) {
+	noop := func(context.Context) error { return nil }
+	if c.ConsulAddr == "" {
+		return discovery.NewStatic(c.StaticAddrs()), noop, nil
+	}
+	cons, err := discovery.NewConsul(c.ConsulAddr, logger)
+	if err != nil {
+		return nil, noop, err
+	}
+	adv := c.AdvertiseAddr
+	if adv == "" {
+		adv = c.HTTPAddr
+	}
+	host, portS, err := net.SplitHostPort(adv)
+	if err != nil {
+		return nil, noop, fmt.Errorf("ADVERTISE_ADDR: %w", err)
+	}
+	port, _ := strconv.Atoi(portS)
+	dereg, err := cons.Register(ctx, discovery.Registration{
+		Service: name, Address: host, Port: port, HealthURL: fmt.Sprintf("http://%s/readyz", adv),
+	})
+	if err != nil {
+		return nil, noop, err
+	}
+	return cons, dereg, nil
+}
+
+// RunService runs one module as its own process (distributed mode).
+func RunService(ctx context.Context, m service.Module, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := Load(getenv)
+	if err != nil {
+		return err
+	}
+	logger := cfg.Logger(stdout).With("program", m.Name)
+	logger.Info("starting", "config", config.Describe(&cfg))
+	shutdownTel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: m.Name, OTLPEndpoint: cfg.OTLPEndpoint})
+	if err != nil {
+		return err
+	}
+	defer shutdownTel(context.Background())
+	if len(cfg.KafkaBrokers) == 0 {
+		return errors.New("KAFKA_BROKERS is required for a service on its own (the all-in-one embeds a broker)")
+	}
+	verifier, err := cfg.Verifier(ctx)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return err
+	}
+	resolver, deregister, err := cfg.Discovery(ctx, m.Name, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer deregister(context.Background())
+	dbo := store.Options{Name: m.Name, URI: cfg.MongoURI, DataDir: cfg.DataDir}
+	if cfg.MongoURI != "" {
+		dbo.Monitor = telemetry.MongoMonitor()
+	}
+	return service.Run(ctx, service.Options{
+		Module: m, Listener: ln, DB: dbo, Brokers: cfg.KafkaBrokers,
+		Resolver: resolver, Verifier: verifier, InternalToken: cfg.InternalToken,
+		Logger: logger, HTTP: cfg.HTTP(), Getenv: getenv,
+	})
+}

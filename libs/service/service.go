@@ -1,0 +1,162 @@
+// Package service runs one bounded context as a program: its own database, its
+// outbox relay, its operation endpoints and probes, with the same code whether the
+// service is its own process (distributed mode) or one of many in the all-in-one.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"marketplace/libs/auth"
+	"marketplace/libs/events"
+	"marketplace/libs/httpserver"
+	"marketplace/libs/ops"
+	"marketplace/libs/store"
+	"marketplace/libs/telemetry"
+)
+
+// Env is what a service is built from. Everything a service touches outside its
+// own code comes through here: no globals, no environment reads.
+type Env struct {
+	Name      string
+	Logger    *slog.Logger
+	DB        *store.DB
+	Outbox    *events.Outbox
+	Relay     *events.Relay // Kick it after a transaction that added events
+	Publisher events.Publisher
+	Brokers   []string
+	Calls     *ops.Client
+	Getenv    func(string) string // service-specific settings, read once at build time
+}
+
+// Built is a constructed service.
+type Built struct {
+	Registry   *ops.Registry
+	Indexes    []store.Index
+	Routes     func(app *fiber.App)                // extra HTTP routes (webhooks, files)
+	Background []func(ctx context.Context) error   // consumers and other loops
+}
+
+// Module is a bounded context the programs can run.
+type Module struct {
+	Name  string
+	Build func(ctx context.Context, env Env) (*Built, error)
+}
+
+// Options configure one running service.
+type Options struct {
+	Module        Module
+	Listener      net.Listener
+	DB            store.Options
+	Brokers       []string
+	Publisher     events.Publisher // optional; defaults to a Kafka publisher on Brokers
+	Resolver      ops.Resolver
+	Verifier      auth.Verifier
+	InternalToken string
+	Logger        *slog.Logger
+	HTTP          httpserver.Config
+	Getenv        func(string) string
+	// Ready is closed once the service accepts requests (optional).
+	Ready chan<- struct{}
+	// RelayFault, when set, is the relay's crash-test fault point (tests only).
+	RelayFault func() error
+}
+
+// Run builds and serves the module until ctx is done, then stops it gracefully.
+func Run(ctx context.Context, o Options) (err error) {
+	logger := o.Logger.With("service", o.Module.Name)
+	if o.DB.Name == "" {
+		o.DB.Name = o.Module.Name
+	}
+	db, err := store.Open(ctx, o.DB)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = errors.Join(err, db.Close(cctx))
+	}()
+
+	pub := o.Publisher
+	if pub == nil {
+		kp := events.NewKafkaPublisher(o.Brokers, logger)
+		defer kp.Close()
+		pub = kp
+	}
+	outbox := events.NewOutbox(db, o.Module.Name)
+	relay := events.NewRelay(db, pub, logger)
+	if o.RelayFault != nil {
+		relay.BeforePublish = o.RelayFault
+	}
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	built, err := o.Module.Build(ctx, Env{
+		Name: o.Module.Name, Logger: logger, DB: db, Outbox: outbox, Relay: relay, Publisher: pub,
+		Brokers: o.Brokers, Calls: ops.NewClient(o.Resolver, o.InternalToken, 5*time.Second), Getenv: getenv,
+	})
+	if err != nil {
+		return fmt.Errorf("%s: build: %w", o.Module.Name, err)
+	}
+	if err := db.EnsureIndexes(ctx, append(built.Indexes, outbox.Indexes()...)...); err != nil {
+		return err
+	}
+
+	checks := []httpserver.Check{{Name: "database", Fn: db.Ping}}
+	if len(o.Brokers) > 0 {
+		checks = append(checks, httpserver.Check{Name: "broker", Fn: brokerCheck(o.Brokers)})
+	}
+	app := httpserver.New(o.Module.Name, o.HTTP, logger, checks, telemetry.FiberMiddleware(o.Module.Name))
+	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, InternalToken: o.InternalToken}).Mount(app)
+	if built.Routes != nil {
+		built.Routes(app)
+	}
+
+	bctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	loops := append([]func(context.Context) error{relay.Run}, built.Background...)
+	for _, loop := range loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := loop(bctx); err != nil && !errors.Is(err, context.Canceled) {
+				logger.Error("background loop stopped", "err", err)
+			}
+		}()
+	}
+	if o.Ready != nil {
+		close(o.Ready)
+	}
+	logger.Info("service listening", "addr", o.Listener.Addr().String())
+	err = httpserver.Serve(ctx, app, o.Listener, o.HTTP.ShutdownTimeout)
+	stop()
+	wg.Wait()
+	return err
+}
+
+// brokerCheck proves a broker accepts connections.
+func brokerCheck(brokers []string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		var d net.Dialer
+		var errs []error
+		for _, b := range brokers {
+			c, err := d.DialContext(ctx, "tcp", b)
+			if err == nil {
+				c.Close()
+				return nil
+			}
+			errs = append(errs, err)
+		}
+		return errors.Join(errs...)
+	}
+}

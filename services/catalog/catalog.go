@@ -1,0 +1,317 @@
+// Package catalog is the reference-data service: cities, areas, categories, stores
+// and products. Other services validate against it through its operations.
+package catalog
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/ids"
+	"marketplace/libs/money"
+	"marketplace/libs/ops"
+	"marketplace/libs/service"
+	"marketplace/libs/store"
+)
+
+// Module is the catalog service.
+var Module = service.Module{Name: "catalog", Build: build}
+
+type svc struct {
+	env service.Env
+}
+
+func build(_ context.Context, env service.Env) (*service.Built, error) {
+	s := &svc{env: env}
+	return &service.Built{
+		Registry: ops.NewRegistry("catalog",
+			ops.NewMutation("admins.catalog.createCity", ops.Admin, "Create a city.", s.createCity),
+			ops.NewMutation("admins.catalog.createArea", ops.Admin, "Create an area in a city.", s.createArea),
+			ops.NewMutation("admins.catalog.createCategory", ops.Admin, "Create a store category.", s.createCategory),
+			ops.NewMutation("admins.catalog.createStore", ops.Admin, "Create a store (its wallet follows through the store.created event).", s.createStore),
+			ops.NewQuery("catalog.locations.listCities", ops.Public, "All cities by name.", s.listCities),
+			ops.NewQuery("catalog.locations.listAreas", ops.Public, "Areas of a city by name.", s.listAreas),
+			ops.NewQuery("catalog.categories.listCategories", ops.Public, "All categories by name.", s.listCategories),
+			ops.NewQuery("stores.catalog.getStore", ops.Public, "A store, or null.", s.getStore),
+			ops.NewMutation("stores.products.createProduct", ops.StoreOwner, "Add a product to the caller's store.", s.createProduct),
+			ops.NewQuery("stores.products.listProducts", ops.Public, "A store's products.", s.listProducts),
+			ops.NewMutation("catalog.categories.ensureByName", ops.Internal, "Find or create categories by name.", s.ensureCategories),
+			ops.NewQuery("catalog.locations.resolve", ops.Internal, "Cities and areas by id, in one call.", s.resolveLocations),
+			ops.NewQuery("catalog.products.getProducts", ops.Internal, "Products by id, in one call.", s.getProducts),
+		),
+		Indexes: []store.Index{
+			{Collection: "cities", Keys: bson.D{{Key: "nameKey", Value: 1}}, Unique: true, Name: "name_unique"},
+			{Collection: "areas", Keys: bson.D{{Key: "city", Value: 1}, {Key: "nameKey", Value: 1}}, Unique: true, Name: "city_name_unique"},
+			{Collection: "categories", Keys: bson.D{{Key: "nameKey", Value: 1}}, Unique: true, Name: "name_unique"},
+			{Collection: "stores", Keys: bson.D{{Key: "ownerUserId", Value: 1}}, Name: "owner"},
+			{Collection: "products", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "_id", Value: 1}}, Name: "store"},
+		},
+	}, nil
+}
+
+func now() int64 { return time.Now().UnixMilli() }
+
+// nameKey makes names unique regardless of case and spacing.
+func nameKey(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+func (s *svc) insert(ctx context.Context, coll string, doc any, what string) error {
+	if _, err := s.env.DB.Collection(coll).InsertOne(ctx, doc); err != nil {
+		if store.IsDuplicate(err) {
+			return apperr.New(apperr.AlreadyExists, "%s already exists", what)
+		}
+		return err
+	}
+	return nil
+}
+
+// findByID loads one record; found is false when it does not exist.
+func findByID[T any](ctx context.Context, s *svc, coll, id string) (*T, bool, error) {
+	var out T
+	err := s.env.DB.Collection(coll).FindOne(ctx, bson.M{"_id": id}).Decode(&out)
+	if store.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return &out, true, nil
+}
+
+// mustFind loads one record or answers NOT_FOUND naming it.
+func mustFind[T any](ctx context.Context, s *svc, coll, id, what string) (*T, error) {
+	v, ok, err := findByID[T](ctx, s, coll, id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, apperr.New(apperr.NotFound, "%s %s does not exist", what, id)
+	}
+	return v, nil
+}
+
+func findAll[T any](ctx context.Context, s *svc, coll string, filter bson.M, sort bson.D) ([]T, error) {
+	cur, err := s.env.DB.Collection(coll).Find(ctx, filter, options.Find().SetSort(sort))
+	if err != nil {
+		return nil, err
+	}
+	out := []T{}
+	return out, cur.All(ctx, &out)
+}
+
+type createCityArgs struct {
+	Name       string `json:"name" op:"required,nonblank,max=100"`
+	NameArabic string `json:"nameArabic" op:"required,nonblank,max=100"`
+}
+
+func (s *svc) createCity(ctx context.Context, a *createCityArgs) (string, error) {
+	c := City{ID: ids.New("cities"), Name: strings.TrimSpace(a.Name), NameArabic: strings.TrimSpace(a.NameArabic), NameKey: nameKey(a.Name), CreationTime: now()}
+	return c.ID, s.insert(ctx, "cities", c, "a city named "+c.Name)
+}
+
+type createAreaArgs struct {
+	Name string `json:"name" op:"required,nonblank,max=100"`
+	City string `json:"city" op:"required,id=cities"`
+}
+
+func (s *svc) createArea(ctx context.Context, a *createAreaArgs) (string, error) {
+	if _, err := mustFind[City](ctx, s, "cities", a.City, "city"); err != nil {
+		return "", err
+	}
+	ar := Area{ID: ids.New("areas"), Name: strings.TrimSpace(a.Name), City: a.City, NameKey: nameKey(a.Name), CreationTime: now()}
+	return ar.ID, s.insert(ctx, "areas", ar, "an area named "+ar.Name+" in this city")
+}
+
+type createCategoryArgs struct {
+	Name       string  `json:"name" op:"required,nonblank,max=100"`
+	NameArabic *string `json:"nameArabic" op:"max=100"`
+}
+
+func (s *svc) createCategory(ctx context.Context, a *createCategoryArgs) (string, error) {
+	c := Category{ID: ids.New("categories"), Name: strings.TrimSpace(a.Name), NameKey: nameKey(a.Name), CreationTime: now()}
+	if a.NameArabic != nil {
+		c.NameArabic = strings.TrimSpace(*a.NameArabic)
+	}
+	return c.ID, s.insert(ctx, "categories", c, "a category named "+c.Name)
+}
+
+type createStoreArgs struct {
+	Name              string  `json:"name" op:"required,nonblank,max=200"`
+	OwnerUserID       string  `json:"ownerUserId" op:"required,nonblank,max=200"`
+	OwnerName         string  `json:"ownerName" op:"required,nonblank,max=200"`
+	OwnerPhone        string  `json:"ownerPhone" op:"required,nonblank,max=32"`
+	PrimaryCategoryID *string `json:"primaryCategoryId" op:"id=categories"`
+	Tier              *string `json:"tier" op:"enum=basic|premium|enterprise"`
+}
+
+func (s *svc) createStore(ctx context.Context, a *createStoreArgs) (string, error) {
+	if a.PrimaryCategoryID != nil {
+		if _, err := mustFind[Category](ctx, s, "categories", *a.PrimaryCategoryID, "category"); err != nil {
+			return "", err
+		}
+	}
+	st := Store{
+		ID: ids.New("stores"), Name: strings.TrimSpace(a.Name), OwnerUserID: a.OwnerUserID,
+		OwnerName: strings.TrimSpace(a.OwnerName), OwnerPhone: strings.TrimSpace(a.OwnerPhone),
+		PrimaryCategoryID: a.PrimaryCategoryID, Tier: TierBasic, IsActive: true, CreationTime: now(),
+	}
+	if a.Tier != nil {
+		st.Tier = *a.Tier
+	}
+	// The store and its store.created event commit together, so the wallet that the
+	// payouts service opens from the event can never be missed.
+	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		if _, err := s.env.DB.Collection("stores").InsertOne(ctx, st); err != nil {
+			return err
+		}
+		_, err := s.env.Outbox.Add(ctx, Topic, "store.created", st.ID, StoreCreated{
+			StoreID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID, OwnerName: st.OwnerName,
+			OwnerPhone: st.OwnerPhone, PrimaryCategoryID: st.PrimaryCategoryID, Tier: st.Tier,
+		})
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	s.env.Relay.Kick()
+	return st.ID, nil
+}
+
+func (s *svc) listCities(ctx context.Context, _ *ops.NoArgs) ([]City, error) {
+	return findAll[City](ctx, s, "cities", bson.M{}, bson.D{{Key: "nameKey", Value: 1}})
+}
+
+type listAreasArgs struct {
+	City string `json:"city" op:"required,id=cities"`
+}
+
+func (s *svc) listAreas(ctx context.Context, a *listAreasArgs) ([]Area, error) {
+	if _, err := mustFind[City](ctx, s, "cities", a.City, "city"); err != nil {
+		return nil, err
+	}
+	return findAll[Area](ctx, s, "areas", bson.M{"city": a.City}, bson.D{{Key: "nameKey", Value: 1}})
+}
+
+func (s *svc) listCategories(ctx context.Context, _ *ops.NoArgs) ([]Category, error) {
+	return findAll[Category](ctx, s, "categories", bson.M{}, bson.D{{Key: "nameKey", Value: 1}})
+}
+
+type storeArgs struct {
+	StoreID string `json:"storeId" op:"required,id=stores"`
+}
+
+func (s *svc) getStore(ctx context.Context, a *storeArgs) (*Store, error) {
+	st, _, err := findByID[Store](ctx, s, "stores", a.StoreID)
+	return st, err
+}
+
+type createProductArgs struct {
+	StoreID     string     `json:"storeId" op:"required,id=stores"`
+	Name        string     `json:"name" op:"required,nonblank,max=200"`
+	Price       money.Fils `json:"price" op:"required,min=0.01,max=1000000"`
+	IsAvailable *bool      `json:"isAvailable"`
+}
+
+func (s *svc) createProduct(ctx context.Context, a *createProductArgs) (string, error) {
+	st, err := mustFind[Store](ctx, s, "stores", a.StoreID, "store")
+	if err != nil {
+		return "", err
+	}
+	if ops.Caller(ctx).Sub != st.OwnerUserID {
+		return "", apperr.New(apperr.PermissionDenied, "only the store's owner can add products")
+	}
+	p := Product{ID: ids.New("products"), StoreID: st.ID, Name: strings.TrimSpace(a.Name), Price: a.Price, IsAvailable: true, CreationTime: now()}
+	if a.IsAvailable != nil {
+		p.IsAvailable = *a.IsAvailable
+	}
+	return p.ID, s.insert(ctx, "products", p, "product")
+}
+
+func (s *svc) listProducts(ctx context.Context, a *storeArgs) ([]ProductView, error) {
+	if _, err := mustFind[Store](ctx, s, "stores", a.StoreID, "store"); err != nil {
+		return nil, err
+	}
+	ps, err := findAll[Product](ctx, s, "products", bson.M{"storeId": a.StoreID}, bson.D{{Key: "_id", Value: 1}})
+	out := make([]ProductView, len(ps))
+	for i := range ps {
+		out[i] = ps[i].view()
+	}
+	return out, err
+}
+
+type ensureCategoriesArgs struct {
+	Names []string `json:"names" op:"required,nonblank,min=1,max=50"`
+}
+
+// ensureCategories finds or creates categories by name; concurrent callers agree
+// on one record per name because the name key is unique.
+func (s *svc) ensureCategories(ctx context.Context, a *ensureCategoriesArgs) (map[string]string, error) {
+	out := make(map[string]string, len(a.Names))
+	for _, n := range a.Names {
+		n = strings.TrimSpace(n)
+		var c Category
+		err := s.env.DB.Collection("categories").FindOne(ctx, bson.M{"nameKey": nameKey(n)}).Decode(&c)
+		if store.IsNotFound(err) {
+			c = Category{ID: ids.New("categories"), Name: n, NameKey: nameKey(n), CreationTime: now()}
+			_, err = s.env.DB.Collection("categories").InsertOne(ctx, c)
+			if store.IsDuplicate(err) {
+				err = s.env.DB.Collection("categories").FindOne(ctx, bson.M{"nameKey": nameKey(n)}).Decode(&c)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[n] = c.ID
+	}
+	return out, nil
+}
+
+type resolveLocationsArgs struct {
+	Cities []string `json:"cities" op:"id=cities,max=500"`
+	Areas  []string `json:"areas" op:"id=areas,max=500"`
+}
+
+// Locations are cities and areas keyed by id; missing ids are simply absent.
+type Locations struct {
+	Cities map[string]City `json:"cities"`
+	Areas  map[string]Area `json:"areas"`
+}
+
+func (s *svc) resolveLocations(ctx context.Context, a *resolveLocationsArgs) (*Locations, error) {
+	out := &Locations{Cities: map[string]City{}, Areas: map[string]Area{}}
+	if len(a.Cities) > 0 {
+		cs, err := findAll[City](ctx, s, "cities", bson.M{"_id": bson.M{"$in": a.Cities}}, bson.D{{Key: "_id", Value: 1}})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			out.Cities[c.ID] = c
+		}
+	}
+	if len(a.Areas) > 0 {
+		as, err := findAll[Area](ctx, s, "areas", bson.M{"_id": bson.M{"$in": a.Areas}}, bson.D{{Key: "_id", Value: 1}})
+		if err != nil {
+			return nil, err
+		}
+		for _, ar := range as {
+			out.Areas[ar.ID] = ar
+		}
+	}
+	return out, nil
+}
+
+type getProductsArgs struct {
+	ProductIDs []string `json:"productIds" op:"required,id=products,max=500"`
+}
+
+func (s *svc) getProducts(ctx context.Context, a *getProductsArgs) (map[string]ProductView, error) {
+	ps, err := findAll[Product](ctx, s, "products", bson.M{"_id": bson.M{"$in": a.ProductIDs}}, bson.D{{Key: "_id", Value: 1}})
+	out := make(map[string]ProductView, len(ps))
+	for i := range ps {
+		out[ps[i].ID] = ps[i].view()
+	}
+	return out, err
+}
