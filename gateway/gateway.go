@@ -55,7 +55,7 @@ type Gateway struct {
 	hc       *fasthttp.Client
 
 	routes  atomic.Pointer[map[string]route]
-	mu      sync.Mutex // serialises refreshes
+	mu      sync.Mutex   // serialises refreshes
 	missing atomic.Value // []string of services that did not answer the last refresh
 }
 

@@ -1,0 +1,42 @@
+# The two commands of the README: `make run` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+export GOTOOLCHAIN := local
+
+# Every module of the workspace, as package patterns.
+PKGS = $(shell $(GO) list -m -f '{{.Dir}}/...')
+BIN := bin/marketplace
+
+.PHONY: run test build token sign-webhook bench fuzz vet fmt tidy
+
+## run: the whole system in one process on embedded engines (data in $$DATA_DIR, default ./data)
+run: build
+	./$(BIN) run
+
+build:
+	$(GO) build -o $(BIN) ./deploy/cmd/marketplace
+
+## test: every module's tests (unit, fuzz seed corpora, black-box through the gateway)
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 -timeout 12m $(PKGS)
+
+## token: a development token, e.g. make token SUB=user-1 ROLES=admin
+token: build
+	@./$(BIN) token -sub "$(SUB)" -roles "$(ROLES)"
+
+## sign-webhook: the processor-signature header for a body file, e.g. make sign-webhook FILE=body.json
+sign-webhook: build
+	@./$(BIN) sign-webhook -file "$(FILE)"
+
+## bench: throughput and latency side by side (gateway, direct, nginx if installed, operations)
+bench:
+	$(GO) run ./deploy/cmd/bench $(BENCHFLAGS)
+
+## fuzz: run the argument decoder fuzzers for a while (the seed corpora run in `make test`)
+fuzz:
+	$(GO) test ./libs/ops -run '^$$' -fuzz FuzzDecode -fuzztime 60s
+	$(GO) test ./libs/ops -run '^$$' -fuzz FuzzServiceEndpoint -fuzztime 60s
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')

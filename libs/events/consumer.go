@@ -1,0 +1,355 @@
+package events
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"marketplace/libs/store"
+)
+
+const (
+	processedCollection = "processed_events"
+	tracerName          = "marketplace/events"
+	// DLQSuffix names a topic's dead-letter topic.
+	DLQSuffix = ".dlq"
+	// ErrorHeader carries the failure on a dead-lettered message.
+	ErrorHeader = "error"
+)
+
+// Consumer defaults.
+const (
+	DefaultMaxAttempts       = 5
+	DefaultRetryBackoff      = 50 * time.Millisecond
+	DefaultMaxWait           = 50 * time.Millisecond
+	DefaultHeartbeatInterval = 250 * time.Millisecond
+	// 6 s is the smallest session timeout a stock Kafka broker accepts
+	// (group.min.session.timeout.ms).
+	DefaultSessionTimeout   = 6 * time.Second
+	DefaultRebalanceTimeout = 5 * time.Second
+	DefaultDedupeRetention  = 7 * 24 * time.Hour
+	maxInfraBackoff         = 5 * time.Second
+)
+
+// Handler applies one event. ctx belongs to the consumer's transaction: use it
+// for every database call so the effects commit together with the record that
+// the event was processed.
+type Handler func(ctx context.Context, env Envelope) error
+
+// ConsumerConfig configures RunConsumer. Zero durations take the defaults above.
+type ConsumerConfig struct {
+	Brokers   []string
+	GroupID   string
+	Topics    []string // must exist before the consumer starts: new topics are not watched for
+	DB        *store.DB
+	Handler   Handler
+	Publisher Publisher // for the dead-letter topics; nil: one is made from Brokers
+	Logger    *slog.Logger
+	// MaxAttempts is how often a failing handler runs before its message is
+	// dead-lettered.
+	MaxAttempts int
+
+	RetryBackoff      time.Duration // first wait between handler attempts; doubles
+	MaxWait           time.Duration // longest a fetch waits for new data
+	HeartbeatInterval time.Duration
+	SessionTimeout    time.Duration
+	RebalanceTimeout  time.Duration
+	// DedupeRetention is how long processed ids are remembered.
+	DedupeRetention time.Duration
+	// AfterCommit, if set, runs after each handler transaction commits: pass
+	// the service relay's Kick so events a handler added leave at once (a Kick
+	// inside the handler is too early, the relay cannot see them yet).
+	AfterCommit func()
+}
+
+// processedDoc remembers that a group processed an event.
+type processedDoc struct {
+	// ID is group + "/" + event id: two consumer groups sharing a database
+	// (two projections of one topic in one service) must each see the event.
+	ID          string    `bson:"_id"`
+	EventID     string    `bson:"eventId"`
+	Group       string    `bson:"group"`
+	Topic       string    `bson:"topic"`
+	Type        string    `bson:"type"`
+	ProcessedAt time.Time `bson:"processedAt"`
+}
+
+// ConsumerIndexes serves the pruning of old processed ids.
+func ConsumerIndexes() []store.Index {
+	return []store.Index{{Collection: processedCollection, Keys: bson.D{{Key: "processedAt", Value: 1}}, Name: "processed_at"}}
+}
+
+// errSeen aborts the transaction of an event that was already processed.
+var errSeen = errors.New("events: already processed")
+
+// handlerError marks a failure of the handler itself, as opposed to the
+// infrastructure around it.
+type handlerError struct{ err error }
+
+func (e handlerError) Error() string { return e.err.Error() }
+func (e handlerError) Unwrap() error { return e.err }
+
+type consumer struct {
+	cfg    ConsumerConfig
+	reader *kafka.Reader
+	pub    Publisher
+	logger *slog.Logger
+	tracer trace.Tracer
+}
+
+// RunConsumer consumes cfg.Topics in consumer group cfg.GroupID until ctx is
+// done, then returns nil. Each event is handled and recorded as processed in
+// one transaction before its offset is committed, so delivery is at least once
+// and handling exactly once per group. A handler that keeps failing, or a
+// message that is not an envelope, is sent to "<topic>.dlq" with an "error"
+// header and skipped.
+func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
+	if cfg.DB == nil || cfg.Handler == nil || cfg.GroupID == "" || len(cfg.Topics) == 0 {
+		return errors.New("events: consumer needs DB, Handler, GroupID and Topics")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, DefaultMaxAttempts)
+	cfg.RetryBackoff = cmp.Or(cfg.RetryBackoff, DefaultRetryBackoff)
+	cfg.MaxWait = cmp.Or(cfg.MaxWait, DefaultMaxWait)
+	cfg.HeartbeatInterval = cmp.Or(cfg.HeartbeatInterval, DefaultHeartbeatInterval)
+	cfg.SessionTimeout = cmp.Or(cfg.SessionTimeout, DefaultSessionTimeout)
+	cfg.RebalanceTimeout = cmp.Or(cfg.RebalanceTimeout, DefaultRebalanceTimeout)
+	cfg.DedupeRetention = cmp.Or(cfg.DedupeRetention, DefaultDedupeRetention)
+	logger := cfg.Logger.With("group", cfg.GroupID)
+
+	rc := kafka.ReaderConfig{
+		Brokers:        cfg.Brokers,
+		GroupID:        cfg.GroupID,
+		GroupTopics:    cfg.Topics,
+		Dialer:         &kafka.Dialer{Timeout: 5 * time.Second, DualStack: true, ClientID: cfg.GroupID},
+		GroupBalancers: []kafka.GroupBalancer{kafka.RangeGroupBalancer{}, kafka.RoundRobinGroupBalancer{}},
+		MinBytes:       1,
+		MaxBytes:       10 << 20,
+		// kfake and Kafka answer a fetch as soon as data arrives; MaxWait only
+		// paces idle polling.
+		MaxWait:           cfg.MaxWait,
+		CommitInterval:    0, // commit synchronously, after the transaction
+		StartOffset:       kafka.FirstOffset,
+		HeartbeatInterval: cfg.HeartbeatInterval,
+		SessionTimeout:    cfg.SessionTimeout,
+		RebalanceTimeout:  cfg.RebalanceTimeout,
+		JoinGroupBackoff:  500 * time.Millisecond,
+		ReadLagInterval:   -1,
+		ErrorLogger: kafka.LoggerFunc(func(msg string, args ...any) {
+			logger.Warn("events: kafka reader: " + fmt.Sprintf(msg, args...))
+		}),
+	}
+	if err := rc.Validate(); err != nil { // NewReader panics on an invalid config
+		return fmt.Errorf("events: consumer config: %w", err)
+	}
+	pub := cfg.Publisher
+	if pub == nil {
+		kp := NewKafkaPublisher(cfg.Brokers, logger)
+		defer kp.Close()
+		pub = kp
+	}
+	c := &consumer{cfg: cfg, reader: kafka.NewReader(rc), pub: pub, logger: logger, tracer: otel.Tracer(tracerName)}
+	defer c.reader.Close()
+
+	pruneDone := make(chan struct{})
+	go func() {
+		defer close(pruneDone)
+		c.pruneLoop(ctx)
+	}()
+	defer func() { <-pruneDone }()
+
+	var backoff time.Duration
+	for {
+		msg, err := c.reader.FetchMessage(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			backoff = min(max(2*backoff, 100*time.Millisecond), maxInfraBackoff)
+			logger.ErrorContext(ctx, "events: fetch failed", "err", err, "backoff", backoff)
+			if !sleepCtx(ctx, backoff) {
+				return nil
+			}
+			continue
+		}
+		backoff = 0
+		if !c.handle(ctx, msg) {
+			return nil // shutting down before the message was settled: it is redelivered
+		}
+		// Commit even if shutdown has begun: the transaction is done, and a
+		// lost commit only means a redelivery that dedupe drops.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		err = c.reader.CommitMessages(cctx, msg)
+		cancel()
+		if err != nil {
+			logger.WarnContext(ctx, "events: commit offset failed", "topic", msg.Topic, "partition", msg.Partition, "offset", msg.Offset, "err", err)
+		}
+	}
+}
+
+// handle settles one message: processed, skipped as a duplicate, or
+// dead-lettered. It returns false only when ctx ended first.
+func (c *consumer) handle(ctx context.Context, msg kafka.Message) bool {
+	headers := headersFromKafka(msg.Headers)
+	ctx, span := c.tracer.Start(ExtractTrace(ctx, headers), "process "+msg.Topic,
+		trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(
+			attribute.String("messaging.system", "kafka"),
+			attribute.String("messaging.operation.type", "process"),
+			attribute.String("messaging.destination.name", msg.Topic),
+			attribute.String("messaging.consumer.group.name", c.cfg.GroupID),
+			attribute.Int("messaging.destination.partition.id", msg.Partition),
+			attribute.Int64("messaging.kafka.offset", msg.Offset),
+		))
+	defer span.End()
+
+	env, err := Decode(msg.Value)
+	if err != nil {
+		span.SetStatus(codes.Error, "undecodable")
+		c.logger.WarnContext(ctx, "events: undecodable message, dead-lettering", "topic", msg.Topic, "offset", msg.Offset, "err", err)
+		return c.deadLetter(ctx, msg, headers, err)
+	}
+	span.SetAttributes(attribute.String("messaging.message.id", env.ID), attribute.String("cloudevents.event_type", env.Type))
+
+	wait := c.cfg.RetryBackoff
+	infraWait := time.Duration(0)
+	for attempt := 1; ; {
+		err := c.processOnce(ctx, msg.Topic, env)
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		var herr handlerError
+		if !errors.As(err, &herr) {
+			// The database, not the event, failed: wait for it rather than
+			// spending attempts and dead-lettering a good event.
+			infraWait = min(max(2*infraWait, 100*time.Millisecond), maxInfraBackoff)
+			c.logger.ErrorContext(ctx, "events: processing failed, will retry", "id", env.ID, "err", err, "backoff", infraWait)
+			if !sleepCtx(ctx, infraWait) {
+				return false
+			}
+			continue
+		}
+		span.RecordError(err)
+		if attempt >= c.cfg.MaxAttempts {
+			span.SetStatus(codes.Error, "dead-lettered")
+			c.logger.ErrorContext(ctx, "events: handler failed, dead-lettering", "id", env.ID, "type", env.Type, "attempts", attempt, "err", err)
+			return c.deadLetter(ctx, msg, headers, err)
+		}
+		c.logger.WarnContext(ctx, "events: handler failed, retrying", "id", env.ID, "type", env.Type, "attempt", attempt, "err", err)
+		if !sleepCtx(ctx, wait) {
+			return false
+		}
+		wait *= 2
+		attempt++
+	}
+}
+
+// processOnce runs the handler and records the event in one transaction. An
+// event this group already processed is skipped.
+func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) error {
+	key := c.cfg.GroupID + "/" + env.ID
+	err := c.cfg.DB.Tx(ctx, func(tx context.Context) error {
+		coll := c.cfg.DB.Collection(processedCollection)
+		err := coll.FindOne(tx, bson.D{{Key: "_id", Value: key}}).Err()
+		if err == nil {
+			return errSeen
+		}
+		if !store.IsNotFound(err) {
+			return err
+		}
+		if err := c.callHandler(tx, env); err != nil {
+			return handlerError{err}
+		}
+		_, err = coll.InsertOne(tx, processedDoc{
+			ID: key, EventID: env.ID, Group: c.cfg.GroupID, Topic: topic, Type: env.Type, ProcessedAt: time.Now().UTC(),
+		})
+		if store.IsDuplicate(err) {
+			return errSeen // processed concurrently (real MongoDB); roll this copy back
+		}
+		return err
+	})
+	if errors.Is(err, errSeen) {
+		c.logger.DebugContext(ctx, "events: duplicate skipped", "id", env.ID)
+		return nil
+	}
+	if err == nil && c.cfg.AfterCommit != nil {
+		c.cfg.AfterCommit()
+	}
+	return err
+}
+
+// callHandler turns a handler panic into an error, so one bad event is
+// dead-lettered instead of stopping the service.
+func (c *consumer) callHandler(ctx context.Context, env Envelope) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("handler panic: %v", p)
+		}
+	}()
+	return c.cfg.Handler(ctx, env)
+}
+
+// deadLetter publishes the original message to "<topic>.dlq", retrying until
+// it is out or ctx ends (then it returns false and the message is redelivered).
+func (c *consumer) deadLetter(ctx context.Context, msg kafka.Message, headers map[string]string, cause error) bool {
+	h := make(map[string]string, len(headers)+5)
+	for k, v := range headers {
+		h[k] = v
+	}
+	h[ErrorHeader] = cause.Error()
+	h["dlq-topic"] = msg.Topic
+	h["dlq-partition"] = strconv.Itoa(msg.Partition)
+	h["dlq-offset"] = strconv.FormatInt(msg.Offset, 10)
+	h["dlq-group"] = c.cfg.GroupID
+	out := Message{Topic: msg.Topic + DLQSuffix, Key: msg.Key, Value: msg.Value, Headers: h}
+	wait := 100 * time.Millisecond
+	for {
+		err := c.pub.Publish(ctx, out)
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		c.logger.ErrorContext(ctx, "events: dead-letter publish failed, will retry", "topic", out.Topic, "err", err, "backoff", wait)
+		if !sleepCtx(ctx, wait) {
+			return false
+		}
+		wait = min(2*wait, maxInfraBackoff)
+	}
+}
+
+// pruneLoop forgets processed ids older than the retention, hourly, so the
+// dedupe collection stays small (every insert on the embedded engine copies it).
+func (c *consumer) pruneLoop(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		cutoff := time.Now().Add(-c.cfg.DedupeRetention)
+		filter := bson.D{{Key: "group", Value: c.cfg.GroupID}, {Key: "processedAt", Value: bson.D{{Key: "$lt", Value: cutoff}}}}
+		if _, err := c.cfg.DB.Collection(processedCollection).DeleteMany(ctx, filter); err != nil && ctx.Err() == nil {
+			c.logger.WarnContext(ctx, "events: prune processed ids failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
