@@ -204,11 +204,11 @@ func CORS() fiber.Handler {
 
 func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		req, err := ops.ParseRequest(c.Body())
+		path, err := routePath(c.Body())
 		if err != nil {
 			return httpserver.WriteError(c, err)
 		}
-		c.Locals("op", req.Path)
+		c.Locals("op", path)
 		ctx, err := ops.Identify(c.UserContext(), g.verifier, c.Get(fiber.HeaderAuthorization))
 		if err != nil {
 			return httpserver.WriteError(c, err)
@@ -221,15 +221,30 @@ func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
 			c.Set(fiber.HeaderRetryAfter, "1")
 			return httpserver.WriteError(c, apperr.New(apperr.RateLimited, "too many requests; retry shortly"))
 		}
-		r, ok := (*g.routes.Load())[req.Path]
+		r, ok := (*g.routes.Load())[path]
 		if !ok {
-			return httpserver.WriteError(c, apperr.New(apperr.NotFound, "unknown operation %q", req.Path))
+			return httpserver.WriteError(c, apperr.New(apperr.NotFound, "unknown operation %q", path))
 		}
-		if err := ops.CheckCall(ctx, r.kind, r.access, kind, req.Path); err != nil {
+		if err := ops.CheckCall(ctx, r.kind, r.access, kind, path); err != nil {
 			return httpserver.WriteError(c, err)
 		}
 		return g.forward(c, r.service, "/api/"+string(kind), false)
 	}
+}
+
+// routePath reads only what routing needs. The owning service decodes the whole
+// body strictly, so the gateway does not pay for it twice.
+func routePath(body []byte) (string, error) {
+	var r struct {
+		Path string `json:"path"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return "", apperr.New(apperr.InvalidArgument, "body must be a JSON object { path, args }")
+	}
+	if r.Path == "" {
+		return "", apperr.Invalid("path", "is required")
+	}
+	return ops.NormalizePath(r.Path), nil
 }
 
 func (g *Gateway) handleProcessor(c *fiber.Ctx) error {

@@ -17,7 +17,7 @@ import (
 // App builds the public server: common middleware, CORS on every response, the
 // routes, and a readiness probe that waits for the routing table.
 func (g *Gateway) App(h httpserver.Config, logger *slog.Logger) *fiber.App {
-	app := httpserver.New("gateway", h, logger, []httpserver.Check{{Name: "routes", Fn: g.Ready}}, CORS(), telemetry.FiberMiddleware("gateway"))
+	app := httpserver.New("gateway", h, logger, []httpserver.Check{{Name: "routes", Fn: g.Ready}}, CORS())
 	g.Mount(app)
 	return app
 }

@@ -27,6 +27,7 @@ import (
 	"marketplace/libs/program"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
+	"marketplace/libs/telemetry"
 	"marketplace/services/catalog"
 	"marketplace/services/platformconfig"
 )
@@ -87,6 +88,11 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	shutdownTel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "marketplace", OTLPEndpoint: cfg.OTLPEndpoint})
+	if err != nil {
+		return err
+	}
+	defer shutdownTel(context.Background())
 
 	brokers := cfg.KafkaBrokers
 	if len(brokers) == 0 {

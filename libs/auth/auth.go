@@ -22,8 +22,9 @@ const RoleAdmin = "admin"
 
 // Identity is the verified caller.
 type Identity struct {
-	Sub   string   `json:"sub"`
-	Roles []string `json:"roles,omitempty"`
+	Sub     string    `json:"sub"`
+	Roles   []string  `json:"roles,omitempty"`
+	Expires time.Time `json:"-"`
 }
 
 // IsAdmin reports whether the caller holds the admin role.
@@ -91,7 +92,7 @@ func (v *verifier) Verify(_ context.Context, token string) (*Identity, error) {
 	if c.Subject == "" {
 		return nil, apperr.New(apperr.Unauthenticated, "token has no subject")
 	}
-	return &Identity{Sub: c.Subject, Roles: c.Roles}, nil
+	return &Identity{Sub: c.Subject, Roles: c.Roles, Expires: c.ExpiresAt.Time}, nil
 }
 
 // Mint signs a development token; it backs `make token` and the tests.

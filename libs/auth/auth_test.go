@@ -103,3 +103,51 @@ func TestBearerToken(t *testing.T) {
 		t.Fatal("context")
 	}
 }
+
+type countingVerifier struct {
+	n  int
+	id *Identity
+}
+
+func (c *countingVerifier) Verify(_ context.Context, tok string) (*Identity, error) {
+	c.n++
+	if tok == "bad" {
+		return nil, apperr.New(apperr.Unauthenticated, "bad")
+	}
+	return c.id, nil
+}
+
+func TestCachedVerifierHonoursExpiryAndNeverCachesFailures(t *testing.T) {
+	ctx := context.Background()
+	inner := &countingVerifier{id: &Identity{Sub: "u", Expires: time.Now().Add(time.Hour)}}
+	v := Cached(inner, 2, time.Minute)
+	for i := 0; i < 3; i++ {
+		if id, err := v.Verify(ctx, "t1"); err != nil || id.Sub != "u" {
+			t.Fatal(err)
+		}
+	}
+	if inner.n != 1 {
+		t.Fatalf("verified %d times, want 1", inner.n)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := v.Verify(ctx, "bad"); err == nil {
+			t.Fatal("bad token accepted")
+		}
+	}
+	if inner.n != 3 {
+		t.Fatalf("failure was cached: %d calls", inner.n)
+	}
+	// A token about to expire is only cached until it expires.
+	inner.id = &Identity{Sub: "soon", Expires: time.Now().Add(30 * time.Millisecond)}
+	v.Verify(ctx, "t2")
+	time.Sleep(40 * time.Millisecond)
+	v.Verify(ctx, "t2")
+	if inner.n != 5 {
+		t.Fatalf("expired entry served from cache: %d calls", inner.n)
+	}
+	// Size bound: a third distinct token clears the map rather than growing it.
+	v.Verify(ctx, "t3")
+	if c := v.(*cached); len(c.m) > 2 {
+		t.Fatalf("cache grew to %d", len(c.m))
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/requestid"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/telemetry"
 )
 
 // Config holds the server's limits.
@@ -26,6 +27,9 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	BodyLimit       int
 	AccessLog       bool
+	// Tracing adds OpenTelemetry server spans and metrics. Off when nothing exports
+	// them: the middleware costs several percent of a cheap request.
+	Tracing bool
 }
 
 // Defaults are the limits used unless a program overrides them.
@@ -65,6 +69,9 @@ func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fib
 	app.Use(requestid.New(requestid.Config{Header: HeaderRequestID}))
 	if cfg.AccessLog {
 		app.Use(accessLog(logger))
+	}
+	if cfg.Tracing {
+		app.Use(telemetry.FiberMiddleware(name))
 	}
 	for _, m := range mw {
 		app.Use(m)

@@ -79,7 +79,7 @@ func Load(getenv func(string) string) (Config, error) {
 func (c *Config) HTTP() httpserver.Config {
 	h := httpserver.Defaults()
 	h.ReadTimeout, h.WriteTimeout, h.IdleTimeout = c.ReadTimeout, c.WriteTimeout, c.IdleTimeout
-	h.BodyLimit, h.AccessLog = c.BodyLimit, c.AccessLog
+	h.BodyLimit, h.AccessLog, h.Tracing = c.BodyLimit, c.AccessLog, c.OTLPEndpoint != ""
 	return h
 }
 
@@ -99,13 +99,20 @@ func (c *Config) AuthOptions() auth.Options {
 // development secret. Neither configured is an error for a single service; the
 // all-in-one creates a development secret before calling this.
 func (c *Config) Verifier(ctx context.Context) (auth.Verifier, error) {
+	var v auth.Verifier
+	var err error
 	switch {
 	case c.JWKSURL != "":
-		return auth.NewJWKS(ctx, c.JWKSURL, c.AuthOptions())
+		v, err = auth.NewJWKS(ctx, c.JWKSURL, c.AuthOptions())
 	case c.DevSecret != "":
-		return auth.NewHS256([]byte(c.DevSecret), c.AuthOptions())
+		v, err = auth.NewHS256([]byte(c.DevSecret), c.AuthOptions())
+	default:
+		return nil, errors.New("no identity provider: set AUTH_JWKS_URL (production) or AUTH_DEV_SECRET (development)")
 	}
-	return nil, errors.New("no identity provider: set AUTH_JWKS_URL (production) or AUTH_DEV_SECRET (development)")
+	if err != nil {
+		return nil, err
+	}
+	return auth.Cached(v, 100_000, time.Minute), nil
 }
 
 // StaticAddrs parses SERVICE_ADDRS.

@@ -19,7 +19,6 @@ import (
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
 	"marketplace/libs/store"
-	"marketplace/libs/telemetry"
 )
 
 // Env is what a service is built from. Everything a service touches outside its
@@ -40,8 +39,8 @@ type Env struct {
 type Built struct {
 	Registry   *ops.Registry
 	Indexes    []store.Index
-	Routes     func(app *fiber.App)                // extra HTTP routes (webhooks, files)
-	Background []func(ctx context.Context) error   // consumers and other loops
+	Routes     func(app *fiber.App)              // extra HTTP routes (webhooks, files)
+	Background []func(ctx context.Context) error // consumers and other loops
 }
 
 // Module is a bounded context the programs can run.
@@ -115,7 +114,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	if len(o.Brokers) > 0 {
 		checks = append(checks, httpserver.Check{Name: "broker", Fn: brokerCheck(o.Brokers)})
 	}
-	app := httpserver.New(o.Module.Name, o.HTTP, logger, checks, telemetry.FiberMiddleware(o.Module.Name))
+	app := httpserver.New(o.Module.Name, o.HTTP, logger, checks)
 	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, InternalToken: o.InternalToken}).Mount(app)
 	if built.Routes != nil {
 		built.Routes(app)

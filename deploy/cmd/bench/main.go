@@ -1,0 +1,287 @@
+// Command bench measures, side by side in one run on loopback: a trivial
+// operation straight to its service, the same through the gateway with a
+// verified token, the same through nginx (when installed), and
+// getCommissionPreview through the gateway. Each row is a closed loop of -c
+// connections for -d, reporting requests/s and p50/p99 latency.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"marketplace/deploy/system"
+	"marketplace/libs/auth"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type row struct {
+	name     string
+	rps      float64
+	p50, p99 time.Duration
+	errors   int64
+	skipped  string
+}
+
+func run() error {
+	conns := flag.Int("c", 50, "concurrent connections per row")
+	dur := flag.Duration("d", 5*time.Second, "measured duration per row")
+	warm := flag.Duration("warmup", time.Second, "warm-up per row")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the gateway row to this file")
+	flag.Parse()
+
+	env := map[string]string{"LOG_LEVEL": "error", "ACCESS_LOG": "false", "RATE_LIMIT_RPS": "1000000000", "RATE_LIMIT_BURST": "1000000000"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	infoc := make(chan system.Info, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- system.Run(ctx, system.Options{Getenv: func(k string) string { return env[k] }, Stdout: io.Discard, Memory: true,
+			Listener: mustListen(), OnReady: func(i system.Info) { infoc <- i }})
+	}()
+	var info system.Info
+	select {
+	case info = <-infoc:
+	case err := <-done:
+		return err
+	}
+	tok := func(sub string, roles ...string) string {
+		t, _ := auth.Mint([]byte(info.DevSecret), sub, roles, time.Hour, auth.Options{})
+		return t
+	}
+	admin, user := tok("bench-admin", "admin"), tok("bench-user")
+
+	// Data for the operations: a few cities, a config, a Food store.
+	call := func(kind, path string, args any) (json.RawMessage, error) {
+		return do(info.BaseURL+"/api/"+kind, admin, path, args)
+	}
+	for _, c := range []string{"Dubai", "Abu Dhabi", "Sharjah"} {
+		if _, err := call("mutation", "admins.catalog.createCity", map[string]any{"name": c, "nameArabic": c}); err != nil {
+			return err
+		}
+	}
+	if _, err := call("mutation", "admins.platformAdmin.createInitialPlatformConfig", map[string]any{"adminUserId": "bench-admin"}); err != nil {
+		return err
+	}
+	catID, err := call("mutation", "admins.catalog.createCategory", map[string]any{"name": "Bench Food"})
+	if err != nil {
+		return err
+	}
+	var cat string
+	_ = json.Unmarshal(catID, &cat)
+	storeRaw, err := call("mutation", "admins.catalog.createStore", map[string]any{"name": "Bench Store", "ownerUserId": "owner", "ownerName": "O", "ownerPhone": "+971500000000", "primaryCategoryId": cat})
+	if err != nil {
+		return err
+	}
+	var storeID string
+	_ = json.Unmarshal(storeRaw, &storeID)
+
+	trivial := body("catalog.locations.listCities", nil)
+	preview := body("admins.platformAdmin.getCommissionPreview", map[string]any{"storeId": storeID, "subtotal": 123.45, "deliveryFee": 7})
+	rows := []row{}
+	measure := func(name, url string, payload []byte) {
+		rows = append(rows, load(name, url, user, payload, *conns, *dur, *warm))
+	}
+	measure("(a) listCities direct to catalog", info.Services["catalog"]+"/api/query", trivial)
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			return err
+		}
+		_ = pprof.StartCPUProfile(f)
+	}
+	measure("(b) listCities via gateway, verified token", info.BaseURL+"/api/query", trivial)
+	if *profile != "" {
+		pprof.StopCPUProfile()
+	}
+	if ngx, stop, why := startNginx(info.Services["catalog"]); ngx != "" {
+		measure("(c) listCities via nginx to catalog", ngx+"/api/query", trivial)
+		stop()
+	} else {
+		rows = append(rows, row{name: "(c) listCities via nginx to catalog", skipped: why})
+	}
+	measure("(d) getCommissionPreview via gateway", info.BaseURL+"/api/query", preview)
+
+	fmt.Printf("\n%d connections, %v per row (after %v warm-up), loopback, %s\n\n", *conns, *dur, *warm, time.Now().Format(time.RFC3339))
+	fmt.Printf("%-46s %10s %10s %10s %7s\n", "row", "req/s", "p50", "p99", "errors")
+	for _, r := range rows {
+		if r.skipped != "" {
+			fmt.Printf("%-46s %s\n", r.name, "skipped: "+r.skipped)
+			continue
+		}
+		fmt.Printf("%-46s %10.0f %10v %10v %7d\n", r.name, r.rps, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), r.errors)
+	}
+	fmt.Println()
+	if rows[2].skipped == "" {
+		fmt.Printf("gateway / nginx throughput: %.2f (goal >= 0.90)\n", rows[1].rps/rows[2].rps)
+	}
+	fmt.Printf("gateway / direct throughput: %.2f\n", rows[1].rps/rows[0].rps)
+	fmt.Printf("preview / gateway trivial throughput: %.2f (goal >= 0.40)\n", rows[3].rps/rows[1].rps)
+	cancel()
+	<-done
+	return nil
+}
+
+func mustListen() net.Listener {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	return ln
+}
+
+func body(path string, args any) []byte {
+	b, _ := json.Marshal(map[string]any{"path": path, "args": args})
+	return b
+}
+
+func do(url, token, path string, args any) (json.RawMessage, error) {
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI(url)
+	req.Header.SetMethod("POST")
+	req.Header.SetContentType("application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.SetBody(body(path, args))
+	if err := fasthttp.DoTimeout(req, resp, 10*time.Second); err != nil {
+		return nil, err
+	}
+	if resp.StatusCode() != 200 {
+		return nil, fmt.Errorf("%s: %d %s", path, resp.StatusCode(), resp.Body())
+	}
+	return append(json.RawMessage(nil), resp.Body()...), nil
+}
+
+// load runs a closed loop of conns workers against url.
+func load(name, url, token string, payload []byte, conns int, dur, warm time.Duration) row {
+	hc := &fasthttp.Client{MaxConnsPerHost: conns, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
+	var measuring atomic.Bool
+	var errs atomic.Int64
+	stop := make(chan struct{})
+	lat := make([][]time.Duration, conns)
+	var wg sync.WaitGroup
+	for w := 0; w < conns; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+			req.SetRequestURI(url)
+			req.Header.SetMethod("POST")
+			req.Header.SetContentType("application/json")
+			req.Header.Set("Authorization", "Bearer "+token)
+			req.SetBody(payload)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				t0 := time.Now()
+				err := hc.Do(req, resp)
+				d := time.Since(t0)
+				if !measuring.Load() {
+					continue
+				}
+				if err != nil || resp.StatusCode() != 200 {
+					errs.Add(1)
+					continue
+				}
+				lat[w] = append(lat[w], d)
+			}
+		}(w)
+	}
+	time.Sleep(warm)
+	measuring.Store(true)
+	start := time.Now()
+	time.Sleep(dur)
+	measuring.Store(false)
+	elapsed := time.Since(start)
+	close(stop)
+	wg.Wait()
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
+	r := row{name: name, errors: errs.Load(), rps: float64(len(all)) / elapsed.Seconds()}
+	if len(all) > 0 {
+		r.p50 = all[len(all)/2]
+		r.p99 = all[len(all)*99/100]
+	}
+	return r
+}
+
+// startNginx proxies a loopback port to upstream with keep-alive, as a production
+// reverse proxy would be configured.
+func startNginx(upstream string) (url string, stop func(), why string) {
+	bin, err := exec.LookPath("nginx")
+	if err != nil {
+		return "", nil, "nginx is not installed (apt-get install -y nginx-light)"
+	}
+	dir, _ := os.MkdirTemp("", "bench-nginx")
+	ln := mustListen()
+	addr := ln.Addr().String()
+	ln.Close()
+	conf := fmt.Sprintf(`worker_processes auto;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path %[1]s/body;
+  proxy_temp_path %[1]s/proxy;
+  fastcgi_temp_path %[1]s/fastcgi;
+  uwsgi_temp_path %[1]s/uwsgi;
+  scgi_temp_path %[1]s/scgi;
+  upstream svc { server %[2]s; keepalive 256; }
+  server {
+    listen %[3]s;
+    location / {
+      proxy_pass http://svc;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+}
+`, dir, upstream[len("http://"):], addr)
+	cf := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(cf, []byte(conf), 0o600); err != nil {
+		return "", nil, err.Error()
+	}
+	cmd := exec.Command(bin, "-c", cf, "-p", dir, "-g", "daemon off;")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, err.Error()
+	}
+	stop = func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); _ = os.RemoveAll(dir) }
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return "http://" + addr, stop, ""
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	return "", nil, errors.New("nginx did not start").Error()
+}

@@ -1,0 +1,200 @@
+// Package systemtest starts the whole system in-process on the embedded engines
+// (in memory) and calls it over HTTP, as a client would. Black-box tests and the
+// benchmarks use it.
+package systemtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"marketplace/deploy/system"
+	"marketplace/libs/auth"
+)
+
+// Sys is a running system.
+type Sys struct {
+	system.Info
+	HTTP *http.Client
+	tb   testing.TB
+}
+
+// Option adjusts the environment or options of a system before it starts.
+type Option func(env map[string]string, o *system.Options)
+
+// WithEnv sets an environment variable for the system.
+func WithEnv(k, v string) Option {
+	return func(env map[string]string, _ *system.Options) { env[k] = v }
+}
+
+// WithRelayFault installs the outbox relay's crash-test fault point.
+func WithRelayFault(f func() error) Option {
+	return func(_ map[string]string, o *system.Options) { o.RelayFault = f }
+}
+
+// Start runs a fresh in-memory system for the test and stops it at cleanup.
+func Start(tb testing.TB, opts ...Option) *Sys {
+	tb.Helper()
+	env := map[string]string{
+		"LOG_LEVEL":      "warn",
+		"ACCESS_LOG":     "false",
+		"RATE_LIMIT_RPS": "0",
+	}
+	o := system.Options{Memory: true}
+	for _, f := range opts {
+		f(env, &o)
+	}
+	o.Getenv = func(k string) string { return env[k] }
+	if testing.Verbose() {
+		o.Stdout = os.Stderr
+	} else {
+		o.Stdout = io.Discard
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	o.Listener = ln
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan system.Info, 1)
+	o.OnReady = func(i system.Info) { ready <- i }
+	done := make(chan error, 1)
+	go func() { done <- system.Run(ctx, o) }()
+	s := &Sys{HTTP: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}, tb: tb}
+	select {
+	case s.Info = <-ready:
+	case err := <-done:
+		cancel()
+		tb.Fatalf("system did not start: %v", err)
+	case <-time.After(30 * time.Second):
+		cancel()
+		tb.Fatal("system did not start within 30s")
+	}
+	tb.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				tb.Errorf("system stopped with: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			tb.Error("system did not stop within 20s")
+		}
+	})
+	return s
+}
+
+// Token mints a development token for sub with roles.
+func (s *Sys) Token(sub string, roles ...string) string {
+	tok, err := auth.Mint([]byte(s.DevSecret), sub, roles, time.Hour, auth.Options{})
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	return tok
+}
+
+// Result is a response: the status and the raw body, decodable on demand.
+type Result struct {
+	Status int
+	Body   []byte
+	Header http.Header
+}
+
+// Decode unmarshals the body into v, failing the test on error.
+func (r Result) Decode(tb testing.TB, v any) {
+	tb.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		tb.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// Map is the body as a generic JSON object.
+func (r Result) Map(tb testing.TB) map[string]any {
+	tb.Helper()
+	var m map[string]any
+	r.Decode(tb, &m)
+	return m
+}
+
+// Code is the error code of an error body ("" for success bodies).
+func (r Result) Code() string {
+	var e struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(r.Body, &e)
+	return e.Error.Code
+}
+
+// Query calls /api/query; token may be "".
+func (s *Sys) Query(token, path string, args any) Result {
+	return s.op("query", token, path, args)
+}
+
+// Mutation calls /api/mutation; token may be "".
+func (s *Sys) Mutation(token, path string, args any) Result {
+	return s.op("mutation", token, path, args)
+}
+
+func (s *Sys) op(kind, token, path string, args any) Result {
+	s.tb.Helper()
+	body := map[string]any{"path": path}
+	if args != nil {
+		body["args"] = args
+	}
+	b, _ := json.Marshal(body)
+	return s.Do("POST", "/api/"+kind, bytes.NewReader(b), map[string]string{"Authorization": bearer(token), "Content-Type": "application/json"})
+}
+
+func bearer(token string) string {
+	if token == "" {
+		return ""
+	}
+	return "Bearer " + token
+}
+
+// Do sends a raw request to the gateway.
+func (s *Sys) Do(method, path string, body io.Reader, headers map[string]string) Result {
+	s.tb.Helper()
+	req, err := http.NewRequest(method, s.BaseURL+path, body)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	for k, v := range headers {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := s.HTTP.Do(req)
+	if err != nil {
+		s.tb.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return Result{Status: resp.StatusCode, Body: b, Header: resp.Header}
+}
+
+// MustOK fails the test unless r is a 200, and returns it.
+func MustOK(tb testing.TB, r Result) Result {
+	tb.Helper()
+	if r.Status != 200 {
+		tb.Fatalf("want 200, got %d %s", r.Status, strings.TrimSpace(string(r.Body)))
+	}
+	return r
+}
+
+// Expect fails the test unless r is an error with code.
+func Expect(tb testing.TB, r Result, code string) {
+	tb.Helper()
+	if r.Code() != code {
+		tb.Fatalf("want %s, got %d %s", code, r.Status, strings.TrimSpace(string(r.Body)))
+	}
+}
