@@ -34,6 +34,11 @@ func WithEnv(k, v string) Option {
 	return func(env map[string]string, _ *system.Options) { env[k] = v }
 }
 
+// WithDataDir runs on files under dir instead of memory (restart tests).
+func WithDataDir(dir string) Option {
+	return func(env map[string]string, o *system.Options) { env["DATA_DIR"] = dir; o.Memory = false }
+}
+
 // WithRelayFault installs the outbox relay's crash-test fault point.
 func WithRelayFault(f func() error) Option {
 	return func(_ map[string]string, o *system.Options) { o.RelayFault = f }

@@ -1,0 +1,71 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"marketplace/deploy/system"
+	st "marketplace/deploy/systemtest"
+	"marketplace/libs/ops"
+)
+
+// TestAPIReferenceIsGenerated keeps docs/api.md equal to what the services declare
+// (GET /ops of each), so the reference cannot drift from the code. Regenerate with
+// `UPDATE_API_DOCS=1 go test ./deploy/e2e -run TestAPIReferenceIsGenerated`.
+func TestAPIReferenceIsGenerated(t *testing.T) {
+	s := st.Start(t)
+	var b strings.Builder
+	b.WriteString("# API reference\n\nGenerated from the services' operation declarations (`GET /ops` of each service); do not edit by hand.\n")
+	b.WriteString("Regenerate with `UPDATE_API_DOCS=1 go test ./deploy/e2e -run TestAPIReferenceIsGenerated`.\n\n")
+	b.WriteString("Call a query with `POST /api/query` and a mutation with `POST /api/mutation`, body `{ \"path\": ..., \"args\": { ... } }`.\n")
+	b.WriteString("Access: `public` needs no token; `authenticated`, `customer` and `store_owner` need a bearer token (the handler then checks the profile or ownership); `admin` needs the admin role, and `adminUserId`, when an argument, must be the caller. `internal` operations are only reachable by other services, never through the gateway.\n")
+	b.WriteString("Argument rules: `required`; `min`/`max` (numbers: value; strings and arrays: length); `id=kind` (a well-formed id of that kind); `enum=a|b`; `nonblank`. Amounts are AED numbers with at most two decimals.\n")
+	for _, m := range system.Modules {
+		resp, err := http.Get(s.Services[m.Name] + "/ops")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Operations []ops.Descriptor `json:"operations"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sort.Slice(body.Operations, func(i, j int) bool { return body.Operations[i].Path < body.Operations[j].Path })
+		fmt.Fprintf(&b, "\n## Service `%s`\n", m.Name)
+		for _, d := range body.Operations {
+			fmt.Fprintf(&b, "\n### `%s`\n\n%s, access `%s`. %s\n", d.Path, d.Kind, d.Access, d.Summary)
+			if len(d.Args) == 0 {
+				b.WriteString("\nNo arguments.\n")
+				continue
+			}
+			b.WriteString("\n| argument | type | required | rules |\n|---|---|---|---|\n")
+			for _, a := range d.Args {
+				req := "no"
+				if a.Required {
+					req = "yes"
+				}
+				fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", a.Name, strings.ReplaceAll(a.Type, "|", "\\|"), req, strings.ReplaceAll(a.Rules, "|", "\\|"))
+			}
+		}
+	}
+	path := filepath.Join("..", "..", "docs", "api.md")
+	if os.Getenv("UPDATE_API_DOCS") != "" {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	have, err := os.ReadFile(path)
+	if err != nil || string(have) != b.String() {
+		t.Fatalf("docs/api.md is out of date with the operation declarations; regenerate it with UPDATE_API_DOCS=1 go test ./deploy/e2e -run TestAPIReferenceIsGenerated (%v)", err)
+	}
+}
