@@ -125,7 +125,7 @@ func Run(ctx context.Context, o Options) error {
 		url := "http://" + ln.Addr().String()
 		resolver.Set(m.Name, url)
 		info.Services[m.Name] = url
-		dbo := store.Options{Name: m.Name, URI: cfg.MongoURI, Memory: o.Memory && cfg.MongoURI == ""}
+		dbo := store.Options{Name: cfg.DBNamePrefix + m.Name, URI: cfg.MongoURI, Memory: o.Memory && cfg.MongoURI == ""}
 		if !dbo.Memory && dbo.URI == "" {
 			dbo.DataDir = filepath.Join(cfg.DataDir, "db")
 		}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -53,6 +54,15 @@ func Start(tb testing.TB, opts ...Option) *Sys {
 		"RATE_LIMIT_RPS": "0",
 	}
 	o := system.Options{Memory: true}
+	// The same tests run against real servers when the containers suite
+	// (deploy/containers) hands them over; each system gets its own databases.
+	if uri := os.Getenv("MARKETPLACE_TEST_MONGODB_URI"); uri != "" {
+		env["MONGODB_URI"] = uri
+		env["DB_NAME_PREFIX"] = fmt.Sprintf("t%d_", time.Now().UnixNano())
+	}
+	if brokers := os.Getenv("MARKETPLACE_TEST_KAFKA_BROKERS"); brokers != "" {
+		env["KAFKA_BROKERS"] = brokers
+	}
 	for _, f := range opts {
 		f(env, &o)
 	}

@@ -30,6 +30,7 @@ type Config struct {
 	PublicBaseURL string        `env:"PUBLIC_BASE_URL"`
 	DataDir       string        `env:"DATA_DIR" default:"./data"`
 	MongoURI      string        `env:"MONGODB_URI" secret:"true"`
+	DBNamePrefix  string        `env:"DB_NAME_PREFIX"` // database name = prefix + service name (shared test servers)
 	KafkaBrokers  []string      `env:"KAFKA_BROKERS"`
 	ConsulAddr    string        `env:"CONSUL_HTTP_ADDR"`
 	ServiceAddrs  []string      `env:"SERVICE_ADDRS"` // static discovery: name=http://host:port,...
@@ -184,7 +185,7 @@ func RunService(ctx context.Context, m service.Module, getenv func(string) strin
 		return err
 	}
 	defer deregister(context.Background())
-	dbo := store.Options{Name: m.Name, URI: cfg.MongoURI, DataDir: cfg.DataDir}
+	dbo := store.Options{Name: cfg.DBNamePrefix + m.Name, URI: cfg.MongoURI, DataDir: cfg.DataDir}
 	if cfg.MongoURI != "" {
 		dbo.Monitor = telemetry.MongoMonitor()
 	}
