@@ -57,6 +57,8 @@ type Gateway struct {
 	routes  atomic.Pointer[map[string]route]
 	mu      sync.Mutex   // serialises refreshes
 	missing atomic.Value // []string of services that did not answer the last refresh
+	// answered holds the services that answered a refresh at least once.
+	answered sync.Map
 }
 
 // New builds a gateway; call Refresh (or Run) before serving.
@@ -102,6 +104,7 @@ func (g *Gateway) Refresh(ctx context.Context) error {
 			}
 			continue
 		}
+		g.answered.Store(svc, true)
 		for _, d := range descs {
 			if d.Access == ops.Internal {
 				continue // never routable from outside
@@ -162,10 +165,18 @@ func (g *Gateway) Run(ctx context.Context) {
 	}
 }
 
-// Ready fails while a service has never answered.
+// Ready fails while a service has never answered. A service that answered once
+// and is down now keeps its routes (its calls get 503), so one service's outage
+// does not take the gateway out of the load balancer for every other service.
 func (g *Gateway) Ready(context.Context) error {
-	if m, _ := g.missing.Load().([]string); len(m) > 0 {
-		return fmt.Errorf("no routes yet from %s", strings.Join(m, ", "))
+	var never []string
+	for _, svc := range g.cfg.Services {
+		if _, ok := g.answered.Load(svc); !ok {
+			never = append(never, svc)
+		}
+	}
+	if len(never) > 0 {
+		return fmt.Errorf("no routes yet from %s", strings.Join(never, ", "))
 	}
 	return nil
 }

@@ -158,8 +158,13 @@ func TestRefreshKeepsRoutesOfAServiceThatIsDown(t *testing.T) {
 	if _, ok := g.Operations()["fake.things.secret"]; ok {
 		t.Fatal("internal operation entered the public table")
 	}
-	if g.Ready(context.Background()) == nil {
-		t.Fatal("ready while a service is missing")
+	if err := g.Ready(context.Background()); err != nil {
+		t.Fatalf("a service that answered once made the gateway unready: %v", err)
+	}
+	never := New(Config{Services: []string{"fake", "ghost"}}, res, nil, slog.New(slog.DiscardHandler))
+	_ = never.Refresh(context.Background())
+	if err := never.Ready(context.Background()); err == nil || !strings.Contains(err.Error(), "ghost") {
+		t.Fatalf("ready before every service answered once: %v", err)
 	}
 }
 
