@@ -65,11 +65,13 @@ func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fib
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler(logger),
 	})
-	app.Use(recoverer(logger))
+	// Request ids first, so every later line can name the request; the access log
+	// outside the recoverer, so a request that panicked is logged with its 500.
 	app.Use(requestid.New(requestid.Config{Header: HeaderRequestID}))
 	if cfg.AccessLog {
 		app.Use(accessLog(logger))
 	}
+	app.Use(recoverer(logger))
 	if cfg.Tracing {
 		app.Use(telemetry.FiberMiddleware(name))
 	}
@@ -106,23 +108,36 @@ func errorHandler(logger *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		var fe *fiber.Error
 		if errors.As(err, &fe) {
-			// Fiber's own errors: unknown route, wrong method, body too large, bad request.
-			code := apperr.Internal
-			switch {
-			case fe.Code == fiber.StatusNotFound || fe.Code == fiber.StatusMethodNotAllowed:
-				code = apperr.NotFound
-			case fe.Code == fiber.StatusRequestEntityTooLarge:
+			if fe.Code == fiber.StatusRequestEntityTooLarge {
 				return c.Status(fe.Code).JSON(fiber.Map{"error": fiber.Map{"code": apperr.InvalidArgument, "message": "request body too large"}})
-			case fe.Code >= 400 && fe.Code < 500:
-				code = apperr.InvalidArgument
 			}
-			return WriteError(c, apperr.New(code, "%s", fe.Message))
+			return WriteError(c, apperr.New(fiberCode(fe), "%s", fe.Message))
 		}
 		if apperr.CodeOf(err) == apperr.Internal {
 			logger.Error("request failed", "path", c.Path(), "request_id", c.Locals("requestid"), "err", err)
 		}
 		return WriteError(c, err)
 	}
+}
+
+// fiberCode maps Fiber's own errors (unknown route, wrong method, bad request) to
+// the contract's codes.
+func fiberCode(fe *fiber.Error) apperr.Code {
+	switch {
+	case fe.Code == fiber.StatusNotFound || fe.Code == fiber.StatusMethodNotAllowed:
+		return apperr.NotFound
+	case fe.Code >= 400 && fe.Code < 500:
+		return apperr.InvalidArgument
+	}
+	return apperr.Internal
+}
+
+// fiberStatus is the status errorHandler answers a Fiber error with.
+func fiberStatus(fe *fiber.Error) int {
+	if fe.Code == fiber.StatusRequestEntityTooLarge {
+		return fe.Code
+	}
+	return fiberCode(fe).Status()
 }
 
 func recoverer(logger *slog.Logger) fiber.Handler {
@@ -146,7 +161,7 @@ func accessLog(logger *slog.Logger) fiber.Handler {
 			status = apperr.CodeOf(err).Status()
 			var fe *fiber.Error
 			if errors.As(err, &fe) {
-				status = fe.Code
+				status = fiberStatus(fe) // what errorHandler sends: 405 goes out as 404
 			}
 		}
 		attrs := []any{"method", c.Method(), "path", c.Path(), "status", status,
@@ -170,7 +185,11 @@ func Serve(ctx context.Context, app *fiber.App, ln net.Listener, shutdownTimeout
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := app.ShutdownWithContext(sctx); err != nil {
+	err := app.ShutdownWithContext(sctx)
+	// A shutdown that ran before the server registered ln closes nothing and
+	// the server would then serve forever; closing ln makes it return at once.
+	_ = ln.Close()
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return <-errc

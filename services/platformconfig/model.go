@@ -11,9 +11,11 @@ type categoryCommission struct {
 	MinimumCommission *money.Fils `bson:"minimumCommission,omitempty"`
 }
 
+// tierCommission fields left nil follow the platform defaults: the basic tier is
+// stored that way, so a basic store pays the defaults even after they change.
 type tierCommission struct {
 	TierName          string      `bson:"tierName"`
-	CommissionRate    float64     `bson:"commissionRate"`
+	CommissionRate    *float64    `bson:"commissionRate,omitempty"`
 	FixedFee          *money.Fils `bson:"fixedFee,omitempty"`
 	MinimumCommission *money.Fils `bson:"minimumCommission,omitempty"`
 }
@@ -117,7 +119,18 @@ func (d *configDoc) view() *ConfigView {
 		v.CategoryCommissions = append(v.CategoryCommissions, CategoryCommissionView{c.CategoryID, c.CommissionRate, aedPtr(c.FixedFee), aedPtr(c.MinimumCommission)})
 	}
 	for _, t := range d.StoreTierCommissions {
-		v.StoreTierCommissions = append(v.StoreTierCommissions, TierCommissionView{t.TierName, t.CommissionRate, aedPtr(t.FixedFee), aedPtr(t.MinimumCommission)})
+		// A tier shows what it charges: its own values, else the defaults it follows.
+		tv := TierCommissionView{TierName: t.TierName, CommissionRate: d.DefaultCommissionRate, FixedFee: aedPtr(&d.FixedFeePerOrder), MinimumCommission: aedPtr(&d.MinimumCommission)}
+		if t.CommissionRate != nil {
+			tv.CommissionRate = *t.CommissionRate
+		}
+		if t.FixedFee != nil {
+			tv.FixedFee = aedPtr(t.FixedFee)
+		}
+		if t.MinimumCommission != nil {
+			tv.MinimumCommission = aedPtr(t.MinimumCommission)
+		}
+		v.StoreTierCommissions = append(v.StoreTierCommissions, tv)
 	}
 	return v
 }
@@ -132,6 +145,8 @@ func fils(aed float64) money.Fils {
 
 func filsPtr(aed float64) *money.Fils { f := fils(aed); return &f }
 
+func ratePtr(r float64) *float64 { return &r }
+
 // Defaults of a new configuration. The interface fixes the platform defaults and
 // the category rates; the tier rates, wallet and location settings are ours
 // (docs/decisions.md).
@@ -142,9 +157,9 @@ var (
 	}{{"Food", 0.04}, {"Groceries", 0.03}, {"Electronics", 0.07}}
 
 	defaultTiers = []tierCommission{
-		{TierName: "basic", CommissionRate: 0.05, FixedFee: filsPtr(2), MinimumCommission: filsPtr(1)},
-		{TierName: "premium", CommissionRate: 0.04, FixedFee: filsPtr(1.5), MinimumCommission: filsPtr(1)},
-		{TierName: "enterprise", CommissionRate: 0.03, FixedFee: filsPtr(1), MinimumCommission: filsPtr(0.5)},
+		{TierName: "basic"}, // the platform defaults, whatever they become
+		{TierName: "premium", CommissionRate: ratePtr(0.04), FixedFee: filsPtr(1.5), MinimumCommission: filsPtr(1)},
+		{TierName: "enterprise", CommissionRate: ratePtr(0.03), FixedFee: filsPtr(1), MinimumCommission: filsPtr(0.5)},
 	}
 
 	defaultWallet   = walletSettings{MinPayoutAmount: fils(100), MaxPayoutAmount: fils(50000), PayoutProcessingFee: fils(2), PendingBalanceHoldDays: 7}

@@ -312,8 +312,11 @@ func (d *configDoc) effective(st *storeInfo) Effective {
 	}
 	for _, t := range d.StoreTierCommissions {
 		if t.TierName == st.Tier {
-			r := money.RateOf(t.CommissionRate)
-			tier = &Rates{Rate: &r, FixedFee: t.FixedFee, MinimumCommission: t.MinimumCommission}
+			tier = &Rates{FixedFee: t.FixedFee, MinimumCommission: t.MinimumCommission}
+			if t.CommissionRate != nil {
+				r := money.RateOf(*t.CommissionRate)
+				tier.Rate = &r
+			}
 		}
 	}
 	return Resolve(defaults, cat, tier)

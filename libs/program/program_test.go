@@ -1,0 +1,403 @@
+package program
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/consul/api"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/auth"
+	"marketplace/libs/discovery"
+	"marketplace/libs/httpserver"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+const devSecret = "0123456789abcdef-dev" // 20 characters
+
+func TestLoad(t *testing.T) {
+	cases := []struct {
+		name  string
+		env   map[string]string
+		check func(t *testing.T, c Config)
+	}{
+		{"defaults", nil, func(t *testing.T, c Config) {
+			if c.HTTPAddr != "127.0.0.1:8080" || c.DataDir != "./data" || c.LogLevel != "info" || !c.AccessLog ||
+				c.BodyLimit != 6<<20 || c.ReadTimeout != 10*time.Second || c.WriteTimeout != 10*time.Second ||
+				c.IdleTimeout != time.Minute {
+				t.Errorf("defaults = %+v", c)
+			}
+			if c.ConsulAddr != "" || c.DevSecret != "" || c.JWKSURL != "" || len(c.KafkaBrokers) != 0 || len(c.ServiceAddrs) != 0 {
+				t.Errorf("unset values filled: %+v", c)
+			}
+		}},
+		{"overrides", map[string]string{
+			"HTTP_ADDR": "0.0.0.0:9000", "DATA_DIR": "/var/lib/mp", "KAFKA_BROKERS": "k1:9092, k2:9092,",
+			"ACCESS_LOG": "false", "HTTP_BODY_LIMIT": "1024", "HTTP_READ_TIMEOUT": "3s", "LOG_LEVEL": "DEBUG",
+			"SERVICE_ADDRS": "catalog=http://127.0.0.1:1,orders=http://127.0.0.1:2",
+		}, func(t *testing.T, c Config) {
+			if c.HTTPAddr != "0.0.0.0:9000" || c.DataDir != "/var/lib/mp" || c.AccessLog || c.BodyLimit != 1024 ||
+				c.ReadTimeout != 3*time.Second || c.LogLevel != "DEBUG" {
+				t.Errorf("overrides = %+v", c)
+			}
+			if !reflect.DeepEqual(c.KafkaBrokers, []string{"k1:9092", "k2:9092"}) {
+				t.Errorf("brokers = %q", c.KafkaBrokers)
+			}
+			if len(c.ServiceAddrs) != 2 {
+				t.Errorf("service addrs = %q", c.ServiceAddrs)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := Load(env(c.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, cfg)
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		name    string
+		env     map[string]string
+		wantErr string // empty: valid
+	}{
+		{"jwks and dev secret", map[string]string{"AUTH_JWKS_URL": "https://idp/jwks", "AUTH_DEV_SECRET": devSecret}, "not both"},
+		{"short dev secret", map[string]string{"AUTH_DEV_SECRET": "short"}, "at least 16"},
+		{"dev secret of 15", map[string]string{"AUTH_DEV_SECRET": strings.Repeat("s", 15)}, "at least 16"},
+		{"dev secret of 16", map[string]string{"AUTH_DEV_SECRET": strings.Repeat("s", 16)}, ""},
+		{"jwks alone", map[string]string{"AUTH_JWKS_URL": "https://idp/jwks"}, ""},
+		{"service addr without =", map[string]string{"SERVICE_ADDRS": "catalog=http://h:1,orders"}, `"orders" must be name=url`},
+		{"service addr without name", map[string]string{"SERVICE_ADDRS": "=http://h:1"}, "must be name=url"},
+		{"service addr without url", map[string]string{"SERVICE_ADDRS": "catalog="}, "must be name=url"},
+		{"service addrs ok", map[string]string{"SERVICE_ADDRS": "catalog=http://h:1, orders=http://h:2/"}, ""},
+		{"bad log level", map[string]string{"LOG_LEVEL": "verbose"}, `LOG_LEVEL "verbose"`},
+		{"warning is not a level", map[string]string{"LOG_LEVEL": "warning"}, "LOG_LEVEL"},
+		{"log level any case", map[string]string{"LOG_LEVEL": "Warn"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Load(env(c.env))
+			switch {
+			case c.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error %v", err)
+			case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+				t.Fatalf("error = %v, want one containing %q", err, c.wantErr)
+			}
+		})
+	}
+}
+
+func TestStaticAddrs(t *testing.T) {
+	cases := []struct {
+		name  string
+		addrs []string
+		want  map[string]string
+	}{
+		{"none", nil, map[string]string{}},
+		{"trims and strips slashes", []string{" catalog = http://127.0.0.1:1/ ", "orders=http://127.0.0.1:2//"},
+			map[string]string{"catalog": "http://127.0.0.1:1", "orders": "http://127.0.0.1:2"}},
+		{"url keeps its own =", []string{"media=http://h:3/x?a=b"}, map[string]string{"media": "http://h:3/x?a=b"}},
+		{"last entry wins", []string{"catalog=http://a:1", "catalog=http://b:2"}, map[string]string{"catalog": "http://b:2"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := Config{ServiceAddrs: c.addrs}
+			if got := cfg.StaticAddrs(); !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("StaticAddrs = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestHTTP(t *testing.T) {
+	base := map[string]string{
+		"HTTP_READ_TIMEOUT": "1s", "HTTP_WRITE_TIMEOUT": "2s", "HTTP_IDLE_TIMEOUT": "3s",
+		"HTTP_BODY_LIMIT": "4096", "ACCESS_LOG": "false",
+	}
+	cases := []struct {
+		name        string
+		otlp        string
+		wantTracing bool
+	}{
+		{"no exporter, no tracing", "", false},
+		{"exporter, tracing", "http://otel:4318", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.otlp}
+			for k, v := range base {
+				m[k] = v
+			}
+			cfg, err := Load(env(m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := httpserver.Config{
+				ReadTimeout: time.Second, WriteTimeout: 2 * time.Second, IdleTimeout: 3 * time.Second,
+				ShutdownTimeout: httpserver.Defaults().ShutdownTimeout, BodyLimit: 4096, AccessLog: false, Tracing: c.wantTracing,
+			}
+			if got := cfg.HTTP(); got != want {
+				t.Fatalf("HTTP() = %+v, want %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestLoggerLevel(t *testing.T) {
+	cases := []struct {
+		level              string
+		wantInfo, wantWarn bool
+	}{
+		{"debug", true, true},
+		{"info", true, true},
+		{"WARN", false, true},
+		{"error", false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.level, func(t *testing.T) {
+			var buf bytes.Buffer
+			cfg := Config{LogLevel: c.level}
+			l := cfg.Logger(&buf)
+			l.Info("info-line")
+			l.Warn("warn-line")
+			out := buf.String()
+			if strings.Contains(out, "info-line") != c.wantInfo || strings.Contains(out, "warn-line") != c.wantWarn {
+				t.Fatalf("level %s wrote:\n%s", c.level, out)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				if line != "" && !json.Valid([]byte(line)) {
+					t.Fatalf("not a JSON line: %s", line)
+				}
+			}
+		})
+	}
+}
+
+func TestVerifier(t *testing.T) {
+	ctx := context.Background()
+	opts := auth.Options{Issuer: "https://idp.test", Audience: "marketplace"}
+	mint := func(t *testing.T, secret, sub string, o auth.Options) string {
+		t.Helper()
+		tok, err := auth.Mint([]byte(secret), sub, []string{"admin"}, time.Minute, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	cfg := Config{DevSecret: devSecret, Issuer: opts.Issuer, Audience: opts.Audience}
+	v, err := cfg.Verifier(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	good := mint(t, devSecret, "u1", opts)
+	cases := []struct {
+		name    string
+		token   string
+		wantSub string // empty: must be refused as UNAUTHENTICATED
+	}{
+		{"minted with the secret", good, "u1"},
+		{"other secret", mint(t, "another-secret-of-20c", "u1", opts), ""},
+		{"other audience", mint(t, devSecret, "u1", auth.Options{Issuer: opts.Issuer, Audience: "elsewhere"}), ""},
+		{"other issuer", mint(t, devSecret, "u1", auth.Options{Issuer: "https://evil.test", Audience: opts.Audience}), ""},
+		{"garbage", "not.a.token", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			id, err := v.Verify(ctx, c.token)
+			if c.wantSub == "" {
+				if !apperr.Is(err, apperr.Unauthenticated) {
+					t.Fatalf("Verify = %v, %v; want UNAUTHENTICATED", id, err)
+				}
+				return
+			}
+			if err != nil || id.Sub != c.wantSub || !id.IsAdmin() {
+				t.Fatalf("Verify = %+v, %v", id, err)
+			}
+		})
+	}
+
+	// Cached: a repeated token is answered from the cache, which hands back the
+	// identity it stored; the bare verifier builds a new one every time.
+	a, err1 := v.Verify(ctx, good)
+	b, err2 := v.Verify(ctx, good)
+	if err1 != nil || err2 != nil || a != b {
+		t.Fatalf("repeated verification not cached: %p %p %v %v", a, b, err1, err2)
+	}
+
+	t.Run("none configured", func(t *testing.T) {
+		v, err := (&Config{}).Verifier(ctx)
+		if err == nil || v != nil || !strings.Contains(err.Error(), "no identity provider") {
+			t.Fatalf("Verifier = %v, %v; want an error", v, err)
+		}
+	})
+}
+
+func TestDiscoveryStatic(t *testing.T) {
+	ctx := context.Background()
+	cfg := Config{ServiceAddrs: []string{"catalog=http://127.0.0.1:4001/"}}
+	r, dereg, err := cfg.Discovery(ctx, "orders", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.(*discovery.Static); !ok {
+		t.Fatalf("resolver is %T, want *discovery.Static", r)
+	}
+	if u, err := r.Resolve(ctx, "catalog"); err != nil || u != "http://127.0.0.1:4001" {
+		t.Fatalf("Resolve(catalog) = %q, %v", u, err)
+	}
+	if _, err := r.Resolve(ctx, "payments"); !errors.Is(err, discovery.ErrNoInstance) {
+		t.Fatalf("Resolve(payments) err = %v, want ErrNoInstance", err)
+	}
+	if err := dereg(ctx); err != nil {
+		t.Fatalf("static deregistration = %v, want a no-op", err)
+	}
+}
+
+// fakeConsul mimics the Consul agent's register and deregister endpoints.
+// Consul is mocked because no Consul agent can be installed or run where these
+// tests run; the real api client still sends production's requests.
+type fakeConsul struct {
+	t            *testing.T
+	mu           sync.Mutex
+	registered   []api.AgentServiceRegistration
+	deregistered []string
+	failRegister bool
+}
+
+func newFakeConsul(t *testing.T) (*fakeConsul, *httptest.Server) {
+	f := &fakeConsul{t: t}
+	srv := httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(srv.Close)
+	return f, srv
+}
+
+func (f *fakeConsul) serve(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case r.Method == http.MethodPut && r.URL.Path == "/v1/agent/service/register":
+		if f.failRegister {
+			http.Error(w, "agent unavailable", http.StatusInternalServerError)
+			return
+		}
+		var reg api.AgentServiceRegistration
+		if err := json.NewDecoder(r.Body).Decode(&reg); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		f.registered = append(f.registered, reg)
+	case r.Method == http.MethodPut && strings.HasPrefix(r.URL.Path, "/v1/agent/service/deregister/"):
+		f.deregistered = append(f.deregistered, strings.TrimPrefix(r.URL.Path, "/v1/agent/service/deregister/"))
+	default:
+		f.t.Errorf("unexpected request %s %s", r.Method, r.URL)
+		http.NotFound(w, r)
+	}
+}
+
+func TestDiscoveryConsul(t *testing.T) {
+	cases := []struct {
+		name       string
+		advertise  string
+		httpAddr   string
+		wantHost   string
+		wantPort   int
+		wantID     string
+		wantHealth string
+	}{
+		{"advertise address", "10.1.2.3:9001", "0.0.0.0:8080", "10.1.2.3", 9001, "catalog-10.1.2.3-9001",
+			"http://10.1.2.3:9001/readyz"},
+		{"falls back to HTTP_ADDR", "", "10.9.9.9:8080", "10.9.9.9", 8080, "catalog-10.9.9.9-8080",
+			"http://10.9.9.9:8080/readyz"},
+		{"hostname", "catalog-0.catalog:8080", "0.0.0.0:8080", "catalog-0.catalog", 8080, "catalog-catalog-0.catalog-8080",
+			"http://catalog-0.catalog:8080/readyz"},
+		{"ipv6", "[fd00::7]:8080", "0.0.0.0:8080", "fd00::7", 8080, "catalog-fd00::7-8080",
+			"http://[fd00::7]:8080/readyz"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			f, srv := newFakeConsul(t)
+			cfg := Config{ConsulAddr: srv.URL, AdvertiseAddr: c.advertise, HTTPAddr: c.httpAddr,
+				ServiceAddrs: []string{"orders=http://127.0.0.1:1"}}
+			r, dereg, err := cfg.Discovery(ctx, "catalog", slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := r.(*discovery.Consul); !ok {
+				t.Fatalf("resolver is %T, want *discovery.Consul (SERVICE_ADDRS must not win over Consul)", r)
+			}
+			f.mu.Lock()
+			regs := append([]api.AgentServiceRegistration(nil), f.registered...)
+			f.mu.Unlock()
+			if len(regs) != 1 {
+				t.Fatalf("%d registrations, want 1", len(regs))
+			}
+			reg := regs[0]
+			if reg.Name != "catalog" || reg.Address != c.wantHost || reg.Port != c.wantPort || reg.ID != c.wantID {
+				t.Errorf("registration = name %q address %q port %d id %q", reg.Name, reg.Address, reg.Port, reg.ID)
+			}
+			if reg.Check == nil || reg.Check.HTTP != c.wantHealth {
+				t.Errorf("health check = %+v, want HTTP %s", reg.Check, c.wantHealth)
+			}
+			if err := dereg(ctx); err != nil {
+				t.Fatal(err)
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if len(f.deregistered) != 1 || f.deregistered[0] != c.wantID {
+				t.Errorf("deregistered = %v, want [%s]", f.deregistered, c.wantID)
+			}
+		})
+	}
+}
+
+func TestDiscoveryConsulErrors(t *testing.T) {
+	cases := []struct {
+		name      string
+		advertise string
+		fail      bool
+		wantErr   string
+	}{
+		{"advertise without port", "10.1.2.3", false, "ADVERTISE_ADDR"},
+		{"advertise with bad port", "10.1.2.3:http", false, "port"},
+		{"agent refuses", "10.1.2.3:9001", true, "register catalog"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, srv := newFakeConsul(t)
+			f.failRegister = c.fail
+			cfg := Config{ConsulAddr: srv.URL, AdvertiseAddr: c.advertise, HTTPAddr: "127.0.0.1:8080"}
+			r, dereg, err := cfg.Discovery(context.Background(), "catalog", slog.New(slog.DiscardHandler))
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Fatalf("err = %v, want one containing %q", err, c.wantErr)
+			}
+			if r != nil {
+				t.Errorf("resolver %T returned with an error", r)
+			}
+			if dereg == nil || dereg(context.Background()) != nil {
+				t.Error("the deregistration returned with an error must be a callable no-op")
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if len(f.registered) != 0 {
+				t.Errorf("registered %v despite the error", f.registered)
+			}
+		})
+	}
+}
