@@ -22,12 +22,12 @@ test:
 	$(GO) test -count=1 -timeout 12m $(PKGS)
 
 ## token: a development token, e.g. make token SUB=user-1 ROLES=admin
-token: build
-	@./$(BIN) token -sub "$(SUB)" -roles "$(ROLES)"
+token:
+	@$(GO) build -o $(BIN) ./deploy/cmd/marketplace && ./$(BIN) token -sub "$(SUB)" -roles "$(ROLES)"
 
 ## sign-webhook: the processor-signature header for a body file, e.g. make sign-webhook FILE=body.json
-sign-webhook: build
-	@./$(BIN) sign-webhook -file "$(FILE)"
+sign-webhook:
+	@$(GO) build -o $(BIN) ./deploy/cmd/marketplace && ./$(BIN) sign-webhook -file "$(FILE)"
 
 ## bench: throughput and latency side by side (gateway, direct, nginx if installed, operations)
 bench:

@@ -10,8 +10,11 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"marketplace/libs/auth"
@@ -59,6 +62,11 @@ func (c *Config) Validate() error {
 	for _, s := range c.ServiceAddrs {
 		if name, url, ok := strings.Cut(s, "="); !ok || name == "" || url == "" {
 			return fmt.Errorf("SERVICE_ADDRS entry %q must be name=url", s)
+		}
+	}
+	if c.ConsulAddr != "" && c.AdvertiseAddr == "" {
+		if host, _, err := net.SplitHostPort(c.HTTPAddr); err != nil || host == "" || net.ParseIP(host).IsUnspecified() {
+			return fmt.Errorf("with CONSUL_HTTP_ADDR, set ADVERTISE_ADDR: HTTP_ADDR %q is not an address other services can reach", c.HTTPAddr)
 		}
 	}
 	switch strings.ToLower(c.LogLevel) {
@@ -194,4 +202,16 @@ func RunService(ctx context.Context, m service.Module, getenv func(string) strin
 		Resolver: resolver, Verifier: verifier, InternalToken: cfg.InternalToken,
 		Logger: logger, HTTP: cfg.HTTP(), Getenv: getenv,
 	})
+}
+
+// Main is the whole body of a program's main: it runs run with the process's
+// environment until SIGINT or SIGTERM, and exits non-zero with the error.
+func Main(name string, run func(ctx context.Context, getenv func(string) string, stdout io.Writer) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Getenv, os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(1)
+	}
 }

@@ -88,6 +88,10 @@ func TestValidate(t *testing.T) {
 		{"bad log level", map[string]string{"LOG_LEVEL": "verbose"}, `LOG_LEVEL "verbose"`},
 		{"warning is not a level", map[string]string{"LOG_LEVEL": "warning"}, "LOG_LEVEL"},
 		{"log level any case", map[string]string{"LOG_LEVEL": "Warn"}, ""},
+		{"consul with a wildcard listen address", map[string]string{"CONSUL_HTTP_ADDR": "consul:8500", "HTTP_ADDR": "0.0.0.0:8080"}, "set ADVERTISE_ADDR"},
+		{"consul with an empty host", map[string]string{"CONSUL_HTTP_ADDR": "consul:8500", "HTTP_ADDR": ":8080"}, "set ADVERTISE_ADDR"},
+		{"consul with an advertised address", map[string]string{"CONSUL_HTTP_ADDR": "consul:8500", "HTTP_ADDR": "0.0.0.0:8080", "ADVERTISE_ADDR": "catalog:8080"}, ""},
+		{"consul with a concrete listen address", map[string]string{"CONSUL_HTTP_ADDR": "consul:8500", "HTTP_ADDR": "10.0.0.5:8080"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

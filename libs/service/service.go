@@ -70,6 +70,12 @@ type Options struct {
 
 // Run builds and serves the module until ctx is done, then stops it gracefully.
 func Run(ctx context.Context, o Options) (err error) {
+	serving := false
+	defer func() {
+		if !serving {
+			o.Listener.Close() // Serve closes it otherwise
+		}
+	}()
 	logger := o.Logger.With("service", o.Module.Name)
 	if o.DB.Name == "" {
 		o.DB.Name = o.Module.Name
@@ -137,6 +143,7 @@ func Run(ctx context.Context, o Options) (err error) {
 		close(o.Ready)
 	}
 	logger.Info("service listening", "addr", o.Listener.Addr().String())
+	serving = true
 	err = httpserver.Serve(ctx, app, o.Listener, o.HTTP.ShutdownTimeout)
 	stop()
 	wg.Wait()

@@ -15,9 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"marketplace/deploy/system"
@@ -25,16 +23,13 @@ import (
 	"marketplace/libs/program"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "marketplace:", err)
-		os.Exit(1)
-	}
+func main() { program.Main("marketplace", run) }
+
+func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+	return runArgs(ctx, os.Args[1:], getenv, stdout)
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+func runArgs(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	cmd := "run"
 	if len(args) > 0 {
 		cmd, args = args[0], args[1:]

@@ -3,20 +3,14 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
+	"io"
 
 	"marketplace/libs/program"
 	"marketplace/services/catalog"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := program.RunService(ctx, catalog.Module, os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "catalog:", err)
-		os.Exit(1)
-	}
+	program.Main("catalog", func(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+		return program.RunService(ctx, catalog.Module, getenv, stdout)
+	})
 }

@@ -3,20 +3,14 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
+	"io"
 
 	"marketplace/libs/program"
 	"marketplace/services/platformconfig"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := program.RunService(ctx, platformconfig.Module, os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "platformconfig:", err)
-		os.Exit(1)
-	}
+	program.Main("platformconfig", func(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+		return program.RunService(ctx, platformconfig.Module, getenv, stdout)
+	})
 }
