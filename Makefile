@@ -19,7 +19,7 @@ build:
 ## test: every module's tests (unit, fuzz seed corpora, black-box through the gateway)
 test:
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 -timeout 12m $(PKGS)
+	$(GO) test -race -count=1 -timeout 12m $(PKGS)
 
 ## token: a development token, e.g. make token SUB=user-1 ROLES=admin
 token:

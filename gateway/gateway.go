@@ -31,7 +31,7 @@ const HealthMessage = "Backend is healthy"
 
 // Config is the gateway's part of a program's configuration.
 type Config struct {
-	Services         []string      `env:"GATEWAY_SERVICES" default:"catalog,platformconfig"`
+	Services         []string      `env:"GATEWAY_SERVICES" default:"catalog,platformconfig,customers,addresses"`
 	ProcessorService string        `env:"GATEWAY_PROCESSOR_SERVICE" default:"payments"`
 	UpstreamTimeout  time.Duration `env:"GATEWAY_UPSTREAM_TIMEOUT" default:"10s"`
 	RefreshInterval  time.Duration `env:"GATEWAY_ROUTES_REFRESH" default:"15s"`
@@ -196,7 +196,11 @@ func (g *Gateway) Mount(app *fiber.App) {
 		}
 		return c.JSON(out)
 	})
-	app.All("/processor/*", g.handleProcessor)
+	// Only the processor's two routes, forwarded by their fixed paths: a raw
+	// /processor/* pass-through would let "/processor/../x" reach other routes of
+	// the payments service.
+	app.Post("/processor/webhook", g.handleProcessor("/processor/webhook"))
+	app.Get("/processor/config", g.handleProcessor("/processor/config"))
 }
 
 // CORS sets the interface's CORS headers on every response and answers preflights.
@@ -216,14 +220,13 @@ func CORS() fiber.Handler {
 func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		path, err := routePath(c.Body())
-		if err != nil {
-			return httpserver.WriteError(c, err)
+		ctx := c.UserContext()
+		if err == nil {
+			c.Locals("op", path)
+			ctx, err = ops.Identify(ctx, g.verifier, c.Get(fiber.HeaderAuthorization))
 		}
-		c.Locals("op", path)
-		ctx, err := ops.Identify(c.UserContext(), g.verifier, c.Get(fiber.HeaderAuthorization))
-		if err != nil {
-			return httpserver.WriteError(c, err)
-		}
+		// Refused requests count against the caller too, so a flood of bad tokens
+		// or bodies is limited like any other.
 		caller := c.IP()
 		if id := auth.FromContext(ctx); id != nil {
 			caller = "sub:" + id.Sub
@@ -231,6 +234,9 @@ func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
 		if !g.limiter.allow(caller, time.Now()) {
 			c.Set(fiber.HeaderRetryAfter, "1")
 			return httpserver.WriteError(c, apperr.New(apperr.RateLimited, "too many requests; retry shortly"))
+		}
+		if err != nil {
+			return httpserver.WriteError(c, err)
 		}
 		r, ok := (*g.routes.Load())[path]
 		if !ok {
@@ -258,12 +264,14 @@ func routePath(body []byte) (string, error) {
 	return ops.NormalizePath(r.Path), nil
 }
 
-func (g *Gateway) handleProcessor(c *fiber.Ctx) error {
-	if !g.limiter.allow(c.IP(), time.Now()) {
-		c.Set(fiber.HeaderRetryAfter, "1")
-		return c.Status(fiber.StatusTooManyRequests).JSON(fiber.Map{"error": "too many requests", "retryAfter": 1})
+func (g *Gateway) handleProcessor(path string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if !g.limiter.allow(c.IP(), time.Now()) {
+			c.Set(fiber.HeaderRetryAfter, "1")
+			return c.Status(fiber.StatusTooManyRequests).JSON(fiber.Map{"error": "too many requests", "retryAfter": 1})
+		}
+		return g.forward(c, g.cfg.ProcessorService, path, true)
 	}
-	return g.forward(c, g.cfg.ProcessorService, c.OriginalURL(), true)
 }
 
 // forward sends the request to service and relays its answer. plain selects the
@@ -307,5 +315,8 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, plain bool) error {
 	if ra := resp.Header.Peek(fiber.HeaderRetryAfter); len(ra) > 0 {
 		c.Context().Response.Header.SetBytesV(fiber.HeaderRetryAfter, ra)
 	}
-	return c.Send(resp.Body())
+	// Copy: resp goes back to its pool when this function returns, before Fiber
+	// writes the response; sending its buffer would hand it to another request.
+	c.Response().SetBody(resp.Body())
+	return nil
 }

@@ -2,11 +2,13 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -210,5 +212,60 @@ func TestLimiterRefillsAndSweeps(t *testing.T) {
 	}
 	if !newLimiter(0, 0).allow("x", now) {
 		t.Fatal("disabled limiter refused")
+	}
+}
+
+// TestConcurrentCallersGetTheirOwnAnswers: responses must never be shared between
+// requests (a pooled upstream buffer once leaked across callers).
+func TestConcurrentCallersGetTheirOwnAnswers(t *testing.T) {
+	url, stop := fakeService(t, nil)
+	defer stop()
+	gw := startGateway(t, Config{Services: []string{"fake"}, UpstreamTimeout: 5 * time.Second}, discovery.NewStatic(map[string]string{"fake": url}))
+	var wg sync.WaitGroup
+	errs := make(chan string, 32)
+	for w := 0; w < 32; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				say := fmt.Sprintf("worker-%d-call-%d-%s", w, i, strings.Repeat("x", w*7))
+				st, body, _ := post(t, gw, "query", `{"path":"fake.things.echo","args":{"say":"`+say+`"}}`)
+				if st != 200 || body != `"`+say+`"` {
+					errs <- fmt.Sprintf("worker %d asked %q, got %d %s", w, say, st, body)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+func TestProcessorRoutesAreExact(t *testing.T) {
+	seen := make(chan http.Header, 16)
+	url, stop := fakeService(t, seen)
+	defer stop()
+	gw := startGateway(t, Config{Services: []string{"fake"}, ProcessorService: "fake", UpstreamTimeout: 2 * time.Second}, discovery.NewStatic(map[string]string{"fake": url}))
+	for len(seen) > 0 {
+		<-seen // the routing table fetch
+	}
+	for _, p := range []string{"/processor/../api/mutation", "/processor/%2e%2e/ops", "/processor/other", "/PROCESSOR/webhook/x"} {
+		req, _ := http.NewRequest("POST", gw+p, strings.NewReader(`{"path":"fake.things.secret"}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Errorf("%s answered %d", p, resp.StatusCode)
+		}
+	}
+	select {
+	case h := <-seen:
+		t.Fatalf("a request reached the service: %v", h)
+	default:
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"marketplace/deploy/system"
+	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 )
 
@@ -206,10 +207,10 @@ func MustOK(tb testing.TB, r Result) Result {
 	return r
 }
 
-// Expect fails the test unless r is an error with code.
+// Expect fails the test unless r is an error with code and that code's status.
 func Expect(tb testing.TB, r Result, code string) {
 	tb.Helper()
-	if r.Code() != code {
-		tb.Fatalf("want %s, got %d %s", code, r.Status, strings.TrimSpace(string(r.Body)))
+	if r.Code() != code || r.Status != apperr.Code(code).Status() {
+		tb.Fatalf("want %s (%d), got %d %s", code, apperr.Code(code).Status(), r.Status, strings.TrimSpace(string(r.Body)))
 	}
 }

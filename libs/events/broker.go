@@ -50,20 +50,26 @@ func StartBroker(dataDir string, topics ...string) (*Broker, error) {
 // the protocol rather than kfake's seed option because seeds are ignored when
 // the state is reloaded from a data directory.
 func (b *Broker) createTopics(topics []string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return EnsureTopics(ctx, b.Addrs(), brokerPartitions, 1, topics...)
+}
+
+// EnsureTopics creates the topics and their dead-letter topics unless they exist.
+// partitions and replication of -1 take the cluster's defaults.
+func EnsureTopics(ctx context.Context, brokers []string, partitions, replication int, topics ...string) error {
 	if len(topics) == 0 {
 		return nil
 	}
 	var cfgs []kafka.TopicConfig
 	for _, t := range topics {
 		for _, name := range []string{t, t + DLQSuffix} {
-			cfgs = append(cfgs, kafka.TopicConfig{Topic: name, NumPartitions: brokerPartitions, ReplicationFactor: 1})
+			cfgs = append(cfgs, kafka.TopicConfig{Topic: name, NumPartitions: partitions, ReplicationFactor: replication})
 		}
 	}
 	tr := &kafka.Transport{DialTimeout: 5 * time.Second}
 	defer tr.CloseIdleConnections()
-	client := &kafka.Client{Addr: kafka.TCP(b.Addrs()...), Transport: tr, Timeout: 10 * time.Second}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	client := &kafka.Client{Addr: kafka.TCP(brokers...), Transport: tr, Timeout: 10 * time.Second}
 	resp, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: cfgs})
 	if err != nil {
 		return fmt.Errorf("events: create topics: %w", err)

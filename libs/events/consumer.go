@@ -129,6 +129,11 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 	cfg.RebalanceTimeout = cmp.Or(cfg.RebalanceTimeout, DefaultRebalanceTimeout)
 	cfg.DedupeRetention = cmp.Or(cfg.DedupeRetention, DefaultDedupeRetention)
 	logger := cfg.Logger.With("group", cfg.GroupID)
+	// A reader never notices a topic created after it started, so make sure the
+	// topics exist first (on a fresh cluster nobody may have published yet).
+	if err := EnsureTopics(ctx, cfg.Brokers, -1, -1, cfg.Topics...); err != nil {
+		logger.Warn("could not ensure topics exist", "topics", cfg.Topics, "err", err)
+	}
 
 	rc := kafka.ReaderConfig{
 		Brokers:        cfg.Brokers,

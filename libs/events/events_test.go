@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"log/slog"
 	"os"
 	"slices"
@@ -556,5 +557,40 @@ func TestLatency(t *testing.T) {
 	t.Logf("produce-to-consume latency over %d events: p50 %v p99 %v max %v", n, p50, p99, lat[n-1])
 	if p99 > 250*time.Millisecond { // loose: the race detector and a busy machine slow this
 		t.Errorf("p99 %v", p99)
+	}
+}
+
+// TestConsumerCreatesMissingTopics: a consumer started before anyone published
+// to its topic still receives what is published later.
+func TestConsumerCreatesMissingTopics(t *testing.T) {
+	// A cluster without automatic topic creation, as production clusters often run.
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.DefaultNumPartitions(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b := &Broker{cluster: c}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	db, _ := store.Open(ctx, store.Options{Name: "late", Memory: true})
+	got := make(chan Envelope, 1)
+	go RunConsumer(ctx, ConsumerConfig{Brokers: b.Addrs(), GroupID: "late", Topics: []string{"fresh"}, DB: db,
+		SessionTimeout: time.Second, RebalanceTimeout: time.Second, HeartbeatInterval: 100 * time.Millisecond,
+		Handler: func(_ context.Context, e Envelope) error { got <- e; return nil }})
+	pub := NewKafkaPublisher(b.Addrs(), nil)
+	defer pub.Close()
+	time.Sleep(500 * time.Millisecond) // let the consumer join before the first publish
+	env := Envelope{ID: "evt_late", Type: "x.happened", Source: "test", Time: time.Now(), Subject: "s", Data: json.RawMessage(`{}`)}
+	v, _ := json.Marshal(env)
+	if err := pub.Publish(ctx, Message{Topic: "fresh", Key: []byte("s"), Value: v}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case e := <-got:
+		if e.ID != "evt_late" {
+			t.Fatalf("got %+v", e)
+		}
+	case <-ctx.Done():
+		t.Fatal("event on a topic created by the consumer never arrived")
 	}
 }

@@ -108,10 +108,11 @@ func errorHandler(logger *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		var fe *fiber.Error
 		if errors.As(err, &fe) {
+			msg := fe.Message
 			if fe.Code == fiber.StatusRequestEntityTooLarge {
-				return c.Status(fe.Code).JSON(fiber.Map{"error": fiber.Map{"code": apperr.InvalidArgument, "message": "request body too large"}})
+				msg = "request body too large"
 			}
-			return WriteError(c, apperr.New(fiberCode(fe), "%s", fe.Message))
+			return WriteError(c, apperr.New(fiberCode(fe), "%s", msg))
 		}
 		if apperr.CodeOf(err) == apperr.Internal {
 			logger.Error("request failed", "path", c.Path(), "request_id", c.Locals("requestid"), "err", err)
@@ -132,13 +133,9 @@ func fiberCode(fe *fiber.Error) apperr.Code {
 	return apperr.Internal
 }
 
-// fiberStatus is the status errorHandler answers a Fiber error with.
-func fiberStatus(fe *fiber.Error) int {
-	if fe.Code == fiber.StatusRequestEntityTooLarge {
-		return fe.Code
-	}
-	return fiberCode(fe).Status()
-}
+// fiberStatus is the status errorHandler answers a Fiber error with: the
+// contract's status of its code (a body too large is INVALID_ARGUMENT, 400).
+func fiberStatus(fe *fiber.Error) int { return fiberCode(fe).Status() }
 
 func recoverer(logger *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) (err error) {

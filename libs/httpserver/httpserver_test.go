@@ -215,8 +215,8 @@ func TestBodyLimit(t *testing.T) {
 		wantCode   string
 	}{
 		{"at the limit", 64, 200, ""},
-		{"over the limit", 65, 413, "INVALID_ARGUMENT"},
-		{"far over the limit", 4096, 413, "INVALID_ARGUMENT"},
+		{"over the limit", 65, 400, "INVALID_ARGUMENT"},
+		{"far over the limit", 4096, 400, "INVALID_ARGUMENT"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -95,6 +95,11 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 	status, payload := resp.StatusCode(), resp.Body()
 	if status != fasthttp.StatusOK {
 		if e, ok := apperr.Parse(status, payload); ok {
+			if e.Code == apperr.NotFound && e.Details["reason"] == ReasonUnknownOperation {
+				// Our own call is wrong (a version skew, a mismatched internal token):
+				// a bug of the calling service, not a missing record of the client's.
+				return apperr.New(apperr.Internal, "%s refused operation %s", service, path)
+			}
 			return &apperr.Error{Code: e.Code, Message: e.Message, Details: e.Details}
 		}
 		return apperr.New(apperr.Unavailable, "%s answered status %d", service, status)

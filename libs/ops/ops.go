@@ -135,13 +135,17 @@ func NormalizePath(p string) string {
 func (r *Registry) Invoke(ctx context.Context, kind Kind, path string, raw []byte, internal bool) (any, error) {
 	op, ok := r.ops[path]
 	if !ok || (op.Access == Internal && !internal) {
-		return nil, apperr.New(apperr.NotFound, "unknown operation %q", path)
+		return nil, apperr.New(apperr.NotFound, "unknown operation %q", path).WithDetails(map[string]any{"reason": ReasonUnknownOperation})
 	}
 	if err := CheckCall(ctx, op.Kind, op.Access, kind, path); err != nil {
 		return nil, err
 	}
 	return op.run(ctx, raw)
 }
+
+// ReasonUnknownOperation marks the NOT_FOUND of an operation that does not exist
+// (as opposed to a record that does not exist).
+const ReasonUnknownOperation = "unknown_operation"
 
 // CheckCall applies the kind and access rules shared by the gateway and services.
 func CheckCall(ctx context.Context, opKind Kind, access Access, called Kind, path string) error {

@@ -56,6 +56,9 @@ func (c *Config) Validate() error {
 	if c.JWKSURL != "" && c.DevSecret != "" {
 		return errors.New("set AUTH_JWKS_URL or AUTH_DEV_SECRET, not both: a development secret must never be accepted next to the identity provider")
 	}
+	if c.JWKSURL != "" && (c.Issuer == "" || c.Audience == "") {
+		return errors.New("with AUTH_JWKS_URL, set AUTH_ISSUER and AUTH_AUDIENCE: otherwise a token the identity provider issued for any other application would be accepted")
+	}
 	if c.DevSecret != "" && len(c.DevSecret) < 16 {
 		return errors.New("AUTH_DEV_SECRET must be at least 16 characters")
 	}

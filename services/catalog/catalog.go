@@ -32,6 +32,8 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("admins.catalog.createCity", ops.Admin, "Create a city.", s.createCity),
 			ops.NewMutation("admins.catalog.createArea", ops.Admin, "Create an area in a city.", s.createArea),
 			ops.NewMutation("admins.catalog.createCategory", ops.Admin, "Create a store category.", s.createCategory),
+			ops.NewMutation("admins.catalog.updateCity", ops.Admin, "Rename a city (name and/or nameArabic).", s.updateCity),
+			ops.NewMutation("admins.catalog.updateArea", ops.Admin, "Rename an area.", s.updateArea),
 			ops.NewMutation("admins.catalog.createStore", ops.Admin, "Create a store (its wallet follows through the store.created event).", s.createStore),
 			ops.NewQuery("catalog.locations.listCities", ops.Public, "All cities by name.", s.listCities),
 			ops.NewQuery("catalog.locations.listAreas", ops.Public, "Areas of a city by name.", s.listAreas),
@@ -39,6 +41,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("stores.catalog.getStore", ops.Public, "A store, or null.", s.getStore),
 			ops.NewMutation("stores.products.createProduct", ops.StoreOwner, "Add a product to the caller's store.", s.createProduct),
 			ops.NewQuery("stores.products.listProducts", ops.Public, "A store's products.", s.listProducts),
+			ops.NewQuery("catalog.categories.getCategories", ops.Internal, "Categories by id, in one call.", s.getCategories),
 			ops.NewMutation("catalog.categories.ensureByName", ops.Internal, "Find or create categories by name.", s.ensureCategories),
 			ops.NewQuery("catalog.locations.resolve", ops.Internal, "Cities and areas by id, in one call.", s.resolveLocations),
 			ops.NewQuery("catalog.products.getProducts", ops.Internal, "Products by id, in one call.", s.getProducts),
@@ -108,8 +111,88 @@ type createCityArgs struct {
 }
 
 func (s *svc) createCity(ctx context.Context, a *createCityArgs) (string, error) {
-	c := City{ID: ids.New("cities"), Name: strings.TrimSpace(a.Name), NameArabic: strings.TrimSpace(a.NameArabic), NameKey: nameKey(a.Name), CreationTime: now()}
-	return c.ID, s.insert(ctx, "cities", c, "a city named "+c.Name)
+	c := City{ID: ids.New("cities"), Name: strings.TrimSpace(a.Name), NameArabic: strings.TrimSpace(a.NameArabic), NameKey: nameKey(a.Name), CreationTime: now(), Version: 1}
+	return c.ID, s.insertWithEvent(ctx, "cities", c, "a city named "+c.Name, "city.created", c.place())
+}
+
+// insertWithEvent inserts a record and its event in one transaction.
+func (s *svc) insertWithEvent(ctx context.Context, coll string, doc any, what, eventType string, p Place) error {
+	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		if err := s.insert(ctx, coll, doc, what); err != nil {
+			return err
+		}
+		_, err := s.env.Outbox.Add(ctx, Topic, eventType, p.ID, p)
+		return err
+	})
+	if err == nil {
+		s.env.Relay.Kick()
+	}
+	return err
+}
+
+type updateCityArgs struct {
+	CityID     string  `json:"cityId" op:"required,id=cities"`
+	Name       *string `json:"name" op:"nonblank,max=100"`
+	NameArabic *string `json:"nameArabic" op:"nonblank,max=100"`
+}
+
+// updateCity renames a city; services that show city names hear it as city.updated.
+func (s *svc) updateCity(ctx context.Context, a *updateCityArgs) (any, error) {
+	set := bson.M{}
+	if a.Name != nil {
+		set["name"], set["nameKey"] = strings.TrimSpace(*a.Name), nameKey(*a.Name)
+	}
+	if a.NameArabic != nil {
+		set["nameArabic"] = strings.TrimSpace(*a.NameArabic)
+	}
+	return nil, s.updateWithEvent(ctx, "cities", a.CityID, "city", set, func(raw bson.Raw) (Place, error) {
+		var c City
+		err := bson.Unmarshal(raw, &c)
+		return c.place(), err
+	})
+}
+
+type updateAreaArgs struct {
+	AreaID string `json:"areaId" op:"required,id=areas"`
+	Name   string `json:"name" op:"required,nonblank,max=100"`
+}
+
+// updateArea renames an area (it stays in its city).
+func (s *svc) updateArea(ctx context.Context, a *updateAreaArgs) (any, error) {
+	set := bson.M{"name": strings.TrimSpace(a.Name), "nameKey": nameKey(a.Name)}
+	return nil, s.updateWithEvent(ctx, "areas", a.AreaID, "area", set, func(raw bson.Raw) (Place, error) {
+		var ar Area
+		err := bson.Unmarshal(raw, &ar)
+		return ar.place(), err
+	})
+}
+
+// updateWithEvent applies set to a place, bumps its version and commits its
+// <kind>.updated event in the same transaction.
+func (s *svc) updateWithEvent(ctx context.Context, coll, id, kind string, set bson.M, place func(bson.Raw) (Place, error)) error {
+	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		raw, err := s.env.DB.Collection(coll).FindOneAndUpdate(ctx, bson.M{"_id": id},
+			bson.M{"$set": set, "$inc": bson.M{"version": 1}}, options.FindOneAndUpdate().SetReturnDocument(options.After)).Raw()
+		if store.IsNotFound(err) {
+			return apperr.New(apperr.NotFound, "%s %s does not exist", kind, id)
+		}
+		if store.IsDuplicate(err) {
+			return apperr.New(apperr.AlreadyExists, "another %s has that name", kind)
+		}
+		if err != nil {
+			return err
+		}
+		p, err := place(raw)
+		if err != nil {
+			return err
+		}
+		_, err = s.env.Outbox.Add(ctx, Topic, kind+".updated", id, p)
+		return err
+	})
+	if err == nil {
+		s.env.Relay.Kick()
+	}
+	return err
 }
 
 type createAreaArgs struct {
@@ -121,8 +204,8 @@ func (s *svc) createArea(ctx context.Context, a *createAreaArgs) (string, error)
 	if _, err := mustFind[City](ctx, s, "cities", a.City, "city"); err != nil {
 		return "", err
 	}
-	ar := Area{ID: ids.New("areas"), Name: strings.TrimSpace(a.Name), City: a.City, NameKey: nameKey(a.Name), CreationTime: now()}
-	return ar.ID, s.insert(ctx, "areas", ar, "an area named "+ar.Name+" in this city")
+	ar := Area{ID: ids.New("areas"), Name: strings.TrimSpace(a.Name), City: a.City, NameKey: nameKey(a.Name), CreationTime: now(), Version: 1}
+	return ar.ID, s.insertWithEvent(ctx, "areas", ar, "an area named "+ar.Name+" in this city", "area.created", ar.place())
 }
 
 type createCategoryArgs struct {
@@ -203,8 +286,15 @@ type storeArgs struct {
 	StoreID string `json:"storeId" op:"required,id=stores"`
 }
 
+// getStore is public, but the owner's name and phone are shown only to the owner
+// and to administrators.
 func (s *svc) getStore(ctx context.Context, a *storeArgs) (*Store, error) {
 	st, _, err := findByID[Store](ctx, s, "stores", a.StoreID)
+	if st != nil {
+		if id := ops.Caller(ctx); id == nil || (id.Sub != st.OwnerUserID && !id.IsAdmin()) {
+			st.OwnerName, st.OwnerPhone = "", ""
+		}
+	}
 	return st, err
 }
 
@@ -276,19 +366,19 @@ type resolveLocationsArgs struct {
 
 // Locations are cities and areas keyed by id; missing ids are simply absent.
 type Locations struct {
-	Cities map[string]City `json:"cities"`
-	Areas  map[string]Area `json:"areas"`
+	Cities map[string]Place `json:"cities"`
+	Areas  map[string]Place `json:"areas"`
 }
 
 func (s *svc) resolveLocations(ctx context.Context, a *resolveLocationsArgs) (*Locations, error) {
-	out := &Locations{Cities: map[string]City{}, Areas: map[string]Area{}}
+	out := &Locations{Cities: map[string]Place{}, Areas: map[string]Place{}}
 	if len(a.Cities) > 0 {
 		cs, err := findAll[City](ctx, s, "cities", bson.M{"_id": bson.M{"$in": a.Cities}}, bson.D{{Key: "_id", Value: 1}})
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range cs {
-			out.Cities[c.ID] = c
+			out.Cities[c.ID] = c.place()
 		}
 	}
 	if len(a.Areas) > 0 {
@@ -297,10 +387,23 @@ func (s *svc) resolveLocations(ctx context.Context, a *resolveLocationsArgs) (*L
 			return nil, err
 		}
 		for _, ar := range as {
-			out.Areas[ar.ID] = ar
+			out.Areas[ar.ID] = ar.place()
 		}
 	}
 	return out, nil
+}
+
+type getCategoriesArgs struct {
+	CategoryIDs []string `json:"categoryIds" op:"required,id=categories,max=500"`
+}
+
+func (s *svc) getCategories(ctx context.Context, a *getCategoriesArgs) (map[string]Category, error) {
+	cs, err := findAll[Category](ctx, s, "categories", bson.M{"_id": bson.M{"$in": a.CategoryIDs}}, bson.D{{Key: "_id", Value: 1}})
+	out := make(map[string]Category, len(cs))
+	for _, c := range cs {
+		out[c.ID] = c
+	}
+	return out, err
 }
 
 type getProductsArgs struct {

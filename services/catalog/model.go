@@ -9,6 +9,7 @@ type City struct {
 	NameArabic   string `bson:"nameArabic" json:"nameArabic"`
 	NameKey      string `bson:"nameKey" json:"-"`
 	CreationTime int64  `bson:"creationTime" json:"_creationTime"`
+	Version      int64  `bson:"version" json:"-"` // 1 at creation, +1 per change
 }
 
 // Area is a delivery area inside a city.
@@ -18,6 +19,7 @@ type Area struct {
 	City         string `bson:"city" json:"city"`
 	NameKey      string `bson:"nameKey" json:"-"`
 	CreationTime int64  `bson:"creationTime" json:"_creationTime"`
+	Version      int64  `bson:"version" json:"-"` // 1 at creation, +1 per change
 }
 
 // Category is a store category; the commission rules key on it.
@@ -41,8 +43,8 @@ type Store struct {
 	ID                string  `bson:"_id" json:"_id"`
 	Name              string  `bson:"name" json:"name"`
 	OwnerUserID       string  `bson:"ownerUserId" json:"ownerUserId"`
-	OwnerName         string  `bson:"ownerName" json:"ownerName"`
-	OwnerPhone        string  `bson:"ownerPhone" json:"ownerPhone"`
+	OwnerName         string  `bson:"ownerName" json:"ownerName,omitempty"`
+	OwnerPhone        string  `bson:"ownerPhone" json:"ownerPhone,omitempty"`
 	PrimaryCategoryID *string `bson:"primaryCategoryId" json:"primaryCategoryId"`
 	Tier              string  `bson:"tier" json:"tier"`
 	IsActive          bool    `bson:"isActive" json:"isActive"`
@@ -83,6 +85,26 @@ type StoreCreated struct {
 	OwnerPhone        string  `json:"ownerPhone"`
 	PrimaryCategoryID *string `json:"primaryCategoryId"`
 	Tier              string  `json:"tier"`
+}
+
+// Place is the data of the city.created, city.updated, area.created and
+// area.updated events, and an entry of catalog.locations.resolve: what other
+// services show of a city or an area. Version orders the changes of one place.
+type Place struct {
+	ID         string `json:"_id"`
+	Kind       string `json:"kind"` // "city" or "area"
+	Name       string `json:"name"`
+	NameArabic string `json:"nameArabic,omitempty"` // cities
+	City       string `json:"city,omitempty"`       // areas
+	Version    int64  `json:"version"`
+}
+
+func (c *City) place() Place {
+	return Place{ID: c.ID, Kind: "city", Name: c.Name, NameArabic: c.NameArabic, Version: c.Version}
+}
+
+func (a *Area) place() Place {
+	return Place{ID: a.ID, Kind: "area", Name: a.Name, City: a.City, Version: a.Version}
 }
 
 // Topic carries the catalog's events.

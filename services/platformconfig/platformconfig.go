@@ -4,6 +4,7 @@ package platformconfig
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -163,8 +164,23 @@ func (s *svc) change(ctx context.Context, configID, adminID string, fn func(d *c
 
 // check holds the rules between fields that single-field bounds cannot express.
 func (d *configDoc) check() error {
+	if err := checkRate("defaultCommissionRate", d.DefaultCommissionRate); err != nil {
+		return err
+	}
 	if d.MinimumCommission > d.MaximumCommission {
 		return apperr.Invalid("minimumCommission", "must not exceed maximumCommission (%.2f AED)", d.MaximumCommission.AED())
+	}
+	// A category's or tier's own minimum above the maximum would make both clamps
+	// apply at once.
+	for _, c := range d.CategoryCommissions {
+		if c.MinimumCommission != nil && *c.MinimumCommission > d.MaximumCommission {
+			return apperr.Invalid("minimumCommission", "the minimum of category %s (%.2f AED) must not exceed maximumCommission (%.2f AED)", c.CategoryID, c.MinimumCommission.AED(), d.MaximumCommission.AED())
+		}
+	}
+	for _, t := range d.StoreTierCommissions {
+		if t.MinimumCommission != nil && *t.MinimumCommission > d.MaximumCommission {
+			return apperr.Invalid("maximumCommission", "must not be below the %s tier's minimum (%.2f AED)", t.TierName, t.MinimumCommission.AED())
+		}
 	}
 	w := d.WalletSettings
 	if w.MinPayoutAmount > w.MaxPayoutAmount {
@@ -176,6 +192,15 @@ func (d *configDoc) check() error {
 	l := d.LocationSettings
 	if l.DefaultSearchRadiusKm > l.MaxSearchRadiusKm {
 		return apperr.Invalid("locationSettings.defaultSearchRadiusKm", "must not exceed maxSearchRadiusKm (%v km)", l.MaxSearchRadiusKm)
+	}
+	return nil
+}
+
+// checkRate: commission math works in millionths, so a rate with more decimals
+// would be charged differently from how it is shown.
+func checkRate(field string, r float64) error {
+	if money.RateOf(r).Float() != r {
+		return apperr.Invalid(field, "must have at most 6 decimals")
 	}
 	return nil
 }
@@ -210,19 +235,14 @@ type addCategoryArgs struct {
 }
 
 func (s *svc) addCategoryCommission(ctx context.Context, a *addCategoryArgs) (*ConfigView, error) {
-	// The category must exist in the catalog; ensureByName is not used here because
-	// an id, not a name, is given. Listing is cheap: categories are few.
-	var cats []struct {
-		ID string `json:"_id"`
-	}
-	if err := s.env.Calls.Query(ctx, "catalog", "catalog.categories.listCategories", nil, &cats); err != nil {
+	if err := checkRate("commissionRate", a.CommissionRate); err != nil {
 		return nil, err
 	}
-	found := false
-	for _, c := range cats {
-		found = found || c.ID == a.CategoryID
+	var cats map[string]json.RawMessage
+	if err := s.env.Calls.Query(ctx, "catalog", "catalog.categories.getCategories", map[string]any{"categoryIds": []string{a.CategoryID}}, &cats); err != nil {
+		return nil, err
 	}
-	if !found {
+	if _, ok := cats[a.CategoryID]; !ok {
 		return nil, apperr.New(apperr.NotFound, "category %s does not exist", a.CategoryID)
 	}
 	entry := categoryCommission{CategoryID: a.CategoryID, CommissionRate: a.CommissionRate, FixedFee: a.FixedFee, MinimumCommission: a.MinimumCommission}

@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"testing"
+
+	st "marketplace/deploy/systemtest"
+)
+
+// TestStoreOwnerContactIsPrivate: getStore is public, but the owner's name and
+// phone are only for the owner and administrators.
+func TestStoreOwnerContactIsPrivate(t *testing.T) {
+	s := st.Start(t)
+	admin := s.Token("admin-1", "admin")
+	id := newStore(t, s, admin, "Corner Shop", "owner-1", "", "")
+	for _, c := range []struct {
+		name, token string
+		sees        bool
+	}{
+		{"anonymous", "", false}, {"another user", s.Token("user-2"), false},
+		{"the owner", s.Token("owner-1"), true}, {"an administrator", admin, true},
+	} {
+		got := okAs[map[string]any](t, s.Query(c.token, "stores.catalog.getStore", map[string]any{"storeId": id}))
+		_, hasPhone := got["ownerPhone"]
+		_, hasName := got["ownerName"]
+		if got["ownerUserId"] != "owner-1" || got["name"] != "Corner Shop" || hasPhone != c.sees || hasName != c.sees {
+			t.Errorf("%s sees %v", c.name, got)
+		}
+		if c.sees && got["ownerPhone"] != "+971500000000" {
+			t.Errorf("%s: phone %v", c.name, got["ownerPhone"])
+		}
+	}
+}
+
+// TestCommissionRulesAcrossLevels covers the rules that tie levels and fields
+// together, and the location settings.
+func TestCommissionRulesAcrossLevels(t *testing.T) {
+	s := st.Start(t)
+	admin := s.Token("admin-1", "admin")
+	id := initConfig(t, s)
+	cat := okID(t, s.Mutation(admin, "admins.catalog.createCategory", map[string]any{"name": "Flowers"}))
+	update := func(args map[string]any) st.Result {
+		args["adminUserId"], args["configId"] = "admin-1", id
+		return s.Mutation(admin, pcUpdate, args)
+	}
+	addCat := func(args map[string]any) st.Result {
+		args["adminUserId"], args["configId"], args["categoryId"] = "admin-1", id, cat
+		return s.Mutation(admin, pcAddCat, args)
+	}
+
+	// A category minimum above the platform maximum (50) would make both clamps apply.
+	expectError(t, addCat(map[string]any{"commissionRate": 0.05, "minimumCommission": 50.01}), "INVALID_ARGUMENT", "minimumCommission")
+	st.MustOK(t, addCat(map[string]any{"commissionRate": 0.05, "minimumCommission": 40}))
+	// ...and so does lowering the maximum below it, or below a tier's minimum.
+	expectError(t, update(map[string]any{"maximumCommission": 30}), "INVALID_ARGUMENT", "minimumCommission")
+	st.MustOK(t, addCat(map[string]any{"commissionRate": 0.05}))
+	expectError(t, update(map[string]any{"maximumCommission": 0.9}), "INVALID_ARGUMENT") // premium's minimum is 1
+	// Rates are computed in millionths: more decimals would be shown one way and charged another.
+	expectError(t, addCat(map[string]any{"commissionRate": 0.1234567}), "INVALID_ARGUMENT", "6 decimals")
+	expectError(t, update(map[string]any{"defaultCommissionRate": 0.0000001}), "INVALID_ARGUMENT", "6 decimals")
+	st.MustOK(t, update(map[string]any{"defaultCommissionRate": 0.123456}))
+
+	// Location settings: partial, and the default radius never above the maximum.
+	c := okAs[platformConfig](t, update(map[string]any{"locationSettings": map[string]any{"maxSearchRadiusKm": 80}}))
+	if c.LocationSettings.MaxSearchRadiusKm != 80 || c.LocationSettings.DefaultSearchRadiusKm != 10 {
+		t.Fatalf("partial location update: %+v", c.LocationSettings)
+	}
+	expectError(t, update(map[string]any{"locationSettings": map[string]any{"defaultSearchRadiusKm": 81}}), "INVALID_ARGUMENT", "defaultSearchRadiusKm")
+	expectError(t, update(map[string]any{"locationSettings": map[string]any{"maxSearchRadiusKm": 0}}), "INVALID_ARGUMENT", "maxSearchRadiusKm")
+	c = okAs[platformConfig](t, s.Query(admin, "admins.platformAdmin.getActivePlatformConfig", nil))
+	if c.LocationSettings.MaxSearchRadiusKm != 80 || c.LocationSettings.DefaultSearchRadiusKm != 10 || c.DefaultCommissionRate != 0.123456 {
+		t.Fatalf("refused updates changed the configuration: %+v", c)
+	}
+}
