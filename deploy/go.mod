@@ -7,7 +7,9 @@ require (
 	github.com/valyala/fasthttp v1.51.0
 	marketplace/gateway v0.0.0
 	marketplace/libs v0.0.0
+	marketplace/services/addresses v0.0.0
 	marketplace/services/catalog v0.0.0
+	marketplace/services/customers v0.0.0
 	marketplace/services/platformconfig v0.0.0
 )
 
@@ -89,6 +91,8 @@ require (
 replace (
 	marketplace/gateway => ../gateway
 	marketplace/libs => ../libs
+	marketplace/services/addresses => ../services/addresses
 	marketplace/services/catalog => ../services/catalog
+	marketplace/services/customers => ../services/customers
 	marketplace/services/platformconfig => ../services/platformconfig
 )

@@ -28,12 +28,14 @@ import (
 	"marketplace/libs/service"
 	"marketplace/libs/store"
 	"marketplace/libs/telemetry"
+	"marketplace/services/addresses"
 	"marketplace/services/catalog"
+	"marketplace/services/customers"
 	"marketplace/services/platformconfig"
 )
 
 // Modules are the bounded contexts the all-in-one runs, in start order.
-var Modules = []service.Module{catalog.Module, platformconfig.Module}
+var Modules = []service.Module{catalog.Module, platformconfig.Module, customers.Module, addresses.Module}
 
 // Topics are created up front on the embedded broker.
 var Topics = []string{catalog.Topic, "orders", "payments", "reviews", "payouts", "wallets"}
@@ -173,7 +175,11 @@ func Run(ctx context.Context, o Options) error {
 	}
 	app := gw.App(cfg.HTTP(), logger)
 	gerr := make(chan error, 1)
-	go func() { gerr <- httpserver.Serve(ctx, app, ln, cfg.HTTP().ShutdownTimeout) }()
+	// A service that dies takes the process down (to be restarted whole) rather
+	// than leaving a gateway that answers 503 for it forever.
+	gctx, stopGateway := context.WithCancel(ctx)
+	defer stopGateway()
+	go func() { gerr <- httpserver.Serve(gctx, app, ln, cfg.HTTP().ShutdownTimeout) }()
 	fmt.Fprintf(o.Stdout, "marketplace ready at %s\n", info.BaseURL)
 	if o.OnReady != nil {
 		o.OnReady(info)
@@ -181,6 +187,8 @@ func Run(ctx context.Context, o Options) error {
 	select {
 	case err = <-gerr:
 	case err = <-errc:
+		logger.Error("a service stopped; stopping everything", "err", err)
+		stopGateway()
 		<-gerr
 	}
 	stopServices()

@@ -47,7 +47,8 @@ func run() error {
 	conns := flag.Int("c", 50, "concurrent connections per row")
 	dur := flag.Duration("d", 5*time.Second, "measured duration per row")
 	warm := flag.Duration("warmup", time.Second, "warm-up per row")
-	profile := flag.String("cpuprofile", "", "write a CPU profile of the gateway row to this file")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of one row to this file")
+	profileRow := flag.String("profile-row", "b", "the row -cpuprofile covers: a, b, c, d or e")
 	flag.Parse()
 
 	env := map[string]string{"LOG_LEVEL": "error", "ACCESS_LOG": "false", "RATE_LIMIT_RPS": "1000000000", "RATE_LIMIT_BURST": "1000000000"}
@@ -96,24 +97,48 @@ func run() error {
 	var storeID string
 	_ = json.Unmarshal(storeRaw, &storeID)
 
+	// A customer with 10 addresses, for the addresses row.
+	userCall := func(kind, path string, args any) (json.RawMessage, error) {
+		return do(info.BaseURL+"/api/"+kind, user, path, args)
+	}
+	cityRaw, err := call("mutation", "admins.catalog.createCity", map[string]any{"name": "Ajman", "nameArabic": "عجمان"})
+	if err != nil {
+		return err
+	}
+	var city, area, customer string
+	_ = json.Unmarshal(cityRaw, &city)
+	areaRaw, err := call("mutation", "admins.catalog.createArea", map[string]any{"name": "Al Nuaimiya", "city": city})
+	if err != nil {
+		return err
+	}
+	_ = json.Unmarshal(areaRaw, &area)
+	custRaw, err := userCall("mutation", "customers.profile.upsertMyProfile", map[string]any{"name": "Bench User"})
+	if err != nil {
+		return err
+	}
+	_ = json.Unmarshal(custRaw, &customer)
+	for i := 0; i < 10; i++ {
+		if _, err := userCall("mutation", "customers.addresses.createAddress", map[string]any{"customerId": customer, "name": fmt.Sprintf("Address %d", i),
+			"fullAddress": fmt.Sprintf("Building %d, Street %d", i, i), "city": city, "area": area, "latitude": "25.40", "longitude": "55.44"}); err != nil {
+			return err
+		}
+	}
+
 	trivial := body("catalog.locations.listCities", nil)
 	preview := body("admins.platformAdmin.getCommissionPreview", map[string]any{"storeId": storeID, "subtotal": 123.45, "deliveryFee": 7})
 	rows := []row{}
 	measure := func(name, url string, payload []byte) {
+		if *profile != "" && name[1:2] == *profileRow {
+			f, err := os.Create(*profile)
+			if err == nil {
+				_ = pprof.StartCPUProfile(f)
+				defer func() { pprof.StopCPUProfile(); f.Close() }()
+			}
+		}
 		rows = append(rows, load(name, url, user, payload, *conns, *dur, *warm))
 	}
 	measure("(a) listCities direct to catalog", info.Services["catalog"]+"/api/query", trivial)
-	if *profile != "" {
-		f, err := os.Create(*profile)
-		if err != nil {
-			return err
-		}
-		_ = pprof.StartCPUProfile(f)
-	}
 	measure("(b) listCities via gateway, verified token", info.BaseURL+"/api/query", trivial)
-	if *profile != "" {
-		pprof.StopCPUProfile()
-	}
 	if ngx, stop, why := startNginx(info.Services["catalog"]); ngx != "" {
 		measure("(c) listCities via nginx to catalog", ngx+"/api/query", trivial)
 		stop()
@@ -121,6 +146,7 @@ func run() error {
 		rows = append(rows, row{name: "(c) listCities via nginx to catalog", skipped: why})
 	}
 	measure("(d) getCommissionPreview via gateway", info.BaseURL+"/api/query", preview)
+	measure("(e) getCustomerAddresses (10) via gateway", info.BaseURL+"/api/query", body("customers.addresses.getCustomerAddresses", nil))
 
 	fmt.Printf("\n%d connections, %v per row (after %v warm-up), loopback, %s\n\n", *conns, *dur, *warm, time.Now().Format(time.RFC3339))
 	fmt.Printf("%-46s %10s %10s %10s %7s\n", "row", "req/s", "p50", "p99", "errors")
@@ -137,6 +163,7 @@ func run() error {
 	}
 	fmt.Printf("gateway / direct throughput: %.2f\n", rows[1].rps/rows[0].rps)
 	fmt.Printf("preview / gateway trivial throughput: %.2f (goal >= 0.40)\n", rows[3].rps/rows[1].rps)
+	fmt.Printf("addresses / gateway trivial throughput: %.2f (goal >= 0.40)\n", rows[4].rps/rows[1].rps)
 	cancel()
 	<-done
 	return nil

@@ -1,0 +1,103 @@
+package e2e
+
+import (
+	"testing"
+	"time"
+
+	st "marketplace/deploy/systemtest"
+)
+
+// TestRenamedPlacesReachAddresses: addresses show city and area names from the
+// addresses service's projection, which follows the catalog's events; a rename in
+// the catalog shows up in every address without a write to it.
+func TestRenamedPlacesReachAddresses(t *testing.T) {
+	s := st.Start(t)
+	admin, user := s.Token("admin-1", "admin"), s.Token("user-1")
+	city := okID(t, s.Mutation(admin, "admins.catalog.createCity", map[string]any{"name": "Dubai", "nameArabic": "دبي"}))
+	area := okID(t, s.Mutation(admin, "admins.catalog.createArea", map[string]any{"name": "Marina", "city": city}))
+	customer := okID(t, s.Mutation(user, "customers.profile.upsertMyProfile", map[string]any{"name": "Layla"}))
+	for _, n := range []string{"Home", "Work"} {
+		okID(t, s.Mutation(user, "customers.addresses.createAddress", map[string]any{
+			"customerId": customer, "name": n, "fullAddress": n + " street", "city": city, "area": area}))
+	}
+
+	st.MustOK(t, s.Mutation(admin, "admins.catalog.updateCity", map[string]any{"cityId": city, "name": "Dubayy", "nameArabic": "دبيّ"}))
+	st.MustOK(t, s.Mutation(admin, "admins.catalog.updateArea", map[string]any{"areaId": area, "name": "Dubai Marina"}))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var list []struct {
+			City struct{ ID, Name, NameArabic string } `json:"city"`
+			Area struct{ ID, Name, City string }       `json:"area"`
+		}
+		st.MustOK(t, s.Query(user, "customers.addresses.getCustomerAddresses", nil)).Decode(t, &list)
+		renamed := len(list) == 2
+		for _, a := range list {
+			renamed = renamed && a.City.Name == "Dubayy" && a.City.NameArabic == "دبيّ" && a.Area.Name == "Dubai Marina" && a.Area.City == city
+		}
+		if renamed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("renames never reached the addresses: %+v", list)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The catalog's own lists show the new names at once, and the renames keep the
+	// uniqueness rules.
+	cities := okAs[[]map[string]any](t, s.Query("", "catalog.locations.listCities", nil))
+	if len(cities) != 1 || cities[0]["name"] != "Dubayy" {
+		t.Fatalf("cities: %v", cities)
+	}
+	other := okID(t, s.Mutation(admin, "admins.catalog.createCity", map[string]any{"name": "Sharjah", "nameArabic": "الشارقة"}))
+	expectError(t, s.Mutation(admin, "admins.catalog.updateCity", map[string]any{"cityId": other, "name": "dubayy"}), "ALREADY_EXISTS")
+	expectError(t, s.Mutation(admin, "admins.catalog.updateCity", map[string]any{"cityId": missingLike(other), "name": "X"}), "NOT_FOUND")
+	expectError(t, s.Mutation(user, "admins.catalog.updateArea", map[string]any{"areaId": area, "name": "X"}), "PERMISSION_DENIED")
+}
+
+// TestAddressDefaultOptOuts: the first address becomes the default unless the
+// caller says isDefault false; updateAddress isDefault false on the default
+// leaves the customer without one (docs/decisions.md).
+func TestAddressDefaultOptOuts(t *testing.T) {
+	s := st.Start(t)
+	admin, user := s.Token("admin-1", "admin"), s.Token("user-1")
+	city := okID(t, s.Mutation(admin, "admins.catalog.createCity", map[string]any{"name": "Fujairah", "nameArabic": "الفجيرة"}))
+	area := okID(t, s.Mutation(admin, "admins.catalog.createArea", map[string]any{"name": "Dibba", "city": city}))
+	customer := okID(t, s.Mutation(user, "customers.profile.upsertMyProfile", map[string]any{"name": "Omar"}))
+	create := func(name string, isDefault any) string {
+		args := map[string]any{"customerId": customer, "name": name, "fullAddress": name, "city": city, "area": area}
+		if isDefault != nil {
+			args["isDefault"] = isDefault
+		}
+		return okID(t, s.Mutation(user, "customers.addresses.createAddress", args))
+	}
+	defaults := func() []string {
+		var list []struct {
+			ID        string `json:"_id"`
+			IsDefault bool   `json:"isDefault"`
+		}
+		st.MustOK(t, s.Query(user, "customers.addresses.getCustomerAddresses", nil)).Decode(t, &list)
+		var out []string
+		for _, a := range list {
+			if a.IsDefault {
+				out = append(out, a.ID)
+			}
+		}
+		return out
+	}
+	first := create("Cabin", false)
+	if d := defaults(); len(d) != 0 {
+		t.Fatalf("isDefault false on the first address still made a default: %v", d)
+	}
+	second := create("Flat", nil) // no default yet: this one becomes it
+	if d := defaults(); len(d) != 1 || d[0] != second {
+		t.Fatalf("defaults %v, want [%s]", d, second)
+	}
+	st.MustOK(t, s.Mutation(user, "customers.addresses.updateAddress", map[string]any{"addressId": second, "isDefault": false}))
+	if d := defaults(); len(d) != 0 {
+		t.Fatalf("un-defaulting left %v", d)
+	}
+	st.MustOK(t, s.Mutation(user, "customers.addresses.setDefaultAddress", map[string]any{"addressId": first}))
+	if d := defaults(); len(d) != 1 || d[0] != first {
+		t.Fatalf("defaults %v, want [%s]", d, first)
+	}
+}

@@ -1,0 +1,113 @@
+package addresses
+
+import (
+	"context"
+	"encoding/json"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"marketplace/libs/events"
+	"marketplace/libs/store"
+)
+
+// The addresses service keeps its own projection of the catalog's cities and
+// areas ("places"), fed by the catalog's events and by the authoritative answers
+// it gets when it validates an address. Reads then need no call to the catalog,
+// and a rename in the catalog reaches every address that shows the place.
+
+const placesColl = "places"
+
+// place is a city or an area as the catalog describes it (its event data).
+type place struct {
+	ID         string `bson:"_id" json:"_id"`
+	Kind       string `bson:"kind" json:"kind"`
+	Name       string `bson:"name" json:"name"`
+	NameArabic string `bson:"nameArabic,omitempty" json:"nameArabic,omitempty"`
+	City       string `bson:"city,omitempty" json:"city,omitempty"`
+	Version    int64  `bson:"version" json:"version"`
+}
+
+// applyPlaces stores places unless a newer version is already stored, so
+// redelivered or reordered events never roll a name back. It must run in a
+// transaction (read then write).
+func (s *svc) applyPlaces(ctx context.Context, ps ...place) error {
+	c := s.env.DB.Collection(placesColl)
+	for _, p := range ps {
+		var have place
+		err := c.FindOne(ctx, bson.M{"_id": p.ID}).Decode(&have)
+		switch {
+		case store.IsNotFound(err):
+		case err != nil:
+			return err
+		case have.Version >= p.Version:
+			continue
+		}
+		if _, err := c.ReplaceOne(ctx, bson.M{"_id": p.ID}, p, options.Replace().SetUpsert(true)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// placeEvents are the catalog events the projection follows.
+var placeEvents = map[string]bool{"city.created": true, "city.updated": true, "area.created": true, "area.updated": true}
+
+// onCatalogEvent is the consumer's handler: ctx is its transaction.
+func (s *svc) onCatalogEvent(ctx context.Context, env events.Envelope) error {
+	if !placeEvents[env.Type] {
+		return nil // stores and the like: not ours
+	}
+	var p place
+	if err := json.Unmarshal(env.Data, &p); err != nil {
+		return err
+	}
+	return s.applyPlaces(ctx, p)
+}
+
+// consume follows the catalog topic until ctx ends.
+func (s *svc) consume(ctx context.Context) error {
+	return events.RunConsumer(ctx, events.ConsumerConfig{
+		Brokers: s.env.Brokers, GroupID: "addresses.places", Topics: []string{"catalog"},
+		DB: s.env.DB, Handler: s.onCatalogEvent, Publisher: s.env.Publisher, Logger: s.env.Logger,
+	})
+}
+
+// placesByID reads places from the projection; ids it lacks (an address written
+// before the projection existed) are fetched from the catalog and stored.
+func (s *svc) placesByID(ctx context.Context, cities, areas []string) (map[string]place, error) {
+	out := map[string]place{}
+	cur, err := s.env.DB.Collection(placesColl).Find(ctx, bson.M{"_id": bson.M{"$in": append(append([]string{}, cities...), areas...)}})
+	if err != nil {
+		return nil, err
+	}
+	var ps []place
+	if err := cur.All(ctx, &ps); err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		out[p.ID] = p
+	}
+	var missCities, missAreas []string
+	for _, id := range cities {
+		if _, ok := out[id]; !ok {
+			missCities = append(missCities, id)
+		}
+	}
+	for _, id := range areas {
+		if _, ok := out[id]; !ok {
+			missAreas = append(missAreas, id)
+		}
+	}
+	if len(missCities)+len(missAreas) == 0 {
+		return out, nil
+	}
+	l, err := s.resolve(ctx, missCities, missAreas)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range l.all() {
+		out[p.ID] = p
+	}
+	return out, nil
+}

@@ -1,0 +1,41 @@
+package addresses
+
+import (
+	"strconv"
+	"strings"
+
+	"marketplace/libs/apperr"
+)
+
+// MaxAddresses is how many addresses one customer may keep.
+const MaxAddresses = 20
+
+// checkCoordinate accepts a latitude or longitude given as text when it is a
+// decimal number within limit degrees.
+func checkCoordinate(field string, v *string, limit float64) error {
+	if v == nil {
+		return nil
+	}
+	s := strings.TrimSpace(*v)
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || s == "" || strings.ContainsAny(s, "eExXnNiI") {
+		return apperr.Invalid(field, "must be a decimal number of degrees")
+	}
+	if x < -limit || x > limit {
+		return apperr.Invalid(field, "must be between -%v and %v", limit, limit)
+	}
+	return nil
+}
+
+// successor picks the address that becomes the default when the default is
+// deleted or deactivated: the most recently created other active address, or
+// none. Ids are time-ordered, so the greatest id is the most recent.
+func successor(candidates []addressDoc, leaving string) string {
+	best := ""
+	for _, c := range candidates {
+		if c.ID != leaving && c.IsActive && c.ID > best {
+			best = c.ID
+		}
+	}
+	return best
+}

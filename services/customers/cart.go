@@ -1,0 +1,177 @@
+package customers
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/ids"
+	"marketplace/libs/money"
+	"marketplace/libs/store"
+)
+
+// cartItem is one line of a cart. Name and price are copied from the catalog
+// when the line is added (never from the client) and refreshed when it is added again.
+type cartItem struct {
+	ID           string     `bson:"_id"`
+	CustomerID   string     `bson:"customerId"`
+	ProductID    string     `bson:"productId"`
+	StoreID      string     `bson:"storeId"`
+	Name         string     `bson:"name"`
+	UnitPrice    money.Fils `bson:"unitPrice"`
+	Quantity     int        `bson:"quantity"`
+	CreationTime int64      `bson:"creationTime"`
+}
+
+// CartItemView is a cart line as clients see it.
+type CartItemView struct {
+	ID        string  `json:"_id"`
+	ProductID string  `json:"productId"`
+	StoreID   string  `json:"storeId"`
+	Name      string  `json:"name"`
+	UnitPrice float64 `json:"unitPrice"`
+	Quantity  int     `json:"quantity"`
+}
+
+// Cart is getMyCart's answer.
+type Cart struct {
+	Items    []CartItemView `json:"items"`
+	Subtotal float64        `json:"subtotal"`
+}
+
+type productView struct {
+	ID          string  `json:"_id"`
+	StoreID     string  `json:"storeId"`
+	Name        string  `json:"name"`
+	Price       float64 `json:"price"`
+	IsAvailable bool    `json:"isAvailable"`
+}
+
+type addItemArgs struct {
+	ProductID string `json:"productId" op:"required,id=products"`
+	Quantity  int    `json:"quantity" op:"required,min=1,max=99"`
+}
+
+func (s *svc) addItem(ctx context.Context, a *addItemArgs) (string, error) {
+	p, err := s.mustProfile(ctx)
+	if err != nil {
+		return "", err
+	}
+	var products map[string]productView
+	if err := s.env.Calls.Query(ctx, "catalog", "catalog.products.getProducts", map[string]any{"productIds": []string{a.ProductID}}, &products); err != nil {
+		return "", err
+	}
+	prod, ok := products[a.ProductID]
+	if !ok {
+		return "", apperr.New(apperr.NotFound, "product %s does not exist", a.ProductID)
+	}
+	if !prod.IsAvailable {
+		return "", apperr.New(apperr.FailedPrecondition, "product %s is not available", a.ProductID)
+	}
+	price, err := money.FromAED(prod.Price)
+	if err != nil {
+		return "", err
+	}
+	items := s.env.DB.Collection("cartItems")
+	// Adding again: one conditional update, so concurrent adds never push a line
+	// past the maximum quantity.
+	var line cartItem
+	err = items.FindOneAndUpdate(ctx,
+		bson.M{"customerId": p.ID, "productId": a.ProductID, "quantity": bson.M{"$lte": MaxQuantity - a.Quantity}},
+		bson.M{"$inc": bson.M{"quantity": a.Quantity}, "$set": bson.M{"unitPrice": price, "name": prod.Name}},
+		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&line)
+	if err == nil {
+		return line.ID, nil
+	}
+	if !store.IsNotFound(err) {
+		return "", err
+	}
+	n, err := items.CountDocuments(ctx, bson.M{"customerId": p.ID})
+	if err != nil {
+		return "", err
+	}
+	if n >= MaxCartLines {
+		return "", apperr.New(apperr.FailedPrecondition, "a cart holds at most %d different products", MaxCartLines)
+	}
+	line = cartItem{ID: ids.New("carts"), CustomerID: p.ID, ProductID: a.ProductID, StoreID: prod.StoreID, Name: prod.Name, UnitPrice: price, Quantity: a.Quantity, CreationTime: now()}
+	if _, err := items.InsertOne(ctx, line); err != nil {
+		if store.IsDuplicate(err) {
+			// The line exists, so the conditional update above refused it: too many.
+			return "", apperr.New(apperr.FailedPrecondition, "a cart holds at most %d of one product", MaxQuantity)
+		}
+		return "", err
+	}
+	return line.ID, nil
+}
+
+type getCartArgs struct {
+	StoreID *string `json:"storeId" op:"id=stores"`
+}
+
+func (s *svc) getMyCart(ctx context.Context, a *getCartArgs) (*Cart, error) {
+	cart := &Cart{Items: []CartItemView{}}
+	p, err := s.profileOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var lines []cartItem
+	if p != nil { // no profile yet: an empty cart
+		filter := bson.M{"customerId": p.ID}
+		if a.StoreID != nil {
+			filter["storeId"] = *a.StoreID
+		}
+		cur, err := s.env.DB.Collection("cartItems").Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+		if err != nil {
+			return nil, err
+		}
+		if err := cur.All(ctx, &lines); err != nil {
+			return nil, err
+		}
+	}
+	if a.StoreID != nil && len(lines) == 0 {
+		// No line proves the store exists: a filter naming a missing store is
+		// NOT_FOUND (platform contract, section 2), not an empty cart.
+		var st *struct {
+			ID string `json:"_id"`
+		}
+		if err := s.env.Calls.Query(ctx, "catalog", "stores.catalog.getStore", map[string]any{"storeId": *a.StoreID}, &st); err != nil {
+			return nil, err
+		}
+		if st == nil {
+			return nil, apperr.New(apperr.NotFound, "store %s does not exist", *a.StoreID)
+		}
+	}
+	var subtotal money.Fils
+	for _, l := range lines {
+		cart.Items = append(cart.Items, CartItemView{ID: l.ID, ProductID: l.ProductID, StoreID: l.StoreID, Name: l.Name, UnitPrice: l.UnitPrice.AED(), Quantity: l.Quantity})
+		subtotal += l.UnitPrice * money.Fils(l.Quantity)
+	}
+	cart.Subtotal = subtotal.AED()
+	return cart, nil
+}
+
+type removeItemArgs struct {
+	ItemID string `json:"itemId" op:"required,id=carts"`
+}
+
+func (s *svc) removeItem(ctx context.Context, a *removeItemArgs) (any, error) {
+	p, err := s.mustProfile(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var line cartItem
+	err = s.env.DB.Collection("cartItems").FindOne(ctx, bson.M{"_id": a.ItemID}).Decode(&line)
+	if store.IsNotFound(err) {
+		return nil, apperr.New(apperr.NotFound, "cart item %s does not exist", a.ItemID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if line.CustomerID != p.ID {
+		return nil, apperr.New(apperr.PermissionDenied, "cart item %s is in another customer's cart", a.ItemID)
+	}
+	_, err = s.env.DB.Collection("cartItems").DeleteOne(ctx, bson.M{"_id": a.ItemID, "customerId": p.ID})
+	return nil, err
+}
