@@ -10,6 +10,8 @@ require (
 	marketplace/services/addresses v0.0.0
 	marketplace/services/catalog v0.0.0
 	marketplace/services/customers v0.0.0
+	marketplace/services/notifications v0.0.0
+	marketplace/services/payments v0.0.0
 	marketplace/services/platformconfig v0.0.0
 )
 
@@ -50,6 +52,7 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	github.com/rivo/uniseg v0.2.0 // indirect
 	github.com/shopspring/decimal v1.4.0 // indirect
+	github.com/stripe/stripe-go/v86 v86.2.0 // indirect
 	github.com/tidwall/btree v1.8.1 // indirect
 	github.com/twmb/franz-go v1.22.2 // indirect
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c // indirect
@@ -94,5 +97,7 @@ replace (
 	marketplace/services/addresses => ../services/addresses
 	marketplace/services/catalog => ../services/catalog
 	marketplace/services/customers => ../services/customers
+	marketplace/services/notifications => ../services/notifications
+	marketplace/services/payments => ../services/payments
 	marketplace/services/platformconfig => ../services/platformconfig
 )

@@ -31,7 +31,7 @@ const HealthMessage = "Backend is healthy"
 
 // Config is the gateway's part of a program's configuration.
 type Config struct {
-	Services         []string      `env:"GATEWAY_SERVICES" default:"catalog,platformconfig,customers,addresses"`
+	Services         []string      `env:"GATEWAY_SERVICES" default:"catalog,platformconfig,customers,addresses,payments,notifications"`
 	ProcessorService string        `env:"GATEWAY_PROCESSOR_SERVICE" default:"payments"`
 	UpstreamTimeout  time.Duration `env:"GATEWAY_UPSTREAM_TIMEOUT" default:"10s"`
 	RefreshInterval  time.Duration `env:"GATEWAY_ROUTES_REFRESH" default:"15s"`

@@ -41,8 +41,18 @@ func TestGatewayHealthCORSAndRouting(t *testing.T) {
 	st.Expect(t, s.Mutation(s.Token("a", "admin"), "catalog.categories.ensureByName", map[string]any{"names": []string{"x"}}), "NOT_FOUND")             // internal
 	st.Expect(t, s.Query("garbage-token", "catalog.locations.listCities", nil), "UNAUTHENTICATED")
 	st.Expect(t, s.Do("POST", "/api/query", strings.NewReader("{not json"), nil), "INVALID_ARGUMENT")
-	// payments is not deployed yet: 503 with the webhook's { error, retryAfter }.
-	if r := s.Do("POST", "/processor/webhook", strings.NewReader("{}"), nil); r.Status != 503 || r.Map(t)["retryAfter"] == nil {
-		t.Fatalf("processor route without payments: %d %s", r.Status, r.Body)
+}
+
+// TestProcessorRoutesWithoutPayments: with the payments service away, the
+// processor's routes answer 503 in the webhook's { error, retryAfter } shape.
+func TestProcessorRoutesWithoutPayments(t *testing.T) {
+	s := st.Start(t, st.WithModules(withoutModule("payments")...))
+	for _, r := range []st.Result{
+		s.Do("POST", "/processor/webhook", strings.NewReader("{}"), nil),
+		s.Do("GET", "/processor/config", nil, nil),
+	} {
+		if r.Status != 503 || r.Map(t)["retryAfter"] == nil || r.Header.Get("Retry-After") == "" {
+			t.Fatalf("processor route without payments: %d %s", r.Status, r.Body)
+		}
 	}
 }

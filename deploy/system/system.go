@@ -31,11 +31,13 @@ import (
 	"marketplace/services/addresses"
 	"marketplace/services/catalog"
 	"marketplace/services/customers"
+	"marketplace/services/notifications"
+	"marketplace/services/payments"
 	"marketplace/services/platformconfig"
 )
 
 // Modules are the bounded contexts the all-in-one runs, in start order.
-var Modules = []service.Module{catalog.Module, platformconfig.Module, customers.Module, addresses.Module}
+var Modules = []service.Module{catalog.Module, platformconfig.Module, customers.Module, addresses.Module, payments.Module, notifications.Module}
 
 // Topics are created up front on the embedded broker.
 var Topics = []string{catalog.Topic, "orders", "payments", "reviews", "payouts", "wallets"}
@@ -49,6 +51,8 @@ type Options struct {
 	OnReady  func(Info)
 	// RelayFault is handed to every service's outbox relay (crash tests).
 	RelayFault func() error
+	// Modules overrides the modules to run (tests of a partial system); nil runs all.
+	Modules []service.Module
 }
 
 // Info describes a running system.
@@ -115,11 +119,15 @@ func Run(ctx context.Context, o Options) error {
 	if cfg.JWKSURL != "" {
 		info.DevSecret = ""
 	}
+	modules := o.Modules
+	if modules == nil {
+		modules = Modules
+	}
 	sctx, stopServices := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	errc := make(chan error, len(Modules))
+	errc := make(chan error, len(modules))
 	defer func() { stopServices(); wg.Wait() }()
-	for _, m := range Modules {
+	for _, m := range modules {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return err
@@ -153,8 +161,8 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 
-	names := make([]string, len(Modules))
-	for i, m := range Modules {
+	names := make([]string, len(modules))
+	for i, m := range modules {
 		names[i] = m.Name
 	}
 	gc.Services = names

@@ -19,6 +19,13 @@ import (
 	"marketplace/deploy/system"
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
+	"marketplace/libs/service"
+)
+
+// The processor settings every test system runs with.
+const (
+	WebhookSecret  = "whsec_test_secret"
+	PublishableKey = "pk_test_marketplace"
 )
 
 // Sys is a running system.
@@ -41,6 +48,12 @@ func WithDataDir(dir string) Option {
 	return func(env map[string]string, o *system.Options) { env["DATA_DIR"] = dir; o.Memory = false }
 }
 
+// WithModules runs only the given modules (for example, without one whose
+// absence a test needs).
+func WithModules(m ...service.Module) Option {
+	return func(_ map[string]string, o *system.Options) { o.Modules = m }
+}
+
 // WithRelayFault installs the outbox relay's crash-test fault point.
 func WithRelayFault(f func() error) Option {
 	return func(_ map[string]string, o *system.Options) { o.RelayFault = f }
@@ -50,9 +63,11 @@ func WithRelayFault(f func() error) Option {
 func Start(tb testing.TB, opts ...Option) *Sys {
 	tb.Helper()
 	env := map[string]string{
-		"LOG_LEVEL":      "warn",
-		"ACCESS_LOG":     "false",
-		"RATE_LIMIT_RPS": "0",
+		"LOG_LEVEL":                 "warn",
+		"ACCESS_LOG":                "false",
+		"RATE_LIMIT_RPS":            "0",
+		"PROCESSOR_WEBHOOK_SECRET":  WebhookSecret,
+		"PROCESSOR_PUBLISHABLE_KEY": PublishableKey,
 	}
 	o := system.Options{Memory: true}
 	// The same tests run against real servers when the containers suite

@@ -39,12 +39,20 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("customers.cart.addItem", ops.Customer, "Add a product to the caller's cart (again: more of it).", s.addItem),
 			ops.NewQuery("customers.cart.getMyCart", ops.Customer, "The caller's cart, optionally one store's part, with its subtotal.", s.getMyCart),
 			ops.NewMutation("customers.cart.removeItem", ops.Customer, "Remove a line from the caller's cart.", s.removeItem),
+			ops.NewQuery("customers.profile.getProfiles", ops.Internal, "Profiles by id, in one call.", s.getProfiles),
+			ops.NewMutation("customers.cartToOrder.createOrderFromCart", ops.Internal, "Turn the customer's cart lines of a store into a paid order (once per payment intent).", s.createOrderFromCart),
+			ops.NewQuery("customers.orders.getOrderByPaymentIntent", ops.Authenticated, "The caller's order paid with a payment intent (administrators: anyone's), or null.", s.getOrderByPaymentIntent),
+			ops.NewQuery("customers.orders.getMyOrders", ops.Customer, "The caller's orders, newest first.", s.getMyOrders),
+			ops.NewMutation("stores.orders.updateOrderStatus", ops.StoreOwner, "Move an order along its status machine (store owner or administrator).", s.updateOrderStatus),
 		),
 		Indexes: []store.Index{
 			// One profile per user, held by the database.
 			{Collection: "customers", Keys: bson.D{{Key: "userId", Value: 1}}, Unique: true, Name: "one_profile_per_user"},
 			// One line per product per cart: adding a product again adds to its line.
 			{Collection: "cartItems", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "productId", Value: 1}}, Unique: true, Name: "one_line_per_product"},
+			// At most one order per payment intent: the webhook's idempotency rests on it.
+			{Collection: "orders", Keys: bson.D{{Key: "paymentIntentId", Value: 1}}, Unique: true, Name: "one_order_per_payment"},
+			{Collection: "orders", Keys: bson.D{{Key: "customerUserId", Value: 1}, {Key: "_id", Value: -1}}, Name: "by_customer"},
 		},
 	}, nil
 }

@@ -37,6 +37,8 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("admins.platformAdmin.updatePlatformConfig", ops.Admin, "Change the provided fields of a configuration.", s.update),
 			ops.NewMutation("admins.platformAdmin.addCategoryCommission", ops.Admin, "Add or replace a category's commission entry.", s.addCategoryCommission),
 			ops.NewQuery("admins.platformAdmin.getCommissionPreview", ops.Authenticated, "The commission of an order of a store.", s.preview),
+			// The same calculation for other services (orders freeze it at creation).
+			ops.NewQuery("admins.platformAdmin.computeCommission", ops.Internal, "The commission of an order of a store.", s.preview),
 		),
 		Indexes: []store.Index{
 			// At most one active configuration: createInitialPlatformConfig's rule,

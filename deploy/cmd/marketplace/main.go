@@ -7,9 +7,6 @@ package main
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"marketplace/deploy/processor"
 	"marketplace/deploy/system"
 	"marketplace/libs/auth"
 	"marketplace/libs/program"
@@ -94,10 +92,6 @@ func signWebhook(args []string, getenv func(string) string, stdout io.Writer) er
 	if err != nil {
 		return err
 	}
-	t := time.Now().Unix()
-	mac := hmac.New(sha256.New, []byte(secret))
-	fmt.Fprintf(mac, "%d.", t)
-	mac.Write(body)
-	fmt.Fprintf(stdout, "t=%d,v1=%s\n", t, hex.EncodeToString(mac.Sum(nil)))
+	fmt.Fprintln(stdout, processor.Sign(secret, body, time.Now()))
 	return nil
 }

@@ -1,0 +1,17 @@
+package e2e
+
+import (
+	"marketplace/deploy/system"
+	"marketplace/libs/service"
+)
+
+// withoutModule is every module but the named one.
+func withoutModule(name string) []service.Module {
+	var out []service.Module
+	for _, m := range system.Modules {
+		if m.Name != name {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,437 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"marketplace/deploy/processor"
+	st "marketplace/deploy/systemtest"
+)
+
+// shop is a small world for the order flow: two stores of one owner, a customer
+// with items of both in the cart.
+type shop struct {
+	s                    *st.Sys
+	admin, owner, user   string
+	storeA, storeB       string
+	productA1, productA2 string
+	productB             string
+	customer             string
+}
+
+func newShop(t *testing.T, s *st.Sys) *shop {
+	t.Helper()
+	sh := &shop{s: s, admin: s.Token("admin-1", "admin"), owner: s.Token("owner-1"), user: s.Token("user-1")}
+	initConfig(t, s)
+	sh.storeA = newStore(t, s, sh.admin, "Bakery", "owner-1", "", "")
+	sh.storeB = newStore(t, s, sh.admin, "Florist", "owner-1", "", "")
+	product := func(store, name string, price float64) string {
+		return okID(t, s.Mutation(sh.owner, "stores.products.createProduct", map[string]any{"storeId": store, "name": name, "price": price}))
+	}
+	sh.productA1, sh.productA2 = product(sh.storeA, "Bread", 12.35), product(sh.storeA, "Cake", 40)
+	sh.productB = product(sh.storeB, "Roses", 99.99)
+	sh.customer = okID(t, s.Mutation(sh.user, "customers.profile.upsertMyProfile", map[string]any{"name": "Noor", "phone": "+971501111111"}))
+	sh.fillCart(t)
+	return sh
+}
+
+func (sh *shop) fillCart(t *testing.T) {
+	t.Helper()
+	for _, it := range []struct {
+		p string
+		q int
+	}{{sh.productA1, 3}, {sh.productA2, 1}, {sh.productB, 2}} {
+		okID(t, sh.s.Mutation(sh.user, "customers.cart.addItem", map[string]any{"productId": it.p, "quantity": it.q}))
+	}
+}
+
+func (sh *shop) payment(intent string) processor.Payment {
+	return processor.Payment{
+		IntentID: intent, AmountFils: 8705 + 1000, CustomerID: sh.customer, StoreID: sh.storeA,
+		Address:      processor.Address{FullAddress: "Villa 7, Street 3", City: "Dubai", Area: "Jumeirah", PhoneNumber: "+971501111111"},
+		DeliveryType: "standard", DeliveryFee: "10.00",
+	}
+}
+
+// deliver posts a signed processor event through the gateway.
+func deliver(s *st.Sys, body []byte) st.Result {
+	return s.Do("POST", "/processor/webhook", bytes.NewReader(body), map[string]string{
+		"processor-signature": processor.Sign(st.WebhookSecret, body, time.Now()), "Content-Type": "application/json",
+	})
+}
+
+type orderView struct {
+	ID              string  `json:"_id"`
+	StoreID         string  `json:"storeId"`
+	Subtotal        float64 `json:"subtotal"`
+	DeliveryFee     float64 `json:"deliveryFee"`
+	Total           float64 `json:"total"`
+	PlatformComm    float64 `json:"platformCommission"`
+	StoreEarnings   float64 `json:"storeEarnings"`
+	PaymentMethod   string  `json:"paymentMethod"`
+	PaymentStatus   string  `json:"paymentStatus"`
+	PaymentIntentID string  `json:"paymentIntentId"`
+	Status          string  `json:"status"`
+	DeliveryType    string  `json:"deliveryType"`
+	DeliveryAddress struct {
+		FullAddress, City, Area, PhoneNumber string
+	} `json:"deliveryAddress"`
+	Items []struct {
+		ProductID string  `json:"productId"`
+		UnitPrice float64 `json:"unitPrice"`
+		Quantity  int     `json:"quantity"`
+	} `json:"items"`
+}
+
+func myOrders(t *testing.T, s *st.Sys, token string) []orderView {
+	t.Helper()
+	var r struct {
+		Page []orderView `json:"page"`
+	}
+	st.MustOK(t, s.Query(token, "customers.orders.getMyOrders", map[string]any{"paginationOpts": map[string]any{"numItems": 50, "cursor": nil}})).Decode(t, &r)
+	return r.Page
+}
+
+type notification struct {
+	ID       string         `json:"_id"`
+	Type     string         `json:"type"`
+	Priority string         `json:"priority"`
+	Data     map[string]any `json:"data"`
+	Read     bool           `json:"read"`
+}
+
+func inbox(t *testing.T, s *st.Sys, token string) []notification {
+	t.Helper()
+	var r struct {
+		Page []notification `json:"page"`
+	}
+	st.MustOK(t, s.Query(token, "notifications.inbox.list", map[string]any{"paginationOpts": map[string]any{"numItems": 100, "cursor": nil}})).Decode(t, &r)
+	return r.Page
+}
+
+// eventually polls cond for up to 10 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func count(ns []notification, typ string) int {
+	n := 0
+	for _, x := range ns {
+		if x.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+func TestWebhookCreatesTheOrderOnce(t *testing.T) {
+	s := st.Start(t)
+	sh := newShop(t, s)
+	body := processor.Event("evt_1", "payment_intent.succeeded", sh.payment("pi_1"))
+
+	// Twenty copies at once: exactly one order.
+	var wg sync.WaitGroup
+	results := make([]st.Result, 20)
+	for i := range results {
+		wg.Add(1)
+		go func(i int) { defer wg.Done(); results[i] = deliver(s, body) }(i)
+	}
+	wg.Wait()
+	created := 0
+	for _, r := range results {
+		if r.Status != 200 {
+			t.Fatalf("delivery answered %d %s", r.Status, r.Body)
+		}
+		if strings.HasPrefix(string(r.Body), "Order created") {
+			created++
+		} else if !strings.Contains(string(r.Body), "already processed") {
+			t.Fatalf("delivery body %q", r.Body)
+		}
+	}
+	orders := myOrders(t, s, sh.user)
+	if created != 1 || len(orders) != 1 {
+		t.Fatalf("%d deliveries said created, %d orders exist", created, len(orders))
+	}
+	o := orders[0]
+	// 3 × 12.35 + 40 = 77.05; + 10 delivery = 87.05; basic store: 5% of 87.05 = 4.35 + 2 = 6.35.
+	if o.StoreID != sh.storeA || o.Subtotal != 77.05 || o.DeliveryFee != 10 || o.Total != 87.05 || o.PlatformComm != 6.35 ||
+		o.StoreEarnings != 80.7 || o.PaymentMethod != "card" || o.PaymentStatus != "paid" || o.PaymentIntentID != "pi_1" ||
+		o.Status != "confirmed" || o.DeliveryType != "standard" || o.DeliveryAddress.Area != "Jumeirah" || len(o.Items) != 2 {
+		t.Fatalf("order %+v", o)
+	}
+
+	t.Run("only that store's cart lines are removed", func(t *testing.T) {
+		var cart struct {
+			Items []struct {
+				ProductID string `json:"productId"`
+				StoreID   string `json:"storeId"`
+			} `json:"items"`
+			Subtotal float64 `json:"subtotal"`
+		}
+		st.MustOK(t, s.Query(sh.user, "customers.cart.getMyCart", nil)).Decode(t, &cart)
+		if len(cart.Items) != 1 || cart.Items[0].ProductID != sh.productB || cart.Subtotal != 199.98 {
+			t.Fatalf("cart after the order: %+v", cart)
+		}
+	})
+
+	t.Run("a different event for the same payment creates nothing", func(t *testing.T) {
+		sh.fillCart(t) // a non-empty cart again: only the payment id may stop a second order
+		r := deliver(s, processor.Event("evt_2", "payment_intent.succeeded", sh.payment("pi_1")))
+		if r.Status != 200 || !strings.Contains(string(r.Body), "already processed") {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		if n := len(myOrders(t, s, sh.user)); n != 1 {
+			t.Fatalf("%d orders", n)
+		}
+	})
+
+	t.Run("the customer and the store owner are notified once", func(t *testing.T) {
+		eventually(t, "customer notification", func() bool { return count(inbox(t, s, sh.user), "order_created") == 1 })
+		eventually(t, "store notification", func() bool { return count(inbox(t, s, sh.owner), "new_order") == 1 })
+		time.Sleep(200 * time.Millisecond) // a duplicate would arrive by now
+		if c, o := count(inbox(t, s, sh.user), "order_created"), count(inbox(t, s, sh.owner), "new_order"); c != 1 || o != 1 {
+			t.Fatalf("customer %d, owner %d notifications", c, o)
+		}
+	})
+
+	t.Run("getOrderByPaymentIntent is the customer's and administrators'", func(t *testing.T) {
+		for _, tok := range []string{sh.user, sh.admin} {
+			var got *orderView
+			st.MustOK(t, s.Query(tok, "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": "pi_1"})).Decode(t, &got)
+			if got == nil || got.ID != o.ID {
+				t.Fatalf("got %+v", got)
+			}
+		}
+		expectError(t, s.Query(s.Token("user-2"), "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": "pi_1"}), "PERMISSION_DENIED")
+		if r := st.MustOK(t, s.Query(sh.user, "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": "pi_none"})); string(r.Body) != "null" {
+			t.Fatalf("unknown intent: %s", r.Body)
+		}
+		expectError(t, s.Query("", "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": "pi_1"}), "UNAUTHENTICATED")
+	})
+
+	t.Run("createOrderFromCart is not reachable through the gateway", func(t *testing.T) {
+		args := map[string]any{"customerId": sh.customer, "storeId": sh.storeB, "paymentIntentId": "pi_x",
+			"deliveryAddress": map[string]any{"fullAddress": "x", "city": "x", "area": "x", "phoneNumber": "x"}, "deliveryType": "x", "deliveryFee": 0}
+		for _, tok := range []string{"", sh.user, sh.admin} {
+			expectError(t, s.Mutation(tok, "customers.cartToOrder.createOrderFromCart", args), "NOT_FOUND")
+		}
+	})
+
+	t.Run("order status moves", func(t *testing.T) {
+		move := func(tok, status string) st.Result {
+			return s.Mutation(tok, "stores.orders.updateOrderStatus", map[string]any{"orderId": o.ID, "status": status})
+		}
+		expectError(t, move(sh.user, "preparing"), "PERMISSION_DENIED")
+		expectError(t, move(s.Token("owner-2"), "preparing"), "PERMISSION_DENIED")
+		expectError(t, move("", "preparing"), "UNAUTHENTICATED")
+		expectError(t, move(sh.owner, "delivered"), "FAILED_PRECONDITION") // skipping steps
+		expectError(t, move(sh.owner, "pending"), "FAILED_PRECONDITION")   // backwards
+		expectError(t, move(sh.owner, "shipped"), "INVALID_ARGUMENT")
+		st.MustOK(t, move(sh.owner, "preparing"))
+		st.MustOK(t, move(sh.admin, "out_for_delivery"))
+		st.MustOK(t, move(sh.owner, "delivered"))
+		expectError(t, move(sh.owner, "cancelled"), "FAILED_PRECONDITION") // not after delivery
+		expectError(t, s.Mutation(sh.owner, "stores.orders.updateOrderStatus", map[string]any{"orderId": missingLike(o.ID), "status": "preparing"}), "NOT_FOUND")
+		if got := myOrders(t, s, sh.user)[0].Status; got != "delivered" {
+			t.Fatalf("status %s", got)
+		}
+		eventually(t, "status notifications", func() bool { return count(inbox(t, s, sh.user), "order_status") == 3 })
+	})
+}
+
+func TestWebhookStatuses(t *testing.T) {
+	s := st.Start(t)
+	sh := newShop(t, s)
+
+	t.Run("signature", func(t *testing.T) {
+		body := processor.Event("evt_sig", "payment_intent.succeeded", sh.payment("pi_sig"))
+		for name, header := range map[string]string{
+			"missing":    "",
+			"wrong key":  processor.Sign("whsec_other", body, time.Now()),
+			"stale":      processor.Sign(st.WebhookSecret, body, time.Now().Add(-10*time.Minute)),
+			"garbage":    "t=1,v1=zz",
+			"other body": processor.Sign(st.WebhookSecret, []byte(`{}`), time.Now()),
+		} {
+			r := s.Do("POST", "/processor/webhook", bytes.NewReader(body), map[string]string{"processor-signature": header})
+			if r.Status != 400 || r.Map(t)["error"] == nil {
+				t.Errorf("%s: %d %s", name, r.Status, r.Body)
+			}
+			if r.Header.Get("Access-Control-Allow-Origin") != "*" {
+				t.Errorf("%s: no CORS headers", name)
+			}
+		}
+		if n := len(myOrders(t, s, sh.user)); n != 0 {
+			t.Fatalf("a refused delivery created %d orders", n)
+		}
+	})
+
+	t.Run("bad metadata is a 400", func(t *testing.T) {
+		for name, mut := range map[string]func(p *processor.Payment){
+			"malformed customer": func(p *processor.Payment) { p.CustomerID = "nope" },
+			"no address":         func(p *processor.Payment) { p.Address = processor.Address{} },
+			"fee not a number":   func(p *processor.Payment) { p.DeliveryFee = "ten" },
+			"fee too precise":    func(p *processor.Payment) { p.DeliveryFee = "1.005" },
+			"other currency":     func(p *processor.Payment) { p.Currency = "usd" },
+		} {
+			p := sh.payment("pi_meta_" + strings.ReplaceAll(name, " ", "_"))
+			mut(&p)
+			r := deliver(s, processor.Event("evt_meta_"+name, "payment_intent.succeeded", p))
+			if r.Status != 400 || r.Map(t)["error"] == nil {
+				t.Errorf("%s: %d %s", name, r.Status, r.Body)
+			}
+		}
+	})
+
+	t.Run("unsupported event types are acknowledged", func(t *testing.T) {
+		r := deliver(s, processor.Event("evt_other", "charge.refunded", sh.payment("pi_o")))
+		m := r.Map(t)
+		if r.Status != 200 || m["eventType"] != "charge.refunded" || m["message"] == nil {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+
+	t.Run("a paid cart with nothing of that store is a 500 to be retried", func(t *testing.T) {
+		p := sh.payment("pi_empty")
+		p.StoreID = newStore(t, s, sh.admin, "Empty", "owner-1", "", "")
+		r := deliver(s, processor.Event("evt_empty", "payment_intent.succeeded", p))
+		m := r.Map(t)
+		if r.Status != 500 || m["eventId"] != "evt_empty" || m["error"] == nil {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+
+	t.Run("a failed payment notifies the customer; a cancelled one keeps the cart", func(t *testing.T) {
+		p := sh.payment("pi_fail")
+		p.FailMessage = "Your card was declined."
+		body := processor.Event("evt_fail", "payment_intent.payment_failed", p)
+		for i := 0; i < 2; i++ { // the redelivery notifies nobody twice
+			if r := deliver(s, body); r.Status != 200 {
+				t.Fatalf("%d %s", r.Status, r.Body)
+			}
+		}
+		eventually(t, "payment failure notification", func() bool { return count(inbox(t, s, sh.user), "payment_failed") == 1 })
+		ns := inbox(t, s, sh.user)
+		for _, n := range ns {
+			if n.Type == "payment_failed" && n.Priority != "high" {
+				t.Errorf("priority %s", n.Priority)
+			}
+		}
+		if r := deliver(s, processor.Event("evt_cancel", "payment_intent.canceled", sh.payment("pi_cancel"))); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		var cart struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		st.MustOK(t, s.Query(sh.user, "customers.cart.getMyCart", nil)).Decode(t, &cart)
+		if len(cart.Items) != 3 {
+			t.Fatalf("cart after a cancelled payment has %d lines", len(cart.Items))
+		}
+		time.Sleep(200 * time.Millisecond)
+		if n := count(inbox(t, s, sh.user), "payment_failed"); n != 1 {
+			t.Fatalf("%d payment failure notifications", n)
+		}
+	})
+
+	t.Run("processor config", func(t *testing.T) {
+		r := s.Do("GET", "/processor/config", nil, nil)
+		if r.Status != 200 || r.Map(t)["publishableKey"] != st.PublishableKey {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+}
+
+// TestWebhookWithCustomersDown: a dependency that is down is a 503 with retryAfter.
+func TestWebhookWithCustomersDown(t *testing.T) {
+	s := st.Start(t, st.WithModules(withoutModule("customers")...))
+	body := processor.Event("evt_down", "payment_intent.succeeded", processor.Payment{
+		IntentID: "pi_down", AmountFils: 100, CustomerID: missingLike("cus_6b02d32cab61147b66664b00"), StoreID: missingLike("sto_6b02d32cab61147b66664b00"),
+		Address: processor.Address{FullAddress: "a", City: "b", Area: "c", PhoneNumber: "d"}, DeliveryType: "standard", DeliveryFee: "0",
+	})
+	r := deliver(s, body)
+	m := r.Map(t)
+	if r.Status != 503 || m["error"] == nil || m["retryAfter"] == nil {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+}
+
+// TestWebhookRedeliveryAfterRestart: processed events survive a restart.
+func TestWebhookRedeliveryAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	var body []byte
+	var user string
+	t.Run("first run", func(t *testing.T) {
+		s := st.Start(t, st.WithDataDir(dir))
+		sh := newShop(t, s)
+		user = sh.user
+		body = processor.Event("evt_r", "payment_intent.succeeded", sh.payment("pi_r"))
+		if r := deliver(s, body); r.Status != 200 || !strings.HasPrefix(string(r.Body), "Order created") {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		sh.fillCart(t)
+	})
+	t.Run("after restart", func(t *testing.T) {
+		s := st.Start(t, st.WithDataDir(dir))
+		r := deliver(s, body)
+		if r.Status != 200 || !strings.Contains(string(r.Body), "already processed") {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		if n := len(myOrders(t, s, user)); n != 1 {
+			t.Fatalf("%d orders", n)
+		}
+	})
+}
+
+// TestOrderEventSurvivesACrashBeforePublishing: the process dies after the order
+// commits and before its event is published; after a restart the event is
+// delivered and the notifications appear exactly once.
+func TestOrderEventSurvivesACrashBeforePublishing(t *testing.T) {
+	dir := t.TempDir()
+	var user, owner string
+	t.Run("crash", func(t *testing.T) {
+		var armed sync.Mutex
+		crash := false
+		fault := func() error {
+			armed.Lock()
+			defer armed.Unlock()
+			if crash {
+				return fmt.Errorf("simulated crash before publishing")
+			}
+			return nil
+		}
+		s := st.Start(t, st.WithDataDir(dir), st.WithRelayFault(fault))
+		sh := newShop(t, s)
+		user, owner = sh.user, sh.owner
+		armed.Lock()
+		crash = true
+		armed.Unlock()
+		r := deliver(s, processor.Event("evt_crash", "payment_intent.succeeded", sh.payment("pi_crash")))
+		if r.Status != 200 || !strings.HasPrefix(string(r.Body), "Order created") {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		time.Sleep(300 * time.Millisecond)
+		if n := count(inbox(t, s, sh.user), "order_created"); n != 0 {
+			t.Fatalf("the event was published despite the crash: %d notifications", n)
+		}
+	})
+	t.Run("restart", func(t *testing.T) {
+		s := st.Start(t, st.WithDataDir(dir))
+		eventually(t, "customer notification after restart", func() bool { return count(inbox(t, s, user), "order_created") == 1 })
+		eventually(t, "owner notification after restart", func() bool { return count(inbox(t, s, owner), "new_order") == 1 })
+		time.Sleep(300 * time.Millisecond)
+		if c, o := count(inbox(t, s, user), "order_created"), count(inbox(t, s, owner), "new_order"); c != 1 || o != 1 {
+			t.Fatalf("customer %d, owner %d notifications", c, o)
+		}
+	})
+}

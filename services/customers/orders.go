@@ -1,0 +1,436 @@
+package customers
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/ids"
+	"marketplace/libs/money"
+	"marketplace/libs/ops"
+	"marketplace/libs/page"
+	"marketplace/libs/store"
+)
+
+// TopicOrders carries order.created and order.status_changed, keyed by order id.
+const TopicOrders = "orders"
+
+type orderItem struct {
+	ProductID string     `bson:"productId"`
+	Name      string     `bson:"name"`
+	UnitPrice money.Fils `bson:"unitPrice"`
+	Quantity  int        `bson:"quantity"`
+	LineTotal money.Fils `bson:"lineTotal"`
+}
+
+type deliveryAddress struct {
+	FullAddress string `bson:"fullAddress" json:"fullAddress" op:"required,nonblank,max=500"`
+	City        string `bson:"city" json:"city" op:"required,nonblank,max=100"`
+	Area        string `bson:"area" json:"area" op:"required,nonblank,max=100"`
+	PhoneNumber string `bson:"phoneNumber" json:"phoneNumber" op:"required,nonblank,max=32"`
+}
+
+type statusChange struct {
+	Status string `bson:"status"`
+	At     int64  `bson:"at"`
+	By     string `bson:"by"`
+}
+
+type orderDoc struct {
+	ID                 string          `bson:"_id"`
+	CustomerID         string          `bson:"customerId"`
+	CustomerUserID     string          `bson:"customerUserId"`
+	StoreID            string          `bson:"storeId"`
+	StoreName          string          `bson:"storeName"`
+	StoreOwnerUserID   string          `bson:"storeOwnerUserId"`
+	Items              []orderItem     `bson:"items"`
+	Subtotal           money.Fils      `bson:"subtotal"`
+	DeliveryFee        money.Fils      `bson:"deliveryFee"`
+	Total              money.Fils      `bson:"total"`
+	PlatformCommission money.Fils      `bson:"platformCommission"`
+	StoreEarnings      money.Fils      `bson:"storeEarnings"`
+	CommissionRate     float64         `bson:"commissionRate"`
+	CommissionFixedFee money.Fils      `bson:"commissionFixedFee"`
+	AmountPaid         *money.Fils     `bson:"amountPaid,omitempty"`
+	DeliveryAddress    deliveryAddress `bson:"deliveryAddress"`
+	DeliveryType       string          `bson:"deliveryType"`
+	PaymentMethod      string          `bson:"paymentMethod"`
+	PaymentStatus      string          `bson:"paymentStatus"`
+	PaymentIntentID    string          `bson:"paymentIntentId"`
+	Status             string          `bson:"status"`
+	StatusHistory      []statusChange  `bson:"statusHistory"`
+	CreationTime       int64           `bson:"creationTime"`
+	UpdatedAt          int64           `bson:"updatedAt"`
+}
+
+// OrderItemView and OrderView are orders as clients see them (AED numbers).
+type OrderItemView struct {
+	ProductID string  `json:"productId"`
+	Name      string  `json:"name"`
+	UnitPrice float64 `json:"unitPrice"`
+	Quantity  int     `json:"quantity"`
+	LineTotal float64 `json:"lineTotal"`
+}
+
+type StatusChangeView struct {
+	Status string `json:"status"`
+	At     int64  `json:"at"`
+}
+
+type OrderView struct {
+	ID                 string             `json:"_id"`
+	CreationTime       int64              `json:"_creationTime"`
+	CustomerID         string             `json:"customerId"`
+	StoreID            string             `json:"storeId"`
+	StoreName          string             `json:"storeName"`
+	Items              []OrderItemView    `json:"items"`
+	Subtotal           float64            `json:"subtotal"`
+	DeliveryFee        float64            `json:"deliveryFee"`
+	Total              float64            `json:"total"`
+	PlatformCommission float64            `json:"platformCommission"`
+	StoreEarnings      float64            `json:"storeEarnings"`
+	AmountPaid         *float64           `json:"amountPaid,omitempty"`
+	DeliveryAddress    deliveryAddress    `json:"deliveryAddress"`
+	DeliveryType       string             `json:"deliveryType"`
+	PaymentMethod      string             `json:"paymentMethod"`
+	PaymentStatus      string             `json:"paymentStatus"`
+	PaymentIntentID    string             `json:"paymentIntentId"`
+	Status             string             `json:"status"`
+	StatusHistory      []StatusChangeView `json:"statusHistory"`
+	UpdatedAt          int64              `json:"updatedAt"`
+}
+
+func (o *orderDoc) view() OrderView {
+	v := OrderView{
+		ID: o.ID, CreationTime: o.CreationTime, CustomerID: o.CustomerID, StoreID: o.StoreID, StoreName: o.StoreName,
+		Subtotal: o.Subtotal.AED(), DeliveryFee: o.DeliveryFee.AED(), Total: o.Total.AED(),
+		PlatformCommission: o.PlatformCommission.AED(), StoreEarnings: o.StoreEarnings.AED(),
+		DeliveryAddress: o.DeliveryAddress, DeliveryType: o.DeliveryType, PaymentMethod: o.PaymentMethod,
+		PaymentStatus: o.PaymentStatus, PaymentIntentID: o.PaymentIntentID, Status: o.Status, UpdatedAt: o.UpdatedAt,
+		Items: make([]OrderItemView, len(o.Items)), StatusHistory: make([]StatusChangeView, len(o.StatusHistory)),
+	}
+	if o.AmountPaid != nil {
+		a := o.AmountPaid.AED()
+		v.AmountPaid = &a
+	}
+	for i, it := range o.Items {
+		v.Items[i] = OrderItemView{ProductID: it.ProductID, Name: it.Name, UnitPrice: it.UnitPrice.AED(), Quantity: it.Quantity, LineTotal: it.LineTotal.AED()}
+	}
+	for i, h := range o.StatusHistory {
+		v.StatusHistory[i] = StatusChangeView{Status: h.Status, At: h.At}
+	}
+	return v
+}
+
+// OrderEvent is the data of order.created and order.status_changed.
+type OrderEvent struct {
+	OrderID            string  `json:"orderId"`
+	CustomerID         string  `json:"customerId"`
+	CustomerUserID     string  `json:"customerUserId"`
+	StoreID            string  `json:"storeId"`
+	StoreName          string  `json:"storeName"`
+	StoreOwnerUserID   string  `json:"storeOwnerUserId"`
+	Subtotal           float64 `json:"subtotal"`
+	DeliveryFee        float64 `json:"deliveryFee"`
+	Total              float64 `json:"total"`
+	PlatformCommission float64 `json:"platformCommission"`
+	StoreEarnings      float64 `json:"storeEarnings"`
+	PaymentIntentID    string  `json:"paymentIntentId"`
+	Status             string  `json:"status"`
+	From               string  `json:"from,omitempty"`
+	To                 string  `json:"to,omitempty"`
+	ChangedBy          string  `json:"changedBy,omitempty"`
+}
+
+func (o *orderDoc) event() OrderEvent {
+	return OrderEvent{
+		OrderID: o.ID, CustomerID: o.CustomerID, CustomerUserID: o.CustomerUserID, StoreID: o.StoreID,
+		StoreName: o.StoreName, StoreOwnerUserID: o.StoreOwnerUserID, Subtotal: o.Subtotal.AED(),
+		DeliveryFee: o.DeliveryFee.AED(), Total: o.Total.AED(), PlatformCommission: o.PlatformCommission.AED(),
+		StoreEarnings: o.StoreEarnings.AED(), PaymentIntentID: o.PaymentIntentID, Status: o.Status,
+	}
+}
+
+func (s *svc) orderByIntent(ctx context.Context, intent string) (*orderDoc, error) {
+	var o orderDoc
+	err := s.env.DB.Collection("orders").FindOne(ctx, bson.M{"paymentIntentId": intent}).Decode(&o)
+	if store.IsNotFound(err) {
+		return nil, nil
+	}
+	return &o, err
+}
+
+type createOrderArgs struct {
+	CustomerID      string          `json:"customerId" op:"required,id=customers"`
+	StoreID         string          `json:"storeId" op:"required,id=stores"`
+	PaymentIntentID string          `json:"paymentIntentId" op:"required,nonblank,max=255"`
+	DeliveryAddress deliveryAddress `json:"deliveryAddress" op:"required"`
+	DeliveryType    string          `json:"deliveryType" op:"required,nonblank,max=50"`
+	DeliveryFee     money.Fils      `json:"deliveryFee" op:"required,min=0"`
+	AmountPaid      *money.Fils     `json:"amountPaid" op:"min=0"`
+}
+
+// CreatedOrder is createOrderFromCart's answer; Created is false when an order
+// for the payment intent already existed.
+type CreatedOrder struct {
+	OrderID string `json:"orderId"`
+	Created bool   `json:"created"`
+}
+
+type storeInfo struct {
+	ID          string `json:"_id"`
+	Name        string `json:"name"`
+	OwnerUserID string `json:"ownerUserId"`
+}
+
+type commission struct {
+	PlatformCommission float64 `json:"platformCommission"`
+	StoreEarnings      float64 `json:"storeEarnings"`
+	CommissionRate     float64 `json:"commissionRate"`
+	FixedFee           float64 `json:"fixedFee"`
+}
+
+var errCartChanged = errors.New("the cart changed while the order was being created")
+
+// createOrderFromCart turns the customer's cart lines of one store into a paid
+// order. At most one order exists per payment intent (unique index); the order,
+// the removal of those cart lines and the order.created event commit together.
+func (s *svc) createOrderFromCart(ctx context.Context, a *createOrderArgs) (*CreatedOrder, error) {
+	if o, err := s.orderByIntent(ctx, a.PaymentIntentID); err != nil || o != nil {
+		if o != nil {
+			return &CreatedOrder{OrderID: o.ID}, nil
+		}
+		return nil, err
+	}
+	var p Profile
+	if err := s.env.DB.Collection("customers").FindOne(ctx, bson.M{"_id": a.CustomerID}).Decode(&p); err != nil {
+		if store.IsNotFound(err) {
+			return nil, apperr.New(apperr.NotFound, "customer %s does not exist", a.CustomerID)
+		}
+		return nil, err
+	}
+	var st *storeInfo
+	if err := s.env.Calls.Query(ctx, "catalog", "stores.catalog.getStore", map[string]string{"storeId": a.StoreID}, &st); err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return nil, apperr.New(apperr.NotFound, "store %s does not exist", a.StoreID)
+	}
+	// The cart may change between reading it and committing (the customer adds an
+	// item): the transaction re-reads it and starts over if it did.
+	for attempt := 0; attempt < 3; attempt++ {
+		res, err := s.tryCreateOrder(ctx, a, &p, st)
+		if !errors.Is(err, errCartChanged) {
+			return res, err
+		}
+	}
+	return nil, apperr.New(apperr.Unavailable, "the cart kept changing; retry")
+}
+
+func (s *svc) cartLines(ctx context.Context, customerID, storeID string) ([]cartItem, error) {
+	cur, err := s.env.DB.Collection("cartItems").Find(ctx, bson.M{"customerId": customerID, "storeId": storeID},
+		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		return nil, err
+	}
+	var lines []cartItem
+	return lines, cur.All(ctx, &lines)
+}
+
+func sameLines(a, b []cartItem) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].Quantity != b[i].Quantity || a[i].UnitPrice != b[i].UnitPrice {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile, st *storeInfo) (*CreatedOrder, error) {
+	lines, err := s.cartLines(ctx, p.ID, a.StoreID)
+	if err != nil {
+		return nil, err
+	}
+	if len(lines) == 0 {
+		// A concurrent delivery of the same payment may have just turned these
+		// lines into the order.
+		if o, err := s.orderByIntent(ctx, a.PaymentIntentID); err != nil || o != nil {
+			if o != nil {
+				return &CreatedOrder{OrderID: o.ID}, nil
+			}
+			return nil, err
+		}
+		return nil, apperr.New(apperr.FailedPrecondition, "the cart of customer %s has no items of store %s", p.ID, a.StoreID)
+	}
+	now := time.Now().UnixMilli()
+	o := orderDoc{
+		ID: ids.New("orders"), CustomerID: p.ID, CustomerUserID: p.UserID, StoreID: st.ID, StoreName: st.Name,
+		StoreOwnerUserID: st.OwnerUserID, DeliveryFee: a.DeliveryFee, AmountPaid: a.AmountPaid,
+		DeliveryAddress: a.DeliveryAddress, DeliveryType: a.DeliveryType, PaymentMethod: "card", PaymentStatus: "paid",
+		PaymentIntentID: a.PaymentIntentID, Status: StatusConfirmed,
+		StatusHistory: []statusChange{{Status: StatusConfirmed, At: now, By: "payments"}}, CreationTime: now, UpdatedAt: now,
+	}
+	lineIDs := make([]string, len(lines))
+	for i, l := range lines {
+		total := l.UnitPrice * money.Fils(l.Quantity)
+		o.Items = append(o.Items, orderItem{ProductID: l.ProductID, Name: l.Name, UnitPrice: l.UnitPrice, Quantity: l.Quantity, LineTotal: total})
+		o.Subtotal += total
+		lineIDs[i] = l.ID
+	}
+	o.Total = o.Subtotal + o.DeliveryFee
+	// The commission is frozen on the order with the rules in force now.
+	var c commission
+	if err := s.env.Calls.Query(ctx, "platformconfig", "admins.platformAdmin.computeCommission",
+		map[string]any{"storeId": a.StoreID, "subtotal": o.Subtotal.AED(), "deliveryFee": o.DeliveryFee.AED()}, &c); err != nil {
+		return nil, err
+	}
+	for _, f := range []struct {
+		dst *money.Fils
+		v   float64
+	}{{&o.PlatformCommission, c.PlatformCommission}, {&o.StoreEarnings, c.StoreEarnings}, {&o.CommissionFixedFee, c.FixedFee}} {
+		if *f.dst, err = money.FromAED(f.v); err != nil {
+			return nil, err
+		}
+	}
+	o.CommissionRate = c.CommissionRate
+
+	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		now, err := s.cartLines(ctx, p.ID, a.StoreID)
+		if err != nil {
+			return err
+		}
+		if !sameLines(lines, now) {
+			return errCartChanged // (also when a concurrent delivery ordered them)
+		}
+		if _, err := s.env.DB.Collection("orders").InsertOne(ctx, o); err != nil {
+			return err
+		}
+		if _, err := s.env.DB.Collection("cartItems").DeleteMany(ctx, bson.M{"_id": bson.M{"$in": lineIDs}, "customerId": p.ID}); err != nil {
+			return err
+		}
+		_, err = s.env.Outbox.Add(ctx, TopicOrders, "order.created", o.ID, o.event())
+		return err
+	})
+	if store.IsDuplicate(err) {
+		// A concurrent delivery of the same payment created the order first.
+		existing, ferr := s.orderByIntent(ctx, a.PaymentIntentID)
+		if ferr != nil || existing == nil {
+			return nil, errors.Join(err, ferr)
+		}
+		return &CreatedOrder{OrderID: existing.ID}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.env.Relay.Kick()
+	return &CreatedOrder{OrderID: o.ID, Created: true}, nil
+}
+
+type intentArgs struct {
+	PaymentIntentID string `json:"paymentIntentId" op:"required,nonblank,max=255"`
+}
+
+// getOrderByPaymentIntent: the caller's own order; administrators see any.
+func (s *svc) getOrderByPaymentIntent(ctx context.Context, a *intentArgs) (*OrderView, error) {
+	o, err := s.orderByIntent(ctx, a.PaymentIntentID)
+	if err != nil || o == nil {
+		return nil, err
+	}
+	if id := ops.Caller(ctx); id.Sub != o.CustomerUserID && !id.IsAdmin() {
+		return nil, apperr.New(apperr.PermissionDenied, "the order belongs to another customer")
+	}
+	v := o.view()
+	return &v, nil
+}
+
+type myOrdersArgs struct {
+	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
+}
+
+func (s *svc) getMyOrders(ctx context.Context, a *myOrdersArgs) (page.Result[OrderView], error) {
+	// Orders are the caller's by user id (copied from the profile), so no profile
+	// lookup is needed: a user without one simply has none.
+	r, err := page.Find(ctx, s.env.DB.Collection("orders"), bson.M{"customerUserId": ops.Caller(ctx).Sub},
+		page.Sort{Field: "_id", Desc: true}, a.PaginationOpts, func(o *orderDoc) (any, string) { return o.ID, o.ID })
+	if err != nil {
+		return page.Result[OrderView]{}, err
+	}
+	return page.Map(r, (*orderDoc).view), nil
+}
+
+type updateStatusArgs struct {
+	OrderID string `json:"orderId" op:"required,id=orders"`
+	Status  string `json:"status" op:"required,enum=pending|confirmed|preparing|out_for_delivery|delivered|cancelled"`
+}
+
+// updateOrderStatus moves an order along its status machine; the store's owner
+// or an administrator may. The move and its order.status_changed event commit
+// together, and a concurrent move of the same order cannot both succeed.
+func (s *svc) updateOrderStatus(ctx context.Context, a *updateStatusArgs) (any, error) {
+	caller := ops.Caller(ctx)
+	var changed orderDoc
+	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		var o orderDoc
+		err := s.env.DB.Collection("orders").FindOne(ctx, bson.M{"_id": a.OrderID}).Decode(&o)
+		if store.IsNotFound(err) {
+			return apperr.New(apperr.NotFound, "order %s does not exist", a.OrderID)
+		}
+		if err != nil {
+			return err
+		}
+		if caller.Sub != o.StoreOwnerUserID && !caller.IsAdmin() {
+			return apperr.New(apperr.PermissionDenied, "only the store's owner or an administrator can change the order's status")
+		}
+		if !CanMove(o.Status, a.Status) {
+			return apperr.New(apperr.FailedPrecondition, "an order cannot move from %s to %s", o.Status, a.Status)
+		}
+		now := time.Now().UnixMilli()
+		res, err := s.env.DB.Collection("orders").UpdateOne(ctx, bson.M{"_id": o.ID, "status": o.Status}, bson.M{
+			"$set":  bson.M{"status": a.Status, "updatedAt": now},
+			"$push": bson.M{"statusHistory": statusChange{Status: a.Status, At: now, By: caller.Sub}},
+		})
+		if err != nil {
+			return err
+		}
+		if res.ModifiedCount != 1 {
+			return apperr.New(apperr.FailedPrecondition, "the order's status changed meanwhile; read it again")
+		}
+		ev := o.event()
+		ev.From, ev.To, ev.ChangedBy, ev.Status = o.Status, a.Status, caller.Sub, a.Status
+		changed = o
+		_, err = s.env.Outbox.Add(ctx, TopicOrders, "order.status_changed", o.ID, ev)
+		return err
+	})
+	if err == nil && changed.ID != "" {
+		s.env.Relay.Kick()
+	}
+	return nil, err
+}
+
+type profilesArgs struct {
+	CustomerIDs []string `json:"customerIds" op:"required,id=customers,max=500"`
+}
+
+// getProfiles is for other services: profiles by id, missing ids absent.
+func (s *svc) getProfiles(ctx context.Context, a *profilesArgs) (map[string]Profile, error) {
+	cur, err := s.env.DB.Collection("customers").Find(ctx, bson.M{"_id": bson.M{"$in": a.CustomerIDs}})
+	if err != nil {
+		return nil, err
+	}
+	var ps []Profile
+	if err := cur.All(ctx, &ps); err != nil {
+		return nil, err
+	}
+	out := make(map[string]Profile, len(ps))
+	for _, p := range ps {
+		out[p.ID] = p
+	}
+	return out, nil
+}

@@ -1,0 +1,283 @@
+package notifications
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"marketplace/libs/events"
+)
+
+// Recipient types.
+const (
+	RecipientUser  = "user"
+	RecipientAdmin = "admin"
+)
+
+// Priorities.
+const (
+	PriorityNormal = "normal"
+	PriorityHigh   = "high"
+)
+
+// Notification types.
+const (
+	TypeOrderCreated  = "order_created"
+	TypeNewOrder      = "new_order"
+	TypeOrderStatus   = "order_status"
+	TypePaymentFailed = "payment_failed"
+	TypeReviewFlagged = "review_flagged"
+)
+
+// Event types handled.
+const (
+	EventOrderCreated       = "order.created"
+	EventOrderStatusChanged = "order.status_changed"
+	EventPaymentFailed      = "payment.failed"
+	EventReviewFlagRaised   = "review.flag_raised"
+)
+
+// Topics followed.
+var Topics = []string{"orders", "payments", "reviews"}
+
+// Limits on the free text copied from events into a notification.
+const (
+	maxName = 100
+	maxText = 300
+)
+
+// notificationDoc is a stored notification.
+type notificationDoc struct {
+	ID              string            `bson:"_id"`
+	RecipientType   string            `bson:"recipientType"`
+	RecipientUserID string            `bson:"recipientUserId,omitempty"`
+	Type            string            `bson:"type"`
+	Title           string            `bson:"title"`
+	Body            string            `bson:"body"`
+	Priority        string            `bson:"priority"`
+	Data            map[string]string `bson:"data"`
+	EventID         string            `bson:"eventId"`
+	EventType       string            `bson:"eventType"`
+	EventTime       int64             `bson:"eventTime"`
+	Read            bool              `bson:"read"`
+	ReadAt          *int64            `bson:"readAt,omitempty"`
+	CreationTime    int64             `bson:"creationTime"`
+}
+
+// Event data, as the producers write it.
+
+type orderCreated struct {
+	OrderID          string  `json:"orderId"`
+	CustomerID       string  `json:"customerId"`
+	CustomerUserID   string  `json:"customerUserId"`
+	StoreID          string  `json:"storeId"`
+	StoreName        string  `json:"storeName"`
+	StoreOwnerUserID string  `json:"storeOwnerUserId"`
+	Total            float64 `json:"total"`
+	Subtotal         float64 `json:"subtotal"`
+	DeliveryFee      float64 `json:"deliveryFee"`
+	PaymentIntentID  string  `json:"paymentIntentId"`
+	Status           string  `json:"status"`
+}
+
+type orderStatusChanged struct {
+	OrderID          string `json:"orderId"`
+	CustomerID       string `json:"customerId"`
+	CustomerUserID   string `json:"customerUserId"`
+	StoreID          string `json:"storeId"`
+	StoreName        string `json:"storeName"`
+	StoreOwnerUserID string `json:"storeOwnerUserId"`
+	From             string `json:"from"`
+	To               string `json:"to"`
+	ChangedBy        string `json:"changedBy"`
+}
+
+type paymentFailed struct {
+	PaymentIntentID string  `json:"paymentIntentId"`
+	CustomerID      string  `json:"customerId"`
+	CustomerUserID  string  `json:"customerUserId"`
+	StoreID         string  `json:"storeId"`
+	Amount          float64 `json:"amount"`
+	Currency        string  `json:"currency"`
+	FailureMessage  string  `json:"failureMessage"`
+}
+
+type reviewFlagRaised struct {
+	FlagID          string `json:"flagId"`
+	ReviewID        string `json:"reviewId"`
+	StoreID         string `json:"storeId"`
+	Reason          string `json:"reason"`
+	Description     string `json:"description"`
+	FlaggedByUserID string `json:"flaggedByUserId"`
+}
+
+// statusLabels name order statuses in notification text.
+var statusLabels = map[string]string{
+	"pending":          "pending",
+	"confirmed":        "confirmed",
+	"preparing":        "being prepared",
+	"out_for_delivery": "out for delivery",
+	"delivered":        "delivered",
+	"cancelled":        "cancelled",
+}
+
+func statusLabel(s string) string {
+	if l, ok := statusLabels[s]; ok {
+		return l
+	}
+	return strings.ReplaceAll(clip(s, maxName), "_", " ")
+}
+
+// decodeData reads an event's data object into v. Anything but a JSON object
+// whose fields have the expected types is an error.
+func decodeData(env events.Envelope, v any) error {
+	raw := bytes.TrimSpace(env.Data)
+	if len(raw) == 0 || raw[0] != '{' {
+		return fmt.Errorf("%s %s: data must be a JSON object", env.Type, env.ID)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%s %s: bad data: %w", env.Type, env.ID, err)
+	}
+	return nil
+}
+
+func required(env events.Envelope, fields ...string) error {
+	for i := 0; i < len(fields); i += 2 {
+		if strings.TrimSpace(fields[i+1]) == "" {
+			return fmt.Errorf("%s %s: data.%s is required", env.Type, env.ID, fields[i])
+		}
+	}
+	return nil
+}
+
+// clip cuts s to at most n characters, marking the cut.
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
+
+func aed(x float64) string { return fmt.Sprintf("AED %.2f", x) }
+
+func storeName(s string) string {
+	if s = clip(s, maxName); s == "" {
+		return "the store"
+	}
+	return s
+}
+
+// idMap keeps the non-empty values of key/value pairs.
+func idMap(kv ...string) map[string]string {
+	m := make(map[string]string, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		if v := strings.TrimSpace(kv[i+1]); v != "" {
+			m[kv[i]] = clip(v, maxName)
+		}
+	}
+	return m
+}
+
+var errNotHandled = errors.New("notifications: event type not handled")
+
+// notificationsFor maps an event to the notifications it causes, without _id and
+// creationTime (set when stored). An event type that is not handled gives
+// errNotHandled; a handled type with unreadable data gives another error.
+func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
+	var eventTime int64
+	if !env.Time.IsZero() {
+		eventTime = env.Time.UnixMilli()
+	}
+	base := func(recipientType, userID, typ, title, body, priority string, data map[string]string) notificationDoc {
+		return notificationDoc{
+			RecipientType: recipientType, RecipientUserID: userID, Type: typ, Title: title, Body: body,
+			Priority: priority, Data: data, EventID: env.ID, EventType: env.Type, EventTime: eventTime,
+		}
+	}
+	var out []notificationDoc
+	switch env.Type {
+	case EventOrderCreated:
+		var d orderCreated
+		if err := decodeData(env, &d); err != nil {
+			return nil, err
+		}
+		if err := required(env, "orderId", d.OrderID); err != nil {
+			return nil, err
+		}
+		data := idMap("orderId", d.OrderID, "storeId", d.StoreID, "paymentIntentId", d.PaymentIntentID)
+		if u := strings.TrimSpace(d.CustomerUserID); u != "" {
+			out = append(out, base(RecipientUser, u, TypeOrderCreated, "Order confirmed",
+				fmt.Sprintf("Your order from %s for %s is confirmed.", storeName(d.StoreName), aed(d.Total)),
+				PriorityNormal, data))
+		}
+		if u := strings.TrimSpace(d.StoreOwnerUserID); u != "" {
+			out = append(out, base(RecipientUser, u, TypeNewOrder, "New order",
+				fmt.Sprintf("New order for %s at %s.", aed(d.Total), storeName(d.StoreName)),
+				PriorityNormal, data))
+		}
+	case EventOrderStatusChanged:
+		var d orderStatusChanged
+		if err := decodeData(env, &d); err != nil {
+			return nil, err
+		}
+		if err := required(env, "orderId", d.OrderID, "to", d.To); err != nil {
+			return nil, err
+		}
+		if u := strings.TrimSpace(d.CustomerUserID); u != "" {
+			label := statusLabel(d.To)
+			out = append(out, base(RecipientUser, u, TypeOrderStatus, "Order "+label,
+				fmt.Sprintf("Your order from %s is now %s.", storeName(d.StoreName), label),
+				PriorityNormal, idMap("orderId", d.OrderID, "storeId", d.StoreID, "status", d.To, "previousStatus", d.From)))
+		}
+	case EventPaymentFailed:
+		var d paymentFailed
+		if err := decodeData(env, &d); err != nil {
+			return nil, err
+		}
+		if err := required(env, "paymentIntentId", d.PaymentIntentID); err != nil {
+			return nil, err
+		}
+		if u := strings.TrimSpace(d.CustomerUserID); u != "" {
+			cur := strings.ToUpper(clip(d.Currency, 8))
+			if cur == "" {
+				cur = "AED"
+			}
+			body := fmt.Sprintf("Your payment of %s %.2f could not be completed", cur, d.Amount)
+			if m := clip(d.FailureMessage, maxText); m != "" {
+				body += ": " + strings.TrimRight(m, ".")
+			}
+			body += ". Your cart was kept, so you can try again."
+			out = append(out, base(RecipientUser, u, TypePaymentFailed, "Payment failed", body,
+				PriorityHigh, idMap("paymentIntentId", d.PaymentIntentID, "storeId", d.StoreID)))
+		}
+	case EventReviewFlagRaised:
+		var d reviewFlagRaised
+		if err := decodeData(env, &d); err != nil {
+			return nil, err
+		}
+		if err := required(env, "flagId", d.FlagID, "reviewId", d.ReviewID); err != nil {
+			return nil, err
+		}
+		priority := PriorityNormal
+		if d.Reason == "offensive" || d.Reason == "fake" {
+			priority = PriorityHigh
+		}
+		body := "A review was flagged"
+		if reason := clip(d.Reason, maxName); reason != "" {
+			body += " as " + reason
+		}
+		if desc := clip(d.Description, maxText); desc != "" {
+			body += ": " + desc
+		}
+		out = append(out, base(RecipientAdmin, "", TypeReviewFlagged, "Review flagged", body, priority,
+			idMap("flagId", d.FlagID, "reviewId", d.ReviewID, "storeId", d.StoreID, "reason", d.Reason, "flaggedByUserId", d.FlaggedByUserID)))
+	default:
+		return nil, errNotHandled
+	}
+	return out, nil
+}

@@ -1,0 +1,252 @@
+package notifications
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+
+	"marketplace/libs/events"
+	"marketplace/libs/service"
+	"marketplace/libs/store"
+)
+
+var evTime = time.Date(2026, 3, 1, 12, 30, 0, 123_000_000, time.UTC)
+
+func envelope(typ, data string) events.Envelope {
+	return events.Envelope{ID: "evt_" + strings.ReplaceAll(typ, ".", "_"), Type: typ, Source: "test", Time: evTime,
+		Subject: "s", Data: json.RawMessage(data)}
+}
+
+const orderCreatedData = `{"orderId":"ord_1","customerId":"cus_1","customerUserId":"u_cust","storeId":"sto_1",
+	"storeName":"Falafel House","storeOwnerUserId":"u_owner","total":57.5,"subtotal":50,"deliveryFee":7.5,
+	"paymentIntentId":"pi_1","status":"confirmed"}`
+
+// want is what a test expects of one notification.
+type want struct {
+	recipientType, userID, typ, title, priority string
+	bodyHas                                     []string
+	data                                        map[string]string
+}
+
+func TestNotificationsFor(t *testing.T) {
+	cases := []struct {
+		name    string
+		env     events.Envelope
+		want    []want
+		wantErr bool // a handled type with bad data
+		ignored bool // a type that is not handled
+	}{
+		{
+			name: "order created notifies customer and store owner",
+			env:  envelope(EventOrderCreated, orderCreatedData),
+			want: []want{
+				{RecipientUser, "u_cust", TypeOrderCreated, "Order confirmed", PriorityNormal,
+					[]string{"Falafel House", "AED 57.50"}, map[string]string{"orderId": "ord_1", "storeId": "sto_1", "paymentIntentId": "pi_1"}},
+				{RecipientUser, "u_owner", TypeNewOrder, "New order", PriorityNormal,
+					[]string{"Falafel House", "AED 57.50"}, map[string]string{"orderId": "ord_1", "storeId": "sto_1", "paymentIntentId": "pi_1"}},
+			},
+		},
+		{
+			name: "order created without customer user notifies only the owner",
+			env:  envelope(EventOrderCreated, `{"orderId":"ord_1","customerUserId":"","storeName":"S","storeOwnerUserId":"u_owner","total":10}`),
+			want: []want{{RecipientUser, "u_owner", TypeNewOrder, "New order", PriorityNormal, []string{"AED 10.00", " S."},
+				map[string]string{"orderId": "ord_1"}}},
+		},
+		{
+			name: "order created without any user notifies nobody",
+			env:  envelope(EventOrderCreated, `{"orderId":"ord_1","total":10}`),
+			want: []want{},
+		},
+		{
+			name: "order created for the store's own owner gives both notifications",
+			env:  envelope(EventOrderCreated, `{"orderId":"ord_1","customerUserId":"u_x","storeOwnerUserId":"u_x","total":1}`),
+			want: []want{
+				{RecipientUser, "u_x", TypeOrderCreated, "Order confirmed", PriorityNormal, []string{"the store", "AED 1.00"}, map[string]string{"orderId": "ord_1"}},
+				{RecipientUser, "u_x", TypeNewOrder, "New order", PriorityNormal, []string{"AED 1.00"}, map[string]string{"orderId": "ord_1"}},
+			},
+		},
+		{name: "order created: total is a string", env: envelope(EventOrderCreated, `{"orderId":"ord_1","total":"57.50"}`), wantErr: true},
+		{name: "order created: no orderId", env: envelope(EventOrderCreated, `{"customerUserId":"u","total":1}`), wantErr: true},
+		{name: "order created: data is an array", env: envelope(EventOrderCreated, `[1]`), wantErr: true},
+		{name: "order created: data is null", env: envelope(EventOrderCreated, `null`), wantErr: true},
+		{name: "order created: no data", env: envelope(EventOrderCreated, ``), wantErr: true},
+		{
+			name: "status change notifies the customer with the new status",
+			env: envelope(EventOrderStatusChanged, `{"orderId":"ord_1","customerUserId":"u_cust","storeId":"sto_1","storeName":"Falafel House",
+				"storeOwnerUserId":"u_owner","from":"preparing","to":"out_for_delivery","changedBy":"u_owner"}`),
+			want: []want{{RecipientUser, "u_cust", TypeOrderStatus, "Order out for delivery", PriorityNormal,
+				[]string{"Falafel House", "out for delivery"},
+				map[string]string{"orderId": "ord_1", "storeId": "sto_1", "status": "out_for_delivery", "previousStatus": "preparing"}}},
+		},
+		{
+			name: "status change to an unknown status names it",
+			env:  envelope(EventOrderStatusChanged, `{"orderId":"ord_1","customerUserId":"u","to":"on_hold"}`),
+			want: []want{{RecipientUser, "u", TypeOrderStatus, "Order on hold", PriorityNormal, []string{"is now on hold"},
+				map[string]string{"orderId": "ord_1", "status": "on_hold"}}},
+		},
+		{
+			name: "status change without customer user notifies nobody",
+			env:  envelope(EventOrderStatusChanged, `{"orderId":"ord_1","to":"delivered","storeOwnerUserId":"u_owner"}`),
+			want: []want{},
+		},
+		{name: "status change: no to", env: envelope(EventOrderStatusChanged, `{"orderId":"ord_1","customerUserId":"u"}`), wantErr: true},
+		{name: "status change: to is a number", env: envelope(EventOrderStatusChanged, `{"orderId":"ord_1","to":3}`), wantErr: true},
+		{
+			name: "payment failure notifies the customer, high priority",
+			env: envelope(EventPaymentFailed, `{"paymentIntentId":"pi_9","customerId":"cus_1","customerUserId":"u_cust","storeId":"sto_1",
+				"amount":42,"currency":"aed","failureMessage":"Your card was declined."}`),
+			want: []want{{RecipientUser, "u_cust", TypePaymentFailed, "Payment failed", PriorityHigh,
+				[]string{"AED 42.00", "Your card was declined", "try again"},
+				map[string]string{"paymentIntentId": "pi_9", "storeId": "sto_1"}}},
+		},
+		{
+			name: "payment failure without customer user notifies nobody",
+			env:  envelope(EventPaymentFailed, `{"paymentIntentId":"pi_9","customerUserId":"","amount":42}`),
+			want: []want{},
+		},
+		{name: "payment failure: amount is an object", env: envelope(EventPaymentFailed, `{"paymentIntentId":"pi_9","amount":{}}`), wantErr: true},
+		{name: "payment failure: no payment intent", env: envelope(EventPaymentFailed, `{"customerUserId":"u"}`), wantErr: true},
+		{
+			name: "offensive flag goes to the admin inbox, high priority",
+			env: envelope(EventReviewFlagRaised, `{"flagId":"flg_1","reviewId":"rev_1","storeId":"sto_1","reason":"offensive",
+				"description":"Insults the staff","flaggedByUserId":"u_flagger"}`),
+			want: []want{{RecipientAdmin, "", TypeReviewFlagged, "Review flagged", PriorityHigh, []string{"offensive", "Insults the staff"},
+				map[string]string{"flagId": "flg_1", "reviewId": "rev_1", "storeId": "sto_1", "reason": "offensive", "flaggedByUserId": "u_flagger"}}},
+		},
+		{
+			name: "fake flag is high priority",
+			env:  envelope(EventReviewFlagRaised, `{"flagId":"flg_1","reviewId":"rev_1","reason":"fake"}`),
+			want: []want{{RecipientAdmin, "", TypeReviewFlagged, "Review flagged", PriorityHigh, []string{"flagged as fake"},
+				map[string]string{"flagId": "flg_1", "reviewId": "rev_1", "reason": "fake"}}},
+		},
+		{
+			name: "spam flag is normal priority",
+			env:  envelope(EventReviewFlagRaised, `{"flagId":"flg_1","reviewId":"rev_1","reason":"spam"}`),
+			want: []want{{RecipientAdmin, "", TypeReviewFlagged, "Review flagged", PriorityNormal, []string{"flagged as spam"},
+				map[string]string{"flagId": "flg_1", "reviewId": "rev_1", "reason": "spam"}}},
+		},
+		{name: "flag: no review", env: envelope(EventReviewFlagRaised, `{"flagId":"flg_1","reason":"spam"}`), wantErr: true},
+		{name: "flag: bad JSON", env: envelope(EventReviewFlagRaised, `{"flagId":`), wantErr: true},
+		{name: "other order event is ignored", env: envelope("order.shipped", `{"orderId":"ord_1"}`), ignored: true},
+		{name: "unknown event with bad data is ignored", env: envelope("payout.requested", `nonsense`), ignored: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := notificationsFor(c.env)
+			switch {
+			case c.ignored:
+				if !errors.Is(err, errNotHandled) {
+					t.Fatalf("err = %v, want errNotHandled", err)
+				}
+				return
+			case c.wantErr:
+				if err == nil || errors.Is(err, errNotHandled) {
+					t.Fatalf("err = %v, want a data error", err)
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("%d notifications, want %d: %+v", len(got), len(c.want), got)
+			}
+			for i, w := range c.want {
+				n := got[i]
+				if n.RecipientType != w.recipientType || n.RecipientUserID != w.userID || n.Type != w.typ ||
+					n.Title != w.title || n.Priority != w.priority {
+					t.Errorf("notification %d = %+v, want %+v", i, n, w)
+				}
+				for _, s := range w.bodyHas {
+					if !strings.Contains(n.Body, s) {
+						t.Errorf("notification %d body %q lacks %q", i, n.Body, s)
+					}
+				}
+				if !maps.Equal(n.Data, w.data) {
+					t.Errorf("notification %d data = %v, want %v", i, n.Data, w.data)
+				}
+				if n.EventID != c.env.ID || n.EventType != c.env.Type || n.EventTime != evTime.UnixMilli() || n.Read || n.ID != "" {
+					t.Errorf("notification %d event fields = %+v", i, n)
+				}
+			}
+		})
+	}
+}
+
+func TestLongTextIsClipped(t *testing.T) {
+	long := strings.Repeat("é", 1000)
+	got, err := notificationsFor(envelope(EventReviewFlagRaised, `{"flagId":"flg_1","reviewId":"rev_1","reason":"other","description":"`+long+`"}`))
+	if err != nil || len(got) != 1 {
+		t.Fatal(got, err)
+	}
+	if n := len([]rune(got[0].Body)); n > 400 || !strings.HasSuffix(got[0].Body, "…") {
+		t.Fatalf("body of %d characters: %q", n, got[0].Body)
+	}
+}
+
+// TestHandlerStoresOncePerRecipient runs the consumer's handler directly, twice
+// per event, as a redelivery whose dedupe record is gone would: the second run
+// writes nothing.
+func TestHandlerStoresOncePerRecipient(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, store.Options{Name: "notifications", Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(ctx)
+	if err := db.EnsureIndexes(ctx, Indexes()...); err != nil {
+		t.Fatal(err)
+	}
+	s := &svc{env: service.Env{DB: db}}
+	envs := []events.Envelope{
+		envelope(EventOrderCreated, orderCreatedData),
+		envelope(EventReviewFlagRaised, `{"flagId":"flg_1","reviewId":"rev_1","reason":"fake"}`),
+		{ID: "evt_self", Type: EventOrderCreated, Data: json.RawMessage(`{"orderId":"ord_2","customerUserId":"u_x","storeOwnerUserId":"u_x","total":1}`)},
+		{ID: "evt_flag2", Type: EventReviewFlagRaised, Data: json.RawMessage(`{"flagId":"flg_2","reviewId":"rev_1","reason":"spam"}`)},
+		envelope("order.shipped", `{}`),
+	}
+	for range 2 {
+		for _, e := range envs {
+			if err := db.Tx(ctx, func(tx context.Context) error { return s.onEvent(tx, e) }); err != nil {
+				t.Fatalf("%s: %v", e.ID, err)
+			}
+		}
+	}
+	cur, err := db.Collection(coll).Find(ctx, bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []notificationDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, d := range docs {
+		count[d.EventID+"/"+d.RecipientUserID+"/"+d.Type]++
+		if d.ID == "" || d.CreationTime == 0 || d.EventTime == 0 || d.Data == nil {
+			t.Errorf("stored %+v", d)
+		}
+	}
+	wantKeys := map[string]int{
+		"evt_order_created/u_cust/order_created": 1, "evt_order_created/u_owner/new_order": 1,
+		"evt_review_flag_raised//review_flagged": 1, "evt_flag2//review_flagged": 1,
+		"evt_self/u_x/order_created": 1, "evt_self/u_x/new_order": 1,
+	}
+	if !maps.Equal(count, wantKeys) {
+		t.Fatalf("stored %v, want %v", count, wantKeys)
+	}
+
+	// Malformed data of a handled type fails the handler, and nothing is stored.
+	bad := envelope(EventPaymentFailed, `{"paymentIntentId":7}`)
+	if err := db.Tx(ctx, func(tx context.Context) error { return s.onEvent(tx, bad) }); err == nil {
+		t.Fatal("malformed payment.failed accepted")
+	}
+	if n, _ := db.Collection(coll).CountDocuments(ctx, bson.M{"eventId": bad.ID}); n != 0 {
+		t.Fatalf("%d notifications stored for a malformed event", n)
+	}
+}

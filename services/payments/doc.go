@@ -1,0 +1,17 @@
+// Package payments is the payment processor's side of the platform. It answers
+// the processor's webhook (POST /processor/webhook, signed the way Stripe signs,
+// verified with stripe-go's webhook package) and tells the storefront the
+// processor's publishable key (GET /processor/config).
+//
+// A succeeded payment becomes an order through the customers service's internal
+// customers.cartToOrder.createOrderFromCart, which builds the order from the
+// cart, removes the purchased cart items and guarantees one order per payment
+// intent. A failed payment is published as a payment.failed event (topic
+// "payments", through the outbox) for the notifications service. A canceled
+// payment is recorded and leaves the cart alone. Every processed event id is
+// kept (collection processedWebhookEvents, _id = event id), so a redelivery is
+// answered "already processed" without doing the work twice.
+//
+// The service has no public operations; the gateway forwards exactly the two
+// /processor routes to it.
+package payments

@@ -1,0 +1,341 @@
+package payments
+
+// POST /processor/webhook: which status answers what.
+//
+// The processor retries every delivery that is not answered 2xx, so the status
+// tells it (and whoever reads its dashboard) whether a retry can help:
+//
+//	200  the event was handled, or had been handled before (a redelivery, a
+//	     concurrent copy, or another event of the same payment intent: the body
+//	     says "... already processed"), or its type is not one this service acts
+//	     on (JSON { message: "Unhandled event type", eventType }). Text bodies are
+//	     text/plain, JSON bodies application/json.
+//	400  what the processor sent is wrong, and sending it again will not help:
+//	     no webhook secret configured here, a missing, malformed, stale (older
+//	     than 300 s) or non-matching processor-signature, a body that is not an
+//	     event, a payment intent without id or with a bad amount, metadata that
+//	     cannot become an order (which field is named), and the customers
+//	     service's INVALID_ARGUMENT or NOT_FOUND (the customer or store of the
+//	     metadata does not exist). JSON { error }. Nothing is written.
+//	500  processing failed in a way a later retry may fix: the customers
+//	     service's FAILED_PRECONDITION (the cart holds no items of that store:
+//	     it may not have arrived yet), any other error of it, and failures of
+//	     this service's own database. JSON { error, eventId }. Malformed input is
+//	     never a 500.
+//	503  a dependency is down: the customers service cannot be resolved or
+//	     reached, did not answer in time, or answered UNAVAILABLE. JSON { error,
+//	     retryAfter } and a Retry-After header, both in seconds.
+//
+// An event id is recorded (collection processedWebhookEvents) only once its
+// work is done, so a failed delivery leaves nothing behind and its retry runs
+// in full; one order per payment intent is the customers service's guarantee
+// (a unique index), which answers created=false to every copy but the first.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/stripe/stripe-go/v86/webhook"
+	"go.mongodb.org/mongo-driver/bson"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/store"
+)
+
+const (
+	// SignatureHeader carries the processor's signature.
+	SignatureHeader = "processor-signature"
+	// RetryAfterSeconds is the retry delay suggested with a 503.
+	RetryAfterSeconds = 5
+
+	processedColl = "processedWebhookEvents"
+)
+
+// Event types this service acts on.
+const (
+	typeSucceeded = "payment_intent.succeeded"
+	typeFailed    = "payment_intent.payment_failed"
+	typeCanceled  = "payment_intent.canceled"
+)
+
+// Plain-text bodies of the 200 answers.
+const (
+	textOrderAlreadyProcessed = "Order already processed"
+	textEventAlreadyProcessed = "Event already processed"
+	textOrderCreated          = "Order created: "
+	textFailureRecorded       = "Payment failure recorded"
+	textCancelRecorded        = "Payment cancellation recorded"
+)
+
+// processedEvent records an event whose work is done.
+type processedEvent struct {
+	ID              string    `bson:"_id"` // the processor's event id
+	Type            string    `bson:"type"`
+	PaymentIntentID string    `bson:"paymentIntentId"`
+	OrderID         string    `bson:"orderId,omitempty"`
+	ProcessedAt     time.Time `bson:"processedAt"`
+}
+
+// answer is one webhook response: a plain-text body or a JSON body.
+type answer struct {
+	status int
+	text   string
+	json   fiber.Map
+}
+
+func textAnswer(text string) answer { return answer{status: http.StatusOK, text: text} }
+
+// statusOf is the status of a failed delivery: see the table at the top of
+// this file. err carries an apperr code: the customers service's own, or
+// INVALID_ARGUMENT for what this service refused, or none (INTERNAL).
+func statusOf(err error) int {
+	switch apperr.CodeOf(err) {
+	case apperr.InvalidArgument, apperr.NotFound:
+		return http.StatusBadRequest
+	case apperr.Unavailable:
+		return http.StatusServiceUnavailable
+	default: // FAILED_PRECONDITION, INTERNAL and everything unexpected: retry later
+		return http.StatusInternalServerError
+	}
+}
+
+// failure renders err with the body its status calls for.
+func failure(err error, eventID string) answer {
+	status, msg := statusOf(err), apperr.From(err).Message
+	switch status {
+	case http.StatusServiceUnavailable:
+		return answer{status: status, json: fiber.Map{"error": msg, "retryAfter": RetryAfterSeconds}}
+	case http.StatusInternalServerError:
+		return answer{status: status, json: fiber.Map{"error": msg, "eventId": eventID}}
+	default:
+		return answer{status: status, json: fiber.Map{"error": msg}}
+	}
+}
+
+func badRequest(msg string) answer {
+	return answer{status: http.StatusBadRequest, json: fiber.Map{"error": msg}}
+}
+
+// signatureError is the client-facing text of a signature check failure.
+func signatureError(err error) string {
+	switch {
+	case errors.Is(err, webhook.ErrNotSigned):
+		return "missing " + SignatureHeader + " header"
+	case errors.Is(err, webhook.ErrInvalidHeader):
+		return "malformed " + SignatureHeader + " header"
+	case errors.Is(err, webhook.ErrTooOld):
+		return "signature timestamp is older than the 300 s tolerance"
+	case errors.Is(err, webhook.ErrNoValidSignature):
+		return "no valid signature in the " + SignatureHeader + " header"
+	}
+	return "invalid signature"
+}
+
+// webhook answers POST /processor/webhook.
+func (s *svc) webhook(c *fiber.Ctx) error {
+	// Fiber's buffers are reused after the handler returns: work on copies. The
+	// signature covers the raw bytes as received.
+	body := bytes.Clone(c.BodyRaw())
+	header := strings.Clone(c.Get(SignatureHeader))
+	a := s.process(c.UserContext(), body, header)
+	if a.status == http.StatusServiceUnavailable {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(RetryAfterSeconds))
+	}
+	c.Status(a.status)
+	if a.json != nil {
+		return c.JSON(a.json)
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
+	return c.SendString(a.text)
+}
+
+// process verifies, parses and dispatches one delivery.
+func (s *svc) process(ctx context.Context, body []byte, header string) answer {
+	if s.webhookSecret == "" {
+		s.env.Logger.WarnContext(ctx, "webhook refused: "+EnvWebhookSecret+" is not set")
+		return badRequest("webhook secret not configured")
+	}
+	if strings.TrimSpace(header) == "" {
+		return badRequest("missing " + SignatureHeader + " header")
+	}
+	if err := webhook.ValidatePayload(body, header, s.webhookSecret); err != nil {
+		s.env.Logger.WarnContext(ctx, "webhook signature refused", "err", err)
+		return badRequest(signatureError(err))
+	}
+	ev, err := parseEvent(body)
+	if err != nil {
+		s.env.Logger.WarnContext(ctx, "webhook body refused", "err", err)
+		return failure(err, "")
+	}
+	var handle func(context.Context, *event, *paymentIntent) answer
+	already := textEventAlreadyProcessed
+	switch ev.Type {
+	case typeSucceeded:
+		handle, already = s.succeeded, textOrderAlreadyProcessed
+	case typeFailed:
+		handle = s.failed
+	case typeCanceled:
+		handle = s.canceled
+	default:
+		s.env.Logger.InfoContext(ctx, "webhook event type ignored", "eventId", ev.ID, "eventType", ev.Type)
+		return answer{status: http.StatusOK, json: fiber.Map{"message": "Unhandled event type", "eventType": ev.Type}}
+	}
+	p, err := parseIntent(ev.Data.Object)
+	if err != nil {
+		return s.refuse(ctx, ev, err)
+	}
+	done, err := s.isProcessed(ctx, ev.ID)
+	if err != nil {
+		return s.fail(ctx, ev, p, err)
+	}
+	if done {
+		s.env.Logger.InfoContext(ctx, "webhook redelivery", "eventId", ev.ID, "eventType", ev.Type, "paymentIntentId", p.ID)
+		return textAnswer(already)
+	}
+	return handle(ctx, ev, p)
+}
+
+// refuse answers input the processor sent wrong (400), logged with the event.
+func (s *svc) refuse(ctx context.Context, ev *event, err error) answer {
+	s.env.Logger.WarnContext(ctx, "webhook event refused", "eventId", ev.ID, "eventType", ev.Type, "err", err)
+	return failure(err, ev.ID)
+}
+
+// fail answers a failed processing step with the status of its error.
+func (s *svc) fail(ctx context.Context, ev *event, p *paymentIntent, err error) answer {
+	a := failure(err, ev.ID)
+	level := s.env.Logger.ErrorContext
+	if a.status != http.StatusInternalServerError {
+		level = s.env.Logger.WarnContext
+	}
+	level(ctx, "webhook event failed", "eventId", ev.ID, "eventType", ev.Type, "paymentIntentId", p.ID, "status", a.status, "err", err)
+	return a
+}
+
+func (s *svc) isProcessed(ctx context.Context, eventID string) (bool, error) {
+	err := s.env.DB.Collection(processedColl).FindOne(ctx, bson.M{"_id": eventID}).Err()
+	switch {
+	case err == nil:
+		return true, nil
+	case store.IsNotFound(err):
+		return false, nil
+	}
+	return false, apperr.Wrap(err, apperr.Internal, "could not read the processed events")
+}
+
+// record marks an event done; duplicate reports it already was.
+func (s *svc) record(ctx context.Context, ev *event, p *paymentIntent, orderID string) (duplicate bool, err error) {
+	_, err = s.env.DB.Collection(processedColl).InsertOne(ctx, processedEvent{
+		ID: ev.ID, Type: ev.Type, PaymentIntentID: p.ID, OrderID: orderID, ProcessedAt: time.Now().UTC(),
+	})
+	if store.IsDuplicate(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, apperr.Wrap(err, apperr.Internal, "could not record the event")
+	}
+	return false, nil
+}
+
+// succeeded turns a paid cart into an order.
+func (s *svc) succeeded(ctx context.Context, ev *event, p *paymentIntent) answer {
+	o, err := orderFrom(p)
+	if err != nil {
+		return s.refuse(ctx, ev, err)
+	}
+	var res struct {
+		OrderID string `json:"orderId"`
+		Created bool   `json:"created"`
+	}
+	if err := s.env.Calls.Mutation(ctx, customersService, opCreateOrder, o.args(), &res); err != nil {
+		return s.fail(ctx, ev, p, err)
+	}
+	// The order exists (now or from an earlier delivery): remember the event. A
+	// concurrent copy may have recorded it first; either way it is done.
+	if _, err := s.record(ctx, ev, p, res.OrderID); err != nil {
+		return s.fail(ctx, ev, p, err)
+	}
+	if !res.Created {
+		s.env.Logger.InfoContext(ctx, "order already existed for the payment", "eventId", ev.ID, "paymentIntentId", p.ID, "orderId", res.OrderID)
+		return textAnswer(textOrderAlreadyProcessed)
+	}
+	s.env.Logger.InfoContext(ctx, "order created from payment", "eventId", ev.ID, "paymentIntentId", p.ID, "orderId", res.OrderID,
+		"customerId", o.CustomerID, "storeId", o.StoreID, "amountPaid", o.AmountPaid.AED())
+	return textAnswer(textOrderCreated + res.OrderID)
+}
+
+// errAlreadyRecorded stops the transaction of a redelivered event.
+var errAlreadyRecorded = errors.New("event already recorded")
+
+// failed publishes payment.failed for the notifications service.
+func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
+	customerID, err := p.requiredID("customerId", "customers")
+	if err != nil {
+		return s.refuse(ctx, ev, err)
+	}
+	storeID, err := p.metaID("storeId", "stores")
+	if err != nil {
+		return s.refuse(ctx, ev, err)
+	}
+	var profiles map[string]struct {
+		ID     string `json:"_id"`
+		UserID string `json:"userId"`
+	}
+	if err := s.env.Calls.Query(ctx, customersService, opGetProfiles, map[string]any{"customerIds": []string{customerID}}, &profiles); err != nil {
+		return s.fail(ctx, ev, p, err)
+	}
+	data := PaymentFailed{
+		PaymentIntentID: p.ID,
+		CustomerID:      customerID,
+		CustomerUserID:  profiles[customerID].UserID,
+		StoreID:         storeID,
+		Amount:          p.Amount.AED(),
+		Currency:        p.Currency,
+		FailureMessage:  p.FailureMessage,
+	}
+	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		dup, err := s.record(ctx, ev, p, "")
+		if err != nil {
+			return err
+		}
+		if dup {
+			return errAlreadyRecorded
+		}
+		_, err = s.env.Outbox.Add(ctx, Topic, EventPaymentFailed, p.ID, data)
+		return err
+	})
+	if errors.Is(err, errAlreadyRecorded) {
+		return textAnswer(textEventAlreadyProcessed)
+	}
+	if err != nil {
+		if apperr.CodeOf(err) == apperr.Internal {
+			err = apperr.Wrap(err, apperr.Internal, "could not record the payment failure")
+		}
+		return s.fail(ctx, ev, p, err)
+	}
+	s.env.Relay.Kick()
+	s.env.Logger.WarnContext(ctx, "payment failed", "eventId", ev.ID, "paymentIntentId", p.ID, "customerId", customerID,
+		"storeId", storeID, "amount", data.Amount, "failureMessage", p.FailureMessage)
+	return textAnswer(textFailureRecorded)
+}
+
+// canceled records the cancellation. The cart is deliberately left as it is:
+// the customer may pay again.
+func (s *svc) canceled(ctx context.Context, ev *event, p *paymentIntent) answer {
+	dup, err := s.record(ctx, ev, p, "")
+	if err != nil {
+		return s.fail(ctx, ev, p, err)
+	}
+	if dup {
+		return textAnswer(textEventAlreadyProcessed)
+	}
+	customerID, _ := p.meta("customerId")
+	s.env.Logger.InfoContext(ctx, "payment canceled; cart kept", "eventId", ev.ID, "paymentIntentId", p.ID, "customerId", customerID)
+	return textAnswer(textCancelRecorded)
+}
