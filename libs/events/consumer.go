@@ -183,7 +183,7 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			backoff = min(max(2*backoff, 100*time.Millisecond), maxInfraBackoff)
+			backoff = nextBackoff(backoff, maxInfraBackoff)
 			logger.ErrorContext(ctx, "events: fetch failed", "err", err, "backoff", backoff)
 			if !sleepCtx(ctx, backoff) {
 				return nil
@@ -243,7 +243,7 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message) bool {
 		if !errors.As(err, &herr) {
 			// The database, not the event, failed: wait for it rather than
 			// spending attempts and dead-lettering a good event.
-			infraWait = min(max(2*infraWait, 100*time.Millisecond), maxInfraBackoff)
+			infraWait = nextBackoff(infraWait, maxInfraBackoff)
 			c.logger.ErrorContext(ctx, "events: processing failed, will retry", "id", env.ID, "err", err, "backoff", infraWait)
 			if !sleepCtx(ctx, infraWait) {
 				return false

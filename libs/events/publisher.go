@@ -123,6 +123,11 @@ func transient(ctx context.Context, err error) bool {
 	return !errors.As(err, &tooLarge) && !errors.Is(err, io.ErrClosedPipe) // closed pipe: the writer was closed
 }
 
+// nextBackoff doubles a wait between retries, from 100ms up to limit.
+func nextBackoff(prev, limit time.Duration) time.Duration {
+	return min(max(2*prev, 100*time.Millisecond), limit)
+}
+
 // sleepCtx waits d, or less if ctx ends first; it reports whether ctx is still live.
 func sleepCtx(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)

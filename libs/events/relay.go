@@ -92,7 +92,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			backoff = min(max(2*backoff, 100*time.Millisecond), maxRelayBackoff)
+			backoff = nextBackoff(backoff, maxRelayBackoff)
 			r.logger.ErrorContext(ctx, "events: relay failed, will retry", "err", err, "backoff", backoff)
 			if !sleepCtx(ctx, backoff) {
 				return nil
