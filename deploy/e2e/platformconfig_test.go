@@ -713,7 +713,8 @@ func TestCommissionPreview(t *testing.T) {
 
 	t.Run("a minimum above the order total is capped by it", func(t *testing.T) {
 		p := okAs[commissionPreview](t, preview(admin, stores["luxury"], 5, 0))
-		if p.TotalAmount != 5 || p.PlatformCommission != 5 || p.StoreEarnings != 0 || p.CommissionBreakdown.PercentageCommission != 0.5 {
+		if p.TotalAmount != 5 || p.PlatformCommission != 5 || p.StoreEarnings != 0 || p.CommissionBreakdown.PercentageCommission != 0.5 ||
+			!p.CommissionBreakdown.MinimumApplied || p.CommissionBreakdown.MaximumApplied {
 			t.Errorf("preview: %+v", p)
 		}
 		checkPreviewInvariants(t, p, 5, 0, 50)

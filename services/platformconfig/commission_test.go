@@ -45,7 +45,7 @@ func TestComputeClampsAndNeverExceedsTotal(t *testing.T) {
 		{"minimum applies", Effective{Rate: money.RateOf(0.01), Fixed: 0, Minimum: amt(1), Maximum: amt(50)}, 20, 0, 0.2, 1, 19, true, false},
 		{"maximum applies", defaults, 2000, 0, 100, 50, 1950, false, true},
 		{"never above total", defaults, 1.5, 0, 0.08, 1.5, 0, false, false}, // 0.075 rounds to 0.08; +2 fee = 2.08 > 1.5
-		{"tiny order minimum capped by total", defaults, 0.5, 0, 0.03, 0.5, 0, false, false},
+		{"fee alone above a tiny order total is capped by it", defaults, 0.5, 0, 0.03, 0.5, 0, false, false},
 		{"zero order", defaults, 0, 0, 0, 0, 0, false, false},
 		{"rounding half up", Effective{Rate: money.RateOf(0.07), Maximum: amt(50)}, 15.5, 0, 1.09, 1.09, 14.41, false, false},
 	}
