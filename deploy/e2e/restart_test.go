@@ -1,7 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"testing"
+	"time"
+
+	"marketplace/deploy/processor"
+	"marketplace/deploy/system"
 
 	st "marketplace/deploy/systemtest"
 )
@@ -26,4 +31,39 @@ func TestDataSurvivesARestart(t *testing.T) {
 		}
 		st.Expect(t, s.Mutation(token, "admins.catalog.createCity", map[string]any{"name": "dubai", "nameArabic": "x"}), "ALREADY_EXISTS")
 	})
+}
+
+// TestLocalWebhookSecret: without PROCESSOR_WEBHOOK_SECRET the all-in-one keeps a
+// development secret in DATA_DIR; what `make sign-webhook` signs with it is
+// accepted, and it stays the same across restarts.
+func TestLocalWebhookSecret(t *testing.T) {
+	dir := t.TempDir()
+	getenv := func(k string) string {
+		if k == "DATA_DIR" {
+			return dir
+		}
+		return ""
+	}
+	var first string
+	for run := 0; run < 2; run++ {
+		s := st.Start(t, st.WithDataDir(dir), st.WithEnv("PROCESSOR_WEBHOOK_SECRET", ""))
+		secret, err := system.WebhookSecret(getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == 0 {
+			first = secret
+		} else if secret != first {
+			t.Fatal("the development webhook secret changed across a restart")
+		}
+		body := []byte(`{"id":"evt_local","type":"customer.created","data":{"object":{"id":"cus_1"}}}`)
+		r := s.Do("POST", "/processor/webhook", bytes.NewReader(body), map[string]string{"processor-signature": processor.Sign(secret, body, time.Now())})
+		if r.Status != 200 || r.Map(t)["eventType"] != "customer.created" {
+			t.Fatalf("run %d: %d %s", run, r.Status, r.Body)
+		}
+		r = s.Do("POST", "/processor/webhook", bytes.NewReader(body), map[string]string{"processor-signature": processor.Sign("whsec_other", body, time.Now())})
+		if r.Status != 400 {
+			t.Fatalf("run %d: a body signed with another secret answered %d", run, r.Status)
+		}
+	}
 }

@@ -80,11 +80,26 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	if cfg.JWKSURL == "" && cfg.DevSecret == "" {
-		if cfg.DevSecret, err = devSecret(cfg.DataDir, o.Memory); err != nil {
+		if cfg.DevSecret, err = secretFile(cfg.DataDir, devSecretFile, o.Memory); err != nil {
 			return err
 		}
 		fmt.Fprintf(o.Stdout, "development auth: tokens signed with the secret in %s are accepted; mint one with: make token SUB=<user id> ROLES=admin\n",
 			filepath.Join(cfg.DataDir, devSecretFile))
+	}
+	getenv := o.Getenv
+	if o.Getenv("PROCESSOR_WEBHOOK_SECRET") == "" {
+		ws, err := secretFile(cfg.DataDir, webhookSecretFile, o.Memory)
+		if err != nil {
+			return err
+		}
+		getenv = func(k string) string {
+			if k == "PROCESSOR_WEBHOOK_SECRET" {
+				return ws
+			}
+			return o.Getenv(k)
+		}
+		fmt.Fprintf(o.Stdout, "development webhooks: signed with the secret in %s; sign a body with: make sign-webhook FILE=<body.json>\n",
+			filepath.Join(cfg.DataDir, webhookSecretFile))
 	}
 	if cfg.InternalToken == "" {
 		cfg.InternalToken = randomHex(32) // only this process's services know it
@@ -145,7 +160,7 @@ func Run(ctx context.Context, o Options) error {
 			defer wg.Done()
 			err := service.Run(sctx, service.Options{
 				Module: m, Listener: ln, DB: dbo, Brokers: brokers, Resolver: resolver, Verifier: verifier,
-				InternalToken: cfg.InternalToken, Logger: logger, HTTP: cfg.HTTP(), Getenv: o.Getenv,
+				InternalToken: cfg.InternalToken, Logger: logger, HTTP: cfg.HTTP(), Getenv: getenv,
 				Ready: ready, RelayFault: o.RelayFault,
 			})
 			if err != nil {
@@ -208,38 +223,54 @@ func Run(ctx context.Context, o Options) error {
 	return err
 }
 
-const devSecretFile = "dev-secret"
+// Development secrets the all-in-one keeps in DATA_DIR when the environment sets
+// none, so `make token` and `make sign-webhook` work against `make run` as is.
+const (
+	devSecretFile     = "dev-secret"
+	webhookSecretFile = "webhook-secret"
+)
 
-// devSecret reads the development secret from DATA_DIR, creating it on first run.
-func devSecret(dir string, memory bool) (string, error) {
+// secretFile reads a development secret from DATA_DIR, creating it on first run
+// (in memory mode: a fresh one each run).
+func secretFile(dir, name string, memory bool) (string, error) {
 	if memory {
 		return randomHex(32), nil
 	}
-	p := filepath.Join(dir, devSecretFile)
+	p := filepath.Join(dir, name)
 	if b, err := os.ReadFile(p); err == nil && len(strings.TrimSpace(string(b))) >= 16 {
 		return strings.TrimSpace(string(b)), nil
 	}
 	s := randomHex(32)
 	if err := os.WriteFile(p, []byte(s+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("dev secret: %w", err)
+		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	return s, nil
 }
 
-// DevSecret is the secret `make token` signs with: AUTH_DEV_SECRET, else the file.
-func DevSecret(getenv func(string) string) (string, error) {
+// readSecret is the environment's value of env, else the all-in-one's file.
+func readSecret(getenv func(string) string, env, file string) (string, error) {
+	if v := getenv(env); v != "" {
+		return v, nil
+	}
 	cfg, err := program.Load(getenv)
 	if err != nil {
 		return "", err
 	}
-	if cfg.DevSecret != "" {
-		return cfg.DevSecret, nil
-	}
-	b, err := os.ReadFile(filepath.Join(cfg.DataDir, devSecretFile))
+	b, err := os.ReadFile(filepath.Join(cfg.DataDir, file))
 	if err != nil {
-		return "", fmt.Errorf("no development secret yet: start the system once with `make run` (or set AUTH_DEV_SECRET): %w", err)
+		return "", fmt.Errorf("no %s yet: start the system once with `make run` (or set %s): %w", file, env, err)
 	}
 	return strings.TrimSpace(string(b)), nil
+}
+
+// DevSecret is the secret `make token` signs with.
+func DevSecret(getenv func(string) string) (string, error) {
+	return readSecret(getenv, "AUTH_DEV_SECRET", devSecretFile)
+}
+
+// WebhookSecret is the secret `make sign-webhook` signs with.
+func WebhookSecret(getenv func(string) string) (string, error) {
+	return readSecret(getenv, "PROCESSOR_WEBHOOK_SECRET", webhookSecretFile)
 }
 
 func randomHex(n int) string {

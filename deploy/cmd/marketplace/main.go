@@ -84,9 +84,12 @@ func signWebhook(args []string, getenv func(string) string, stdout io.Writer) er
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	secret := getenv("PROCESSOR_WEBHOOK_SECRET")
-	if *file == "" || secret == "" {
-		return errors.New("sign-webhook: -file and PROCESSOR_WEBHOOK_SECRET are required")
+	if *file == "" {
+		return errors.New("sign-webhook: -file is required")
+	}
+	secret, err := system.WebhookSecret(getenv)
+	if err != nil {
+		return err
 	}
 	body, err := os.ReadFile(*file)
 	if err != nil {
