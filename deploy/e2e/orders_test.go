@@ -66,18 +66,18 @@ func deliver(s *st.Sys, body []byte) st.Result {
 }
 
 type orderView struct {
-	ID              string  `json:"_id"`
-	StoreID         string  `json:"storeId"`
-	Subtotal        float64 `json:"subtotal"`
-	DeliveryFee     float64 `json:"deliveryFee"`
-	Total           float64 `json:"total"`
-	PlatformComm    float64 `json:"platformCommission"`
-	StoreEarnings   float64 `json:"storeEarnings"`
-	PaymentMethod   string  `json:"paymentMethod"`
-	PaymentStatus   string  `json:"paymentStatus"`
-	PaymentIntentID string  `json:"paymentIntentId"`
-	Status          string  `json:"status"`
-	DeliveryType    string  `json:"deliveryType"`
+	ID              string   `json:"_id"`
+	StoreID         string   `json:"storeId"`
+	Subtotal        float64  `json:"subtotal"`
+	DeliveryFee     float64  `json:"deliveryFee"`
+	Total           float64  `json:"total"`
+	PlatformComm    *float64 `json:"platformCommission"`
+	StoreEarnings   *float64 `json:"storeEarnings"`
+	PaymentMethod   string   `json:"paymentMethod"`
+	PaymentStatus   string   `json:"paymentStatus"`
+	PaymentIntentID string   `json:"paymentIntentId"`
+	Status          string   `json:"status"`
+	DeliveryType    string   `json:"deliveryType"`
 	DeliveryAddress struct {
 		FullAddress, City, Area, PhoneNumber string
 	} `json:"deliveryAddress"`
@@ -165,12 +165,25 @@ func TestWebhookCreatesTheOrderOnce(t *testing.T) {
 		t.Fatalf("%d deliveries said created, %d orders exist", created, len(orders))
 	}
 	o := orders[0]
-	// 3 × 12.35 + 40 = 77.05; + 10 delivery = 87.05; basic store: 5% of 87.05 = 4.35 + 2 = 6.35.
-	if o.StoreID != sh.storeA || o.Subtotal != 77.05 || o.DeliveryFee != 10 || o.Total != 87.05 || o.PlatformComm != 6.35 ||
-		o.StoreEarnings != 80.7 || o.PaymentMethod != "card" || o.PaymentStatus != "paid" || o.PaymentIntentID != "pi_1" ||
+	// 3 × 12.35 + 40 = 77.05; + 10 delivery = 87.05. The commission terms are not the customer's to see.
+	if o.StoreID != sh.storeA || o.Subtotal != 77.05 || o.DeliveryFee != 10 || o.Total != 87.05 || o.PlatformComm != nil ||
+		o.StoreEarnings != nil || o.PaymentMethod != "card" || o.PaymentStatus != "paid" || o.PaymentIntentID != "pi_1" ||
 		o.Status != "confirmed" || o.DeliveryType != "standard" || o.DeliveryAddress.Area != "Jumeirah" || len(o.Items) != 2 {
 		t.Fatalf("order %+v", o)
 	}
+
+	t.Run("the commission is frozen on the order", func(t *testing.T) {
+		// Basic store: 5% of 87.05 = 4.35 + 2 = 6.35; the store earns 80.70. A later
+		// change of the rules does not touch an existing order.
+		cfg := okAs[platformConfig](t, s.Query(sh.admin, "admins.platformAdmin.getActivePlatformConfig", nil))
+		st.MustOK(t, s.Mutation(sh.admin, pcUpdate, map[string]any{"adminUserId": "admin-1", "configId": cfg.ID, "defaultCommissionRate": 0.2}))
+		var got orderView
+		st.MustOK(t, s.Query(sh.admin, "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": "pi_1"})).Decode(t, &got)
+		if got.PlatformComm == nil || *got.PlatformComm != 6.35 || got.StoreEarnings == nil || *got.StoreEarnings != 80.7 {
+			t.Fatalf("admin view of the order: %+v", got)
+		}
+		st.MustOK(t, s.Mutation(sh.admin, pcUpdate, map[string]any{"adminUserId": "admin-1", "configId": cfg.ID, "defaultCommissionRate": 0.05}))
+	})
 
 	t.Run("only that store's cart lines are removed", func(t *testing.T) {
 		var cart struct {
@@ -249,6 +262,62 @@ func TestWebhookCreatesTheOrderOnce(t *testing.T) {
 		}
 		eventually(t, "status notifications", func() bool { return count(inbox(t, s, sh.user), "order_status") == 3 })
 	})
+
+	t.Run("concurrent moves, cancelling, and paging the orders", func(t *testing.T) {
+		// The cart was refilled above: a second payment makes a second order.
+		r := deliver(s, processor.Event("evt_3", "payment_intent.succeeded", sh.payment("pi_3")))
+		if r.Status != 200 || !strings.HasPrefix(string(r.Body), "Order created") {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		second := myOrders(t, s, sh.user)[0]
+		if second.PaymentIntentID != "pi_3" {
+			t.Fatalf("newest order first: %+v", second)
+		}
+		var wg sync.WaitGroup
+		codes := make([]int, 6)
+		for i := range codes {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				codes[i] = s.Mutation(sh.owner, "stores.orders.updateOrderStatus", map[string]any{"orderId": second.ID, "status": "preparing"}).Status
+			}(i)
+		}
+		wg.Wait()
+		ok := 0
+		for _, c := range codes {
+			if c == 200 {
+				ok++
+			} else if c != 409 {
+				t.Fatalf("concurrent move answered %d", c)
+			}
+		}
+		if ok != 1 {
+			t.Fatalf("%d of 6 concurrent identical moves succeeded", ok)
+		}
+		st.MustOK(t, s.Mutation(sh.owner, "stores.orders.updateOrderStatus", map[string]any{"orderId": second.ID, "status": "cancelled"}))
+		expectError(t, s.Mutation(sh.owner, "stores.orders.updateOrderStatus", map[string]any{"orderId": second.ID, "status": "preparing"}), "FAILED_PRECONDITION")
+
+		var seen []string
+		var cursor any
+		for pages := 0; pages < 5; pages++ {
+			var pg struct {
+				Page           []orderView `json:"page"`
+				IsDone         bool        `json:"isDone"`
+				ContinueCursor string      `json:"continueCursor"`
+			}
+			st.MustOK(t, s.Query(sh.user, "customers.orders.getMyOrders", map[string]any{"paginationOpts": map[string]any{"numItems": 1, "cursor": cursor}})).Decode(t, &pg)
+			for _, o := range pg.Page {
+				seen = append(seen, o.PaymentIntentID+":"+o.Status)
+			}
+			if pg.IsDone {
+				break
+			}
+			cursor = pg.ContinueCursor
+		}
+		if strings.Join(seen, ",") != "pi_3:cancelled,pi_1:delivered" {
+			t.Fatalf("paged orders: %v", seen)
+		}
+	})
 }
 
 func TestWebhookStatuses(t *testing.T) {
@@ -291,6 +360,9 @@ func TestWebhookStatuses(t *testing.T) {
 			if r.Status != 400 || r.Map(t)["error"] == nil {
 				t.Errorf("%s: %d %s", name, r.Status, r.Body)
 			}
+		}
+		if n := len(myOrders(t, s, sh.user)); n != 0 {
+			t.Fatalf("bad metadata created %d orders", n)
 		}
 	})
 
@@ -369,7 +441,7 @@ func TestWebhookWithCustomersDown(t *testing.T) {
 // TestWebhookRedeliveryAfterRestart: processed events survive a restart.
 func TestWebhookRedeliveryAfterRestart(t *testing.T) {
 	dir := t.TempDir()
-	var body []byte
+	var body, failed []byte
 	var user string
 	t.Run("first run", func(t *testing.T) {
 		s := st.Start(t, st.WithDataDir(dir))
@@ -380,6 +452,11 @@ func TestWebhookRedeliveryAfterRestart(t *testing.T) {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 		sh.fillCart(t)
+		failed = processor.Event("evt_rf", "payment_intent.payment_failed", sh.payment("pi_rf"))
+		if r := deliver(s, failed); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		eventually(t, "failure notification", func() bool { return count(inbox(t, s, user), "payment_failed") == 1 })
 	})
 	t.Run("after restart", func(t *testing.T) {
 		s := st.Start(t, st.WithDataDir(dir))
@@ -389,6 +466,15 @@ func TestWebhookRedeliveryAfterRestart(t *testing.T) {
 		}
 		if n := len(myOrders(t, s, user)); n != 1 {
 			t.Fatalf("%d orders", n)
+		}
+		// The failure's event id was recorded durably: its redelivery publishes
+		// nothing new (no order's unique index would have caught this one).
+		if r := deliver(s, failed); r.Status != 200 || !strings.Contains(string(r.Body), "already processed") {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		time.Sleep(300 * time.Millisecond)
+		if n := count(inbox(t, s, user), "payment_failed"); n != 1 {
+			t.Fatalf("%d failure notifications after the redelivery", n)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -99,5 +100,85 @@ func TestAddressDefaultOptOuts(t *testing.T) {
 	st.MustOK(t, s.Mutation(user, "customers.addresses.setDefaultAddress", map[string]any{"addressId": first}))
 	if d := defaults(); len(d) != 1 || d[0] != first {
 		t.Fatalf("defaults %v, want [%s]", d, first)
+	}
+}
+
+// TestAddressUpdatesRace: concurrent updates never leave an inactive default or
+// an area outside its address's city, and concurrent first adds of one product
+// to a cart all count.
+func TestAddressUpdatesRace(t *testing.T) {
+	s := st.Start(t)
+	admin, user := s.Token("admin-1", "admin"), s.Token("user-1")
+	dubai := okID(t, s.Mutation(admin, "admins.catalog.createCity", map[string]any{"name": "Dubai", "nameArabic": "دبي"}))
+	sharjah := okID(t, s.Mutation(admin, "admins.catalog.createCity", map[string]any{"name": "Sharjah", "nameArabic": "الشارقة"}))
+	deira := okID(t, s.Mutation(admin, "admins.catalog.createArea", map[string]any{"name": "Deira", "city": dubai}))
+	nahda := okID(t, s.Mutation(admin, "admins.catalog.createArea", map[string]any{"name": "Al Nahda", "city": sharjah}))
+	customer := okID(t, s.Mutation(user, "customers.profile.upsertMyProfile", map[string]any{"name": "Sara"}))
+	create := func(name string) string {
+		return okID(t, s.Mutation(user, "customers.addresses.createAddress", map[string]any{
+			"customerId": customer, "name": name, "fullAddress": name, "city": dubai, "area": deira}))
+	}
+	for round := 0; round < 15; round++ {
+		b := create("B")
+		a := create("A")
+		st.MustOK(t, s.Mutation(user, "customers.addresses.setDefaultAddress", map[string]any{"addressId": b}))
+		var wg sync.WaitGroup
+		wg.Add(4)
+		go func() {
+			defer wg.Done()
+			s.Mutation(user, "customers.addresses.updateAddress", map[string]any{"addressId": a, "isDefault": true})
+		}()
+		go func() {
+			defer wg.Done()
+			s.Mutation(user, "customers.addresses.updateAddress", map[string]any{"addressId": a, "isActive": false})
+		}()
+		go func() {
+			defer wg.Done()
+			s.Mutation(user, "customers.addresses.updateAddress", map[string]any{"addressId": b, "city": sharjah, "area": nahda})
+		}()
+		go func() {
+			defer wg.Done()
+			s.Mutation(user, "customers.addresses.updateAddress", map[string]any{"addressId": b, "area": deira})
+		}()
+		wg.Wait()
+		for _, id := range []string{a, b} {
+			var ad struct {
+				IsDefault, IsActive bool
+				City                struct {
+					ID string `json:"_id"`
+				} `json:"city"`
+				Area struct{ City string } `json:"area"`
+			}
+			st.MustOK(t, s.Query(user, "customers.addresses.getAddress", map[string]any{"addressId": id})).Decode(t, &ad)
+			if ad.IsDefault && !ad.IsActive {
+				t.Fatalf("round %d: %s is an inactive default", round, id)
+			}
+			if ad.Area.City != ad.City.ID {
+				t.Fatalf("round %d: %s has an area of another city: %+v", round, id, ad)
+			}
+		}
+		for _, id := range []string{a, b} {
+			st.MustOK(t, s.Mutation(user, "customers.addresses.deleteAddress", map[string]any{"addressId": id}))
+		}
+	}
+
+	owner := s.Token("owner-1")
+	store := newStore(t, s, admin, "Corner", "owner-1", "", "")
+	product := okID(t, s.Mutation(owner, "stores.products.createProduct", map[string]any{"storeId": store, "name": "Milk", "price": 6.5}))
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st.MustOK(t, s.Mutation(user, "customers.cart.addItem", map[string]any{"productId": product, "quantity": 2}))
+		}()
+	}
+	wg.Wait()
+	var cart struct {
+		Items []struct{ Quantity int } `json:"items"`
+	}
+	st.MustOK(t, s.Query(user, "customers.cart.getMyCart", nil)).Decode(t, &cart)
+	if len(cart.Items) != 1 || cart.Items[0].Quantity != 16 {
+		t.Fatalf("8 concurrent adds of 2: %+v", cart.Items)
 	}
 }

@@ -109,6 +109,8 @@ func Start(tb testing.TB, opts ...Option) *Sys {
 		tb.Fatal("system did not start within 30s")
 	}
 	tb.Cleanup(func() {
+		// Idle keep-alive connections would hold the servers' graceful shutdown.
+		s.HTTP.CloseIdleConnections()
 		cancel()
 		select {
 		case err := <-done:

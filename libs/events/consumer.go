@@ -240,7 +240,9 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message) bool {
 			return false
 		}
 		var herr handlerError
-		if !errors.As(err, &herr) {
+		// A handler's error while the database is unreachable is the database's
+		// fault too: wait for it rather than dead-lettering a good event.
+		if !errors.As(err, &herr) || c.cfg.DB.Ping(ctx) != nil {
 			// The database, not the event, failed: wait for it rather than
 			// spending attempts and dead-lettering a good event.
 			infraWait = nextBackoff(infraWait, maxInfraBackoff)

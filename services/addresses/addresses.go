@@ -5,6 +5,7 @@ package addresses
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -228,7 +229,10 @@ func (s *svc) makeDefault(ctx context.Context, customerID, addressID string) err
 	if addressID == "" {
 		return nil
 	}
-	_, err := c.UpdateOne(ctx, bson.M{"_id": addressID}, bson.M{"$set": bson.M{"isDefault": true, "updatedAt": now()}})
+	res, err := c.UpdateOne(ctx, bson.M{"_id": addressID, "isActive": true}, bson.M{"$set": bson.M{"isDefault": true, "updatedAt": now()}})
+	if err == nil && res.MatchedCount != 1 {
+		err = apperr.New(apperr.FailedPrecondition, "address %s was deleted or deactivated meanwhile", addressID)
+	}
 	return err
 }
 
@@ -340,23 +344,38 @@ type updateArgs struct {
 	IsActive           *bool   `json:"isActive"`
 }
 
+var errAddressChanged = errors.New("the address changed while it was being updated")
+
+// update checks the change against the address as read, then writes it only if
+// the fields those checks relied on are still as read (city, area, active); if a
+// concurrent update changed them, it starts over with the new state.
 func (s *svc) update(ctx context.Context, a *updateArgs) (any, error) {
+	for attempt := 0; attempt < 5; attempt++ {
+		err := s.tryUpdate(ctx, a)
+		if !errors.Is(err, errAddressChanged) {
+			return nil, err
+		}
+	}
+	return nil, apperr.New(apperr.FailedPrecondition, "the address keeps changing; read it again")
+}
+
+func (s *svc) tryUpdate(ctx context.Context, a *updateArgs) error {
 	d, err := s.owned(ctx, a.AddressID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkCoordinate("latitude", a.Latitude, 90); err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkCoordinate("longitude", a.Longitude, 180); err != nil {
-		return nil, err
+		return err
 	}
 	active := d.IsActive
 	if a.IsActive != nil {
 		active = *a.IsActive
 	}
 	if a.IsDefault != nil && *a.IsDefault && !active {
-		return nil, apperr.Invalid("isDefault", "an inactive address cannot be the default")
+		return apperr.Invalid("isDefault", "an inactive address cannot be the default")
 	}
 	if a.City != nil || a.Area != nil {
 		city, area := d.City, d.Area
@@ -367,7 +386,7 @@ func (s *svc) update(ctx context.Context, a *updateArgs) (any, error) {
 			area = *a.Area
 		}
 		if err := s.checkPlace(ctx, city, area); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	set := bson.M{"updatedAt": now()}
@@ -381,7 +400,7 @@ func (s *svc) update(ctx context.Context, a *updateArgs) (any, error) {
 	if a.IsActive != nil {
 		set["isActive"] = *a.IsActive
 	}
-	return nil, s.env.DB.Tx(ctx, func(ctx context.Context) error {
+	return s.env.DB.Tx(ctx, func(ctx context.Context) error {
 		// Re-read inside the transaction: the default may have moved since.
 		var cur addressDoc
 		if err := s.env.DB.Collection(coll).FindOne(ctx, bson.M{"_id": d.ID}).Decode(&cur); err != nil {
@@ -390,8 +409,13 @@ func (s *svc) update(ctx context.Context, a *updateArgs) (any, error) {
 			}
 			return err
 		}
-		if _, err := s.env.DB.Collection(coll).UpdateOne(ctx, bson.M{"_id": d.ID}, bson.M{"$set": set}); err != nil {
+		res, err := s.env.DB.Collection(coll).UpdateOne(ctx,
+			bson.M{"_id": d.ID, "city": d.City, "area": d.Area, "isActive": d.IsActive}, bson.M{"$set": set})
+		if err != nil {
 			return err
+		}
+		if res.MatchedCount != 1 {
+			return errAddressChanged
 		}
 		switch {
 		case a.IsDefault != nil && *a.IsDefault:

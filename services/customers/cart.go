@@ -75,35 +75,50 @@ func (s *svc) addItem(ctx context.Context, a *addItemArgs) (string, error) {
 		return "", err
 	}
 	items := s.env.DB.Collection("cartItems")
-	// Adding again: one conditional update, so concurrent adds never push a line
-	// past the maximum quantity.
-	var line cartItem
-	err = items.FindOneAndUpdate(ctx,
-		bson.M{"customerId": p.ID, "productId": a.ProductID, "quantity": bson.M{"$lte": MaxQuantity - a.Quantity}},
-		bson.M{"$inc": bson.M{"quantity": a.Quantity}, "$set": bson.M{"unitPrice": price, "name": prod.Name}},
-		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&line)
-	if err == nil {
-		return line.ID, nil
-	}
-	if !store.IsNotFound(err) {
-		return "", err
-	}
-	n, err := items.CountDocuments(ctx, bson.M{"customerId": p.ID})
-	if err != nil {
-		return "", err
-	}
-	if n >= MaxCartLines {
-		return "", apperr.New(apperr.FailedPrecondition, "a cart holds at most %d different products", MaxCartLines)
-	}
-	line = cartItem{ID: ids.New("carts"), CustomerID: p.ID, ProductID: a.ProductID, StoreID: prod.StoreID, Name: prod.Name, UnitPrice: price, Quantity: a.Quantity, CreationTime: now()}
-	if _, err := items.InsertOne(ctx, line); err != nil {
-		if store.IsDuplicate(err) {
-			// The line exists, so the conditional update above refused it: too many.
+	for attempt := 0; attempt < 3; attempt++ {
+		// Adding again: one conditional update, so concurrent adds never push a
+		// line past the maximum quantity.
+		var line cartItem
+		err = items.FindOneAndUpdate(ctx,
+			bson.M{"customerId": p.ID, "productId": a.ProductID, "quantity": bson.M{"$lte": MaxQuantity - a.Quantity}},
+			bson.M{"$inc": bson.M{"quantity": a.Quantity}, "$set": bson.M{"unitPrice": price, "name": prod.Name}},
+			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&line)
+		if err == nil {
+			return line.ID, nil
+		}
+		if !store.IsNotFound(err) {
+			return "", err
+		}
+		n, err := items.CountDocuments(ctx, bson.M{"customerId": p.ID, "productId": a.ProductID})
+		if err != nil {
+			return "", err
+		}
+		if n > 0 {
 			return "", apperr.New(apperr.FailedPrecondition, "a cart holds at most %d of one product", MaxQuantity)
 		}
-		return "", err
+		line = cartItem{ID: ids.New("carts"), CustomerID: p.ID, ProductID: a.ProductID, StoreID: prod.StoreID, Name: prod.Name, UnitPrice: price, Quantity: a.Quantity, CreationTime: now()}
+		// The line count and the insert in one transaction, so concurrent adds of
+		// different products cannot pass the cap together.
+		err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
+			n, err := items.CountDocuments(ctx, bson.M{"customerId": p.ID})
+			if err != nil {
+				return err
+			}
+			if n >= MaxCartLines {
+				return apperr.New(apperr.FailedPrecondition, "a cart holds at most %d different products", MaxCartLines)
+			}
+			_, err = items.InsertOne(ctx, line)
+			return err
+		})
+		if !store.IsDuplicate(err) {
+			if err != nil {
+				return "", err
+			}
+			return line.ID, nil
+		}
+		// A concurrent first add of the same product created the line: add to it.
 	}
-	return line.ID, nil
+	return "", apperr.New(apperr.Unavailable, "the cart kept changing; retry")
 }
 
 type getCartArgs struct {

@@ -28,10 +28,12 @@ type orderItem struct {
 }
 
 type deliveryAddress struct {
-	FullAddress string `bson:"fullAddress" json:"fullAddress" op:"required,nonblank,max=500"`
-	City        string `bson:"city" json:"city" op:"required,nonblank,max=100"`
-	Area        string `bson:"area" json:"area" op:"required,nonblank,max=100"`
-	PhoneNumber string `bson:"phoneNumber" json:"phoneNumber" op:"required,nonblank,max=32"`
+	// Limits are generous: a paid order must not be refused for a long field the
+	// payment processor already accepted.
+	FullAddress string `bson:"fullAddress" json:"fullAddress" op:"required,nonblank,max=2000"`
+	City        string `bson:"city" json:"city" op:"required,nonblank,max=500"`
+	Area        string `bson:"area" json:"area" op:"required,nonblank,max=500"`
+	PhoneNumber string `bson:"phoneNumber" json:"phoneNumber" op:"required,nonblank,max=100"`
 }
 
 type statusChange struct {
@@ -91,8 +93,8 @@ type OrderView struct {
 	Subtotal           float64            `json:"subtotal"`
 	DeliveryFee        float64            `json:"deliveryFee"`
 	Total              float64            `json:"total"`
-	PlatformCommission float64            `json:"platformCommission"`
-	StoreEarnings      float64            `json:"storeEarnings"`
+	PlatformCommission *float64           `json:"platformCommission,omitempty"` // administrators only
+	StoreEarnings      *float64           `json:"storeEarnings,omitempty"`      // administrators only
 	AmountPaid         *float64           `json:"amountPaid,omitempty"`
 	DeliveryAddress    deliveryAddress    `json:"deliveryAddress"`
 	DeliveryType       string             `json:"deliveryType"`
@@ -104,11 +106,13 @@ type OrderView struct {
 	UpdatedAt          int64              `json:"updatedAt"`
 }
 
-func (o *orderDoc) view() OrderView {
+// view is the order for its customer; the platform's commission and the store's
+// earnings are business terms between the platform and the store, shown to
+// administrators only (withTerms).
+func (o *orderDoc) view(withTerms bool) OrderView {
 	v := OrderView{
 		ID: o.ID, CreationTime: o.CreationTime, CustomerID: o.CustomerID, StoreID: o.StoreID, StoreName: o.StoreName,
 		Subtotal: o.Subtotal.AED(), DeliveryFee: o.DeliveryFee.AED(), Total: o.Total.AED(),
-		PlatformCommission: o.PlatformCommission.AED(), StoreEarnings: o.StoreEarnings.AED(),
 		DeliveryAddress: o.DeliveryAddress, DeliveryType: o.DeliveryType, PaymentMethod: o.PaymentMethod,
 		PaymentStatus: o.PaymentStatus, PaymentIntentID: o.PaymentIntentID, Status: o.Status, UpdatedAt: o.UpdatedAt,
 		Items: make([]OrderItemView, len(o.Items)), StatusHistory: make([]StatusChangeView, len(o.StatusHistory)),
@@ -116,6 +120,10 @@ func (o *orderDoc) view() OrderView {
 	if o.AmountPaid != nil {
 		a := o.AmountPaid.AED()
 		v.AmountPaid = &a
+	}
+	if withTerms {
+		c, e := o.PlatformCommission.AED(), o.StoreEarnings.AED()
+		v.PlatformCommission, v.StoreEarnings = &c, &e
 	}
 	for i, it := range o.Items {
 		v.Items[i] = OrderItemView{ProductID: it.ProductID, Name: it.Name, UnitPrice: it.UnitPrice.AED(), Quantity: it.Quantity, LineTotal: it.LineTotal.AED()}
@@ -169,7 +177,7 @@ type createOrderArgs struct {
 	StoreID         string          `json:"storeId" op:"required,id=stores"`
 	PaymentIntentID string          `json:"paymentIntentId" op:"required,nonblank,max=255"`
 	DeliveryAddress deliveryAddress `json:"deliveryAddress" op:"required"`
-	DeliveryType    string          `json:"deliveryType" op:"required,nonblank,max=50"`
+	DeliveryType    string          `json:"deliveryType" op:"required,nonblank,max=200"`
 	DeliveryFee     money.Fils      `json:"deliveryFee" op:"required,min=0"`
 	AmountPaid      *money.Fils     `json:"amountPaid" op:"min=0"`
 }
@@ -343,10 +351,11 @@ func (s *svc) getOrderByPaymentIntent(ctx context.Context, a *intentArgs) (*Orde
 	if err != nil || o == nil {
 		return nil, err
 	}
-	if id := ops.Caller(ctx); id.Sub != o.CustomerUserID && !id.IsAdmin() {
+	id := ops.Caller(ctx)
+	if id.Sub != o.CustomerUserID && !id.IsAdmin() {
 		return nil, apperr.New(apperr.PermissionDenied, "the order belongs to another customer")
 	}
-	v := o.view()
+	v := o.view(id.IsAdmin())
 	return &v, nil
 }
 
@@ -362,7 +371,7 @@ func (s *svc) getMyOrders(ctx context.Context, a *myOrdersArgs) (page.Result[Ord
 	if err != nil {
 		return page.Result[OrderView]{}, err
 	}
-	return page.Map(r, (*orderDoc).view), nil
+	return page.Map(r, func(o *orderDoc) OrderView { return o.view(false) }), nil
 }
 
 type updateStatusArgs struct {
