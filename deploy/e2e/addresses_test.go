@@ -156,10 +156,7 @@ func TestAddressesAccess(t *testing.T) {
 	before := *getAddr(t, s, alice, aHome)
 
 	t.Run("every operation needs a token", func(t *testing.T) {
-		calls := []struct {
-			kind, path string
-			args       map[string]any
-		}{
+		calls := []opCall{
 			{"mutation", opCreateAddress, p.addrArgs(aliceCus, "Anon")},
 			{"mutation", opUpdateAddress, map[string]any{"addressId": aHome, "name": "Anon"}},
 			{"mutation", opDeleteAddress, map[string]any{"addressId": aHome}},
@@ -168,17 +165,7 @@ func TestAddressesAccess(t *testing.T) {
 			{"query", opGetAddress, map[string]any{"addressId": aHome}},
 			{"mutation", opSetDefault, map[string]any{"addressId": aWork}},
 		}
-		for _, c := range calls {
-			for _, tok := range []string{"", "garbage", expiredToken(t, s, "user-alice")} {
-				var r st.Result
-				if c.kind == "query" {
-					r = s.Query(tok, c.path, c.args)
-				} else {
-					r = s.Mutation(tok, c.path, c.args)
-				}
-				expectError(t, r, "UNAUTHENTICATED")
-			}
-		}
+		expectAllNeedToken(t, s, calls)
 		expectList(t, s, alice, true, aHome, aWork)
 	})
 

@@ -92,6 +92,27 @@ func expiredToken(t testing.TB, s *st.Sys, sub string, roles ...string) string {
 	return tok
 }
 
+// opCall is one operation call, for tests that try many operations alike.
+type opCall struct {
+	kind, path string
+	args       map[string]any
+}
+
+// expectAllNeedToken: each call without a token, with a garbage token and with an
+// expired one is UNAUTHENTICATED.
+func expectAllNeedToken(t *testing.T, s *st.Sys, calls []opCall) {
+	t.Helper()
+	for _, c := range calls {
+		for _, tok := range []string{"", "garbage", expiredToken(t, s, "user-alice")} {
+			call := s.Query
+			if c.kind == "mutation" {
+				call = s.Mutation
+			}
+			expectError(t, call(tok, c.path, c.args), "UNAUTHENTICATED")
+		}
+	}
+}
+
 func newCity(t testing.TB, s *st.Sys, admin, name, arabic string) string {
 	t.Helper()
 	return okID(t, s.Mutation(admin, "admins.catalog.createCity", map[string]any{"name": name, "nameArabic": arabic}))

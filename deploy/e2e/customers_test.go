@@ -91,27 +91,14 @@ func TestCustomerProfiles(t *testing.T) {
 	alice := s.Token("user-alice")
 
 	t.Run("every operation needs a token", func(t *testing.T) {
-		calls := []struct {
-			kind, path string
-			args       map[string]any
-		}{
+		calls := []opCall{
 			{"mutation", opUpsertProfile, map[string]any{"name": "X"}},
 			{"query", opGetProfile, nil},
 			{"mutation", opAddItem, map[string]any{"productId": "prd_000000000000000000000000", "quantity": 1}},
 			{"query", opGetCart, nil},
 			{"mutation", opRemoveItem, map[string]any{"itemId": "crt_000000000000000000000000"}},
 		}
-		for _, c := range calls {
-			for _, tok := range []string{"", "garbage", expiredToken(t, s, "user-alice")} {
-				var r st.Result
-				if c.kind == "query" {
-					r = s.Query(tok, c.path, c.args)
-				} else {
-					r = s.Mutation(tok, c.path, c.args)
-				}
-				expectError(t, r, "UNAUTHENTICATED")
-			}
-		}
+		expectAllNeedToken(t, s, calls)
 		if p := myProfile(t, s, alice); p != nil {
 			t.Errorf("a refused upsert created a profile: %+v", p)
 		}
