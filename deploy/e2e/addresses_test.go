@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -591,19 +590,9 @@ func TestAddressesDefault(t *testing.T) {
 			ids[i] = create(fmt.Sprintf("A%02d", i))
 		}
 		for round := range 2 {
-			results := make([]st.Result, k)
-			start := make(chan struct{})
-			var wg sync.WaitGroup
-			for i := range k {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-start
-					results[i] = s.Mutation(tok, opSetDefault, map[string]any{"addressId": ids[i]})
-				}()
-			}
-			close(start)
-			wg.Wait()
+			results := st.Concurrently(k, func(i int) st.Result {
+				return s.Mutation(tok, opSetDefault, map[string]any{"addressId": ids[i]})
+			})
 			for i, r := range results {
 				if r.Status != 200 {
 					t.Errorf("round %d call %d: %d %s", round, i, r.Status, r.Body)
@@ -659,27 +648,10 @@ func TestAddressesCap(t *testing.T) {
 	t.Run("concurrent creates stop at the cap with one default", func(t *testing.T) {
 		carol, carolCus := newCustomer(t, s, "user-carol")
 		const n = maxAddresses + 5
-		results := make([]st.Result, n)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				results[i] = s.Mutation(carol, opCreateAddress, p.addrArgs(carolCus, fmt.Sprintf("C%02d", i)))
-			}()
-		}
-		close(start)
-		wg.Wait()
-		ok := 0
-		for _, r := range results {
-			if r.Status == 200 {
-				ok++
-				continue
-			}
-			expectError(t, r, "FAILED_PRECONDITION")
-		}
+		results := st.Concurrently(n, func(i int) st.Result {
+			return s.Mutation(carol, opCreateAddress, p.addrArgs(carolCus, fmt.Sprintf("C%02d", i)))
+		})
+		ok := st.CountOK(t, results, "FAILED_PRECONDITION")
 		list := listAddrs(t, s, carol)
 		defaults := 0
 		for _, a := range list {

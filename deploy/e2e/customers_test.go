@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
 	st "marketplace/deploy/systemtest"
@@ -195,19 +194,9 @@ func TestCustomerProfiles(t *testing.T) {
 	t.Run("concurrent first calls by one user make one profile", func(t *testing.T) {
 		const n = 10
 		carol := s.Token("user-carol")
-		results := make([]st.Result, n)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				results[i] = s.Mutation(carol, opUpsertProfile, map[string]any{"name": "Carol"})
-			}()
-		}
-		close(start)
-		wg.Wait()
+		results := st.Concurrently(n, func(int) st.Result {
+			return s.Mutation(carol, opUpsertProfile, map[string]any{"name": "Carol"})
+		})
 		first := okID(t, results[0])
 		for i, r := range results {
 			if id := okID(t, r); id != first {
@@ -405,27 +394,7 @@ func TestCustomerCart(t *testing.T) {
 		carol := s.Token("user-carol")
 		newProfile(t, s, carol, "Carol")
 		const n = 10
-		results := make([]st.Result, n)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				results[i] = add(carol, milk, 10)
-			}()
-		}
-		close(start)
-		wg.Wait()
-		ok := 0
-		for _, r := range results {
-			if r.Status == 200 {
-				ok++
-				continue
-			}
-			expectError(t, r, "FAILED_PRECONDITION")
-		}
+		ok := st.CountOK(t, st.Concurrently(n, func(int) st.Result { return add(carol, milk, 10) }), "FAILED_PRECONDITION")
 		c := myCart(t, s, carol, "")
 		if ok != 9 || len(c.Items) != 1 || c.Items[0].Quantity != 90 || c.Subtotal != 445.5 {
 			t.Errorf("%d of 10 adds of 10 succeeded, cart %+v; want 9, one line of 90, subtotal 445.5", ok, c)

@@ -142,13 +142,7 @@ func TestWebhookCreatesTheOrderOnce(t *testing.T) {
 	body := processor.Event("evt_1", "payment_intent.succeeded", sh.payment("pi_1"))
 
 	// Twenty copies at once: exactly one order.
-	var wg sync.WaitGroup
-	results := make([]st.Result, 20)
-	for i := range results {
-		wg.Add(1)
-		go func(i int) { defer wg.Done(); results[i] = deliver(s, body) }(i)
-	}
-	wg.Wait()
+	results := st.Concurrently(20, func(int) st.Result { return deliver(s, body) })
 	created := 0
 	for _, r := range results {
 		if r.Status != 200 {
@@ -273,24 +267,9 @@ func TestWebhookCreatesTheOrderOnce(t *testing.T) {
 		if second.PaymentIntentID != "pi_3" {
 			t.Fatalf("newest order first: %+v", second)
 		}
-		var wg sync.WaitGroup
-		codes := make([]int, 6)
-		for i := range codes {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				codes[i] = s.Mutation(sh.owner, "stores.orders.updateOrderStatus", map[string]any{"orderId": second.ID, "status": "preparing"}).Status
-			}(i)
-		}
-		wg.Wait()
-		ok := 0
-		for _, c := range codes {
-			if c == 200 {
-				ok++
-			} else if c != 409 {
-				t.Fatalf("concurrent move answered %d", c)
-			}
-		}
+		ok := st.CountOK(t, st.Concurrently(6, func(int) st.Result {
+			return s.Mutation(sh.owner, "stores.orders.updateOrderStatus", map[string]any{"orderId": second.ID, "status": "preparing"})
+		}), "FAILED_PRECONDITION")
 		if ok != 1 {
 			t.Fatalf("%d of 6 concurrent identical moves succeeded", ok)
 		}

@@ -165,15 +165,11 @@ func TestAddressUpdatesRace(t *testing.T) {
 	owner := s.Token("owner-1")
 	store := newStore(t, s, admin, "Corner", "owner-1", "", "")
 	product := okID(t, s.Mutation(owner, "stores.products.createProduct", map[string]any{"storeId": store, "name": "Milk", "price": 6.5}))
-	var wg sync.WaitGroup
-	for i := 0; i < 8; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			st.MustOK(t, s.Mutation(user, "customers.cart.addItem", map[string]any{"productId": product, "quantity": 2}))
-		}()
+	if ok := st.CountOK(t, st.Concurrently(8, func(int) st.Result {
+		return s.Mutation(user, "customers.cart.addItem", map[string]any{"productId": product, "quantity": 2})
+	}), "FAILED_PRECONDITION"); ok != 8 {
+		t.Fatalf("%d of 8 concurrent adds succeeded", ok)
 	}
-	wg.Wait()
 	var cart struct {
 		Items []struct{ Quantity int } `json:"items"`
 	}

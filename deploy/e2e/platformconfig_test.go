@@ -5,7 +5,6 @@ import (
 	"math"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -266,21 +265,13 @@ func TestPlatformConfigCreateInitial(t *testing.T) {
 func TestPlatformConfigConcurrentCreate(t *testing.T) {
 	s := st.Start(t)
 	const n = 10
-	results := make([]st.Result, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
+	toks := make([]string, n)
 	for i := range n {
-		sub := fmt.Sprintf("admin-%d", i)
-		tok := s.Token(sub, "admin")
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			results[i] = s.Mutation(tok, pcCreate, map[string]any{"adminUserId": sub})
-		}()
+		toks[i] = s.Token(fmt.Sprintf("admin-%d", i), "admin")
 	}
-	close(start)
-	wg.Wait()
+	results := st.Concurrently(n, func(i int) st.Result {
+		return s.Mutation(toks[i], pcCreate, map[string]any{"adminUserId": fmt.Sprintf("admin-%d", i)})
+	})
 
 	var winner string
 	wins := 0

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -230,4 +231,37 @@ func Expect(tb testing.TB, r Result, code string) {
 	if r.Code() != code || r.Status != apperr.Code(code).Status() {
 		tb.Fatalf("want %s (%d), got %d %s", code, apperr.Code(code).Status(), r.Status, strings.TrimSpace(string(r.Body)))
 	}
+}
+
+// Concurrently runs call(0..n-1) on n goroutines released together, so the calls
+// really race, and returns their results in order.
+func Concurrently(n int, call func(i int) Result) []Result {
+	results := make([]Result, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			results[i] = call(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return results
+}
+
+// CountOK counts the 200s among results; every other result must be an error with code.
+func CountOK(tb testing.TB, results []Result, code string) int {
+	tb.Helper()
+	ok := 0
+	for _, r := range results {
+		if r.Status == 200 {
+			ok++
+			continue
+		}
+		Expect(tb, r, code)
+	}
+	return ok
 }

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"marketplace/libs/events/eventstest"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,25 +23,6 @@ import (
 	"marketplace/libs/service"
 	"marketplace/libs/store"
 )
-
-// recordingPublisher is a fake Kafka: it remembers what the relay published.
-type recordingPublisher struct {
-	mu   sync.Mutex
-	msgs []events.Message
-}
-
-func (p *recordingPublisher) Publish(_ context.Context, msgs ...events.Message) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.msgs = append(p.msgs, msgs...)
-	return nil
-}
-
-func (p *recordingPublisher) snapshot() []events.Message {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]events.Message(nil), p.msgs...)
-}
 
 type createArgs struct {
 	SKU  string `json:"sku" op:"required,nonblank"`
@@ -120,7 +101,7 @@ func (m *testModule) build(_ context.Context, env service.Env) (*service.Built, 
 
 type running struct {
 	url  string
-	pub  *recordingPublisher
+	pub  *eventstest.Recorder
 	stop context.CancelFunc
 	done chan error
 }
@@ -157,7 +138,7 @@ func start(t *testing.T, m service.Module) *running {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	ln := listen(t)
 	ready := make(chan struct{})
-	r := &running{url: "http://" + ln.Addr().String(), pub: &recordingPublisher{}, stop: cancel, done: make(chan error, 1)}
+	r := &running{url: "http://" + ln.Addr().String(), pub: &eventstest.Recorder{}, stop: cancel, done: make(chan error, 1)}
 	go func() { r.done <- service.Run(ctx, options(t, m, ln, r.pub, ready)) }()
 	t.Cleanup(func() {
 		cancel()
@@ -213,11 +194,11 @@ func errCode(raw []byte) string {
 }
 
 // waitMessages polls the fake publisher until it holds n messages.
-func waitMessages(t *testing.T, p *recordingPublisher, n int) []events.Message {
+func waitMessages(t *testing.T, p *eventstest.Recorder, n int) []events.Message {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		msgs := p.snapshot()
+		msgs := p.Messages()
 		if len(msgs) >= n {
 			return msgs
 		}
@@ -380,7 +361,7 @@ func TestRunFailures(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ready := make(chan struct{})
-			o := options(t, c.module, listen(t), &recordingPublisher{}, ready)
+			o := options(t, c.module, listen(t), &eventstest.Recorder{}, ready)
 			o.DB = c.db
 			done := make(chan error, 1)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

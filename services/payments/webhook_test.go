@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"marketplace/libs/events/eventstest"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -33,25 +34,6 @@ const (
 	testPublishable   = "pk_test_123"
 	testInternalToken = "internal-token-for-tests"
 )
-
-// recordingPublisher is a fake Kafka: it remembers what the relay published.
-type recordingPublisher struct {
-	mu   sync.Mutex
-	msgs []events.Message
-}
-
-func (p *recordingPublisher) Publish(_ context.Context, msgs ...events.Message) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.msgs = append(p.msgs, msgs...)
-	return nil
-}
-
-func (p *recordingPublisher) snapshot() []events.Message {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]events.Message(nil), p.msgs...)
-}
 
 // opCall is one call the fake customers service received.
 type opCall struct {
@@ -206,7 +188,7 @@ func (r *resolver) set(url string) { r.mu.Lock(); r.url = url; r.mu.Unlock() }
 type harness struct {
 	app       *fiber.App
 	db        *store.DB
-	pub       *recordingPublisher
+	pub       *eventstest.Recorder
 	customers *fakeCustomers
 	resolver  *resolver
 	secret    string
@@ -221,7 +203,7 @@ func newHarness(t *testing.T, secret string) *harness {
 	}
 	t.Cleanup(func() { _ = db.Close(context.Background()) })
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
-	h := &harness{db: db, pub: &recordingPublisher{}, customers: startFakeCustomers(t), secret: secret}
+	h := &harness{db: db, pub: &eventstest.Recorder{}, customers: startFakeCustomers(t), secret: secret}
 	h.resolver = &resolver{url: h.customers.url}
 	outbox := events.NewOutbox(db, "payments")
 	relay := events.NewRelay(db, h.pub, logger)
@@ -321,7 +303,7 @@ func (h *harness) waitPublished(t *testing.T, n int) []events.Message {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		msgs := h.pub.snapshot()
+		msgs := h.pub.Messages()
 		if len(msgs) >= n {
 			return msgs
 		}
@@ -503,7 +485,7 @@ func TestMalformedDeliveriesAre400(t *testing.T) {
 		t.Fatalf("malformed deliveries did work: %d customers calls, %d recorded", h.customers.count(), len(h.processed(t)))
 	}
 	h.settleOutbox(t)
-	if n := len(h.pub.snapshot()); n != 0 {
+	if n := len(h.pub.Messages()); n != 0 {
 		t.Fatalf("%d events published", n)
 	}
 }
@@ -707,7 +689,7 @@ func TestPaymentFailedPublishesOnce(t *testing.T) {
 		t.Fatalf("%d copies recorded the failure", recorded)
 	}
 	h.settleOutbox(t)
-	msgs = h.pub.snapshot()
+	msgs = h.pub.Messages()
 	if len(msgs) != 2 {
 		t.Fatalf("published %d events, want 2", len(msgs))
 	}
@@ -729,7 +711,7 @@ func TestPaymentFailedWhileCustomersIsDown(t *testing.T) {
 		t.Fatalf("Retry-After %q, %d recorded", r.retryAfter, len(h.processed(t)))
 	}
 	h.settleOutbox(t)
-	if len(h.pub.snapshot()) != 0 {
+	if len(h.pub.Messages()) != 0 {
 		t.Fatal("an event was published for a refused delivery")
 	}
 }
@@ -743,8 +725,8 @@ func TestCanceledKeepsTheCart(t *testing.T) {
 	}
 	wantText(t, h.signed(t, body), 200, "Event already processed")
 	h.settleOutbox(t)
-	if h.customers.count() != 0 || len(h.pub.snapshot()) != 0 {
-		t.Fatalf("cancellation did work: %d customers calls, %d events", h.customers.count(), len(h.pub.snapshot()))
+	if h.customers.count() != 0 || len(h.pub.Messages()) != 0 {
+		t.Fatalf("cancellation did work: %d customers calls, %d events", h.customers.count(), len(h.pub.Messages()))
 	}
 }
 
@@ -795,7 +777,7 @@ func TestModuleUnderServiceRun(t *testing.T) {
 	ready, done := make(chan struct{}), make(chan error, 1)
 	go func() {
 		done <- service.Run(ctx, service.Options{
-			Module: Module, Listener: ln, DB: store.Options{Memory: true}, Publisher: &recordingPublisher{},
+			Module: Module, Listener: ln, DB: store.Options{Memory: true}, Publisher: &eventstest.Recorder{},
 			Resolver: &resolver{url: customers.url}, InternalToken: testInternalToken,
 			Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
 			HTTP:   cfg, Ready: ready,
