@@ -249,19 +249,11 @@ func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
 	}
 }
 
-// routePath reads only what routing needs. The owning service decodes the whole
-// body strictly, so the gateway does not pay for it twice.
+// routePath reads the body as the owning service will (ops.ParseRequest), so
+// the two agree on what a body is; the arguments are checked by the service.
 func routePath(body []byte) (string, error) {
-	var r struct {
-		Path string `json:"path"`
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		return "", apperr.New(apperr.InvalidArgument, "body must be a JSON object { path, args }")
-	}
-	if r.Path == "" {
-		return "", apperr.Invalid("path", "is required")
-	}
-	return ops.NormalizePath(r.Path), nil
+	r, err := ops.ParseRequest(body)
+	return r.Path, err
 }
 
 func (g *Gateway) handleProcessor(path string) fiber.Handler {

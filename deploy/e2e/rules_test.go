@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	st "marketplace/deploy/systemtest"
@@ -69,5 +71,46 @@ func TestCommissionRulesAcrossLevels(t *testing.T) {
 	c = okAs[platformConfig](t, s.Query(admin, "admins.platformAdmin.getActivePlatformConfig", nil))
 	if c.LocationSettings.MaxSearchRadiusKm != 80 || c.LocationSettings.DefaultSearchRadiusKm != 10 || c.DefaultCommissionRate != 0.123456 {
 		t.Fatalf("refused updates changed the configuration: %+v", c)
+	}
+}
+
+// TestTextAndNumberRules: what the strict decoder refuses or normalises, seen
+// through the gateway: control and bidirectional override characters in text
+// (named by field, nothing stored), NFC, amounts that are not whole fils however
+// tiny, negative zero shown as 0, and case-sensitive body keys agreed on by the
+// gateway and the services.
+func TestTextAndNumberRules(t *testing.T) {
+	s := st.Start(t)
+	admin := s.Token("admin-1", "admin")
+	user := s.Token("user-1")
+	for _, text := range []string{"Noor\x00", "\x1b[31mNoor", "Noor\u202egnp.exe", "No\nor", "Noor\u0085"} {
+		expectError(t, s.Mutation(user, "customers.profile.upsertMyProfile", map[string]any{"name": text}), "INVALID_ARGUMENT", "name")
+		expectError(t, s.Mutation(admin, "admins.catalog.createCity", map[string]any{"name": "Dubai", "nameArabic": text}), "INVALID_ARGUMENT", "nameArabic")
+	}
+	if r := st.MustOK(t, s.Query(user, "customers.profile.getMyProfile", nil)); string(r.Body) != "null" {
+		t.Fatalf("a refused profile was stored: %s", r.Body)
+	}
+	if cities := okAs[[]map[string]any](t, s.Query("", "catalog.locations.listCities", nil)); len(cities) != 0 {
+		t.Fatalf("a refused city was stored: %v", cities)
+	}
+	// NFC: a decomposed "é" is stored composed.
+	okID(t, s.Mutation(user, "customers.profile.upsertMyProfile", map[string]any{"name": "Rene\u0301e"}))
+	if p := okAs[map[string]any](t, s.Query(user, "customers.profile.getMyProfile", nil)); p["name"] != "Ren\u00e9e" {
+		t.Fatalf("name %q is not NFC", p["name"])
+	}
+
+	initConfig(t, s)
+	cfg := okAs[platformConfig](t, s.Query(admin, "admins.platformAdmin.getActivePlatformConfig", nil))
+	store := newStore(t, s, admin, "Corner Shop", "owner-1", "", "")
+	expectError(t, s.Query(admin, "admins.platformAdmin.getCommissionPreview", map[string]any{"storeId": store, "subtotal": 1e-300}), "INVALID_ARGUMENT", "subtotal")
+	r := st.MustOK(t, s.Mutation(admin, pcUpdate, map[string]any{"adminUserId": "admin-1", "configId": cfg.ID, "defaultCommissionRate": json.Number("-0")}))
+	if strings.Contains(string(r.Body), "-0") {
+		t.Fatalf("negative zero echoed: %s", r.Body)
+	}
+
+	// Body keys are case-sensitive, at the gateway and at the service alike.
+	for _, body := range []string{`{"PATH":"catalog.locations.listCities"}`, `{"path":"catalog.locations.listCities","Args":{}}`} {
+		expectError(t, s.Do("POST", "/api/query", strings.NewReader(body), nil), "INVALID_ARGUMENT", "unknown key")
+		expectError(t, s.DoAt(s.Services["catalog"], "POST", "/api/query", strings.NewReader(body), nil), "INVALID_ARGUMENT", "unknown key")
 	}
 }

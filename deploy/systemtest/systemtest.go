@@ -198,7 +198,14 @@ func bearer(token string) string {
 // Do sends a raw request to the gateway.
 func (s *Sys) Do(method, path string, body io.Reader, headers map[string]string) Result {
 	s.tb.Helper()
-	req, err := http.NewRequest(method, s.BaseURL+path, body)
+	return s.DoAt(s.BaseURL, method, path, body, headers)
+}
+
+// DoAt sends a raw request to base (the gateway, or a service's own address
+// from Services, bypassing the gateway).
+func (s *Sys) DoAt(base, method, path string, body io.Reader, headers map[string]string) Result {
+	s.tb.Helper()
+	req, err := http.NewRequest(method, base+path, body)
 	if err != nil {
 		s.tb.Fatal(err)
 	}

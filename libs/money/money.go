@@ -5,6 +5,7 @@ package money
 import (
 	"errors"
 	"math"
+	"strings"
 )
 
 // Fils is an amount in fils.
@@ -34,6 +35,85 @@ func FromAED(aed float64) (Fils, error) {
 		return 0, ErrTooPrecise
 	}
 	return Fils(f), nil
+}
+
+// maxFilsDigits is the number of digits of MaxAED in fils (100000000000).
+const maxFilsDigits = 12
+
+// ErrNotANumber is a text that is not a decimal number.
+var ErrNotANumber = errors.New("must be a number")
+
+// ParseAED converts the text of a decimal number (JSON number syntax: "12.5",
+// "-3", "1e2", "0.10") exactly, without going through a float: a value that is
+// not a whole number of fils is ErrTooPrecise however small ("1e-300" is not
+// zero), and zero is always 0 (never a negative zero).
+func ParseAED(s string) (Fils, error) {
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant = s[:i]
+		e := s[i+1:]
+		eneg := strings.HasPrefix(e, "-")
+		e = strings.TrimPrefix(strings.TrimPrefix(e, "+"), "-")
+		if e == "" || !allDigits(e) {
+			return 0, ErrNotANumber
+		}
+		e = strings.TrimLeft(e, "0")
+		if len(e) > 6 { // beyond any amount either way; decided below by the digits
+			e = "999999"
+		}
+		for _, c := range e {
+			exp = exp*10 + int(c-'0')
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	whole, frac, dot := strings.Cut(mant, ".")
+	if whole == "" || !allDigits(whole) || !allDigits(frac) || (dot && frac == "") {
+		return 0, ErrNotANumber
+	}
+	// value = digits × 10^scale fils
+	digits := strings.TrimLeft(whole+frac, "0")
+	scale := exp - len(frac) + 2
+	trimmed := strings.TrimRight(digits, "0")
+	scale += len(digits) - len(trimmed)
+	digits = trimmed
+	if digits == "" {
+		return 0, nil
+	}
+	if scale < 0 {
+		return 0, ErrTooPrecise
+	}
+	if len(digits)+scale > maxFilsDigits {
+		return 0, ErrOutOfBounds
+	}
+	var f int64
+	for _, c := range digits {
+		f = f*10 + int64(c-'0')
+	}
+	for range scale {
+		f *= 10
+	}
+	if f > MaxAED*100 {
+		return 0, ErrOutOfBounds
+	}
+	if neg {
+		f = -f
+	}
+	return Fils(f), nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // AED is the interface number for f.

@@ -46,3 +46,29 @@ func TestRateApplyRoundsHalfUp(t *testing.T) {
 		t.Fatal("rate round trip")
 	}
 }
+
+func TestParseAEDIsExact(t *testing.T) {
+	cases := []struct {
+		in   string
+		want Fils
+		err  error
+	}{
+		{"0", 0, nil}, {"-0", 0, nil}, {"0.00", 0, nil}, {"-0.0e5", 0, nil}, {"12.5", 1250, nil}, {"12.50", 1250, nil},
+		{"19.99", 1999, nil}, {"0.07", 7, nil}, {"-3.5", -350, nil}, {"1e2", 10000, nil}, {"1.5E+1", 1500, nil},
+		{"1234e-2", 1234, nil}, {"1000000000", 100000000000, nil}, {"0.010", 1, nil}, {"10.000", 1000, nil},
+		{"1e-300", 0, ErrTooPrecise}, {"10.005", 0, ErrTooPrecise}, {"0.001", 0, ErrTooPrecise},
+		{"1e-3", 0, ErrTooPrecise}, {"1e-99999999999", 0, ErrTooPrecise},
+		{"1000000000.01", 0, ErrOutOfBounds}, {"1e10", 0, ErrOutOfBounds}, {"1e99999999999", 0, ErrOutOfBounds},
+		{"", 0, ErrNotANumber}, {"-", 0, ErrNotANumber}, {".5", 0, ErrNotANumber}, {"5.", 0, ErrNotANumber},
+		{"1e", 0, ErrNotANumber}, {"0x10", 0, ErrNotANumber}, {"1,5", 0, ErrNotANumber}, {"NaN", 0, ErrNotANumber},
+	}
+	for _, c := range cases {
+		got, err := ParseAED(c.in)
+		if !errors.Is(err, c.err) || (err == nil && got != c.want) {
+			t.Errorf("ParseAED(%q) = %v, %v; want %v, %v", c.in, got, err, c.want, c.err)
+		}
+		if err == nil && got == 0 && math.Signbit(float64(got)) {
+			t.Errorf("ParseAED(%q) is a negative zero", c.in)
+		}
+	}
+}

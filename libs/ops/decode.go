@@ -12,6 +12,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"marketplace/libs/apperr"
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
@@ -26,10 +28,15 @@ import (
 //	id=kind         a well-formed id of that record kind (ids.Valid)
 //	enum=a|b|c      one of the listed strings
 //	nonblank        a string with something besides white space
+//	multiline       long free text (comments, notes): newlines and tabs allowed
 //
-// money.Fils fields take AED numbers with at most two decimals. int fields take
-// whole numbers. Strings are limited to DefaultMaxString characters unless max says
-// otherwise, arrays to DefaultMaxItems.
+// money.Fils fields take AED numbers with at most two decimals, read exactly from
+// the number's text. int fields take whole numbers; a negative zero reads as 0.
+// Strings are limited to DefaultMaxString characters unless max says otherwise,
+// arrays to DefaultMaxItems. Every string is normalised to Unicode NFC and may
+// hold no control character (C0, DEL, C1; newline and tab only in multiline
+// fields, where CRLF reads as a newline) and no bidirectional embedding,
+// override or isolate (U+202A-U+202E, U+2066-U+2069): see CheckText.
 
 const (
 	DefaultMaxString = 10_000
@@ -40,6 +47,7 @@ var filsType = reflect.TypeOf(money.Fils(0))
 
 type rules struct {
 	required, nonblank bool
+	multiline          bool
 	min, max           *float64
 	idKind             string
 	enum               []string
@@ -122,6 +130,8 @@ func parseRules(t reflect.Type, sf reflect.StructField) rules {
 			r.required = true
 		case "nonblank":
 			r.nonblank = true
+		case "multiline":
+			r.multiline = true
 		case "min":
 			r.min = num()
 		case "max":
@@ -213,7 +223,8 @@ func decodeValue(raw []byte, v reflect.Value, path string, r *rules) error {
 		if err := bounds(x, path, r); err != nil {
 			return err
 		}
-		f, err := money.FromAED(x)
+		// Exactly from the text: 1e-300 is not 0 fils, it is too precise.
+		f, err := money.ParseAED(string(raw))
 		if err != nil {
 			return apperr.Invalid(path, "%v", err)
 		}
@@ -275,7 +286,7 @@ func decodeValue(raw []byte, v reflect.Value, path string, r *rules) error {
 		out := reflect.MakeSlice(v.Type(), len(items), len(items))
 		// Element rules: ids, enums and blankness apply to each element; the length
 		// bounds above were the array's own.
-		er := &rules{idKind: r.idKind, enum: r.enum, nonblank: r.nonblank}
+		er := &rules{idKind: r.idKind, enum: r.enum, nonblank: r.nonblank, multiline: r.multiline}
 		for i, it := range items {
 			it = bytes.TrimSpace(it)
 			ep := fmt.Sprintf("%s[%d]", path, i)
@@ -303,6 +314,9 @@ func number(raw []byte, path string) (float64, error) {
 	if err := json.Unmarshal(raw, &x); err != nil {
 		return 0, apperr.Invalid(path, "must be a finite number")
 	}
+	if x == 0 {
+		x = 0 // -0 is stored and shown as 0
+	}
 	return x, nil
 }
 
@@ -316,7 +330,31 @@ func bounds(x float64, path string, r *rules) error {
 	return nil
 }
 
+// CheckText applies the text rules every decoded string obeys, and returns s
+// normalised to NFC: no control characters (newline and tab only when multiline,
+// with CRLF read as a newline) and no bidirectional embeddings, overrides or
+// isolates, which can make stored text display as something else.
+func CheckText(s, path string, multiline bool) (string, error) {
+	if multiline {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+	}
+	for _, c := range s {
+		switch {
+		case multiline && (c == '\n' || c == '\t'):
+		case c < 0x20 || (c >= 0x7f && c <= 0x9f):
+			return "", apperr.Invalid(path, "must not contain control characters (found U+%04X)", c)
+		case (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069):
+			return "", apperr.Invalid(path, "must not contain bidirectional override characters (found U+%04X)", c)
+		}
+	}
+	return norm.NFC.String(s), nil
+}
+
 func checkString(s, path string, r *rules, v reflect.Value) error {
+	s, err := CheckText(s, path, r.multiline)
+	if err != nil {
+		return err
+	}
 	n := utf8.RuneCountInString(s)
 	maxLen := float64(DefaultMaxString)
 	if r.max != nil {

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -127,5 +129,78 @@ func TestBadDeclarationsPanicAtRegistration(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+type textArgs struct {
+	Name    *string     `json:"name" op:"max=5"`
+	Comment *string     `json:"comment" op:"multiline"`
+	Tags    []string    `json:"tags"`
+	Amount  *money.Fils `json:"amount"`
+	Rate    *float64    `json:"rate"`
+	Count   *int        `json:"count"`
+}
+
+func TestDecodeRefusesControlAndBidiCharacters(t *testing.T) {
+	for raw, field := range map[string]string{
+		`{"name":"a\u0000b"}`:        "name",
+		`{"name":"\u001b[31mred"}`:   "name",
+		`{"name":"abc\u007f"}`:       "name",
+		`{"name":"a\u0085b"}`:        "name",
+		`{"name":"a\nb"}`:            "name",
+		`{"name":"a\tb"}`:            "name",
+		`{"name":"evil\u202Etxt"}`:   "name",
+		`{"name":"x\u2066y"}`:        "name",
+		`{"comment":"a\u0000b"}`:     "comment",
+		`{"comment":"a\rb"}`:         "comment",
+		`{"comment":"a\u202Eb"}`:     "comment",
+		`{"tags":["ok","a\u0007b"]}`: "tags[1]",
+	} {
+		var a textArgs
+		err := Decode([]byte(raw), &a)
+		if err == nil || apperr.CodeOf(err) != apperr.InvalidArgument || apperr.From(err).Details["field"] != field {
+			t.Errorf("%s: got %v, want INVALID_ARGUMENT naming %s", raw, err, field)
+		}
+	}
+	var a textArgs
+	if err := Decode([]byte(`{"comment":"line one\r\nline two\n\tindented","name":"مرحبا"}`), &a); err != nil {
+		t.Fatal(err)
+	}
+	if *a.Comment != "line one\nline two\n\tindented" || *a.Name != "مرحبا" {
+		t.Fatalf("decoded %q %q", *a.Comment, *a.Name)
+	}
+}
+
+func TestDecodeNormalisesToNFC(t *testing.T) {
+	var a textArgs
+	// "Café" with a combining acute accent: five code points, four after NFC
+	// (so it also fits max=5 only after normalisation).
+	if err := Decode([]byte(`{"name":"Cafe\u0301s"}`), &a); err != nil {
+		t.Fatal(err)
+	}
+	if *a.Name != "Caf\u00e9s" {
+		t.Fatalf("name %q is not NFC", *a.Name)
+	}
+}
+
+func TestDecodeAmountsAreExactAndZeroIsPositive(t *testing.T) {
+	for _, raw := range []string{`{"amount":1e-300}`, `{"amount":0.001}`, `{"amount":10.005}`, `{"amount":-1e-7}`} {
+		var a textArgs
+		if err := Decode([]byte(raw), &a); err == nil || apperr.From(err).Details["field"] != "amount" {
+			t.Errorf("%s: got %v (%v), want INVALID_ARGUMENT naming amount", raw, err, a.Amount)
+		}
+	}
+	var a textArgs
+	if err := Decode([]byte(`{"amount":-0,"rate":-0,"count":-0}`), &a); err != nil {
+		t.Fatal(err)
+	}
+	if *a.Amount != 0 || math.Signbit(*a.Rate) || *a.Count != 0 {
+		t.Fatalf("negative zero kept: %v %v %v", *a.Amount, *a.Rate, *a.Count)
+	}
+	if b, _ := json.Marshal(a.Rate); string(b) != "0" {
+		t.Fatalf("rate -0 is shown as %s", b)
+	}
+	if err := Decode([]byte(`{"amount":12.50}`), &a); err != nil || *a.Amount != 1250 {
+		t.Fatalf("12.50: %v %v", *a.Amount, err)
 	}
 }

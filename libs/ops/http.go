@@ -24,16 +24,41 @@ type Request struct {
 	Format *string         `json:"format,omitempty"` // some clients send "json"; nothing else is accepted
 }
 
-// ParseRequest decodes and checks a request body strictly.
+// ParseRequest decodes and checks a request body strictly. The gateway and the
+// services both read bodies with it, so they agree on what a body is: keys are
+// case-sensitive ("PATH" is an unknown key, not "path"), unknown keys are
+// refused, and exactly one JSON object is allowed.
 func ParseRequest(body []byte) (Request, error) {
 	var r Request
+	var m map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return r, apperr.New(apperr.InvalidArgument, "body must be a JSON object { path, args }: %v", err)
+	if err := dec.Decode(&m); err != nil || m == nil {
+		msg := "body must be a JSON object { path, args }"
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return r, apperr.New(apperr.InvalidArgument, "%s", msg)
 	}
 	if dec.More() {
 		return r, apperr.New(apperr.InvalidArgument, "body must hold exactly one JSON object")
+	}
+	for k, v := range m {
+		switch k {
+		case "path":
+			if err := json.Unmarshal(v, &r.Path); err != nil {
+				return r, apperr.Invalid("path", "must be a string")
+			}
+		case "args":
+			r.Args = v
+		case "format":
+			var f *string
+			if err := json.Unmarshal(v, &f); err != nil {
+				return r, apperr.Invalid("format", "must be a string")
+			}
+			r.Format = f
+		default:
+			return r, apperr.Invalid(k, "unknown key of the request body (keys are case-sensitive: path, args, format)")
+		}
 	}
 	if r.Path == "" {
 		return r, apperr.Invalid("path", "is required")
