@@ -83,6 +83,16 @@ func From(err error) *Error {
 	return &Error{Code: Internal, Message: "internal error", cause: err}
 }
 
+// Describe is err's whole text for logs, the hidden cause included (Error()
+// shows only what the client sees).
+func Describe(err error) string {
+	e := From(err)
+	if e.cause == nil {
+		return e.Error()
+	}
+	return e.Error() + ": " + e.cause.Error()
+}
+
 // CodeOf is the code of err (INTERNAL for untyped errors).
 func CodeOf(err error) Code { return From(err).Code }
 

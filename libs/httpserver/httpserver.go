@@ -63,15 +63,19 @@ func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fib
 		IdleTimeout:           cfg.IdleTimeout,
 		BodyLimit:             cfg.BodyLimit,
 		DisableStartupMessage: true,
-		ErrorHandler:          errorHandler(logger),
+		ErrorHandler:          errorHandler(),
 	})
 	// Request ids first, so every later line can name the request; the access log
 	// outside the recoverer, so a request that panicked is logged with its 500.
 	app.Use(requestid.New(requestid.Config{Header: HeaderRequestID}))
+	app.Use(func(c *fiber.Ctx) error {
+		c.Locals(loggerKey, logger) // for WriteError's log of internal errors
+		return c.Next()
+	})
 	if cfg.AccessLog {
 		app.Use(accessLog(logger))
 	}
-	app.Use(recoverer(logger))
+	app.Use(recoverer())
 	if cfg.Tracing {
 		app.Use(telemetry.FiberMiddleware(name))
 	}
@@ -96,15 +100,32 @@ func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fib
 	return app
 }
 
-// WriteError renders err as the contract's error body with its status.
+// loggerKey holds the app's logger in each request's locals.
+const loggerKey = "httpserver.logger"
+
+// WriteError renders err as the contract's error body with its status. An
+// INTERNAL answer is a bug or a failing dependency the client cannot see, so its
+// cause is logged here, once, with the request id and operation: every error
+// answer of an app built with New goes through this function.
 func WriteError(c *fiber.Ctx, err error) error {
+	if apperr.CodeOf(err) == apperr.Internal {
+		logger, ok := c.Locals(loggerKey).(*slog.Logger)
+		if !ok {
+			logger = slog.Default()
+		}
+		attrs := []any{"method", c.Method(), "path", c.Path(), "request_id", c.Locals("requestid"), "err", apperr.Describe(err)}
+		if op, ok := c.Locals("op").(string); ok {
+			attrs = append(attrs, "op", op)
+		}
+		logger.ErrorContext(c.UserContext(), "internal error", attrs...)
+	}
 	status, body := apperr.Body(err)
 	c.Status(status)
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	return c.Send(body)
 }
 
-func errorHandler(logger *slog.Logger) fiber.ErrorHandler {
+func errorHandler() fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		var fe *fiber.Error
 		if errors.As(err, &fe) {
@@ -113,9 +134,6 @@ func errorHandler(logger *slog.Logger) fiber.ErrorHandler {
 				msg = "request body too large"
 			}
 			return WriteError(c, apperr.New(fiberCode(fe), "%s", msg))
-		}
-		if apperr.CodeOf(err) == apperr.Internal {
-			logger.Error("request failed", "path", c.Path(), "request_id", c.Locals("requestid"), "err", err)
 		}
 		return WriteError(c, err)
 	}
@@ -137,12 +155,11 @@ func fiberCode(fe *fiber.Error) apperr.Code {
 // contract's status of its code (a body too large is INVALID_ARGUMENT, 400).
 func fiberStatus(fe *fiber.Error) int { return fiberCode(fe).Status() }
 
-func recoverer(logger *slog.Logger) fiber.Handler {
+func recoverer() fiber.Handler {
 	return func(c *fiber.Ctx) (err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				logger.Error("panic", "path", c.Path(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				err = WriteError(c, apperr.New(apperr.Internal, "internal error"))
+				err = WriteError(c, apperr.Wrap(fmt.Errorf("panic: %v\n%s", r, debug.Stack()), apperr.Internal, "internal error"))
 			}
 		}()
 		return c.Next()

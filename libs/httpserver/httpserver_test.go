@@ -168,20 +168,30 @@ func TestErrorsUseTheContractBody(t *testing.T) {
 	if resp, raw := do(t, app, httptest.NewRequest(http.MethodGet, "/ok", nil)); resp.StatusCode != 200 || string(raw) != "fine" {
 		t.Fatalf("after panic: %d %s", resp.StatusCode, raw)
 	}
-	// What the client must not see is in the logs for the operators.
-	var sawPanic, sawFailed bool
+	// What the client must not see is in the logs for the operators, once per
+	// internal answer, with the request id.
+	var sawPanic, sawFailed, internal int
 	for _, r := range logs.records(t) {
-		switch r["msg"] {
-		case "panic":
-			sawPanic = strings.Contains(r["panic"].(string), "hunter2") && r["path"] == "/panic" && r["stack"] != ""
-		case "request failed":
-			if r["path"] == "/plain" {
-				sawFailed = strings.Contains(r["err"].(string), "hunter2")
+		if r["msg"] != "internal error" {
+			continue
+		}
+		internal++
+		if r["request_id"] == nil || r["request_id"] == "" {
+			t.Errorf("internal error logged without its request id: %v", r)
+		}
+		switch r["path"] {
+		case "/panic":
+			if err := r["err"].(string); strings.Contains(err, "hunter2") && strings.Contains(err, "goroutine") {
+				sawPanic++
+			}
+		case "/plain":
+			if strings.Contains(r["err"].(string), "hunter2") {
+				sawFailed++
 			}
 		}
 	}
-	if !sawPanic || !sawFailed {
-		t.Errorf("panic logged %v, plain error logged %v; logs:\n%s", sawPanic, sawFailed, logs)
+	if sawPanic != 1 || sawFailed != 1 || internal != 2 {
+		t.Errorf("panic logged %d times, plain error %d, internal errors %d; logs:\n%s", sawPanic, sawFailed, internal, logs)
 	}
 }
 

@@ -1,9 +1,17 @@
 package ops
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +19,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
+	"marketplace/libs/httpserver"
 )
 
 type adminArgs struct {
@@ -170,7 +179,12 @@ func TestParseRequest(t *testing.T) {
 		`{"path":"a/b:c","format":"json"}`:  "",
 		`{"path":"a.b.c","format":"xml"}`:   "format",
 		`{"args":{}}`:                       "path: is required",
-		`{"path":"a.b.c","other":1}`:        "unknown field",
+		`{"path":"a.b.c","other":1}`:        "other: unknown key",
+		`{"PATH":"a.b.c"}`:                  "PATH: unknown key", // keys are case-sensitive
+		`{"path":"a.b.c","Args":{}}`:        "Args: unknown key",
+		`{"path":7}`:                        "path: must be a string",
+		`null`:                              "must be a JSON object",
+		`[1]`:                               "must be a JSON object",
 		`{"path":"a.b.c"} {"path":"a.b.c"}`: "exactly one",
 		`not json`:                          "must be a JSON object",
 	} {
@@ -184,5 +198,53 @@ func TestParseRequest(t *testing.T) {
 		if err == nil || apperr.CodeOf(err) != apperr.InvalidArgument || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q", body, err, want)
 		}
+	}
+}
+
+// lockedBuffer collects log lines written from the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// An operation failing with an internal error answers INTERNAL without its
+// cause, and logs the cause once, with the request id and the operation.
+func TestInternalErrorsAreLoggedWithTheirCause(t *testing.T) {
+	var logs lockedBuffer
+	logger := slog.New(slog.NewJSONHandler(&logs, nil))
+	cfg := httpserver.Defaults()
+	cfg.AccessLog = false
+	app := httpserver.New("t", cfg, logger, nil)
+	reg := NewRegistry("t", NewMutation("t.ops.broken", Public, "", func(context.Context, *NoArgs) (any, error) {
+		return nil, errors.New("open /data/db/catalog.lungo: read-only file system")
+	}))
+	(&Server{Registry: reg}).Mount(app)
+	req := httptest.NewRequest(http.MethodPost, "/api/mutation", strings.NewReader(`{"path":"t.ops.broken"}`))
+	req.Header.Set(httpserver.HeaderRequestID, "req-42")
+	resp, err := app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 500 || strings.Contains(string(body), "read-only") {
+		t.Fatalf("answer %d %s", resp.StatusCode, body)
+	}
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil && m["msg"] == "internal error" {
+			lines = append(lines, m)
+		}
+	}
+	if len(lines) != 1 || lines[0]["request_id"] != "req-42" || lines[0]["op"] != "t.ops.broken" ||
+		!strings.Contains(lines[0]["err"].(string), "read-only file system") {
+		t.Fatalf("internal error logs: %v\nall logs:\n%s", lines, logs.String())
 	}
 }
