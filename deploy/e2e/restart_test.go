@@ -2,6 +2,12 @@ package e2e
 
 import (
 	"bytes"
+	"context"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,4 +72,39 @@ func TestLocalWebhookSecret(t *testing.T) {
 			t.Fatalf("run %d: a body signed with another secret answered %d", run, r.Status)
 		}
 	}
+}
+
+// TestLostDatabaseFileIsRefused: a service whose database file is missing while
+// the data directory shows it ran before does not start as an empty database
+// (its profiles and orders would vanish while other services still refer to
+// them); DB_START_EMPTY=customers starts it empty on purpose.
+func TestLostDatabaseFileIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	t.Run("first run", func(t *testing.T) {
+		s := st.Start(t, st.WithDataDir(dir))
+		okID(t, s.Mutation(s.Token("user-1"), "customers.profile.upsertMyProfile", map[string]any{"name": "Noor"}))
+	})
+	if err := os.Remove(filepath.Join(dir, "db", "customers.lungo")); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("the next start is refused", func(t *testing.T) {
+		env := map[string]string{"DATA_DIR": dir, "LOG_LEVEL": "error", "PROCESSOR_WEBHOOK_SECRET": st.WebhookSecret}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		err = system.Run(ctx, system.Options{Getenv: func(k string) string { return env[k] }, Stdout: io.Discard, Listener: ln,
+			OnReady: func(system.Info) { t.Error("the system became ready without the customers database") }})
+		if err == nil || !strings.Contains(err.Error(), "customers.lungo is missing") || !strings.Contains(err.Error(), "DB_START_EMPTY=customers") {
+			t.Fatalf("start with a lost database file: %v", err)
+		}
+	})
+	t.Run("started empty on purpose", func(t *testing.T) {
+		s := st.Start(t, st.WithDataDir(dir), st.WithEnv("DB_START_EMPTY", "customers"))
+		if r := st.MustOK(t, s.Query(s.Token("user-1"), "customers.profile.getMyProfile", nil)); string(r.Body) != "null" {
+			t.Fatalf("profile after starting empty: %s", r.Body)
+		}
+	})
 }

@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -150,7 +151,8 @@ func Run(ctx context.Context, o Options) error {
 		url := "http://" + ln.Addr().String()
 		resolver.Set(m.Name, url)
 		info.Services[m.Name] = url
-		dbo := store.Options{Name: cfg.DBNamePrefix + m.Name, URI: cfg.MongoURI, Memory: o.Memory && cfg.MongoURI == ""}
+		dbo := store.Options{Name: cfg.DBNamePrefix + m.Name, URI: cfg.MongoURI, Memory: o.Memory && cfg.MongoURI == "",
+			StartEmpty: slices.Contains(cfg.StartEmpty, m.Name)}
 		if !dbo.Memory && dbo.URI == "" {
 			dbo.DataDir = filepath.Join(cfg.DataDir, "db")
 		}

@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,6 +35,7 @@ type Config struct {
 	DataDir       string        `env:"DATA_DIR" default:"./data"`
 	MongoURI      string        `env:"MONGODB_URI" secret:"true"`
 	DBNamePrefix  string        `env:"DB_NAME_PREFIX"` // database name = prefix + service name (shared test servers)
+	StartEmpty    []string      `env:"DB_START_EMPTY"` // services whose lost database file may start empty on purpose (store.EnvStartEmpty)
 	KafkaBrokers  []string      `env:"KAFKA_BROKERS"`
 	ConsulAddr    string        `env:"CONSUL_HTTP_ADDR"`
 	ServiceAddrs  []string      `env:"SERVICE_ADDRS"` // static discovery: name=http://host:port,...
@@ -196,7 +198,7 @@ func RunService(ctx context.Context, m service.Module, getenv func(string) strin
 		return err
 	}
 	defer deregister(context.Background())
-	dbo := store.Options{Name: cfg.DBNamePrefix + m.Name, URI: cfg.MongoURI, DataDir: cfg.DataDir}
+	dbo := store.Options{Name: cfg.DBNamePrefix + m.Name, URI: cfg.MongoURI, DataDir: cfg.DataDir, StartEmpty: slices.Contains(cfg.StartEmpty, m.Name)}
 	if cfg.MongoURI != "" {
 		dbo.Monitor = telemetry.MongoMonitor()
 	}

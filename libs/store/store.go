@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/256dpi/lungo"
@@ -27,7 +29,14 @@ type Options struct {
 	DataDir string // embedded engine, one file per database under this directory
 	Memory  bool   // embedded engine in memory (tests)
 	Monitor *event.CommandMonitor
+	// StartEmpty opens an empty database even where the data directory shows
+	// this database held data before (its file is missing): see Open.
+	StartEmpty bool
 }
+
+// EnvStartEmpty names the setting (a list of database names) that lets a
+// service whose database file is missing start empty on purpose.
+const EnvStartEmpty = "DB_START_EMPTY"
 
 // DB is one service's database.
 type DB struct {
@@ -35,6 +44,7 @@ type DB struct {
 	client   lungo.IClient
 	engine   *lungo.Engine // nil for a real MongoDB deployment
 	embedded bool
+	file     string // the embedded engine's file; "" in memory
 }
 
 // Open connects to or opens the database described by opts.
@@ -55,20 +65,74 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return &DB{IDatabase: client.Database(opts.Name), client: client}, nil
 	case opts.DataDir != "" || opts.Memory:
 		var st lungo.Store = lungo.NewMemoryStore()
+		file := ""
 		if !opts.Memory {
 			if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 				return nil, fmt.Errorf("store: data dir: %w", err)
 			}
-			st = lungo.NewFileStore(filepath.Join(opts.DataDir, opts.Name+".lungo"), 0o600)
+			file = filepath.Join(opts.DataDir, opts.Name+".lungo")
+			if err := checkNotLost(file, opts); err != nil {
+				return nil, err
+			}
+			st = lungo.NewFileStore(file, 0o600)
 		}
 		client, engine, err := lungo.Open(ctx, lungo.Options{Store: st})
 		if err != nil {
 			return nil, fmt.Errorf("store: open %s: %w", opts.Name, err)
 		}
-		return &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true}, nil
+		d := &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true, file: file}
+		if err := d.markCreated(); err != nil {
+			engine.Close()
+			return nil, err
+		}
+		return d, nil
 	default:
 		return nil, errors.New("store: set a MongoDB URI, a data directory or memory")
 	}
+}
+
+// A database file's marker (<name>.created beside <name>.lungo) records that
+// the file was written once. A file that is missing while its marker exists was
+// lost (deleted, a volume not mounted, a restore that missed it), and opening it
+// as an empty database would make every record other services still refer to
+// vanish silently: Open refuses, unless StartEmpty says it is meant. Deleting
+// the whole data directory (markers included) is still a reset.
+func markerOf(file string) string { return strings.TrimSuffix(file, ".lungo") + ".created" }
+
+func checkNotLost(file string, opts Options) error {
+	if _, err := os.Stat(file); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return nil // present (or unreadable: lungo reports that itself)
+	}
+	marker := markerOf(file)
+	if _, err := os.Stat(marker); err != nil {
+		return nil // never written: a first start
+	}
+	if opts.StartEmpty {
+		// Said on purpose: start afresh and forget the old marker.
+		return os.Remove(marker)
+	}
+	return fmt.Errorf("store: the database file %s is missing, but this data directory held the %s database before (%s exists). "+
+		"Restore the file from a backup, or, to start %s with an empty database on purpose, set %s=%s",
+		file, opts.Name, marker, opts.Name, EnvStartEmpty, opts.Name)
+}
+
+// markCreated writes the marker once the database file exists (the engine
+// writes the file on its first write, which EnsureIndexes makes at start).
+func (d *DB) markCreated() error {
+	if d.file == "" {
+		return nil
+	}
+	if _, err := os.Stat(d.file); err != nil {
+		return nil
+	}
+	marker := markerOf(d.file)
+	if _, err := os.Stat(marker); err == nil {
+		return nil
+	}
+	if err := os.WriteFile(marker, []byte("the database file beside this marker was created; see libs/store\n"), 0o600); err != nil {
+		return fmt.Errorf("store: write %s: %w", marker, err)
+	}
+	return nil
 }
 
 // Embedded reports whether the database runs on the embedded engine.
@@ -142,5 +206,5 @@ func (d *DB) EnsureIndexes(ctx context.Context, idx ...Index) error {
 			return fmt.Errorf("store: index %s on %s: %w", ix.Name, ix.Collection, err)
 		}
 	}
-	return nil
+	return d.markCreated()
 }

@@ -3,6 +3,9 @@ package store
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -68,5 +71,78 @@ func TestFileStoreSurvivesReopen(t *testing.T) {
 	defer db.Close(ctx)
 	if n, _ := db.Collection("x").CountDocuments(ctx, bson.M{}); n != 1 {
 		t.Fatalf("reopened store has %d documents, want 1", n)
+	}
+}
+
+// A database file that is missing where the data directory shows it existed is
+// refused with a clear message, instead of silently opening an empty database;
+// the StartEmpty setting opens it empty on purpose; a data directory from before
+// the markers existed gets one.
+func TestMissingDatabaseFileIsRefused(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	open := func(o Options) (*DB, error) {
+		o.Name, o.DataDir = "customers", dir
+		return Open(ctx, o)
+	}
+	write := func(db *DB) {
+		t.Helper()
+		if err := db.EnsureIndexes(ctx, Index{Collection: "things", Keys: bson.D{{Key: "k", Value: 1}}, Name: "k"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Collection("things").InsertOne(ctx, bson.M{"_id": "a", "k": 1}); err != nil {
+			t.Fatal(err)
+		}
+		db.Close(ctx)
+	}
+	db, err := open(Options{}) // first start
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(db)
+	file, marker := filepath.Join(dir, "customers.lungo"), filepath.Join(dir, "customers.created")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("no marker after the first start: %v", err)
+	}
+
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	_, err = open(Options{})
+	if err == nil || !strings.Contains(err.Error(), "customers.lungo is missing") || !strings.Contains(err.Error(), EnvStartEmpty+"=customers") {
+		t.Fatalf("missing file: %v", err)
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Fatal("the refused open created an empty file")
+	}
+
+	db, err = open(Options{StartEmpty: true})
+	if err != nil {
+		t.Fatalf("start empty on purpose: %v", err)
+	}
+	if n, _ := db.Collection("things").CountDocuments(ctx, bson.M{}); n != 0 {
+		t.Fatalf("%d documents in a database started empty", n)
+	}
+	write(db)
+	db, err = open(Options{}) // the new file is the database now
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := db.Collection("things").CountDocuments(ctx, bson.M{}); n != 1 {
+		t.Fatalf("%d documents after restart", n)
+	}
+	db.Close(ctx)
+
+	// A data directory written before markers existed: the open marks it.
+	if err := os.Remove(marker); err != nil {
+		t.Fatal(err)
+	}
+	db, err = open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close(ctx)
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("an existing file was not marked: %v", err)
 	}
 }
