@@ -52,7 +52,7 @@ func (sh *shop) fillCart(t *testing.T) {
 
 func (sh *shop) payment(intent string) processor.Payment {
 	return processor.Payment{
-		IntentID: intent, AmountFils: 8705 + 1000, CustomerID: sh.customer, StoreID: sh.storeA,
+		IntentID: intent, AmountFils: 8705, CustomerID: sh.customer, StoreID: sh.storeA, // the store's lines and the fee
 		Address:      processor.Address{FullAddress: "Villa 7, Street 3", City: "Dubai", Area: "Jumeirah", PhoneNumber: "+971501111111"},
 		DeliveryType: "standard", DeliveryFee: "10.00",
 	}
@@ -76,8 +76,16 @@ type orderView struct {
 	PaymentMethod   string   `json:"paymentMethod"`
 	PaymentStatus   string   `json:"paymentStatus"`
 	PaymentIntentID string   `json:"paymentIntentId"`
-	Status          string   `json:"status"`
-	DeliveryType    string   `json:"deliveryType"`
+	AmountPaid      *float64 `json:"amountPaid"`
+	PaymentReview   *struct {
+		Reason         string  `json:"reason"`
+		ExpectedAmount float64 `json:"expectedAmount"`
+		AmountPaid     float64 `json:"amountPaid"`
+		Currency       string  `json:"currency"`
+		ResolvedBy     string  `json:"resolvedBy"`
+	} `json:"paymentReview"`
+	Status          string `json:"status"`
+	DeliveryType    string `json:"deliveryType"`
 	DeliveryAddress struct {
 		FullAddress, City, Area, PhoneNumber string
 	} `json:"deliveryAddress"`
@@ -309,6 +317,7 @@ func TestWebhookStatuses(t *testing.T) {
 			"missing":    "",
 			"wrong key":  processor.Sign("whsec_other", body, time.Now()),
 			"stale":      processor.Sign(st.WebhookSecret, body, time.Now().Add(-10*time.Minute)),
+			"future":     processor.Sign(st.WebhookSecret, body, time.Now().Add(10*time.Minute)),
 			"garbage":    "t=1,v1=zz",
 			"other body": processor.Sign(st.WebhookSecret, []byte(`{}`), time.Now()),
 		} {
@@ -327,11 +336,11 @@ func TestWebhookStatuses(t *testing.T) {
 
 	t.Run("bad metadata is a 400", func(t *testing.T) {
 		for name, mut := range map[string]func(p *processor.Payment){
-			"malformed customer": func(p *processor.Payment) { p.CustomerID = "nope" },
-			"no address":         func(p *processor.Payment) { p.Address = processor.Address{} },
-			"fee not a number":   func(p *processor.Payment) { p.DeliveryFee = "ten" },
-			"fee too precise":    func(p *processor.Payment) { p.DeliveryFee = "1.005" },
-			"other currency":     func(p *processor.Payment) { p.Currency = "usd" },
+			"malformed customer":  func(p *processor.Payment) { p.CustomerID = "nope" },
+			"no address":          func(p *processor.Payment) { p.Address = processor.Address{} },
+			"fee not a number":    func(p *processor.Payment) { p.DeliveryFee = "ten" },
+			"fee too precise":     func(p *processor.Payment) { p.DeliveryFee = "1.005" },
+			"currency not a code": func(p *processor.Payment) { p.Currency = "dollars" },
 		} {
 			p := sh.payment("pi_meta_" + strings.ReplaceAll(name, " ", "_"))
 			mut(&p)
@@ -497,6 +506,86 @@ func TestOrderEventSurvivesACrashBeforePublishing(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		if c, o := count(inbox(t, s, user), "order_created"), count(inbox(t, s, owner), "new_order"); c != 1 || o != 1 {
 			t.Fatalf("customer %d, owner %d notifications", c, o)
+		}
+	})
+}
+
+// The paid amount is checked against the order it pays for: a cart that grew
+// after the payment intent was created (or a payment in another currency) does
+// not make a silently paid order. The order is held (pending, payment under
+// review), the administrators are notified, the store cannot move it, and an
+// administrator settles it.
+func TestPaidAmountMustMatchTheOrder(t *testing.T) {
+	s := st.Start(t)
+	sh := newShop(t, s)
+	// The intent was created for the store's lines as they were (87.05 with the
+	// fee); before the webhook arrives the customer adds 96 more loaves and 98 cakes.
+	pay := sh.payment("pi_grown")
+	okID(t, s.Mutation(sh.user, "customers.cart.addItem", map[string]any{"productId": sh.productA1, "quantity": 96}))
+	okID(t, s.Mutation(sh.user, "customers.cart.addItem", map[string]any{"productId": sh.productA2, "quantity": 98}))
+	r := deliver(s, processor.Event("evt_grown", "payment_intent.succeeded", pay))
+	if r.Status != 200 || !strings.HasPrefix(string(r.Body), "Order created") {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	var o orderView
+	st.MustOK(t, s.Query(sh.user, "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": "pi_grown"})).Decode(t, &o)
+	// 99 × 12.35 + 99 × 40 + 10 = 5192.65, paid 87.05.
+	if o.Total != 5192.65 || o.PaymentStatus != "under_review" || o.Status != "pending" || o.AmountPaid == nil || *o.AmountPaid != 87.05 ||
+		o.PaymentReview == nil || o.PaymentReview.Reason != "amount_mismatch" || o.PaymentReview.ExpectedAmount != 5192.65 ||
+		o.PaymentReview.AmountPaid != 87.05 || o.PaymentReview.Currency != "aed" {
+		t.Fatalf("held order %+v (review %+v)", o, o.PaymentReview)
+	}
+	eventually(t, "the administrators are asked to review", func() bool { return count(inbox(t, s, sh.admin), "payment_review") == 1 })
+	eventually(t, "the customer is told", func() bool { return count(inbox(t, s, sh.user), "order_payment_review") == 1 })
+	if n := count(inbox(t, s, sh.owner), "new_order"); n != 0 {
+		t.Fatalf("the store was told of a held order (%d)", n)
+	}
+
+	move := func(tok, status string) st.Result {
+		return s.Mutation(tok, "stores.orders.updateOrderStatus", map[string]any{"orderId": o.ID, "status": status})
+	}
+	expectError(t, move(sh.owner, "confirmed"), "FAILED_PRECONDITION")
+	expectError(t, move(sh.owner, "cancelled"), "FAILED_PRECONDITION")
+	st.MustOK(t, move(sh.admin, "confirmed")) // settled (the customer paid the rest): the order is paid
+	st.MustOK(t, s.Query(sh.admin, "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": "pi_grown"})).Decode(t, &o)
+	if o.Status != "confirmed" || o.PaymentStatus != "paid" || o.PaymentReview == nil || o.PaymentReview.ResolvedBy != "admin-1" {
+		t.Fatalf("settled order %+v (review %+v)", o, o.PaymentReview)
+	}
+	eventually(t, "the store hears of it once confirmed", func() bool { return count(inbox(t, s, sh.owner), "new_order") == 1 })
+	st.MustOK(t, move(sh.owner, "preparing"))
+
+	t.Run("a payment in another currency is held too", func(t *testing.T) {
+		sh.fillCart(t)
+		p := sh.payment("pi_usd")
+		p.Currency = "usd"
+		if r := deliver(s, processor.Event("evt_usd", "payment_intent.succeeded", p)); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		var o orderView
+		st.MustOK(t, s.Query(sh.user, "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": "pi_usd"})).Decode(t, &o)
+		if o.PaymentStatus != "under_review" || o.Status != "pending" || o.AmountPaid != nil || o.PaymentReview == nil ||
+			o.PaymentReview.Reason != "currency_mismatch" || o.PaymentReview.Currency != "usd" || o.PaymentReview.AmountPaid != 87.05 {
+			t.Fatalf("order paid in usd %+v (review %+v)", o, o.PaymentReview)
+		}
+	})
+
+	t.Run("the amount must be an integer JSON number of minor units", func(t *testing.T) {
+		body := bytes.Replace(processor.Event("evt_str", "payment_intent.succeeded", sh.payment("pi_str")), []byte(`"amount":8705`), []byte(`"amount":"1"`), 1)
+		r := deliver(s, body)
+		if r.Status != 400 || !strings.Contains(string(r.Body), "amount") {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+
+	t.Run("a matching payment is paid", func(t *testing.T) {
+		sh.fillCart(t)
+		if r := deliver(s, processor.Event("evt_ok", "payment_intent.succeeded", sh.payment("pi_ok"))); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		var o orderView
+		st.MustOK(t, s.Query(sh.user, "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": "pi_ok"})).Decode(t, &o)
+		if o.PaymentStatus != "paid" || o.Status != "confirmed" || o.PaymentReview != nil || o.Total != 87.05 {
+			t.Fatalf("order %+v", o)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package customers
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -42,6 +43,38 @@ type statusChange struct {
 	By     string `bson:"by"`
 }
 
+// Payment statuses of an order.
+const (
+	PaymentPaid        = "paid"
+	PaymentUnderReview = "under_review" // the amount or currency paid differs from the order's total
+)
+
+// Reasons an order's payment is held for review.
+const (
+	ReviewAmountMismatch   = "amount_mismatch"
+	ReviewCurrencyMismatch = "currency_mismatch"
+)
+
+// paymentReview records why a paid order is held, and who settled it.
+type paymentReview struct {
+	Reason         string     `bson:"reason"`
+	ExpectedAmount money.Fils `bson:"expectedAmount"` // the order's total, AED
+	AmountPaid     money.Fils `bson:"amountPaid"`     // in the minor units of Currency
+	Currency       string     `bson:"currency"`
+	ResolvedBy     string     `bson:"resolvedBy,omitempty"`
+	ResolvedAt     int64      `bson:"resolvedAt,omitempty"`
+}
+
+// PaymentReviewView is a held payment as clients see it.
+type PaymentReviewView struct {
+	Reason         string  `json:"reason"`
+	ExpectedAmount float64 `json:"expectedAmount"`
+	AmountPaid     float64 `json:"amountPaid"` // in Currency (minor units / 100)
+	Currency       string  `json:"currency"`
+	ResolvedBy     string  `json:"resolvedBy,omitempty"`
+	ResolvedAt     int64   `json:"resolvedAt,omitempty"`
+}
+
 type orderDoc struct {
 	ID                 string          `bson:"_id"`
 	CustomerID         string          `bson:"customerId"`
@@ -63,6 +96,8 @@ type orderDoc struct {
 	PaymentMethod      string          `bson:"paymentMethod"`
 	PaymentStatus      string          `bson:"paymentStatus"`
 	PaymentIntentID    string          `bson:"paymentIntentId"`
+	PaymentCurrency    string          `bson:"paymentCurrency,omitempty"`
+	PaymentReview      *paymentReview  `bson:"paymentReview,omitempty"`
 	Status             string          `bson:"status"`
 	StatusHistory      []statusChange  `bson:"statusHistory"`
 	CreationTime       int64           `bson:"creationTime"`
@@ -101,6 +136,7 @@ type OrderView struct {
 	PaymentMethod      string             `json:"paymentMethod"`
 	PaymentStatus      string             `json:"paymentStatus"`
 	PaymentIntentID    string             `json:"paymentIntentId"`
+	PaymentReview      *PaymentReviewView `json:"paymentReview,omitempty"`
 	Status             string             `json:"status"`
 	StatusHistory      []StatusChangeView `json:"statusHistory"`
 	UpdatedAt          int64              `json:"updatedAt"`
@@ -117,9 +153,13 @@ func (o *orderDoc) view(withTerms bool) OrderView {
 		PaymentStatus: o.PaymentStatus, PaymentIntentID: o.PaymentIntentID, Status: o.Status, UpdatedAt: o.UpdatedAt,
 		Items: make([]OrderItemView, len(o.Items)), StatusHistory: make([]StatusChangeView, len(o.StatusHistory)),
 	}
-	if o.AmountPaid != nil {
+	if o.AmountPaid != nil && (o.PaymentCurrency == "" || o.PaymentCurrency == "aed") {
 		a := o.AmountPaid.AED()
 		v.AmountPaid = &a
+	}
+	if r := o.PaymentReview; r != nil {
+		v.PaymentReview = &PaymentReviewView{Reason: r.Reason, ExpectedAmount: r.ExpectedAmount.AED(), AmountPaid: r.AmountPaid.AED(),
+			Currency: r.Currency, ResolvedBy: r.ResolvedBy, ResolvedAt: r.ResolvedAt}
 	}
 	if withTerms {
 		c, e := o.PlatformCommission.AED(), o.StoreEarnings.AED()
@@ -148,6 +188,9 @@ type OrderEvent struct {
 	PlatformCommission float64 `json:"platformCommission"`
 	StoreEarnings      float64 `json:"storeEarnings"`
 	PaymentIntentID    string  `json:"paymentIntentId"`
+	PaymentStatus      string  `json:"paymentStatus"`
+	AmountPaid         float64 `json:"amountPaid,omitempty"`
+	Currency           string  `json:"currency,omitempty"`
 	Status             string  `json:"status"`
 	From               string  `json:"from,omitempty"`
 	To                 string  `json:"to,omitempty"`
@@ -159,8 +202,17 @@ func (o *orderDoc) event() OrderEvent {
 		OrderID: o.ID, CustomerID: o.CustomerID, CustomerUserID: o.CustomerUserID, StoreID: o.StoreID,
 		StoreName: o.StoreName, StoreOwnerUserID: o.StoreOwnerUserID, Subtotal: o.Subtotal.AED(),
 		DeliveryFee: o.DeliveryFee.AED(), Total: o.Total.AED(), PlatformCommission: o.PlatformCommission.AED(),
-		StoreEarnings: o.StoreEarnings.AED(), PaymentIntentID: o.PaymentIntentID, Status: o.Status,
+		StoreEarnings: o.StoreEarnings.AED(), PaymentIntentID: o.PaymentIntentID, PaymentStatus: o.PaymentStatus, Status: o.Status,
 	}
+}
+
+// createdEvent is order.created: held orders also say what was paid.
+func (o *orderDoc) createdEvent() OrderEvent {
+	ev := o.event()
+	if r := o.PaymentReview; r != nil {
+		ev.AmountPaid, ev.Currency = r.AmountPaid.AED(), r.Currency
+	}
+	return ev
 }
 
 func (s *svc) orderByIntent(ctx context.Context, intent string) (*orderDoc, error) {
@@ -179,14 +231,18 @@ type createOrderArgs struct {
 	DeliveryAddress deliveryAddress `json:"deliveryAddress" op:"required"`
 	DeliveryType    string          `json:"deliveryType" op:"required,nonblank,max=200"`
 	DeliveryFee     money.Fils      `json:"deliveryFee" op:"required,min=0"`
-	AmountPaid      *money.Fils     `json:"amountPaid" op:"min=0"`
+	// What the processor charged, in the minor units of currency / 100 (AED for
+	// aed): compared with the order's total.
+	AmountPaid money.Fils `json:"amountPaid" op:"required,min=0"`
+	Currency   string     `json:"currency" op:"required,nonblank,max=3"`
 }
 
 // CreatedOrder is createOrderFromCart's answer; Created is false when an order
 // for the payment intent already existed.
 type CreatedOrder struct {
-	OrderID string `json:"orderId"`
-	Created bool   `json:"created"`
+	OrderID       string `json:"orderId"`
+	Created       bool   `json:"created"`
+	HeldForReview bool   `json:"heldForReview,omitempty"` // the payment did not match: see paymentReview
 }
 
 type storeInfo struct {
@@ -278,12 +334,12 @@ func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile
 		return nil, apperr.New(apperr.FailedPrecondition, "the cart of customer %s has no items of store %s", p.ID, a.StoreID)
 	}
 	now := time.Now().UnixMilli()
+	amountPaid, currency := a.AmountPaid, strings.ToLower(strings.TrimSpace(a.Currency))
 	o := orderDoc{
 		ID: ids.New("orders"), CustomerID: p.ID, CustomerUserID: p.UserID, StoreID: st.ID, StoreName: st.Name,
-		StoreOwnerUserID: st.OwnerUserID, DeliveryFee: a.DeliveryFee, AmountPaid: a.AmountPaid,
-		DeliveryAddress: a.DeliveryAddress, DeliveryType: a.DeliveryType, PaymentMethod: "card", PaymentStatus: "paid",
-		PaymentIntentID: a.PaymentIntentID, Status: StatusConfirmed,
-		StatusHistory: []statusChange{{Status: StatusConfirmed, At: now, By: "payments"}}, CreationTime: now, UpdatedAt: now,
+		StoreOwnerUserID: st.OwnerUserID, DeliveryFee: a.DeliveryFee, AmountPaid: &amountPaid, PaymentCurrency: currency,
+		DeliveryAddress: a.DeliveryAddress, DeliveryType: a.DeliveryType, PaymentMethod: "card", PaymentStatus: PaymentPaid,
+		PaymentIntentID: a.PaymentIntentID, Status: StatusConfirmed, CreationTime: now, UpdatedAt: now,
 	}
 	lineIDs := make([]string, len(lines))
 	for i, l := range lines {
@@ -293,6 +349,14 @@ func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile
 		lineIDs[i] = l.ID
 	}
 	o.Total = o.Subtotal + o.DeliveryFee
+	// The safety net behind checkout: an order is paid only when what was paid
+	// is its total in AED. Otherwise it is held (pending, payment under review)
+	// for an administrator to settle; the store sees it only once confirmed.
+	if reason := reviewReason(currency, amountPaid, o.Total); reason != "" {
+		o.Status, o.PaymentStatus = StatusPending, PaymentUnderReview
+		o.PaymentReview = &paymentReview{Reason: reason, ExpectedAmount: o.Total, AmountPaid: amountPaid, Currency: currency}
+	}
+	o.StatusHistory = []statusChange{{Status: o.Status, At: now, By: "payments"}}
 	// The commission is frozen on the order with the rules in force now.
 	var c commission
 	if err := s.env.Calls.Query(ctx, "platformconfig", "admins.platformAdmin.computeCommission",
@@ -323,7 +387,7 @@ func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile
 		if _, err := s.env.DB.Collection("cartItems").DeleteMany(ctx, bson.M{"_id": bson.M{"$in": lineIDs}, "customerId": p.ID}); err != nil {
 			return err
 		}
-		_, err = s.env.Outbox.Add(ctx, TopicOrders, "order.created", o.ID, o.event())
+		_, err = s.env.Outbox.Add(ctx, TopicOrders, "order.created", o.ID, o.createdEvent())
 		return err
 	})
 	if store.IsDuplicate(err) {
@@ -338,7 +402,23 @@ func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile
 		return nil, err
 	}
 	s.env.Relay.Kick()
-	return &CreatedOrder{OrderID: o.ID, Created: true}, nil
+	if o.PaymentReview != nil {
+		s.env.Logger.WarnContext(ctx, "paid order held for review: the payment does not match the order's total",
+			"orderId", o.ID, "paymentIntentId", o.PaymentIntentID, "reason", o.PaymentReview.Reason,
+			"total", o.Total.AED(), "amountPaid", amountPaid.AED(), "currency", currency)
+	}
+	return &CreatedOrder{OrderID: o.ID, Created: true, HeldForReview: o.PaymentReview != nil}, nil
+}
+
+// reviewReason is why a payment cannot mark an order paid, or "".
+func reviewReason(currency string, paid, total money.Fils) string {
+	switch {
+	case currency != "aed":
+		return ReviewCurrencyMismatch
+	case paid != total:
+		return ReviewAmountMismatch
+	}
+	return ""
 }
 
 type intentArgs struct {
@@ -401,8 +481,20 @@ func (s *svc) updateOrderStatus(ctx context.Context, a *updateStatusArgs) (any, 
 			return apperr.New(apperr.FailedPrecondition, "an order cannot move from %s to %s", o.Status, a.Status)
 		}
 		now := time.Now().UnixMilli()
-		res, err := s.env.DB.Collection("orders").UpdateOne(ctx, bson.M{"_id": o.ID, "status": o.Status}, bson.M{
-			"$set":  bson.M{"status": a.Status, "updatedAt": now},
+		set := bson.M{"status": a.Status, "updatedAt": now}
+		if o.PaymentStatus == PaymentUnderReview {
+			// A held payment is the platform's to settle: an administrator
+			// confirms the order (the payment is accepted as paid) or cancels it.
+			if !caller.IsAdmin() {
+				return apperr.New(apperr.FailedPrecondition, "the order's payment is under review by the platform; an administrator confirms or cancels it")
+			}
+			if a.Status == StatusConfirmed {
+				set["paymentStatus"] = PaymentPaid
+			}
+			set["paymentReview.resolvedBy"], set["paymentReview.resolvedAt"] = caller.Sub, now
+		}
+		res, err := s.env.DB.Collection("orders").UpdateOne(ctx, bson.M{"_id": o.ID, "status": o.Status, "paymentStatus": o.PaymentStatus}, bson.M{
+			"$set":  set,
 			"$push": bson.M{"statusHistory": statusChange{Status: a.Status, At: now, By: caller.Sub}},
 		})
 		if err != nil {
@@ -413,6 +505,9 @@ func (s *svc) updateOrderStatus(ctx context.Context, a *updateStatusArgs) (any, 
 		}
 		ev := o.event()
 		ev.From, ev.To, ev.ChangedBy, ev.Status = o.Status, a.Status, caller.Sub, a.Status
+		if ps, ok := set["paymentStatus"].(string); ok {
+			ev.PaymentStatus = ps
+		}
 		changed = o
 		_, err = s.env.Outbox.Add(ctx, TopicOrders, "order.status_changed", o.ID, ev)
 		return err

@@ -30,7 +30,14 @@ const (
 	TypeOrderStatus   = "order_status"
 	TypePaymentFailed = "payment_failed"
 	TypeReviewFlagged = "review_flagged"
+	// A paid order whose payment does not match its total, held for review:
+	// the customer is told, the administrators are asked to settle it.
+	TypeOrderPaymentReview = "order_payment_review"
+	TypePaymentReview      = "payment_review"
 )
+
+// paymentUnderReview is the payment status of an order held for review.
+const paymentUnderReview = "under_review"
 
 // Event types handled.
 const (
@@ -80,6 +87,9 @@ type orderCreated struct {
 	Subtotal         float64 `json:"subtotal"`
 	DeliveryFee      float64 `json:"deliveryFee"`
 	PaymentIntentID  string  `json:"paymentIntentId"`
+	PaymentStatus    string  `json:"paymentStatus"`
+	AmountPaid       float64 `json:"amountPaid"`
+	Currency         string  `json:"currency"`
 	Status           string  `json:"status"`
 }
 
@@ -210,6 +220,19 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 			return nil, err
 		}
 		data := idMap("orderId", d.OrderID, "storeId", d.StoreID, "paymentIntentId", d.PaymentIntentID)
+		if d.PaymentStatus == paymentUnderReview {
+			// Held: nothing for the store until an administrator confirms it.
+			paid := fmt.Sprintf("%s %.2f", strings.ToUpper(clip(d.Currency, 8)), d.AmountPaid)
+			if u := strings.TrimSpace(d.CustomerUserID); u != "" {
+				out = append(out, base(RecipientUser, u, TypeOrderPaymentReview, "Order received: payment under review",
+					fmt.Sprintf("We received your payment of %s for your order from %s, which does not match its total of %s. Our team is reviewing it and will contact you.",
+						paid, storeName(d.StoreName), aed(d.Total)), PriorityNormal, data))
+			}
+			out = append(out, base(RecipientAdmin, "", TypePaymentReview, "Payment does not match its order",
+				fmt.Sprintf("Order at %s was paid %s for a total of %s: confirm or cancel it.", storeName(d.StoreName), paid, aed(d.Total)),
+				PriorityHigh, data))
+			break
+		}
 		if u := strings.TrimSpace(d.CustomerUserID); u != "" {
 			out = append(out, base(RecipientUser, u, TypeOrderCreated, "Order confirmed",
 				fmt.Sprintf("Your order from %s for %s is confirmed.", storeName(d.StoreName), aed(d.Total)),
@@ -233,6 +256,12 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 			out = append(out, base(RecipientUser, u, TypeOrderStatus, "Order "+label,
 				fmt.Sprintf("Your order from %s is now %s.", storeName(d.StoreName), label),
 				PriorityNormal, idMap("orderId", d.OrderID, "storeId", d.StoreID, "status", d.To, "previousStatus", d.From)))
+		}
+		// An order confirmed from pending (a held payment an administrator
+		// accepted) reaches its store now.
+		if u := strings.TrimSpace(d.StoreOwnerUserID); u != "" && d.From == "pending" && d.To == "confirmed" {
+			out = append(out, base(RecipientUser, u, TypeNewOrder, "New order",
+				fmt.Sprintf("New order at %s.", storeName(d.StoreName)), PriorityNormal, idMap("orderId", d.OrderID, "storeId", d.StoreID)))
 		}
 	case EventPaymentFailed:
 		var d paymentFailed

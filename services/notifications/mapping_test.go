@@ -71,6 +71,28 @@ func TestNotificationsFor(t *testing.T) {
 				{RecipientUser, "u_x", TypeNewOrder, "New order", PriorityNormal, []string{"AED 1.00"}, map[string]string{"orderId": "ord_1"}},
 			},
 		},
+		{
+			name: "an order held for payment review tells the customer and the administrators, not the store",
+			env: envelope(EventOrderCreated, `{"orderId":"ord_1","customerUserId":"u_cust","storeId":"sto_1","storeName":"Bakery",
+				"storeOwnerUserId":"u_owner","total":4217.5,"paymentIntentId":"pi_1","paymentStatus":"under_review","amountPaid":22.5,"currency":"aed","status":"pending"}`),
+			want: []want{
+				{RecipientUser, "u_cust", TypeOrderPaymentReview, "Order received: payment under review", PriorityNormal,
+					[]string{"AED 22.50", "AED 4217.50", "Bakery"}, map[string]string{"orderId": "ord_1", "storeId": "sto_1", "paymentIntentId": "pi_1"}},
+				{RecipientAdmin, "", TypePaymentReview, "Payment does not match its order", PriorityHigh,
+					[]string{"AED 22.50", "AED 4217.50"}, map[string]string{"orderId": "ord_1", "storeId": "sto_1", "paymentIntentId": "pi_1"}},
+			},
+		},
+		{
+			name: "a held order confirmed by an administrator reaches its store",
+			env: envelope(EventOrderStatusChanged, `{"orderId":"ord_1","customerUserId":"u_cust","storeId":"sto_1","storeName":"Bakery",
+				"storeOwnerUserId":"u_owner","from":"pending","to":"confirmed","changedBy":"admin-1"}`),
+			want: []want{
+				{RecipientUser, "u_cust", TypeOrderStatus, "Order confirmed", PriorityNormal, []string{"Bakery", "confirmed"},
+					map[string]string{"orderId": "ord_1", "storeId": "sto_1", "status": "confirmed", "previousStatus": "pending"}},
+				{RecipientUser, "u_owner", TypeNewOrder, "New order", PriorityNormal, []string{"Bakery"},
+					map[string]string{"orderId": "ord_1", "storeId": "sto_1"}},
+			},
+		},
 		{name: "order created: total is a string", env: envelope(EventOrderCreated, `{"orderId":"ord_1","total":"57.50"}`), wantErr: true},
 		{name: "order created: no orderId", env: envelope(EventOrderCreated, `{"customerUserId":"u","total":1}`), wantErr: true},
 		{name: "order created: data is an array", env: envelope(EventOrderCreated, `[1]`), wantErr: true},

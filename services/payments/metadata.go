@@ -10,6 +10,7 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
+	"marketplace/libs/ops"
 )
 
 // event is the part of a processor event every type shares.
@@ -55,7 +56,7 @@ func parseIntent(raw json.RawMessage) (*paymentIntent, error) {
 	}
 	var obj struct {
 		ID               string                     `json:"id"`
-		Amount           *json.Number               `json:"amount"`
+		Amount           json.RawMessage            `json:"amount"`
 		Currency         string                     `json:"currency"`
 		Metadata         map[string]json.RawMessage `json:"metadata"`
 		LastPaymentError *struct {
@@ -69,10 +70,12 @@ func parseIntent(raw json.RawMessage) (*paymentIntent, error) {
 	if p.ID == "" {
 		return nil, apperr.Invalid("data.object.id", "is required")
 	}
-	if obj.Amount != nil {
-		n, err := strconv.ParseInt(obj.Amount.String(), 10, 64)
+	if a := bytes.TrimSpace(obj.Amount); len(a) > 0 && string(a) != "null" {
+		// An integer JSON number of minor units, as the processor sends it: not
+		// a string ("1"), not a fraction, not an exponent.
+		n, err := strconv.ParseInt(string(a), 10, 64)
 		if err != nil || n < 0 || n > money.MaxAED*100 {
-			return nil, apperr.Invalid("data.object.amount", "must be a whole non-negative number of minor units, got %s", obj.Amount.String())
+			return nil, apperr.Invalid("data.object.amount", "must be a whole non-negative JSON number of minor units, got %s", a)
 		}
 		p.Amount = money.Fils(n)
 	}
@@ -94,6 +97,19 @@ func (p *paymentIntent) meta(key string) (string, error) {
 		return "", apperr.Invalid("metadata."+key, "must be a string")
 	}
 	return s, nil
+}
+
+// cleanText makes metadata text obey the text rules of every stored string
+// (ops.CheckText): a paid order must not be refused for a stray control
+// character the checkout let through, so each one becomes a space instead.
+func cleanText(s string) string {
+	clean := strings.Map(func(r rune) rune {
+		if _, err := ops.CheckText(string(r), "", false); err != nil {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.TrimSpace(clean)
 }
 
 // metaID is an optional metadata id of kind: "" when absent.
@@ -133,7 +149,8 @@ type orderRequest struct {
 	DeliveryAddress DeliveryAddress
 	DeliveryType    string
 	DeliveryFee     money.Fils
-	AmountPaid      money.Fils
+	AmountPaid      money.Fils // minor units of Currency
+	Currency        string
 }
 
 // args are the arguments of customers.cartToOrder.createOrderFromCart; money
@@ -147,8 +164,12 @@ func (o *orderRequest) args() map[string]any {
 		"deliveryType":    o.DeliveryType,
 		"deliveryFee":     o.DeliveryFee.AED(),
 		"amountPaid":      o.AmountPaid.AED(),
+		"currency":        o.Currency,
 	}
 }
+
+// currencyCode is an ISO 4217 code as the processor writes it (lower case).
+var currencyCode = regexp.MustCompile(`^[a-z]{3}$`)
 
 // decimal is a plain non-negative decimal: digits, optionally a point and digits.
 var decimal = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
@@ -163,11 +184,7 @@ func parseFee(s string) (money.Fils, error) {
 	if !decimal.MatchString(s) {
 		return 0, apperr.Invalid("metadata.deliveryFee", "%q is not a non-negative decimal number such as \"10.00\"", s)
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, apperr.Invalid("metadata.deliveryFee", "%q is not a number", s)
-	}
-	fils, err := money.FromAED(f)
+	fils, err := money.ParseAED(s)
 	if err != nil {
 		return 0, apperr.Invalid("metadata.deliveryFee", "%q %v", s, err)
 	}
@@ -198,7 +215,7 @@ func parseAddress(s string) (DeliveryAddress, error) {
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return DeliveryAddress{}, apperr.Invalid(field+"."+f.key, "must be a string")
 		}
-		if v = strings.TrimSpace(v); v == "" {
+		if v = cleanText(v); v == "" {
 			return DeliveryAddress{}, apperr.Invalid(field+"."+f.key, "must not be empty")
 		}
 		*f.dst = v
@@ -206,12 +223,14 @@ func parseAddress(s string) (DeliveryAddress, error) {
 	return a, nil
 }
 
-// orderFrom checks a succeeded payment intent and its metadata. Every error is
-// INVALID_ARGUMENT naming the offending field.
+// orderFrom checks a payment intent and its metadata. Every error is
+// INVALID_ARGUMENT naming the offending field. The amount and currency are not
+// judged here: the order they pay for is, and one that does not match its
+// total is held for review rather than refused (the customer was charged).
 func orderFrom(p *paymentIntent) (*orderRequest, error) {
-	o := &orderRequest{PaymentIntentID: p.ID, AmountPaid: p.Amount}
-	if p.Currency != "aed" {
-		return nil, apperr.Invalid("data.object.currency", "must be aed, got %q", p.Currency)
+	o := &orderRequest{PaymentIntentID: p.ID, AmountPaid: p.Amount, Currency: p.Currency}
+	if !currencyCode.MatchString(p.Currency) {
+		return nil, apperr.Invalid("data.object.currency", "must be a three-letter currency code, got %q", p.Currency)
 	}
 	if p.Amount <= 0 {
 		return nil, apperr.Invalid("data.object.amount", "must be positive")
@@ -233,7 +252,7 @@ func orderFrom(p *paymentIntent) (*orderRequest, error) {
 	if o.DeliveryType, err = p.meta("deliveryType"); err != nil {
 		return nil, err
 	}
-	if o.DeliveryType = strings.TrimSpace(o.DeliveryType); o.DeliveryType == "" {
+	if o.DeliveryType = cleanText(o.DeliveryType); o.DeliveryType == "" {
 		return nil, apperr.Invalid("metadata.deliveryType", "is required")
 	}
 	fee, err := p.meta("deliveryFee")

@@ -56,7 +56,7 @@ func TestOrderFromValidMetadata(t *testing.T) {
 	want := orderRequest{
 		CustomerID: testCustomer, StoreID: testStore, PaymentIntentID: "pi_1",
 		DeliveryAddress: DeliveryAddress{FullAddress: "Villa 12, Street 5", City: "Dubai", Area: "Jumeirah", PhoneNumber: "+971501234567"},
-		DeliveryType:    "standard", DeliveryFee: 1000, AmountPaid: 15750,
+		DeliveryType:    "standard", DeliveryFee: 1000, AmountPaid: 15750, Currency: "aed",
 	}
 	if *o != want {
 		t.Fatalf("order = %+v, want %+v", *o, want)
@@ -98,7 +98,7 @@ func TestOrderFromRefusesBadMetadata(t *testing.T) {
 		meta     map[string]any
 		field    string // must appear in the message
 	}{
-		{"currency usd", 15750, "usd", validMetadata(), "currency"},
+		{"currency not a code", 15750, "dirham", validMetadata(), "currency"},
 		{"currency missing", 15750, "", validMetadata(), "currency"},
 		{"amount zero", 0, "aed", validMetadata(), "amount"},
 		{"amount missing", nil, "aed", validMetadata(), "amount"},
@@ -186,6 +186,10 @@ func TestParseIntent(t *testing.T) {
 		{"negative amount", `{"id":"pi_1","amount":-1}`, false},
 		{"huge amount", `{"id":"pi_1","amount":1e20}`, false},
 		{"amount a word", `{"id":"pi_1","amount":"ten"}`, false},
+		{"amount a numeric string", `{"id":"pi_1","amount":"1"}`, false},
+		{"amount an exponent", `{"id":"pi_1","amount":1e3}`, false},
+		{"amount with a point", `{"id":"pi_1","amount":100.0}`, false},
+		{"amount an object", `{"id":"pi_1","amount":{}}`, false},
 		{"metadata an array", `{"id":"pi_1","metadata":[]}`, false},
 		{"not an object", `"pi_1"`, false},
 		{"missing", ``, false},
@@ -216,5 +220,24 @@ func TestParseEvent(t *testing.T) {
 	ev, err := parseEvent([]byte(`{"id":"evt_1","type":"x.y","api_version":"2024-01-01","data":{"object":{"id":"pi_1"}}}`))
 	if err != nil || ev.ID != "evt_1" || ev.Type != "x.y" || string(ev.Data.Object) != `{"id":"pi_1"}` {
 		t.Fatalf("parseEvent = %+v, %v", ev, err)
+	}
+}
+
+// Metadata text becomes an order's text: control and bidirectional override
+// characters are replaced with spaces rather than refusing a paid order.
+func TestOrderFromCleansMetadataText(t *testing.T) {
+	m := validMetadata()
+	m["deliveryAddress"] = `{"fullAddress":"Villa 12\u0000\u001b[31m, Street 5","city":"Dubai\u202e","area":"Jumeirah","phoneNumber":"+971501234567"}`
+	m["deliveryType"] = "standard\n"
+	p, err := parseIntent(intentJSON(t, "pi_1", 15750, "aed", m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := orderFrom(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.DeliveryAddress.FullAddress != "Villa 12  [31m, Street 5" || o.DeliveryAddress.City != "Dubai" || o.DeliveryType != "standard" {
+		t.Fatalf("cleaned = %+v", o)
 	}
 }

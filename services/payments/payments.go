@@ -29,18 +29,20 @@ const EventPaymentFailed = "payment.failed"
 type PaymentFailed struct {
 	PaymentIntentID string  `json:"paymentIntentId"`
 	CustomerID      string  `json:"customerId"`
-	CustomerUserID  string  `json:"customerUserId"` // "" when the customers service does not know the customer
-	StoreID         string  `json:"storeId"`        // "" when the payment carried none
+	CustomerUserID  string  `json:"customerUserId"`
+	StoreID         string  `json:"storeId"`
 	Amount          float64 `json:"amount"`
 	Currency        string  `json:"currency"`
 	FailureMessage  string  `json:"failureMessage"` // the processor's last_payment_error.message, may be ""
 }
 
-// The customers service's internal operations this service calls.
+// The operations of other services this service calls.
 const (
 	customersService = "customers"
 	opCreateOrder    = "customers.cartToOrder.createOrderFromCart"
 	opGetProfiles    = "customers.profile.getProfiles"
+	catalogService   = "catalog"
+	opGetStore       = "stores.catalog.getStore"
 )
 
 type svc struct {

@@ -12,7 +12,8 @@ package payments
 //	     text/plain, JSON bodies application/json.
 //	400  what the processor sent is wrong, and sending it again will not help:
 //	     no webhook secret configured here, a missing, malformed, stale (older
-//	     than 300 s) or non-matching processor-signature, a body that is not an
+//	     than 300 s), future-dated (more than 300 s ahead) or non-matching
+//	     processor-signature, a body that is not an
 //	     event, a payment intent without id or with a bad amount, metadata that
 //	     cannot become an order (which field is named), and the customers
 //	     service's INVALID_ARGUMENT or NOT_FOUND (the customer or store of the
@@ -53,6 +54,10 @@ const (
 	SignatureHeader = "processor-signature"
 	// RetryAfterSeconds is the retry delay suggested with a 503.
 	RetryAfterSeconds = 5
+	// SignatureTolerance bounds a signature's age, and how far ahead of our
+	// clock its timestamp may be: a leaked body signed for the future would
+	// otherwise stay replayable until then.
+	SignatureTolerance = 300 * time.Second
 
 	processedColl = "processedWebhookEvents"
 )
@@ -137,6 +142,18 @@ func signatureError(err error) string {
 	return "invalid signature"
 }
 
+// signedAt is the t= timestamp of a header that verified (so it has one).
+func signedAt(header string) time.Time {
+	for _, part := range strings.Split(header, ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(part), "="); ok && k == "t" {
+			if sec, err := strconv.ParseInt(v, 10, 64); err == nil {
+				return time.Unix(sec, 0)
+			}
+		}
+	}
+	return time.Time{}
+}
+
 // webhook answers POST /processor/webhook.
 func (s *svc) webhook(c *fiber.Ctx) error {
 	// Fiber's buffers are reused after the handler returns: work on copies. The
@@ -164,9 +181,13 @@ func (s *svc) process(ctx context.Context, body []byte, header string) answer {
 	if strings.TrimSpace(header) == "" {
 		return badRequest("missing " + SignatureHeader + " header")
 	}
-	if err := webhook.ValidatePayload(body, header, s.webhookSecret); err != nil {
+	if err := webhook.ValidatePayloadWithTolerance(body, header, s.webhookSecret, SignatureTolerance); err != nil {
 		s.env.Logger.WarnContext(ctx, "webhook signature refused", "err", err)
 		return badRequest(signatureError(err))
+	}
+	if t := signedAt(header); t.After(time.Now().Add(SignatureTolerance)) {
+		s.env.Logger.WarnContext(ctx, "webhook signature refused: timestamp in the future", "signedAt", t)
+		return badRequest("signature timestamp is more than 300 s in the future")
 	}
 	ev, err := parseEvent(body)
 	if err != nil {
@@ -250,8 +271,9 @@ func (s *svc) succeeded(ctx context.Context, ev *event, p *paymentIntent) answer
 		return s.refuse(ctx, ev, err)
 	}
 	var res struct {
-		OrderID string `json:"orderId"`
-		Created bool   `json:"created"`
+		OrderID       string `json:"orderId"`
+		Created       bool   `json:"created"`
+		HeldForReview bool   `json:"heldForReview"`
 	}
 	if err := s.env.Calls.Mutation(ctx, customersService, opCreateOrder, o.args(), &res); err != nil {
 		return s.fail(ctx, ev, p, err)
@@ -265,6 +287,10 @@ func (s *svc) succeeded(ctx context.Context, ev *event, p *paymentIntent) answer
 		s.env.Logger.InfoContext(ctx, "order already existed for the payment", "eventId", ev.ID, "paymentIntentId", p.ID, "orderId", res.OrderID)
 		return textAnswer(textOrderAlreadyProcessed)
 	}
+	if res.HeldForReview {
+		s.env.Logger.WarnContext(ctx, "order held for payment review", "eventId", ev.ID, "paymentIntentId", p.ID, "orderId", res.OrderID,
+			"amount", p.Amount, "currency", p.Currency)
+	}
 	s.env.Logger.InfoContext(ctx, "order created from payment", "eventId", ev.ID, "paymentIntentId", p.ID, "orderId", res.OrderID,
 		"customerId", o.CustomerID, "storeId", o.StoreID, "amountPaid", o.AmountPaid.AED())
 	return textAnswer(textOrderCreated + res.OrderID)
@@ -273,13 +299,12 @@ func (s *svc) succeeded(ctx context.Context, ev *event, p *paymentIntent) answer
 // errAlreadyRecorded stops the transaction of a redelivered event.
 var errAlreadyRecorded = errors.New("event already recorded")
 
-// failed publishes payment.failed for the notifications service.
+// failed publishes payment.failed for the notifications service. Its metadata
+// is checked as a successful payment's is (the same checkout wrote it), and the
+// customer and store must exist: a failure for nobody is refused, not
+// published with an empty recipient.
 func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
-	customerID, err := p.requiredID("customerId", "customers")
-	if err != nil {
-		return s.refuse(ctx, ev, err)
-	}
-	storeID, err := p.metaID("storeId", "stores")
+	o, err := orderFrom(p)
 	if err != nil {
 		return s.refuse(ctx, ev, err)
 	}
@@ -287,13 +312,27 @@ func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
 		ID     string `json:"_id"`
 		UserID string `json:"userId"`
 	}
-	if err := s.env.Calls.Query(ctx, customersService, opGetProfiles, map[string]any{"customerIds": []string{customerID}}, &profiles); err != nil {
+	if err := s.env.Calls.Query(ctx, customersService, opGetProfiles, map[string]any{"customerIds": []string{o.CustomerID}}, &profiles); err != nil {
 		return s.fail(ctx, ev, p, err)
 	}
+	profile, ok := profiles[o.CustomerID]
+	if !ok {
+		return s.refuse(ctx, ev, apperr.New(apperr.NotFound, "customer %s does not exist", o.CustomerID))
+	}
+	var store *struct {
+		ID string `json:"_id"`
+	}
+	if err := s.env.Calls.Query(ctx, catalogService, opGetStore, map[string]any{"storeId": o.StoreID}, &store); err != nil {
+		return s.fail(ctx, ev, p, err)
+	}
+	if store == nil {
+		return s.refuse(ctx, ev, apperr.New(apperr.NotFound, "store %s does not exist", o.StoreID))
+	}
+	customerID, storeID := o.CustomerID, o.StoreID
 	data := PaymentFailed{
 		PaymentIntentID: p.ID,
 		CustomerID:      customerID,
-		CustomerUserID:  profiles[customerID].UserID,
+		CustomerUserID:  profile.UserID,
 		StoreID:         storeID,
 		Amount:          p.Amount.AED(),
 		Currency:        p.Currency,

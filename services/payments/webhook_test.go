@@ -94,6 +94,16 @@ func startFakeCustomers(t *testing.T) *fakeCustomers {
 			case kind == "query" && req.Path == opGetProfiles:
 				res, err := profiles(req.Args)
 				return send(c, res, err)
+			case kind == "query" && req.Path == opGetStore:
+				// The catalog's public query: the one test store exists.
+				var a struct {
+					StoreID string `json:"storeId"`
+				}
+				_ = json.Unmarshal(req.Args, &a)
+				if a.StoreID == testStore {
+					return send(c, map[string]string{"_id": testStore, "name": "Test Store"}, nil)
+				}
+				return send(c, nil, nil)
 			}
 			return send(c, nil, apperr.New(apperr.NotFound, "unknown operation").WithDetails(map[string]any{"reason": ops.ReasonUnknownOperation}))
 		}
@@ -165,7 +175,7 @@ func (f *fakeCustomers) callsTo(path string) []opCall {
 	return out
 }
 
-// resolver points "customers" at the fake; an empty URL means not registered.
+// resolver points "customers" and "catalog" at the fake; an empty URL means not registered.
 type resolver struct {
 	mu  sync.Mutex
 	url string
@@ -174,7 +184,7 @@ type resolver struct {
 func (r *resolver) Resolve(_ context.Context, service string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if service != customersService || r.url == "" {
+	if (service != customersService && service != catalogService) || r.url == "" {
 		return "", fmt.Errorf("no instance of %s", service)
 	}
 	return r.url, nil
@@ -395,6 +405,8 @@ func TestSignatureIsRequired(t *testing.T) {
 		{"blank", "  ", body, "missing processor-signature header"},
 		{"other secret", sign(body, "whsec_other", now), body, "no valid signature"},
 		{"stale", sign(body, testSecret, now.Add(-301*time.Second)), body, "older than the 300 s tolerance"},
+		{"future", sign(body, testSecret, now.Add(301*time.Second)), body, "more than 300 s in the future"},
+		{"far future", sign(body, testSecret, now.Add(30*24*time.Hour)), body, "more than 300 s in the future"},
 		{"malformed", "v1", body, "malformed"},
 		{"no v1", ts, body, "no valid signature"},
 		{"body changed after signing", good, append(bytes.Clone(body), ' '), "no valid signature"},
@@ -413,7 +425,12 @@ func TestSignatureIsRequired(t *testing.T) {
 		t.Fatalf("refused deliveries did work: %d customers calls, %d events recorded", n, len(h.processed(t)))
 	}
 	// Nothing was recorded, so the properly signed delivery does the work;
-	// several v1 signatures are allowed, one matching is enough.
+	// several v1 signatures are allowed, one matching is enough; a clock a
+	// minute ahead of ours is within the tolerance.
+	other := []byte(`{"id":"evt_ahead","type":"charge.updated","data":{"object":{}}}`)
+	if r := h.deliver(t, other, sign(other, testSecret, now.Add(time.Minute))); r.status != 200 {
+		t.Fatalf("signed a minute ahead = %d %s", r.status, r.body)
+	}
 	r := h.deliver(t, body, ts+","+otherV1+","+goodV1)
 	if r.status != 200 || !strings.HasPrefix(r.body, "Order created: ord_") {
 		t.Fatalf("signed delivery = %d %s", r.status, r.body)
@@ -447,8 +464,8 @@ func TestMalformedDeliveriesAre400(t *testing.T) {
 	}
 	badAmount := intent("pi_x", 100, validMetadata())
 	badAmount["amount"] = 1.5
-	usd := intent("pi_x", 100, validMetadata())
-	usd["currency"] = "usd"
+	stringAmount := intent("pi_x", 100, validMetadata())
+	stringAmount["amount"] = "1"
 	cases := []struct {
 		name string
 		body []byte
@@ -460,7 +477,7 @@ func TestMalformedDeliveriesAre400(t *testing.T) {
 		{"object not an object", eventJSON(t, "evt_1", typeSucceeded, "pi_1"), "data.object"},
 		{"intent without id", eventJSON(t, "evt_1", typeSucceeded, map[string]any{"amount": 100}), "data.object.id"},
 		{"fractional amount", eventJSON(t, "evt_1", typeSucceeded, badAmount), "amount"},
-		{"currency usd", eventJSON(t, "evt_1", typeSucceeded, usd), "currency"},
+		{"amount a JSON string", eventJSON(t, "evt_1", typeSucceeded, stringAmount), "amount"},
 		{"customerId missing", eventJSON(t, "evt_1", typeSucceeded, intent("pi_x", 100, meta("customerId", nil))), "metadata.customerId"},
 		{"customerId malformed", eventJSON(t, "evt_1", typeSucceeded, intent("pi_x", 100, meta("customerId", "cus_1"))), "metadata.customerId"},
 		{"storeId malformed", eventJSON(t, "evt_1", typeSucceeded, intent("pi_x", 100, meta("storeId", "x"))), "metadata.storeId"},
@@ -518,6 +535,7 @@ func TestSucceededCreatesOneOrder(t *testing.T) {
 		"deliveryType":    "standard",
 		"deliveryFee":     10.0,  // a number, from "10.00"
 		"amountPaid":      157.5, // 15750 fils
+		"currency":        "aed",
 	}
 	if fmt.Sprint(args) != fmt.Sprint(want) {
 		t.Fatalf("createOrderFromCart args = %s\nwant %v", calls[0].args, want)
@@ -628,7 +646,7 @@ func TestCustomersFailures(t *testing.T) {
 
 func TestPaymentFailedPublishesOnce(t *testing.T) {
 	h := newHarness(t, testSecret)
-	obj := intent("pi_declined", 4250, map[string]any{"customerId": testCustomer, "storeId": testStore})
+	obj := intent("pi_declined", 4250, validMetadata())
 	obj["last_payment_error"] = map[string]any{"message": "Your card was declined.", "code": "card_declined"}
 	body := eventJSON(t, "evt_failed", typeFailed, obj)
 
@@ -664,10 +682,8 @@ func TestPaymentFailedPublishesOnce(t *testing.T) {
 		t.Fatalf("getProfiles called %d times", n)
 	}
 
-	// Concurrent copies of another failed payment, of a customer the customers
-	// service does not know and without a store: exactly one more event.
-	other := ids.New("customers")
-	body2 := eventJSON(t, "evt_failed_2", typeFailed, intent("pi_declined_2", 100, map[string]any{"customerId": other}))
+	// Concurrent copies of another failed payment: exactly one more event.
+	body2 := eventJSON(t, "evt_failed_2", typeFailed, intent("pi_declined_2", 100, validMetadata()))
 	header2 := sign(body2, testSecret, time.Now())
 	var wg sync.WaitGroup
 	replies := make([]reply, 10)
@@ -696,15 +712,55 @@ func TestPaymentFailedPublishesOnce(t *testing.T) {
 	env, _ = events.Decode(msgs[1].Value)
 	data = PaymentFailed{}
 	_ = json.Unmarshal(env.Data, &data)
-	if data.CustomerID != other || data.CustomerUserID != "" || data.StoreID != "" || data.Amount != 1 || data.FailureMessage != "" {
+	if data.CustomerID != testCustomer || data.CustomerUserID != "user-of-"+testCustomer || data.StoreID != testStore || data.Amount != 1 || data.FailureMessage != "" {
 		t.Fatalf("second event data = %+v", data)
+	}
+}
+
+// A failed payment is checked as a successful one is: a customer or store that
+// does not exist, or metadata that could not have become an order, is refused
+// (400, nothing recorded, nothing published) instead of a notification for nobody.
+func TestPaymentFailedChecksItsMetadata(t *testing.T) {
+	h := newHarness(t, testSecret)
+	with := func(key string, v any) map[string]any {
+		m := validMetadata()
+		if v == nil {
+			delete(m, key)
+		} else {
+			m[key] = v
+		}
+		return m
+	}
+	cases := map[string]struct {
+		meta map[string]any
+		want string
+	}{
+		"unknown customer": {with("customerId", ids.New("customers")), "does not exist"},
+		"unknown store":    {with("storeId", ids.New("stores")), "does not exist"},
+		"no customer":      {with("customerId", nil), "metadata.customerId"},
+		"no store":         {with("storeId", nil), "metadata.storeId"},
+		"bad address":      {with("deliveryAddress", "{}"), "metadata.deliveryAddress"},
+		"bad fee":          {with("deliveryFee", "1.001"), "metadata.deliveryFee"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := h.signed(t, eventJSON(t, "evt_pf_"+strings.ReplaceAll(name, " ", "_"), typeFailed, intent("pi_pf_"+name, 100, c.meta)))
+			m := wantJSON(t, r, 400, "error")
+			if !strings.Contains(m["error"].(string), c.want) {
+				t.Fatalf("error %q, want %q", m["error"], c.want)
+			}
+		})
+	}
+	h.settleOutbox(t)
+	if len(h.processed(t)) != 0 || len(h.pub.Messages()) != 0 {
+		t.Fatalf("refused failures left %d records and %d events", len(h.processed(t)), len(h.pub.Messages()))
 	}
 }
 
 func TestPaymentFailedWhileCustomersIsDown(t *testing.T) {
 	h := newHarness(t, testSecret)
 	h.customers.set(nil, func(json.RawMessage) (any, error) { return nil, apperr.New(apperr.Unavailable, "down") })
-	body := eventJSON(t, "evt_pf", typeFailed, intent("pi_pf", 100, map[string]any{"customerId": testCustomer}))
+	body := eventJSON(t, "evt_pf", typeFailed, intent("pi_pf", 100, validMetadata()))
 	r := h.signed(t, body)
 	wantJSON(t, r, 503, "error", "retryAfter")
 	if r.retryAfter != "5" || len(h.processed(t)) != 0 {

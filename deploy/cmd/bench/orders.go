@@ -50,7 +50,7 @@ func benchOrders(name, base, secret string, token func(sub string) string, store
 			time.Sleep(time.Until(start.Add(time.Duration(i) * pace)))
 		}
 		body := processor.Event(fmt.Sprintf("evt_%s_%d", name, i), "payment_intent.succeeded", processor.Payment{
-			IntentID: fmt.Sprintf("pi_%s_%d", name, i), AmountFils: 2 * 2500, CustomerID: buyers[i].customer, StoreID: storeID,
+			IntentID: fmt.Sprintf("pi_%s_%d", name, i), AmountFils: 2*2500 + 500, CustomerID: buyers[i].customer, StoreID: storeID, // two boxes and the fee
 			Address:      processor.Address{FullAddress: "Tower 1", City: "Dubai", Area: "Marina", PhoneNumber: "+971500000000"},
 			DeliveryType: "standard", DeliveryFee: "5.00",
 		})
