@@ -17,14 +17,24 @@
 //	event (topic)                 recipient                           type            priority
 //	order.created (orders)        customer (data.customerUserId)      order_created   normal
 //	order.created (orders)        store owner (data.storeOwnerUserId) new_order       normal
+//	order.created, held (orders)  customer (data.customerUserId)      order_payment_review normal
+//	order.created, held (orders)  the admin inbox                     payment_review  high
 //	order.status_changed (orders) customer (data.customerUserId)      order_status    normal
+//	order.status_changed pending  store owner (data.storeOwnerUserId) new_order       normal
+//	  -> confirmed (orders)
 //	payment.failed (payments)     customer (data.customerUserId)      payment_failed  high
 //	review.flag_raised (reviews)  the admin inbox                     review_flagged  high for reason offensive
 //	                                                                                  or fake, else normal
 //
+// A held order is one whose payment did not match its total (data.paymentStatus
+// "under_review"): the customer and the administrators are told, the store is
+// not; it hears of the order when an administrator confirms it (pending ->
+// confirmed, which only a held order goes through).
+//
 // Titles: order_created "Order confirmed", new_order "New order", order_status
 // "Order <status label>" (e.g. "Order out for delivery"), payment_failed
-// "Payment failed", review_flagged "Review flagged".
+// "Payment failed", review_flagged "Review flagged", order_payment_review "Order
+// received: payment under review", payment_review "Payment does not match its order".
 //
 // A recipient whose user id is empty in the event is skipped (no notification,
 // no error). When the customer is also the store's owner, order.created gives
@@ -33,7 +43,8 @@
 // Event data read (other fields are ignored; money in AED, as numbers):
 //
 //	order.created         orderId (required), customerId, customerUserId, storeId, storeName,
-//	                      storeOwnerUserId, total, subtotal, deliveryFee, paymentIntentId, status
+//	                      storeOwnerUserId, total, subtotal, deliveryFee, paymentIntentId, status,
+//	                      paymentStatus, amountPaid and currency (held orders)
 //	order.status_changed  orderId (required), to (required), from, customerId, customerUserId,
 //	                      storeId, storeName, storeOwnerUserId, changedBy
 //	payment.failed        paymentIntentId (required), customerId, customerUserId, storeId,
@@ -45,7 +56,13 @@
 // hundred characters):
 //
 //	order_created   "Your order from <storeName> for AED <total> is confirmed."
-//	new_order       "New order for AED <total> at <storeName>."
+//	new_order       "New order for AED <total> at <storeName>."  ("New order at <storeName>." when
+//	                a held order is confirmed)
+//	order_payment_review  "We received your payment of <CUR> <amountPaid> for your order from
+//	                <storeName>, which does not match its total of AED <total>. Our team is
+//	                reviewing it and will contact you."
+//	payment_review  "Order at <storeName> was paid <CUR> <amountPaid> for a total of AED <total>:
+//	                confirm or cancel it."
 //	order_status    "Your order from <storeName> is now <status label>."  labels: pending, confirmed,
 //	                being prepared, out for delivery, delivered, cancelled (another status: its name
 //	                with spaces for underscores)
@@ -56,7 +73,8 @@
 //
 // data (string values; a key is left out when the event has no value for it):
 //
-//	order_created, new_order  orderId, storeId, paymentIntentId
+//	order_created, new_order, order_payment_review, payment_review  orderId, storeId, paymentIntentId
+//	                          (new_order on confirmation: orderId, storeId)
 //	order_status              orderId, storeId, status (the new status), previousStatus
 //	payment_failed            paymentIntentId, storeId
 //	review_flagged            flagId, reviewId, storeId, reason, flaggedByUserId
