@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -71,6 +72,11 @@ type ConsumerConfig struct {
 	// the service relay's Kick so events a handler added leave at once (a Kick
 	// inside the handler is too early, the relay cannot see them yet).
 	AfterCommit func()
+	// CheckInterval is how often the group's committed offsets are checked
+	// against the retained log, and reset when out of range (recovery.go).
+	CheckInterval time.Duration
+	// Status, if set, is kept up to date for a readiness check.
+	Status *ConsumerStatus
 }
 
 // processedDoc remembers that a group processed an event.
@@ -102,10 +108,14 @@ func (e handlerError) Unwrap() error { return e.err }
 
 type consumer struct {
 	cfg    ConsumerConfig
-	reader *kafka.Reader
 	pub    Publisher
 	logger *slog.Logger
 	tracer trace.Tracer
+	status *ConsumerStatus
+
+	mu      sync.Mutex
+	reader  *kafka.Reader // the current one, for the offset monitor
+	restart func()        // ends the current reader's fetching
 }
 
 // RunConsumer consumes cfg.Topics in consumer group cfg.GroupID until ctx is
@@ -128,6 +138,7 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 	cfg.SessionTimeout = cmp.Or(cfg.SessionTimeout, DefaultSessionTimeout)
 	cfg.RebalanceTimeout = cmp.Or(cfg.RebalanceTimeout, DefaultRebalanceTimeout)
 	cfg.DedupeRetention = cmp.Or(cfg.DedupeRetention, DefaultDedupeRetention)
+	cfg.CheckInterval = cmp.Or(cfg.CheckInterval, DefaultCheckInterval)
 	logger := cfg.Logger.With("group", cfg.GroupID)
 	// A reader never notices a topic created after it started, so make sure the
 	// topics exist first (on a fresh cluster nobody may have published yet).
@@ -135,6 +146,7 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 		logger.Warn("could not ensure topics exist", "topics", cfg.Topics, "err", err)
 	}
 
+	kick := make(chan struct{}, 1) // a partition reader is out of range: check now
 	rc := kafka.ReaderConfig{
 		Brokers:        cfg.Brokers,
 		GroupID:        cfg.GroupID,
@@ -154,7 +166,17 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 		JoinGroupBackoff:  500 * time.Millisecond,
 		ReadLagInterval:   -1,
 		ErrorLogger: kafka.LoggerFunc(func(msg string, args ...any) {
-			logger.Warn("events: kafka reader: " + fmt.Sprintf(msg, args...))
+			level := slog.LevelWarn
+			if canceledReport(args) { // a reader closing, or restarted by the monitor
+				level = slog.LevelDebug
+			}
+			logger.Log(context.Background(), level, "events: kafka reader: "+fmt.Sprintf(msg, args...))
+			if outOfRangeReport(msg, args) {
+				select {
+				case kick <- struct{}{}:
+				default:
+				}
+			}
 		}),
 	}
 	if err := rc.Validate(); err != nil { // NewReader panics on an invalid config
@@ -166,41 +188,65 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 		defer kp.Close()
 		pub = kp
 	}
-	c := &consumer{cfg: cfg, reader: kafka.NewReader(rc), pub: pub, logger: logger, tracer: otel.Tracer(tracerName)}
-	defer c.reader.Close()
+	status := cfg.Status
+	if status == nil {
+		status = NewConsumerStatus(0)
+	}
+	c := &consumer{cfg: cfg, pub: pub, logger: logger, tracer: otel.Tracer(tracerName), status: status}
 
-	pruneDone := make(chan struct{})
-	go func() {
-		defer close(pruneDone)
-		c.pruneLoop(ctx)
-	}()
-	defer func() { <-pruneDone }()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	bctx, stop := context.WithCancel(ctx)
+	defer stop()
+	wg.Go(func() { c.pruneLoop(bctx) })
+	wg.Go(func() { c.monitor(bctx, kick) })
 
+	// A reader lives until ctx ends or the monitor restarts it to make it
+	// read reset offsets.
+	for ctx.Err() == nil {
+		r := kafka.NewReader(rc)
+		rctx, restart := context.WithCancel(ctx)
+		c.mu.Lock()
+		c.reader, c.restart = r, restart
+		c.mu.Unlock()
+		c.consume(ctx, rctx, r)
+		restart()
+		c.mu.Lock()
+		c.reader, c.restart = nil, nil
+		c.mu.Unlock()
+		r.Close()
+	}
+	return nil
+}
+
+// consume fetches from r until ctx or rctx ends. A message being handled is
+// settled first unless ctx ends: rctx only ends the fetching.
+func (c *consumer) consume(ctx, rctx context.Context, r *kafka.Reader) {
 	var backoff time.Duration
-	for {
-		msg, err := c.reader.FetchMessage(ctx)
+	for rctx.Err() == nil {
+		msg, err := r.FetchMessage(rctx)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil
+			if rctx.Err() != nil {
+				return
 			}
+			c.status.fetchFailed(err)
 			backoff = nextBackoff(backoff, maxInfraBackoff)
-			logger.ErrorContext(ctx, "events: fetch failed", "err", err, "backoff", backoff)
-			if !sleepCtx(ctx, backoff) {
-				return nil
-			}
+			c.logger.ErrorContext(ctx, "events: fetch failed", "err", err, "backoff", backoff)
+			sleepCtx(rctx, backoff)
 			continue
 		}
 		backoff = 0
+		c.status.fetched()
 		if !c.handle(ctx, msg) {
-			return nil // shutting down before the message was settled: it is redelivered
+			return // shutting down before the message was settled: it is redelivered
 		}
 		// Commit even if shutdown has begun: the transaction is done, and a
 		// lost commit only means a redelivery that dedupe drops.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		err = c.reader.CommitMessages(cctx, msg)
+		err = r.CommitMessages(cctx, msg)
 		cancel()
 		if err != nil {
-			logger.WarnContext(ctx, "events: commit offset failed", "topic", msg.Topic, "partition", msg.Partition, "offset", msg.Offset, "err", err)
+			c.logger.WarnContext(ctx, "events: commit offset failed", "topic", msg.Topic, "partition", msg.Partition, "offset", msg.Offset, "err", err)
 		}
 	}
 }

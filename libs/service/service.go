@@ -41,6 +41,7 @@ type Built struct {
 	Indexes    []store.Index
 	Routes     func(app *fiber.App)              // extra HTTP routes (webhooks, files)
 	Background []func(ctx context.Context) error // consumers and other loops
+	Checks     []httpserver.Check                // extra readiness checks (consumers' health)
 }
 
 // Module is a bounded context the programs can run.
@@ -120,6 +121,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	if len(o.Brokers) > 0 {
 		checks = append(checks, httpserver.Check{Name: "broker", Fn: brokerCheck(o.Brokers)})
 	}
+	checks = append(checks, built.Checks...)
 	app := httpserver.New(o.Module.Name, o.HTTP, logger, checks)
 	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, InternalToken: o.InternalToken}).Mount(app)
 	if built.Routes != nil {

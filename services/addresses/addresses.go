@@ -15,6 +15,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/events"
+	"marketplace/libs/httpserver"
 	"marketplace/libs/ids"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
@@ -35,12 +36,15 @@ type svc struct {
 	// to another user, so a cached answer cannot go stale.
 	mu       sync.RWMutex
 	profiles map[string]string
+	// placesStatus is the projection consumer's health (places.go).
+	placesStatus *events.ConsumerStatus
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
-	s := &svc{env: env, profiles: map[string]string{}}
+	s := &svc{env: env, profiles: map[string]string{}, placesStatus: events.NewConsumerStatus(0)}
 	return &service.Built{
 		Background: []func(context.Context) error{s.consume},
+		Checks:     []httpserver.Check{s.placesCheck()},
 		Registry: ops.NewRegistry("addresses",
 			ops.NewMutation("customers.addresses.createAddress", ops.Customer, "Add a delivery address to the caller's profile.", s.create),
 			ops.NewMutation("customers.addresses.updateAddress", ops.Customer, "Change the provided fields of one of the caller's addresses.", s.update),

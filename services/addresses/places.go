@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/events"
+	"marketplace/libs/httpserver"
 	"marketplace/libs/store"
 )
 
@@ -65,12 +66,21 @@ func (s *svc) onCatalogEvent(ctx context.Context, env events.Envelope) error {
 	return s.applyPlaces(ctx, p)
 }
 
+// placesGroup is the consumer group of the projection.
+const placesGroup = "addresses.places"
+
 // consume follows the catalog topic until ctx ends.
 func (s *svc) consume(ctx context.Context) error {
 	return events.RunConsumer(ctx, events.ConsumerConfig{
-		Brokers: s.env.Brokers, GroupID: "addresses.places", Topics: []string{"catalog"},
+		Brokers: s.env.Brokers, GroupID: placesGroup, Topics: []string{"catalog"},
 		DB: s.env.DB, Handler: s.onCatalogEvent, Publisher: s.env.Publisher, Logger: s.env.Logger,
+		Status: s.placesStatus,
 	})
+}
+
+// placesCheck reports a projection consumer that is stuck, for readiness.
+func (s *svc) placesCheck() httpserver.Check {
+	return httpserver.Check{Name: "consumer:" + placesGroup, Fn: s.placesStatus.Check}
 }
 
 // placesByID reads places from the projection; ids it lacks (an address written

@@ -9,6 +9,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/events"
+	"marketplace/libs/httpserver"
 	"marketplace/libs/ids"
 	"marketplace/libs/ops"
 	"marketplace/libs/page"
@@ -25,13 +26,15 @@ const GroupID = "notifications"
 const coll = "notifications"
 
 type svc struct {
-	env service.Env
+	env    service.Env
+	status *events.ConsumerStatus
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
-	s := &svc{env: env}
+	s := &svc{env: env, status: events.NewConsumerStatus(0)}
 	return &service.Built{
 		Background: []func(context.Context) error{s.consume},
+		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
 		Registry: ops.NewRegistry("notifications",
 			ops.NewQuery("notifications.inbox.list", ops.Authenticated,
 				"The caller's notifications, newest first; administrators also see the admin inbox.", s.list),
@@ -60,7 +63,7 @@ func now() int64 { return time.Now().UnixMilli() }
 func (s *svc) consume(ctx context.Context) error {
 	return events.RunConsumer(ctx, events.ConsumerConfig{
 		Brokers: s.env.Brokers, GroupID: GroupID, Topics: Topics,
-		DB: s.env.DB, Handler: s.onEvent, Publisher: s.env.Publisher, Logger: s.env.Logger,
+		DB: s.env.DB, Handler: s.onEvent, Publisher: s.env.Publisher, Logger: s.env.Logger, Status: s.status,
 	})
 }
 
