@@ -31,7 +31,7 @@ const HealthMessage = "Backend is healthy"
 
 // Config is the gateway's part of a program's configuration.
 type Config struct {
-	Services         []string      `env:"GATEWAY_SERVICES" default:"catalog,platformconfig,customers,addresses,payments,notifications"`
+	Services         []string      `env:"GATEWAY_SERVICES"` // default: every module (deploy/modules)
 	ProcessorService string        `env:"GATEWAY_PROCESSOR_SERVICE" default:"payments"`
 	UpstreamTimeout  time.Duration `env:"GATEWAY_UPSTREAM_TIMEOUT" default:"10s"`
 	RefreshInterval  time.Duration `env:"GATEWAY_ROUTES_REFRESH" default:"15s"`
@@ -208,7 +208,10 @@ func CORS() fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		c.Set("Access-Control-Allow-Origin", "*")
 		c.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-		c.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, processor-signature")
+		// The interface's list, then the contract's Idempotency-Key; a replayed
+		// answer's marker is readable by browser clients.
+		c.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, processor-signature, "+ops.HeaderIdempotencyKey)
+		c.Set("Access-Control-Expose-Headers", ops.HeaderIdempotentReplayed)
 		if c.Method() == fiber.MethodOptions {
 			c.Set("Access-Control-Max-Age", "600")
 			return c.SendStatus(fiber.StatusNoContent)
@@ -244,6 +247,13 @@ func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
 		}
 		if err := ops.CheckCall(ctx, r.kind, r.access, kind, path); err != nil {
 			return httpserver.WriteError(c, err)
+		}
+		if kind == ops.Mutation {
+			// Checked here with the services' own function: an empty header would
+			// otherwise not be forwarded, and the call would run without its key.
+			if _, _, err := ops.IdempotencyKeyOf(&c.Request().Header); err != nil {
+				return httpserver.WriteError(c, err)
+			}
 		}
 		return g.forward(c, r.service, "/api/"+string(kind), false)
 	}
@@ -287,7 +297,7 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, plain bool) error {
 	src := &c.Request().Header
 	req.Header.SetMethodBytes(src.Method())
 	req.SetRequestURI(base + uri)
-	for _, h := range []string{fiber.HeaderContentType, fiber.HeaderAuthorization, "processor-signature", httpserver.HeaderRequestID} {
+	for _, h := range []string{fiber.HeaderContentType, fiber.HeaderAuthorization, "processor-signature", httpserver.HeaderRequestID, ops.HeaderIdempotencyKey} {
 		if v := src.Peek(h); len(v) > 0 {
 			req.Header.SetBytesV(h, v)
 		}
@@ -304,8 +314,10 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, plain bool) error {
 	if ct := resp.Header.ContentType(); len(ct) > 0 {
 		c.Context().Response.Header.SetContentTypeBytes(ct)
 	}
-	if ra := resp.Header.Peek(fiber.HeaderRetryAfter); len(ra) > 0 {
-		c.Context().Response.Header.SetBytesV(fiber.HeaderRetryAfter, ra)
+	for _, h := range []string{fiber.HeaderRetryAfter, ops.HeaderIdempotentReplayed} {
+		if v := resp.Header.Peek(h); len(v) > 0 {
+			c.Context().Response.Header.SetBytesV(h, v)
+		}
 	}
 	// Copy: resp goes back to its pool when this function returns, before Fiber
 	// writes the response; sending its buffer would hand it to another request.

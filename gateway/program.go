@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -22,8 +23,10 @@ func (g *Gateway) App(h httpserver.Config, logger *slog.Logger) *fiber.App {
 	return app
 }
 
-// Run is the gateway as its own process (distributed mode).
-func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+// Run is the gateway as its own process (distributed mode), routing to
+// GATEWAY_SERVICES or, when that is not set, to services (its binary passes
+// every module of deploy/modules).
+func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, services []string) error {
 	pc, err := program.Load(getenv)
 	if err != nil {
 		return err
@@ -31,6 +34,12 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	var gc Config
 	if err := config.Load(getenv, &gc); err != nil {
 		return err
+	}
+	if len(gc.Services) == 0 {
+		gc.Services = services
+	}
+	if len(gc.Services) == 0 {
+		return errors.New("the gateway routes to no service: set GATEWAY_SERVICES")
 	}
 	logger := pc.Logger(stdout).With("program", "gateway")
 	logger.Info("starting", "config", config.Describe(&pc), "gateway", config.Describe(&gc))

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"marketplace/deploy/system"
+	"marketplace/deploy/modules"
 	st "marketplace/deploy/systemtest"
 	"marketplace/libs/ops"
 )
@@ -26,7 +26,7 @@ func TestAPIReferenceIsGenerated(t *testing.T) {
 	b.WriteString("Call a query with `POST /api/query` and a mutation with `POST /api/mutation`, body `{ \"path\": ..., \"args\": { ... } }`.\n")
 	b.WriteString("Access: `public` needs no token; `authenticated`, `customer` and `store_owner` need a bearer token (the handler then checks the profile or ownership); `admin` needs the admin role, and `adminUserId`, when an argument, must be the caller. `internal` operations are only reachable by other services, never through the gateway.\n")
 	b.WriteString("Argument rules: `required`; `min`/`max` (numbers: value; strings and arrays: length); `id=kind` (a well-formed id of that kind); `enum=a|b`; `nonblank`. Amounts are AED numbers with at most two decimals.\n")
-	for _, m := range system.Modules {
+	for _, m := range modules.All {
 		resp, err := http.Get(s.Services[m.Name] + "/ops")
 		if err != nil {
 			t.Fatal(err)

@@ -54,19 +54,6 @@ type platformConfig struct {
 	EffectiveDate         int64                `json:"effectiveDate"`
 }
 
-// basicFollowsDefaults: the basic tier charges the platform defaults, whatever
-// they are changed to, and shows them.
-func basicFollowsDefaults(c *platformConfig) {
-	for i := range c.StoreTierCommissions {
-		if c.StoreTierCommissions[i].TierName == "basic" {
-			rate, fee, min := c.DefaultCommissionRate, c.FixedFeePerOrder, c.MinimumCommission
-			c.StoreTierCommissions[i].CommissionRate = rate
-			c.StoreTierCommissions[i].FixedFee = &fee
-			c.StoreTierCommissions[i].MinimumCommission = &min
-		}
-	}
-}
-
 type commissionPreview struct {
 	Subtotal            float64 `json:"subtotal"`
 	DeliveryFee         float64 `json:"deliveryFee"`
@@ -218,7 +205,7 @@ func TestPlatformConfigCreateInitial(t *testing.T) {
 		}
 	})
 
-	t.Run("tiers: basic is the platform defaults", func(t *testing.T) {
+	t.Run("tiers: basic stored with the platform defaults' values", func(t *testing.T) {
 		c := mustActive(t, s, user)
 		want := map[string]commissionEntry{
 			"basic":      {TierName: "basic", CommissionRate: 0.05, FixedFee: ptr(2), MinimumCommission: ptr(1)},
@@ -315,11 +302,12 @@ func TestPlatformConfigUpdate(t *testing.T) {
 		}
 		return s.Mutation(admin, pcUpdate, args)
 	}
-	// expect is the configuration the tests below believe is stored.
+	// expect is the configuration the tests below believe is stored. Its tier
+	// entries never change here: changing the defaults leaves every tier entry,
+	// basic included, as it was (contract section 4).
 	expect := mustActive(t, s, user)
 	check := func(t *testing.T) {
 		t.Helper()
-		basicFollowsDefaults(&expect)
 		got := mustActive(t, s, user)
 		if !reflect.DeepEqual(got, expect) {
 			t.Errorf("stored configuration\n got %+v\nwant %+v", got, expect)
@@ -327,8 +315,11 @@ func TestPlatformConfigUpdate(t *testing.T) {
 	}
 
 	t.Run("only the given field changes", func(t *testing.T) {
-		st.MustOK(t, update(map[string]any{"defaultCommissionRate": 0.06}))
+		got := okAs[platformConfig](t, update(map[string]any{"defaultCommissionRate": 0.06}))
 		expect.DefaultCommissionRate = 0.06
+		if !reflect.DeepEqual(got, expect) {
+			t.Errorf("update response\n got %+v\nwant %+v", got, expect)
+		}
 		check(t)
 	})
 
@@ -791,16 +782,16 @@ func TestCommissionPreview(t *testing.T) {
 		if p.CommissionRate != 0.06 || p.FixedFee != 1 || p.PlatformCommission != 7.6 || p.StoreEarnings != 102.4 {
 			t.Errorf("after Food 6%% + 1: %+v", p)
 		}
-		// A basic store pays the platform defaults, so changing them changes its
-		// commission; a premium store keeps its tier's own rates.
-		st.MustOK(t, s.Mutation(admin, pcUpdate, map[string]any{"adminUserId": "admin-1", "configId": id, "defaultCommissionRate": 0.08, "fixedFeePerOrder": 0.5, "minimumCommission": 2}))
+		// Every tier entry, basic included, has values of its own: changing the
+		// defaults changes neither a basic nor a premium store's commission.
+		st.MustOK(t, s.Mutation(admin, pcUpdate, map[string]any{"adminUserId": "admin-1", "configId": id, "defaultCommissionRate": 0.08, "fixedFeePerOrder": 0.5, "minimumCommission": 3}))
 		p = okAs[commissionPreview](t, preview(admin, stores["basic"], 100, 10))
-		if p.CommissionRate != 0.08 || p.FixedFee != 0.5 || p.PlatformCommission != 9.3 || p.StoreEarnings != 100.7 {
+		if p.CommissionRate != 0.05 || p.FixedFee != 2 || p.PlatformCommission != 7.5 || p.StoreEarnings != 102.5 {
 			t.Errorf("basic store after defaults 8%% + 0.5: %+v", p)
 		}
-		p = okAs[commissionPreview](t, preview(admin, stores["basic"], 10, 0))
-		if p.PlatformCommission != 2 || !p.CommissionBreakdown.MinimumApplied {
-			t.Errorf("basic store after minimum 2: %+v", p)
+		p = okAs[commissionPreview](t, preview(admin, stores["basic"], 10, 0)) // 0.5 + 2 = 2.5: below the defaults' new minimum, above the tier's
+		if p.PlatformCommission != 2.5 || p.CommissionBreakdown.MinimumApplied {
+			t.Errorf("basic store after the defaults' minimum became 3: %+v", p)
 		}
 		p = okAs[commissionPreview](t, preview(admin, stores["premium"], 100, 10))
 		if p.CommissionRate != 0.04 || p.FixedFee != 1.5 || p.PlatformCommission != 5.9 {

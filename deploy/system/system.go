@@ -1,8 +1,8 @@
 // Package system is the all-in-one mode: the gateway and every service in one
 // process, each service with its own loopback listener and its own database, on
 // engines that need no server (lungo files under DATA_DIR, an embedded Kafka
-// broker) and static discovery. Like Mimir's -target=all: one registry of
-// modules, one start order, one readiness answer.
+// broker) and static discovery. Like Mimir's -target=all: one list of modules
+// (deploy/modules), one start order, one readiness answer.
 package system
 
 import (
@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"marketplace/deploy/modules"
 	"marketplace/gateway"
 	"marketplace/libs/config"
 	"marketplace/libs/discovery"
@@ -29,19 +30,7 @@ import (
 	"marketplace/libs/service"
 	"marketplace/libs/store"
 	"marketplace/libs/telemetry"
-	"marketplace/services/addresses"
-	"marketplace/services/catalog"
-	"marketplace/services/customers"
-	"marketplace/services/notifications"
-	"marketplace/services/payments"
-	"marketplace/services/platformconfig"
 )
-
-// Modules are the bounded contexts the all-in-one runs, in start order.
-var Modules = []service.Module{catalog.Module, platformconfig.Module, customers.Module, addresses.Module, payments.Module, notifications.Module}
-
-// Topics are created up front on the embedded broker.
-var Topics = []string{catalog.Topic, "orders", "payments", "reviews", "payouts", "wallets"}
 
 // Options tailor a run; the zero value (plus Getenv and Stdout) is `make run`.
 type Options struct {
@@ -122,7 +111,7 @@ func Run(ctx context.Context, o Options) error {
 		if !o.Memory {
 			dir = filepath.Join(cfg.DataDir, "kafka")
 		}
-		b, err := events.StartBroker(dir, Topics...)
+		b, err := events.StartBroker(dir, modules.Topics(modules.All)...)
 		if err != nil {
 			return err
 		}
@@ -135,15 +124,19 @@ func Run(ctx context.Context, o Options) error {
 	if cfg.JWKSURL != "" {
 		info.DevSecret = ""
 	}
-	modules := o.Modules
-	if modules == nil {
-		modules = Modules
+	run := o.Modules
+	if run == nil {
+		run = modules.All
+	}
+	run, err = modules.StartOrder(run)
+	if err != nil {
+		return err
 	}
 	sctx, stopServices := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	errc := make(chan error, len(modules))
+	errc := make(chan error, len(run))
 	defer func() { stopServices(); wg.Wait() }()
-	for _, m := range modules {
+	for _, m := range run {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return err
@@ -178,8 +171,8 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 
-	names := make([]string, len(modules))
-	for i, m := range modules {
+	names := make([]string, len(run))
+	for i, m := range run {
 		names[i] = m.Name
 	}
 	gc.Services = names

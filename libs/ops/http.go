@@ -102,6 +102,9 @@ type Server struct {
 	Registry      *Registry
 	Verifier      auth.Verifier
 	InternalToken string
+	// Idempotency keeps the outcomes of mutations called with an Idempotency-Key
+	// (idempotency.go); nil ignores the header.
+	Idempotency *Idempotency
 }
 
 // Mount adds the routes to app.
@@ -132,7 +135,21 @@ func (s *Server) handle(kind Kind) fiber.Handler {
 		if rid, ok := c.Locals("requestid").(string); ok {
 			ctx = withRequestID(ctx, rid)
 		}
-		res, err := s.Registry.Invoke(ctx, kind, req.Path, req.Args, s.isInternal(c))
+		internal := s.isInternal(c)
+		// Idempotency keys: for mutations of outside callers (another service's
+		// calls carry none); on queries the header is ignored.
+		if kind == Mutation && !internal && s.Idempotency != nil {
+			key, present, err := IdempotencyKeyOf(&c.Request().Header)
+			if err != nil {
+				return httpserver.WriteError(c, err)
+			}
+			if present {
+				if caller := s.idempotencyCaller(ctx, req.Path); caller != "" {
+					return s.runIdempotent(c, ctx, req, caller, key)
+				}
+			}
+		}
+		res, err := s.Registry.Invoke(ctx, kind, req.Path, req.Args, internal)
 		if err != nil {
 			return httpserver.WriteError(c, err)
 		}

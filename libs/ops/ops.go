@@ -23,17 +23,20 @@ const (
 	Mutation Kind = "mutation"
 )
 
-// Access says who may call an operation. Customer and StoreOwner need a verified
-// caller like Authenticated; the handler then checks the profile or ownership.
+// Access says who may call an operation. The registry enforces every level
+// (access.go): the handler of a Customer operation receives the caller's
+// profile (CustomerOf), that of a store operation the store, its owner checked
+// (StoreOf).
 type Access string
 
 const (
-	Public        Access = "public"        // no token needed; a presented token is still verified
-	Authenticated Access = "authenticated" // any verified caller
-	Customer      Access = "customer"      // a verified caller acting as their customer profile
-	StoreOwner    Access = "store_owner"   // a verified caller who owns the store concerned
-	Admin         Access = "admin"         // the admin role; adminUserId, when an argument, must be the caller
-	Internal      Access = "internal"      // only other services; unknown to the public gateway
+	Public            Access = "public"               // no token needed; a presented token is still verified
+	Authenticated     Access = "authenticated"        // any verified caller
+	Customer          Access = "customer"             // a verified caller acting as their customer profile
+	StoreOwner        Access = "store_owner"          // the owner of the store an argument names
+	StoreOwnerOrAdmin Access = "store_owner_or_admin" // the store's owner, or an administrator
+	Admin             Access = "admin"                // the admin role; adminUserId, when an argument, must be the caller
+	Internal          Access = "internal"             // only other services; unknown to the public gateway
 )
 
 // NeedsIdentity reports whether the operation refuses anonymous callers.
@@ -46,57 +49,102 @@ type Op struct {
 	Access  Access
 	Summary string
 
-	argsType   reflect.Type
-	adminField int // index of the adminUserId argument, or -1
-	run        func(ctx context.Context, raw []byte) (any, error)
+	argsType    reflect.Type
+	adminField  int // index of the adminUserId argument, or -1
+	storeArg    string
+	storeField  int // index of the storeArg argument
+	storeLookup func(ctx context.Context, value string) (string, error)
+	run         func(ctx context.Context, raw []byte, res *Resolvers) (any, error)
 }
 
 // NoArgs is the argument struct of operations that take none.
 type NoArgs struct{}
 
-func declare[A, R any](kind Kind, path string, access Access, summary string, h func(context.Context, *A) (R, error)) Op {
+func declare[A, R any](kind Kind, path string, access Access, summary string, h func(context.Context, *A) (R, error), opts []Option) Op {
 	t := reflect.TypeOf((*A)(nil)).Elem()
 	if t.Kind() != reflect.Struct {
 		panic("ops: arguments of " + path + " must be a struct")
 	}
 	spec := specOf(t) // validates the declaration now, not on the first call
-	admin := -1
+	op := Op{Path: path, Kind: kind, Access: access, Summary: summary, argsType: t, adminField: -1}
 	if f, ok := spec.byName["adminUserId"]; ok {
-		admin = f.index
+		op.adminField = f.index
 	}
-	return Op{
-		Path: path, Kind: kind, Access: access, Summary: summary,
-		argsType: t, adminField: admin,
-		run: func(ctx context.Context, raw []byte) (any, error) {
-			a := new(A)
-			if err := Decode(raw, a); err != nil {
-				return nil, err
-			}
-			if access == Admin && admin >= 0 {
-				acting := reflect.ValueOf(a).Elem().Field(admin).String()
-				if id := auth.FromContext(ctx); id == nil || acting != id.Sub {
-					return nil, apperr.New(apperr.PermissionDenied, "adminUserId must be the calling administrator")
-				}
-			}
-			return h(ctx, a)
-		},
+	for _, o := range opts {
+		o(&op)
 	}
+	if isStoreAccess(access) {
+		f, ok := spec.byName[op.storeArg]
+		if !ok || !f.rules.required || derefKind(t.Field(f.index).Type) != reflect.String {
+			panic("ops: " + path + " is a store operation: name its required store argument with StoreArg or StoreVia")
+		}
+		op.storeField = f.index
+	}
+	op.run = func(ctx context.Context, raw []byte, res *Resolvers) (any, error) {
+		a := new(A)
+		if err := Decode(raw, a); err != nil {
+			return nil, err
+		}
+		if access == Admin && op.adminField >= 0 {
+			acting := reflect.ValueOf(a).Elem().Field(op.adminField).String()
+			if id := auth.FromContext(ctx); id == nil || acting != id.Sub {
+				return nil, apperr.New(apperr.PermissionDenied, "adminUserId must be the calling administrator")
+			}
+		}
+		ctx, err := op.resolveAccess(ctx, res, reflect.ValueOf(a).Elem())
+		if err != nil {
+			return nil, err
+		}
+		return h(ctx, a)
+	}
+	return op
+}
+
+func isStoreAccess(a Access) bool { return a == StoreOwner || a == StoreOwnerOrAdmin }
+
+func derefKind(t reflect.Type) reflect.Kind {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind()
 }
 
 // NewQuery declares a read operation.
-func NewQuery[A, R any](path string, access Access, summary string, h func(context.Context, *A) (R, error)) Op {
-	return declare(Query, path, access, summary, h)
+func NewQuery[A, R any](path string, access Access, summary string, h func(context.Context, *A) (R, error), opts ...Option) Op {
+	return declare(Query, path, access, summary, h, opts)
 }
 
 // NewMutation declares a write operation.
-func NewMutation[A, R any](path string, access Access, summary string, h func(context.Context, *A) (R, error)) Op {
-	return declare(Mutation, path, access, summary, h)
+func NewMutation[A, R any](path string, access Access, summary string, h func(context.Context, *A) (R, error), opts ...Option) Op {
+	return declare(Mutation, path, access, summary, h, opts)
 }
 
 // Registry holds one service's operations.
 type Registry struct {
-	Service string
-	ops     map[string]*Op
+	Service   string
+	ops       map[string]*Op
+	resolvers Resolvers
+}
+
+// WithResolvers says how this service resolves customers and stores for the
+// access levels that need them.
+func (r *Registry) WithResolvers(res Resolvers) *Registry {
+	r.resolvers = res
+	return r
+}
+
+// Check reports a declaration the registry cannot serve: an access level whose
+// resolver is missing. Services run it when they start.
+func (r *Registry) Check() error {
+	for _, op := range r.ops {
+		switch {
+		case op.Access == Customer && r.resolvers.Customer == nil:
+			return fmt.Errorf("ops: %s needs a customer resolver (Registry.WithResolvers)", op.Path)
+		case isStoreAccess(op.Access) && r.resolvers.Store == nil:
+			return fmt.Errorf("ops: %s needs a store resolver (Registry.WithResolvers)", op.Path)
+		}
+	}
+	return nil
 }
 
 // NewRegistry builds the registry; a path declared twice is a programming error.
@@ -113,12 +161,6 @@ func NewRegistry(service string, list ...Op) *Registry {
 		r.ops[op.Path] = &op
 	}
 	return r
-}
-
-// Lookup finds an operation by path.
-func (r *Registry) Lookup(path string) (*Op, bool) {
-	op, ok := r.ops[path]
-	return op, ok
 }
 
 // NormalizePath accepts the dotted form and the "area/module:function" form some
@@ -140,7 +182,7 @@ func (r *Registry) Invoke(ctx context.Context, kind Kind, path string, raw []byt
 	if err := CheckCall(ctx, op.Kind, op.Access, kind, path); err != nil {
 		return nil, err
 	}
-	return op.run(ctx, raw)
+	return op.run(ctx, raw, &r.resolvers)
 }
 
 // ReasonUnknownOperation marks the NOT_FOUND of an operation that does not exist
@@ -167,30 +209,48 @@ func CheckCall(ctx context.Context, opKind Kind, access Access, called Kind, pat
 
 // Descriptor is the public description of an operation.
 type Descriptor struct {
-	Path    string   `json:"path"`
-	Kind    Kind     `json:"kind"`
-	Access  Access   `json:"access"`
-	Summary string   `json:"summary,omitempty"`
-	Args    []ArgDoc `json:"args,omitempty"`
+	Path     string   `json:"path"`
+	Kind     Kind     `json:"kind"`
+	Access   Access   `json:"access"`
+	StoreArg string   `json:"storeArg,omitempty"` // the argument naming the store, for store access
+	Summary  string   `json:"summary,omitempty"`
+	Args     []ArgDoc `json:"args,omitempty"`
 }
 
-// ArgDoc describes one argument for the API reference.
+// ArgDoc describes one argument for the API reference and for clients that
+// build calls from the declarations (the access matrix test). Fields are the
+// members of an object argument (or of an array's objects).
 type ArgDoc struct {
-	Name     string `json:"name"`
-	Type     string `json:"type"`
-	Required bool   `json:"required"`
-	Rules    string `json:"rules,omitempty"`
+	Name     string   `json:"name"`
+	Type     string   `json:"type"`
+	Required bool     `json:"required"`
+	Rules    string   `json:"rules,omitempty"`
+	Fields   []ArgDoc `json:"fields,omitempty"`
+}
+
+func argDoc(f field, sf reflect.StructField) ArgDoc {
+	d := ArgDoc{Name: f.name, Type: typeName(sf.Type), Required: f.rules.required, Rules: sf.Tag.Get("op")}
+	t := sf.Type
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Struct {
+		for _, nf := range specOf(t).fields {
+			d.Fields = append(d.Fields, argDoc(nf, t.Field(nf.index)))
+		}
+	}
+	return d
 }
 
 // Describe lists the operations sorted by path.
 func (r *Registry) Describe() []Descriptor {
 	out := make([]Descriptor, 0, len(r.ops))
 	for _, op := range r.ops {
-		d := Descriptor{Path: op.Path, Kind: op.Kind, Access: op.Access, Summary: op.Summary}
+		d := Descriptor{Path: op.Path, Kind: op.Kind, Access: op.Access, StoreArg: op.storeArg, Summary: op.Summary}
 		t := op.argsType
 		for _, f := range specOf(t).fields {
 			sf := t.Field(f.index)
-			d.Args = append(d.Args, ArgDoc{Name: f.name, Type: typeName(sf.Type), Required: f.rules.required, Rules: sf.Tag.Get("op")})
+			d.Args = append(d.Args, argDoc(f, sf))
 		}
 		out = append(out, d)
 	}

@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +37,7 @@ type Config struct {
 	MongoURI      string        `env:"MONGODB_URI" secret:"true"`
 	DBNamePrefix  string        `env:"DB_NAME_PREFIX"` // database name = prefix + service name (shared test servers)
 	StartEmpty    []string      `env:"DB_START_EMPTY"` // services whose lost database file may start empty on purpose (store.EnvStartEmpty)
+	EmbeddedDB    bool          `env:"DB_EMBEDDED"`    // a service on its own may use a private embedded database file (local multi-process runs only)
 	KafkaBrokers  []string      `env:"KAFKA_BROKERS"`
 	ConsulAddr    string        `env:"CONSUL_HTTP_ADDR"`
 	ServiceAddrs  []string      `env:"SERVICE_ADDRS"` // static discovery: name=http://host:port,...
@@ -183,6 +185,14 @@ func RunService(ctx context.Context, m service.Module, getenv func(string) strin
 	defer shutdownTel(context.Background())
 	if len(cfg.KafkaBrokers) == 0 {
 		return errors.New("KAFKA_BROKERS is required for a service on its own (the all-in-one embeds a broker)")
+	}
+	if cfg.MongoURI == "" {
+		if !cfg.EmbeddedDB {
+			return errors.New("MONGODB_URI is required for a service on its own: without it each process would open a private embedded database " +
+				"file, and two replicas would be two databases. For a local multi-process run on one machine, set DB_EMBEDDED=true")
+		}
+		logger.Warn("DB_EMBEDDED=true: this process keeps its own embedded database file under DATA_DIR; run one replica only, never in production",
+			"file", filepath.Join(cfg.DataDir, cfg.DBNamePrefix+m.Name+".lungo"))
 	}
 	verifier, err := cfg.Verifier(ctx)
 	if err != nil {

@@ -20,6 +20,8 @@ import (
 	"marketplace/libs/auth"
 	"marketplace/libs/discovery"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/ops"
+	"marketplace/libs/service"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -407,3 +409,49 @@ func TestDiscoveryConsulErrors(t *testing.T) {
 		})
 	}
 }
+
+// A service on its own needs MONGODB_URI: without it each replica would open a
+// private embedded database. DB_EMBEDDED=true allows it for local runs, loudly.
+func TestRunServiceNeedsMongoDBUnlessEmbeddedIsAsked(t *testing.T) {
+	m := service.Module{Name: "probe", Build: func(context.Context, service.Env) (*service.Built, error) {
+		return &service.Built{Registry: ops.NewRegistry("probe")}, nil
+	}}
+	vars := map[string]string{"HTTP_ADDR": "127.0.0.1:0", "KAFKA_BROKERS": "127.0.0.1:1", "DATA_DIR": t.TempDir(), "AUTH_DEV_SECRET": devSecret}
+	var out bytes.Buffer
+	err := RunService(context.Background(), m, env(vars), &out)
+	if err == nil || !strings.Contains(err.Error(), "MONGODB_URI is required") || !strings.Contains(err.Error(), "DB_EMBEDDED=true") {
+		t.Fatalf("without MONGODB_URI: %v", err)
+	}
+
+	vars["DB_EMBEDDED"] = "true"
+	var logs lockedWriter
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- RunService(ctx, m, env(vars), &logs) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), "service listening") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the embedded service did not start; logs:\n%s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("embedded run: %v", err)
+	}
+	if !strings.Contains(logs.String(), `"level":"WARN"`) || !strings.Contains(logs.String(), "DB_EMBEDDED=true") {
+		t.Fatalf("the embedded database was not announced loudly:\n%s", logs.String())
+	}
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+func (w *lockedWriter) String() string { w.mu.Lock(); defer w.mu.Unlock(); return w.b.String() }

@@ -44,10 +44,16 @@ type Built struct {
 	Checks     []httpserver.Check                // extra readiness checks (consumers' health)
 }
 
-// Module is a bounded context the programs can run.
+// Module is a bounded context the programs can run, declared once (in its own
+// package) with what it publishes, consumes and calls; deploy/modules lists
+// them, and the all-in-one's start order, the embedded broker's topics, the
+// gateway's default service list and the API reference come from that list.
 type Module struct {
-	Name  string
-	Build func(ctx context.Context, env Env) (*Built, error)
+	Name      string
+	Build     func(ctx context.Context, env Env) (*Built, error)
+	Publishes []string // topics it writes events to
+	Consumes  []string // topics it follows
+	Calls     []string // modules whose operations it calls
 }
 
 // Options configure one running service.
@@ -113,7 +119,11 @@ func Run(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: build: %w", o.Module.Name, err)
 	}
-	if err := db.EnsureIndexes(ctx, append(built.Indexes, outbox.Indexes()...)...); err != nil {
+	if err := built.Registry.Check(); err != nil {
+		return fmt.Errorf("%s: %w", o.Module.Name, err)
+	}
+	idem := ops.NewIdempotency(db, logger) // Idempotency-Key outcomes, in the service's own database
+	if err := db.EnsureIndexes(ctx, append(append(built.Indexes, outbox.Indexes()...), idem.Indexes()...)...); err != nil {
 		return err
 	}
 
@@ -123,7 +133,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	}
 	checks = append(checks, built.Checks...)
 	app := httpserver.New(o.Module.Name, o.HTTP, logger, checks)
-	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, InternalToken: o.InternalToken}).Mount(app)
+	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, InternalToken: o.InternalToken, Idempotency: idem}).Mount(app)
 	if built.Routes != nil {
 		built.Routes(app)
 	}
@@ -131,7 +141,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	bctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var wg sync.WaitGroup
-	loops := append([]func(context.Context) error{relay.Run}, built.Background...)
+	loops := append([]func(context.Context) error{relay.Run, idem.Run}, built.Background...)
 	for _, loop := range loops {
 		wg.Add(1)
 		go func() {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/bson"
+
+	"marketplace/libs/apperr"
 )
 
 func TestTxCommitsAndAborts(t *testing.T) {
@@ -144,5 +146,29 @@ func TestMissingDatabaseFileIsRefused(t *testing.T) {
 	db.Close(ctx)
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("an existing file was not marked: %v", err)
+	}
+}
+
+func TestRetryGivesUpUnderContention(t *testing.T) {
+	ctx := context.Background()
+	n := 0
+	v, err := Retry(ctx, "the cart", func(context.Context) (int, error) {
+		n++
+		if n < 3 {
+			return 0, ErrConflict
+		}
+		return 42, nil
+	})
+	if v != 42 || err != nil || n != 3 {
+		t.Fatalf("retry = %d, %v after %d attempts", v, err, n)
+	}
+	n = 0
+	_, err = Retry(ctx, "the cart", func(context.Context) (int, error) { n++; return 0, ErrConflict })
+	if n != ContentionAttempts || apperr.CodeOf(err) != apperr.Unavailable || apperr.From(err).Details["reason"] != ReasonContention {
+		t.Fatalf("after %d attempts: %v", n, err)
+	}
+	boom := errors.New("boom")
+	if _, err := Retry(ctx, "x", func(context.Context) (int, error) { return 0, boom }); !errors.Is(err, boom) {
+		t.Fatalf("other errors pass through: %v", err)
 	}
 }

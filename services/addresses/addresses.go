@@ -5,15 +5,15 @@ package addresses
 
 import (
 	"context"
-	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/contracts/catalog"
+	"marketplace/libs/contracts/customers"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ids"
@@ -23,7 +23,8 @@ import (
 )
 
 // Module is the addresses service.
-var Module = service.Module{Name: "addresses", Build: build}
+var Module = service.Module{Name: "addresses", Build: build, Consumes: []string{catalog.Topic},
+	Calls: []string{catalog.Service, customers.Service}}
 
 const (
 	coll     = "customerAddresses"
@@ -31,17 +32,15 @@ const (
 )
 
 type svc struct {
-	env service.Env
-	// profiles caches user id -> customer id. A profile is never deleted or given
-	// to another user, so a cached answer cannot go stale.
-	mu       sync.RWMutex
-	profiles map[string]string
+	env       service.Env
+	catalog   *catalog.Client
+	customers *customers.Client
 	// placesStatus is the projection consumer's health (places.go).
 	placesStatus *events.ConsumerStatus
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
-	s := &svc{env: env, profiles: map[string]string{}, placesStatus: events.NewConsumerStatus(0)}
+	s := &svc{env: env, catalog: catalog.NewClient(env.Calls), customers: customers.NewClient(env.Calls), placesStatus: events.NewConsumerStatus(0)}
 	return &service.Built{
 		Background: []func(context.Context) error{s.consume},
 		Checks:     []httpserver.Check{s.placesCheck()},
@@ -52,7 +51,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("customers.addresses.getCustomerAddresses", ops.Customer, "The caller's active addresses, default first.", s.list),
 			ops.NewQuery("customers.addresses.getAddress", ops.Customer, "One of the caller's addresses, or null.", s.get),
 			ops.NewMutation("customers.addresses.setDefaultAddress", ops.Customer, "Make one of the caller's addresses the default.", s.setDefault),
-		),
+		).WithResolvers(ops.Resolvers{Customer: s.customers.CustomerRef}),
 		Indexes: append([]store.Index{
 			// At most one default per customer, whatever the interleaving of writes.
 			{Collection: coll, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "isDefault", Value: 1}}, Unique: true,
@@ -113,40 +112,13 @@ type Address struct {
 	IsActive           bool     `json:"isActive"`
 }
 
-// customerOf is the caller's customer profile id ("" when they have none yet).
-func (s *svc) customerOf(ctx context.Context) (string, error) {
-	sub := ops.Caller(ctx).Sub
-	s.mu.RLock()
-	id, ok := s.profiles[sub]
-	s.mu.RUnlock()
-	if ok {
-		return id, nil
+// customerOf is the caller's customer profile id ("" in a query of a caller
+// who has none yet; the registry refused a mutation of such a caller).
+func customerOf(ctx context.Context) string {
+	if c := ops.CustomerOf(ctx); c != nil {
+		return c.ID
 	}
-	var p *struct {
-		ID string `json:"_id"`
-	}
-	if err := s.env.Calls.Query(ctx, "customers", "customers.profile.getMyProfile", nil, &p); err != nil {
-		return "", err
-	}
-	if p == nil {
-		return "", nil // not cached: the profile may be created any moment
-	}
-	s.mu.Lock()
-	if len(s.profiles) > 100_000 {
-		clear(s.profiles)
-	}
-	s.profiles[sub] = p.ID
-	s.mu.Unlock()
-	return p.ID, nil
-}
-
-// mustCustomer is the caller's profile id; managing addresses needs one.
-func (s *svc) mustCustomer(ctx context.Context) (string, error) {
-	id, err := s.customerOf(ctx)
-	if err == nil && id == "" {
-		err = apperr.New(apperr.FailedPrecondition, "the caller has no customer profile yet: call customers.profile.upsertMyProfile first")
-	}
-	return id, err
+	return ""
 }
 
 func denied() error {
@@ -156,12 +128,9 @@ func denied() error {
 // owned loads an address of the caller: NOT_FOUND when missing, PERMISSION_DENIED
 // when it is someone else's.
 func (s *svc) owned(ctx context.Context, addressID string) (*addressDoc, error) {
-	customer, err := s.customerOf(ctx)
-	if err != nil {
-		return nil, err
-	}
+	customer := customerOf(ctx)
 	var d addressDoc
-	err = s.env.DB.Collection(coll).FindOne(ctx, bson.M{"_id": addressID}).Decode(&d)
+	err := s.env.DB.Collection(coll).FindOne(ctx, bson.M{"_id": addressID}).Decode(&d)
 	if store.IsNotFound(err) {
 		return nil, apperr.New(apperr.NotFound, "address %s does not exist", addressID)
 	}
@@ -174,31 +143,27 @@ func (s *svc) owned(ctx context.Context, addressID string) (*addressDoc, error) 
 	return &d, nil
 }
 
-type locations struct {
-	Cities map[string]place `json:"cities"`
-	Areas  map[string]place `json:"areas"`
-}
-
-func (l *locations) all() []place {
+// allPlaces are the places of l, as the projection stores them.
+func allPlaces(l *catalog.Locations) []place {
 	out := make([]place, 0, len(l.Cities)+len(l.Areas))
 	for _, p := range l.Cities {
-		out = append(out, p)
+		out = append(out, placeOf(p))
 	}
 	for _, p := range l.Areas {
-		out = append(out, p)
+		out = append(out, placeOf(p))
 	}
 	return out
 }
 
 // resolve reads cities and areas from the catalog in one call and refreshes the
 // projection with the answer.
-func (s *svc) resolve(ctx context.Context, cities, areas []string) (*locations, error) {
-	var l locations
-	if err := s.env.Calls.Query(ctx, "catalog", "catalog.locations.resolve", map[string]any{"cities": cities, "areas": areas}, &l); err != nil {
+func (s *svc) resolve(ctx context.Context, cities, areas []string) (*catalog.Locations, error) {
+	l, err := s.catalog.ResolvePlaces(ctx, cities, areas)
+	if err != nil {
 		return nil, err
 	}
-	err := s.env.DB.Tx(ctx, func(ctx context.Context) error { return s.applyPlaces(ctx, l.all()...) })
-	return &l, err
+	err = s.env.DB.Tx(ctx, func(ctx context.Context) error { return s.applyPlaces(ctx, allPlaces(l)...) })
+	return l, err
 }
 
 // checkPlace asks the catalog itself (not the projection, which may lag by an
@@ -276,10 +241,7 @@ type createArgs struct {
 }
 
 func (s *svc) create(ctx context.Context, a *createArgs) (string, error) {
-	customer, err := s.mustCustomer(ctx)
-	if err != nil {
-		return "", err
-	}
+	customer := customerOf(ctx)
 	if a.CustomerID != customer {
 		return "", apperr.New(apperr.PermissionDenied, "customerId is not the caller's customer profile")
 	}
@@ -298,7 +260,7 @@ func (s *svc) create(ctx context.Context, a *createArgs) (string, error) {
 		Landmark: trimmed(a.Landmark), Latitude: trimmed(a.Latitude), Longitude: trimmed(a.Longitude),
 		IsActive: true, CreationTime: now(), UpdatedAt: now(),
 	}
-	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
+	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
 		// The per-customer count is one conditional upsert: past the cap the filter
 		// misses, the upsert collides with the existing count, and nothing is written.
 		_, err := s.env.DB.Collection(counters).UpdateOne(ctx, bson.M{"_id": customer, "count": bson.M{"$lt": MaxAddresses}},
@@ -348,19 +310,13 @@ type updateArgs struct {
 	IsActive           *bool   `json:"isActive"`
 }
 
-var errAddressChanged = errors.New("the address changed while it was being updated")
-
 // update checks the change against the address as read, then writes it only if
 // the fields those checks relied on are still as read (city, area, active); if a
 // concurrent update changed them, it starts over with the new state.
 func (s *svc) update(ctx context.Context, a *updateArgs) (any, error) {
-	for attempt := 0; attempt < 5; attempt++ {
-		err := s.tryUpdate(ctx, a)
-		if !errors.Is(err, errAddressChanged) {
-			return nil, err
-		}
-	}
-	return nil, apperr.New(apperr.FailedPrecondition, "the address keeps changing; read it again")
+	return store.Retry(ctx, "the address", func(ctx context.Context) (any, error) {
+		return nil, s.tryUpdate(ctx, a)
+	})
 }
 
 func (s *svc) tryUpdate(ctx context.Context, a *updateArgs) error {
@@ -419,7 +375,7 @@ func (s *svc) tryUpdate(ctx context.Context, a *updateArgs) error {
 			return err
 		}
 		if res.MatchedCount != 1 {
-			return errAddressChanged
+			return store.ErrConflict
 		}
 		switch {
 		case a.IsDefault != nil && *a.IsDefault:
@@ -488,10 +444,7 @@ type listArgs struct {
 }
 
 func (s *svc) list(ctx context.Context, a *listArgs) ([]Address, error) {
-	customer, err := s.customerOf(ctx)
-	if err != nil {
-		return nil, err
-	}
+	customer := customerOf(ctx)
 	if a.CustomerID != nil && *a.CustomerID != customer {
 		return nil, apperr.New(apperr.PermissionDenied, "customerId is not the caller's customer profile")
 	}

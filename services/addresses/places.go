@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
+	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/store"
@@ -19,14 +20,19 @@ import (
 
 const placesColl = "places"
 
-// place is a city or an area as the catalog describes it (its event data).
+// place is a city or an area as the projection stores it (from the catalog's
+// contract.Place).
 type place struct {
-	ID         string `bson:"_id" json:"_id"`
-	Kind       string `bson:"kind" json:"kind"`
-	Name       string `bson:"name" json:"name"`
-	NameArabic string `bson:"nameArabic,omitempty" json:"nameArabic,omitempty"`
-	City       string `bson:"city,omitempty" json:"city,omitempty"`
-	Version    int64  `bson:"version" json:"version"`
+	ID         string `bson:"_id"`
+	Kind       string `bson:"kind"`
+	Name       string `bson:"name"`
+	NameArabic string `bson:"nameArabic,omitempty"`
+	City       string `bson:"city,omitempty"`
+	Version    int64  `bson:"version"`
+}
+
+func placeOf(p catalog.Place) place {
+	return place{ID: p.ID, Kind: p.Kind, Name: p.Name, NameArabic: p.NameArabic, City: p.City, Version: p.Version}
 }
 
 // applyPlaces stores places unless a newer version is already stored, so
@@ -52,18 +58,18 @@ func (s *svc) applyPlaces(ctx context.Context, ps ...place) error {
 }
 
 // placeEvents are the catalog events the projection follows.
-var placeEvents = map[string]bool{"city.created": true, "city.updated": true, "area.created": true, "area.updated": true}
+var placeEvents = map[string]bool{catalog.EventCityCreated: true, catalog.EventCityUpdated: true, catalog.EventAreaCreated: true, catalog.EventAreaUpdated: true}
 
 // onCatalogEvent is the consumer's handler: ctx is its transaction.
 func (s *svc) onCatalogEvent(ctx context.Context, env events.Envelope) error {
 	if !placeEvents[env.Type] {
 		return nil // stores and the like: not ours
 	}
-	var p place
+	var p catalog.Place
 	if err := json.Unmarshal(env.Data, &p); err != nil {
 		return err
 	}
-	return s.applyPlaces(ctx, p)
+	return s.applyPlaces(ctx, placeOf(p))
 }
 
 // placesGroup is the consumer group of the projection.
@@ -72,7 +78,7 @@ const placesGroup = "addresses.places"
 // consume follows the catalog topic until ctx ends.
 func (s *svc) consume(ctx context.Context) error {
 	return events.RunConsumer(ctx, events.ConsumerConfig{
-		Brokers: s.env.Brokers, GroupID: placesGroup, Topics: []string{"catalog"},
+		Brokers: s.env.Brokers, GroupID: placesGroup, Topics: []string{catalog.Topic},
 		DB: s.env.DB, Handler: s.onCatalogEvent, Publisher: s.env.Publisher, Logger: s.env.Logger,
 		Status: s.placesStatus,
 	})
@@ -116,7 +122,7 @@ func (s *svc) placesByID(ctx context.Context, cities, areas []string) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range l.all() {
+	for _, p := range allPlaces(l) {
 		out[p.ID] = p
 	}
 	return out, nil

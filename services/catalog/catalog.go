@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
+	contract "marketplace/libs/contracts/catalog"
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
 	"marketplace/libs/ops"
@@ -19,7 +20,7 @@ import (
 )
 
 // Module is the catalog service.
-var Module = service.Module{Name: "catalog", Build: build}
+var Module = service.Module{Name: contract.Service, Build: build, Publishes: []string{contract.Topic}}
 
 type svc struct {
 	env service.Env
@@ -39,13 +40,13 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("catalog.locations.listAreas", ops.Public, "Areas of a city by name.", s.listAreas),
 			ops.NewQuery("catalog.categories.listCategories", ops.Public, "All categories by name.", s.listCategories),
 			ops.NewQuery("stores.catalog.getStore", ops.Public, "A store, or null.", s.getStore),
-			ops.NewMutation("stores.products.createProduct", ops.StoreOwner, "Add a product to the caller's store.", s.createProduct),
+			ops.NewMutation("stores.products.createProduct", ops.StoreOwner, "Add a product to the caller's store.", s.createProduct, ops.StoreArg("storeId")),
 			ops.NewQuery("stores.products.listProducts", ops.Public, "A store's products.", s.listProducts),
 			ops.NewQuery("catalog.categories.getCategories", ops.Internal, "Categories by id, in one call.", s.getCategories),
 			ops.NewMutation("catalog.categories.ensureByName", ops.Internal, "Find or create categories by name.", s.ensureCategories),
 			ops.NewQuery("catalog.locations.resolve", ops.Internal, "Cities and areas by id, in one call.", s.resolveLocations),
 			ops.NewQuery("catalog.products.getProducts", ops.Internal, "Products by id, in one call.", s.getProducts),
-		),
+		).WithResolvers(ops.Resolvers{Store: s.storeRef}),
 		Indexes: []store.Index{
 			{Collection: "cities", Keys: bson.D{{Key: "nameKey", Value: 1}}, Unique: true, Name: "name_unique"},
 			{Collection: "areas", Keys: bson.D{{Key: "city", Value: 1}, {Key: "nameKey", Value: 1}}, Unique: true, Name: "city_name_unique"},
@@ -112,7 +113,7 @@ type createCityArgs struct {
 
 func (s *svc) createCity(ctx context.Context, a *createCityArgs) (string, error) {
 	c := City{ID: ids.New("cities"), Name: strings.TrimSpace(a.Name), NameArabic: strings.TrimSpace(a.NameArabic), NameKey: nameKey(a.Name), CreationTime: now(), Version: 1}
-	return c.ID, s.insertWithEvent(ctx, "cities", c, "a city named "+c.Name, "city.created", c.place())
+	return c.ID, s.insertWithEvent(ctx, "cities", c, "a city named "+c.Name, contract.EventCityCreated, c.place())
 }
 
 // insertWithEvent inserts a record and its event in one transaction.
@@ -145,7 +146,7 @@ func (s *svc) updateCity(ctx context.Context, a *updateCityArgs) (any, error) {
 	if a.NameArabic != nil {
 		set["nameArabic"] = strings.TrimSpace(*a.NameArabic)
 	}
-	return nil, s.updateWithEvent(ctx, "cities", a.CityID, "city", set, func(raw bson.Raw) (Place, error) {
+	return nil, s.updateWithEvent(ctx, "cities", a.CityID, "city", contract.EventCityUpdated, set, func(raw bson.Raw) (Place, error) {
 		var c City
 		err := bson.Unmarshal(raw, &c)
 		return c.place(), err
@@ -160,7 +161,7 @@ type updateAreaArgs struct {
 // updateArea renames an area (it stays in its city).
 func (s *svc) updateArea(ctx context.Context, a *updateAreaArgs) (any, error) {
 	set := bson.M{"name": strings.TrimSpace(a.Name), "nameKey": nameKey(a.Name)}
-	return nil, s.updateWithEvent(ctx, "areas", a.AreaID, "area", set, func(raw bson.Raw) (Place, error) {
+	return nil, s.updateWithEvent(ctx, "areas", a.AreaID, "area", contract.EventAreaUpdated, set, func(raw bson.Raw) (Place, error) {
 		var ar Area
 		err := bson.Unmarshal(raw, &ar)
 		return ar.place(), err
@@ -168,8 +169,8 @@ func (s *svc) updateArea(ctx context.Context, a *updateAreaArgs) (any, error) {
 }
 
 // updateWithEvent applies set to a place, bumps its version and commits its
-// <kind>.updated event in the same transaction.
-func (s *svc) updateWithEvent(ctx context.Context, coll, id, kind string, set bson.M, place func(bson.Raw) (Place, error)) error {
+// eventType event in the same transaction.
+func (s *svc) updateWithEvent(ctx context.Context, coll, id, kind, eventType string, set bson.M, place func(bson.Raw) (Place, error)) error {
 	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
 		raw, err := s.env.DB.Collection(coll).FindOneAndUpdate(ctx, bson.M{"_id": id},
 			bson.M{"$set": set, "$inc": bson.M{"version": 1}}, options.FindOneAndUpdate().SetReturnDocument(options.After)).Raw()
@@ -186,7 +187,7 @@ func (s *svc) updateWithEvent(ctx context.Context, coll, id, kind string, set bs
 		if err != nil {
 			return err
 		}
-		_, err = s.env.Outbox.Add(ctx, Topic, kind+".updated", id, p)
+		_, err = s.env.Outbox.Add(ctx, Topic, eventType, id, p)
 		return err
 	})
 	if err == nil {
@@ -205,7 +206,7 @@ func (s *svc) createArea(ctx context.Context, a *createAreaArgs) (string, error)
 		return "", err
 	}
 	ar := Area{ID: ids.New("areas"), Name: strings.TrimSpace(a.Name), City: a.City, NameKey: nameKey(a.Name), CreationTime: now(), Version: 1}
-	return ar.ID, s.insertWithEvent(ctx, "areas", ar, "an area named "+ar.Name+" in this city", "area.created", ar.place())
+	return ar.ID, s.insertWithEvent(ctx, "areas", ar, "an area named "+ar.Name+" in this city", contract.EventAreaCreated, ar.place())
 }
 
 type createCategoryArgs struct {
@@ -250,7 +251,7 @@ func (s *svc) createStore(ctx context.Context, a *createStoreArgs) (string, erro
 		if _, err := s.env.DB.Collection("stores").InsertOne(ctx, st); err != nil {
 			return err
 		}
-		_, err := s.env.Outbox.Add(ctx, Topic, "store.created", st.ID, StoreCreated{
+		_, err := s.env.Outbox.Add(ctx, Topic, contract.EventStoreCreated, st.ID, StoreCreated{
 			StoreID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID, OwnerName: st.OwnerName,
 			OwnerPhone: st.OwnerPhone, PrimaryCategoryID: st.PrimaryCategoryID, Tier: st.Tier,
 		})
@@ -288,14 +289,25 @@ type storeArgs struct {
 
 // getStore is public, but the owner's name and phone are shown only to the owner
 // and to administrators.
-func (s *svc) getStore(ctx context.Context, a *storeArgs) (*Store, error) {
+func (s *svc) getStore(ctx context.Context, a *storeArgs) (*contract.Store, error) {
 	st, _, err := findByID[Store](ctx, s, "stores", a.StoreID)
-	if st != nil {
-		if id := ops.Caller(ctx); id == nil || (id.Sub != st.OwnerUserID && !id.IsAdmin()) {
-			st.OwnerName, st.OwnerPhone = "", ""
-		}
+	if st == nil {
+		return nil, err
 	}
-	return st, err
+	v := st.view()
+	if id := ops.Caller(ctx); id == nil || (id.Sub != st.OwnerUserID && !id.IsAdmin()) {
+		v.OwnerName, v.OwnerPhone = "", ""
+	}
+	return v, err
+}
+
+// storeRef resolves stores for the access levels from the catalog's own records.
+func (s *svc) storeRef(ctx context.Context, id string) (*ops.StoreRef, error) {
+	st, _, err := findByID[Store](ctx, s, "stores", id)
+	if st == nil {
+		return nil, err
+	}
+	return &ops.StoreRef{ID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID}, nil
 }
 
 type createProductArgs struct {
@@ -305,15 +317,10 @@ type createProductArgs struct {
 	IsAvailable *bool      `json:"isAvailable"`
 }
 
+// createProduct is for the store's owner only (administrators too only when
+// they own the store): the registry checked it.
 func (s *svc) createProduct(ctx context.Context, a *createProductArgs) (string, error) {
-	st, err := mustFind[Store](ctx, s, "stores", a.StoreID, "store")
-	if err != nil {
-		return "", err
-	}
-	if ops.Caller(ctx).Sub != st.OwnerUserID {
-		return "", apperr.New(apperr.PermissionDenied, "only the store's owner can add products")
-	}
-	p := Product{ID: ids.New("products"), StoreID: st.ID, Name: strings.TrimSpace(a.Name), Price: a.Price, IsAvailable: true, CreationTime: now()}
+	p := Product{ID: ids.New("products"), StoreID: ops.StoreOf(ctx).ID, Name: strings.TrimSpace(a.Name), Price: a.Price, IsAvailable: true, CreationTime: now()}
 	if a.IsAvailable != nil {
 		p.IsAvailable = *a.IsAvailable
 	}
@@ -362,12 +369,6 @@ func (s *svc) ensureCategories(ctx context.Context, a *ensureCategoriesArgs) (ma
 type resolveLocationsArgs struct {
 	Cities []string `json:"cities" op:"id=cities,max=500"`
 	Areas  []string `json:"areas" op:"id=areas,max=500"`
-}
-
-// Locations are cities and areas keyed by id; missing ids are simply absent.
-type Locations struct {
-	Cities map[string]Place `json:"cities"`
-	Areas  map[string]Place `json:"areas"`
 }
 
 func (s *svc) resolveLocations(ctx context.Context, a *resolveLocationsArgs) (*Locations, error) {

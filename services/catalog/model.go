@@ -1,6 +1,9 @@
 package catalog
 
-import "marketplace/libs/money"
+import (
+	contract "marketplace/libs/contracts/catalog"
+	"marketplace/libs/money"
+)
 
 // City is a reference city (Dubai, Abu Dhabi, ...).
 type City struct {
@@ -33,22 +36,22 @@ type Category struct {
 
 // Store tiers; the commission rules key on them too.
 const (
-	TierBasic      = "basic"
-	TierPremium    = "premium"
-	TierEnterprise = "enterprise"
+	TierBasic      = contract.TierBasic
+	TierPremium    = contract.TierPremium
+	TierEnterprise = contract.TierEnterprise
 )
 
-// Store is a merchant on the marketplace.
+// Store is a merchant on the marketplace, as stored (clients see view()).
 type Store struct {
-	ID                string  `bson:"_id" json:"_id"`
-	Name              string  `bson:"name" json:"name"`
-	OwnerUserID       string  `bson:"ownerUserId" json:"ownerUserId"`
-	OwnerName         string  `bson:"ownerName" json:"ownerName,omitempty"`
-	OwnerPhone        string  `bson:"ownerPhone" json:"ownerPhone,omitempty"`
-	PrimaryCategoryID *string `bson:"primaryCategoryId" json:"primaryCategoryId"`
-	Tier              string  `bson:"tier" json:"tier"`
-	IsActive          bool    `bson:"isActive" json:"isActive"`
-	CreationTime      int64   `bson:"creationTime" json:"_creationTime"`
+	ID                string  `bson:"_id"`
+	Name              string  `bson:"name"`
+	OwnerUserID       string  `bson:"ownerUserId"`
+	OwnerName         string  `bson:"ownerName"`
+	OwnerPhone        string  `bson:"ownerPhone"`
+	PrimaryCategoryID *string `bson:"primaryCategoryId"`
+	Tier              string  `bson:"tier"`
+	IsActive          bool    `bson:"isActive"`
+	CreationTime      int64   `bson:"creationTime"`
 }
 
 // Product is something a store sells. Prices are fils inside, AED outside.
@@ -61,43 +64,18 @@ type Product struct {
 	CreationTime int64      `bson:"creationTime"`
 }
 
-// ProductView is a product as clients see it.
-type ProductView struct {
-	ID           string  `json:"_id"`
-	StoreID      string  `json:"storeId"`
-	Name         string  `json:"name"`
-	Price        float64 `json:"price"`
-	IsAvailable  bool    `json:"isAvailable"`
-	CreationTime int64   `json:"_creationTime"`
-}
-
 func (p *Product) view() ProductView {
 	return ProductView{ID: p.ID, StoreID: p.StoreID, Name: p.Name, Price: p.Price.AED(), IsAvailable: p.IsAvailable, CreationTime: p.CreationTime}
 }
 
-// StoreCreated is the data of the store.created event (topic "catalog"): the
-// payouts service opens the store's wallet from it.
-type StoreCreated struct {
-	StoreID           string  `json:"storeId"`
-	Name              string  `json:"name"`
-	OwnerUserID       string  `json:"ownerUserId"`
-	OwnerName         string  `json:"ownerName"`
-	OwnerPhone        string  `json:"ownerPhone"`
-	PrimaryCategoryID *string `json:"primaryCategoryId"`
-	Tier              string  `json:"tier"`
-}
-
-// Place is the data of the city.created, city.updated, area.created and
-// area.updated events, and an entry of catalog.locations.resolve: what other
-// services show of a city or an area. Version orders the changes of one place.
-type Place struct {
-	ID         string `json:"_id"`
-	Kind       string `json:"kind"` // "city" or "area"
-	Name       string `json:"name"`
-	NameArabic string `json:"nameArabic,omitempty"` // cities
-	City       string `json:"city,omitempty"`       // areas
-	Version    int64  `json:"version"`
-}
+// What crosses the border is declared in the contract (libs/contracts/catalog),
+// shared with the services that consume or call it.
+type (
+	StoreCreated = contract.StoreCreated
+	Place        = contract.Place
+	ProductView  = contract.Product
+	Locations    = contract.Locations
+)
 
 func (c *City) place() Place {
 	return Place{ID: c.ID, Kind: "city", Name: c.Name, NameArabic: c.NameArabic, Version: c.Version}
@@ -108,4 +86,10 @@ func (a *Area) place() Place {
 }
 
 // Topic carries the catalog's events.
-const Topic = "catalog"
+const Topic = contract.Topic
+
+// view is the store as getStore shows it.
+func (st *Store) view() *contract.Store {
+	return &contract.Store{ID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID, OwnerName: st.OwnerName, OwnerPhone: st.OwnerPhone,
+		PrimaryCategoryID: st.PrimaryCategoryID, Tier: st.Tier, IsActive: st.IsActive, CreationTime: st.CreationTime}
+}

@@ -9,6 +9,7 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
+	"marketplace/libs/ops"
 	"marketplace/libs/store"
 )
 
@@ -41,26 +42,15 @@ type Cart struct {
 	Subtotal float64        `json:"subtotal"`
 }
 
-type productView struct {
-	ID          string  `json:"_id"`
-	StoreID     string  `json:"storeId"`
-	Name        string  `json:"name"`
-	Price       float64 `json:"price"`
-	IsAvailable bool    `json:"isAvailable"`
-}
-
 type addItemArgs struct {
 	ProductID string `json:"productId" op:"required,id=products"`
 	Quantity  int    `json:"quantity" op:"required,min=1,max=99"`
 }
 
 func (s *svc) addItem(ctx context.Context, a *addItemArgs) (string, error) {
-	p, err := s.mustProfile(ctx)
+	p := ops.CustomerOf(ctx)
+	products, err := s.catalog.Products(ctx, []string{a.ProductID})
 	if err != nil {
-		return "", err
-	}
-	var products map[string]productView
-	if err := s.env.Calls.Query(ctx, "catalog", "catalog.products.getProducts", map[string]any{"productIds": []string{a.ProductID}}, &products); err != nil {
 		return "", err
 	}
 	prod, ok := products[a.ProductID]
@@ -75,7 +65,7 @@ func (s *svc) addItem(ctx context.Context, a *addItemArgs) (string, error) {
 		return "", err
 	}
 	items := s.env.DB.Collection("cartItems")
-	for attempt := 0; attempt < 3; attempt++ {
+	return store.Retry(ctx, "the cart", func(ctx context.Context) (string, error) {
 		// Adding again: one conditional update, so concurrent adds never push a
 		// line past the maximum quantity.
 		var line cartItem
@@ -110,15 +100,15 @@ func (s *svc) addItem(ctx context.Context, a *addItemArgs) (string, error) {
 			_, err = items.InsertOne(ctx, line)
 			return err
 		})
-		if !store.IsDuplicate(err) {
-			if err != nil {
-				return "", err
-			}
-			return line.ID, nil
+		if store.IsDuplicate(err) {
+			// A concurrent first add of the same product created the line: add to it.
+			return "", store.ErrConflict
 		}
-		// A concurrent first add of the same product created the line: add to it.
-	}
-	return "", apperr.New(apperr.Unavailable, "the cart kept changing; retry")
+		if err != nil {
+			return "", err
+		}
+		return line.ID, nil
+	})
 }
 
 type getCartArgs struct {
@@ -127,10 +117,7 @@ type getCartArgs struct {
 
 func (s *svc) getMyCart(ctx context.Context, a *getCartArgs) (*Cart, error) {
 	cart := &Cart{Items: []CartItemView{}}
-	p, err := s.profileOf(ctx)
-	if err != nil {
-		return nil, err
-	}
+	p := ops.CustomerOf(ctx)
 	var lines []cartItem
 	if p != nil { // no profile yet: an empty cart
 		filter := bson.M{"customerId": p.ID}
@@ -148,10 +135,8 @@ func (s *svc) getMyCart(ctx context.Context, a *getCartArgs) (*Cart, error) {
 	if a.StoreID != nil && len(lines) == 0 {
 		// No line proves the store exists: a filter naming a missing store is
 		// NOT_FOUND (platform contract, section 2), not an empty cart.
-		var st *struct {
-			ID string `json:"_id"`
-		}
-		if err := s.env.Calls.Query(ctx, "catalog", "stores.catalog.getStore", map[string]any{"storeId": *a.StoreID}, &st); err != nil {
+		st, err := s.catalog.Store(ctx, *a.StoreID)
+		if err != nil {
 			return nil, err
 		}
 		if st == nil {
@@ -172,12 +157,9 @@ type removeItemArgs struct {
 }
 
 func (s *svc) removeItem(ctx context.Context, a *removeItemArgs) (any, error) {
-	p, err := s.mustProfile(ctx)
-	if err != nil {
-		return nil, err
-	}
+	p := ops.CustomerOf(ctx)
 	var line cartItem
-	err = s.env.DB.Collection("cartItems").FindOne(ctx, bson.M{"_id": a.ItemID}).Decode(&line)
+	err := s.env.DB.Collection("cartItems").FindOne(ctx, bson.M{"_id": a.ItemID}).Decode(&line)
 	if store.IsNotFound(err) {
 		return nil, apperr.New(apperr.NotFound, "cart item %s does not exist", a.ItemID)
 	}

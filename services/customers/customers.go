@@ -11,6 +11,9 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/contracts/catalog"
+	contract "marketplace/libs/contracts/customers"
+	"marketplace/libs/contracts/platformconfig"
 	"marketplace/libs/ids"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
@@ -18,7 +21,8 @@ import (
 )
 
 // Module is the customers service.
-var Module = service.Module{Name: "customers", Build: build}
+var Module = service.Module{Name: contract.Service, Build: build, Publishes: []string{contract.TopicOrders},
+	Calls: []string{catalog.Service, platformconfig.Service}}
 
 // Limits of a cart.
 const (
@@ -27,11 +31,13 @@ const (
 )
 
 type svc struct {
-	env service.Env
+	env         service.Env
+	catalog     *catalog.Client
+	commissions *platformconfig.Client
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
-	s := &svc{env: env}
+	s := &svc{env: env, catalog: catalog.NewClient(env.Calls), commissions: platformconfig.NewClient(env.Calls)}
 	return &service.Built{
 		Registry: ops.NewRegistry("customers",
 			ops.NewMutation("customers.profile.upsertMyProfile", ops.Authenticated, "Create or update the caller's customer profile.", s.upsertMyProfile),
@@ -43,8 +49,9 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("customers.cartToOrder.createOrderFromCart", ops.Internal, "Turn the customer's cart lines of a store into a paid order (once per payment intent).", s.createOrderFromCart),
 			ops.NewQuery("customers.orders.getOrderByPaymentIntent", ops.Authenticated, "The caller's order paid with a payment intent (administrators: anyone's), or null.", s.getOrderByPaymentIntent),
 			ops.NewQuery("customers.orders.getMyOrders", ops.Customer, "The caller's orders, newest first.", s.getMyOrders),
-			ops.NewMutation("stores.orders.updateOrderStatus", ops.StoreOwner, "Move an order along its status machine (store owner or administrator).", s.updateOrderStatus),
-		),
+			ops.NewMutation("stores.orders.updateOrderStatus", ops.StoreOwnerOrAdmin, "Move an order along its status machine (store owner or administrator).", s.updateOrderStatus,
+				ops.StoreVia("orderId", s.storeOfOrder)),
+		).WithResolvers(ops.Resolvers{Customer: s.customerRef, Store: s.catalog.StoreRef}),
 		Indexes: []store.Index{
 			// One profile per user, held by the database.
 			{Collection: "customers", Keys: bson.D{{Key: "userId", Value: 1}}, Unique: true, Name: "one_profile_per_user"},
@@ -59,15 +66,20 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 
 func now() int64 { return time.Now().UnixMilli() }
 
-// Profile is a customer profile.
+// Profile is a customer profile as stored; clients and other services see
+// view(), the contract's shape.
 type Profile struct {
-	ID           string  `bson:"_id" json:"_id"`
-	UserID       string  `bson:"userId" json:"userId"`
-	Name         string  `bson:"name" json:"name"`
-	Phone        *string `bson:"phone,omitempty" json:"phone,omitempty"`
-	Email        *string `bson:"email,omitempty" json:"email,omitempty"`
-	CreationTime int64   `bson:"creationTime" json:"_creationTime"`
-	UpdatedAt    int64   `bson:"updatedAt" json:"updatedAt"`
+	ID           string  `bson:"_id"`
+	UserID       string  `bson:"userId"`
+	Name         string  `bson:"name"`
+	Phone        *string `bson:"phone,omitempty"`
+	Email        *string `bson:"email,omitempty"`
+	CreationTime int64   `bson:"creationTime"`
+	UpdatedAt    int64   `bson:"updatedAt"`
+}
+
+func (p *Profile) view() contract.Profile {
+	return contract.Profile{ID: p.ID, UserID: p.UserID, Name: p.Name, Phone: p.Phone, Email: p.Email, CreationTime: p.CreationTime, UpdatedAt: p.UpdatedAt}
 }
 
 type upsertProfileArgs struct {
@@ -115,15 +127,25 @@ func (s *svc) profileOf(ctx context.Context) (*Profile, error) {
 	return &p, err
 }
 
-func (s *svc) getMyProfile(ctx context.Context, _ *ops.NoArgs) (*Profile, error) {
-	return s.profileOf(ctx)
+func (s *svc) getMyProfile(ctx context.Context, _ *ops.NoArgs) (*contract.Profile, error) {
+	p, err := s.profileOf(ctx)
+	if p == nil {
+		return nil, err
+	}
+	v := p.view()
+	return &v, nil
 }
 
-// mustProfile is the caller's profile; operations of a customer need one.
-func (s *svc) mustProfile(ctx context.Context) (*Profile, error) {
-	p, err := s.profileOf(ctx)
-	if err == nil && p == nil {
-		err = apperr.New(apperr.FailedPrecondition, "the caller has no customer profile yet: call customers.profile.upsertMyProfile first")
+// customerRef resolves the caller's profile for the access level Customer from
+// this service's own records.
+func (s *svc) customerRef(ctx context.Context, userID string) (*ops.CustomerRef, error) {
+	var p Profile
+	err := s.env.DB.Collection("customers").FindOne(ctx, bson.M{"userId": userID}).Decode(&p)
+	if store.IsNotFound(err) {
+		return nil, nil
 	}
-	return p, err
+	if err != nil {
+		return nil, err
+	}
+	return &ops.CustomerRef{ID: p.ID, UserID: p.UserID, Name: p.Name}, nil
 }

@@ -10,6 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/contracts/catalog"
+	contract "marketplace/libs/contracts/customers"
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
 	"marketplace/libs/ops"
@@ -18,7 +20,7 @@ import (
 )
 
 // TopicOrders carries order.created and order.status_changed, keyed by order id.
-const TopicOrders = "orders"
+const TopicOrders = contract.TopicOrders
 
 type orderItem struct {
 	ProductID string     `bson:"productId"`
@@ -45,8 +47,8 @@ type statusChange struct {
 
 // Payment statuses of an order.
 const (
-	PaymentPaid        = "paid"
-	PaymentUnderReview = "under_review" // the amount or currency paid differs from the order's total
+	PaymentPaid        = contract.PaymentPaid
+	PaymentUnderReview = contract.PaymentUnderReview
 )
 
 // Reasons an order's payment is held for review.
@@ -174,43 +176,20 @@ func (o *orderDoc) view(withTerms bool) OrderView {
 	return v
 }
 
-// OrderEvent is the data of order.created and order.status_changed.
-type OrderEvent struct {
-	OrderID            string  `json:"orderId"`
-	CustomerID         string  `json:"customerId"`
-	CustomerUserID     string  `json:"customerUserId"`
-	StoreID            string  `json:"storeId"`
-	StoreName          string  `json:"storeName"`
-	StoreOwnerUserID   string  `json:"storeOwnerUserId"`
-	Subtotal           float64 `json:"subtotal"`
-	DeliveryFee        float64 `json:"deliveryFee"`
-	Total              float64 `json:"total"`
-	PlatformCommission float64 `json:"platformCommission"`
-	StoreEarnings      float64 `json:"storeEarnings"`
-	PaymentIntentID    string  `json:"paymentIntentId"`
-	PaymentStatus      string  `json:"paymentStatus"`
-	AmountPaid         float64 `json:"amountPaid,omitempty"`
-	Currency           string  `json:"currency,omitempty"`
-	Status             string  `json:"status"`
-	From               string  `json:"from,omitempty"`
-	To                 string  `json:"to,omitempty"`
-	ChangedBy          string  `json:"changedBy,omitempty"`
-}
-
-func (o *orderDoc) event() OrderEvent {
-	return OrderEvent{
+func (o *orderDoc) event() contract.OrderEvent {
+	return contract.OrderEvent{
 		OrderID: o.ID, CustomerID: o.CustomerID, CustomerUserID: o.CustomerUserID, StoreID: o.StoreID,
-		StoreName: o.StoreName, StoreOwnerUserID: o.StoreOwnerUserID, Subtotal: o.Subtotal.AED(),
-		DeliveryFee: o.DeliveryFee.AED(), Total: o.Total.AED(), PlatformCommission: o.PlatformCommission.AED(),
-		StoreEarnings: o.StoreEarnings.AED(), PaymentIntentID: o.PaymentIntentID, PaymentStatus: o.PaymentStatus, Status: o.Status,
+		StoreName: o.StoreName, StoreOwnerUserID: o.StoreOwnerUserID, Subtotal: o.Subtotal,
+		DeliveryFee: o.DeliveryFee, Total: o.Total, PlatformCommission: o.PlatformCommission,
+		StoreEarnings: o.StoreEarnings, PaymentIntentID: o.PaymentIntentID, PaymentStatus: o.PaymentStatus, Status: o.Status,
 	}
 }
 
 // createdEvent is order.created: held orders also say what was paid.
-func (o *orderDoc) createdEvent() OrderEvent {
+func (o *orderDoc) createdEvent() contract.OrderEvent {
 	ev := o.event()
 	if r := o.PaymentReview; r != nil {
-		ev.AmountPaid, ev.Currency = r.AmountPaid.AED(), r.Currency
+		ev.AmountPaid, ev.Currency = r.AmountPaid, r.Currency
 	}
 	return ev
 }
@@ -237,28 +216,8 @@ type createOrderArgs struct {
 	Currency   string     `json:"currency" op:"required,nonblank,max=3"`
 }
 
-// CreatedOrder is createOrderFromCart's answer; Created is false when an order
-// for the payment intent already existed.
-type CreatedOrder struct {
-	OrderID       string `json:"orderId"`
-	Created       bool   `json:"created"`
-	HeldForReview bool   `json:"heldForReview,omitempty"` // the payment did not match: see paymentReview
-}
-
-type storeInfo struct {
-	ID          string `json:"_id"`
-	Name        string `json:"name"`
-	OwnerUserID string `json:"ownerUserId"`
-}
-
-type commission struct {
-	PlatformCommission float64 `json:"platformCommission"`
-	StoreEarnings      float64 `json:"storeEarnings"`
-	CommissionRate     float64 `json:"commissionRate"`
-	FixedFee           float64 `json:"fixedFee"`
-}
-
-var errCartChanged = errors.New("the cart changed while the order was being created")
+// CreatedOrder is createOrderFromCart's answer (the contract's).
+type CreatedOrder = contract.CreatedOrder
 
 // createOrderFromCart turns the customer's cart lines of one store into a paid
 // order. At most one order exists per payment intent (unique index); the order,
@@ -277,8 +236,8 @@ func (s *svc) createOrderFromCart(ctx context.Context, a *createOrderArgs) (*Cre
 		}
 		return nil, err
 	}
-	var st *storeInfo
-	if err := s.env.Calls.Query(ctx, "catalog", "stores.catalog.getStore", map[string]string{"storeId": a.StoreID}, &st); err != nil {
+	st, err := s.catalog.Store(ctx, a.StoreID)
+	if err != nil {
 		return nil, err
 	}
 	if st == nil {
@@ -286,13 +245,9 @@ func (s *svc) createOrderFromCart(ctx context.Context, a *createOrderArgs) (*Cre
 	}
 	// The cart may change between reading it and committing (the customer adds an
 	// item): the transaction re-reads it and starts over if it did.
-	for attempt := 0; attempt < 3; attempt++ {
-		res, err := s.tryCreateOrder(ctx, a, &p, st)
-		if !errors.Is(err, errCartChanged) {
-			return res, err
-		}
-	}
-	return nil, apperr.New(apperr.Unavailable, "the cart kept changing; retry")
+	return store.Retry(ctx, "the cart", func(ctx context.Context) (*CreatedOrder, error) {
+		return s.tryCreateOrder(ctx, a, &p, st)
+	})
 }
 
 func (s *svc) cartLines(ctx context.Context, customerID, storeID string) ([]cartItem, error) {
@@ -317,7 +272,7 @@ func sameLines(a, b []cartItem) bool {
 	return true
 }
 
-func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile, st *storeInfo) (*CreatedOrder, error) {
+func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile, st *catalog.Store) (*CreatedOrder, error) {
 	lines, err := s.cartLines(ctx, p.ID, a.StoreID)
 	if err != nil {
 		return nil, err
@@ -358,9 +313,8 @@ func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile
 	}
 	o.StatusHistory = []statusChange{{Status: o.Status, At: now, By: "payments"}}
 	// The commission is frozen on the order with the rules in force now.
-	var c commission
-	if err := s.env.Calls.Query(ctx, "platformconfig", "admins.platformAdmin.computeCommission",
-		map[string]any{"storeId": a.StoreID, "subtotal": o.Subtotal.AED(), "deliveryFee": o.DeliveryFee.AED()}, &c); err != nil {
+	c, err := s.commissions.Commission(ctx, a.StoreID, o.Subtotal, o.DeliveryFee)
+	if err != nil {
 		return nil, err
 	}
 	for _, f := range []struct {
@@ -379,7 +333,7 @@ func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile
 			return err
 		}
 		if !sameLines(lines, now) {
-			return errCartChanged // (also when a concurrent delivery ordered them)
+			return store.ErrConflict // (also when a concurrent delivery ordered them)
 		}
 		if _, err := s.env.DB.Collection("orders").InsertOne(ctx, o); err != nil {
 			return err
@@ -387,7 +341,7 @@ func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile
 		if _, err := s.env.DB.Collection("cartItems").DeleteMany(ctx, bson.M{"_id": bson.M{"$in": lineIDs}, "customerId": p.ID}); err != nil {
 			return err
 		}
-		_, err = s.env.Outbox.Add(ctx, TopicOrders, "order.created", o.ID, o.createdEvent())
+		_, err = s.env.Outbox.Add(ctx, TopicOrders, contract.EventOrderCreated, o.ID, o.createdEvent())
 		return err
 	})
 	if store.IsDuplicate(err) {
@@ -459,8 +413,21 @@ type updateStatusArgs struct {
 	Status  string `json:"status" op:"required,enum=pending|confirmed|preparing|out_for_delivery|delivered|cancelled"`
 }
 
+// storeOfOrder leads the access check of updateOrderStatus from the order to
+// its store.
+func (s *svc) storeOfOrder(ctx context.Context, orderID string) (string, error) {
+	var o struct {
+		StoreID string `bson:"storeId"`
+	}
+	err := s.env.DB.Collection("orders").FindOne(ctx, bson.M{"_id": orderID}, options.FindOne().SetProjection(bson.M{"storeId": 1})).Decode(&o)
+	if store.IsNotFound(err) {
+		return "", apperr.New(apperr.NotFound, "order %s does not exist", orderID)
+	}
+	return o.StoreID, err
+}
+
 // updateOrderStatus moves an order along its status machine; the store's owner
-// or an administrator may. The move and its order.status_changed event commit
+// or an administrator may (the registry checked the caller against the store). The move and its order.status_changed event commit
 // together, and a concurrent move of the same order cannot both succeed.
 func (s *svc) updateOrderStatus(ctx context.Context, a *updateStatusArgs) (any, error) {
 	caller := ops.Caller(ctx)
@@ -473,9 +440,6 @@ func (s *svc) updateOrderStatus(ctx context.Context, a *updateStatusArgs) (any, 
 		}
 		if err != nil {
 			return err
-		}
-		if caller.Sub != o.StoreOwnerUserID && !caller.IsAdmin() {
-			return apperr.New(apperr.PermissionDenied, "only the store's owner or an administrator can change the order's status")
 		}
 		if !CanMove(o.Status, a.Status) {
 			return apperr.New(apperr.FailedPrecondition, "an order cannot move from %s to %s", o.Status, a.Status)
@@ -509,7 +473,7 @@ func (s *svc) updateOrderStatus(ctx context.Context, a *updateStatusArgs) (any, 
 			ev.PaymentStatus = ps
 		}
 		changed = o
-		_, err = s.env.Outbox.Add(ctx, TopicOrders, "order.status_changed", o.ID, ev)
+		_, err = s.env.Outbox.Add(ctx, TopicOrders, contract.EventOrderStatusChanged, o.ID, ev)
 		return err
 	})
 	if err == nil && changed.ID != "" {
@@ -523,7 +487,7 @@ type profilesArgs struct {
 }
 
 // getProfiles is for other services: profiles by id, missing ids absent.
-func (s *svc) getProfiles(ctx context.Context, a *profilesArgs) (map[string]Profile, error) {
+func (s *svc) getProfiles(ctx context.Context, a *profilesArgs) (map[string]contract.Profile, error) {
 	cur, err := s.env.DB.Collection("customers").Find(ctx, bson.M{"_id": bson.M{"$in": a.CustomerIDs}})
 	if err != nil {
 		return nil, err
@@ -532,9 +496,9 @@ func (s *svc) getProfiles(ctx context.Context, a *profilesArgs) (map[string]Prof
 	if err := cur.All(ctx, &ps); err != nil {
 		return nil, err
 	}
-	out := make(map[string]Profile, len(ps))
+	out := make(map[string]contract.Profile, len(ps))
 	for _, p := range ps {
-		out[p.ID] = p
+		out[p.ID] = p.view()
 	}
 	return out, nil
 }

@@ -40,15 +40,16 @@
 // no error). When the customer is also the store's owner, order.created gives
 // them both notifications.
 //
-// Event data read (other fields are ignored; money in AED, as numbers):
+// Event data read (the producers' contracts in libs/contracts; other fields are
+// ignored; money in integer fils):
 //
 //	order.created         orderId (required), customerId, customerUserId, storeId, storeName,
-//	                      storeOwnerUserId, total, subtotal, deliveryFee, paymentIntentId, status,
-//	                      paymentStatus, amountPaid and currency (held orders)
+//	                      storeOwnerUserId, totalFils, subtotalFils, deliveryFeeFils, paymentIntentId, status,
+//	                      paymentStatus, amountPaidFils and currency (held orders)
 //	order.status_changed  orderId (required), to (required), from, customerId, customerUserId,
 //	                      storeId, storeName, storeOwnerUserId, changedBy
 //	payment.failed        paymentIntentId (required), customerId, customerUserId, storeId,
-//	                      amount (AED), currency (default "AED"), failureMessage
+//	                      amountFils, currency (default "AED"), failureMessage
 //	review.flag_raised    flagId (required), reviewId (required), storeId, reason, description,
 //	                      flaggedByUserId
 //

@@ -8,7 +8,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"marketplace/libs/contracts/customers"
+	"marketplace/libs/contracts/payments"
+	"marketplace/libs/contracts/reviews"
 	"marketplace/libs/events"
+	"marketplace/libs/money"
 )
 
 // Recipient types.
@@ -36,19 +40,16 @@ const (
 	TypePaymentReview      = "payment_review"
 )
 
-// paymentUnderReview is the payment status of an order held for review.
-const paymentUnderReview = "under_review"
-
-// Event types handled.
+// Event types handled, as their producers' contracts declare them.
 const (
-	EventOrderCreated       = "order.created"
-	EventOrderStatusChanged = "order.status_changed"
-	EventPaymentFailed      = "payment.failed"
-	EventReviewFlagRaised   = "review.flag_raised"
+	EventOrderCreated       = customers.EventOrderCreated
+	EventOrderStatusChanged = customers.EventOrderStatusChanged
+	EventPaymentFailed      = payments.EventPaymentFailed
+	EventReviewFlagRaised   = reviews.EventFlagRaised
 )
 
 // Topics followed.
-var Topics = []string{"orders", "payments", "reviews"}
+var Topics = []string{customers.TopicOrders, payments.Topic, reviews.Topic}
 
 // Limits on the free text copied from events into a notification.
 const (
@@ -72,56 +73,6 @@ type notificationDoc struct {
 	Read            bool              `bson:"read"`
 	ReadAt          *int64            `bson:"readAt,omitempty"`
 	CreationTime    int64             `bson:"creationTime"`
-}
-
-// Event data, as the producers write it.
-
-type orderCreated struct {
-	OrderID          string  `json:"orderId"`
-	CustomerID       string  `json:"customerId"`
-	CustomerUserID   string  `json:"customerUserId"`
-	StoreID          string  `json:"storeId"`
-	StoreName        string  `json:"storeName"`
-	StoreOwnerUserID string  `json:"storeOwnerUserId"`
-	Total            float64 `json:"total"`
-	Subtotal         float64 `json:"subtotal"`
-	DeliveryFee      float64 `json:"deliveryFee"`
-	PaymentIntentID  string  `json:"paymentIntentId"`
-	PaymentStatus    string  `json:"paymentStatus"`
-	AmountPaid       float64 `json:"amountPaid"`
-	Currency         string  `json:"currency"`
-	Status           string  `json:"status"`
-}
-
-type orderStatusChanged struct {
-	OrderID          string `json:"orderId"`
-	CustomerID       string `json:"customerId"`
-	CustomerUserID   string `json:"customerUserId"`
-	StoreID          string `json:"storeId"`
-	StoreName        string `json:"storeName"`
-	StoreOwnerUserID string `json:"storeOwnerUserId"`
-	From             string `json:"from"`
-	To               string `json:"to"`
-	ChangedBy        string `json:"changedBy"`
-}
-
-type paymentFailed struct {
-	PaymentIntentID string  `json:"paymentIntentId"`
-	CustomerID      string  `json:"customerId"`
-	CustomerUserID  string  `json:"customerUserId"`
-	StoreID         string  `json:"storeId"`
-	Amount          float64 `json:"amount"`
-	Currency        string  `json:"currency"`
-	FailureMessage  string  `json:"failureMessage"`
-}
-
-type reviewFlagRaised struct {
-	FlagID          string `json:"flagId"`
-	ReviewID        string `json:"reviewId"`
-	StoreID         string `json:"storeId"`
-	Reason          string `json:"reason"`
-	Description     string `json:"description"`
-	FlaggedByUserID string `json:"flaggedByUserId"`
 }
 
 // statusLabels name order statuses in notification text.
@@ -173,7 +124,7 @@ func clip(s string, n int) string {
 	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
 
-func aed(x float64) string { return fmt.Sprintf("AED %.2f", x) }
+func aed(x money.Fils) string { return fmt.Sprintf("AED %.2f", x.AED()) }
 
 func storeName(s string) string {
 	if s = clip(s, maxName); s == "" {
@@ -212,7 +163,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 	var out []notificationDoc
 	switch env.Type {
 	case EventOrderCreated:
-		var d orderCreated
+		var d customers.OrderEvent
 		if err := decodeData(env, &d); err != nil {
 			return nil, err
 		}
@@ -220,9 +171,9 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 			return nil, err
 		}
 		data := idMap("orderId", d.OrderID, "storeId", d.StoreID, "paymentIntentId", d.PaymentIntentID)
-		if d.PaymentStatus == paymentUnderReview {
+		if d.PaymentStatus == customers.PaymentUnderReview {
 			// Held: nothing for the store until an administrator confirms it.
-			paid := fmt.Sprintf("%s %.2f", strings.ToUpper(clip(d.Currency, 8)), d.AmountPaid)
+			paid := fmt.Sprintf("%s %.2f", strings.ToUpper(clip(d.Currency, 8)), d.AmountPaid.AED())
 			if u := strings.TrimSpace(d.CustomerUserID); u != "" {
 				out = append(out, base(RecipientUser, u, TypeOrderPaymentReview, "Order received: payment under review",
 					fmt.Sprintf("We received your payment of %s for your order from %s, which does not match its total of %s. Our team is reviewing it and will contact you.",
@@ -244,7 +195,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 				PriorityNormal, data))
 		}
 	case EventOrderStatusChanged:
-		var d orderStatusChanged
+		var d customers.OrderEvent
 		if err := decodeData(env, &d); err != nil {
 			return nil, err
 		}
@@ -259,12 +210,12 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		}
 		// An order confirmed from pending (a held payment an administrator
 		// accepted) reaches its store now.
-		if u := strings.TrimSpace(d.StoreOwnerUserID); u != "" && d.From == "pending" && d.To == "confirmed" {
+		if u := strings.TrimSpace(d.StoreOwnerUserID); u != "" && d.From == customers.StatusPending && d.To == customers.StatusConfirmed {
 			out = append(out, base(RecipientUser, u, TypeNewOrder, "New order",
 				fmt.Sprintf("New order at %s.", storeName(d.StoreName)), PriorityNormal, idMap("orderId", d.OrderID, "storeId", d.StoreID)))
 		}
 	case EventPaymentFailed:
-		var d paymentFailed
+		var d payments.PaymentFailed
 		if err := decodeData(env, &d); err != nil {
 			return nil, err
 		}
@@ -276,7 +227,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 			if cur == "" {
 				cur = "AED"
 			}
-			body := fmt.Sprintf("Your payment of %s %.2f could not be completed", cur, d.Amount)
+			body := fmt.Sprintf("Your payment of %s %.2f could not be completed", cur, d.Amount.AED())
 			if m := clip(d.FailureMessage, maxText); m != "" {
 				body += ": " + strings.TrimRight(m, ".")
 			}
@@ -285,7 +236,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 				PriorityHigh, idMap("paymentIntentId", d.PaymentIntentID, "storeId", d.StoreID)))
 		}
 	case EventReviewFlagRaised:
-		var d reviewFlagRaised
+		var d reviews.FlagRaised
 		if err := decodeData(env, &d); err != nil {
 			return nil, err
 		}
@@ -293,7 +244,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 			return nil, err
 		}
 		priority := PriorityNormal
-		if d.Reason == "offensive" || d.Reason == "fake" {
+		if d.Reason == reviews.ReasonOffensive || d.Reason == reviews.ReasonFake {
 			priority = PriorityHigh
 		}
 		body := "A review was flagged"

@@ -24,7 +24,7 @@ func envelope(typ, data string) events.Envelope {
 }
 
 const orderCreatedData = `{"orderId":"ord_1","customerId":"cus_1","customerUserId":"u_cust","storeId":"sto_1",
-	"storeName":"Falafel House","storeOwnerUserId":"u_owner","total":57.5,"subtotal":50,"deliveryFee":7.5,
+	"storeName":"Falafel House","storeOwnerUserId":"u_owner","totalFils":5750,"subtotalFils":5000,"deliveryFeeFils":750,
 	"paymentIntentId":"pi_1","status":"confirmed"}`
 
 // want is what a test expects of one notification.
@@ -54,18 +54,18 @@ func TestNotificationsFor(t *testing.T) {
 		},
 		{
 			name: "order created without customer user notifies only the owner",
-			env:  envelope(EventOrderCreated, `{"orderId":"ord_1","customerUserId":"","storeName":"S","storeOwnerUserId":"u_owner","total":10}`),
+			env:  envelope(EventOrderCreated, `{"orderId":"ord_1","customerUserId":"","storeName":"S","storeOwnerUserId":"u_owner","totalFils":1000}`),
 			want: []want{{RecipientUser, "u_owner", TypeNewOrder, "New order", PriorityNormal, []string{"AED 10.00", " S."},
 				map[string]string{"orderId": "ord_1"}}},
 		},
 		{
 			name: "order created without any user notifies nobody",
-			env:  envelope(EventOrderCreated, `{"orderId":"ord_1","total":10}`),
+			env:  envelope(EventOrderCreated, `{"orderId":"ord_1","totalFils":1000}`),
 			want: []want{},
 		},
 		{
 			name: "order created for the store's own owner gives both notifications",
-			env:  envelope(EventOrderCreated, `{"orderId":"ord_1","customerUserId":"u_x","storeOwnerUserId":"u_x","total":1}`),
+			env:  envelope(EventOrderCreated, `{"orderId":"ord_1","customerUserId":"u_x","storeOwnerUserId":"u_x","totalFils":100}`),
 			want: []want{
 				{RecipientUser, "u_x", TypeOrderCreated, "Order confirmed", PriorityNormal, []string{"the store", "AED 1.00"}, map[string]string{"orderId": "ord_1"}},
 				{RecipientUser, "u_x", TypeNewOrder, "New order", PriorityNormal, []string{"AED 1.00"}, map[string]string{"orderId": "ord_1"}},
@@ -74,7 +74,7 @@ func TestNotificationsFor(t *testing.T) {
 		{
 			name: "an order held for payment review tells the customer and the administrators, not the store",
 			env: envelope(EventOrderCreated, `{"orderId":"ord_1","customerUserId":"u_cust","storeId":"sto_1","storeName":"Bakery",
-				"storeOwnerUserId":"u_owner","total":4217.5,"paymentIntentId":"pi_1","paymentStatus":"under_review","amountPaid":22.5,"currency":"aed","status":"pending"}`),
+				"storeOwnerUserId":"u_owner","totalFils":421750,"paymentIntentId":"pi_1","paymentStatus":"under_review","amountPaidFils":2250,"currency":"aed","status":"pending"}`),
 			want: []want{
 				{RecipientUser, "u_cust", TypeOrderPaymentReview, "Order received: payment under review", PriorityNormal,
 					[]string{"AED 22.50", "AED 4217.50", "Bakery"}, map[string]string{"orderId": "ord_1", "storeId": "sto_1", "paymentIntentId": "pi_1"}},
@@ -93,8 +93,8 @@ func TestNotificationsFor(t *testing.T) {
 					map[string]string{"orderId": "ord_1", "storeId": "sto_1"}},
 			},
 		},
-		{name: "order created: total is a string", env: envelope(EventOrderCreated, `{"orderId":"ord_1","total":"57.50"}`), wantErr: true},
-		{name: "order created: no orderId", env: envelope(EventOrderCreated, `{"customerUserId":"u","total":1}`), wantErr: true},
+		{name: "order created: total is a string", env: envelope(EventOrderCreated, `{"orderId":"ord_1","totalFils":"5750"}`), wantErr: true},
+		{name: "order created: no orderId", env: envelope(EventOrderCreated, `{"customerUserId":"u","totalFils":100}`), wantErr: true},
 		{name: "order created: data is an array", env: envelope(EventOrderCreated, `[1]`), wantErr: true},
 		{name: "order created: data is null", env: envelope(EventOrderCreated, `null`), wantErr: true},
 		{name: "order created: no data", env: envelope(EventOrderCreated, ``), wantErr: true},
@@ -122,17 +122,17 @@ func TestNotificationsFor(t *testing.T) {
 		{
 			name: "payment failure notifies the customer, high priority",
 			env: envelope(EventPaymentFailed, `{"paymentIntentId":"pi_9","customerId":"cus_1","customerUserId":"u_cust","storeId":"sto_1",
-				"amount":42,"currency":"aed","failureMessage":"Your card was declined."}`),
+				"amountFils":4200,"currency":"aed","failureMessage":"Your card was declined."}`),
 			want: []want{{RecipientUser, "u_cust", TypePaymentFailed, "Payment failed", PriorityHigh,
 				[]string{"AED 42.00", "Your card was declined", "try again"},
 				map[string]string{"paymentIntentId": "pi_9", "storeId": "sto_1"}}},
 		},
 		{
 			name: "payment failure without customer user notifies nobody",
-			env:  envelope(EventPaymentFailed, `{"paymentIntentId":"pi_9","customerUserId":"","amount":42}`),
+			env:  envelope(EventPaymentFailed, `{"paymentIntentId":"pi_9","customerUserId":"","amountFils":4200}`),
 			want: []want{},
 		},
-		{name: "payment failure: amount is an object", env: envelope(EventPaymentFailed, `{"paymentIntentId":"pi_9","amount":{}}`), wantErr: true},
+		{name: "payment failure: amount is an object", env: envelope(EventPaymentFailed, `{"paymentIntentId":"pi_9","amountFils":{}}`), wantErr: true},
 		{name: "payment failure: no payment intent", env: envelope(EventPaymentFailed, `{"customerUserId":"u"}`), wantErr: true},
 		{
 			name: "offensive flag goes to the admin inbox, high priority",
@@ -228,7 +228,7 @@ func TestHandlerStoresOncePerRecipient(t *testing.T) {
 	envs := []events.Envelope{
 		envelope(EventOrderCreated, orderCreatedData),
 		envelope(EventReviewFlagRaised, `{"flagId":"flg_1","reviewId":"rev_1","reason":"fake"}`),
-		{ID: "evt_self", Type: EventOrderCreated, Data: json.RawMessage(`{"orderId":"ord_2","customerUserId":"u_x","storeOwnerUserId":"u_x","total":1}`)},
+		{ID: "evt_self", Type: EventOrderCreated, Data: json.RawMessage(`{"orderId":"ord_2","customerUserId":"u_x","storeOwnerUserId":"u_x","totalFils":100}`)},
 		{ID: "evt_flag2", Type: EventReviewFlagRaised, Data: json.RawMessage(`{"flagId":"flg_2","reviewId":"rev_1","reason":"spam"}`)},
 		envelope("order.shipped", `{}`),
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 // Module is the notifications service.
-var Module = service.Module{Name: "notifications", Build: build}
+var Module = service.Module{Name: "notifications", Build: build, Consumes: Topics}
 
 // GroupID is the consumer group of the service's event consumer.
 const GroupID = "notifications"

@@ -225,7 +225,7 @@ func TestServiceEndToEnd(t *testing.T) {
 	orderID, storeID := ids.New("orders"), ids.New("stores")
 	created := mustEnvelope(t, EventOrderCreated, orderID, map[string]any{
 		"orderId": orderID, "customerId": ids.New("customers"), "customerUserId": "u_cust", "storeId": storeID,
-		"storeName": "Falafel House", "storeOwnerUserId": "u_owner", "total": 57.5, "subtotal": 50, "deliveryFee": 7.5,
+		"storeName": "Falafel House", "storeOwnerUserId": "u_owner", "totalFils": 5750, "subtotalFils": 5000, "deliveryFeeFils": 750,
 		"paymentIntentId": "pi_1", "status": "confirmed",
 	})
 	// On the orders topic, in one partition (one key): the order, its redelivery,
@@ -247,10 +247,10 @@ func TestServiceEndToEnd(t *testing.T) {
 		"orderId": adminOrder, "customerUserId": "u_admin", "storeName": "Shawarma Spot", "from": "out_for_delivery", "to": "delivered",
 	}))
 	// Payments: a failure without a customer user (nobody to tell), then one for the customer.
-	h.publish("payments", mustEnvelope(t, EventPaymentFailed, "pi_2", map[string]any{"paymentIntentId": "pi_2", "customerUserId": "", "amount": 10}))
+	h.publish("payments", mustEnvelope(t, EventPaymentFailed, "pi_2", map[string]any{"paymentIntentId": "pi_2", "customerUserId": "", "amountFils": 1000}))
 	failed := mustEnvelope(t, EventPaymentFailed, "pi_2", map[string]any{
 		"paymentIntentId": "pi_2", "customerId": ids.New("customers"), "customerUserId": "u_cust", "storeId": storeID,
-		"amount": 42, "currency": "aed", "failureMessage": "Your card was declined.",
+		"amountFils": 4200, "currency": "aed", "failureMessage": "Your card was declined.",
 	})
 	h.publish("payments", failed)
 	h.publish("payments", failed)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/contracts/customers"
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
 	"marketplace/libs/ops"
@@ -133,13 +134,9 @@ func (p *paymentIntent) requiredID(key, kind string) (string, error) {
 	return s, err
 }
 
-// DeliveryAddress is the address a paid order is delivered to.
-type DeliveryAddress struct {
-	FullAddress string `json:"fullAddress"`
-	City        string `json:"city"`
-	Area        string `json:"area"`
-	PhoneNumber string `json:"phoneNumber"`
-}
+// DeliveryAddress is the address a paid order is delivered to (the customers
+// service's contract).
+type DeliveryAddress = customers.DeliveryAddress
 
 // orderRequest is a succeeded payment read and checked, ready to become an order.
 type orderRequest struct {
@@ -153,18 +150,12 @@ type orderRequest struct {
 	Currency        string
 }
 
-// args are the arguments of customers.cartToOrder.createOrderFromCart; money
+// request is customers.cartToOrder.createOrderFromCart's request; money
 // crosses the interface as AED numbers.
-func (o *orderRequest) args() map[string]any {
-	return map[string]any{
-		"customerId":      o.CustomerID,
-		"storeId":         o.StoreID,
-		"paymentIntentId": o.PaymentIntentID,
-		"deliveryAddress": o.DeliveryAddress,
-		"deliveryType":    o.DeliveryType,
-		"deliveryFee":     o.DeliveryFee.AED(),
-		"amountPaid":      o.AmountPaid.AED(),
-		"currency":        o.Currency,
+func (o *orderRequest) request() customers.CreateOrder {
+	return customers.CreateOrder{
+		CustomerID: o.CustomerID, StoreID: o.StoreID, PaymentIntentID: o.PaymentIntentID, DeliveryAddress: o.DeliveryAddress,
+		DeliveryType: o.DeliveryType, DeliveryFee: o.DeliveryFee.AED(), AmountPaid: o.AmountPaid.AED(), Currency: o.Currency,
 	}
 }
 

@@ -61,7 +61,7 @@ func TestOrderFromValidMetadata(t *testing.T) {
 	if *o != want {
 		t.Fatalf("order = %+v, want %+v", *o, want)
 	}
-	args, err := json.Marshal(o.args())
+	args, err := json.Marshal(o.request())
 	if err != nil {
 		t.Fatal(err)
 	}

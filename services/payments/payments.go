@@ -5,12 +5,16 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"marketplace/libs/contracts/catalog"
+	"marketplace/libs/contracts/customers"
+	contract "marketplace/libs/contracts/payments"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
 )
 
 // Module is the payments service.
-var Module = service.Module{Name: "payments", Build: build}
+var Module = service.Module{Name: "payments", Build: build, Publishes: []string{contract.Topic},
+	Calls: []string{customers.Service, catalog.Service}}
 
 // Settings read once at build time.
 const (
@@ -18,35 +22,20 @@ const (
 	EnvPublishableKey = "PROCESSOR_PUBLISHABLE_KEY"
 )
 
-// Topic carries the events of this service.
-const Topic = "payments"
-
-// EventPaymentFailed is the type of the event published for a failed payment.
-const EventPaymentFailed = "payment.failed"
-
-// PaymentFailed is the data of a payment.failed event (subject: the payment
-// intent id). Amounts are AED numbers, as everywhere at the interface.
-type PaymentFailed struct {
-	PaymentIntentID string  `json:"paymentIntentId"`
-	CustomerID      string  `json:"customerId"`
-	CustomerUserID  string  `json:"customerUserId"`
-	StoreID         string  `json:"storeId"`
-	Amount          float64 `json:"amount"`
-	Currency        string  `json:"currency"`
-	FailureMessage  string  `json:"failureMessage"` // the processor's last_payment_error.message, may be ""
-}
-
-// The operations of other services this service calls.
+// Topic carries the events of this service; EventPaymentFailed is published
+// for a failed payment with a PaymentFailed (the contract's).
 const (
-	customersService = "customers"
-	opCreateOrder    = "customers.cartToOrder.createOrderFromCart"
-	opGetProfiles    = "customers.profile.getProfiles"
-	catalogService   = "catalog"
-	opGetStore       = "stores.catalog.getStore"
+	Topic              = contract.Topic
+	EventPaymentFailed = contract.EventPaymentFailed
 )
+
+// PaymentFailed is the data of payment.failed.
+type PaymentFailed = contract.PaymentFailed
 
 type svc struct {
 	env            service.Env
+	customers      *customers.Client
+	catalog        *catalog.Client
 	webhookSecret  string
 	publishableKey string
 }
@@ -54,6 +43,8 @@ type svc struct {
 func build(_ context.Context, env service.Env) (*service.Built, error) {
 	s := &svc{
 		env:            env,
+		customers:      customers.NewClient(env.Calls),
+		catalog:        catalog.NewClient(env.Calls),
 		webhookSecret:  env.Getenv(EnvWebhookSecret),
 		publishableKey: env.Getenv(EnvPublishableKey),
 	}

@@ -270,12 +270,8 @@ func (s *svc) succeeded(ctx context.Context, ev *event, p *paymentIntent) answer
 	if err != nil {
 		return s.refuse(ctx, ev, err)
 	}
-	var res struct {
-		OrderID       string `json:"orderId"`
-		Created       bool   `json:"created"`
-		HeldForReview bool   `json:"heldForReview"`
-	}
-	if err := s.env.Calls.Mutation(ctx, customersService, opCreateOrder, o.args(), &res); err != nil {
+	res, err := s.customers.CreateOrderFromCart(ctx, o.request())
+	if err != nil {
 		return s.fail(ctx, ev, p, err)
 	}
 	// The order exists (now or from an earlier delivery): remember the event. A
@@ -308,21 +304,16 @@ func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
 	if err != nil {
 		return s.refuse(ctx, ev, err)
 	}
-	var profiles map[string]struct {
-		ID     string `json:"_id"`
-		UserID string `json:"userId"`
-	}
-	if err := s.env.Calls.Query(ctx, customersService, opGetProfiles, map[string]any{"customerIds": []string{o.CustomerID}}, &profiles); err != nil {
+	profiles, err := s.customers.Profiles(ctx, []string{o.CustomerID})
+	if err != nil {
 		return s.fail(ctx, ev, p, err)
 	}
 	profile, ok := profiles[o.CustomerID]
 	if !ok {
 		return s.refuse(ctx, ev, apperr.New(apperr.NotFound, "customer %s does not exist", o.CustomerID))
 	}
-	var store *struct {
-		ID string `json:"_id"`
-	}
-	if err := s.env.Calls.Query(ctx, catalogService, opGetStore, map[string]any{"storeId": o.StoreID}, &store); err != nil {
+	store, err := s.catalog.Store(ctx, o.StoreID)
+	if err != nil {
 		return s.fail(ctx, ev, p, err)
 	}
 	if store == nil {
@@ -334,7 +325,7 @@ func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
 		CustomerID:      customerID,
 		CustomerUserID:  profile.UserID,
 		StoreID:         storeID,
-		Amount:          p.Amount.AED(),
+		Amount:          p.Amount,
 		Currency:        p.Currency,
 		FailureMessage:  p.FailureMessage,
 	}
@@ -360,7 +351,7 @@ func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
 	}
 	s.env.Relay.Kick()
 	s.env.Logger.WarnContext(ctx, "payment failed", "eventId", ev.ID, "paymentIntentId", p.ID, "customerId", customerID,
-		"storeId", storeID, "amount", data.Amount, "failureMessage", p.FailureMessage)
+		"storeId", storeID, "amount", data.Amount.AED(), "failureMessage", p.FailureMessage)
 	return textAnswer(textFailureRecorded)
 }
 

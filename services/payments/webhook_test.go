@@ -21,6 +21,8 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/contracts/catalog"
+	"marketplace/libs/contracts/customers"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ids"
@@ -88,13 +90,13 @@ func startFakeCustomers(t *testing.T) *fakeCustomers {
 			create, profiles := f.createOrder, f.getProfiles
 			f.mu.Unlock()
 			switch {
-			case kind == "mutation" && req.Path == opCreateOrder:
+			case kind == "mutation" && req.Path == customers.OpCreateOrder:
 				res, err := create(req.Args)
 				return send(c, res, err)
-			case kind == "query" && req.Path == opGetProfiles:
+			case kind == "query" && req.Path == customers.OpGetProfiles:
 				res, err := profiles(req.Args)
 				return send(c, res, err)
-			case kind == "query" && req.Path == opGetStore:
+			case kind == "query" && req.Path == catalog.OpGetStore:
 				// The catalog's public query: the one test store exists.
 				var a struct {
 					StoreID string `json:"storeId"`
@@ -184,7 +186,7 @@ type resolver struct {
 func (r *resolver) Resolve(_ context.Context, service string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if (service != customersService && service != catalogService) || r.url == "" {
+	if (service != customers.Service && service != catalog.Service) || r.url == "" {
 		return "", fmt.Errorf("no instance of %s", service)
 	}
 	return r.url, nil
@@ -519,7 +521,7 @@ func TestSucceededCreatesOneOrder(t *testing.T) {
 		t.Fatalf("order id %q", orderID)
 	}
 
-	calls := h.customers.callsTo(opCreateOrder)
+	calls := h.customers.callsTo(customers.OpCreateOrder)
 	if len(calls) != 1 || calls[0].kind != "mutation" {
 		t.Fatalf("calls = %+v", calls)
 	}
@@ -548,14 +550,14 @@ func TestSucceededCreatesOneOrder(t *testing.T) {
 
 	// A redelivery is answered from the record: customers is not called again.
 	wantText(t, h.signed(t, body), 200, "Order already processed")
-	if n := len(h.customers.callsTo(opCreateOrder)); n != 1 {
+	if n := len(h.customers.callsTo(customers.OpCreateOrder)); n != 1 {
 		t.Fatalf("customers called %d times", n)
 	}
 
 	// Another event of the same payment intent: the customers service answers
 	// created=false, which is not an error.
 	wantText(t, h.signed(t, succeededEvent(t, "evt_ok_again", "pi_ok")), 200, "Order already processed")
-	if n := len(h.customers.callsTo(opCreateOrder)); n != 2 {
+	if n := len(h.customers.callsTo(customers.OpCreateOrder)); n != 2 {
 		t.Fatalf("customers called %d times", n)
 	}
 	if rec := h.processed(t); len(rec) != 2 || rec[1].OrderID != orderID {
@@ -651,11 +653,11 @@ func TestPaymentFailedPublishesOnce(t *testing.T) {
 	body := eventJSON(t, "evt_failed", typeFailed, obj)
 
 	wantText(t, h.signed(t, body), 200, "Payment failure recorded")
-	calls := h.customers.callsTo(opGetProfiles)
+	calls := h.customers.callsTo(customers.OpGetProfiles)
 	if len(calls) != 1 || calls[0].kind != "query" || string(calls[0].args) != `{"customerIds":["`+testCustomer+`"]}` {
 		t.Fatalf("getProfiles calls = %+v", calls)
 	}
-	if n := len(h.customers.callsTo(opCreateOrder)); n != 0 {
+	if n := len(h.customers.callsTo(customers.OpCreateOrder)); n != 0 {
 		t.Fatalf("createOrderFromCart called %d times", n)
 	}
 	msgs := h.waitPublished(t, 1)
@@ -669,7 +671,7 @@ func TestPaymentFailedPublishesOnce(t *testing.T) {
 	}
 	want := PaymentFailed{
 		PaymentIntentID: "pi_declined", CustomerID: testCustomer, CustomerUserID: "user-of-" + testCustomer,
-		StoreID: testStore, Amount: 42.5, Currency: "aed", FailureMessage: "Your card was declined.",
+		StoreID: testStore, Amount: 4250, Currency: "aed", FailureMessage: "Your card was declined.",
 	}
 	if msgs[0].Topic != Topic || string(msgs[0].Key) != "pi_declined" || env.Type != EventPaymentFailed ||
 		env.Source != "payments" || env.Subject != "pi_declined" || data != want {
@@ -678,7 +680,7 @@ func TestPaymentFailedPublishesOnce(t *testing.T) {
 
 	// A redelivery: answered from the record, no second lookup, no second event.
 	wantText(t, h.signed(t, body), 200, "Event already processed")
-	if n := len(h.customers.callsTo(opGetProfiles)); n != 1 {
+	if n := len(h.customers.callsTo(customers.OpGetProfiles)); n != 1 {
 		t.Fatalf("getProfiles called %d times", n)
 	}
 
@@ -712,7 +714,7 @@ func TestPaymentFailedPublishesOnce(t *testing.T) {
 	env, _ = events.Decode(msgs[1].Value)
 	data = PaymentFailed{}
 	_ = json.Unmarshal(env.Data, &data)
-	if data.CustomerID != testCustomer || data.CustomerUserID != "user-of-"+testCustomer || data.StoreID != testStore || data.Amount != 1 || data.FailureMessage != "" {
+	if data.CustomerID != testCustomer || data.CustomerUserID != "user-of-"+testCustomer || data.StoreID != testStore || data.Amount != 100 || data.FailureMessage != "" {
 		t.Fatalf("second event data = %+v", data)
 	}
 }
@@ -821,7 +823,7 @@ func TestNoPublicOperations(t *testing.T) {
 // mounted, the raw body reaches the signature check intact, and the event's
 // work is done.
 func TestModuleUnderServiceRun(t *testing.T) {
-	customers := startFakeCustomers(t)
+	fake := startFakeCustomers(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -834,7 +836,7 @@ func TestModuleUnderServiceRun(t *testing.T) {
 	go func() {
 		done <- service.Run(ctx, service.Options{
 			Module: Module, Listener: ln, DB: store.Options{Memory: true}, Publisher: &eventstest.Recorder{},
-			Resolver: &resolver{url: customers.url}, InternalToken: testInternalToken,
+			Resolver: &resolver{url: fake.url}, InternalToken: testInternalToken,
 			Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
 			HTTP:   cfg, Ready: ready,
 			Getenv: func(k string) string {
@@ -884,7 +886,7 @@ func TestModuleUnderServiceRun(t *testing.T) {
 			t.Fatalf("delivery %d = %d %s, want %q", i, resp.StatusCode, b, want)
 		}
 	}
-	if n := len(customers.callsTo(opCreateOrder)); n != 1 {
+	if n := len(fake.callsTo(customers.OpCreateOrder)); n != 1 {
 		t.Fatalf("customers called %d times", n)
 	}
 }

@@ -11,8 +11,14 @@ type categoryCommission struct {
 	MinimumCommission *money.Fils `bson:"minimumCommission,omitempty"`
 }
 
-// tierCommission fields left nil follow the platform defaults: the basic tier is
-// stored that way, so a basic store pays the defaults even after they change.
+// tierCommission is a tier's own entry. Since setTierCommission, CommissionRate
+// is always stored; FixedFee and MinimumCommission may be left out, and then fall
+// back to the platform defaults like a category entry's.
+//
+// Legacy: configurations created by older code stored the basic tier with no
+// values at all (CommissionRate nil), meaning "the platform defaults". Such an
+// entry reads as the defaults (see resolved) and is pinned to them, as they
+// were just before, by the next change of the configuration (see change).
 type tierCommission struct {
 	TierName          string      `bson:"tierName"`
 	CommissionRate    *float64    `bson:"commissionRate,omitempty"`
@@ -48,22 +54,51 @@ type configDoc struct {
 	CreatedBy             string               `bson:"createdBy"`
 	UpdatedBy             string               `bson:"updatedBy,omitempty"`
 	UpdatedAt             int64                `bson:"updatedAt,omitempty"`
+	// HistorySeq is the number of the configuration's last history entry; the
+	// entries are numbered 1, 2, ... in the order their changes committed.
+	HistorySeq int64 `bson:"historySeq"`
+}
+
+// legacy reports an entry stored by older code: no values, "the defaults".
+func (t tierCommission) legacy() bool { return t.CommissionRate == nil }
+
+// resolved is the entry as it stands: a legacy entry is the platform defaults'
+// values; any other entry is itself.
+func (d *configDoc) resolved(t tierCommission) tierCommission {
+	if !t.legacy() {
+		return t
+	}
+	rate, fixed, minimum := d.DefaultCommissionRate, d.FixedFeePerOrder, d.MinimumCommission
+	return tierCommission{TierName: t.TierName, CommissionRate: &rate, FixedFee: &fixed, MinimumCommission: &minimum}
+}
+
+// pinLegacyTiers stores a legacy entry with the values it reads as, so that a
+// change of the defaults that follows leaves it as it was.
+func (d *configDoc) pinLegacyTiers() {
+	for i, t := range d.StoreTierCommissions {
+		d.StoreTierCommissions[i] = d.resolved(t)
+	}
 }
 
 // The interface shapes (section 2.8): AED numbers.
 
+// The entry views carry bson tags too: the change history stores them as the
+// old and new values of an entry (history.go).
+
 type CategoryCommissionView struct {
-	CategoryID        string   `json:"categoryId"`
-	CommissionRate    float64  `json:"commissionRate"`
-	FixedFee          *float64 `json:"fixedFee,omitempty"`
-	MinimumCommission *float64 `json:"minimumCommission,omitempty"`
+	CategoryID        string   `json:"categoryId" bson:"categoryId"`
+	CommissionRate    float64  `json:"commissionRate" bson:"commissionRate"`
+	FixedFee          *float64 `json:"fixedFee,omitempty" bson:"fixedFee,omitempty"`
+	MinimumCommission *float64 `json:"minimumCommission,omitempty" bson:"minimumCommission,omitempty"`
 }
 
+// TierCommissionView is a tier's entry as stored: fixedFee and minimumCommission
+// are absent when the entry leaves them to the platform defaults.
 type TierCommissionView struct {
-	TierName          string   `json:"tierName"`
-	CommissionRate    float64  `json:"commissionRate"`
-	FixedFee          *float64 `json:"fixedFee,omitempty"`
-	MinimumCommission *float64 `json:"minimumCommission,omitempty"`
+	TierName          string   `json:"tierName" bson:"tierName"`
+	CommissionRate    float64  `json:"commissionRate" bson:"commissionRate"`
+	FixedFee          *float64 `json:"fixedFee,omitempty" bson:"fixedFee,omitempty"`
+	MinimumCommission *float64 `json:"minimumCommission,omitempty" bson:"minimumCommission,omitempty"`
 }
 
 type WalletSettingsView struct {
@@ -119,18 +154,8 @@ func (d *configDoc) view() *ConfigView {
 		v.CategoryCommissions = append(v.CategoryCommissions, CategoryCommissionView{c.CategoryID, c.CommissionRate, aedPtr(c.FixedFee), aedPtr(c.MinimumCommission)})
 	}
 	for _, t := range d.StoreTierCommissions {
-		// A tier shows what it charges: its own values, else the defaults it follows.
-		tv := TierCommissionView{TierName: t.TierName, CommissionRate: d.DefaultCommissionRate, FixedFee: aedPtr(&d.FixedFeePerOrder), MinimumCommission: aedPtr(&d.MinimumCommission)}
-		if t.CommissionRate != nil {
-			tv.CommissionRate = *t.CommissionRate
-		}
-		if t.FixedFee != nil {
-			tv.FixedFee = aedPtr(t.FixedFee)
-		}
-		if t.MinimumCommission != nil {
-			tv.MinimumCommission = aedPtr(t.MinimumCommission)
-		}
-		v.StoreTierCommissions = append(v.StoreTierCommissions, tv)
+		t = d.resolved(t)
+		v.StoreTierCommissions = append(v.StoreTierCommissions, TierCommissionView{t.TierName, *t.CommissionRate, aedPtr(t.FixedFee), aedPtr(t.MinimumCommission)})
 	}
 	return v
 }
@@ -148,20 +173,30 @@ func filsPtr(aed float64) *money.Fils { f := fils(aed); return &f }
 func ratePtr(r float64) *float64 { return &r }
 
 // Defaults of a new configuration. The interface fixes the platform defaults and
-// the category rates; the tier rates, wallet and location settings are ours
-// (docs/decisions.md).
+// the category rates; the premium and enterprise rates, wallet and location
+// settings are ours (docs/decisions.md).
 var (
+	initialRate    = 0.05
+	initialFixed   = fils(2)
+	initialMinimum = fils(1)
+	initialMaximum = fils(50)
+
 	defaultCategoryRates = []struct {
 		Name string
 		Rate float64
 	}{{"Food", 0.04}, {"Groceries", 0.03}, {"Electronics", 0.07}}
 
-	defaultTiers = []tierCommission{
-		{TierName: "basic"}, // the platform defaults, whatever they become
-		{TierName: "premium", CommissionRate: ratePtr(0.04), FixedFee: filsPtr(1.5), MinimumCommission: filsPtr(1)},
-		{TierName: "enterprise", CommissionRate: ratePtr(0.03), FixedFee: filsPtr(1), MinimumCommission: filsPtr(0.5)},
-	}
-
 	defaultWallet   = walletSettings{MinPayoutAmount: fils(100), MaxPayoutAmount: fils(50000), PayoutProcessingFee: fils(2), PendingBalanceHoldDays: 7}
 	defaultLocation = locationSettings{DefaultSearchRadiusKm: 10, MaxSearchRadiusKm: 50}
 )
+
+// initialTiers are a new configuration's tier entries. The basic tier is stored
+// with the platform defaults' values of that moment (the contract), as values of
+// its own: a later change of the defaults leaves it as it was.
+func initialTiers(rate float64, fixed, minimum money.Fils) []tierCommission {
+	return []tierCommission{
+		{TierName: "basic", CommissionRate: &rate, FixedFee: &fixed, MinimumCommission: &minimum},
+		{TierName: "premium", CommissionRate: ratePtr(0.04), FixedFee: filsPtr(1.5), MinimumCommission: filsPtr(1)},
+		{TierName: "enterprise", CommissionRate: ratePtr(0.03), FixedFee: filsPtr(1), MinimumCommission: filsPtr(0.5)},
+	}
+}

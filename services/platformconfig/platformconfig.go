@@ -4,13 +4,14 @@ package platformconfig
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/contracts/catalog"
+	contract "marketplace/libs/contracts/platformconfig"
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
 	"marketplace/libs/ops"
@@ -19,33 +20,36 @@ import (
 )
 
 // Module is the platform configuration service.
-var Module = service.Module{Name: "platformconfig", Build: build}
+var Module = service.Module{Name: contract.Service, Build: build, Calls: []string{catalog.Service}}
 
 const coll = "platformConfig"
 
 type svc struct {
-	env service.Env
-	now func() time.Time
+	env     service.Env
+	now     func() time.Time
+	catalog *catalog.Client
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
-	s := &svc{env: env, now: time.Now}
+	s := &svc{env: env, now: time.Now, catalog: catalog.NewClient(env.Calls)}
 	return &service.Built{
 		Registry: ops.NewRegistry("platformconfig",
 			ops.NewMutation("admins.platformAdmin.createInitialPlatformConfig", ops.Admin, "Create the first active configuration with the defaults.", s.createInitial),
 			ops.NewQuery("admins.platformAdmin.getActivePlatformConfig", ops.Authenticated, "The configuration in force, or null.", s.getActive),
 			ops.NewMutation("admins.platformAdmin.updatePlatformConfig", ops.Admin, "Change the provided fields of a configuration.", s.update),
 			ops.NewMutation("admins.platformAdmin.addCategoryCommission", ops.Admin, "Add or replace a category's commission entry.", s.addCategoryCommission),
+			ops.NewMutation("admins.platformAdmin.setTierCommission", ops.Admin, "Replace a store tier's commission entry; returns the updated configuration.", s.setTierCommission),
+			ops.NewQuery("admins.platformAdmin.getConfigHistory", ops.Admin, "A configuration's change history, newest first (paginated).", s.getConfigHistory),
 			ops.NewQuery("admins.platformAdmin.getCommissionPreview", ops.Authenticated, "The commission of an order of a store.", s.preview),
 			// The same calculation for other services (orders freeze it at creation).
 			ops.NewQuery("admins.platformAdmin.computeCommission", ops.Internal, "The commission of an order of a store.", s.preview),
 		),
-		Indexes: []store.Index{
+		Indexes: append([]store.Index{
 			// At most one active configuration: createInitialPlatformConfig's rule,
 			// held by the database even under concurrent calls.
 			{Collection: coll, Keys: bson.D{{Key: "isActive", Value: 1}}, Unique: true, Partial: bson.M{"isActive": true}, Name: "one_active"},
 			{Collection: coll, Keys: bson.D{{Key: "effectiveDate", Value: -1}}, Name: "effective"},
-		},
+		}, historyIndexes...),
 	}, nil
 }
 
@@ -58,24 +62,32 @@ func (s *svc) createInitial(ctx context.Context, a *adminArgs) (string, error) {
 	for i, c := range defaultCategoryRates {
 		names[i] = c.Name
 	}
-	var catIDs map[string]string
-	if err := s.env.Calls.Mutation(ctx, "catalog", "catalog.categories.ensureByName", map[string]any{"names": names}, &catIDs); err != nil {
+	catIDs, err := s.catalog.EnsureCategories(ctx, names)
+	if err != nil {
 		return "", err
 	}
 	now := s.now().UnixMilli()
 	d := configDoc{
 		ID: ids.New("platformConfig"), CreationTime: now,
-		DefaultCommissionRate: 0.05, FixedFeePerOrder: fils(2), MinimumCommission: fils(1), MaximumCommission: fils(50),
-		StoreTierCommissions: defaultTiers, WalletSettings: defaultWallet, LocationSettings: defaultLocation,
-		IsActive: true, EffectiveDate: now, CreatedBy: a.AdminUserID,
+		DefaultCommissionRate: initialRate, FixedFeePerOrder: initialFixed, MinimumCommission: initialMinimum, MaximumCommission: initialMaximum,
+		StoreTierCommissions: initialTiers(initialRate, initialFixed, initialMinimum), WalletSettings: defaultWallet, LocationSettings: defaultLocation,
+		IsActive: true, EffectiveDate: now, CreatedBy: a.AdminUserID, HistorySeq: 1,
 	}
 	for _, c := range defaultCategoryRates {
 		d.CategoryCommissions = append(d.CategoryCommissions, categoryCommission{CategoryID: catIDs[c.Name], CommissionRate: c.Rate})
 	}
-	if _, err := s.env.DB.Collection(coll).InsertOne(ctx, d); err != nil {
-		if store.IsDuplicate(err) {
-			return "", apperr.New(apperr.AlreadyExists, "an active platform configuration already exists")
+	// The configuration and its first history entry (every field, from nothing)
+	// commit together.
+	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		if _, err := s.env.DB.Collection(coll).InsertOne(ctx, d); err != nil {
+			return err
 		}
+		return s.record(ctx, &d, "createInitialPlatformConfig", a.AdminUserID, now, diff(nil, d.view()))
+	})
+	if store.IsDuplicate(err) {
+		return "", apperr.New(apperr.AlreadyExists, "an active platform configuration already exists")
+	}
+	if err != nil {
 		return "", err
 	}
 	return d.ID, nil
@@ -133,9 +145,11 @@ func set[T any](dst *T, v *T) {
 }
 
 // change reads a configuration, applies fn and writes it back in one transaction,
-// after checking the rules that tie fields together.
-func (s *svc) change(ctx context.Context, configID, adminID string, fn func(d *configDoc) error) (*ConfigView, error) {
-	var out *configDoc
+// after checking the rules that tie fields together, with the history entry of
+// what changed (operation names the operation). A change that alters no field
+// writes nothing, and so records nothing.
+func (s *svc) change(ctx context.Context, operation, configID, adminID string, fn func(d *configDoc) error) (*ConfigView, error) {
+	var out *ConfigView
 	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
 		var d configDoc
 		err := s.env.DB.Collection(coll).FindOne(ctx, bson.M{"_id": configID}).Decode(&d)
@@ -145,23 +159,32 @@ func (s *svc) change(ctx context.Context, configID, adminID string, fn func(d *c
 		if err != nil {
 			return err
 		}
+		before := d.view()
+		// A legacy tier entry keeps the values it read as before this change.
+		d.pinLegacyTiers()
 		if err := fn(&d); err != nil {
 			return err
 		}
 		if err := d.check(); err != nil {
 			return err
 		}
-		d.UpdatedBy, d.UpdatedAt = adminID, s.now().UnixMilli()
+		out = d.view()
+		changes := diff(before, out)
+		if len(changes) == 0 {
+			return nil
+		}
+		now := s.now().UnixMilli()
+		d.UpdatedBy, d.UpdatedAt = adminID, now
+		d.HistorySeq++
 		if _, err := s.env.DB.Collection(coll).ReplaceOne(ctx, bson.M{"_id": configID}, d); err != nil {
 			return err
 		}
-		out = &d
-		return nil
+		return s.record(ctx, &d, operation, adminID, now, changes)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return out.view(), nil
+	return out, nil
 }
 
 // check holds the rules between fields that single-field bounds cannot express.
@@ -173,15 +196,21 @@ func (d *configDoc) check() error {
 		return apperr.Invalid("minimumCommission", "must not exceed maximumCommission (%.2f AED)", d.MaximumCommission.AED())
 	}
 	// A category's or tier's own minimum above the maximum would make both clamps
-	// apply at once.
+	// apply at once: refused whichever of the two changes, with one message.
+	entryMinimum := func(what string, m *money.Fils) error {
+		if m != nil && *m > d.MaximumCommission {
+			return apperr.Invalid("minimumCommission", "the minimum of %s (%.2f AED) must not exceed maximumCommission (%.2f AED)", what, m.AED(), d.MaximumCommission.AED())
+		}
+		return nil
+	}
 	for _, c := range d.CategoryCommissions {
-		if c.MinimumCommission != nil && *c.MinimumCommission > d.MaximumCommission {
-			return apperr.Invalid("minimumCommission", "the minimum of category %s (%.2f AED) must not exceed maximumCommission (%.2f AED)", c.CategoryID, c.MinimumCommission.AED(), d.MaximumCommission.AED())
+		if err := entryMinimum("category "+c.CategoryID, c.MinimumCommission); err != nil {
+			return err
 		}
 	}
 	for _, t := range d.StoreTierCommissions {
-		if t.MinimumCommission != nil && *t.MinimumCommission > d.MaximumCommission {
-			return apperr.Invalid("maximumCommission", "must not be below the %s tier's minimum (%.2f AED)", t.TierName, t.MinimumCommission.AED())
+		if err := entryMinimum("the "+t.TierName+" tier", t.MinimumCommission); err != nil {
+			return err
 		}
 	}
 	w := d.WalletSettings
@@ -208,7 +237,7 @@ func checkRate(field string, r float64) error {
 }
 
 func (s *svc) update(ctx context.Context, a *updateArgs) (*ConfigView, error) {
-	return s.change(ctx, a.ConfigID, a.AdminUserID, func(d *configDoc) error {
+	return s.change(ctx, "updatePlatformConfig", a.ConfigID, a.AdminUserID, func(d *configDoc) error {
 		set(&d.DefaultCommissionRate, a.DefaultCommissionRate)
 		set(&d.FixedFeePerOrder, a.FixedFeePerOrder)
 		set(&d.MinimumCommission, a.MinimumCommission)
@@ -236,26 +265,63 @@ type addCategoryArgs struct {
 	MinimumCommission *money.Fils `json:"minimumCommission" op:"min=0"`
 }
 
+// A commission entry (category or tier) is validated the same way for
+// addCategoryCommission and setTierCommission: its arguments commissionRate,
+// fixedFee and minimumCommission carry the same declared bounds (0 to 1, >= 0,
+// whole fils); checkEntry then checks what bounds cannot, first; and after the
+// entry is applied, check (in change) refuses a minimum above the platform
+// maximum for every entry alike.
+func checkEntry(rate float64) error { return checkRate("commissionRate", rate) }
+
+// replaceOrAdd replaces the entry of list that is the same as e, keeping its
+// place, or adds e at the end.
+func replaceOrAdd[T any](list []T, e T, same func(T) bool) []T {
+	for i := range list {
+		if same(list[i]) {
+			list[i] = e
+			return list
+		}
+	}
+	return append(list, e)
+}
+
 func (s *svc) addCategoryCommission(ctx context.Context, a *addCategoryArgs) (*ConfigView, error) {
-	if err := checkRate("commissionRate", a.CommissionRate); err != nil {
+	if err := checkEntry(a.CommissionRate); err != nil {
 		return nil, err
 	}
-	var cats map[string]json.RawMessage
-	if err := s.env.Calls.Query(ctx, "catalog", "catalog.categories.getCategories", map[string]any{"categoryIds": []string{a.CategoryID}}, &cats); err != nil {
+	cats, err := s.catalog.Categories(ctx, []string{a.CategoryID})
+	if err != nil {
 		return nil, err
 	}
 	if _, ok := cats[a.CategoryID]; !ok {
 		return nil, apperr.New(apperr.NotFound, "category %s does not exist", a.CategoryID)
 	}
 	entry := categoryCommission{CategoryID: a.CategoryID, CommissionRate: a.CommissionRate, FixedFee: a.FixedFee, MinimumCommission: a.MinimumCommission}
-	return s.change(ctx, a.ConfigID, a.AdminUserID, func(d *configDoc) error {
-		for i, c := range d.CategoryCommissions {
-			if c.CategoryID == a.CategoryID {
-				d.CategoryCommissions[i] = entry // replace, keeping its place
-				return nil
-			}
-		}
-		d.CategoryCommissions = append(d.CategoryCommissions, entry)
+	return s.change(ctx, "addCategoryCommission", a.ConfigID, a.AdminUserID, func(d *configDoc) error {
+		d.CategoryCommissions = replaceOrAdd(d.CategoryCommissions, entry, func(c categoryCommission) bool { return c.CategoryID == a.CategoryID })
+		return nil
+	})
+}
+
+type setTierArgs struct {
+	AdminUserID       string      `json:"adminUserId" op:"required,nonblank"`
+	ConfigID          string      `json:"configId" op:"required,id=platformConfig"`
+	TierName          string      `json:"tierName" op:"required,enum=basic|premium|enterprise"`
+	CommissionRate    float64     `json:"commissionRate" op:"required,min=0,max=1"`
+	FixedFee          *money.Fils `json:"fixedFee" op:"min=0"`
+	MinimumCommission *money.Fils `json:"minimumCommission" op:"min=0"`
+}
+
+// setTierCommission replaces a tier's entry. A fixedFee or minimumCommission
+// left out is stored absent and falls back to the platform defaults.
+func (s *svc) setTierCommission(ctx context.Context, a *setTierArgs) (*ConfigView, error) {
+	if err := checkEntry(a.CommissionRate); err != nil {
+		return nil, err
+	}
+	rate := a.CommissionRate
+	entry := tierCommission{TierName: a.TierName, CommissionRate: &rate, FixedFee: a.FixedFee, MinimumCommission: a.MinimumCommission}
+	return s.change(ctx, "setTierCommission", a.ConfigID, a.AdminUserID, func(d *configDoc) error {
+		d.StoreTierCommissions = replaceOrAdd(d.StoreTierCommissions, entry, func(t tierCommission) bool { return t.TierName == a.TierName })
 		return nil
 	})
 }
@@ -266,35 +332,16 @@ type previewArgs struct {
 	DeliveryFee money.Fils `json:"deliveryFee" op:"required,min=0"`
 }
 
-// Breakdown explains a commission.
-type Breakdown struct {
-	PercentageCommission float64 `json:"percentageCommission"`
-	FixedFeeAmount       float64 `json:"fixedFeeAmount"`
-	MinimumApplied       bool    `json:"minimumApplied"`
-	MaximumApplied       bool    `json:"maximumApplied"`
-}
-
-// Preview is getCommissionPreview's answer.
-type Preview struct {
-	Subtotal            float64   `json:"subtotal"`
-	DeliveryFee         float64   `json:"deliveryFee"`
-	TotalAmount         float64   `json:"totalAmount"`
-	PlatformCommission  float64   `json:"platformCommission"`
-	StoreEarnings       float64   `json:"storeEarnings"`
-	CommissionRate      float64   `json:"commissionRate"`
-	FixedFee            float64   `json:"fixedFee"`
-	CommissionBreakdown Breakdown `json:"commissionBreakdown"`
-}
-
-type storeInfo struct {
-	ID                string  `json:"_id"`
-	PrimaryCategoryID *string `json:"primaryCategoryId"`
-	Tier              string  `json:"tier"`
-}
+// Preview is getCommissionPreview's (and computeCommission's) answer: the
+// contract's shape.
+type (
+	Preview   = contract.Preview
+	Breakdown = contract.Breakdown
+)
 
 func (s *svc) preview(ctx context.Context, a *previewArgs) (*Preview, error) {
-	var st *storeInfo
-	if err := s.env.Calls.Query(ctx, "catalog", "stores.catalog.getStore", map[string]string{"storeId": a.StoreID}, &st); err != nil {
+	st, err := s.catalog.Store(ctx, a.StoreID)
+	if err != nil {
 		return nil, err
 	}
 	if st == nil {
@@ -321,7 +368,7 @@ func (s *svc) preview(ctx context.Context, a *previewArgs) (*Preview, error) {
 }
 
 // effective resolves the rules for a store: category entry, tier entry, defaults.
-func (d *configDoc) effective(st *storeInfo) Effective {
+func (d *configDoc) effective(st *catalog.Store) Effective {
 	defaults := Effective{Rate: money.RateOf(d.DefaultCommissionRate), Fixed: d.FixedFeePerOrder, Minimum: d.MinimumCommission, Maximum: d.MaximumCommission}
 	var cat, tier *Rates
 	if st.PrimaryCategoryID != nil {
@@ -334,11 +381,9 @@ func (d *configDoc) effective(st *storeInfo) Effective {
 	}
 	for _, t := range d.StoreTierCommissions {
 		if t.TierName == st.Tier {
-			tier = &Rates{FixedFee: t.FixedFee, MinimumCommission: t.MinimumCommission}
-			if t.CommissionRate != nil {
-				r := money.RateOf(*t.CommissionRate)
-				tier.Rate = &r
-			}
+			t = d.resolved(t) // a legacy entry charges the defaults
+			r := money.RateOf(*t.CommissionRate)
+			tier = &Rates{Rate: &r, FixedFee: t.FixedFee, MinimumCommission: t.MinimumCommission}
 		}
 	}
 	return Resolve(defaults, cat, tier)

@@ -1,0 +1,279 @@
+package e2e
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"marketplace/deploy/modules"
+	"marketplace/deploy/processor"
+	st "marketplace/deploy/systemtest"
+	"marketplace/libs/ops"
+)
+
+// TestAccessMatrix calls every public operation, with arguments generated from
+// its own declaration, as each kind of caller, and checks the contract's answer:
+// 401 for anonymous callers where a token is needed, 403 where the caller is
+// not allowed (not an administrator, not the store's owner, someone else's
+// record, adminUserId not the caller), and no auth error otherwise (nor any
+// 5xx). A new operation joins the matrix by being declared; one whose
+// arguments name a record kind the world below lacks fails here until the
+// world has one.
+func TestAccessMatrix(t *testing.T) {
+	s := st.Start(t)
+	w := newAccessWorld(t, s)
+
+	var descs []ops.Descriptor
+	for _, m := range modules.All {
+		resp, err := http.Get(s.Services[m.Name] + "/ops")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Operations []ops.Descriptor `json:"operations"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range body.Operations {
+			if d.Access != ops.Internal {
+				descs = append(descs, d)
+			}
+		}
+	}
+	if len(descs) < 20 {
+		t.Fatalf("only %d public operations declared", len(descs))
+	}
+	for _, d := range descs {
+		t.Run(d.Path, func(t *testing.T) {
+			// The rightful callers last: their calls may change or remove the
+			// records the others are refused.
+			callers := []accessCaller{w.anonymous, w.other, w.otherOwner, w.owner, w.admin, w.customer}
+			if slices.ContainsFunc(d.Args, func(a ops.ArgDoc) bool { return a.Name == "adminUserId" }) {
+				callers = append([]accessCaller{w.adminActingAsAnother}, callers...)
+			}
+			// One set of records per operation (the customer's, made once).
+			args := w.args(t, d.Args, &w.customer)
+			for _, c := range callers {
+				want := w.expect(t, d, c)
+				call := s.Query
+				if d.Kind == ops.Mutation {
+					call = s.Mutation
+				}
+				if _, ok := args["adminUserId"]; ok {
+					args["adminUserId"] = cmp.Or(c.actAs, c.sub)
+				}
+				r := call(c.token, d.Path, args)
+				code := r.Code()
+				if r.Status >= 500 {
+					t.Errorf("as %s: %d %s", c.name, r.Status, r.Body)
+					continue
+				}
+				switch want {
+				case "UNAUTHENTICATED", "PERMISSION_DENIED", "FAILED_PRECONDITION":
+					if code != want {
+						t.Errorf("as %s: want %s, got %d %s", c.name, want, r.Status, r.Body)
+					}
+				default:
+					if code == "UNAUTHENTICATED" || code == "PERMISSION_DENIED" {
+						t.Errorf("as %s: want no auth error, got %d %s", c.name, r.Status, r.Body)
+					}
+				}
+			}
+		})
+	}
+}
+
+// accessCaller is one kind of caller of the matrix.
+type accessCaller struct {
+	name, sub, token string
+	admin            bool
+	actAs            string // the adminUserId it sends (another administrator's)
+}
+
+// accessWorld holds a record of every kind the operations name, owned by the
+// customer and the owner.
+type accessWorld struct {
+	s                                             *st.Sys
+	anonymous, customer, other, owner, otherOwner accessCaller
+	admin, adminActingAsAnother                   accessCaller
+	ids                                           map[string]string // record kind -> id
+	intent                                        string
+	sh                                            *shop
+	city, area                                    string
+}
+
+func newAccessWorld(t *testing.T, s *st.Sys) *accessWorld {
+	sh := newShop(t, s) // admin-1, owner-1 (two stores), user-1 with a profile and a cart
+	w := &accessWorld{s: s, sh: sh, ids: map[string]string{}, intent: "pi_matrix"}
+	caller := func(name, sub string, roles ...string) accessCaller {
+		c := accessCaller{name: name, sub: sub, token: s.Token(sub, roles...), admin: slices.Contains(roles, "admin")}
+		if sub == "" {
+			c.token = ""
+		}
+		return c
+	}
+	w.anonymous = caller("anonymous", "")
+	w.customer = caller("the customer", "user-1")
+	w.other = caller("another customer", "user-2")
+	w.owner = caller("the store's owner", "owner-1")
+	w.otherOwner = caller("another store's owner", "owner-2")
+	w.admin = caller("an administrator", "admin-1", "admin")
+	w.adminActingAsAnother = caller("an administrator sending another's adminUserId", "admin-2", "admin")
+	w.adminActingAsAnother.actAs = "admin-1"
+
+	okID(t, s.Mutation(w.other.token, "customers.profile.upsertMyProfile", map[string]any{"name": "Other"}))
+	newStore(t, s, sh.admin, "Other Shop", "owner-2", "", "")
+	if r := deliver(s, processor.Event("evt_matrix", "payment_intent.succeeded", sh.payment(w.intent))); r.Status != 200 {
+		t.Fatalf("order for the matrix: %d %s", r.Status, r.Body)
+	}
+	order := okAs[map[string]any](t, s.Query(sh.user, "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": w.intent}))
+	w.city = newCity(t, s, sh.admin, "Matrix City", "مدينة")
+	w.area = newArea(t, s, sh.admin, "Matrix Area", w.city)
+	cfg := okAs[map[string]any](t, s.Query(sh.admin, "admins.platformAdmin.getActivePlatformConfig", nil))
+	cats := okAs[[]map[string]any](t, s.Query("", "catalog.categories.listCategories", nil))
+	eventually(t, "the customer's first notification", func() bool { return len(inbox(t, s, sh.user)) > 0 })
+	w.ids = map[string]string{
+		"cities": w.city, "areas": w.area, "categories": cats[0]["_id"].(string), "stores": sh.storeA,
+		"products": sh.productA1, "customers": sh.customer, "orders": order["_id"].(string),
+		"platformConfig": cfg["_id"].(string), "notifications": inbox(t, s, sh.user)[0].ID,
+	}
+	return w
+}
+
+// customerRecords are the record kinds that belong to one customer: anyone
+// else is refused them.
+var customerRecords = []string{"customers", "customerAddresses", "carts", "notifications", "orders"}
+
+// adminsSeeAll are the operations of a customer's records that administrators
+// may call too.
+var adminsSeeAll = []string{"customers.orders.getOrderByPaymentIntent"}
+
+// id is a record of kind for one operation; addresses and cart lines are made
+// anew for each (its call may delete them).
+func (w *accessWorld) id(t *testing.T, kind string) string {
+	switch kind {
+	case "customerAddresses":
+		return okID(t, w.s.Mutation(w.sh.user, "customers.addresses.createAddress", map[string]any{
+			"customerId": w.sh.customer, "name": "Home", "fullAddress": "Villa 1", "city": w.city, "area": w.area}))
+	case "carts":
+		return okID(t, w.s.Mutation(w.sh.user, "customers.cart.addItem", map[string]any{"productId": w.sh.productB, "quantity": 1}))
+	}
+	id, ok := w.ids[kind]
+	if !ok {
+		t.Fatalf("the access matrix has no record of kind %q: add one to newAccessWorld", kind)
+	}
+	return id
+}
+
+func rulesOf(a ops.ArgDoc) map[string]string {
+	m := map[string]string{}
+	for _, r := range strings.Split(a.Rules, ",") {
+		k, v, _ := strings.Cut(r, "=")
+		m[k] = v
+	}
+	return m
+}
+
+// args builds the required arguments of a declaration for caller c (nil: only
+// to see which kinds they name).
+func (w *accessWorld) args(t *testing.T, docs []ops.ArgDoc, c *accessCaller) map[string]any {
+	out := map[string]any{}
+	for _, a := range docs {
+		if !a.Required {
+			continue
+		}
+		out[a.Name] = w.value(t, a, c)
+	}
+	return out
+}
+
+func (w *accessWorld) value(t *testing.T, a ops.ArgDoc, c *accessCaller) any {
+	rules := rulesOf(a)
+	switch {
+	case a.Name == "adminUserId":
+		if c == nil {
+			return ""
+		}
+		if c.actAs != "" {
+			return c.actAs
+		}
+		return c.sub
+	case a.Name == "paymentIntentId":
+		return w.intent
+	case strings.HasPrefix(a.Type, "array of "):
+		elem := a
+		elem.Type = strings.TrimPrefix(a.Type, "array of ")
+		elem.Name = a.Name + "[]"
+		return []any{w.value(t, elem, c)}
+	case len(a.Fields) > 0:
+		return w.args(t, a.Fields, c)
+	case rules["id"] != "":
+		if c == nil {
+			return "kind:" + rules["id"]
+		}
+		return w.id(t, rules["id"])
+	case rules["enum"] != "":
+		return strings.Split(rules["enum"], "|")[0]
+	case strings.HasPrefix(a.Type, "number"):
+		if v, ok := rules["min"]; ok {
+			return json.Number(v)
+		}
+		return 1
+	case a.Type == "boolean":
+		return false
+	}
+	return "Matrix " + a.Name
+}
+
+// expect is the contract's answer for caller c of operation d: an error code,
+// or "" for "no auth error".
+func (w *accessWorld) expect(t *testing.T, d ops.Descriptor, c accessCaller) string {
+	if c.sub == "" {
+		if d.Access == ops.Public {
+			return ""
+		}
+		return "UNAUTHENTICATED"
+	}
+	switch d.Access {
+	case ops.Admin:
+		if c.admin && c.actAs == "" {
+			return ""
+		}
+		return "PERMISSION_DENIED"
+	case ops.StoreOwner:
+		if c.sub == w.owner.sub {
+			return ""
+		}
+		return "PERMISSION_DENIED"
+	case ops.StoreOwnerOrAdmin:
+		if c.sub == w.owner.sub || c.admin {
+			return ""
+		}
+		return "PERMISSION_DENIED"
+	}
+	// The customer's own records: anyone else is refused them, except that a
+	// caller without a profile is first told to make one (mutations of
+	// customers), and administrators where the operation says so.
+	kinds := fmt.Sprint(w.args(t, d.Args, nil))
+	owned := slices.ContainsFunc(customerRecords, func(k string) bool { return strings.Contains(kinds, "kind:"+k) }) ||
+		slices.ContainsFunc(d.Args, func(a ops.ArgDoc) bool { return a.Required && a.Name == "paymentIntentId" })
+	if !owned || c.sub == w.customer.sub || (c.admin && slices.Contains(adminsSeeAll, d.Path)) {
+		return ""
+	}
+	if d.Access == ops.Customer && d.Kind == ops.Mutation && !w.hasProfile(t, c) {
+		return "FAILED_PRECONDITION"
+	}
+	return "PERMISSION_DENIED"
+}
+
+func (w *accessWorld) hasProfile(t *testing.T, c accessCaller) bool {
+	r := st.MustOK(t, w.s.Query(c.token, "customers.profile.getMyProfile", nil))
+	return string(r.Body) != "null"
+}

@@ -1,0 +1,175 @@
+// Package catalog is the catalog context's contract: its events (topic
+// "catalog") and the operations other services call, with a typed client.
+package catalog
+
+import (
+	"context"
+	"time"
+
+	"marketplace/libs/cache"
+	"marketplace/libs/ops"
+)
+
+// Service is the catalog's module name (discovery, calls).
+const Service = "catalog"
+
+// Topic carries the catalog's events, keyed by the record's id.
+const Topic = "catalog"
+
+// Event types on Topic.
+const (
+	EventStoreCreated = "store.created" // data: StoreCreated
+	EventCityCreated  = "city.created"  // data: Place
+	EventCityUpdated  = "city.updated"  // data: Place
+	EventAreaCreated  = "area.created"  // data: Place
+	EventAreaUpdated  = "area.updated"  // data: Place
+)
+
+// Store tiers; the commission rules key on them.
+const (
+	TierBasic      = "basic"
+	TierPremium    = "premium"
+	TierEnterprise = "enterprise"
+)
+
+// StoreCreated is the data of store.created: the payouts service opens the
+// store's wallet from it.
+type StoreCreated struct {
+	StoreID           string  `json:"storeId"`
+	Name              string  `json:"name"`
+	OwnerUserID       string  `json:"ownerUserId"`
+	OwnerName         string  `json:"ownerName"`
+	OwnerPhone        string  `json:"ownerPhone"`
+	PrimaryCategoryID *string `json:"primaryCategoryId"`
+	Tier              string  `json:"tier"`
+}
+
+// Place is the data of the city and area events, and an entry of
+// catalog.locations.resolve: what other services show of a city or an area.
+// Version orders the changes of one place.
+type Place struct {
+	ID         string `json:"_id"`
+	Kind       string `json:"kind"` // "city" or "area"
+	Name       string `json:"name"`
+	NameArabic string `json:"nameArabic,omitempty"` // cities
+	City       string `json:"city,omitempty"`       // areas
+	Version    int64  `json:"version"`
+}
+
+// Store is stores.catalog.getStore's answer. OwnerName and OwnerPhone are
+// shown to the store's owner and administrators only.
+type Store struct {
+	ID                string  `json:"_id"`
+	Name              string  `json:"name"`
+	OwnerUserID       string  `json:"ownerUserId"`
+	OwnerName         string  `json:"ownerName,omitempty"`
+	OwnerPhone        string  `json:"ownerPhone,omitempty"`
+	PrimaryCategoryID *string `json:"primaryCategoryId"`
+	Tier              string  `json:"tier"`
+	IsActive          bool    `json:"isActive"`
+	CreationTime      int64   `json:"_creationTime"`
+}
+
+// Product is a product as clients and other services see it (AED numbers).
+type Product struct {
+	ID           string  `json:"_id"`
+	StoreID      string  `json:"storeId"`
+	Name         string  `json:"name"`
+	Price        float64 `json:"price"`
+	IsAvailable  bool    `json:"isAvailable"`
+	CreationTime int64   `json:"_creationTime"`
+}
+
+// Locations is catalog.locations.resolve's answer: the places found by id.
+type Locations struct {
+	Cities map[string]Place `json:"cities"`
+	Areas  map[string]Place `json:"areas"`
+}
+
+// Operations other services call.
+const (
+	OpGetStore         = "stores.catalog.getStore"
+	OpGetProducts      = "catalog.products.getProducts"
+	OpResolveLocations = "catalog.locations.resolve"
+	OpEnsureCategories = "catalog.categories.ensureByName"
+)
+
+// StoreCacheTTL is how long a store looked up through Stores is reused: owners
+// and tiers change rarely, and access checks read a store on every call.
+const StoreCacheTTL = 10 * time.Second
+
+// Client calls the catalog.
+type Client struct {
+	calls  *ops.Client
+	stores *cache.TTL[string, Store]
+}
+
+// NewClient makes a client over calls.
+func NewClient(calls *ops.Client) *Client {
+	return &Client{calls: calls, stores: cache.New[string, Store](StoreCacheTTL, 10_000)}
+}
+
+// Store is a store by id, nil when it does not exist (a miss is not cached:
+// the store may be created any moment). The owner's contact is not kept.
+func (c *Client) Store(ctx context.Context, id string) (*Store, error) {
+	if st, ok := c.stores.Get(id); ok {
+		return &st, nil
+	}
+	var st *Store
+	if err := c.calls.Query(ctx, Service, OpGetStore, map[string]string{"storeId": id}, &st); err != nil || st == nil {
+		return nil, err
+	}
+	st.OwnerName, st.OwnerPhone = "", ""
+	c.stores.Put(id, *st)
+	return st, nil
+}
+
+// Products are products by id; missing ids are absent.
+func (c *Client) Products(ctx context.Context, ids []string) (map[string]Product, error) {
+	var out map[string]Product
+	err := c.calls.Query(ctx, Service, OpGetProducts, map[string]any{"productIds": ids}, &out)
+	return out, err
+}
+
+// ResolvePlaces reads cities and areas by id in one call.
+func (c *Client) ResolvePlaces(ctx context.Context, cities, areas []string) (*Locations, error) {
+	var l Locations
+	if err := c.calls.Query(ctx, Service, OpResolveLocations, map[string]any{"cities": cities, "areas": areas}, &l); err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// EnsureCategories finds or creates categories by name: name -> id.
+func (c *Client) EnsureCategories(ctx context.Context, names []string) (map[string]string, error) {
+	var ids map[string]string
+	err := c.calls.Mutation(ctx, Service, OpEnsureCategories, map[string]any{"names": names}, &ids)
+	return ids, err
+}
+
+// StoreRef resolves a store for the access levels of ops (Resolvers.Store).
+func (c *Client) StoreRef(ctx context.Context, id string) (*ops.StoreRef, error) {
+	st, err := c.Store(ctx, id)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	return &ops.StoreRef{ID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID}, nil
+}
+
+// Category is a store category.
+type Category struct {
+	ID           string `json:"_id"`
+	Name         string `json:"name"`
+	NameArabic   string `json:"nameArabic"`
+	CreationTime int64  `json:"_creationTime"`
+}
+
+// OpGetCategories reads categories by id (internal).
+const OpGetCategories = "catalog.categories.getCategories"
+
+// Categories are categories by id; missing ids are absent.
+func (c *Client) Categories(ctx context.Context, ids []string) (map[string]Category, error) {
+	var out map[string]Category
+	err := c.calls.Query(ctx, Service, OpGetCategories, map[string]any{"categoryIds": ids}, &out)
+	return out, err
+}

@@ -1,0 +1,171 @@
+// Package customers is the customers context's contract: order events (topic
+// "orders"), the profile and order-creation operations other services call,
+// and a typed client.
+package customers
+
+import (
+	"context"
+	"time"
+
+	"marketplace/libs/cache"
+	"marketplace/libs/money"
+	"marketplace/libs/ops"
+)
+
+// Service is the customers module name.
+const Service = "customers"
+
+// TopicOrders carries order events, keyed by order id.
+const TopicOrders = "orders"
+
+// Event types on TopicOrders; both carry OrderEvent.
+const (
+	EventOrderCreated       = "order.created"
+	EventOrderStatusChanged = "order.status_changed"
+)
+
+// Payment statuses of an order.
+const (
+	PaymentPaid        = "paid"
+	PaymentUnderReview = "under_review" // what was paid differs from the order's total: held for review
+)
+
+// Order statuses.
+const (
+	StatusPending        = "pending"
+	StatusConfirmed      = "confirmed"
+	StatusPreparing      = "preparing"
+	StatusOutForDelivery = "out_for_delivery"
+	StatusDelivered      = "delivered"
+	StatusCancelled      = "cancelled"
+)
+
+// OrderEvent is the data of order.created and order.status_changed. Money is
+// integer fils. From, To and ChangedBy are set on status changes; AmountPaid
+// and Currency on held orders (PaymentStatus under_review), in the minor units
+// of Currency.
+type OrderEvent struct {
+	OrderID            string     `json:"orderId"`
+	CustomerID         string     `json:"customerId"`
+	CustomerUserID     string     `json:"customerUserId"`
+	StoreID            string     `json:"storeId"`
+	StoreName          string     `json:"storeName"`
+	StoreOwnerUserID   string     `json:"storeOwnerUserId"`
+	Subtotal           money.Fils `json:"subtotalFils"`
+	DeliveryFee        money.Fils `json:"deliveryFeeFils"`
+	Total              money.Fils `json:"totalFils"`
+	PlatformCommission money.Fils `json:"platformCommissionFils"`
+	StoreEarnings      money.Fils `json:"storeEarningsFils"`
+	PaymentIntentID    string     `json:"paymentIntentId"`
+	PaymentStatus      string     `json:"paymentStatus"`
+	AmountPaid         money.Fils `json:"amountPaidFils,omitempty"`
+	Currency           string     `json:"currency,omitempty"`
+	Status             string     `json:"status"`
+	From               string     `json:"from,omitempty"`
+	To                 string     `json:"to,omitempty"`
+	ChangedBy          string     `json:"changedBy,omitempty"`
+}
+
+// Profile is a customer profile.
+type Profile struct {
+	ID           string  `json:"_id"`
+	UserID       string  `json:"userId"`
+	Name         string  `json:"name"`
+	Phone        *string `json:"phone,omitempty"`
+	Email        *string `json:"email,omitempty"`
+	CreationTime int64   `json:"_creationTime"`
+	UpdatedAt    int64   `json:"updatedAt"`
+}
+
+// DeliveryAddress is where a paid order goes.
+type DeliveryAddress struct {
+	FullAddress string `json:"fullAddress"`
+	City        string `json:"city"`
+	Area        string `json:"area"`
+	PhoneNumber string `json:"phoneNumber"`
+}
+
+// CreateOrder is the request of customers.cartToOrder.createOrderFromCart.
+// AmountPaid is what the processor charged, in the minor units of Currency
+// divided by 100 (AED for aed), as an interface number.
+type CreateOrder struct {
+	CustomerID      string          `json:"customerId"`
+	StoreID         string          `json:"storeId"`
+	PaymentIntentID string          `json:"paymentIntentId"`
+	DeliveryAddress DeliveryAddress `json:"deliveryAddress"`
+	DeliveryType    string          `json:"deliveryType"`
+	DeliveryFee     float64         `json:"deliveryFee"`
+	AmountPaid      float64         `json:"amountPaid"`
+	Currency        string          `json:"currency"`
+}
+
+// CreatedOrder is createOrderFromCart's answer; Created is false when an order
+// for the payment intent already existed.
+type CreatedOrder struct {
+	OrderID       string `json:"orderId"`
+	Created       bool   `json:"created"`
+	HeldForReview bool   `json:"heldForReview,omitempty"`
+}
+
+// Operations other services call.
+const (
+	OpGetMyProfile = "customers.profile.getMyProfile"
+	OpGetProfiles  = "customers.profile.getProfiles"
+	OpCreateOrder  = "customers.cartToOrder.createOrderFromCart"
+)
+
+// ProfileCacheTTL is how long a user's profile found through MyProfile is
+// reused (a profile's id never changes; its name may lag this long).
+const ProfileCacheTTL = 10 * time.Second
+
+// Client calls the customers service.
+type Client struct {
+	calls *ops.Client
+	mine  *cache.TTL[string, Profile]
+}
+
+// NewClient makes a client over calls.
+func NewClient(calls *ops.Client) *Client {
+	return &Client{calls: calls, mine: cache.New[string, Profile](ProfileCacheTTL, 100_000)}
+}
+
+// MyProfile is the calling user's profile (the caller's token travels with the
+// call), nil when they have none yet (not cached: it may be created any moment).
+func (c *Client) MyProfile(ctx context.Context, userID string) (*Profile, error) {
+	if p, ok := c.mine.Get(userID); ok {
+		return &p, nil
+	}
+	var p *Profile
+	if err := c.calls.Query(ctx, Service, OpGetMyProfile, nil, &p); err != nil || p == nil {
+		return nil, err
+	}
+	c.mine.Put(userID, *p)
+	return p, nil
+}
+
+// Profiles are profiles by id; missing ids are absent.
+func (c *Client) Profiles(ctx context.Context, ids []string) (map[string]Profile, error) {
+	var out map[string]Profile
+	err := c.calls.Query(ctx, Service, OpGetProfiles, map[string]any{"customerIds": ids}, &out)
+	return out, err
+}
+
+// CreateOrderFromCart turns the customer's cart lines of a store into an order,
+// once per payment intent.
+func (c *Client) CreateOrderFromCart(ctx context.Context, req CreateOrder) (*CreatedOrder, error) {
+	var out CreatedOrder
+	if err := c.calls.Mutation(ctx, Service, OpCreateOrder, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CustomerRef resolves the caller's profile for the access levels of ops
+// (Resolvers.Customer).
+func (c *Client) CustomerRef(ctx context.Context, userID string) (*ops.CustomerRef, error) {
+	p, err := c.MyProfile(ctx, userID)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return &ops.CustomerRef{ID: p.ID, UserID: p.UserID, Name: p.Name}, nil
+}

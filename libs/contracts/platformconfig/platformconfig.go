@@ -1,0 +1,53 @@
+// Package platformconfig is the platform configuration context's contract:
+// the commission operation other services call, with a typed client.
+package platformconfig
+
+import (
+	"context"
+
+	"marketplace/libs/money"
+	"marketplace/libs/ops"
+)
+
+// Service is the platform configuration module name.
+const Service = "platformconfig"
+
+// OpComputeCommission is the internal twin of getCommissionPreview, for orders.
+const OpComputeCommission = "admins.platformAdmin.computeCommission"
+
+// Breakdown explains a commission.
+type Breakdown struct {
+	PercentageCommission float64 `json:"percentageCommission"`
+	FixedFeeAmount       float64 `json:"fixedFeeAmount"`
+	MinimumApplied       bool    `json:"minimumApplied"`
+	MaximumApplied       bool    `json:"maximumApplied"`
+}
+
+// Preview is getCommissionPreview's (and computeCommission's) answer, in AED.
+type Preview struct {
+	Subtotal            float64   `json:"subtotal"`
+	DeliveryFee         float64   `json:"deliveryFee"`
+	TotalAmount         float64   `json:"totalAmount"`
+	PlatformCommission  float64   `json:"platformCommission"`
+	StoreEarnings       float64   `json:"storeEarnings"`
+	CommissionRate      float64   `json:"commissionRate"`
+	FixedFee            float64   `json:"fixedFee"`
+	CommissionBreakdown Breakdown `json:"commissionBreakdown"`
+}
+
+// Client calls the platform configuration service.
+type Client struct{ calls *ops.Client }
+
+// NewClient makes a client over calls.
+func NewClient(calls *ops.Client) *Client { return &Client{calls: calls} }
+
+// Commission is the commission of an order of storeID under the rules in force.
+func (c *Client) Commission(ctx context.Context, storeID string, subtotal, deliveryFee money.Fils) (*Preview, error) {
+	var p Preview
+	err := c.calls.Query(ctx, Service, OpComputeCommission,
+		map[string]any{"storeId": storeID, "subtotal": subtotal.AED(), "deliveryFee": deliveryFee.AED()}, &p)
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
