@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"marketplace/deploy/modules"
 	"marketplace/gateway"
@@ -272,16 +271,4 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// WaitReady polls url until it answers 200, for scripts and tests.
-func WaitReady(ctx context.Context, probe func() bool) error {
-	for !probe() {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return nil
 }

@@ -135,8 +135,6 @@ func (d *DB) markCreated() error {
 	return nil
 }
 
-// Embedded reports whether the database runs on the embedded engine.
-func (d *DB) Embedded() bool { return d.embedded }
 
 // Ping checks the database answers; it backs readiness.
 func (d *DB) Ping(ctx context.Context) error {
