@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -29,19 +28,7 @@ func TestAccessMatrix(t *testing.T) {
 
 	var descs []ops.Descriptor
 	for _, m := range modules.All {
-		resp, err := http.Get(s.Services[m.Name] + "/ops")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var body struct {
-			Operations []ops.Descriptor `json:"operations"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&body)
-		resp.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range body.Operations {
+		for _, d := range declaredOps(t, s, m.Name) {
 			if d.Access != ops.Internal {
 				descs = append(descs, d)
 			}

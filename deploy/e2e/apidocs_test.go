@@ -27,21 +27,10 @@ func TestAPIReferenceIsGenerated(t *testing.T) {
 	b.WriteString("Access: `public` needs no token; `authenticated`, `customer` and `store_owner` need a bearer token (the handler then checks the profile or ownership); `admin` needs the admin role, and `adminUserId`, when an argument, must be the caller. `internal` operations are only reachable by other services, never through the gateway.\n")
 	b.WriteString("Argument rules: `required`; `min`/`max` (numbers: value; strings and arrays: length); `id=kind` (a well-formed id of that kind); `enum=a|b`; `nonblank`. Amounts are AED numbers with at most two decimals.\n")
 	for _, m := range modules.All {
-		resp, err := http.Get(s.Services[m.Name] + "/ops")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var body struct {
-			Operations []ops.Descriptor `json:"operations"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&body)
-		resp.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		sort.Slice(body.Operations, func(i, j int) bool { return body.Operations[i].Path < body.Operations[j].Path })
+		declared := declaredOps(t, s, m.Name)
+		sort.Slice(declared, func(i, j int) bool { return declared[i].Path < declared[j].Path })
 		fmt.Fprintf(&b, "\n## Service `%s`\n", m.Name)
-		for _, d := range body.Operations {
+		for _, d := range declared {
 			fmt.Fprintf(&b, "\n### `%s`\n\n%s, access `%s`. %s\n", d.Path, d.Kind, d.Access, d.Summary)
 			if len(d.Args) == 0 {
 				b.WriteString("\nNo arguments.\n")
@@ -68,4 +57,21 @@ func TestAPIReferenceIsGenerated(t *testing.T) {
 	if err != nil || string(have) != b.String() {
 		t.Fatalf("docs/api.md is out of date with the operation declarations; regenerate it with UPDATE_API_DOCS=1 go test ./deploy/e2e -run TestAPIReferenceIsGenerated (%v)", err)
 	}
+}
+
+// declaredOps are the operations a service declares (its GET /ops).
+func declaredOps(t testing.TB, s *st.Sys, service string) []ops.Descriptor {
+	t.Helper()
+	resp, err := http.Get(s.Services[service] + "/ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Operations []ops.Descriptor `json:"operations"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Operations
 }

@@ -57,3 +57,17 @@ func (c *TTL[K, V]) Forget(k K) {
 	defer c.mu.Unlock()
 	delete(c.m, k)
 }
+
+// Lookup is the fresh value of k, else fetch's, kept when fetch finds one (a
+// nil answer, "none", is not kept: the record may appear any moment).
+func (c *TTL[K, V]) Lookup(k K, fetch func() (*V, error)) (*V, error) {
+	if v, ok := c.Get(k); ok {
+		return &v, nil
+	}
+	v, err := fetch()
+	if err != nil || v == nil {
+		return nil, err
+	}
+	c.Put(k, *v)
+	return v, nil
+}

@@ -31,3 +31,24 @@ func TestTTL(t *testing.T) {
 		t.Fatal("forgotten entry served")
 	}
 }
+
+func TestLookupKeepsFoundValuesOnly(t *testing.T) {
+	c := New[string, int](time.Minute, 10)
+	calls := 0
+	one := 1
+	fetch := func() (*int, error) { calls++; return &one, nil }
+	for range 3 {
+		if v, err := c.Lookup("a", fetch); err != nil || *v != 1 {
+			t.Fatalf("lookup: %v %v", v, err)
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("fetched %d times", calls)
+	}
+	none := func() (*int, error) { calls++; return nil, nil }
+	c.Lookup("b", none)
+	c.Lookup("b", none)
+	if calls != 3 {
+		t.Fatal("a miss was kept")
+	}
+}

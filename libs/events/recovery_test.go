@@ -1,7 +1,6 @@
 package events
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,25 +14,9 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"marketplace/libs/logtest"
 )
-
-// logBuffer collects log output across goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // publishEnvelope publishes one event with subject as its key (one subject,
 // one partition), in a batch of its own.
@@ -75,7 +58,7 @@ func readOffsets(t *testing.T, addrs []string, group string) []partOffsets {
 func TestConsumerRecoversFromTruncatedLog(t *testing.T) {
 	dir := t.TempDir()
 	h := newHarness(t, dir)
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	h.logger = slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), logs), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	fast := func(c *ConsumerConfig) { c.CheckInterval = 200 * time.Millisecond }
 

@@ -1,7 +1,6 @@
 package httpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,57 +10,22 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/logtest"
 )
-
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// records parses the JSON log lines written so far.
-func (b *syncBuffer) records(t *testing.T) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("log line %q is not JSON: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
-}
 
 const secretText = "password=hunter2 at db-7"
 
 // newTestApp builds an app with a body limit of 64 bytes and routes that exercise
 // every error path.
-func newTestApp(t *testing.T, checks ...Check) (*fiber.App, *syncBuffer) {
+func newTestApp(t *testing.T, checks ...Check) (*fiber.App, *logtest.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	cfg := Defaults()
 	cfg.BodyLimit = 64
@@ -171,7 +135,7 @@ func TestErrorsUseTheContractBody(t *testing.T) {
 	// What the client must not see is in the logs for the operators, once per
 	// internal answer, with the request id.
 	var sawPanic, sawFailed, internal int
-	for _, r := range logs.records(t) {
+	for _, r := range logs.Records(t) {
 		if r["msg"] != "internal error" {
 			continue
 		}
@@ -387,7 +351,7 @@ func TestAccessLog(t *testing.T) {
 				t.Fatalf("response status = %d, want %v", resp.StatusCode, c.wantStatus)
 			}
 			var lines []map[string]any
-			for _, r := range logs.records(t) {
+			for _, r := range logs.Records(t) {
 				if r["msg"] == "http" {
 					lines = append(lines, r)
 				}
@@ -413,7 +377,7 @@ func TestAccessLog(t *testing.T) {
 	}
 
 	t.Run("disabled", func(t *testing.T) {
-		logs := &syncBuffer{}
+		logs := &logtest.Buffer{}
 		cfg := Defaults()
 		cfg.AccessLog = false
 		app := New("test", cfg, slog.New(slog.NewJSONHandler(logs, nil)), nil)

@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/logtest"
 )
 
 type adminArgs struct {
@@ -201,23 +200,10 @@ func TestParseRequest(t *testing.T) {
 	}
 }
 
-// lockedBuffer collects log lines written from the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
-
 // An operation failing with an internal error answers INTERNAL without its
 // cause, and logs the cause once, with the request id and the operation.
 func TestInternalErrorsAreLoggedWithTheirCause(t *testing.T) {
-	var logs lockedBuffer
+	var logs logtest.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
 	cfg := httpserver.Defaults()
 	cfg.AccessLog = false

@@ -20,6 +20,7 @@ import (
 	"marketplace/libs/auth"
 	"marketplace/libs/discovery"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/logtest"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
 )
@@ -424,7 +425,7 @@ func TestRunServiceNeedsMongoDBUnlessEmbeddedIsAsked(t *testing.T) {
 	}
 
 	vars["DB_EMBEDDED"] = "true"
-	var logs lockedWriter
+	var logs logtest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- RunService(ctx, m, env(vars), &logs) }()
@@ -443,15 +444,3 @@ func TestRunServiceNeedsMongoDBUnlessEmbeddedIsAsked(t *testing.T) {
 		t.Fatalf("the embedded database was not announced loudly:\n%s", logs.String())
 	}
 }
-
-type lockedWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-func (w *lockedWriter) String() string { w.mu.Lock(); defer w.mu.Unlock(); return w.b.String() }

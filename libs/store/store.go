@@ -135,7 +135,6 @@ func (d *DB) markCreated() error {
 	return nil
 }
 
-
 // Ping checks the database answers; it backs readiness.
 func (d *DB) Ping(ctx context.Context) error {
 	if d.embedded {

@@ -1,13 +1,15 @@
 package customers
 
-// Order statuses (platform contract, section 4).
+import contract "marketplace/libs/contracts/customers"
+
+// Order statuses (platform contract, section 4), as the contract names them.
 const (
-	StatusPending        = "pending"
-	StatusConfirmed      = "confirmed"
-	StatusPreparing      = "preparing"
-	StatusOutForDelivery = "out_for_delivery"
-	StatusDelivered      = "delivered"
-	StatusCancelled      = "cancelled"
+	StatusPending        = contract.StatusPending
+	StatusConfirmed      = contract.StatusConfirmed
+	StatusPreparing      = contract.StatusPreparing
+	StatusOutForDelivery = contract.StatusOutForDelivery
+	StatusDelivered      = contract.StatusDelivered
+	StatusCancelled      = contract.StatusCancelled
 )
 
 // forward is the delivery path; each status may only move to the next one.

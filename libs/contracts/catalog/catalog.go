@@ -112,16 +112,14 @@ func NewClient(calls *ops.Client) *Client {
 // Store is a store by id, nil when it does not exist (a miss is not cached:
 // the store may be created any moment). The owner's contact is not kept.
 func (c *Client) Store(ctx context.Context, id string) (*Store, error) {
-	if st, ok := c.stores.Get(id); ok {
-		return &st, nil
-	}
-	var st *Store
-	if err := c.calls.Query(ctx, Service, OpGetStore, map[string]string{"storeId": id}, &st); err != nil || st == nil {
-		return nil, err
-	}
-	st.OwnerName, st.OwnerPhone = "", ""
-	c.stores.Put(id, *st)
-	return st, nil
+	return c.stores.Lookup(id, func() (*Store, error) {
+		var st *Store
+		if err := c.calls.Query(ctx, Service, OpGetStore, map[string]string{"storeId": id}, &st); err != nil || st == nil {
+			return nil, err
+		}
+		st.OwnerName, st.OwnerPhone = "", ""
+		return st, nil
+	})
 }
 
 // Products are products by id; missing ids are absent.

@@ -132,15 +132,11 @@ func NewClient(calls *ops.Client) *Client {
 // MyProfile is the calling user's profile (the caller's token travels with the
 // call), nil when they have none yet (not cached: it may be created any moment).
 func (c *Client) MyProfile(ctx context.Context, userID string) (*Profile, error) {
-	if p, ok := c.mine.Get(userID); ok {
-		return &p, nil
-	}
-	var p *Profile
-	if err := c.calls.Query(ctx, Service, OpGetMyProfile, nil, &p); err != nil || p == nil {
-		return nil, err
-	}
-	c.mine.Put(userID, *p)
-	return p, nil
+	return c.mine.Lookup(userID, func() (*Profile, error) {
+		var p *Profile
+		err := c.calls.Query(ctx, Service, OpGetMyProfile, nil, &p)
+		return p, err
+	})
 }
 
 // Profiles are profiles by id; missing ids are absent.
