@@ -10,6 +10,7 @@ require (
 	marketplace/services/addresses v0.0.0
 	marketplace/services/catalog v0.0.0
 	marketplace/services/customers v0.0.0
+	marketplace/services/media v0.0.0
 	marketplace/services/notifications v0.0.0
 	marketplace/services/payments v0.0.0
 	marketplace/services/platformconfig v0.0.0
@@ -98,6 +99,7 @@ replace (
 	marketplace/services/addresses => ../services/addresses
 	marketplace/services/catalog => ../services/catalog
 	marketplace/services/customers => ../services/customers
+	marketplace/services/media => ../services/media
 	marketplace/services/notifications => ../services/notifications
 	marketplace/services/payments => ../services/payments
 	marketplace/services/platformconfig => ../services/platformconfig

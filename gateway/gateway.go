@@ -1,8 +1,9 @@
 // Package gateway is the public entry point: it routes /api/query and
-// /api/mutation by operation path to the owning service (the routing table is
-// fetched from each service's own declarations), verifies bearer tokens, applies
-// CORS and per-caller rate limits, and forwards /processor/* to the payments
-// service. Internal operations do not exist here.
+// /api/mutation by operation path to the owning service, and forwards the raw
+// HTTP routes services declare (the processor's webhook, media uploads and
+// downloads) by their exact method and path; the routing table is fetched
+// from each service's own declarations. It verifies bearer tokens, applies
+// CORS and per-caller rate limits. Internal operations do not exist here.
 package gateway
 
 import (
@@ -31,18 +32,24 @@ const HealthMessage = "Backend is healthy"
 
 // Config is the gateway's part of a program's configuration.
 type Config struct {
-	Services         []string      `env:"GATEWAY_SERVICES"` // default: every module (deploy/modules)
-	ProcessorService string        `env:"GATEWAY_PROCESSOR_SERVICE" default:"payments"`
-	UpstreamTimeout  time.Duration `env:"GATEWAY_UPSTREAM_TIMEOUT" default:"10s"`
-	RefreshInterval  time.Duration `env:"GATEWAY_ROUTES_REFRESH" default:"15s"`
-	RateLimitRPS     float64       `env:"RATE_LIMIT_RPS" default:"50"`
-	RateLimitBurst   int           `env:"RATE_LIMIT_BURST" default:"100"`
+	Services        []string      `env:"GATEWAY_SERVICES"` // default: every module (deploy/modules)
+	UpstreamTimeout time.Duration `env:"GATEWAY_UPSTREAM_TIMEOUT" default:"10s"`
+	RefreshInterval time.Duration `env:"GATEWAY_ROUTES_REFRESH" default:"15s"`
+	RateLimitRPS    float64       `env:"RATE_LIMIT_RPS" default:"50"`
+	RateLimitBurst  int           `env:"RATE_LIMIT_BURST" default:"100"`
 }
 
 type route struct {
 	service string
 	kind    ops.Kind
 	access  ops.Access
+}
+
+// rawRoute is a raw HTTP route a service declared (ops.Route).
+type rawRoute struct {
+	service string
+	desc    ops.RouteDescriptor
+	pattern ops.PathPattern
 }
 
 // Gateway holds the routing table and the upstream client.
@@ -55,6 +62,7 @@ type Gateway struct {
 	hc       *fasthttp.Client
 
 	routes  atomic.Pointer[map[string]route]
+	raw     atomic.Pointer[[]rawRoute]
 	mu      sync.Mutex   // serialises refreshes
 	missing atomic.Value // []string of services that did not answer the last refresh
 	// answered holds the services that answered a refresh at least once.
@@ -78,6 +86,7 @@ func New(cfg Config, resolver ops.Resolver, verifier auth.Verifier, logger *slog
 	}
 	empty := map[string]route{}
 	g.routes.Store(&empty)
+	g.raw.Store(&[]rawRoute{})
 	g.missing.Store(cfg.Services)
 	return g
 }
@@ -88,12 +97,13 @@ func New(cfg Config, resolver ops.Resolver, verifier auth.Verifier, logger *slog
 func (g *Gateway) Refresh(ctx context.Context) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	old := *g.routes.Load()
+	old, oldRaw := *g.routes.Load(), *g.raw.Load()
 	next := make(map[string]route, len(old))
+	var nextRaw []rawRoute
 	var missing []string
 	var errs []error
 	for _, svc := range g.cfg.Services {
-		descs, err := g.fetch(ctx, svc)
+		descs, routes, err := g.fetch(ctx, svc)
 		if err != nil {
 			missing = append(missing, svc)
 			errs = append(errs, err)
@@ -102,8 +112,16 @@ func (g *Gateway) Refresh(ctx context.Context) error {
 					next[p] = r
 				}
 			}
+			var kept []ops.RouteDescriptor
+			for _, r := range oldRaw {
+				if r.service == svc {
+					kept = append(kept, r.desc)
+				}
+			}
+			nextRaw = g.addRaw(nextRaw, svc, kept)
 			continue
 		}
+		nextRaw = g.addRaw(nextRaw, svc, routes)
 		g.answered.Store(svc, true)
 		for _, d := range descs {
 			if d.Access == ops.Internal {
@@ -117,32 +135,56 @@ func (g *Gateway) Refresh(ctx context.Context) error {
 		}
 	}
 	g.routes.Store(&next)
+	g.raw.Store(&nextRaw)
 	g.missing.Store(missing)
 	return errors.Join(errs...)
 }
 
-func (g *Gateway) fetch(ctx context.Context, svc string) ([]ops.Descriptor, error) {
+// addRaw adds the raw routes svc declared to table. A declaration the gateway
+// cannot honour (bad path, method or access), or one that could match a
+// request another service's route already matches, is left out and logged.
+func (g *Gateway) addRaw(table []rawRoute, svc string, routes []ops.RouteDescriptor) []rawRoute {
+next:
+	for _, d := range routes {
+		if err := d.Validate(); err != nil {
+			g.logger.Error("route declaration ignored", "service", svc, "err", err)
+			continue
+		}
+		for _, r := range table {
+			if r.desc.Overlaps(d) {
+				g.logger.Error("route declared by two services", "method", d.Method, "path", d.Path, "services", r.service+","+svc)
+				continue next
+			}
+		}
+		p, _ := ops.CompilePath(d.Path) // valid: checked above
+		table = append(table, rawRoute{service: svc, desc: d, pattern: p})
+	}
+	return table
+}
+
+func (g *Gateway) fetch(ctx context.Context, svc string) ([]ops.Descriptor, []ops.RouteDescriptor, error) {
 	base, err := g.resolver.Resolve(ctx, svc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	req.SetRequestURI(base + "/ops")
 	if err := g.hc.DoTimeout(req, resp, 5*time.Second); err != nil {
-		return nil, fmt.Errorf("%s: %w", svc, err)
+		return nil, nil, fmt.Errorf("%s: %w", svc, err)
 	}
 	if resp.StatusCode() != 200 {
-		return nil, fmt.Errorf("%s: /ops answered %d", svc, resp.StatusCode())
+		return nil, nil, fmt.Errorf("%s: /ops answered %d", svc, resp.StatusCode())
 	}
 	var body struct {
-		Operations []ops.Descriptor `json:"operations"`
+		Operations []ops.Descriptor      `json:"operations"`
+		Routes     []ops.RouteDescriptor `json:"routes"`
 	}
 	if err := json.Unmarshal(resp.Body(), &body); err != nil {
-		return nil, fmt.Errorf("%s: %w", svc, err)
+		return nil, nil, fmt.Errorf("%s: %w", svc, err)
 	}
-	return body.Operations, nil
+	return body.Operations, body.Routes, nil
 }
 
 // Run refreshes the table until ctx is done: quickly while a service is missing,
@@ -184,6 +226,26 @@ func (g *Gateway) Ready(context.Context) error {
 // Operations lists the public routing table (for the API reference endpoint).
 func (g *Gateway) Operations() map[string]route { return *g.routes.Load() }
 
+// Routes lists the raw routes the gateway forwards, with their services.
+func (g *Gateway) Routes() map[string]ops.RouteDescriptor {
+	out := map[string]ops.RouteDescriptor{}
+	for _, r := range *g.raw.Load() {
+		out[r.service+" "+r.desc.Method+" "+r.desc.Path] = r.desc
+	}
+	return out
+}
+
+// matchRaw finds the declared route of a request; path is the path exactly
+// as the client sent it.
+func (g *Gateway) matchRaw(method, path string) (rawRoute, bool) {
+	for _, r := range *g.raw.Load() {
+		if r.desc.Method == method && r.pattern.Match(path) {
+			return r, true
+		}
+	}
+	return rawRoute{}, false
+}
+
 // Mount adds the public routes to app (built with httpserver.New).
 func (g *Gateway) Mount(app *fiber.App) {
 	app.Get("/health", func(c *fiber.Ctx) error { return c.SendString(HealthMessage) })
@@ -196,11 +258,9 @@ func (g *Gateway) Mount(app *fiber.App) {
 		}
 		return c.JSON(out)
 	})
-	// Only the processor's two routes, forwarded by their fixed paths: a raw
-	// /processor/* pass-through would let "/processor/../x" reach other routes of
-	// the payments service.
-	app.Post("/processor/webhook", g.handleProcessor("/processor/webhook"))
-	app.Get("/processor/config", g.handleProcessor("/processor/config"))
+	// Last: every request no route above took is matched against the raw
+	// routes the services declared, by exact method and path, or is 404.
+	app.Use(g.handleRaw)
 }
 
 // CORS sets the interface's CORS headers on every response and answers preflights.
@@ -255,7 +315,7 @@ func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
 				return httpserver.WriteError(c, err)
 			}
 		}
-		return g.forward(c, r.service, "/api/"+string(kind), false)
+		return g.forward(c, r.service, "/api/"+string(kind), ops.ErrorsContract)
 	}
 }
 
@@ -266,26 +326,58 @@ func routePath(body []byte) (string, error) {
 	return r.Path, err
 }
 
-func (g *Gateway) handleProcessor(path string) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		if !g.limiter.allow(c.IP(), time.Now()) {
-			c.Set(fiber.HeaderRetryAfter, "1")
-			return c.Status(fiber.StatusTooManyRequests).JSON(fiber.Map{"error": "too many requests", "retryAfter": 1})
-		}
-		return g.forward(c, g.cfg.ProcessorService, path, true)
+// handleRaw forwards a request that matches a raw route a service declared,
+// by its exact method and path (the path as the client sent it: no decoding,
+// no dot segments, parameters of safe characters only), to that service. The
+// token is verified and the rate limit applied as for operations; the
+// gateway's own refusals use the route's error style.
+func (g *Gateway) handleRaw(c *fiber.Ctx) error {
+	path := string(c.Request().URI().PathOriginal())
+	r, ok := g.matchRaw(c.Method(), path)
+	if !ok {
+		return httpserver.WriteError(c, apperr.New(apperr.NotFound, "no route %s %s", c.Method(), c.Path()))
 	}
+	c.Locals("op", r.desc.Method+" "+r.desc.Path)
+	ctx, err := ops.Identify(c.UserContext(), g.verifier, c.Get(fiber.HeaderAuthorization))
+	caller := c.IP()
+	if id := auth.FromContext(ctx); id != nil {
+		caller = "sub:" + id.Sub
+	}
+	if !g.limiter.allow(caller, time.Now()) {
+		c.Set(fiber.HeaderRetryAfter, "1")
+		return ops.WriteRouteError(c, r.desc.Errors, apperr.New(apperr.RateLimited, "too many requests; retry shortly"))
+	}
+	if err == nil && r.desc.Access == ops.Authenticated && auth.FromContext(ctx) == nil {
+		err = apperr.New(apperr.Unauthenticated, "%s %s needs a bearer token", r.desc.Method, r.desc.Path)
+	}
+	if err != nil {
+		return ops.WriteRouteError(c, r.desc.Errors, err)
+	}
+	uri := path
+	if q := c.Request().URI().QueryString(); len(q) > 0 {
+		uri += "?" + string(q)
+	}
+	return g.forward(c, r.service, uri, r.desc.Errors)
 }
 
-// forward sends the request to service and relays its answer. plain selects the
-// webhook's error shape ({ error, retryAfter }) instead of the operation error body.
-func (g *Gateway) forward(c *fiber.Ctx, service, uri string, plain bool) error {
+// Headers relayed from the client to a service, and from a service's answer
+// to the client; nothing else crosses (X-Internal-Token never does).
+var (
+	requestHeaders = []string{fiber.HeaderContentType, fiber.HeaderAuthorization, "processor-signature", httpserver.HeaderRequestID,
+		ops.HeaderIdempotencyKey, fiber.HeaderIfNoneMatch, fiber.HeaderIfModifiedSince}
+	responseHeaders = []string{fiber.HeaderRetryAfter, ops.HeaderIdempotentReplayed, fiber.HeaderETag, fiber.HeaderCacheControl,
+		fiber.HeaderLastModified, fiber.HeaderExpires, fiber.HeaderXContentTypeOptions, fiber.HeaderContentDisposition,
+		fiber.HeaderContentSecurityPolicy}
+)
+
+// forward sends the request to service and relays its answer. style selects
+// the body of the gateway's own errors (the webhook's { error, retryAfter }
+// for ops.ErrorsSimple routes).
+func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyle) error {
 	unavailable := func(err error) error {
 		g.logger.Warn("upstream unavailable", "service", service, "err", err)
 		c.Set(fiber.HeaderRetryAfter, "5")
-		if plain {
-			return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"error": service + " is unavailable", "retryAfter": 5})
-		}
-		return httpserver.WriteError(c, apperr.New(apperr.Unavailable, "%s is unavailable; retry shortly", service))
+		return ops.WriteRouteError(c, style, apperr.New(apperr.Unavailable, "%s is unavailable; retry shortly", service))
 	}
 	base, err := g.resolver.Resolve(c.UserContext(), service)
 	if err != nil {
@@ -297,7 +389,7 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, plain bool) error {
 	src := &c.Request().Header
 	req.Header.SetMethodBytes(src.Method())
 	req.SetRequestURI(base + uri)
-	for _, h := range []string{fiber.HeaderContentType, fiber.HeaderAuthorization, "processor-signature", httpserver.HeaderRequestID, ops.HeaderIdempotencyKey} {
+	for _, h := range requestHeaders {
 		if v := src.Peek(h); len(v) > 0 {
 			req.Header.SetBytesV(h, v)
 		}
@@ -310,14 +402,25 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, plain bool) error {
 	if err := g.hc.DoTimeout(req, resp, g.cfg.UpstreamTimeout); err != nil {
 		return unavailable(err)
 	}
-	c.Status(resp.StatusCode())
-	if ct := resp.Header.ContentType(); len(ct) > 0 {
-		c.Context().Response.Header.SetContentTypeBytes(ct)
-	}
-	for _, h := range []string{fiber.HeaderRetryAfter, ops.HeaderIdempotentReplayed} {
+	status := resp.StatusCode()
+	for _, h := range responseHeaders {
 		if v := resp.Header.Peek(h); len(v) > 0 {
 			c.Context().Response.Header.SetBytesV(h, v)
 		}
+	}
+	// A conditional GET whose entity tag matches is answered 304 here even
+	// when the service sent the whole body.
+	if status == fiber.StatusOK && c.Method() == fiber.MethodGet &&
+		httpserver.ETagMatches(c.Get(fiber.HeaderIfNoneMatch), string(resp.Header.Peek(fiber.HeaderETag))) {
+		status = fiber.StatusNotModified
+	}
+	c.Status(status)
+	if status == fiber.StatusNotModified {
+		c.Response().ResetBody()
+		return nil
+	}
+	if ct := resp.Header.ContentType(); len(ct) > 0 {
+		c.Context().Response.Header.SetContentTypeBytes(ct)
 	}
 	// Copy: resp goes back to its pool when this function returns, before Fiber
 	// writes the response; sending its buffer would hand it to another request.

@@ -51,7 +51,9 @@ func fakeService(t *testing.T, seen chan<- http.Header) (url string, stop func()
 		}
 		return c.Next()
 	})
-	(&ops.Server{Registry: reg, Verifier: v, InternalToken: "svc-token"}).Mount(app)
+	(&ops.Server{Registry: reg, Verifier: v, InternalToken: "svc-token", Routes: fakeRoutes}).Mount(app)
+	// Served, but not declared: the gateway must never reach it.
+	app.Get("/undeclared", func(c *fiber.Ctx) error { return c.SendString("leak") })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -244,28 +246,231 @@ func TestConcurrentCallersGetTheirOwnAnswers(t *testing.T) {
 	}
 }
 
-func TestProcessorRoutesAreExact(t *testing.T) {
+// fakeRoutes are the fake service's raw routes.
+var fakeRoutes = []ops.Route{
+	{Method: "POST", Path: "/processor/webhook", Access: ops.Public, Errors: ops.ErrorsSimple, Handler: func(c *fiber.Ctx) error {
+		return c.SendString("got " + string(c.Body()) + " signed " + c.Get("processor-signature"))
+	}},
+	{Method: "GET", Path: "/processor/config", Access: ops.Public, Errors: ops.ErrorsSimple, Handler: func(c *fiber.Ctx) error {
+		return c.JSON(fiber.Map{"publishableKey": "pk"})
+	}},
+	// Ignores If-None-Match: the gateway answers the conditional request.
+	{Method: "GET", Path: "/files/:id", Access: ops.Public, Handler: func(c *fiber.Ctx) error {
+		c.Set(fiber.HeaderETag, `"e-`+c.Params("id")+`"`)
+		c.Set(fiber.HeaderCacheControl, "public, max-age=60")
+		c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+		c.Set("X-Secret-Header", "not for clients")
+		c.Set(fiber.HeaderContentType, "image/png")
+		return c.SendString("file " + c.Params("id") + " q=" + c.Query("q"))
+	}},
+	{Method: "POST", Path: "/files/upload", Access: ops.Authenticated, Handler: func(c *fiber.Ctx) error {
+		return c.SendString(fmt.Sprintf("%s:%d", ops.Caller(c.UserContext()).Sub, len(c.Body())))
+	}},
+}
+
+func do(t *testing.T, method, url, body string, headers ...string) (int, string, http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+// TestRawRoutesAreExact: only a declared method and path, exactly as sent,
+// reaches the service: no prefix pass-through, no dot segments, no encoded
+// characters, no other case, no trailing slash, no second segment for a
+// parameter.
+func TestRawRoutesAreExact(t *testing.T) {
 	seen := make(chan http.Header, 16)
 	url, stop := fakeService(t, seen)
 	defer stop()
-	gw := startGateway(t, Config{Services: []string{"fake"}, ProcessorService: "fake", UpstreamTimeout: 2 * time.Second}, discovery.NewStatic(map[string]string{"fake": url}))
+	gw := startGateway(t, Config{Services: []string{"fake"}, UpstreamTimeout: 2 * time.Second}, discovery.NewStatic(map[string]string{"fake": url}))
 	for len(seen) > 0 {
 		<-seen // the routing table fetch
 	}
-	for _, p := range []string{"/processor/../api/mutation", "/processor/%2e%2e/ops", "/processor/other", "/PROCESSOR/webhook/x"} {
-		req, _ := http.NewRequest("POST", gw+p, strings.NewReader(`{"path":"fake.things.secret"}`))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 404 {
-			t.Errorf("%s answered %d", p, resp.StatusCode)
+	cases := []struct{ method, path string }{
+		{"POST", "/processor/../api/mutation"},
+		{"POST", "/processor/%2e%2e/ops"},
+		{"POST", "/processor/other"},
+		{"POST", "/PROCESSOR/webhook"},
+		{"POST", "/processor/webhook/"},
+		{"POST", "/processor/webhook/x"},
+		{"POST", "/processor//webhook"},
+		{"GET", "/processor/webhook"}, // declared for POST only
+		{"GET", "/files/a/b"},
+		{"GET", "/files/.."},
+		{"GET", "/files/../ops"},
+		{"GET", "/files/%2e%2e"},
+		{"GET", "/files/a%2Fb"},
+		{"GET", "/files/a.b"},
+		{"GET", "/files/"},
+		{"GET", "/files/" + strings.Repeat("a", ops.MaxParamLength+1)},
+		{"GET", "/undeclared"},
+		{"GET", "/ops"},
+		{"POST", "/files/x"},
+	}
+	for _, c := range cases {
+		st, body, h := do(t, c.method, gw+c.path, `{"path":"fake.things.secret"}`)
+		if st != 404 || !strings.Contains(body, "NOT_FOUND") || h.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("%s %s answered %d %s", c.method, c.path, st, body)
 		}
 	}
 	select {
 	case h := <-seen:
 		t.Fatalf("a request reached the service: %v", h)
 	default:
+	}
+}
+
+// TestRawRoutesForward: declared routes reach their service with their body,
+// the headers they need and their query; the service's caching headers come
+// back (nothing else it sets), a matching If-None-Match is a 304, and an
+// authenticated route needs a valid token at the gateway already.
+func TestRawRoutesForward(t *testing.T) {
+	seen := make(chan http.Header, 16)
+	url, stop := fakeService(t, seen)
+	defer stop()
+	gw := startGateway(t, Config{Services: []string{"fake"}, UpstreamTimeout: 2 * time.Second}, discovery.NewStatic(map[string]string{"fake": url}))
+	for len(seen) > 0 {
+		<-seen
+	}
+	if st, body, _ := do(t, "POST", gw+"/processor/webhook", "{}", "processor-signature", "t=1,v1=ab", ops.HeaderInternalToken, "svc-token"); st != 200 || body != "got {} signed t=1,v1=ab" {
+		t.Fatalf("webhook: %d %s", st, body)
+	}
+	if h := <-seen; h.Get(ops.HeaderInternalToken) != "" || h.Get(httpserver.HeaderRequestID) == "" {
+		t.Fatalf("forwarded headers: %v", h)
+	}
+	st, body, h := do(t, "GET", gw+"/files/ab-C_9?q=1", "")
+	if st != 200 || body != "file ab-C_9 q=1" || h.Get("Content-Type") != "image/png" || h.Get("ETag") != `"e-ab-C_9"` ||
+		h.Get("Cache-Control") != "public, max-age=60" || h.Get("X-Content-Type-Options") != "nosniff" ||
+		h.Get("X-Secret-Header") != "" || h.Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("file: %d %s %v", st, body, h)
+	}
+	for _, inm := range []string{`"e-ab-C_9"`, `W/"e-ab-C_9"`, `"other", "e-ab-C_9"`, "*"} {
+		st, body, h = do(t, "GET", gw+"/files/ab-C_9", "", "If-None-Match", inm)
+		if st != 304 || body != "" || h.Get("ETag") != `"e-ab-C_9"` || h.Get("Cache-Control") == "" {
+			t.Fatalf("If-None-Match %s: %d %q %v", inm, st, body, h)
+		}
+	}
+	if st, _, _ = do(t, "GET", gw+"/files/ab-C_9", "", "If-None-Match", `"other"`); st != 200 {
+		t.Fatalf("a stale If-None-Match: %d", st)
+	}
+	if st, body, _ = do(t, "POST", gw+"/files/upload", "hello"); st != 401 || !strings.Contains(body, "UNAUTHENTICATED") {
+		t.Fatalf("anonymous upload: %d %s", st, body)
+	}
+	if st, body, _ = do(t, "POST", gw+"/files/upload", "hello", "Authorization", "Bearer nonsense"); st != 401 || !strings.Contains(body, "UNAUTHENTICATED") {
+		t.Fatalf("bad token: %d %s", st, body)
+	}
+	for len(seen) > 0 {
+		<-seen
+	}
+	select {
+	case h := <-seen:
+		t.Fatalf("a refused upload reached the service: %v", h)
+	default:
+	}
+	tok, _ := auth.Mint(secret, "u1", nil, time.Minute, auth.Options{})
+	if st, body, _ = do(t, "POST", gw+"/files/upload", "hello", "Authorization", "Bearer "+tok); st != 200 || body != "u1:5" {
+		t.Fatalf("upload: %d %s", st, body)
+	}
+	// A bad token on a public route is refused too, as on public operations;
+	// the webhook's refusals keep its own body.
+	st, body, _ = do(t, "POST", gw+"/processor/webhook", "{}", "Authorization", "Bearer nonsense")
+	if st != 401 || !strings.HasPrefix(body, `{"error":"`) || strings.Contains(body, `"code"`) {
+		t.Fatalf("webhook with a bad token: %d %s", st, body)
+	}
+}
+
+// TestRawRoutesRateLimited: raw routes share the per-caller limit; the
+// webhook's 429 keeps its { error, retryAfter } body.
+func TestRawRoutesRateLimited(t *testing.T) {
+	url, stop := fakeService(t, nil)
+	defer stop()
+	gw := startGateway(t, Config{Services: []string{"fake"}, UpstreamTimeout: 2 * time.Second, RateLimitRPS: 0.01, RateLimitBurst: 1}, discovery.NewStatic(map[string]string{"fake": url}))
+	if st, _, _ := do(t, "GET", gw+"/processor/config", ""); st != 200 {
+		t.Fatalf("first: %d", st)
+	}
+	st, body, h := do(t, "POST", gw+"/processor/webhook", "{}")
+	if st != 429 || body != `{"error":"too many requests; retry shortly","retryAfter":1}` || h.Get("Retry-After") != "1" {
+		t.Fatalf("limited webhook: %d %s", st, body)
+	}
+	if st, body, _ = do(t, "GET", gw+"/files/x", ""); st != 429 || !strings.Contains(body, "RATE_LIMITED") {
+		t.Fatalf("limited file: %d %s", st, body)
+	}
+}
+
+// TestRawRoutesOfADownService: a service that answered once keeps its routes
+// while it is down (503, in each route's error style); the routes of a service
+// that never answered are unknown (404) until it does.
+func TestRawRoutesOfADownService(t *testing.T) {
+	url, stop := fakeService(t, nil)
+	res := discovery.NewStatic(map[string]string{"fake": url})
+	gw := startGateway(t, Config{Services: []string{"fake"}, UpstreamTimeout: 2 * time.Second, RefreshInterval: time.Hour}, res)
+	stop()
+	for _, p := range []string{"/processor/webhook", "/processor/config"} {
+		method := map[string]string{"/processor/webhook": "POST", "/processor/config": "GET"}[p]
+		st, body, h := do(t, method, gw+p, "{}")
+		if st != 503 || body != `{"error":"fake is unavailable; retry shortly","retryAfter":5}` || h.Get("Retry-After") != "5" {
+			t.Fatalf("%s with the service down: %d %s", p, st, body)
+		}
+	}
+	if st, body, _ := do(t, "GET", gw+"/files/x", ""); st != 503 || !strings.Contains(body, "UNAVAILABLE") {
+		t.Fatalf("file with the service down: %d %s", st, body)
+	}
+	g := New(Config{Services: []string{"fake"}}, res, nil, slog.New(slog.DiscardHandler))
+	_ = g.Refresh(context.Background())
+	if len(g.Routes()) != 0 {
+		t.Fatalf("routes of a service that never answered: %v", g.Routes())
+	}
+	url2, stop2 := fakeService(t, nil)
+	defer stop2()
+	res.Set("fake", url2)
+	if err := g.Refresh(context.Background()); err != nil || len(g.Routes()) != len(fakeRoutes) {
+		t.Fatalf("routes after the service answered: %v %v", err, g.Routes())
+	}
+	if err := g.Refresh(context.Background()); err != nil || len(g.Routes()) != len(fakeRoutes) {
+		t.Fatalf("routes after a second refresh: %v %v", err, g.Routes())
+	}
+}
+
+// TestRawRouteConflicts: a route another service already declared, or one
+// the gateway cannot honour, is left out.
+func TestRawRouteConflicts(t *testing.T) {
+	url, stop := fakeService(t, nil)
+	defer stop()
+	other := fiber.New()
+	other.Get("/ops", func(c *fiber.Ctx) error {
+		return c.JSON(fiber.Map{"service": "other", "operations": []any{}, "routes": []ops.RouteDescriptor{
+			{Method: "GET", Path: "/files/:name", Access: ops.Public},      // overlaps fake's /files/:id
+			{Method: "GET", Path: "/files/../x", Access: ops.Public},       // invalid
+			{Method: "GET", Path: "/api/query", Access: ops.Public},        // reserved
+			{Method: "GET", Path: "/other/:id", Access: ops.Admin},         // unsupported access
+			{Method: "GET", Path: "/other/:id", Access: ops.Authenticated}, // fine
+		}})
+	})
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	go other.Listener(ln)
+	defer other.Shutdown()
+	res := discovery.NewStatic(map[string]string{"fake": url, "other": "http://" + ln.Addr().String()})
+	g := New(Config{Services: []string{"fake", "other"}}, res, nil, slog.New(slog.DiscardHandler))
+	if err := g.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := g.Routes()
+	if len(got) != len(fakeRoutes)+1 {
+		t.Fatalf("routes: %v", got)
+	}
+	if _, ok := got["other GET /other/:id"]; !ok {
+		t.Fatalf("the valid route of other is missing: %v", got)
+	}
+	if _, ok := got["fake GET /files/:id"]; !ok {
+		t.Fatalf("the first declaration lost: %v", got)
 	}
 }

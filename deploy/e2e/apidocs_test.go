@@ -26,10 +26,14 @@ func TestAPIReferenceIsGenerated(t *testing.T) {
 	b.WriteString("Call a query with `POST /api/query` and a mutation with `POST /api/mutation`, body `{ \"path\": ..., \"args\": { ... } }`.\n")
 	b.WriteString("Access: `public` needs no token; `authenticated`, `customer` and `store_owner` need a bearer token (the handler then checks the profile or ownership); `admin` needs the admin role, and `adminUserId`, when an argument, must be the caller. `internal` operations are only reachable by other services, never through the gateway.\n")
 	b.WriteString("Argument rules: `required`; `min`/`max` (numbers: value; strings and arrays: length); `id=kind` (a well-formed id of that kind); `enum=a|b`; `nonblank`. Amounts are AED numbers with at most two decimals.\n")
+	b.WriteString("HTTP routes (`METHOD /path`) are called as they are, through the gateway, which forwards exactly the declared method and path; a `:name` segment is one segment of letters, digits, `_` and `-`.\n")
 	for _, m := range modules.All {
 		declared := declaredOps(t, s, m.Name)
 		sort.Slice(declared, func(i, j int) bool { return declared[i].Path < declared[j].Path })
 		fmt.Fprintf(&b, "\n## Service `%s`\n", m.Name)
+		for _, r := range declaredRoutes(t, s, m.Name) {
+			fmt.Fprintf(&b, "\n### `%s %s`\n\nHTTP route, access `%s`. %s\n", r.Method, r.Path, r.Access, r.Summary)
+		}
 		for _, d := range declared {
 			fmt.Fprintf(&b, "\n### `%s`\n\n%s, access `%s`. %s\n", d.Path, d.Kind, d.Access, d.Summary)
 			if len(d.Args) == 0 {
@@ -74,4 +78,21 @@ func declaredOps(t testing.TB, s *st.Sys, service string) []ops.Descriptor {
 		t.Fatal(err)
 	}
 	return body.Operations
+}
+
+// declaredRoutes are the raw HTTP routes a service declares (its GET /ops).
+func declaredRoutes(t testing.TB, s *st.Sys, service string) []ops.RouteDescriptor {
+	t.Helper()
+	resp, err := http.Get(s.Services[service] + "/ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Routes []ops.RouteDescriptor `json:"routes"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Routes
 }

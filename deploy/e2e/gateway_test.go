@@ -1,10 +1,14 @@
 package e2e
 
 import (
+	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	st "marketplace/deploy/systemtest"
+	"marketplace/libs/ops"
 )
 
 func TestGatewayHealthCORSAndRouting(t *testing.T) {
@@ -43,16 +47,37 @@ func TestGatewayHealthCORSAndRouting(t *testing.T) {
 	st.Expect(t, s.Do("POST", "/api/query", strings.NewReader("{not json"), nil), "INVALID_ARGUMENT")
 }
 
-// TestProcessorRoutesWithoutPayments: with the payments service away, the
-// processor's routes answer 503 in the webhook's { error, retryAfter } shape.
+// TestProcessorRoutesWithoutPayments: with the payments service unreachable
+// (it answered the gateway once, so its declared routes are known and kept),
+// the processor's routes answer 503 in the webhook's { error, retryAfter }
+// shape. A system that never ran payments does not know its routes: 404.
 func TestProcessorRoutesWithoutPayments(t *testing.T) {
-	s := st.Start(t, st.WithModules(withoutModule("payments")...))
+	var down atomic.Bool
+	s := st.Start(t, st.WithGatewayResolver(func(r ops.Resolver) ops.Resolver {
+		return resolverFunc(func(ctx context.Context, svc string) (string, error) {
+			if svc == "payments" && down.Load() {
+				return "", errors.New("payments is down")
+			}
+			return r.Resolve(ctx, svc)
+		})
+	}))
+	st.MustOK(t, s.Do("GET", "/processor/config", nil, nil))
+	down.Store(true)
 	for _, r := range []st.Result{
 		s.Do("POST", "/processor/webhook", strings.NewReader("{}"), nil),
 		s.Do("GET", "/processor/config", nil, nil),
 	} {
-		if r.Status != 503 || r.Map(t)["retryAfter"] == nil || r.Header.Get("Retry-After") == "" {
+		if r.Status != 503 || r.Map(t)["retryAfter"] == nil || r.Map(t)["error"] == nil || r.Header.Get("Retry-After") == "" ||
+			r.Header.Get("Access-Control-Allow-Origin") != "*" {
 			t.Fatalf("processor route without payments: %d %s", r.Status, r.Body)
 		}
 	}
+
+	never := st.Start(t, st.WithModules(withoutModule("payments")...))
+	st.Expect(t, never.Do("POST", "/processor/webhook", strings.NewReader("{}"), nil), "NOT_FOUND")
+	st.Expect(t, never.Do("GET", "/processor/config", nil, nil), "NOT_FOUND")
 }
+
+type resolverFunc func(ctx context.Context, svc string) (string, error)
+
+func (f resolverFunc) Resolve(ctx context.Context, svc string) (string, error) { return f(ctx, svc) }

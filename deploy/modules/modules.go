@@ -16,6 +16,7 @@ import (
 	"marketplace/services/addresses"
 	"marketplace/services/catalog"
 	"marketplace/services/customers"
+	"marketplace/services/media"
 	"marketplace/services/notifications"
 	"marketplace/services/payments"
 	"marketplace/services/platformconfig"
@@ -29,6 +30,7 @@ var All = []service.Module{
 	addresses.Module,
 	payments.Module,
 	notifications.Module,
+	media.Module,
 }
 
 // Names are the modules' names, in start order.

@@ -25,10 +25,12 @@ import (
 	"marketplace/libs/discovery"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/ops"
 	"marketplace/libs/program"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
 	"marketplace/libs/telemetry"
+	"marketplace/services/payments"
 )
 
 // Options tailor a run; the zero value (plus Getenv and Stdout) is `make run`.
@@ -42,6 +44,9 @@ type Options struct {
 	RelayFault func() error
 	// Modules overrides the modules to run (tests of a partial system); nil runs all.
 	Modules []service.Module
+	// GatewayResolver, when set, wraps the discovery the gateway uses (and only
+	// the gateway): tests make a service unreachable to it while it runs.
+	GatewayResolver func(ops.Resolver) ops.Resolver
 }
 
 // Info describes a running system.
@@ -75,17 +80,18 @@ func Run(ctx context.Context, o Options) error {
 		fmt.Fprintf(o.Stdout, "development auth: tokens signed with the secret in %s are accepted; mint one with: make token SUB=<user id> ROLES=admin\n",
 			filepath.Join(cfg.DataDir, devSecretFile))
 	}
-	getenv := o.Getenv
-	if o.Getenv("PROCESSOR_WEBHOOK_SECRET") == "" {
+	// Without a webhook secret in the environment the payments service gets the
+	// development one kept in DATA_DIR, so `make sign-webhook` works as is.
+	var configure func(any)
+	if o.Getenv(payments.EnvWebhookSecret) == "" {
 		ws, err := secretFile(cfg.DataDir, webhookSecretFile, o.Memory)
 		if err != nil {
 			return err
 		}
-		getenv = func(k string) string {
-			if k == "PROCESSOR_WEBHOOK_SECRET" {
-				return ws
+		configure = func(settings any) {
+			if p, ok := settings.(*payments.Settings); ok {
+				p.WebhookSecret = ws
 			}
-			return o.Getenv(k)
 		}
 		fmt.Fprintf(o.Stdout, "development webhooks: signed with the secret in %s; sign a body with: make sign-webhook FILE=<body.json>\n",
 			filepath.Join(cfg.DataDir, webhookSecretFile))
@@ -154,7 +160,7 @@ func Run(ctx context.Context, o Options) error {
 			defer wg.Done()
 			err := service.Run(sctx, service.Options{
 				Module: m, Listener: ln, DB: dbo, Brokers: brokers, Resolver: resolver, Verifier: verifier,
-				InternalToken: cfg.InternalToken, Logger: logger, HTTP: cfg.HTTP(), Getenv: getenv,
+				InternalToken: cfg.InternalToken, Logger: logger, HTTP: cfg.HTTP(), Getenv: o.Getenv, Configure: configure,
 				Ready: ready, RelayFault: o.RelayFault,
 			})
 			if err != nil {
@@ -175,7 +181,11 @@ func Run(ctx context.Context, o Options) error {
 		names[i] = m.Name
 	}
 	gc.Services = names
-	gw := gateway.New(gc, resolver, verifier, logger)
+	var gres ops.Resolver = resolver
+	if o.GatewayResolver != nil {
+		gres = o.GatewayResolver(resolver)
+	}
+	gw := gateway.New(gc, gres, verifier, logger)
 	if err := gw.Refresh(ctx); err != nil {
 		return fmt.Errorf("gateway routes: %w", err)
 	}

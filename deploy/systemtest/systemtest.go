@@ -20,6 +20,7 @@ import (
 	"marketplace/deploy/system"
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
+	"marketplace/libs/ops"
 	"marketplace/libs/service"
 )
 
@@ -53,6 +54,12 @@ func WithDataDir(dir string) Option {
 // absence a test needs).
 func WithModules(m ...service.Module) Option {
 	return func(_ map[string]string, o *system.Options) { o.Modules = m }
+}
+
+// WithGatewayResolver wraps the discovery the gateway (alone) uses, e.g. to
+// make a running service unreachable to it.
+func WithGatewayResolver(wrap func(ops.Resolver) ops.Resolver) Option {
+	return func(_ map[string]string, o *system.Options) { o.GatewayResolver = wrap }
 }
 
 // WithRelayFault installs the outbox relay's crash-test fault point.

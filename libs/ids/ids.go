@@ -30,6 +30,7 @@ var prefixes = map[string]string{
 	"payouts":               "pay",
 	"storeWallets":          "wal",
 	"walletTransactions":    "wtx",
+	"walletAdjustments":     "adj",
 	"notifications":         "ntf",
 	"_storage":              "stg",
 }

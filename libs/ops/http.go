@@ -105,6 +105,9 @@ type Server struct {
 	// Idempotency keeps the outcomes of mutations called with an Idempotency-Key
 	// (idempotency.go); nil ignores the header.
 	Idempotency *Idempotency
+	// Routes are the service's raw HTTP routes (routes.go), mounted with
+	// their access checks and listed by GET /ops for the gateway.
+	Routes []Route
 }
 
 // Mount adds the routes to app.
@@ -112,8 +115,9 @@ func (s *Server) Mount(app *fiber.App) {
 	app.Post("/api/query", s.handle(Query))
 	app.Post("/api/mutation", s.handle(Mutation))
 	app.Get("/ops", func(c *fiber.Ctx) error {
-		return c.JSON(fiber.Map{"service": s.Registry.Service, "operations": s.Registry.Describe()})
+		return c.JSON(fiber.Map{"service": s.Registry.Service, "operations": s.Registry.Describe(), "routes": DescribeRoutes(s.Routes)})
 	})
+	s.mountRoutes(app)
 }
 
 func (s *Server) isInternal(c *fiber.Ctx) bool {

@@ -12,9 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
-
 	"marketplace/libs/auth"
+	"marketplace/libs/config"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
@@ -32,14 +31,18 @@ type Env struct {
 	Publisher events.Publisher
 	Brokers   []string
 	Calls     *ops.Client
-	Getenv    func(string) string // service-specific settings, read once at build time
+	// Settings is the module's own typed settings (Module.Settings), loaded
+	// from the environment; nil for a module without any.
+	Settings any
+	// Now is the clock: services read time through it, so tests can move it.
+	Now func() time.Time
 }
 
 // Built is a constructed service.
 type Built struct {
 	Registry   *ops.Registry
 	Indexes    []store.Index
-	Routes     func(app *fiber.App)              // extra HTTP routes (webhooks, files)
+	Routes     []ops.Route                       // raw HTTP routes (webhooks, files): mounted here, listed by GET /ops, forwarded by the gateway
 	Background []func(ctx context.Context) error // consumers and other loops
 	Checks     []httpserver.Check                // extra readiness checks (consumers' health)
 }
@@ -54,6 +57,11 @@ type Module struct {
 	Publishes []string // topics it writes events to
 	Consumes  []string // topics it follows
 	Calls     []string // modules whose operations it calls
+	// Settings, if set, makes the module's typed settings: a pointer to a
+	// struct with config tags (env, default, secret), loaded from the
+	// environment at start, logged with secrets masked, handed over as
+	// Env.Settings.
+	Settings func() any
 }
 
 // Options configure one running service.
@@ -69,6 +77,11 @@ type Options struct {
 	Logger        *slog.Logger
 	HTTP          httpserver.Config
 	Getenv        func(string) string
+	// Configure, if set, adjusts the module's loaded settings (the all-in-one
+	// supplies development secrets it keeps in DATA_DIR).
+	Configure func(settings any)
+	// Now is the services' clock; nil is time.Now.
+	Now func() time.Time
 	// Ready is closed once the service accepts requests (optional).
 	Ready chan<- struct{}
 	// RelayFault, when set, is the relay's crash-test fault point (tests only).
@@ -112,14 +125,32 @@ func Run(ctx context.Context, o Options) (err error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
+	var settings any
+	if o.Module.Settings != nil {
+		settings = o.Module.Settings()
+		if err := config.Load(getenv, settings); err != nil {
+			return fmt.Errorf("%s: %w", o.Module.Name, err)
+		}
+		if o.Configure != nil {
+			o.Configure(settings)
+		}
+		logger.Info("settings", "settings", config.Describe(settings))
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
 	built, err := o.Module.Build(ctx, Env{
 		Name: o.Module.Name, Logger: logger, DB: db, Outbox: outbox, Relay: relay, Publisher: pub,
-		Brokers: o.Brokers, Calls: ops.NewClient(o.Resolver, o.InternalToken, 5*time.Second), Getenv: getenv,
+		Brokers: o.Brokers, Calls: ops.NewClient(o.Resolver, o.InternalToken, 5*time.Second), Settings: settings, Now: now,
 	})
 	if err != nil {
 		return fmt.Errorf("%s: build: %w", o.Module.Name, err)
 	}
 	if err := built.Registry.Check(); err != nil {
+		return fmt.Errorf("%s: %w", o.Module.Name, err)
+	}
+	if err := ops.CheckRoutes(built.Routes); err != nil {
 		return fmt.Errorf("%s: %w", o.Module.Name, err)
 	}
 	idem := ops.NewIdempotency(db, logger) // Idempotency-Key outcomes, in the service's own database
@@ -133,10 +164,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	}
 	checks = append(checks, built.Checks...)
 	app := httpserver.New(o.Module.Name, o.HTTP, logger, checks)
-	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, InternalToken: o.InternalToken, Idempotency: idem}).Mount(app)
-	if built.Routes != nil {
-		built.Routes(app)
-	}
+	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, InternalToken: o.InternalToken, Idempotency: idem, Routes: built.Routes}).Mount(app)
 
 	bctx, stop := context.WithCancel(ctx)
 	defer stop()

@@ -49,8 +49,13 @@ func newTestModule() *testModule {
 	return &testModule{loopStarted: make(chan struct{}), loopStopped: make(chan struct{})}
 }
 
+// tSettings are the test module's own settings (Module.Settings).
+type tSettings struct {
+	Greeting string `env:"T_GREETING"`
+}
+
 func (m *testModule) module() service.Module {
-	return service.Module{Name: "t", Build: m.build}
+	return service.Module{Name: "t", Build: m.build, Settings: func() any { return &tSettings{} }}
 }
 
 func (m *testModule) build(_ context.Context, env service.Env) (*service.Built, error) {
@@ -83,12 +88,13 @@ func (m *testModule) build(_ context.Context, env service.Env) (*service.Built, 
 			}
 			return it, err
 		})
-	greeting := env.Getenv("T_GREETING")
+	greeting := env.Settings.(*tSettings).Greeting
 	return &service.Built{
 		Registry: ops.NewRegistry("t", create, get),
 		Indexes:  []store.Index{{Collection: "items", Keys: bson.D{{Key: "sku", Value: 1}}, Unique: true, Name: "items_sku"}},
-		Routes: func(app *fiber.App) {
-			app.Get("/hello", func(c *fiber.Ctx) error { return c.SendString(greeting) })
+		Routes: []ops.Route{
+			{Method: "GET", Path: "/hello", Access: ops.Public, Handler: func(c *fiber.Ctx) error { return c.SendString(greeting) }},
+			{Method: "GET", Path: "/whoami", Access: ops.Authenticated, Handler: func(c *fiber.Ctx) error { return c.SendString(ops.Caller(c.UserContext()).Sub) }},
 		},
 		Background: []func(context.Context) error{func(ctx context.Context) error {
 			close(m.loopStarted)
@@ -222,11 +228,16 @@ func TestRunServesTheModule(t *testing.T) {
 	t.Run("ops lists the operations", func(t *testing.T) {
 		status, raw := call(t, http.MethodGet, r.url+"/ops", "")
 		var got struct {
-			Service    string           `json:"service"`
-			Operations []ops.Descriptor `json:"operations"`
+			Service    string                `json:"service"`
+			Operations []ops.Descriptor      `json:"operations"`
+			Routes     []ops.RouteDescriptor `json:"routes"`
 		}
 		if status != 200 || json.Unmarshal(raw, &got) != nil {
 			t.Fatalf("GET /ops = %d %s", status, raw)
+		}
+		if len(got.Routes) != 2 || got.Routes[0] != (ops.RouteDescriptor{Method: "GET", Path: "/hello", Access: ops.Public}) ||
+			got.Routes[1] != (ops.RouteDescriptor{Method: "GET", Path: "/whoami", Access: ops.Authenticated}) {
+			t.Fatalf("GET /ops routes = %s", raw)
 		}
 		if got.Service != "t" || len(got.Operations) != 2 ||
 			got.Operations[0].Path != "t.items.create" || got.Operations[0].Kind != ops.Mutation ||
@@ -242,7 +253,11 @@ func TestRunServesTheModule(t *testing.T) {
 			{"/livez", "ok"},
 			// No brokers configured: the database is the only check.
 			{"/readyz", `{"status":"ready"}`},
-			{"/hello", "hi from t"}, // Built.Routes, with a setting read through Getenv
+			{"/hello", "hi from t"}, // Built.Routes, with a setting of Module.Settings
+		}
+		// An authenticated route refuses an anonymous caller before its handler runs.
+		if status, raw := call(t, http.MethodGet, r.url+"/whoami", ""); status != 401 || errCode(raw) != "UNAUTHENTICATED" {
+			t.Errorf("GET /whoami anonymously = %d %s", status, raw)
 		}
 		for _, c := range cases {
 			if status, raw := call(t, http.MethodGet, r.url+c.path, ""); status != 200 || string(raw) != c.want {

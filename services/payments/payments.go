@@ -14,9 +14,15 @@ import (
 
 // Module is the payments service.
 var Module = service.Module{Name: "payments", Build: build, Publishes: []string{contract.Topic},
-	Calls: []string{customers.Service, catalog.Service}}
+	Calls: []string{customers.Service, catalog.Service}, Settings: func() any { return &Settings{} }}
 
-// Settings read once at build time.
+// Settings are the payments service's own, from the environment.
+type Settings struct {
+	WebhookSecret  string `env:"PROCESSOR_WEBHOOK_SECRET" secret:"true"`
+	PublishableKey string `env:"PROCESSOR_PUBLISHABLE_KEY"`
+}
+
+// Names of the settings, for messages.
 const (
 	EnvWebhookSecret  = "PROCESSOR_WEBHOOK_SECRET"
 	EnvPublishableKey = "PROCESSOR_PUBLISHABLE_KEY"
@@ -41,12 +47,16 @@ type svc struct {
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
+	settings, _ := env.Settings.(*Settings)
+	if settings == nil {
+		settings = &Settings{}
+	}
 	s := &svc{
 		env:            env,
 		customers:      customers.NewClient(env.Calls),
 		catalog:        catalog.NewClient(env.Calls),
-		webhookSecret:  env.Getenv(EnvWebhookSecret),
-		publishableKey: env.Getenv(EnvPublishableKey),
+		webhookSecret:  settings.WebhookSecret,
+		publishableKey: settings.PublishableKey,
 	}
 	if s.webhookSecret == "" {
 		env.Logger.Warn(EnvWebhookSecret + " is not set: every webhook delivery will be refused")
@@ -58,9 +68,14 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 		// No operations: the processor reaches this service only through the
 		// routes below. processed events need no extra index: _id is unique.
 		Registry: ops.NewRegistry("payments"),
-		Routes: func(app *fiber.App) {
-			app.Post("/processor/webhook", s.webhook)
-			app.Get("/processor/config", s.config)
+		// The gateway forwards exactly these (GET /ops lists them); a refusal
+		// of its own (rate limit, payments unreachable) keeps the webhook's
+		// { error, retryAfter } body.
+		Routes: []ops.Route{
+			{Method: fiber.MethodPost, Path: "/processor/webhook", Access: ops.Public, Errors: ops.ErrorsSimple,
+				Summary: "The payment processor's signed webhook.", Handler: s.webhook},
+			{Method: fiber.MethodGet, Path: "/processor/config", Access: ops.Public, Errors: ops.ErrorsSimple,
+				Summary: "The processor's publishable key.", Handler: s.config},
 		},
 	}, nil
 }

@@ -222,10 +222,9 @@ func newHarness(t *testing.T, secret string) *harness {
 	relay.PollInterval = 20 * time.Millisecond
 	env := service.Env{
 		Name: "payments", Logger: logger, DB: db, Outbox: outbox, Relay: relay, Publisher: h.pub,
-		Calls: ops.NewClient(h.resolver, testInternalToken, 2*time.Second),
-		Getenv: func(k string) string {
-			return map[string]string{EnvWebhookSecret: secret, EnvPublishableKey: testPublishable}[k]
-		},
+		Calls:    ops.NewClient(h.resolver, testInternalToken, 2*time.Second),
+		Settings: &Settings{WebhookSecret: secret, PublishableKey: testPublishable},
+		Now:      time.Now,
 	}
 	built, err := Module.Build(ctx, env)
 	if err != nil {
@@ -237,8 +236,7 @@ func newHarness(t *testing.T, secret string) *harness {
 	cfg := httpserver.Defaults()
 	cfg.AccessLog = false
 	h.app = httpserver.New("payments", cfg, logger, nil)
-	(&ops.Server{Registry: built.Registry, InternalToken: testInternalToken}).Mount(h.app)
-	built.Routes(h.app)
+	(&ops.Server{Registry: built.Registry, InternalToken: testInternalToken, Routes: built.Routes}).Mount(h.app)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = relay.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })

@@ -31,7 +31,7 @@ type svc struct {
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
-	s := &svc{env: env, now: time.Now, catalog: catalog.NewClient(env.Calls)}
+	s := &svc{env: env, now: env.Now, catalog: catalog.NewClient(env.Calls)}
 	return &service.Built{
 		Registry: ops.NewRegistry("platformconfig",
 			ops.NewMutation("admins.platformAdmin.createInitialPlatformConfig", ops.Admin, "Create the first active configuration with the defaults.", s.createInitial),
@@ -43,6 +43,9 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("admins.platformAdmin.getCommissionPreview", ops.Authenticated, "The commission of an order of a store.", s.preview),
 			// The same calculation for other services (orders freeze it at creation).
 			ops.NewQuery("admins.platformAdmin.computeCommission", ops.Internal, "The commission of an order of a store.", s.preview),
+			// The wallet settings in force, for the payouts service (which reads them
+			// in event handlers, without a caller's token).
+			ops.NewQuery(contract.OpGetWalletSettings, ops.Internal, "The wallet settings of the configuration in force.", s.walletSettings),
 		),
 		Indexes: append([]store.Index{
 			// At most one active configuration: createInitialPlatformConfig's rule,
@@ -113,6 +116,21 @@ func (s *svc) getActive(ctx context.Context, _ *ops.NoArgs) (*ConfigView, error)
 		return nil, err
 	}
 	return d.view(), nil
+}
+
+// walletSettings is the active configuration's wallet settings;
+// FAILED_PRECONDITION when there is none.
+func (s *svc) walletSettings(ctx context.Context, _ *ops.NoArgs) (*contract.WalletSettings, error) {
+	d, err := s.active(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if d == nil {
+		return nil, apperr.New(apperr.FailedPrecondition, "there is no active platform configuration")
+	}
+	w := d.WalletSettings
+	return &contract.WalletSettings{MinPayoutAmount: w.MinPayoutAmount.AED(), MaxPayoutAmount: w.MaxPayoutAmount.AED(),
+		PayoutProcessingFee: w.PayoutProcessingFee.AED(), PendingBalanceHoldDays: w.PendingBalanceHoldDays}, nil
 }
 
 type walletSettingsArgs struct {

@@ -35,6 +35,20 @@ type Preview struct {
 	CommissionBreakdown Breakdown `json:"commissionBreakdown"`
 }
 
+// OpGetWalletSettings is the wallet settings of the configuration in force
+// (internal: the payouts service reads them without a caller, from events).
+// With no active configuration it is FAILED_PRECONDITION.
+const OpGetWalletSettings = "admins.platformAdmin.getWalletSettings"
+
+// WalletSettings are the wallet settings of the configuration in force
+// (section 2.8), in AED as the interface shows them.
+type WalletSettings struct {
+	MinPayoutAmount        float64 `json:"minPayoutAmount"`
+	MaxPayoutAmount        float64 `json:"maxPayoutAmount"`
+	PayoutProcessingFee    float64 `json:"payoutProcessingFee"`
+	PendingBalanceHoldDays int     `json:"pendingBalanceHoldDays"`
+}
+
 // Client calls the platform configuration service.
 type Client struct{ calls *ops.Client }
 
@@ -50,4 +64,14 @@ func (c *Client) Commission(ctx context.Context, storeID string, subtotal, deliv
 		return nil, err
 	}
 	return &p, nil
+}
+
+// WalletSettings are the wallet settings in force (FAILED_PRECONDITION when
+// there is no active configuration).
+func (c *Client) WalletSettings(ctx context.Context) (*WalletSettings, error) {
+	var w WalletSettings
+	if err := c.calls.Query(ctx, Service, OpGetWalletSettings, nil, &w); err != nil {
+		return nil, err
+	}
+	return &w, nil
 }

@@ -1,0 +1,257 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	st "marketplace/deploy/systemtest"
+	"marketplace/libs/apperr"
+	"marketplace/libs/contracts/media"
+	"marketplace/libs/discovery"
+	"marketplace/libs/ids"
+	"marketplace/libs/ops"
+)
+
+// tinyImages are small valid images of the four accepted types.
+func tinyImages(t *testing.T) map[string][]byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
+	img.Set(1, 1, color.RGBA{200, 30, 30, 255})
+	enc := func(f func(*bytes.Buffer) error) []byte {
+		var b bytes.Buffer
+		if err := f(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	return map[string][]byte{
+		"image/png":  enc(func(b *bytes.Buffer) error { return png.Encode(b, img) }),
+		"image/jpeg": enc(func(b *bytes.Buffer) error { return jpeg.Encode(b, img, nil) }),
+		"image/gif":  enc(func(b *bytes.Buffer) error { return gif.Encode(b, img, nil) }),
+		// A complete 1x1 lossless WebP.
+		"image/webp": []byte("RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x00\x00\x00\x10\x07\x10\x11\x11\x88\x88\xfe\x07\x00"),
+	}
+}
+
+func upload(s *st.Sys, token, contentType string, body []byte) st.Result {
+	h := map[string]string{"Content-Type": contentType}
+	if token != "" {
+		h["Authorization"] = "Bearer " + token
+	}
+	return s.Do("POST", "/api/storage/upload", bytes.NewReader(body), h)
+}
+
+func storageID(t *testing.T, r st.Result) string {
+	t.Helper()
+	st.MustOK(t, r)
+	var u media.Uploaded
+	r.Decode(t, &u)
+	if !ids.Valid(media.IDKind, u.StorageID) {
+		t.Fatalf("upload answered %s", r.Body)
+	}
+	return u.StorageID
+}
+
+func pngOfSize(n int) []byte {
+	b := make([]byte, n)
+	copy(b, "\x89PNG\r\n\x1a\n")
+	return b
+}
+
+// TestMediaUploadAndDownload: each accepted type goes in and comes back
+// byte for byte, with the type sniffed from the bytes, a strong ETag (the
+// quoted sha256), a year of immutable caching, nosniff and CORS; a second GET
+// with If-None-Match is a 304 without body; the download is public.
+func TestMediaUploadAndDownload(t *testing.T) {
+	s := st.Start(t)
+	tok := s.Token("user-media-1")
+	for typ, body := range tinyImages(t) {
+		t.Run(typ, func(t *testing.T) {
+			id := storageID(t, upload(s, tok, typ, body))
+			r := s.Do("GET", "/api/storage/"+id, nil, nil)
+			sum := sha256.Sum256(body)
+			etag := `"` + hex.EncodeToString(sum[:]) + `"`
+			if r.Status != 200 || !bytes.Equal(r.Body, body) {
+				t.Fatalf("download: %d, %d bytes, want %d", r.Status, len(r.Body), len(body))
+			}
+			for h, want := range map[string]string{
+				"Content-Type":                typ,
+				"ETag":                        etag,
+				"Cache-Control":               "public, max-age=31536000, immutable",
+				"X-Content-Type-Options":      "nosniff",
+				"Content-Length":              strconv.Itoa(len(body)),
+				"Access-Control-Allow-Origin": "*",
+			} {
+				if got := r.Header.Get(h); got != want {
+					t.Errorf("%s = %q, want %q", h, got, want)
+				}
+			}
+			again := s.Do("GET", "/api/storage/"+id, nil, map[string]string{"If-None-Match": r.Header.Get("ETag")})
+			if again.Status != 304 || len(again.Body) != 0 || again.Header.Get("ETag") != etag || again.Header.Get("Cache-Control") == "" {
+				t.Fatalf("conditional GET: %d %q %v", again.Status, again.Body, again.Header)
+			}
+			if stale := s.Do("GET", "/api/storage/"+id, nil, map[string]string{"If-None-Match": `"0000"`}); stale.Status != 200 || !bytes.Equal(stale.Body, body) {
+				t.Fatalf("GET with another ETag: %d", stale.Status)
+			}
+		})
+	}
+
+	// The stored type comes from the bytes, not from the client's header; the
+	// URL other services build for a photo serves it.
+	png := tinyImages(t)["image/png"]
+	id := storageID(t, upload(s, tok, "image/jpeg", png))
+	resp, err := s.HTTP.Get(media.URL(s.BaseURL, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("a PNG sent as image/jpeg: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+}
+
+// TestMediaUploadRefusals: what is not an image of the accepted types, or is
+// too large, or comes without a valid token, is refused with the contract's
+// codes; exactly 5 MiB is still accepted.
+func TestMediaUploadRefusals(t *testing.T) {
+	s := st.Start(t)
+	tok := s.Token("user-media-2")
+	png := tinyImages(t)["image/png"]
+
+	cases := []struct {
+		name, token, contentType string
+		body                     []byte
+		code, message            string
+	}{
+		{"text body with an image type", tok, "image/png", []byte("hello, this is not an image"), "INVALID_ARGUMENT", "not a PNG, JPEG, WebP or GIF"},
+		{"html body with an image type", tok, "image/gif", []byte("<html><script>alert(1)</script></html>"), "INVALID_ARGUMENT", "not a PNG, JPEG, WebP or GIF"},
+		{"svg", tok, "image/svg+xml", []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`), "INVALID_ARGUMENT", "not a PNG, JPEG, WebP or GIF"},
+		{"image body with a text type", tok, "text/plain", png, "INVALID_ARGUMENT", "Content-Type"},
+		{"image body with a JSON type", tok, "application/json", png, "INVALID_ARGUMENT", "Content-Type"},
+		{"no content type", tok, "", png, "INVALID_ARGUMENT", "Content-Type"},
+		{"empty body", tok, "image/png", nil, "INVALID_ARGUMENT", "empty"},
+		{"5 MiB + 1 byte", tok, "image/png", pngOfSize(5*1024*1024 + 1), "INVALID_ARGUMENT", "at most 5 MiB"},
+		{"anonymous", "", "image/png", png, "UNAUTHENTICATED", ""},
+		{"bad token", "not-a-token", "image/png", png, "UNAUTHENTICATED", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := upload(s, c.token, c.contentType, c.body)
+			st.Expect(t, r, c.code)
+			if !strings.Contains(string(r.Body), c.message) {
+				t.Fatalf("message of %s: %s", c.name, r.Body)
+			}
+		})
+	}
+
+	// Exactly 5 MiB with a valid signature is accepted (only the signature
+	// is checked) and comes back whole.
+	big := pngOfSize(5 * 1024 * 1024)
+	id := storageID(t, upload(s, tok, "image/png", big))
+	r := s.Do("GET", "/api/storage/"+id, nil, nil)
+	if r.Status != 200 || !bytes.Equal(r.Body, big) {
+		t.Fatalf("5 MiB download: %d, %d bytes", r.Status, len(r.Body))
+	}
+}
+
+// TestMediaDownloadNotFound: unknown and malformed ids are 404 with the
+// contract's body; paths that only look like the route are never forwarded.
+func TestMediaDownloadNotFound(t *testing.T) {
+	s := st.Start(t)
+	for _, p := range []string{
+		"/api/storage/" + ids.New(media.IDKind), // well-formed, unknown
+		"/api/storage/nope",                     // malformed
+		"/api/storage/" + ids.New("stores"),     // another kind's id
+		"/api/storage/stg_zz",                   // the prefix, malformed
+		"/api/storage/upload",                   // the upload path, by GET
+		"/api/storage/../ops",
+		"/api/storage/%2e%2e/ops",
+		"/api/storage/a/b",
+		"/api/storage/",
+		"/api/storage",
+		"/api/storage/" + ids.New(media.IDKind) + "/",
+	} {
+		r := s.Do("GET", p, nil, nil)
+		if r.Status != 404 || r.Code() != "NOT_FOUND" || r.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("GET %s: %d %s", p, r.Status, r.Body)
+		}
+	}
+	// POST to the download route, GET of the upload route: methods are exact too.
+	st.Expect(t, s.Do("POST", "/api/storage/"+ids.New(media.IDKind), strings.NewReader("x"), map[string]string{"Authorization": "Bearer " + s.Token("u")}), "NOT_FOUND")
+}
+
+// TestMediaOwnershipCheck: the internal operation other services call (as the
+// reviews service will, before attaching photos) tells, for each id, whether
+// the file exists and whether the given user uploaded it; it is unreachable
+// through the gateway and without the internal token.
+func TestMediaOwnershipCheck(t *testing.T) {
+	const internal = "internal-token-for-media-tests"
+	s := st.Start(t, st.WithEnv("INTERNAL_SERVICE_TOKEN", internal))
+	png := tinyImages(t)["image/png"]
+	mine := storageID(t, upload(s, s.Token("alice"), "image/png", png))
+	theirs := storageID(t, upload(s, s.Token("bob"), "image/png", png))
+	unknown := ids.New(media.IDKind)
+
+	client := media.NewClient(ops.NewClient(discovery.NewStatic(s.Services), internal, 5*time.Second))
+	ctx := context.Background()
+	got, err := client.CheckOwnership(ctx, "alice", []string{mine, theirs, unknown, mine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []media.Ownership{
+		{StorageID: mine, Exists: true, Owned: true},
+		{StorageID: theirs, Exists: true, Owned: false},
+		{StorageID: unknown, Exists: false, Owned: false},
+		{StorageID: mine, Exists: true, Owned: true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("answer %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("entry %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if bad := media.NotOwned(got); len(bad) != 2 || bad[0] != theirs || bad[1] != unknown {
+		t.Errorf("NotOwned = %v", bad)
+	}
+	if got, err := client.CheckOwnership(ctx, "bob", []string{theirs}); err != nil || !got[0].Owned {
+		t.Errorf("bob's own upload: %+v %v", got, err)
+	}
+
+	// Arguments are checked: at most 10 ids, each a storage id.
+	eleven := make([]string, 11)
+	for i := range eleven {
+		eleven[i] = mine
+	}
+	for name, ids := range map[string][]string{"eleven ids": eleven, "a malformed id": {"nope"}, "another kind": {ids.New("stores")}, "none": {}} {
+		if _, err := client.CheckOwnership(ctx, "alice", ids); apperr.CodeOf(err) != apperr.InvalidArgument {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+
+	// Not reachable through the gateway, even with the internal token.
+	args := map[string]any{"storageIds": []string{mine}, "userId": "alice"}
+	st.Expect(t, s.Query(s.Token("alice"), media.OpCheckOwnership, args), "NOT_FOUND")
+	b, _ := json.Marshal(map[string]any{"path": media.OpCheckOwnership, "args": args})
+	st.Expect(t, s.Do("POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", ops.HeaderInternalToken: internal}), "NOT_FOUND")
+	// Nor on the service's own address without the internal token.
+	st.Expect(t, s.DoAt(s.Services[media.Service], "POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json"}), "NOT_FOUND")
+	r := s.DoAt(s.Services[media.Service], "POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", ops.HeaderInternalToken: internal})
+	if r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"owned":true`) {
+		t.Fatalf("direct call with the internal token: %d %s", r.Status, r.Body)
+	}
+}

@@ -1,0 +1,272 @@
+package ops
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/auth"
+	"marketplace/libs/httpserver"
+)
+
+// Raw routes are the HTTP routes a service serves beside its operations: a
+// webhook, file uploads and downloads. A service declares each once (Route,
+// in service.Built.Routes): the service mounts it with its access applied,
+// GET /ops lists it (RouteDescriptor), and the gateway forwards exactly the
+// declared method and path to that service, nothing else: no prefix
+// pass-through, so "/processor/../x" can never reach another route.
+//
+// A path is absolute, made of literal segments ([A-Za-z0-9_.-], never "." or
+// "..") and parameter segments (":name"), which match one segment of
+// [A-Za-z0-9_-] characters (MaxParamLength at most) and nothing else: no dot,
+// no percent-encoding, no empty segment, no trailing slash.
+
+// ErrorStyle is the body of the errors the gateway and the service's route
+// wrapper answer for a route (a refused token, the rate limit, the service
+// being unreachable). The handler's own answers are its business.
+type ErrorStyle string
+
+const (
+	// ErrorsContract is the contract's { "error": { code, message } } (default).
+	ErrorsContract ErrorStyle = ""
+	// ErrorsSimple is { "error": "<message>" }, with "retryAfter" (seconds)
+	// when a retry can help: what the payment processor's webhook answers.
+	ErrorsSimple ErrorStyle = "simple"
+)
+
+// MaxParamLength bounds a path parameter's value.
+const MaxParamLength = 128
+
+// Route is one raw HTTP route of a service.
+type Route struct {
+	Method  string // GET or POST
+	Path    string // "/processor/webhook", "/api/storage/:storageId"
+	Access  Access // Public or Authenticated
+	Errors  ErrorStyle
+	Summary string
+	// Handler runs after the access check; c.UserContext() carries the
+	// verified caller (Caller), if any, and its token for calls to other
+	// services. Path parameters are c.Params(name).
+	Handler fiber.Handler
+}
+
+// RouteDescriptor is the public description of a route (GET /ops "routes").
+type RouteDescriptor struct {
+	Method  string     `json:"method"`
+	Path    string     `json:"path"`
+	Access  Access     `json:"access"`
+	Errors  ErrorStyle `json:"errors,omitempty"`
+	Summary string     `json:"summary,omitempty"`
+}
+
+// Describe is the route's descriptor.
+func (r Route) Describe() RouteDescriptor {
+	return RouteDescriptor{Method: r.Method, Path: r.Path, Access: r.Access, Errors: r.Errors, Summary: r.Summary}
+}
+
+// DescribeRoutes lists the descriptors of rs (never nil, so GET /ops shows []).
+func DescribeRoutes(rs []Route) []RouteDescriptor {
+	out := make([]RouteDescriptor, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, r.Describe())
+	}
+	return out
+}
+
+// reservedPaths are served by every service or by the gateway itself: no
+// route may take them.
+var reservedPaths = map[string]bool{
+	"/ops": true, "/livez": true, "/readyz": true, "/health": true, "/metrics": true,
+	"/api/query": true, "/api/mutation": true, "/api/operations": true,
+}
+
+// Validate reports what is wrong with a declaration (services check theirs at
+// start; the gateway ignores a route it cannot honour).
+func (d RouteDescriptor) Validate() error {
+	if d.Method != fiber.MethodGet && d.Method != fiber.MethodPost {
+		return fmt.Errorf("ops: route %s %s: method must be GET or POST", d.Method, d.Path)
+	}
+	if d.Access != Public && d.Access != Authenticated {
+		return fmt.Errorf("ops: route %s %s: access must be %s or %s", d.Method, d.Path, Public, Authenticated)
+	}
+	if d.Errors != ErrorsContract && d.Errors != ErrorsSimple {
+		return fmt.Errorf("ops: route %s %s: unknown error style %q", d.Method, d.Path, d.Errors)
+	}
+	if _, err := CompilePath(d.Path); err != nil {
+		return err
+	}
+	if reservedPaths[d.Path] {
+		return fmt.Errorf("ops: route path %s is reserved", d.Path)
+	}
+	return nil
+}
+
+// CheckRoutes validates a service's routes: each declaration, a handler for
+// each, and no two that could match the same request.
+func CheckRoutes(rs []Route) error {
+	for i, r := range rs {
+		d := r.Describe()
+		if err := d.Validate(); err != nil {
+			return err
+		}
+		if r.Handler == nil {
+			return fmt.Errorf("ops: route %s %s has no handler", r.Method, r.Path)
+		}
+		for _, o := range rs[:i] {
+			if d.Overlaps(o.Describe()) {
+				return fmt.Errorf("ops: routes %s %s and %s %s overlap", o.Method, o.Path, r.Method, r.Path)
+			}
+		}
+	}
+	return nil
+}
+
+// Overlaps reports whether one request could match both d and o.
+func (d RouteDescriptor) Overlaps(o RouteDescriptor) bool {
+	if d.Method != o.Method {
+		return false
+	}
+	a, b := strings.Split(d.Path, "/"), strings.Split(o.Path, "/")
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && !isParam(a[i]) && !isParam(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// PathPattern is a compiled route path.
+type PathPattern struct {
+	segments []string // literal segments, or "" for a parameter
+}
+
+func isParam(seg string) bool { return strings.HasPrefix(seg, ":") }
+
+// CompilePath checks and compiles a route path.
+func CompilePath(path string) (PathPattern, error) {
+	bad := func(why string) (PathPattern, error) {
+		return PathPattern{}, fmt.Errorf("ops: route path %q: %s", path, why)
+	}
+	if !strings.HasPrefix(path, "/") || path == "/" {
+		return bad("must start with / and name something")
+	}
+	var p PathPattern
+	names := map[string]bool{}
+	for _, seg := range strings.Split(path[1:], "/") {
+		switch {
+		case seg == "":
+			return bad("empty segment (or trailing slash)")
+		case isParam(seg):
+			name := seg[1:]
+			if name == "" || !safeSegment(name, false) || names[name] {
+				return bad("parameter " + seg + " must be a unique name of letters, digits, _ and -")
+			}
+			names[name] = true
+			p.segments = append(p.segments, "")
+		case seg == "." || seg == "..":
+			return bad("dot segment")
+		case !safeSegment(seg, true):
+			return bad("segment " + seg + " may hold only letters, digits, _, - and .")
+		default:
+			p.segments = append(p.segments, seg)
+		}
+	}
+	return p, nil
+}
+
+// safeSegment: [A-Za-z0-9_-]+, plus '.' when dot is true.
+func safeSegment(s string, dot bool) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
+		case c == '.' && dot:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Match reports whether a request's path, exactly as the client sent it (not
+// decoded, not cleaned), matches: literal segments byte for byte, each
+// parameter one segment of [A-Za-z0-9_-] of at most MaxParamLength. A path
+// that matches is made of safe characters only, so it can be forwarded as is.
+func (p PathPattern) Match(path string) bool {
+	if !strings.HasPrefix(path, "/") {
+		return false
+	}
+	rest := path[1:]
+	for i, lit := range p.segments {
+		seg := rest
+		next := strings.IndexByte(rest, '/')
+		if next >= 0 {
+			seg, rest = rest[:next], rest[next+1:]
+		} else {
+			rest = ""
+		}
+		last := i == len(p.segments)-1
+		if (next >= 0) == last { // a segment too many, or too few
+			return false
+		}
+		if lit != "" {
+			if seg != lit {
+				return false
+			}
+		} else if len(seg) > MaxParamLength || !safeSegment(seg, false) {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteRouteError answers err in the route's error style.
+func WriteRouteError(c *fiber.Ctx, style ErrorStyle, err error) error {
+	if style != ErrorsSimple {
+		return httpserver.WriteError(c, err)
+	}
+	e := apperr.From(err)
+	body := fiber.Map{"error": e.Message}
+	switch e.Code {
+	case apperr.Unavailable, apperr.RateLimited:
+		if ra := c.GetRespHeader(fiber.HeaderRetryAfter); ra != "" {
+			var secs int
+			if _, err := fmt.Sscan(ra, &secs); err == nil {
+				body["retryAfter"] = secs
+			}
+		}
+	}
+	return c.Status(e.Code.Status()).JSON(body)
+}
+
+// mountRoutes adds the declared routes to app, each behind its access check:
+// a presented bearer token is verified on every route (a bad one is refused
+// even on a public route, as on public operations), and an authenticated
+// route refuses anonymous callers.
+func (s *Server) mountRoutes(app *fiber.App) {
+	for _, r := range s.Routes {
+		app.Add(r.Method, r.Path, func(c *fiber.Ctx) error {
+			c.Locals("op", r.Method+" "+r.Path)
+			ctx, err := Identify(c.UserContext(), s.Verifier, c.Get(fiber.HeaderAuthorization))
+			if err == nil && r.Access == Authenticated && auth.FromContext(ctx) == nil {
+				err = apperr.New(apperr.Unauthenticated, "%s %s needs a bearer token", r.Method, r.Path)
+			}
+			if err != nil {
+				return WriteRouteError(c, r.Errors, err)
+			}
+			if rid, ok := c.Locals("requestid").(string); ok {
+				ctx = withRequestID(ctx, rid)
+			}
+			c.SetUserContext(ctx)
+			return r.Handler(c)
+		})
+	}
+}

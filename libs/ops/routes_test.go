@@ -1,0 +1,160 @@
+package ops
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"marketplace/libs/auth"
+)
+
+func TestCompilePathRefusesUnsafeDeclarations(t *testing.T) {
+	for _, p := range []string{
+		"", "/", "relative", "/a/", "/a//b", "/a/../b", "/a/./b", "/..", "/a/:", "/a/:x/:x",
+		"/a/:x.y", "/a b", "/a/%2e", "/a/*", "/a/b?c", "/é",
+	} {
+		if _, err := CompilePath(p); err == nil {
+			t.Errorf("CompilePath(%q) accepted", p)
+		}
+	}
+	for _, p := range []string{"/processor/webhook", "/api/storage/:storageId", "/a/:x/b/:y", "/v1.2/x_y-z"} {
+		if _, err := CompilePath(p); err != nil {
+			t.Errorf("CompilePath(%q): %v", p, err)
+		}
+	}
+}
+
+func TestPathPatternMatchesExactly(t *testing.T) {
+	p, err := CompilePath("/api/storage/:storageId")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{
+		"/api/storage/stg_0123abc":                    true,
+		"/api/storage/A-b_9":                          true,
+		"/api/storage/upload":                         true, // a literal-looking parameter is still one segment
+		"/api/storage/" + strings.Repeat("a", 128):    true,
+		"/api/storage/" + strings.Repeat("a", 129):    false,
+		"/api/storage/":                               false,
+		"/api/storage":                                false,
+		"/api/storage/a/b":                            false,
+		"/api/storage/a/":                             false,
+		"/api/storage/..":                             false,
+		"/api/storage/.":                              false,
+		"/api/storage/a.b":                            false,
+		"/api/storage/%2e%2e":                         false,
+		"/api/storage/a%2Fb":                          false,
+		"/api/storage/../../ops":                      false,
+		"/API/storage/x":                              false,
+		"/api/Storage/x":                              false,
+		"api/storage/x":                               false,
+		"//api/storage/x":                             false,
+		"/api/storage/x?y":                            false, // a query is never part of the path handed in
+		"/api/storage/x y":                            false,
+		"/api/storage/x\x00":                          false,
+		"/api/storage/stg_0123abc/../../../admin/ops": false,
+	} {
+		if got := p.Match(path); got != want {
+			t.Errorf("Match(%q) = %v, want %v", path, got, want)
+		}
+	}
+	exact, _ := CompilePath("/processor/webhook")
+	for path, want := range map[string]bool{
+		"/processor/webhook": true, "/processor/webhook/": false, "/processor/webhookx": false,
+		"/processor": false, "/processor/webhook/x": false, "/PROCESSOR/webhook": false,
+	} {
+		if got := exact.Match(path); got != want {
+			t.Errorf("exact Match(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+func TestCheckRoutes(t *testing.T) {
+	h := func(c *fiber.Ctx) error { return nil }
+	ok := []Route{
+		{Method: "POST", Path: "/api/storage/upload", Access: Authenticated, Handler: h},
+		{Method: "GET", Path: "/api/storage/:id", Access: Public, Handler: h},
+		{Method: "POST", Path: "/processor/webhook", Access: Public, Errors: ErrorsSimple, Handler: h},
+	}
+	if err := CheckRoutes(ok); err != nil {
+		t.Fatal(err)
+	}
+	for name, bad := range map[string]Route{
+		"method":   {Method: "PUT", Path: "/x", Access: Public, Handler: h},
+		"access":   {Method: "GET", Path: "/x", Access: Admin, Handler: h},
+		"internal": {Method: "GET", Path: "/x", Access: Internal, Handler: h},
+		"style":    {Method: "GET", Path: "/x", Access: Public, Errors: "html", Handler: h},
+		"reserved": {Method: "GET", Path: "/ops", Access: Public, Handler: h},
+		"query":    {Method: "POST", Path: "/api/query", Access: Public, Handler: h},
+		"path":     {Method: "GET", Path: "/x/../y", Access: Public, Handler: h},
+		"handler":  {Method: "GET", Path: "/x", Access: Public},
+		"overlap":  {Method: "GET", Path: "/api/storage/thumbs", Access: Public, Handler: h},
+	} {
+		if err := CheckRoutes(append(append([]Route{}, ok...), bad)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestMountedRoutesApplyAccess: a service's routes verify a presented token
+// (also on public routes), refuse anonymous callers of authenticated routes
+// in the route's error style, and hand the caller to the handler.
+func TestMountedRoutesApplyAccess(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	v, _ := auth.NewHS256(secret, auth.Options{})
+	who := func(c *fiber.Ctx) error {
+		if id := Caller(c.UserContext()); id != nil {
+			return c.SendString("hello " + id.Sub + " " + c.Params("name"))
+		}
+		return c.SendString("hello stranger " + c.Params("name"))
+	}
+	app := fiber.New()
+	(&Server{Registry: NewRegistry("t"), Verifier: v, Routes: []Route{
+		{Method: "GET", Path: "/pub/:name", Access: Public, Handler: who},
+		{Method: "POST", Path: "/mine", Access: Authenticated, Handler: who},
+		{Method: "POST", Path: "/hook", Access: Authenticated, Errors: ErrorsSimple, Handler: who},
+	}}).Mount(app)
+	tok, _ := auth.Mint(secret, "u1", nil, time.Minute, auth.Options{})
+	call := func(method, path, token string) (int, string) {
+		req := httptest.NewRequest(method, path, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := app.Test(req, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	cases := []struct {
+		method, path, token string
+		status              int
+		body                string
+	}{
+		{"GET", "/pub/x", "", 200, "hello stranger x"},
+		{"GET", "/pub/x", tok, 200, "hello u1 x"},
+		{"GET", "/pub/x", "bad", 401, `"code":"UNAUTHENTICATED"`},
+		{"POST", "/mine", "", 401, `"code":"UNAUTHENTICATED"`},
+		{"POST", "/mine", tok, 200, "hello u1 "},
+		{"POST", "/hook", "", 401, `{"error":"POST /hook needs a bearer token"}`},
+	}
+	for _, c := range cases {
+		status, body := call(c.method, c.path, c.token)
+		if status != c.status || !strings.Contains(body, c.body) {
+			t.Errorf("%s %s (token %q) = %d %s, want %d %s", c.method, c.path, c.token, status, body, c.status, c.body)
+		}
+	}
+	// GET /ops lists the routes.
+	status, body := call(http.MethodGet, "/ops", "")
+	if status != 200 || !strings.Contains(body, `"routes":[{"method":"GET","path":"/pub/:name","access":"public"}`) ||
+		!strings.Contains(body, `{"method":"POST","path":"/hook","access":"authenticated","errors":"simple"}`) {
+		t.Fatalf("GET /ops = %d %s", status, body)
+	}
+}
