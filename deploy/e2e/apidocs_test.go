@@ -24,7 +24,7 @@ func TestAPIReferenceIsGenerated(t *testing.T) {
 	b.WriteString("# API reference\n\nGenerated from the services' operation declarations (`GET /ops` of each service); do not edit by hand.\n")
 	b.WriteString("Regenerate with `UPDATE_API_DOCS=1 go test ./deploy/e2e -run TestAPIReferenceIsGenerated`.\n\n")
 	b.WriteString("Call a query with `POST /api/query` and a mutation with `POST /api/mutation`, body `{ \"path\": ..., \"args\": { ... } }`.\n")
-	b.WriteString("Access: `public` needs no token; `authenticated`, `customer` and `store_owner` need a bearer token (the handler then checks the profile or ownership); `admin` needs the admin role, and `adminUserId`, when an argument, must be the caller. `internal` operations are only reachable by other services, never through the gateway.\n")
+	b.WriteString("Access (enforced by each service's registry before the handler runs): `public` needs no token (a presented one is still verified); `authenticated` needs a bearer token; `customer` acts as the caller's customer profile (a mutation without one is FAILED_PRECONDITION); `store_owner` is for the owner of the store its store argument names, `store_owner_or_admin` also for administrators (another caller: PERMISSION_DENIED; a missing store: NOT_FOUND); `admin` needs the admin role, and `adminUserId`, when an argument, must be the caller. `internal` operations are only reachable by other services, never through the gateway. Mutations honour an `Idempotency-Key` header.\n")
 	b.WriteString("Argument rules: `required`; `min`/`max` (numbers: value; strings and arrays: length); `id=kind` (a well-formed id of that kind); `enum=a|b`; `nonblank`. Amounts are AED numbers with at most two decimals.\n")
 	b.WriteString("HTTP routes (`METHOD /path`) are called as they are, through the gateway, which forwards exactly the declared method and path; a `:name` segment is one segment of letters, digits, `_` and `-`.\n")
 	for _, m := range modules.All {
@@ -35,7 +35,11 @@ func TestAPIReferenceIsGenerated(t *testing.T) {
 			fmt.Fprintf(&b, "\n### `%s %s`\n\nHTTP route, access `%s`. %s\n", r.Method, r.Path, r.Access, r.Summary)
 		}
 		for _, d := range declared {
-			fmt.Fprintf(&b, "\n### `%s`\n\n%s, access `%s`. %s\n", d.Path, d.Kind, d.Access, d.Summary)
+			access := fmt.Sprintf("`%s`", d.Access)
+			if d.StoreArg != "" {
+				access += fmt.Sprintf(" (the store of `%s`)", d.StoreArg)
+			}
+			fmt.Fprintf(&b, "\n### `%s`\n\n%s, access %s. %s\n", d.Path, d.Kind, access, d.Summary)
 			if len(d.Args) == 0 {
 				b.WriteString("\nNo arguments.\n")
 				continue

@@ -150,7 +150,7 @@ func Run(ctx context.Context, o Options) error {
 		resolver.Set(m.Name, url)
 		info.Services[m.Name] = url
 		dbo := store.Options{Name: cfg.DBNamePrefix + m.Name, URI: cfg.MongoURI, Memory: o.Memory && cfg.MongoURI == "",
-			StartEmpty: slices.Contains(cfg.StartEmpty, m.Name)}
+			StartEmpty: slices.Contains(cfg.StartEmpty, m.Name), Service: m.Name}
 		if !dbo.Memory && dbo.URI == "" {
 			dbo.DataDir = filepath.Join(cfg.DataDir, "db")
 		}

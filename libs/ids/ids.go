@@ -5,6 +5,7 @@
 package ids
 
 import (
+	"crypto/rand"
 	"encoding/hex"
 	"strings"
 	"time"
@@ -46,6 +47,22 @@ func New(kind string) string {
 		panic("ids: unknown kind " + kind)
 	}
 	return p + "_" + primitive.NewObjectID().Hex()
+}
+
+// NewUnguessable returns a fresh id of kind made of 96 random bits instead of
+// an ObjectID (whose time, process bytes and counter let one id predict its
+// neighbours): for records served to anyone who knows the id, such as photos.
+// It has the same shape, so Valid accepts it; Time of it means nothing.
+func NewUnguessable(kind string) string {
+	p, ok := prefixes[kind]
+	if !ok {
+		panic("ids: unknown kind " + kind)
+	}
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("ids: no randomness: " + err.Error())
+	}
+	return p + "_" + hex.EncodeToString(b[:])
 }
 
 // Valid reports whether id is a well-formed id of kind.

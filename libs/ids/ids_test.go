@@ -34,3 +34,14 @@ func TestIdsOfAKindSortByCreation(t *testing.T) {
 		t.Fatalf("%s !< %s", a, b)
 	}
 }
+
+func TestNewUnguessable(t *testing.T) {
+	a, b := NewUnguessable("_storage"), NewUnguessable("_storage")
+	if !Valid("_storage", a) || !Valid("_storage", b) || a == b {
+		t.Fatalf("ids %s %s", a, b)
+	}
+	// Consecutive ObjectIDs share their process bytes; random ids do not.
+	if a[4+8:4+8+10] == b[4+8:4+8+10] {
+		t.Fatalf("consecutive ids share their middle bytes: %s %s", a, b)
+	}
+}

@@ -62,14 +62,27 @@ func ParseAED(s string) (Fils, error) {
 			return 0, ErrNotANumber
 		}
 		e = strings.TrimLeft(e, "0")
-		if len(e) > 6 { // beyond any amount either way; decided below by the digits
-			e = "999999"
-		}
-		for _, c := range e {
+		huge := len(e) > 6
+		for _, c := range e[:min(len(e), 7)] {
 			exp = exp*10 + int(c-'0')
 		}
 		if eneg {
 			exp = -exp
+		}
+		if huge {
+			// |exponent| >= 10^7 is beyond what any mantissa in a request body
+			// (at most a few million digits) can balance: zero stays zero, any
+			// other value is too large or too small, whatever its digits.
+			whole, frac, _ := strings.Cut(mant, ".")
+			switch {
+			case whole == "" || !allDigits(whole) || !allDigits(frac):
+				return 0, ErrNotANumber
+			case strings.Trim(whole+frac, "0") == "":
+				return 0, nil
+			case eneg:
+				return 0, ErrTooPrecise
+			}
+			return 0, ErrOutOfBounds
 		}
 	}
 	whole, frac, dot := strings.Cut(mant, ".")
@@ -138,4 +151,23 @@ func (r Rate) Apply(amount Fils) Fils {
 		return Fils((p + ppm/2) / ppm)
 	}
 	return -Fils((-p + ppm/2) / ppm)
+}
+
+// MinorUnits is the number of decimals of currency's minor unit (ISO 4217, as
+// payment processors count amounts): 2 for most currencies, AED included; 0 for
+// the zero-decimal ones (JPY, KRW, ...); 3 for BHD, JOD, KWD, OMR and TND.
+func MinorUnits(currency string) int {
+	switch strings.ToLower(currency) {
+	case "bif", "clp", "djf", "gnf", "isk", "jpy", "kmf", "krw", "mga", "pyg", "rwf", "ugx", "vnd", "vuv", "xaf", "xof", "xpf":
+		return 0
+	case "bhd", "jod", "kwd", "omr", "tnd":
+		return 3
+	}
+	return 2
+}
+
+// Major is an amount of minor units of currency in its major unit (1234 fils
+// is 12.34 AED, 1234 yen is 1234 JPY, 1234 baisa is 1.234 OMR).
+func Major(minor int64, currency string) float64 {
+	return float64(minor) / math.Pow10(MinorUnits(currency))
 }

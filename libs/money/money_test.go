@@ -3,6 +3,7 @@ package money
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -62,6 +63,18 @@ func TestParseAEDIsExact(t *testing.T) {
 		{"", 0, ErrNotANumber}, {"-", 0, ErrNotANumber}, {".5", 0, ErrNotANumber}, {"5.", 0, ErrNotANumber},
 		{"1e", 0, ErrNotANumber}, {"0x10", 0, ErrNotANumber}, {"1,5", 0, ErrNotANumber}, {"NaN", 0, ErrNotANumber},
 	}
+	// Huge exponents are decided by their sign, whatever the mantissa's length
+	// (a long mantissa must not balance a clipped exponent).
+	long := "1" + strings.Repeat("0", 1_000_002)
+	cases = append(cases, []struct {
+		in   string
+		want Fils
+		err  error
+	}{
+		{long + "e-9999999", 0, ErrTooPrecise}, {"-" + long + "e-9999999", 0, ErrTooPrecise},
+		{"0." + strings.Repeat("0", 999_998) + "1e9999999", 0, ErrOutOfBounds},
+		{"0e99999999", 0, nil}, {"0.000e-99999999", 0, nil}, {"1e+1234567", 0, ErrOutOfBounds},
+	}...)
 	for _, c := range cases {
 		got, err := ParseAED(c.in)
 		if !errors.Is(err, c.err) || (err == nil && got != c.want) {
@@ -69,6 +82,18 @@ func TestParseAEDIsExact(t *testing.T) {
 		}
 		if err == nil && got == 0 && math.Signbit(float64(got)) {
 			t.Errorf("ParseAED(%q) is a negative zero", c.in)
+		}
+	}
+}
+
+func TestMajorUnitsFollowTheCurrency(t *testing.T) {
+	for _, c := range []struct {
+		minor    int64
+		currency string
+		want     float64
+	}{{1234, "aed", 12.34}, {1234, "USD", 12.34}, {1234, "jpy", 1234}, {1234, "omr", 1.234}, {1234, "KWD", 1.234}} {
+		if got := Major(c.minor, c.currency); got != c.want {
+			t.Errorf("Major(%d, %s) = %v, want %v", c.minor, c.currency, got, c.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -98,7 +99,7 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 			if e.Code == apperr.NotFound && e.Details["reason"] == ReasonUnknownOperation {
 				// Our own call is wrong (a version skew, a mismatched internal token):
 				// a bug of the calling service, not a missing record of the client's.
-				return apperr.New(apperr.Internal, "%s refused operation %s", service, path)
+				return apperr.Wrap(fmt.Errorf("%s refused operation %s: %s", service, path, e.Message), apperr.Internal, "internal error")
 			}
 			return &apperr.Error{Code: e.Code, Message: e.Message, Details: e.Details}
 		}
@@ -108,7 +109,7 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 		return nil
 	}
 	if err := json.Unmarshal(payload, out); err != nil {
-		return apperr.Wrap(err, apperr.Internal, "%s returned an unreadable result", service)
+		return apperr.Wrap(fmt.Errorf("%s returned an unreadable result of %s: %w", service, path, err), apperr.Internal, "internal error")
 	}
 	return nil
 }

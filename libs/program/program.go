@@ -208,7 +208,7 @@ func RunService(ctx context.Context, m service.Module, getenv func(string) strin
 		return err
 	}
 	defer deregister(context.Background())
-	dbo := store.Options{Name: cfg.DBNamePrefix + m.Name, URI: cfg.MongoURI, DataDir: cfg.DataDir, StartEmpty: slices.Contains(cfg.StartEmpty, m.Name)}
+	dbo := store.Options{Name: cfg.DBNamePrefix + m.Name, URI: cfg.MongoURI, DataDir: cfg.DataDir, StartEmpty: slices.Contains(cfg.StartEmpty, m.Name), Service: m.Name}
 	if cfg.MongoURI != "" {
 		dbo.Monitor = telemetry.MongoMonitor()
 	}

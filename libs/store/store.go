@@ -5,6 +5,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,9 @@ type Options struct {
 	// StartEmpty opens an empty database even where the data directory shows
 	// this database held data before (its file is missing): see Open.
 	StartEmpty bool
+	// Service names the owning service in messages (the name EnvStartEmpty
+	// takes); Name when empty.
+	Service string
 }
 
 // EnvStartEmpty names the setting (a list of database names) that lets a
@@ -111,9 +115,10 @@ func checkNotLost(file string, opts Options) error {
 		// Said on purpose: start afresh and forget the old marker.
 		return os.Remove(marker)
 	}
+	svc := cmp.Or(opts.Service, opts.Name)
 	return fmt.Errorf("store: the database file %s is missing, but this data directory held the %s database before (%s exists). "+
 		"Restore the file from a backup, or, to start %s with an empty database on purpose, set %s=%s",
-		file, opts.Name, marker, opts.Name, EnvStartEmpty, opts.Name)
+		file, opts.Name, marker, svc, EnvStartEmpty, svc)
 }
 
 // markCreated writes the marker once the database file exists (the engine

@@ -71,7 +71,7 @@ type paymentReview struct {
 type PaymentReviewView struct {
 	Reason         string  `json:"reason"`
 	ExpectedAmount float64 `json:"expectedAmount"`
-	AmountPaid     float64 `json:"amountPaid"` // in Currency (minor units / 100)
+	AmountPaid     float64 `json:"amountPaid"` // in Currency's major unit
 	Currency       string  `json:"currency"`
 	ResolvedBy     string  `json:"resolvedBy,omitempty"`
 	ResolvedAt     int64   `json:"resolvedAt,omitempty"`
@@ -160,7 +160,7 @@ func (o *orderDoc) view(withTerms bool) OrderView {
 		v.AmountPaid = &a
 	}
 	if r := o.PaymentReview; r != nil {
-		v.PaymentReview = &PaymentReviewView{Reason: r.Reason, ExpectedAmount: r.ExpectedAmount.AED(), AmountPaid: r.AmountPaid.AED(),
+		v.PaymentReview = &PaymentReviewView{Reason: r.Reason, ExpectedAmount: r.ExpectedAmount.AED(), AmountPaid: money.Major(int64(r.AmountPaid), r.Currency),
 			Currency: r.Currency, ResolvedBy: r.ResolvedBy, ResolvedAt: r.ResolvedAt}
 	}
 	if withTerms {

@@ -139,7 +139,7 @@ func (s *svc) upload(c *fiber.Ctx) error {
 		return httpserver.WriteError(c, apperr.New(apperr.InvalidArgument, "the body is not a PNG, JPEG, WebP or GIF image"))
 	}
 	sum := sha256.Sum256(body)
-	id := ids.New(contract.IDKind)
+	id := ids.NewUnguessable(contract.IDKind) // served to anyone who knows it: not predictable
 	meta := fileMeta{UploadedBy: caller.Sub, ContentType: kind, Size: int64(len(body)), SHA256: hex.EncodeToString(sum[:]), UploadedAt: s.env.Now().UnixMilli()}
 
 	select {

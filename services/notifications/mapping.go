@@ -173,7 +173,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		data := idMap("orderId", d.OrderID, "storeId", d.StoreID, "paymentIntentId", d.PaymentIntentID)
 		if d.PaymentStatus == customers.PaymentUnderReview {
 			// Held: nothing for the store until an administrator confirms it.
-			paid := fmt.Sprintf("%s %.2f", strings.ToUpper(clip(d.Currency, 8)), d.AmountPaid.AED())
+			paid := fmt.Sprintf("%s %.*f", strings.ToUpper(clip(d.Currency, 8)), money.MinorUnits(d.Currency), money.Major(int64(d.AmountPaid), d.Currency))
 			if u := strings.TrimSpace(d.CustomerUserID); u != "" {
 				out = append(out, base(RecipientUser, u, TypeOrderPaymentReview, "Order received: payment under review",
 					fmt.Sprintf("We received your payment of %s for your order from %s, which does not match its total of %s. Our team is reviewing it and will contact you.",
@@ -227,7 +227,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 			if cur == "" {
 				cur = "AED"
 			}
-			body := fmt.Sprintf("Your payment of %s %.2f could not be completed", cur, d.Amount.AED())
+			body := fmt.Sprintf("Your payment of %s %.*f could not be completed", cur, money.MinorUnits(cur), money.Major(int64(d.Amount), cur))
 			if m := clip(d.FailureMessage, maxText); m != "" {
 				body += ": " + strings.TrimRight(m, ".")
 			}

@@ -128,6 +128,12 @@ func TestNotificationsFor(t *testing.T) {
 				map[string]string{"paymentIntentId": "pi_9", "storeId": "sto_1"}}},
 		},
 		{
+			name: "a payment in a zero-decimal currency is shown in its own units",
+			env:  envelope(EventPaymentFailed, `{"paymentIntentId":"pi_9","customerUserId":"u_cust","amountFils":1234,"currency":"jpy"}`),
+			want: []want{{RecipientUser, "u_cust", TypePaymentFailed, "Payment failed", PriorityHigh,
+				[]string{"JPY 1234 could not"}, map[string]string{"paymentIntentId": "pi_9"}}},
+		},
+		{
 			name: "payment failure without customer user notifies nobody",
 			env:  envelope(EventPaymentFailed, `{"paymentIntentId":"pi_9","customerUserId":"","amountFils":4200}`),
 			want: []want{},

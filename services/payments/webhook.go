@@ -142,16 +142,23 @@ func signatureError(err error) string {
 	return "invalid signature"
 }
 
-// signedAt is the t= timestamp of a header that verified (so it has one).
+// signedAt is the latest t= timestamp of a header that verified: the one the
+// signature library checks is one of them (the last), and a header that adds
+// another t= must not hide a future-dated signature behind a current one.
 func signedAt(header string) time.Time {
+	var latest time.Time
 	for _, part := range strings.Split(header, ",") {
 		if k, v, ok := strings.Cut(strings.TrimSpace(part), "="); ok && k == "t" {
-			if sec, err := strconv.ParseInt(v, 10, 64); err == nil {
-				return time.Unix(sec, 0)
+			sec, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return time.Unix(1<<40, 0) // unreadable: refused as not verifiable
+			}
+			if t := time.Unix(sec, 0); t.After(latest) {
+				latest = t
 			}
 		}
 	}
-	return time.Time{}
+	return latest
 }
 
 // webhook answers POST /processor/webhook.
@@ -327,7 +334,7 @@ func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
 		StoreID:         storeID,
 		Amount:          p.Amount,
 		Currency:        p.Currency,
-		FailureMessage:  p.FailureMessage,
+		FailureMessage:  cleanText(p.FailureMessage),
 	}
 	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
 		dup, err := s.record(ctx, ev, p, "")

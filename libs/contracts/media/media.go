@@ -14,7 +14,7 @@ import (
 // Service is the media module's name (discovery, calls).
 const Service = "media"
 
-// IDKind is the record kind of storage ids (ids.New(IDKind): "stg_...").
+// IDKind is the record kind of storage ids ("stg_...", random: ids.NewUnguessable).
 const IDKind = "_storage"
 
 // Routes of the media service, served through the gateway.
