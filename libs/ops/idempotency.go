@@ -172,9 +172,9 @@ type Idempotency struct {
 	coll lungo.ICollection
 	// Retention is how long an outcome is kept (at least the contract's 24 h).
 	Retention time.Duration
-	// Lease bounds a run: a record still running after it was abandoned (its
-	// process died) and a new call may take it over. Handlers of keyed calls run
-	// with this deadline, so a live run never outlasts its lease.
+	// Lease bounds a run: handlers of keyed calls run with this deadline, so a
+	// live run never outlasts it; a record still running after twice the lease
+	// was abandoned (its process died) and a new call may take it over.
 	Lease  time.Duration
 	Logger *slog.Logger
 	now    func() time.Time
@@ -295,7 +295,10 @@ func (s *Idempotency) begin(ctx context.Context, caller, key, path, argsHash str
 			if old.State == idemDone {
 				return nil, &idemReplay{status: old.Status, body: old.Body}, nil
 			}
-			if now.Sub(old.ClaimedAt) < s.Lease {
+			// Taken over only well after the run's own deadline (the lease): a
+			// run that commits just at its deadline, or a replica whose clock
+			// runs ahead, must not let a twin start.
+			if now.Sub(old.ClaimedAt) < 2*s.Lease {
 				return nil, nil, inUse()
 			}
 			s.Logger.WarnContext(ctx, "idempotency: taking over an abandoned key", "path", path, "claimedAt", old.ClaimedAt)

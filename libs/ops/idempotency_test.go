@@ -403,6 +403,12 @@ func TestIdempotencyKeyInUseAndAbandoned(t *testing.T) {
 		t.Fatalf("other arguments within the lease: %+v", r)
 	}
 	w.advance(w.ids.Lease)
+	// Past the run's own deadline but not twice the lease: still held (a run
+	// that committed right at its deadline must not get a twin).
+	if r := w.call("mutation", "u1", "crash", "t.idem.add", `{"n":5}`); r.reason != ReasonIdempotencyKeyInUse || w.total.Load() != 0 {
+		t.Fatalf("between one and two leases: %+v", r)
+	}
+	w.advance(w.ids.Lease)
 	took := w.call("mutation", "u1", "crash", "t.idem.add", `{"n":5}`)
 	if took.status != 200 || took.replayed || w.total.Load() != 5 {
 		t.Fatalf("taking over an abandoned key: %+v total %d", took, w.total.Load())
