@@ -13,7 +13,9 @@ require (
 	marketplace/services/media v0.0.0
 	marketplace/services/notifications v0.0.0
 	marketplace/services/payments v0.0.0
+	marketplace/services/payouts v0.0.0
 	marketplace/services/platformconfig v0.0.0
+	marketplace/services/reviews v0.0.0
 )
 
 require (
@@ -102,5 +104,7 @@ replace (
 	marketplace/services/media => ../services/media
 	marketplace/services/notifications => ../services/notifications
 	marketplace/services/payments => ../services/payments
+	marketplace/services/payouts => ../services/payouts
 	marketplace/services/platformconfig => ../services/platformconfig
+	marketplace/services/reviews => ../services/reviews
 )

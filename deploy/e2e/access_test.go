@@ -119,6 +119,9 @@ var documentedAccess = map[string]ops.Access{
 	"admins.payoutOperations.approvePayout": ops.Admin, "admins.payoutOperations.rejectPayout": ops.Admin,
 	"admins.payoutOperations.markPayoutAsProcessing": ops.Admin, "admins.payoutOperations.completePayout": ops.Admin,
 	"admins.payoutOperations.markPayoutAsFailed": ops.Admin, "admins.payoutOperations.adjustWalletBalance": ops.Admin,
+	// Ours (docs/decisions.md, "Payouts and wallets").
+	"stores.payouts.listPayouts": ops.StoreOwnerOrAdmin, "admins.payoutOperations.getPayout": ops.Admin,
+	"admins.payoutOperations.reconcileWallet": ops.Admin, "admins.payoutOperations.releaseDueEarnings": ops.Admin,
 
 	"stores.reviews.addReview": ops.Customer, "stores.reviews.updateReview": ops.Customer, "stores.reviews.deleteReview": ops.Customer,
 	"stores.reviews.getStoreReviews": ops.Public, "stores.reviews.getStoreReviewStats": ops.Public, "stores.reviews.getReview": ops.Public,
@@ -177,10 +180,17 @@ func newAccessWorld(t *testing.T, s *st.Sys) *accessWorld {
 	cfg := okAs[map[string]any](t, s.Query(sh.admin, "admins.platformAdmin.getActivePlatformConfig", nil))
 	cats := okAs[[]map[string]any](t, s.Query("", "catalog.categories.listCategories", nil))
 	eventually(t, "the customer's first notification", func() bool { return len(inbox(t, s, sh.user)) > 0 })
+	// The store's wallet, credited, and a payout its owner requested from it.
+	wallet := okAs[map[string]any](t, s.Query(sh.owner, "stores.wallet.getWallet", map[string]any{"storeId": sh.storeA}))["_id"].(string)
+	st.MustOK(t, s.Mutation(sh.admin, "admins.payoutOperations.adjustWalletBalance", map[string]any{"storeId": sh.storeA, "walletId": wallet,
+		"adjustmentType": "add_balance", "amount": 5000, "reason": "Matrix credit", "adminUserId": "admin-1"}))
+	payout := okID(t, s.Mutation(sh.owner, "stores.payouts.requestPayout", map[string]any{"storeId": sh.storeA, "amount": 500,
+		"bankDetails": map[string]any{"IBAN": validIBAN, "bankName": "Matrix Bank", "accountHolderName": "Owner One"}}))
 	w.ids = map[string]string{
 		"cities": w.city, "areas": w.area, "categories": cats[0]["_id"].(string), "stores": sh.storeA,
 		"products": sh.productA1, "customers": sh.customer, "orders": order["_id"].(string),
 		"platformConfig": cfg["_id"].(string), "notifications": inbox(t, s, sh.user)[0].ID,
+		"storeWallets": wallet, "payouts": payout,
 	}
 	return w
 }
@@ -189,12 +199,16 @@ func newAccessWorld(t *testing.T, s *st.Sys) *accessWorld {
 // else is refused them.
 var customerRecords = []string{"customers", "customerAddresses", "carts", "notifications", "orders"}
 
+// authorOnly are operations on a review (the customer's) that only its
+// author may call; other operations on reviews are anyone's.
+var authorOnly = []string{"stores.reviews.updateReview", "stores.reviews.deleteReview"}
+
 // adminsSeeAll are the operations of a customer's records that administrators
 // may call too.
 var adminsSeeAll = []string{"customers.orders.getOrderByPaymentIntent"}
 
-// id is a record of kind for one operation; addresses and cart lines are made
-// anew for each (its call may delete them).
+// id is a record of kind for one operation; addresses, cart lines, reviews
+// and flags are made anew for each (its call may delete them).
 func (w *accessWorld) id(t *testing.T, kind string) string {
 	switch kind {
 	case "customerAddresses":
@@ -202,6 +216,10 @@ func (w *accessWorld) id(t *testing.T, kind string) string {
 			"customerId": w.sh.customer, "name": "Home", "fullAddress": "Villa 1", "city": w.city, "area": w.area}))
 	case "carts":
 		return okID(t, w.s.Mutation(w.sh.user, "customers.cart.addItem", map[string]any{"productId": w.sh.productB, "quantity": 1}))
+	case "storeReviews": // the customer's review of store A (its call may delete or hide it)
+		return w.review(t)
+	case "reviewFlags": // another customer's flag on the customer's review
+		return w.flag(t)
 	}
 	id, ok := w.ids[kind]
 	if !ok {
@@ -301,7 +319,8 @@ func (w *accessWorld) expect(t *testing.T, d ops.Descriptor, c accessCaller) str
 	// customers), and administrators where the operation says so.
 	kinds := fmt.Sprint(w.args(t, d.Args, nil))
 	owned := slices.ContainsFunc(customerRecords, func(k string) bool { return strings.Contains(kinds, "kind:"+k) }) ||
-		slices.ContainsFunc(d.Args, func(a ops.ArgDoc) bool { return a.Required && a.Name == "paymentIntentId" })
+		slices.ContainsFunc(d.Args, func(a ops.ArgDoc) bool { return a.Required && a.Name == "paymentIntentId" }) ||
+		slices.Contains(authorOnly, d.Path)
 	if !owned || c.sub == w.customer.sub || (c.admin && slices.Contains(adminsSeeAll, d.Path)) {
 		return ""
 	}

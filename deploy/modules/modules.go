@@ -19,7 +19,9 @@ import (
 	"marketplace/services/media"
 	"marketplace/services/notifications"
 	"marketplace/services/payments"
+	"marketplace/services/payouts"
 	"marketplace/services/platformconfig"
+	"marketplace/services/reviews"
 )
 
 // All are the platform's modules.
@@ -31,6 +33,8 @@ var All = []service.Module{
 	payments.Module,
 	notifications.Module,
 	media.Module,
+	payouts.Module,
+	reviews.Module,
 }
 
 // Names are the modules' names, in start order.

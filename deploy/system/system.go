@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"marketplace/deploy/modules"
 	"marketplace/gateway"
@@ -31,6 +32,7 @@ import (
 	"marketplace/libs/store"
 	"marketplace/libs/telemetry"
 	"marketplace/services/payments"
+	"marketplace/services/reviews"
 )
 
 // Options tailor a run; the zero value (plus Getenv and Stdout) is `make run`.
@@ -47,6 +49,8 @@ type Options struct {
 	// GatewayResolver, when set, wraps the discovery the gateway uses (and only
 	// the gateway): tests make a service unreachable to it while it runs.
 	GatewayResolver func(ops.Resolver) ops.Resolver
+	// Now, when set, is every service's clock (tests move time); nil is time.Now.
+	Now func() time.Time
 }
 
 // Info describes a running system.
@@ -95,6 +99,34 @@ func Run(ctx context.Context, o Options) error {
 		}
 		fmt.Fprintf(o.Stdout, "development webhooks: signed with the secret in %s; sign a body with: make sign-webhook FILE=<body.json>\n",
 			filepath.Join(cfg.DataDir, webhookSecretFile))
+	}
+	// The gateway's listener before the services: without PUBLIC_BASE_URL its
+	// address is the public base URL, which the reviews service builds photo
+	// URLs from.
+	ln := o.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+			return err
+		}
+	}
+	serving := false
+	defer func() {
+		if !serving {
+			ln.Close() // Serve closes it otherwise
+		}
+	}()
+	baseURL := cfg.PublicBaseURL
+	if baseURL == "" {
+		baseURL = "http://" + ln.Addr().String()
+	}
+	withSecret := configure
+	configure = func(settings any) {
+		if withSecret != nil {
+			withSecret(settings)
+		}
+		if r, ok := settings.(*reviews.Settings); ok && r.PublicBaseURL == "" {
+			r.PublicBaseURL = baseURL
+		}
 	}
 	if cfg.InternalToken == "" {
 		cfg.InternalToken = randomHex(32) // only this process's services know it
@@ -161,7 +193,7 @@ func Run(ctx context.Context, o Options) error {
 			err := service.Run(sctx, service.Options{
 				Module: m, Listener: ln, DB: dbo, Brokers: brokers, Resolver: resolver, Verifier: verifier,
 				InternalToken: cfg.InternalToken, Logger: logger, HTTP: cfg.HTTP(), Getenv: o.Getenv, Configure: configure,
-				Ready: ready, RelayFault: o.RelayFault,
+				Ready: ready, RelayFault: o.RelayFault, Now: o.Now,
 			})
 			if err != nil {
 				errc <- fmt.Errorf("%s: %w", m.Name, err)
@@ -190,22 +222,14 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("gateway routes: %w", err)
 	}
 	go gw.Run(sctx)
-	ln := o.Listener
-	if ln == nil {
-		if ln, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
-			return err
-		}
-	}
-	info.BaseURL = cfg.PublicBaseURL
-	if info.BaseURL == "" {
-		info.BaseURL = "http://" + ln.Addr().String()
-	}
+	info.BaseURL = baseURL
 	app := gw.App(cfg.HTTP(), logger)
 	gerr := make(chan error, 1)
 	// A service that dies takes the process down (to be restarted whole) rather
 	// than leaving a gateway that answers 503 for it forever.
 	gctx, stopGateway := context.WithCancel(ctx)
 	defer stopGateway()
+	serving = true
 	go func() { gerr <- httpserver.Serve(gctx, app, ln, cfg.HTTP().ShutdownTimeout) }()
 	fmt.Fprintf(o.Stdout, "marketplace ready at %s\n", info.BaseURL)
 	if o.OnReady != nil {

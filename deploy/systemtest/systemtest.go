@@ -62,6 +62,12 @@ func WithGatewayResolver(wrap func(ops.Resolver) ops.Resolver) Option {
 	return func(_ map[string]string, o *system.Options) { o.GatewayResolver = wrap }
 }
 
+// WithClock makes now every service's clock (Env.Now), so tests move time
+// instead of sleeping.
+func WithClock(now func() time.Time) Option {
+	return func(_ map[string]string, o *system.Options) { o.Now = now }
+}
+
 // WithRelayFault installs the outbox relay's crash-test fault point.
 func WithRelayFault(f func() error) Option {
 	return func(_ map[string]string, o *system.Options) { o.RelayFault = f }

@@ -72,6 +72,11 @@ func WithCustomer(ctx context.Context, c *CustomerRef) context.Context {
 	return context.WithValue(ctx, customerKey{}, c)
 }
 
+// WithStore puts a resolved store in ctx (tests of handlers).
+func WithStore(ctx context.Context, s *StoreRef) context.Context {
+	return context.WithValue(ctx, storeKey{}, s)
+}
+
 // errNoProfile is a mutation's answer when its caller has no customer profile.
 func errNoProfile() error {
 	return apperr.New(apperr.FailedPrecondition, "the caller has no customer profile yet: call customers.profile.upsertMyProfile first")

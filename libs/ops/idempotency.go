@@ -246,6 +246,26 @@ type idemRecord struct {
 	ExpiresAt  time.Time `bson:"expiresAt"`
 }
 
+type idempotencyIdentityKey struct{}
+
+// WithIdempotency returns ctx carrying a call's idempotency identity (see
+// IdempotencyOf). The Server sets it on keyed runs; tests may set it to call a
+// handler as a keyed call would.
+func WithIdempotency(ctx context.Context, identity string) context.Context {
+	return context.WithValue(ctx, idempotencyIdentityKey{}, identity)
+}
+
+// IdempotencyOf is the idempotency identity of the call ctx belongs to: the
+// hash of caller and Idempotency-Key (the _id of its record), the same for
+// every retry of the call with that key; "" when the call has no key (or the
+// key is not honoured). A handler whose effect must not repeat even when the
+// kept outcome is lost (a run abandoned after its lease, a record released or
+// pruned) derives its own unique key from it.
+func IdempotencyOf(ctx context.Context) string {
+	s, _ := ctx.Value(idempotencyIdentityKey{}).(string)
+	return s
+}
+
 // idemClaim is a run that holds a record; finish or release it.
 type idemClaim struct {
 	id, claim string
@@ -422,7 +442,7 @@ func (s *Server) runIdempotent(c *fiber.Ctx, ctx context.Context, req Request, c
 	}()
 	// A run never outlasts its lease (when the handler honours its context), so
 	// a record still running after the lease really was abandoned.
-	rctx, cancel := context.WithTimeout(ctx, ids.Lease)
+	rctx, cancel := context.WithTimeout(WithIdempotency(ctx, claim.id), ids.Lease)
 	defer cancel()
 	res, err := s.Registry.Invoke(rctx, Mutation, req.Path, req.Args, false)
 	var body []byte

@@ -193,6 +193,9 @@ func newIdemWorld(t *testing.T) *idemWorld {
 		}),
 		NewMutation("t.idem.public", Public, "", func(context.Context, *NoArgs) (int64, error) { return w.publics.Add(1), nil }),
 		NewMutation("t.idem.internal", Internal, "", func(context.Context, *NoArgs) (int64, error) { return w.publics.Add(1), nil }),
+		NewMutation("t.idem.identity", Authenticated, "", func(ctx context.Context, _ *NoArgs) (string, error) {
+			return IdempotencyOf(ctx), nil
+		}),
 		NewQuery("t.idem.read", Authenticated, "", func(context.Context, *NoArgs) (int64, error) { return w.total.Load(), nil }),
 	)
 	w.app = httpserver.New("t", httpserver.Defaults(), logger, nil)
@@ -509,5 +512,35 @@ func TestIdempotencyKeyWhereItDoesNotApply(t *testing.T) {
 	_ = json.Unmarshal([]byte(bad.body), &v)
 	if v.Error.Details["field"] != "n" {
 		t.Errorf("argument error body: %s", bad.body)
+	}
+}
+
+// TestIdempotencyIdentityInContext: a keyed run sees the record's id (a hash
+// of caller and key) through IdempotencyOf, the same on a run after the record
+// was lost; another key or caller sees another; a call without a key sees "".
+func TestIdempotencyIdentityInContext(t *testing.T) {
+	w := newIdemWorld(t)
+	first := w.call("mutation", "u1", "k1", "t.idem.identity", "")
+	if first.status != 200 || first.body != `"`+idempotencyID("sub:u1", "k1")+`"` {
+		t.Fatalf("keyed call: %+v", first)
+	}
+	if _, err := w.db.Collection(IdempotencyCollection).DeleteMany(context.Background(), bson.M{}); err != nil {
+		t.Fatal(err)
+	}
+	again := w.call("mutation", "u1", "k1", "t.idem.identity", "")
+	if again.replayed || again.body != first.body {
+		t.Fatalf("rerun after the record was lost: %+v, first %+v", again, first)
+	}
+	if other := w.call("mutation", "u1", "k2", "t.idem.identity", ""); other.body == first.body {
+		t.Fatalf("another key has the same identity: %s", other.body)
+	}
+	if other := w.call("mutation", "u2", "k1", "t.idem.identity", ""); other.body == first.body {
+		t.Fatalf("another caller has the same identity: %s", other.body)
+	}
+	if none := w.call("mutation", "u1", "", "t.idem.identity", ""); none.status != 200 || none.body != `""` {
+		t.Fatalf("call without a key: %+v", none)
+	}
+	if IdempotencyOf(context.Background()) != "" {
+		t.Fatal("a bare context has an identity")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 
@@ -170,5 +171,34 @@ func TestRetryGivesUpUnderContention(t *testing.T) {
 	boom := errors.New("boom")
 	if _, err := Retry(ctx, "x", func(context.Context) (int, error) { return 0, boom }); !errors.Is(err, boom) {
 		t.Fatalf("other errors pass through: %v", err)
+	}
+}
+
+// TestOplogStaysShort: the embedded engine's oplog (which every write copies)
+// keeps only the newest entries once they are from an earlier second, not
+// five minutes of writes.
+func TestOplogStaysShort(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, Options{Name: "t", Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(ctx)
+	c := db.Collection("things")
+	for i := range 1000 {
+		if _, err := c.InsertOne(ctx, bson.M{"_id": i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond) // the entries' second is over
+	if _, err := c.InsertOne(ctx, bson.M{"_id": "last"}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := db.client.Database("local").Collection("oplog").CountDocuments(ctx, bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > oplogMax+1 || n == 0 {
+		t.Fatalf("the oplog holds %d entries, want at most %d", n, oplogMax+1)
 	}
 }

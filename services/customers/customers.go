@@ -49,6 +49,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("customers.cartToOrder.createOrderFromCart", ops.Internal, "Turn the customer's cart lines of a store into a paid order (once per payment intent).", s.createOrderFromCart),
 			ops.NewQuery("customers.orders.getOrderByPaymentIntent", ops.Authenticated, "The caller's order paid with a payment intent (administrators: anyone's), or null.", s.getOrderByPaymentIntent),
 			ops.NewQuery("customers.orders.getMyOrders", ops.Customer, "The caller's orders, newest first.", s.getMyOrders),
+			ops.NewQuery(contract.OpGetPurchaseFacts, ops.Internal, "Whether an order exists, is the customer's and of the store, and whether the customer has a delivered order of the store (the reviews service's verified purchase).", s.getPurchaseFacts),
 			ops.NewMutation("stores.orders.updateOrderStatus", ops.StoreOwnerOrAdmin, "Move an order along its status machine (store owner or administrator).", s.updateOrderStatus,
 				ops.StoreVia("orderId", s.storeOfOrder)),
 		).WithResolvers(ops.Resolvers{Customer: s.customerRef, Store: s.catalog.StoreRef}),
@@ -60,6 +61,8 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			// At most one order per payment intent: the webhook's idempotency rests on it.
 			{Collection: "orders", Keys: bson.D{{Key: "paymentIntentId", Value: 1}}, Unique: true, Name: "one_order_per_payment"},
 			{Collection: "orders", Keys: bson.D{{Key: "customerUserId", Value: 1}, {Key: "_id", Value: -1}}, Name: "by_customer"},
+			// A customer's delivered orders of a store (getPurchaseFacts: verified reviews).
+			{Collection: "orders", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "storeId", Value: 1}, {Key: "status", Value: 1}}, Name: "by_customer_store_status"},
 		},
 	}, nil
 }

@@ -502,3 +502,37 @@ func (s *svc) getProfiles(ctx context.Context, a *profilesArgs) (map[string]cont
 	}
 	return out, nil
 }
+
+// getPurchaseFacts is for the reviews service: what it needs to decide a
+// review's verified purchase, from the orders as committed, so a review sent
+// right after updateOrderStatus(delivered) returned sees the delivery.
+func (s *svc) getPurchaseFacts(ctx context.Context, a *contract.PurchaseFactsArgs) (*contract.PurchaseFacts, error) {
+	var out contract.PurchaseFacts
+	orders := s.env.DB.Collection("orders")
+	if a.OrderID != nil {
+		var o struct {
+			CustomerID string `bson:"customerId"`
+			StoreID    string `bson:"storeId"`
+			Status     string `bson:"status"`
+		}
+		err := orders.FindOne(ctx, bson.M{"_id": *a.OrderID}, options.FindOne().SetProjection(bson.M{"customerId": 1, "storeId": 1, "status": 1})).Decode(&o)
+		switch {
+		case store.IsNotFound(err):
+		case err != nil:
+			return nil, err
+		default:
+			out.OrderExists, out.OrderStatus = true, o.Status
+			out.OrderOfCustomer, out.OrderOfStore = o.CustomerID == a.CustomerID, o.StoreID == a.StoreID
+		}
+	}
+	err := orders.FindOne(ctx, bson.M{"customerId": a.CustomerID, "storeId": a.StoreID, "status": StatusDelivered},
+		options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
+	switch {
+	case store.IsNotFound(err):
+	case err != nil:
+		return nil, err
+	default:
+		out.HasDeliveredOrder = true
+	}
+	return &out, nil
+}

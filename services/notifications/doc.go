@@ -3,8 +3,8 @@
 //
 // # Where notifications come from
 //
-// One consumer (group "notifications") follows the topics "orders", "payments"
-// and "reviews". Each event is handled in the consumer's transaction together
+// One consumer (group "notifications") follows the topics "orders", "payments",
+// "reviews", "payouts" and "wallets". Each event is handled in the consumer's transaction together
 // with the record that it was processed, so an event produces its notifications
 // exactly once: a redelivered event is dropped by the consumer's dedupe, and
 // should that record be gone (pruned after its retention), the handler finds the
@@ -25,6 +25,27 @@
 //	payment.failed (payments)     customer (data.customerUserId)      payment_failed  high
 //	review.flag_raised (reviews)  the admin inbox                     review_flagged  high for reason offensive
 //	                                                                                  or fake, else normal
+//	order.status_changed to       customer (data.customerUserId)      review_invitation normal
+//	  delivered (orders)          (besides order_status)
+//	review.store_responded        the review's author                 review_response normal
+//	  (reviews)                   (data.customerUserId)
+//	review.hidden (reviews)       the review's author                 review_hidden   normal
+//	review.shown (reviews)        the review's author                 review_shown    normal
+//	payout.requested (payouts)    the admin inbox                     payout_requested normal
+//	payout.approved (payouts)     store owner (data.storeOwnerUserId) payout_approved normal
+//	payout.rejected (payouts)     store owner (data.storeOwnerUserId) payout_rejected high
+//	payout.processing (payouts)   store owner (data.storeOwnerUserId) payout_processing normal
+//	payout.completed (payouts)    store owner (data.storeOwnerUserId) payout_completed normal
+//	payout.failed (payouts)       store owner (data.storeOwnerUserId) payout_failed   high
+//	wallet.adjusted (wallets)     store owner (data.storeOwnerUserId) wallet_adjusted normal
+//
+// The other review events (review.created, updated, deleted, flag_resolved)
+// notify nobody: the author made the change, or the decision on a flag is the
+// moderators' business (the author hears of a hide through review.hidden).
+//
+// wallet.credited and wallet.released (an order's earnings entering the
+// pending balance, held earnings becoming available) notify nobody: a store
+// hears of each order already, and its wallet shows the balances.
 //
 // A held order is one whose payment did not match its total (data.paymentStatus
 // "under_review"): the customer and the administrators are told, the store is
@@ -34,7 +55,15 @@
 // Titles: order_created "Order confirmed", new_order "New order", order_status
 // "Order <status label>" (e.g. "Order out for delivery"), payment_failed
 // "Payment failed", review_flagged "Review flagged", order_payment_review "Order
-// received: payment under review", payment_review "Payment does not match its order".
+// received: payment under review", payment_review "Payment does not match its order",
+// review_invitation "How was <storeName>?", review_response "<storeName> responded
+// to your review" ("<storeName> updated its response to your review" for a
+// change), review_hidden "Your review was hidden", review_shown "Your review is
+// visible again",
+// payout_requested "Payout requested", payout_approved "Payout approved",
+// payout_rejected "Payout rejected", payout_processing "Payout on its way",
+// payout_completed "Payout completed", payout_failed "Payout failed",
+// wallet_adjusted "Wallet adjusted".
 //
 // A recipient whose user id is empty in the event is skipped (no notification,
 // no error). When the customer is also the store's owner, order.created gives
@@ -52,6 +81,14 @@
 //	                      amountFils, currency (default "AED"), failureMessage
 //	review.flag_raised    flagId (required), reviewId (required), storeId, reason, description,
 //	                      flaggedByUserId
+//	review.store_responded  reviewId (required), storeId, storeName, customerUserId, comment, updated
+//	review.hidden, review.shown  reviewId (required), storeId, storeName, customerUserId
+//	payout.*              payoutId (required), storeId, storeName, storeOwnerUserId,
+//	                      requestedAmountFils, processingFeeFils, netAmountFils, status, reason
+//	                      (rejection or failure), processingMethod, transactionReference,
+//	                      balanceRestored
+//	wallet.adjusted       walletId (required), storeId, storeName, storeOwnerUserId, adjustmentType,
+//	                      amountFils, reason
 //
 // Bodies (store names, failure messages and flag descriptions are cut to a few
 // hundred characters):
@@ -71,6 +108,27 @@
 //	                was kept, so you can try again."  (without ": <failureMessage>" when there is none)
 //	review_flagged  "A review was flagged as <reason>: <description>"  (" as <reason>" and
 //	                ": <description>" left out when the event has none)
+//	review_invitation  "Your order from <storeName> was delivered. Rate the store and help other
+//	                customers choose."
+//	review_response "<title>: <comment>"  (the response cut to a few hundred characters)
+//	review_hidden   "Your review of <storeName> was hidden by our moderators: other customers no
+//	                longer see it."
+//	review_shown    "Your review of <storeName> is visible to other customers again."
+//	payout_requested   "<storeName> requested a payout of AED <amount> (AED <net> after the
+//	                   AED <fee> fee)."
+//	payout_approved    "Your payout of AED <amount> from <storeName> was approved."
+//	payout_rejected    "Your payout of AED <amount> from <storeName> was rejected: <reason>. The
+//	                   amount is back in your available balance."
+//	payout_processing  "Your payout of AED <amount> from <storeName> is being paid by <method>."
+//	                   (bank transfer, a manual payment, a payment provider)
+//	payout_completed   "Your payout of AED <amount> from <storeName> was paid: AED <net> sent to
+//	                   your account (reference <reference>)."  (the reference when there is one)
+//	payout_failed      "Your payout of AED <amount> from <storeName> failed: <reason>." then "The
+//	                   amount is back in your available balance." when it was restored, else "Our
+//	                   team will contact you about the amount."
+//	wallet_adjusted    "AED <amount> was added to / deducted from the available / pending balance of
+//	                   <storeName>: <reason>." ("AED <amount> of the pending balance of <storeName>
+//	                   is now available: <reason>." for a move)
 //
 // data (string values; a key is left out when the event has no value for it):
 //
@@ -79,6 +137,10 @@
 //	order_status              orderId, storeId, status (the new status), previousStatus
 //	payment_failed            paymentIntentId, storeId
 //	review_flagged            flagId, reviewId, storeId, reason, flaggedByUserId
+//	review_invitation         orderId, storeId
+//	review_response, review_hidden, review_shown  reviewId, storeId
+//	payout_*                  payoutId, storeId, status (the payout's new status)
+//	wallet_adjusted           walletId, storeId, adjustmentType
 //
 // # Stored record (collection "notifications")
 //

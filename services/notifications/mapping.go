@@ -10,6 +10,7 @@ import (
 
 	"marketplace/libs/contracts/customers"
 	"marketplace/libs/contracts/payments"
+	payouts "marketplace/libs/contracts/payouts"
 	"marketplace/libs/contracts/reviews"
 	"marketplace/libs/events"
 	"marketplace/libs/money"
@@ -38,6 +39,16 @@ const (
 	// the customer is told, the administrators are asked to settle it.
 	TypeOrderPaymentReview = "order_payment_review"
 	TypePaymentReview      = "payment_review"
+	// Payouts and wallets: the store's owner hears of each move of their
+	// payout and of each adjustment of their wallet; the administrators of
+	// each new payout request.
+	TypePayoutRequested  = "payout_requested"
+	TypePayoutApproved   = "payout_approved"
+	TypePayoutRejected   = "payout_rejected"
+	TypePayoutProcessing = "payout_processing"
+	TypePayoutCompleted  = "payout_completed"
+	TypePayoutFailed     = "payout_failed"
+	TypeWalletAdjusted   = "wallet_adjusted"
 )
 
 // Event types handled, as their producers' contracts declare them.
@@ -46,10 +57,31 @@ const (
 	EventOrderStatusChanged = customers.EventOrderStatusChanged
 	EventPaymentFailed      = payments.EventPaymentFailed
 	EventReviewFlagRaised   = reviews.EventFlagRaised
+	EventPayoutRequested    = payouts.EventPayoutRequested
+	EventPayoutApproved     = payouts.EventPayoutApproved
+	EventPayoutRejected     = payouts.EventPayoutRejected
+	EventPayoutProcessing   = payouts.EventPayoutProcessing
+	EventPayoutCompleted    = payouts.EventPayoutCompleted
+	EventPayoutFailed       = payouts.EventPayoutFailed
+	EventWalletAdjusted     = payouts.EventWalletAdjusted
+)
+
+// Reviews: a delivered order invites its customer to review the store; the
+// review's author hears when the store responds and when the moderators hide
+// or show the review.
+const (
+	TypeReviewInvitation = "review_invitation"
+	TypeReviewResponse   = "review_response"
+	TypeReviewHidden     = "review_hidden"
+	TypeReviewShown      = "review_shown"
+
+	EventReviewStoreResponded = reviews.EventStoreResponded
+	EventReviewHidden         = reviews.EventHidden
+	EventReviewShown          = reviews.EventShown
 )
 
 // Topics followed.
-var Topics = []string{customers.TopicOrders, payments.Topic, reviews.Topic}
+var Topics = []string{customers.TopicOrders, payments.Topic, reviews.Topic, payouts.TopicPayouts, payouts.TopicWallets}
 
 // Limits on the free text copied from events into a notification.
 const (
@@ -208,6 +240,12 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 				fmt.Sprintf("Your order from %s is now %s.", storeName(d.StoreName), label),
 				PriorityNormal, idMap("orderId", d.OrderID, "storeId", d.StoreID, "status", d.To, "previousStatus", d.From)))
 		}
+		// A delivered order invites its customer to review the store.
+		if u := strings.TrimSpace(d.CustomerUserID); u != "" && d.To == customers.StatusDelivered {
+			out = append(out, base(RecipientUser, u, TypeReviewInvitation, "How was "+storeName(d.StoreName)+"?",
+				fmt.Sprintf("Your order from %s was delivered. Rate the store and help other customers choose.", storeName(d.StoreName)),
+				PriorityNormal, idMap("orderId", d.OrderID, "storeId", d.StoreID)))
+		}
 		// An order confirmed from pending (a held payment an administrator
 		// accepted) reaches its store now.
 		if u := strings.TrimSpace(d.StoreOwnerUserID); u != "" && d.From == customers.StatusPending && d.To == customers.StatusConfirmed {
@@ -256,8 +294,153 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		}
 		out = append(out, base(RecipientAdmin, "", TypeReviewFlagged, "Review flagged", body, priority,
 			idMap("flagId", d.FlagID, "reviewId", d.ReviewID, "storeId", d.StoreID, "reason", d.Reason, "flaggedByUserId", d.FlaggedByUserID)))
+	case EventPayoutRequested, EventPayoutApproved, EventPayoutRejected, EventPayoutProcessing, EventPayoutCompleted, EventPayoutFailed:
+		var d payouts.PayoutEvent
+		if err := decodeData(env, &d); err != nil {
+			return nil, err
+		}
+		if err := required(env, "payoutId", d.PayoutID); err != nil {
+			return nil, err
+		}
+		out = append(out, payoutNotifications(env.Type, d, base)...)
+	case EventWalletAdjusted:
+		var d payouts.WalletEvent
+		if err := decodeData(env, &d); err != nil {
+			return nil, err
+		}
+		if err := required(env, "walletId", d.WalletID); err != nil {
+			return nil, err
+		}
+		if u := strings.TrimSpace(d.StoreOwnerUserID); u != "" {
+			out = append(out, base(RecipientUser, u, TypeWalletAdjusted, "Wallet adjusted", walletAdjustedBody(d), PriorityNormal,
+				idMap("walletId", d.WalletID, "storeId", d.StoreID, "adjustmentType", d.AdjustmentType)))
+		}
+	case EventReviewStoreResponded:
+		var d reviews.StoreResponded
+		if err := decodeData(env, &d); err != nil {
+			return nil, err
+		}
+		if err := required(env, "reviewId", d.ReviewID); err != nil {
+			return nil, err
+		}
+		if u := strings.TrimSpace(d.CustomerUserID); u != "" {
+			title := storeName(d.StoreName) + " responded to your review"
+			if d.Updated {
+				title = storeName(d.StoreName) + " updated its response to your review"
+			}
+			body := title + "."
+			if c := clip(d.Comment, maxText); c != "" {
+				body = title + ": " + c
+			}
+			out = append(out, base(RecipientUser, u, TypeReviewResponse, title, body, PriorityNormal,
+				idMap("reviewId", d.ReviewID, "storeId", d.StoreID)))
+		}
+	case EventReviewHidden, EventReviewShown:
+		var d reviews.Review
+		if err := decodeData(env, &d); err != nil {
+			return nil, err
+		}
+		if err := required(env, "reviewId", d.ReviewID); err != nil {
+			return nil, err
+		}
+		if u := strings.TrimSpace(d.CustomerUserID); u != "" {
+			typ, title := TypeReviewHidden, "Your review was hidden"
+			body := fmt.Sprintf("Your review of %s was hidden by our moderators: other customers no longer see it.", storeName(d.StoreName))
+			if env.Type == EventReviewShown {
+				typ, title = TypeReviewShown, "Your review is visible again"
+				body = fmt.Sprintf("Your review of %s is visible to other customers again.", storeName(d.StoreName))
+			}
+			out = append(out, base(RecipientUser, u, typ, title, body, PriorityNormal, idMap("reviewId", d.ReviewID, "storeId", d.StoreID)))
+		}
 	default:
 		return nil, errNotHandled
 	}
 	return out, nil
+}
+
+// payoutNotifications: a new request goes to the admin inbox; every later
+// move to the store's owner (a failure or a rejection with high priority).
+func payoutNotifications(eventType string, d payouts.PayoutEvent, base func(recipientType, userID, typ, title, body, priority string, data map[string]string) notificationDoc) []notificationDoc {
+	data := idMap("payoutId", d.PayoutID, "storeId", d.StoreID, "status", d.Status)
+	store := storeName(d.StoreName)
+	amount := aed(d.RequestedAmount)
+	if eventType == EventPayoutRequested {
+		return []notificationDoc{base(RecipientAdmin, "", TypePayoutRequested, "Payout requested",
+			fmt.Sprintf("%s requested a payout of %s (%s after the %s fee).", store, amount, aed(d.NetAmount), aed(d.ProcessingFee)),
+			PriorityNormal, data)}
+	}
+	owner := strings.TrimSpace(d.StoreOwnerUserID)
+	if owner == "" {
+		return nil
+	}
+	reason := strings.TrimRight(clip(d.Reason, maxText), ".")
+	typ, title, body, priority := "", "", "", PriorityNormal
+	switch eventType {
+	case EventPayoutApproved:
+		typ, title = TypePayoutApproved, "Payout approved"
+		body = fmt.Sprintf("Your payout of %s from %s was approved.", amount, store)
+	case EventPayoutRejected:
+		typ, title, priority = TypePayoutRejected, "Payout rejected", PriorityHigh
+		body = fmt.Sprintf("Your payout of %s from %s was rejected", amount, store)
+		if reason != "" {
+			body += ": " + reason
+		}
+		body += ". The amount is back in your available balance."
+	case EventPayoutProcessing:
+		typ, title = TypePayoutProcessing, "Payout on its way"
+		body = fmt.Sprintf("Your payout of %s from %s is being paid", amount, store)
+		if m := methodLabels[d.ProcessingMethod]; m != "" {
+			body += " by " + m
+		}
+		body += "."
+	case EventPayoutCompleted:
+		typ, title = TypePayoutCompleted, "Payout completed"
+		body = fmt.Sprintf("Your payout of %s from %s was paid: %s sent to your account", amount, store, aed(d.NetAmount))
+		if ref := clip(d.TransactionReference, maxName); ref != "" {
+			body += " (reference " + ref + ")"
+		}
+		body += "."
+	case EventPayoutFailed:
+		typ, title, priority = TypePayoutFailed, "Payout failed", PriorityHigh
+		body = fmt.Sprintf("Your payout of %s from %s failed", amount, store)
+		if reason != "" {
+			body += ": " + reason
+		}
+		if d.BalanceRestored {
+			body += ". The amount is back in your available balance."
+		} else {
+			body += ". Our team will contact you about the amount."
+		}
+	}
+	return []notificationDoc{base(RecipientUser, owner, typ, title, body, priority, data)}
+}
+
+var methodLabels = map[string]string{
+	payouts.MethodBankTransfer: "bank transfer",
+	payouts.MethodManual:       "a manual payment",
+	payouts.MethodThirdParty:   "a payment provider",
+}
+
+// walletAdjustedBody says what an administrator did to a wallet, and why.
+func walletAdjustedBody(d payouts.WalletEvent) string {
+	amount, store := aed(d.Amount), storeName(d.StoreName)
+	var body string
+	switch d.AdjustmentType {
+	case payouts.AdjustAddBalance:
+		body = fmt.Sprintf("%s was added to the available balance of %s", amount, store)
+	case payouts.AdjustDeductBalance:
+		body = fmt.Sprintf("%s was deducted from the available balance of %s", amount, store)
+	case payouts.AdjustAddPending:
+		body = fmt.Sprintf("%s was added to the pending balance of %s", amount, store)
+	case payouts.AdjustDeductPending:
+		body = fmt.Sprintf("%s was deducted from the pending balance of %s", amount, store)
+	case payouts.AdjustMovePendingToAvailable:
+		body = fmt.Sprintf("%s of the pending balance of %s is now available", amount, store)
+	default:
+		body = fmt.Sprintf("The wallet of %s was adjusted by %s", store, amount)
+	}
+	if r := strings.TrimRight(clip(d.Reason, maxText), "."); r != "" {
+		body += ": " + r
+	}
+	return body + "."
 }

@@ -54,6 +54,7 @@ func run() error {
 	orderConc := flag.Int("order-c", 10, "concurrent webhook deliveries")
 	pacedOrders := flag.Int("paced-orders", 300, "orders delivered at a steady rate for the event latency row")
 	pacedRate := flag.Int("paced-rate", 50, "orders per second of the paced run")
+	reviewsLarge := flag.Int("reviews-large", 20_000, "reviews in the database of row (r3), the store's 200 among them (2000 or less skips the row)")
 	flag.Parse()
 
 	const webhookSecret = "whsec_bench"
@@ -154,6 +155,16 @@ func run() error {
 	}
 	measure("(d) getCommissionPreview via gateway", info.BaseURL+"/api/query", preview)
 	measure("(e) getCustomerAddresses (10) via gateway", info.BaseURL+"/api/query", body("customers.addresses.getCustomerAddresses", nil))
+	// Reviews' reads at 2,000 reviews next to the other read rows; their
+	// 20,000 and their write rows come last (see reviews.go).
+	reviews, err := newReviewBench(info.BaseURL, tok, *reviewsLarge)
+	if err != nil {
+		return err
+	}
+	reviewRows, err := reviews.reads(*conns, *dur, *warm)
+	if err != nil {
+		return err
+	}
 
 	productRaw, err := do(info.BaseURL+"/api/mutation", tok("owner"), "stores.products.createProduct", map[string]any{"storeId": storeID, "name": "Bench Box", "price": 25})
 	if err != nil {
@@ -179,6 +190,18 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	// Payouts last: their setup stores 5,000 payouts, and the notifications
+	// of that setup must not queue before the order rows' events.
+	payoutRows, err := benchPayouts(info.BaseURL, tok, *conns, *dur, *warm)
+	if err != nil {
+		return err
+	}
+	// Reviews after them: their setup stores 20,000 reviews.
+	moreReviewRows, err := reviews.rest(*conns, *dur, *warm)
+	if err != nil {
+		return err
+	}
+	reviewRows = append(reviewRows, moreReviewRows...)
 
 	fmt.Printf("\n%d connections, %v per row (after %v warm-up), loopback, %s\n\n", *conns, *dur, *warm, time.Now().Format(time.RFC3339))
 	fmt.Printf("%-46s %10s %10s %10s %7s\n", "row", "req/s", "p50", "p99", "errors")
@@ -192,6 +215,16 @@ func run() error {
 	fmt.Printf("%-46s %10.0f %10v %10v %7d   (orders/s)\n", "(f) "+deliveries.name, deliveries.rps, deliveries.p50.Round(time.Microsecond), deliveries.p99.Round(time.Microsecond), deliveries.errors)
 	fmt.Printf("%-46s %10s %10v %10v %7d   (goal p99 < 50ms; ms resolution)\n", fmt.Sprintf("(g) event latency at %d orders/s", *pacedRate), "", pacedEvents.p50, pacedEvents.p99, pacedEvents.errors)
 	fmt.Printf("%-46s %10s %10v %10v %7d   (queueing: orders arrive faster than one consumer stores)\n", "(h) event latency during row (f)", "", loadedEvents.p50, loadedEvents.p99, loadedEvents.errors)
+	for _, r := range payoutRows {
+		fmt.Printf("%-46s %10.0f %10v %10v %7d\n", r.name, r.rps, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), r.errors)
+	}
+	for _, r := range reviewRows {
+		if r.skipped != "" {
+			fmt.Printf("%-46s %s\n", r.name, "skipped: "+r.skipped)
+			continue
+		}
+		fmt.Printf("%-46s %10.0f %10v %10v %7d\n", r.name, r.rps, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), r.errors)
+	}
 	fmt.Println()
 	if rows[2].skipped == "" {
 		fmt.Printf("gateway / nginx throughput: %.2f (goal >= 0.90)\n", rows[1].rps/rows[2].rps)
@@ -199,6 +232,17 @@ func run() error {
 	fmt.Printf("gateway / direct throughput: %.2f\n", rows[1].rps/rows[0].rps)
 	fmt.Printf("preview / gateway trivial throughput: %.2f (goal >= 0.40)\n", rows[3].rps/rows[1].rps)
 	fmt.Printf("addresses / gateway trivial throughput: %.2f (goal >= 0.40)\n", rows[4].rps/rows[1].rps)
+	for i, r := range payoutRows {
+		fmt.Printf("%s / gateway trivial throughput: %.2f\n", payoutRowNames[i], r.rps/rows[1].rps)
+	}
+	for i, r := range reviewRows {
+		if r.skipped == "" {
+			fmt.Printf("%s / gateway trivial throughput: %.2f%s\n", reviewRowNames[i], r.rps/rows[1].rps, reviewGoals[i])
+		}
+	}
+	for _, n := range reviews.notes {
+		fmt.Println(n)
+	}
 	cancel()
 	<-done
 	return nil
@@ -237,6 +281,11 @@ func do(url, token, path string, args any) (json.RawMessage, error) {
 
 // load runs a closed loop of conns workers against url.
 func load(name, url, token string, payload []byte, conns int, dur, warm time.Duration) row {
+	return loadEach(name, url, token, [][]byte{payload}, conns, dur, warm)
+}
+
+// loadEach is load with worker w sending payloads[w % len(payloads)].
+func loadEach(name, url, token string, payloads [][]byte, conns int, dur, warm time.Duration) row {
 	hc := &fasthttp.Client{MaxConnsPerHost: conns, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
 	var measuring atomic.Bool
 	var errs atomic.Int64
@@ -252,7 +301,7 @@ func load(name, url, token string, payload []byte, conns int, dur, warm time.Dur
 			req.Header.SetMethod("POST")
 			req.Header.SetContentType("application/json")
 			req.Header.Set("Authorization", "Bearer "+token)
-			req.SetBody(payload)
+			req.SetBody(payloads[w%len(payloads)])
 			for {
 				select {
 				case <-stop:

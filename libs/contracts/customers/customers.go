@@ -156,6 +156,42 @@ func (c *Client) CreateOrderFromCart(ctx context.Context, req CreateOrder) (*Cre
 	return &out, nil
 }
 
+// OpGetPurchaseFacts (internal query) says what the reviews service needs to
+// decide a review's verified purchase: PurchaseFactsArgs in, PurchaseFacts out.
+const OpGetPurchaseFacts = "customers.orders.getPurchaseFacts"
+
+// PurchaseFactsArgs are the arguments of OpGetPurchaseFacts.
+type PurchaseFactsArgs struct {
+	CustomerID string  `json:"customerId" op:"required,id=customers"`
+	StoreID    string  `json:"storeId" op:"required,id=stores"`
+	OrderID    *string `json:"orderId" op:"id=orders"`
+}
+
+// PurchaseFacts is OpGetPurchaseFacts's answer, read from the orders as they
+// are committed (a status change is seen as soon as it has returned). The
+// Order* fields are about the order asked for (all false without one).
+type PurchaseFacts struct {
+	OrderExists       bool   `json:"orderExists"`
+	OrderOfCustomer   bool   `json:"orderOfCustomer"`
+	OrderOfStore      bool   `json:"orderOfStore"`
+	OrderStatus       string `json:"orderStatus,omitempty"`
+	HasDeliveredOrder bool   `json:"hasDeliveredOrder"` // the customer has a delivered order of the store
+}
+
+// PurchaseFacts asks whether orderID (optional: "") exists, is customerID's
+// and is of storeID, and whether the customer has a delivered order of the store.
+func (c *Client) PurchaseFacts(ctx context.Context, customerID, storeID, orderID string) (*PurchaseFacts, error) {
+	args := PurchaseFactsArgs{CustomerID: customerID, StoreID: storeID}
+	if orderID != "" {
+		args.OrderID = &orderID
+	}
+	var out PurchaseFacts
+	if err := c.calls.Query(ctx, Service, OpGetPurchaseFacts, args, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // CustomerRef resolves the caller's profile for the access levels of ops
 // (Resolvers.Customer).
 func (c *Client) CustomerRef(ctx context.Context, userID string) (*ops.CustomerRef, error) {

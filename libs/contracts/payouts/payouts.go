@@ -1,0 +1,106 @@
+// Package payouts is the payouts-and-wallets context's contract: its events
+// (topics "payouts" and "wallets"), read by the notifications service.
+package payouts
+
+import "marketplace/libs/money"
+
+// Service is the payouts module name.
+const Service = "payouts"
+
+// Topics: payout events keyed by payout id, wallet events keyed by wallet id.
+const (
+	TopicPayouts = "payouts"
+	TopicWallets = "wallets"
+)
+
+// Event types on TopicPayouts; every one carries a PayoutEvent. Each is one
+// move of the payout's status (marketplace-interface section 3.1).
+const (
+	EventPayoutRequested  = "payout.requested"
+	EventPayoutApproved   = "payout.approved"
+	EventPayoutRejected   = "payout.rejected"
+	EventPayoutProcessing = "payout.processing"
+	EventPayoutCompleted  = "payout.completed"
+	EventPayoutFailed     = "payout.failed"
+)
+
+// Event types on TopicWallets; every one carries a WalletEvent.
+const (
+	EventWalletCredited = "wallet.credited" // an order's earnings entered the pending balance
+	EventWalletReleased = "wallet.released" // held earnings moved from pending to available
+	EventWalletAdjusted = "wallet.adjusted" // an administrator adjusted the balances
+)
+
+// Payout statuses.
+const (
+	StatusRequested  = "requested"
+	StatusApproved   = "approved"
+	StatusProcessing = "processing"
+	StatusCompleted  = "completed"
+	StatusCancelled  = "cancelled"
+	StatusFailed     = "failed"
+)
+
+// Processing methods of markPayoutAsProcessing.
+const (
+	MethodBankTransfer = "bank_transfer"
+	MethodManual       = "manual"
+	MethodThirdParty   = "third_party"
+)
+
+// Wallet adjustment types of adjustWalletBalance.
+const (
+	AdjustAddBalance             = "add_balance"
+	AdjustDeductBalance          = "deduct_balance"
+	AdjustAddPending             = "add_pending"
+	AdjustDeductPending          = "deduct_pending"
+	AdjustMovePendingToAvailable = "move_pending_to_available"
+)
+
+// PayoutEvent is the data of every payout event. Money is integer fils. From
+// is empty on payout.requested; AdminUserID is the administrator who made the
+// move (empty on payout.requested, whose actor is RequestedBy). Reason is the
+// rejection or failure reason; BalanceRestored tells whether the amount went
+// back to the store's available balance (payout.rejected always,
+// payout.failed when the administrator asked for it).
+type PayoutEvent struct {
+	PayoutID             string     `json:"payoutId"`
+	StoreID              string     `json:"storeId"`
+	StoreName            string     `json:"storeName"`
+	WalletID             string     `json:"walletId"`
+	StoreOwnerUserID     string     `json:"storeOwnerUserId"`
+	RequestedBy          string     `json:"requestedBy"`
+	RequestedAmount      money.Fils `json:"requestedAmountFils"`
+	ProcessingFee        money.Fils `json:"processingFeeFils"`
+	NetAmount            money.Fils `json:"netAmountFils"`
+	Status               string     `json:"status"`
+	From                 string     `json:"from,omitempty"`
+	AdminUserID          string     `json:"adminUserId,omitempty"`
+	Reason               string     `json:"reason,omitempty"`
+	ProcessingMethod     string     `json:"processingMethod,omitempty"`
+	TransactionReference string     `json:"transactionReference,omitempty"`
+	BalanceRestored      bool       `json:"balanceRestored,omitempty"`
+}
+
+// WalletEvent is the data of every wallet event. Money is integer fils;
+// Available and Pending are the balances after the change. Type is the
+// wallet transaction's type (earning, release, bonus, penalty,
+// pending_credit, pending_debit) or, for an adjustment that records no
+// transaction, empty; AdjustmentType and Reason are set on wallet.adjusted,
+// OrderID on wallet.credited and wallet.released.
+type WalletEvent struct {
+	WalletID         string     `json:"walletId"`
+	StoreID          string     `json:"storeId"`
+	StoreName        string     `json:"storeName"`
+	StoreOwnerUserID string     `json:"storeOwnerUserId"`
+	TransactionID    string     `json:"transactionId,omitempty"`
+	Type             string     `json:"type,omitempty"`
+	AdjustmentType   string     `json:"adjustmentType,omitempty"`
+	Amount           money.Fils `json:"amountFils"`
+	Available        money.Fils `json:"availableBalanceFils"`
+	Pending          money.Fils `json:"pendingBalanceFils"`
+	OrderID          string     `json:"orderId,omitempty"`
+	Reason           string     `json:"reason,omitempty"`
+	AdminUserID      string     `json:"adminUserId,omitempty"`
+	ReleaseAt        int64      `json:"releaseAt,omitempty"` // wallet.credited: when the earning becomes available (epoch ms)
+}

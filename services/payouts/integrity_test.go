@@ -1,0 +1,265 @@
+package payouts
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/auth"
+	"marketplace/libs/contracts/catalog"
+	"marketplace/libs/contracts/customers"
+	contract "marketplace/libs/contracts/payouts"
+	"marketplace/libs/ids"
+	"marketplace/libs/money"
+	"marketplace/libs/ops"
+)
+
+func (ts *testSvc) adjust(t *testing.T, ctx context.Context, storeID, kind string, amount money.Fils) *WalletView {
+	t.Helper()
+	v, err := ts.adjustWalletBalance(ctx, &adjustArgs{StoreID: storeID, WalletID: WalletIDOf(storeID), AdjustmentType: kind,
+		Amount: amount, Reason: "test", AdminUserID: "admin-1"})
+	if err != nil {
+		t.Fatalf("%s %v: %v", kind, amount, err)
+	}
+	return v
+}
+
+func (ts *testSvc) releaseNow(t *testing.T) (int, money.Fils) {
+	t.Helper()
+	n, amount, err := ts.releaseDue(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, amount
+}
+
+// The review's case: with a 7-day hold, A is delivered on day 0, an
+// administrator moves 100 AED of pending to available, B is delivered on day
+// 1. A's release on day 7 must not move B's money: the move took A's, so
+// nothing of A is left to release, and B stays pending until day 8.
+func TestReleaseNeverTakesAnotherEarningsMoney(t *testing.T) {
+	ts := newTestSvc(t)
+	ts.settings = &walletSettings{MinPayout: 10000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 7}
+	storeID := ids.New("stores")
+	ctx := context.Background()
+	ts.deliver(t, catalog.EventStoreCreated, catalog.StoreCreated{StoreID: storeID, Name: "Bakery", OwnerUserID: "owner-1"})
+	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 10000)) // A, 100 AED
+	ts.adjust(t, ctx, storeID, contract.AdjustMovePendingToAvailable, 10000)
+	ts.clock.Advance(24 * time.Hour)
+	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 6000)) // B, 60 AED
+	ts.reconciled(t, storeID)
+
+	ts.clock.Advance(6 * 24 * time.Hour) // day 7: A is due, B is not
+	if n, moved := ts.releaseNow(t); n != 1 || moved != 0 {
+		t.Fatalf("day 7: released %d earnings, %v fils; want A's (nothing left of it)", n, moved)
+	}
+	if w := ts.wallet(t, storeID); w.AvailableBalance != 10000 || w.PendingBalance != 6000 {
+		t.Fatalf("day 7: wallet %+v; B's 60 AED must still be pending", w)
+	}
+	if n := ts.count(t, txColl, bson.M{"type": TxRelease}); n != 0 {
+		t.Fatalf("day 7: %d release transactions", n)
+	}
+	ts.reconciled(t, storeID)
+
+	ts.clock.Advance(24 * time.Hour) // day 8: B is due
+	if n, moved := ts.releaseNow(t); n != 1 || moved != 6000 {
+		t.Fatalf("day 8: released %d, %v", n, moved)
+	}
+	if w := ts.wallet(t, storeID); w.AvailableBalance != 16000 || w.PendingBalance != 0 {
+		t.Fatalf("day 8: wallet %+v", w)
+	}
+	ts.reconciled(t, storeID)
+}
+
+// Deductions and moves take held earnings oldest first, and only then other
+// pending credits (add_pending); each release moves what is left of its own
+// earning.
+func TestPendingLoweringsTakeHeldEarningsOldestFirst(t *testing.T) {
+	ts := newTestSvc(t)
+	ts.settings = &walletSettings{HoldDays: 7}
+	storeID := ids.New("stores")
+	ctx := context.Background()
+	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 3000)) // A
+	ts.clock.Advance(time.Hour)
+	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 4000)) // B
+	ts.adjust(t, ctx, storeID, contract.AdjustAddPending, 500)                                    // free pending
+	ts.adjust(t, ctx, storeID, contract.AdjustDeductPending, 2000)                                // A: 1000 left
+	ts.adjust(t, ctx, storeID, contract.AdjustMovePendingToAvailable, 1500)                       // A: 0, B: 3500
+	ts.reconciled(t, storeID)
+	var es []txDoc
+	cur, err := ts.db.Collection(txColl).Find(ctx, bson.M{"type": TxEarning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.All(ctx, &es); err != nil {
+		t.Fatal(err)
+	}
+	held := map[money.Fils]money.Fils{}
+	for _, e := range es {
+		held[e.Amount] = e.HeldRemaining
+	}
+	if held[3000] != 0 || held[4000] != 3500 {
+		t.Fatalf("held after the adjustments: %v", held)
+	}
+	// A deduction beyond the held earnings takes them whole (3500 of B),
+	// then the rest (100) from the free pending credit (500).
+	ts.adjust(t, ctx, storeID, contract.AdjustDeductPending, 3600)
+	ts.reconciled(t, storeID)
+	ts.clock.Advance(8 * 24 * time.Hour)
+	if n, moved := ts.releaseNow(t); n != 2 || moved != 0 {
+		t.Fatalf("released %d, %v; both earnings were taken whole", n, moved)
+	}
+	if w := ts.wallet(t, storeID); w.AvailableBalance != 1500 || w.PendingBalance != 400 {
+		t.Fatalf("wallet %+v", w)
+	}
+	ts.reconciled(t, storeID)
+}
+
+func ownerCtx(ctx context.Context, storeID string) context.Context {
+	ctx = auth.WithIdentity(ctx, &auth.Identity{Sub: "owner-1"})
+	return ops.WithStore(ctx, &ops.StoreRef{ID: storeID, Name: "Bakery", OwnerUserID: "owner-1"})
+}
+
+func payoutArgsOf(storeID string, amount money.Fils) *requestPayoutArgs {
+	return &requestPayoutArgs{StoreID: storeID, Amount: amount, BankDetails: bankDetailsArgs{
+		IBAN: "AE07 0331 2345 6789 0123 456", BankName: "Bank", AccountHolderName: "Sara"}}
+}
+
+// A keyed payout request or adjustment retried after its kept outcome was
+// lost (same idempotency identity, no record) is recorded once and answers
+// what it recorded; the same identity with other arguments is refused.
+func TestKeyedRetriesRecordOnce(t *testing.T) {
+	ts := newTestSvc(t)
+	ts.settings = &walletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 0}
+	storeID := ids.New("stores")
+	ts.deliver(t, catalog.EventStoreCreated, catalog.StoreCreated{StoreID: storeID, Name: "Bakery", OwnerUserID: "owner-1"})
+	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 50000)) // available at once
+	ts.settings.HoldDays = 7
+	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 20000)) // held
+	admin := ops.WithIdempotency(auth.WithIdentity(context.Background(), &auth.Identity{Sub: "admin-1"}), "adj-identity")
+	for _, kind := range []string{contract.AdjustAddBalance, contract.AdjustMovePendingToAvailable} {
+		ctx := ops.WithIdempotency(admin, "adj-"+kind)
+		first := ts.adjust(t, ctx, storeID, kind, 700)
+		again := ts.adjust(t, ctx, storeID, kind, 700)
+		if *again != *first {
+			t.Fatalf("%s retried: %+v, first %+v", kind, again, first)
+		}
+		if _, err := ts.adjustWalletBalance(ctx, &adjustArgs{StoreID: storeID, WalletID: WalletIDOf(storeID), AdjustmentType: kind,
+			Amount: 701, Reason: "test", AdminUserID: "admin-1"}); apperr.From(err).Details["reason"] != ops.ReasonIdempotencyKeyReused {
+			t.Fatalf("%s with the same identity and another amount: %v", kind, err)
+		}
+	}
+	if w := ts.wallet(t, storeID); w.AvailableBalance != 50000+700+700 || w.PendingBalance != 20000-700 {
+		t.Fatalf("wallet %+v: an adjustment was recorded twice", w)
+	}
+	if n := ts.count(t, adjustmentsColl, bson.M{}); n != 1 {
+		t.Fatalf("%d journal entries of one move", n)
+	}
+
+	ctx := ops.WithIdempotency(ownerCtx(context.Background(), storeID), "payout-identity")
+	first, err := ts.requestPayout(ctx, payoutArgsOf(storeID, 10000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.settings = &walletSettings{MinPayout: 20000, MaxPayout: 5000000, ProcessingFee: 200} // the retry is not judged again
+	again, err := ts.requestPayout(ctx, payoutArgsOf(storeID, 10000))
+	if err != nil || again != first {
+		t.Fatalf("retried request: %q %v, first %q", again, err, first)
+	}
+	if _, err := ts.requestPayout(ctx, payoutArgsOf(storeID, 30000)); apperr.From(err).Details["reason"] != ops.ReasonIdempotencyKeyReused {
+		t.Fatalf("same identity, other amount: %v", err)
+	}
+	if n := ts.count(t, payoutsColl, bson.M{}); n != 1 {
+		t.Fatalf("%d payouts of one keyed request", n)
+	}
+	// Without an identity every call is its own.
+	plain := ownerCtx(context.Background(), storeID)
+	ts.settings = &walletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200}
+	for range 2 {
+		if _, err := ts.requestPayout(plain, payoutArgsOf(storeID, 1000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w := ts.wallet(t, storeID); w.AvailableBalance != 51400-10000-2000 || ts.count(t, payoutsColl, bson.M{}) != 3 {
+		t.Fatalf("wallet %+v", w)
+	}
+	ts.reconciled(t, storeID)
+}
+
+// A move whose payout transaction is missing or already settled is aborted
+// (INTERNAL) and changes nothing.
+func TestMoveNeedsItsPayoutTransaction(t *testing.T) {
+	ts := newTestSvc(t)
+	ts.settings = &walletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 0}
+	storeID := ids.New("stores")
+	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 50000))
+	ctx := context.Background()
+	id, err := ts.requestPayout(ownerCtx(ctx, storeID), payoutArgsOf(storeID, 10000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.db.Collection(txColl).UpdateOne(ctx, bson.M{"type": TxPayout}, bson.M{"$set": bson.M{"status": TxCancelled}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.approvePayout(ctx, &payoutArgs{PayoutID: id, AdminUserID: "admin-1"}); apperr.From(err).Code != apperr.Internal {
+		t.Fatalf("approving with the transaction settled: %v", err)
+	}
+	var p payoutDoc
+	if err := ts.db.Collection(payoutsColl).FindOne(ctx, bson.M{"_id": id}).Decode(&p); err != nil || p.Status != StatusRequested {
+		t.Fatalf("payout after the aborted move: %+v %v", p, err)
+	}
+	// reconcileWallet names it.
+	r, err := ts.reconcileWallet(ctx, &reconcileArgs{StoreID: storeID})
+	if err != nil || r.Consistent || !strings.Contains(strings.Join(r.Inconsistencies, "\n"), "payout "+id+" is requested") {
+		t.Fatalf("reconciliation: %+v %v", r, err)
+	}
+}
+
+// reconcileWallet reports what the sums cannot show.
+func TestReconcileFindsInconsistencies(t *testing.T) {
+	ts := newTestSvc(t)
+	ts.settings = &walletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 7}
+	storeID := ids.New("stores")
+	ctx := context.Background()
+	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 5000))
+	ts.adjust(t, ctx, storeID, contract.AdjustAddBalance, 20000)
+	id, err := ts.requestPayout(ownerCtx(ctx, storeID), payoutArgsOf(storeID, 10000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.reconciled(t, storeID)
+	expect := func(what string) {
+		t.Helper()
+		r, err := ts.reconcileWallet(ctx, &reconcileArgs{StoreID: storeID})
+		if err != nil || r.Consistent || !strings.Contains(strings.Join(r.Inconsistencies, "\n"), what) {
+			t.Fatalf("want %q: %+v %v", what, r, err)
+		}
+	}
+	// A second payout transaction for the payout.
+	twin := txDoc{ID: ids.New("walletTransactions"), WalletID: WalletIDOf(storeID), StoreID: storeID, Type: TxPayout, Amount: 0,
+		Status: TxPending, SourceKey: "twin", Metadata: map[string]string{"payoutId": id}}
+	if _, err := ts.db.Collection(txColl).InsertOne(ctx, twin); err != nil {
+		t.Fatal(err)
+	}
+	expect("payout " + id + " has 2 payout transactions")
+	if _, err := ts.db.Collection(txColl).DeleteOne(ctx, bson.M{"_id": twin.ID}); err != nil {
+		t.Fatal(err)
+	}
+	// An earning whose held remainder does not add up.
+	if _, err := ts.db.Collection(txColl).UpdateOne(ctx, bson.M{"type": TxEarning}, bson.M{"$set": bson.M{"heldRemaining": money.Fils(4000)}}); err != nil {
+		t.Fatal(err)
+	}
+	expect("do not add up")
+	if _, err := ts.db.Collection(txColl).UpdateOne(ctx, bson.M{"type": TxEarning}, bson.M{"$set": bson.M{"heldRemaining": money.Fils(5000)}}); err != nil {
+		t.Fatal(err)
+	}
+	// A negative balance (and the ledger disagreeing).
+	if _, err := ts.db.Collection(walletsColl).UpdateOne(ctx, bson.M{"_id": WalletIDOf(storeID)}, bson.M{"$set": bson.M{"availableBalance": money.Fils(-1)}}); err != nil {
+		t.Fatal(err)
+	}
+	expect("a stored balance is negative")
+}

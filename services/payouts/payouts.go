@@ -1,0 +1,193 @@
+package payouts
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/contracts/catalog"
+	"marketplace/libs/contracts/customers"
+	contract "marketplace/libs/contracts/payouts"
+	"marketplace/libs/contracts/platformconfig"
+	"marketplace/libs/events"
+	"marketplace/libs/httpserver"
+	"marketplace/libs/money"
+	"marketplace/libs/ops"
+	"marketplace/libs/service"
+	"marketplace/libs/store"
+)
+
+// Module is the payouts-and-wallets service.
+var Module = service.Module{
+	Name: contract.Service, Build: build,
+	Publishes: []string{contract.TopicPayouts, contract.TopicWallets},
+	Consumes:  []string{catalog.Topic, customers.TopicOrders},
+	Calls:     []string{catalog.Service, platformconfig.Service},
+	Settings:  func() any { return &Settings{} },
+}
+
+// Settings are the payouts service's own, from the environment.
+type Settings struct {
+	// ReleaseInterval is how often held earnings that are due move from the
+	// pending to the available balance.
+	ReleaseInterval time.Duration `env:"PAYOUTS_RELEASE_INTERVAL" default:"1m"`
+}
+
+// GroupID is the consumer group of the service's event consumer.
+const GroupID = "payouts"
+
+// walletSettings are the platform configuration's wallet settings, in fils.
+type walletSettings struct {
+	MinPayout, MaxPayout, ProcessingFee money.Fils
+	HoldDays                            int
+}
+
+// defaultWalletSettings are the platform's defaults for a new configuration
+// (docs/decisions.md): earnings fall back to them when no configuration can
+// be read, rather than being refused.
+var defaultWalletSettings = walletSettings{MinPayout: 100_00, MaxPayout: 50_000_00, ProcessingFee: 2_00, HoldDays: 7}
+
+type svc struct {
+	env     service.Env
+	now     func() time.Time
+	catalog *catalog.Client
+	// storeOf looks a store up in the catalog (nil when it does not exist);
+	// a stub in unit tests.
+	storeOf  func(ctx context.Context, id string) (*catalog.Store, error)
+	status   *events.ConsumerStatus
+	interval time.Duration
+	// settings reads the wallet settings in force (the platform
+	// configuration service; a stub in unit tests).
+	settings func(ctx context.Context) (*walletSettings, error)
+	// lastSettings are the last wallet settings read, for earnings credited
+	// while the configuration service cannot answer.
+	lastSettings atomic.Pointer[walletSettings]
+}
+
+func build(_ context.Context, env service.Env) (*service.Built, error) {
+	settings, _ := env.Settings.(*Settings)
+	if settings == nil {
+		settings = &Settings{ReleaseInterval: time.Minute}
+	}
+	s := newSvc(env, settings.ReleaseInterval)
+	pc := platformconfig.NewClient(env.Calls)
+	s.settings = func(ctx context.Context) (*walletSettings, error) {
+		w, err := pc.WalletSettings(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return settingsFromAED(w)
+	}
+	return &service.Built{
+		Registry:   s.registry(),
+		Indexes:    append(indexes(), events.ConsumerIndexes()...),
+		Background: []func(context.Context) error{s.consume, s.releaseLoop},
+		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
+	}, nil
+}
+
+func newSvc(env service.Env, interval time.Duration) *svc {
+	now := env.Now
+	if now == nil {
+		now = time.Now
+	}
+	if interval <= 0 {
+		interval = time.Minute
+	}
+	s := &svc{env: env, now: now, catalog: catalog.NewClient(env.Calls), status: events.NewConsumerStatus(0), interval: interval}
+	s.storeOf = s.catalog.Store
+	return s
+}
+
+func settingsFromAED(w *platformconfig.WalletSettings) (*walletSettings, error) {
+	var out walletSettings
+	for _, f := range []struct {
+		dst *money.Fils
+		v   float64
+	}{{&out.MinPayout, w.MinPayoutAmount}, {&out.MaxPayout, w.MaxPayoutAmount}, {&out.ProcessingFee, w.PayoutProcessingFee}} {
+		v, err := money.FromAED(f.v)
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.Internal, "the platform configuration returned an unreadable amount")
+		}
+		*f.dst = v
+	}
+	out.HoldDays = w.PendingBalanceHoldDays
+	return &out, nil
+}
+
+func (s *svc) registry() *ops.Registry {
+	return ops.NewRegistry(contract.Service,
+		// The store's owner.
+		ops.NewMutation("stores.payouts.requestPayout", ops.StoreOwner,
+			"Request a payout of the store's available balance to a UAE bank account; returns the payout id.", s.requestPayout, ops.StoreArg("storeId")),
+		ops.NewQuery("stores.payouts.listPayouts", ops.StoreOwnerOrAdmin,
+			"The store's payouts, newest first (paginated), with their history.", s.listPayouts, ops.StoreArg("storeId")),
+		ops.NewQuery("stores.wallet.getWallet", ops.StoreOwnerOrAdmin,
+			"The store's wallet: balances and statistics.", s.getWallet, ops.StoreArg("storeId")),
+		ops.NewQuery("stores.wallet.listTransactions", ops.StoreOwnerOrAdmin,
+			"The store's wallet transactions, newest first (paginated).", s.listTransactions, ops.StoreArg("storeId")),
+		// The administrators.
+		ops.NewQuery("admins.payoutOperations.getPendingPayouts", ops.Admin,
+			"Open payouts (requested, approved, processing), oldest request first.", s.getPendingPayouts),
+		ops.NewQuery("admins.payoutOperations.getPayoutStatistics", ops.Admin,
+			"Payout figures: open, processing, completed today and this month (Asia/Dubai), top stores.", s.getPayoutStatistics),
+		ops.NewQuery("admins.payoutOperations.getPayout", ops.Admin,
+			"One payout with everything recorded on it.", s.getPayout),
+		ops.NewMutation("admins.payoutOperations.approvePayout", ops.Admin,
+			"Approve a requested payout; returns the payout.", s.approvePayout),
+		ops.NewMutation("admins.payoutOperations.rejectPayout", ops.Admin,
+			"Reject a requested payout (its amount returns to the available balance); returns the payout.", s.rejectPayout),
+		ops.NewMutation("admins.payoutOperations.markPayoutAsProcessing", ops.Admin,
+			"Mark an approved payout as being paid; returns the payout.", s.markPayoutAsProcessing),
+		ops.NewMutation("admins.payoutOperations.completePayout", ops.Admin,
+			"Complete a payout being paid; returns the payout.", s.completePayout),
+		ops.NewMutation("admins.payoutOperations.markPayoutAsFailed", ops.Admin,
+			"Mark an approved or processing payout failed, optionally restoring its amount; returns the payout.", s.markPayoutAsFailed),
+		ops.NewMutation("admins.payoutOperations.adjustWalletBalance", ops.Admin,
+			"Adjust a store's wallet; returns the wallet.", s.adjustWalletBalance),
+		ops.NewQuery("admins.payoutOperations.reconcileWallet", ops.Admin,
+			"Recompute a store's wallet from its ledger and compare it with the balances.", s.reconcileWallet),
+		ops.NewMutation("admins.payoutOperations.releaseDueEarnings", ops.Admin,
+			"Release now the held earnings whose hold is over (the release loop does it every minute).", s.releaseDueEarnings),
+	).WithResolvers(ops.Resolvers{Store: s.catalog.StoreRef})
+}
+
+func indexes() []store.Index {
+	return []store.Index{
+		// One wallet per store (its id is derived from the store's, too).
+		{Collection: walletsColl, Keys: bson.D{{Key: "storeId", Value: 1}}, Unique: true, Name: "one_wallet_per_store"},
+		// What caused a transaction records it once: an order's earnings, a
+		// release, a payout, an adjustment.
+		{Collection: txColl, Keys: bson.D{{Key: "sourceKey", Value: 1}}, Unique: true, Name: "one_per_source"},
+		{Collection: txColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store"},
+		{Collection: txColl, Keys: bson.D{{Key: "walletId", Value: 1}}, Name: "by_wallet"},
+		{Collection: txColl, Keys: bson.D{{Key: "type", Value: 1}, {Key: "status", Value: 1}, {Key: "releaseAt", Value: 1}}, Name: "due_earnings"},
+		{Collection: payoutsColl, Keys: bson.D{{Key: "status", Value: 1}, {Key: "requestDate", Value: 1}}, Name: "by_status"},
+		{Collection: payoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store"},
+		{Collection: daysColl, Keys: bson.D{{Key: "month", Value: 1}}, Name: "by_month"},
+		{Collection: adjustmentsColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "adjustmentType", Value: 1}}, Name: "by_wallet"},
+		// A move_pending_to_available (journal only) is recorded once per
+		// source, as the transactions are (adjustmentSource).
+		{Collection: adjustmentsColl, Keys: bson.D{{Key: "sourceKey", Value: 1}}, Unique: true, Name: "one_per_source"},
+	}
+}
+
+// tx runs fn in one transaction, again (at most store.ContentionAttempts
+// times) when a concurrent first upsert of the same record (a wallet, a
+// running total) made it fail on a unique index, as can happen on MongoDB.
+func (s *svc) tx(ctx context.Context, what string, fn func(ctx context.Context) error) error {
+	_, err := store.Retry(ctx, what, func(ctx context.Context) (struct{}, error) {
+		err := s.env.DB.Tx(ctx, fn)
+		if store.IsDuplicate(err) {
+			return struct{}{}, store.ErrConflict
+		}
+		return struct{}{}, err
+	})
+	return err
+}
+
+// nowMs is the service clock in epoch milliseconds.
+func (s *svc) nowMs() int64 { return s.now().UnixMilli() }

@@ -1,0 +1,524 @@
+package payouts
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"marketplace/libs/apperr"
+	contract "marketplace/libs/contracts/payouts"
+	"marketplace/libs/ids"
+	"marketplace/libs/money"
+	"marketplace/libs/ops"
+	"marketplace/libs/page"
+	"marketplace/libs/store"
+)
+
+type bankDetailsArgs struct {
+	IBAN              string `json:"IBAN" op:"required,nonblank,max=64"`
+	BankName          string `json:"bankName" op:"required,nonblank,max=200"`
+	AccountHolderName string `json:"accountHolderName" op:"required,nonblank,max=200"`
+}
+
+type requestPayoutArgs struct {
+	StoreID     string          `json:"storeId" op:"required,id=stores"`
+	Amount      money.Fils      `json:"amount" op:"required,min=0.01"`
+	BankDetails bankDetailsArgs `json:"bankDetails" op:"required"`
+}
+
+// payoutEvent is the event data of p's latest move.
+func (p *payoutDoc) event(from, adminID string) contract.PayoutEvent {
+	ev := contract.PayoutEvent{
+		PayoutID: p.ID, StoreID: p.StoreID, StoreName: p.StoreName, WalletID: p.WalletID, StoreOwnerUserID: p.OwnerUserID,
+		RequestedBy: p.RequestedBy, RequestedAmount: p.RequestedAmount, ProcessingFee: p.ProcessingFee, NetAmount: p.NetAmount,
+		Status: p.Status, From: from, AdminUserID: adminID, ProcessingMethod: p.ProcessingMethod,
+		TransactionReference: p.TransactionReference, BalanceRestored: p.BalanceRestored,
+	}
+	switch p.Status {
+	case StatusCancelled:
+		ev.Reason = p.RejectionReason
+	case StatusFailed:
+		ev.Reason = p.FailureReason
+	}
+	return ev
+}
+
+// walletSettings are the wallet settings in force; a payout request is
+// refused (FAILED_PRECONDITION) without an active configuration, and is
+// UNAVAILABLE (safe to retry) while the configuration service is.
+func (s *svc) walletSettings(ctx context.Context) (*walletSettings, error) {
+	w, err := s.settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.lastSettings.Store(w)
+	return w, nil
+}
+
+// requestPayout takes the amount out of the store's available balance at once
+// (a payout transaction, pending) and records the request, with its
+// payout.requested event, in one transaction. The amount must lie within the
+// configuration's minimum and maximum payout and be covered by the available
+// balance (FAILED_PRECONDITION otherwise, nothing written); the bank account
+// must be a valid UAE IBAN.
+func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, error) {
+	st := ops.StoreOf(ctx)
+	// A keyed call retried after its kept outcome was lost (a run abandoned
+	// after its lease, a released or pruned record) answers the payout it
+	// requested, before any check that could now refuse it.
+	idem := ops.IdempotencyOf(ctx)
+	sourceKey := ""
+	if idem != "" {
+		sourceKey = "payout-request:" + idem
+		if id, err := s.priorPayout(ctx, sourceKey, st.ID, a.Amount); err != nil || id != "" {
+			return id, err
+		}
+	}
+	iban, err := CheckUAEIBAN(a.BankDetails.IBAN)
+	if err != nil {
+		return "", apperr.Invalid("bankDetails.IBAN", "%v", err)
+	}
+	cfg, err := s.walletSettings(ctx)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case a.Amount < cfg.MinPayout:
+		return "", apperr.New(apperr.FailedPrecondition, "amount: the minimum payout is %.2f AED", cfg.MinPayout.AED()).
+			WithDetails(map[string]any{"field": "amount", "reason": "below_minimum_payout"})
+	case a.Amount > cfg.MaxPayout:
+		return "", apperr.New(apperr.FailedPrecondition, "amount: the maximum payout is %.2f AED", cfg.MaxPayout.AED()).
+			WithDetails(map[string]any{"field": "amount", "reason": "above_maximum_payout"})
+	case a.Amount <= cfg.ProcessingFee:
+		return "", apperr.New(apperr.FailedPrecondition, "amount: must exceed the processing fee of %.2f AED", cfg.ProcessingFee.AED()).
+			WithDetails(map[string]any{"field": "amount", "reason": "not_above_fee"})
+	}
+	caller := ops.Caller(ctx)
+	walletID := WalletIDOf(st.ID)
+	now := s.nowMs()
+	p := payoutDoc{
+		ID: ids.New("payouts"), StoreID: st.ID, WalletID: walletID, StoreName: st.Name, OwnerUserID: st.OwnerUserID,
+		RequestedAmount: a.Amount, ProcessingFee: cfg.ProcessingFee, NetAmount: a.Amount - cfg.ProcessingFee,
+		BankDetails: bankDetails{IBAN: iban, BankName: a.BankDetails.BankName, AccountHolderName: a.BankDetails.AccountHolderName},
+		Status:      StatusRequested, RequestDate: now, RequestedBy: caller.Sub, TransactionID: ids.New("walletTransactions"),
+		History:      []historyEntry{{Action: "requestPayout", To: StatusRequested, By: caller.Sub, At: now}},
+		CreationTime: now, UpdatedAt: now,
+	}
+	if sourceKey == "" {
+		sourceKey = "payout:" + p.ID
+	}
+	d := Balances{Available: -a.Amount}
+	var prior string
+	err = s.tx(ctx, "the wallet", func(ctx context.Context) error {
+		if idem != "" { // a concurrent twin committed first (the unique source key stopped this one): its payout
+			id, err := s.priorPayout(ctx, sourceKey, st.ID, a.Amount)
+			if err != nil || id != "" {
+				prior = id
+				return err
+			}
+		}
+		w, err := s.change(ctx, walletID, d, nil, nil)
+		if err != nil {
+			return err
+		}
+		if w == nil {
+			return s.shortOf(ctx, walletID, d)
+		}
+		if _, err := s.env.DB.Collection(payoutsColl).InsertOne(ctx, p); err != nil {
+			return err
+		}
+		if err := s.countMove(ctx, &p, ""); err != nil {
+			return err
+		}
+		t := txDoc{ID: p.TransactionID, WalletID: walletID, StoreID: st.ID, Type: TxPayout, Amount: a.Amount, Status: TxPending,
+			Description: "Payout " + p.ID, SourceKey: sourceKey, CreatedAt: now, UpdatedAt: now,
+			Metadata: map[string]string{"payoutId": p.ID, "requestedBy": caller.Sub, "processingFee": aedText(p.ProcessingFee), "netAmount": aedText(p.NetAmount)}}
+		if _, err := s.env.DB.Collection(txColl).InsertOne(ctx, t); err != nil {
+			return err // a duplicate source key: a concurrent twin won; s.tx runs this again and finds it
+		}
+		_, err = s.env.Outbox.Add(ctx, contract.TopicPayouts, contract.EventPayoutRequested, p.ID, p.event("", ""))
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if prior != "" {
+		return prior, nil
+	}
+	s.env.Relay.Kick()
+	return p.ID, nil
+}
+
+// priorPayout is the payout a keyed request recorded under sourceKey, "" when
+// there is none; INVALID_ARGUMENT idempotency_key_reused when the key
+// requested another store's payout or another amount.
+func (s *svc) priorPayout(ctx context.Context, sourceKey, storeID string, amount money.Fils) (string, error) {
+	var t txDoc
+	err := s.env.DB.Collection(txColl).FindOne(ctx, bson.M{"sourceKey": sourceKey}).Decode(&t)
+	if store.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if t.Type != TxPayout || t.StoreID != storeID || t.Amount != amount || t.Metadata["payoutId"] == "" {
+		return "", keyReused()
+	}
+	return t.Metadata["payoutId"], nil
+}
+
+type payoutArgs struct {
+	PayoutID    string  `json:"payoutId" op:"required,id=payouts"`
+	AdminUserID string  `json:"adminUserId" op:"required,nonblank"`
+	AdminNotes  *string `json:"adminNotes" op:"max=2000,multiline"`
+}
+
+type rejectArgs struct {
+	PayoutID        string  `json:"payoutId" op:"required,id=payouts"`
+	AdminUserID     string  `json:"adminUserId" op:"required,nonblank"`
+	RejectionReason string  `json:"rejectionReason" op:"required,nonblank,max=1000,multiline"`
+	AdminNotes      *string `json:"adminNotes" op:"max=2000,multiline"`
+}
+
+type processingArgs struct {
+	PayoutID             string  `json:"payoutId" op:"required,id=payouts"`
+	AdminUserID          string  `json:"adminUserId" op:"required,nonblank"`
+	ProcessingMethod     string  `json:"processingMethod" op:"required,enum=bank_transfer|manual|third_party"`
+	TransactionReference *string `json:"transactionReference" op:"nonblank,max=200"`
+	AdminNotes           *string `json:"adminNotes" op:"max=2000,multiline"`
+}
+
+type completeArgs struct {
+	PayoutID             string  `json:"payoutId" op:"required,id=payouts"`
+	AdminUserID          string  `json:"adminUserId" op:"required,nonblank"`
+	TransactionReference *string `json:"transactionReference" op:"nonblank,max=200"`
+	AdminNotes           *string `json:"adminNotes" op:"max=2000,multiline"`
+}
+
+type failArgs struct {
+	PayoutID       string  `json:"payoutId" op:"required,id=payouts"`
+	AdminUserID    string  `json:"adminUserId" op:"required,nonblank"`
+	FailureReason  string  `json:"failureReason" op:"required,nonblank,max=1000,multiline"`
+	AdminNotes     *string `json:"adminNotes" op:"max=2000,multiline"`
+	RestoreBalance *bool   `json:"restoreBalance"`
+}
+
+// moveArgs are what an administrator's move gives.
+type moveArgs struct {
+	move                       Move
+	payoutID, adminID          string
+	notes, reason, method, ref *string
+	restore                    bool
+}
+
+func (s *svc) approvePayout(ctx context.Context, a *payoutArgs) (*Payout, error) {
+	return s.movePayout(ctx, moveArgs{move: MoveApprove, payoutID: a.PayoutID, adminID: a.AdminUserID, notes: a.AdminNotes})
+}
+
+func (s *svc) rejectPayout(ctx context.Context, a *rejectArgs) (*Payout, error) {
+	return s.movePayout(ctx, moveArgs{move: MoveReject, payoutID: a.PayoutID, adminID: a.AdminUserID, notes: a.AdminNotes, reason: &a.RejectionReason})
+}
+
+func (s *svc) markPayoutAsProcessing(ctx context.Context, a *processingArgs) (*Payout, error) {
+	return s.movePayout(ctx, moveArgs{move: MoveProcessing, payoutID: a.PayoutID, adminID: a.AdminUserID, notes: a.AdminNotes,
+		method: &a.ProcessingMethod, ref: a.TransactionReference})
+}
+
+func (s *svc) completePayout(ctx context.Context, a *completeArgs) (*Payout, error) {
+	return s.movePayout(ctx, moveArgs{move: MoveComplete, payoutID: a.PayoutID, adminID: a.AdminUserID, notes: a.AdminNotes, ref: a.TransactionReference})
+}
+
+func (s *svc) markPayoutAsFailed(ctx context.Context, a *failArgs) (*Payout, error) {
+	restore := a.RestoreBalance != nil && *a.RestoreBalance
+	return s.movePayout(ctx, moveArgs{move: MoveFail, payoutID: a.PayoutID, adminID: a.AdminUserID, notes: a.AdminNotes,
+		reason: &a.FailureReason, restore: restore})
+}
+
+// movePayout makes one move of the table of section 3.1 as one conditional
+// update on the payout's status (of two concurrent moves of one payout, one
+// wins; the other finds the status changed: FAILED_PRECONDITION), with its
+// effects on the wallet and the payout's wallet transaction, its history
+// entry and its event, in one transaction. It returns the payout after the
+// move.
+func (s *svc) movePayout(ctx context.Context, m moveArgs) (*Payout, error) {
+	var out Payout
+	err := s.tx(ctx, "the payout", func(ctx context.Context) error {
+		now := s.nowMs()
+		to := m.move.To()
+		set := bson.M{"status": to, "updatedAt": now}
+		h := historyEntry{Action: string(m.move), To: to, By: m.adminID, At: now, Notes: m.notes}
+		switch m.move {
+		case MoveApprove:
+			set["approvedDate"], set["approvedBy"] = now, m.adminID
+		case MoveReject:
+			set["rejectedDate"], set["rejectionReason"], set["balanceRestored"] = now, *m.reason, true
+			h.Reason = m.reason
+		case MoveProcessing:
+			set["processingDate"], set["processingMethod"] = now, *m.method
+			h.Method = m.method
+			if m.ref != nil {
+				set["transactionReference"] = *m.ref
+				h.Reference = m.ref
+			}
+		case MoveComplete:
+			set["completedDate"] = now
+			if m.ref != nil { // a given reference overrides the one recorded before
+				set["transactionReference"] = *m.ref
+				h.Reference = m.ref
+			}
+		case MoveFail:
+			set["failedDate"], set["failureReason"], set["balanceRestored"] = now, *m.reason, m.restore
+			restore := m.restore
+			h.Reason, h.RestoreBalance = m.reason, &restore
+		}
+		if m.notes != nil {
+			set["adminNotes"] = *m.notes
+		}
+		// Read, check, then write only if the status is still the one read: of
+		// two concurrent moves one wins, the other is refused.
+		var read payoutDoc
+		err := s.env.DB.Collection(payoutsColl).FindOne(ctx, bson.M{"_id": m.payoutID}, options.FindOne().SetProjection(bson.M{"status": 1})).Decode(&read)
+		if store.IsNotFound(err) {
+			return apperr.New(apperr.NotFound, "payout %s does not exist", m.payoutID)
+		}
+		if err != nil {
+			return err
+		}
+		from := read.Status
+		if !CanMove(m.move, from) {
+			return refusal(m.move, m.payoutID, from)
+		}
+		h.From = from
+		var p payoutDoc
+		err = s.env.DB.Collection(payoutsColl).FindOneAndUpdate(ctx,
+			bson.M{"_id": m.payoutID, "status": from},
+			bson.M{"$set": set, "$push": bson.M{"history": h}},
+			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&p)
+		if store.IsNotFound(err) {
+			return apperr.New(apperr.FailedPrecondition, "payout %s changed meanwhile; read it again", m.payoutID).
+				WithDetails(map[string]any{"reason": "payout_status"})
+		}
+		if err != nil {
+			return err
+		}
+
+		if err := s.countMove(ctx, &p, from); err != nil {
+			return err
+		}
+
+		var inc, walletSet bson.M
+		var d Balances
+		if RestoresBalance(m.move, m.restore) {
+			d = Balances{Available: p.RequestedAmount}
+		}
+		if m.move == MoveComplete {
+			inc, walletSet = bson.M{"totalPayouts": p.RequestedAmount}, bson.M{"lastPayoutDate": now}
+		}
+		w, err := s.walletByID(ctx, p.WalletID)
+		if err != nil {
+			return err
+		}
+		if d != (Balances{}) || inc != nil {
+			if w, err = s.change(ctx, p.WalletID, d, inc, walletSet); err != nil {
+				return err
+			}
+		}
+		if status := TxStatusAfter(m.move, m.restore); status != "" {
+			res, err := s.env.DB.Collection(txColl).UpdateOne(ctx,
+				bson.M{"_id": p.TransactionID, "type": TxPayout, "status": bson.M{"$in": bson.A{TxPending, TxCompleted}}},
+				bson.M{"$set": bson.M{"status": status, "updatedAt": now}})
+			if err != nil {
+				return err
+			}
+			if res.MatchedCount != 1 {
+				// The ledger and the payout disagree: aborting keeps the move
+				// from leaving the wallet and its ledger apart.
+				s.env.Logger.ErrorContext(ctx, "payouts: the payout's wallet transaction is missing or already settled; move aborted",
+					"payoutId", p.ID, "transactionId", p.TransactionID, "move", string(m.move), "matched", res.MatchedCount)
+				return apperr.New(apperr.Internal, "payout %s: its wallet transaction %s is missing or not open; nothing was changed", p.ID, p.TransactionID)
+			}
+		}
+		if _, err := s.env.Outbox.Add(ctx, contract.TopicPayouts, Event(to), p.ID, p.event(from, m.adminID)); err != nil {
+			return err
+		}
+		out = p.detail(w, true)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.env.Relay.Kick()
+	return &out, nil
+}
+
+// refusal is the answer to a move the payout's status does not allow.
+func refusal(m Move, payoutID, status string) error {
+	need := m.From()
+	want := need[0]
+	if len(need) > 1 {
+		want = need[0] + " or " + need[1]
+	}
+	return apperr.New(apperr.FailedPrecondition, "payout %s is %s: %s needs it %s", payoutID, status, m, want).
+		WithDetails(map[string]any{"reason": "payout_status", "status": status})
+}
+
+type pendingArgs struct {
+	StoreID *string `json:"storeId" op:"id=stores"`
+	Limit   *int    `json:"limit" op:"min=1,max=500"`
+}
+
+// defaultPendingLimit is getPendingPayouts' limit when none is given.
+const defaultPendingLimit = 50
+
+// getPendingPayouts is the administrators' work queue: open payouts
+// (requested, approved, processing), oldest request first, with the store's
+// owner and wallet figures.
+func (s *svc) getPendingPayouts(ctx context.Context, a *pendingArgs) ([]PayoutItem, error) {
+	limit := defaultPendingLimit
+	if a.Limit != nil {
+		limit = *a.Limit
+	}
+	filter := bson.M{"status": bson.M{"$in": OpenStatuses}}
+	if a.StoreID != nil {
+		filter["storeId"] = *a.StoreID
+	}
+	cur, err := s.env.DB.Collection(payoutsColl).Find(ctx, filter,
+		options.Find().SetSort(bson.D{{Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(int64(limit)).SetProjection(bson.M{"history": 0}))
+	if err != nil {
+		return nil, err
+	}
+	var ps []payoutDoc
+	if err := cur.All(ctx, &ps); err != nil {
+		return nil, err
+	}
+	wallets, err := s.walletsOf(ctx, ps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PayoutItem, len(ps))
+	for i := range ps {
+		out[i] = ps[i].item(wallets[ps[i].WalletID])
+	}
+	return out, nil
+}
+
+// walletsOf reads the wallets of payouts in one find, by id.
+func (s *svc) walletsOf(ctx context.Context, ps []payoutDoc) (map[string]*walletDoc, error) {
+	idSet := map[string]bool{}
+	var list []string
+	for _, p := range ps {
+		if !idSet[p.WalletID] {
+			idSet[p.WalletID] = true
+			list = append(list, p.WalletID)
+		}
+	}
+	out := map[string]*walletDoc{}
+	if len(list) == 0 {
+		return out, nil
+	}
+	cur, err := s.env.DB.Collection(walletsColl).Find(ctx, bson.M{"_id": bson.M{"$in": list}})
+	if err != nil {
+		return nil, err
+	}
+	var ws []walletDoc
+	if err := cur.All(ctx, &ws); err != nil {
+		return nil, err
+	}
+	for i := range ws {
+		out[ws[i].ID] = &ws[i]
+	}
+	return out, nil
+}
+
+type getPayoutArgs struct {
+	PayoutID string `json:"payoutId" op:"required,id=payouts"`
+}
+
+func (s *svc) getPayout(ctx context.Context, a *getPayoutArgs) (*Payout, error) {
+	var p payoutDoc
+	err := s.env.DB.Collection(payoutsColl).FindOne(ctx, bson.M{"_id": a.PayoutID}).Decode(&p)
+	if store.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.walletByID(ctx, p.WalletID)
+	if err != nil {
+		return nil, err
+	}
+	d := p.detail(w, true)
+	return &d, nil
+}
+
+type listPayoutsArgs struct {
+	StoreID        string    `json:"storeId" op:"required,id=stores"`
+	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
+}
+
+// listPayouts pages the store's payouts, newest first; admin notes are for
+// administrators only.
+func (s *svc) listPayouts(ctx context.Context, a *listPayoutsArgs) (page.Result[Payout], error) {
+	st := ops.StoreOf(ctx)
+	r, err := page.Find(ctx, s.env.DB.Collection(payoutsColl), bson.M{"storeId": st.ID}, page.Sort{Field: "_id", Desc: true}, a.PaginationOpts,
+		func(p *payoutDoc) (any, string) { return p.ID, p.ID })
+	if err != nil {
+		return page.Result[Payout]{}, err
+	}
+	w, err := s.wallet(ctx, st.ID)
+	if err != nil {
+		return page.Result[Payout]{}, err
+	}
+	admin := ops.Caller(ctx).IsAdmin()
+	return page.Map(r, func(p *payoutDoc) Payout { return p.detail(w, admin) }), nil
+}
+
+type dateRangeArgs struct {
+	StartDate int64 `json:"startDate" op:"required,min=0"`
+	EndDate   int64 `json:"endDate" op:"required,min=0"`
+}
+
+type statisticsArgs struct {
+	DateRange *dateRangeArgs `json:"dateRange"`
+}
+
+// getPayoutStatistics computes the figures in Go (the embedded engine has no
+// aggregation pipeline; see Summarize for their definitions): from the
+// running totals (totals.go), or, with a dateRange, from one indexed find of
+// the payouts requested within it (inclusive).
+func (s *svc) getPayoutStatistics(ctx context.Context, a *statisticsArgs) (*Statistics, error) {
+	now := s.now()
+	if a.DateRange == nil {
+		sm, err := s.summaryFromTotals(ctx, now)
+		if err != nil {
+			return nil, err
+		}
+		st := sm.statistics()
+		return &st, nil
+	}
+	r := a.DateRange
+	if r.EndDate < r.StartDate {
+		return nil, apperr.Invalid("dateRange.endDate", "must not be before startDate")
+	}
+	filter := bson.M{"status": bson.M{"$in": bson.A{StatusRequested, StatusApproved, StatusProcessing, StatusCompleted}},
+		"requestDate": bson.M{"$gte": r.StartDate, "$lte": r.EndDate}}
+	cur, err := s.env.DB.Collection(payoutsColl).Find(ctx, filter, options.Find().SetProjection(bson.M{
+		"storeId": 1, "storeName": 1, "status": 1, "requestedAmount": 1, "requestDate": 1, "completedDate": 1}))
+	if err != nil {
+		return nil, err
+	}
+	var ps []payoutDoc
+	if err := cur.All(ctx, &ps); err != nil {
+		return nil, err
+	}
+	in := make([]StatPayout, len(ps))
+	for i, p := range ps {
+		in[i] = StatPayout{StoreID: p.StoreID, StoreName: p.StoreName, Status: p.Status, Amount: p.RequestedAmount, RequestDate: p.RequestDate}
+		if p.CompletedDate != nil {
+			in[i].CompletedDate = *p.CompletedDate
+		}
+	}
+	st := ComputeStatistics(in, now)
+	return &st, nil
+}

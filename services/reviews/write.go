@@ -1,0 +1,299 @@
+package reviews
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"go.mongodb.org/mongo-driver/bson"
+
+	"marketplace/libs/apperr"
+	contract "marketplace/libs/contracts/reviews"
+	"marketplace/libs/ids"
+	"marketplace/libs/ops"
+	"marketplace/libs/store"
+)
+
+type addArgs struct {
+	StoreID  string   `json:"storeId" op:"required,id=stores"`
+	OrderID  *string  `json:"orderId" op:"id=orders"`
+	Rating   int      `json:"rating" op:"required,min=1,max=5"`
+	Title    *string  `json:"title" op:"max=200"`
+	Comment  *string  `json:"comment" op:"multiline,max=5000"`
+	PhotoIDs []string `json:"photoIds" op:"max=10,id=_storage"`
+}
+
+// Added is addReview's answer.
+type Added struct {
+	ReviewID string `json:"reviewId"`
+	Message  string `json:"message"`
+}
+
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// addReview writes the caller's review of a store. Verified purchase (interface
+// 2.1): with an orderId, the order must exist (NOT_FOUND), be the caller's
+// (PERMISSION_DENIED) and be of the store (INVALID_ARGUMENT), and the review
+// is verified; without, it is verified when the caller has a delivered order
+// of the store. Both are asked of the customers service now, so a delivery
+// that has returned counts. One review per order per customer is the unique
+// index's (ALREADY_EXISTS). The review, the statistics and review.created
+// commit together.
+func (s *svc) addReview(ctx context.Context, a *addArgs) (*Added, error) {
+	c := ops.CustomerOf(ctx)
+	title, comment := orEmpty(cleanText(a.Title)), orEmpty(cleanText(a.Comment))
+	if err := checkContent(title, comment); err != nil {
+		return nil, err
+	}
+	if err := checkDistinct(a.PhotoIDs); err != nil {
+		return nil, err
+	}
+	st, err := s.catalog.Store(ctx, a.StoreID)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return nil, apperr.New(apperr.NotFound, "store %s does not exist", a.StoreID)
+	}
+	orderID := orEmpty(a.OrderID)
+	facts, err := s.customers.PurchaseFacts(ctx, c.ID, a.StoreID, orderID)
+	if err != nil {
+		return nil, err
+	}
+	verified := facts.HasDeliveredOrder
+	if orderID != "" {
+		switch {
+		case !facts.OrderExists:
+			return nil, apperr.New(apperr.NotFound, "order %s does not exist", orderID)
+		case !facts.OrderOfCustomer:
+			return nil, apperr.New(apperr.PermissionDenied, "order %s belongs to another customer", orderID)
+		case !facts.OrderOfStore:
+			return nil, apperr.Invalid("orderId", "order %s is not from store %s", orderID, a.StoreID)
+		}
+		verified = true
+	}
+	if err := s.checkPhotos(ctx, ops.Caller(ctx).Sub, a.PhotoIDs); err != nil {
+		return nil, err
+	}
+	if err := s.ensureStats(ctx, a.StoreID); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	r := reviewDoc{
+		ID: ids.New("storeReviews"), StoreID: st.ID, StoreName: st.Name, CustomerID: c.ID, UserID: c.UserID, CustomerName: c.Name,
+		OrderID: orderID, Rating: a.Rating, Title: title, Comment: comment, PhotoIDs: nonNil(a.PhotoIDs), Verified: verified,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		if _, err := s.env.DB.Collection(reviewsColl).InsertOne(ctx, r); err != nil {
+			return err
+		}
+		if err := s.changeStats(ctx, r.StoreID, Add(r.Rating, r.Verified), now); err != nil {
+			return err
+		}
+		return s.publish(ctx, contract.EventCreated, r.ID, r.event())
+	})
+	if store.IsDuplicate(err) {
+		return nil, apperr.New(apperr.AlreadyExists, "you have already reviewed order %s", orderID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.env.Relay.Kick()
+	msg := "Review added"
+	if verified {
+		msg += " (verified purchase)"
+	}
+	return &Added{ReviewID: r.ID, Message: msg}, nil
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
+
+// checkDistinct refuses a photo given twice.
+func checkDistinct(photoIDs []string) error {
+	for i, id := range photoIDs {
+		if j := slices.Index(photoIDs[:i], id); j >= 0 {
+			return apperr.Invalid(fmt.Sprintf("photoIds[%d]", i), "repeats photoIds[%d]", j)
+		}
+	}
+	return nil
+}
+
+// checkPhotos: every photo must be an upload of the caller (media's record of
+// who uploaded it). An id of no upload is NOT_FOUND, someone else's upload
+// PERMISSION_DENIED, each naming the photoIds[i] at fault.
+func (s *svc) checkPhotos(ctx context.Context, userID string, photoIDs []string) error {
+	if len(photoIDs) == 0 {
+		return nil
+	}
+	list, err := s.media.CheckOwnership(ctx, userID, photoIDs)
+	if err != nil {
+		return err
+	}
+	if len(list) != len(photoIDs) {
+		return apperr.New(apperr.Internal, "media answered %d ownerships for %d photos", len(list), len(photoIDs))
+	}
+	for i, o := range list {
+		field := fmt.Sprintf("photoIds[%d]", i)
+		switch {
+		case !o.Exists:
+			return apperr.New(apperr.NotFound, "%s: no uploaded photo %s (upload it with POST /api/storage/upload first)", field, o.StorageID).
+				WithDetails(map[string]any{"field": field})
+		case !o.Owned:
+			return apperr.New(apperr.PermissionDenied, "%s: photo %s was uploaded by someone else", field, o.StorageID).
+				WithDetails(map[string]any{"field": field})
+		}
+	}
+	return nil
+}
+
+type updateArgs struct {
+	ReviewID string   `json:"reviewId" op:"required,id=storeReviews"`
+	Rating   *int     `json:"rating" op:"min=1,max=5"`
+	Title    *string  `json:"title" op:"max=200"`
+	Comment  *string  `json:"comment" op:"multiline,max=5000"`
+	PhotoIDs []string `json:"photoIds" op:"max=10,id=_storage"`
+}
+
+// updateReview changes the given fields of the caller's own review. A title
+// or comment given as "" removes it (one of them must remain); photoIds
+// replaces the photos (an empty array removes them). The version replaced is
+// kept on the review (rating, title, comment, photos, when it was written and
+// replaced) for the moderators. A call that changes nothing writes nothing.
+func (s *svc) updateReview(ctx context.Context, a *updateArgs) (*ReviewDetail, error) {
+	r, err := s.existingReview(ctx, a.ReviewID)
+	if err != nil {
+		return nil, err
+	}
+	if !isAuthor(ctx, r) {
+		return nil, errNotAuthor("edit")
+	}
+	if a.Rating == nil && a.Title == nil && a.Comment == nil && a.PhotoIDs == nil {
+		return nil, apperr.Invalid("args", "give at least one of rating, title, comment, photoIds")
+	}
+	if err := checkDistinct(a.PhotoIDs); err != nil {
+		return nil, err
+	}
+	title, comment := cleanText(a.Title), cleanText(a.Comment)
+	if a.PhotoIDs != nil && !slices.Equal(a.PhotoIDs, r.PhotoIDs) {
+		if err := s.checkPhotos(ctx, ops.Caller(ctx).Sub, a.PhotoIDs); err != nil {
+			return nil, err
+		}
+	}
+	c := ops.CustomerOf(ctx)
+	var changed []string
+	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		r, err = s.existingReview(ctx, a.ReviewID)
+		if err != nil {
+			return err
+		}
+		next := *r
+		changed = nil
+		if a.Rating != nil && *a.Rating != r.Rating {
+			next.Rating, changed = *a.Rating, append(changed, "rating")
+		}
+		if title != nil && *title != r.Title {
+			next.Title, changed = *title, append(changed, "title")
+		}
+		if comment != nil && *comment != r.Comment {
+			next.Comment, changed = *comment, append(changed, "comment")
+		}
+		if a.PhotoIDs != nil && !slices.Equal(a.PhotoIDs, r.PhotoIDs) {
+			next.PhotoIDs, changed = nonNil(a.PhotoIDs), append(changed, "photoIds")
+		}
+		if len(changed) == 0 {
+			return nil
+		}
+		if err := checkContent(next.Title, next.Comment); err != nil {
+			return err
+		}
+		now := s.now()
+		next.Edits = append(slices.Clone(r.Edits), reviewVersion{Rating: r.Rating, Title: r.Title, Comment: r.Comment,
+			PhotoIDs: nonNil(r.PhotoIDs), WrittenAt: r.UpdatedAt, ReplacedAt: now})
+		if len(next.Edits) > MaxEdits {
+			next.Edits = next.Edits[len(next.Edits)-MaxEdits:]
+		}
+		next.UpdatedAt, next.CustomerName = now, c.Name
+		if _, err := s.env.DB.Collection(reviewsColl).UpdateOne(ctx, bson.M{"_id": r.ID}, bson.M{"$set": bson.M{
+			"rating": next.Rating, "title": next.Title, "comment": next.Comment, "photoIds": next.PhotoIDs,
+			"edits": next.Edits, "updatedAt": now, "customerName": next.CustomerName,
+		}}); err != nil {
+			return err
+		}
+		var d Delta
+		if !r.Hidden {
+			d = Rerate(r.Rating, next.Rating)
+		}
+		if err := s.changeStats(ctx, r.StoreID, d, now); err != nil {
+			return err
+		}
+		ev := next.event()
+		ev.PreviousRating, ev.ChangedFields, ev.ByUserID = r.Rating, changed, c.UserID
+		*r = next
+		return s.publish(ctx, contract.EventUpdated, r.ID, ev)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(changed) > 0 {
+		s.env.Relay.Kick()
+	}
+	d := s.detail(r, true, false)
+	return &d, nil
+}
+
+type reviewArgs struct {
+	ReviewID string `json:"reviewId" op:"required,id=storeReviews"`
+}
+
+// deleteReview removes the caller's own review with its votes and flags, in
+// one transaction with the statistics and review.deleted.
+func (s *svc) deleteReview(ctx context.Context, a *reviewArgs) (any, error) {
+	var gone reviewDoc
+	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		r, err := s.existingReview(ctx, a.ReviewID)
+		if err != nil {
+			return err
+		}
+		if !isAuthor(ctx, r) {
+			return errNotAuthor("delete")
+		}
+		if _, err := s.env.DB.Collection(reviewsColl).DeleteOne(ctx, bson.M{"_id": r.ID}); err != nil {
+			return err
+		}
+		if _, err := s.env.DB.Collection(votesColl).DeleteMany(ctx, bson.M{"reviewId": r.ID}); err != nil {
+			return err
+		}
+		if _, err := s.env.DB.Collection(flagsColl).DeleteMany(ctx, bson.M{"reviewId": r.ID}); err != nil {
+			return err
+		}
+		var d Delta
+		if !r.Hidden {
+			d = Remove(r.Rating, r.Verified)
+		}
+		if err := s.changeStats(ctx, r.StoreID, d, s.now()); err != nil {
+			return err
+		}
+		gone = *r
+		ev := r.event()
+		ev.ByUserID = r.UserID
+		return s.publish(ctx, contract.EventDeleted, r.ID, ev)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if gone.ID != "" {
+		s.env.Relay.Kick()
+	}
+	return nil, nil
+}
