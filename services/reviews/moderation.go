@@ -52,6 +52,16 @@ func (s *svc) flagReview(ctx context.Context, a *flagArgs) (*Flagged, error) {
 			return apperr.New(apperr.FailedPrecondition, "review %s is already hidden by the moderators", r.ID)
 		}
 		f.StoreID = r.StoreID
+		// Write the review too (while it is still shown), so a flag racing a
+		// delete or a hide of it conflicts with them on MongoDB instead of
+		// leaving a pending flag on a review that is gone or hidden.
+		res, err := s.env.DB.Collection(reviewsColl).UpdateOne(ctx, bson.M{"_id": r.ID, "hidden": false}, bson.M{"$inc": bson.M{"flagCount": 1}})
+		if err != nil {
+			return err
+		}
+		if res.MatchedCount != 1 {
+			return apperr.New(apperr.FailedPrecondition, "review %s was hidden or deleted meanwhile", r.ID)
+		}
 		if _, err := s.env.DB.Collection(flagsColl).InsertOne(ctx, f); err != nil {
 			return err
 		}

@@ -39,6 +39,9 @@ func (s *svc) respond(ctx context.Context, a *responseArgs, update bool) (*Store
 		if err != nil {
 			return err
 		}
+		if r.Hidden {
+			return apperr.New(apperr.FailedPrecondition, "review %s is hidden by the moderators", r.ID)
+		}
 		now := s.now()
 		var filter, set bson.M
 		if update {
