@@ -17,9 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -286,61 +283,7 @@ func load(name, url, token string, payload []byte, conns int, dur, warm time.Dur
 
 // loadEach is load with worker w sending payloads[w % len(payloads)].
 func loadEach(name, url, token string, payloads [][]byte, conns int, dur, warm time.Duration) row {
-	hc := &fasthttp.Client{MaxConnsPerHost: conns, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
-	var measuring atomic.Bool
-	var errs atomic.Int64
-	stop := make(chan struct{})
-	lat := make([][]time.Duration, conns)
-	var wg sync.WaitGroup
-	for w := 0; w < conns; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-			req.SetRequestURI(url)
-			req.Header.SetMethod("POST")
-			req.Header.SetContentType("application/json")
-			req.Header.Set("Authorization", "Bearer "+token)
-			req.SetBody(payloads[w%len(payloads)])
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				t0 := time.Now()
-				err := hc.Do(req, resp)
-				d := time.Since(t0)
-				if !measuring.Load() {
-					continue
-				}
-				if err != nil || resp.StatusCode() != 200 {
-					errs.Add(1)
-					continue
-				}
-				lat[w] = append(lat[w], d)
-			}
-		}(w)
-	}
-	time.Sleep(warm)
-	measuring.Store(true)
-	start := time.Now()
-	time.Sleep(dur)
-	measuring.Store(false)
-	elapsed := time.Since(start)
-	close(stop)
-	wg.Wait()
-	var all []time.Duration
-	for _, l := range lat {
-		all = append(all, l...)
-	}
-	slices.Sort(all)
-	r := row{name: name, errors: errs.Load(), rps: float64(len(all)) / elapsed.Seconds()}
-	if len(all) > 0 {
-		r.p50 = all[len(all)/2]
-		r.p99 = all[len(all)*99/100]
-	}
-	return r
+	return loadVaried(name, url, []string{token}, conns, dur, warm, func(w, _ int) []byte { return payloads[w%len(payloads)] })
 }
 
 // startNginx proxies a loopback port to upstream with keep-alive, as a production
