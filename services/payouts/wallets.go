@@ -158,12 +158,14 @@ func (s *svc) getWallet(ctx context.Context, _ *storeArgs) (*WalletView, error) 
 	return &v, nil
 }
 
-type listTxArgs struct {
+// storePageArgs are the arguments of a store's paged lists (transactions,
+// payouts).
+type storePageArgs struct {
 	StoreID        string    `json:"storeId" op:"required,id=stores"`
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
 }
 
-func (s *svc) listTransactions(ctx context.Context, a *listTxArgs) (page.Result[TransactionView], error) {
+func (s *svc) listTransactions(ctx context.Context, a *storePageArgs) (page.Result[TransactionView], error) {
 	st := ops.StoreOf(ctx)
 	r, err := page.Find(ctx, s.env.DB.Collection(txColl), bson.M{"storeId": st.ID}, page.Sort{Field: "_id", Desc: true}, a.PaginationOpts,
 		func(t *txDoc) (any, string) { return t.ID, t.ID })

@@ -452,14 +452,9 @@ func (s *svc) getPayout(ctx context.Context, a *getPayoutArgs) (*Payout, error) 
 	return &d, nil
 }
 
-type listPayoutsArgs struct {
-	StoreID        string    `json:"storeId" op:"required,id=stores"`
-	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
-}
-
 // listPayouts pages the store's payouts, newest first; admin notes are for
 // administrators only.
-func (s *svc) listPayouts(ctx context.Context, a *listPayoutsArgs) (page.Result[Payout], error) {
+func (s *svc) listPayouts(ctx context.Context, a *storePageArgs) (page.Result[Payout], error) {
 	st := ops.StoreOf(ctx)
 	r, err := page.Find(ctx, s.env.DB.Collection(payoutsColl), bson.M{"storeId": st.ID}, page.Sort{Field: "_id", Desc: true}, a.PaginationOpts,
 		func(p *payoutDoc) (any, string) { return p.ID, p.ID })
