@@ -9,12 +9,18 @@ export GONOSUMDB := github.com/stripe/stripe-go
 PKGS = $(shell $(GO) list -m -f '{{.Dir}}/...')
 BIN := bin/marketplace
 
-.PHONY: run test build token sign-webhook bench fuzz vet fmt tidy
+.PHONY: help run test build token sign-webhook bench fuzz fmt
+.DEFAULT_GOAL := help
 
-## run: the whole system in one process on embedded engines (data in $$DATA_DIR, default ./data)
+## help: this list (each target's `##` comment)
+help:
+	@awk '/^## [a-z-]+:/ { sub(/^## /, ""); n = index($$0, ":"); printf "  make %-16s %s\n", substr($$0, 1, n - 1), substr($$0, n + 2) }' $(MAKEFILE_LIST)
+
+## run: the whole system in one process on embedded engines (data in DATA_DIR, default ./data)
 run: build
 	./$(BIN) run
 
+## build: the all-in-one binary (bin/marketplace)
 build:
 	$(GO) build -o $(BIN) ./deploy/cmd/marketplace
 
@@ -40,5 +46,6 @@ fuzz:
 	$(GO) test ./libs/ops -run '^$$' -fuzz FuzzDecode -fuzztime 60s
 	$(GO) test ./libs/ops -run '^$$' -fuzz FuzzServiceEndpoint -fuzztime 60s
 
+## fmt: gofmt every Go file
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -38,7 +38,8 @@ import (
 // Options tailor a run; the zero value (plus Getenv and Stdout) is `make run`.
 type Options struct {
 	Getenv   func(string) string
-	Stdout   io.Writer
+	Stdout   io.Writer    // JSON log lines only
+	Stderr   io.Writer    // the human hints (how to mint a token, sign a webhook); nil is discarded
 	Memory   bool         // keep everything in memory (tests)
 	Listener net.Listener // the gateway's listener; default listens on HTTP_ADDR
 	OnReady  func(Info)
@@ -63,6 +64,10 @@ type Info struct {
 
 // Run starts everything and blocks until ctx is done.
 func Run(ctx context.Context, o Options) error {
+	hints := o.Stderr
+	if hints == nil {
+		hints = io.Discard
+	}
 	cfg, err := program.Load(o.Getenv)
 	if err != nil {
 		return err
@@ -81,7 +86,7 @@ func Run(ctx context.Context, o Options) error {
 		if cfg.DevSecret, err = secretFile(cfg.DataDir, devSecretFile, o.Memory); err != nil {
 			return err
 		}
-		fmt.Fprintf(o.Stdout, "development auth: tokens signed with the secret in %s are accepted; mint one with: make token SUB=<user id> ROLES=admin\n",
+		fmt.Fprintf(hints, "development auth: tokens signed with the secret in %s are accepted; mint one with: make token SUB=<user id> ROLES=admin\n",
 			filepath.Join(cfg.DataDir, devSecretFile))
 	}
 	// Without a webhook secret in the environment the payments service gets the
@@ -97,7 +102,7 @@ func Run(ctx context.Context, o Options) error {
 				p.WebhookSecret = ws
 			}
 		}
-		fmt.Fprintf(o.Stdout, "development webhooks: signed with the secret in %s; sign a body with: make sign-webhook FILE=<body.json>\n",
+		fmt.Fprintf(hints, "development webhooks: signed with the secret in %s; sign a body with: make sign-webhook FILE=<body.json>\n",
 			filepath.Join(cfg.DataDir, webhookSecretFile))
 	}
 	// The gateway's listener before the services: without PUBLIC_BASE_URL its
@@ -231,7 +236,10 @@ func Run(ctx context.Context, o Options) error {
 	defer stopGateway()
 	serving = true
 	go func() { gerr <- httpserver.Serve(gctx, app, ln, cfg.HTTP().ShutdownTimeout) }()
-	fmt.Fprintf(o.Stdout, "marketplace ready at %s\n", info.BaseURL)
+	// The ready line is a JSON log line on stdout (every stdout line is JSON)
+	// whose message holds "ready" and the URL; people get it on stderr too.
+	logger.Info("marketplace ready at "+info.BaseURL, "url", info.BaseURL)
+	fmt.Fprintf(hints, "marketplace ready at %s\n", info.BaseURL)
 	if o.OnReady != nil {
 		o.OnReady(info)
 	}

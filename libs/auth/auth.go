@@ -43,6 +43,7 @@ type claims struct {
 type verifier struct {
 	keyfunc jwt.Keyfunc
 	parser  *jwt.Parser
+	dev     bool // the development (HS256 secret) verifier
 }
 
 // Options are the checks every token must pass beyond its signature.
@@ -67,7 +68,9 @@ func NewHS256(secret []byte, o Options) (Verifier, error) {
 	if len(secret) < 16 {
 		return nil, errors.New("auth: the development secret must be at least 16 bytes")
 	}
-	return newVerifier(func(*jwt.Token) (any, error) { return secret, nil }, []string{"HS256"}, o), nil
+	v := newVerifier(func(*jwt.Token) (any, error) { return secret, nil }, []string{"HS256"}, o)
+	v.dev = true
+	return v, nil
 }
 
 // NewJWKS accepts RS256/ES256 tokens whose keys the identity provider publishes at
@@ -83,16 +86,42 @@ func NewJWKS(ctx context.Context, url string, o Options) (Verifier, error) {
 func (v *verifier) Verify(_ context.Context, token string) (*Identity, error) {
 	var c claims
 	if _, err := v.parser.ParseWithClaims(token, &c, v.keyfunc); err != nil {
-		msg := "invalid token"
-		if errors.Is(err, jwt.ErrTokenExpired) {
-			msg = "token expired"
-		}
-		return nil, apperr.Wrap(err, apperr.Unauthenticated, "%s", msg)
+		reason, msg := refusal(err, v.dev)
+		return nil, apperr.Wrap(err, apperr.Unauthenticated, "%s", msg).WithDetails(map[string]any{"reason": reason})
 	}
 	if c.Subject == "" {
-		return nil, apperr.New(apperr.Unauthenticated, "token has no subject")
+		return nil, apperr.New(apperr.Unauthenticated, "token has no subject (sub)").WithDetails(map[string]any{"reason": "no_subject"})
 	}
 	return &Identity{Sub: c.Subject, Roles: c.Roles, Expires: c.ExpiresAt.Time}, nil
+}
+
+// refusal names why a token was refused: a reason for programs
+// (details.reason) and a message for people. With the development verifier,
+// a bad signature almost always means a token minted for another data
+// directory, so the message says how to mint a matching one.
+func refusal(err error, dev bool) (reason, msg string) {
+	switch {
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		return "malformed", "token is malformed: expected a JWT (three base64url parts)"
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return "expired", "token expired"
+	case errors.Is(err, jwt.ErrTokenNotValidYet), errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return "not_yet_valid", "token is not valid yet (nbf/iat in the future)"
+	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
+		return "wrong_issuer", "token has the wrong issuer (iss)"
+	case errors.Is(err, jwt.ErrTokenInvalidAudience):
+		return "wrong_audience", "token has the wrong audience (aud)"
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
+		return "missing_claim", "token lacks a required claim (exp)"
+	case errors.Is(err, jwt.ErrTokenUnverifiable):
+		return "unverifiable", "token cannot be verified: unknown signing key or algorithm"
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
+		if dev {
+			return "bad_signature", "token signature is invalid: development tokens are signed with the secret of the running system (AUTH_DEV_SECRET, or DATA_DIR/dev-secret): mint one with `make token` using the same DATA_DIR"
+		}
+		return "bad_signature", "token signature is invalid (or its algorithm is not accepted)"
+	}
+	return "invalid", "invalid token"
 }
 
 // Mint signs a development token; it backs `make token` and the tests.

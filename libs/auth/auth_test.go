@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,18 +33,37 @@ func TestHS256RoundTripAndRejections(t *testing.T) {
 	if err != nil || id.Sub != "user-1" || !id.IsAdmin() {
 		t.Fatalf("verify: %+v %v", id, err)
 	}
-	bad := map[string]string{}
-	bad["expired"], _ = Mint(secret, "u", nil, -time.Hour, o)
-	bad["other secret"], _ = Mint([]byte("ffffffffffffffffffffffffffffffff"), "u", nil, time.Hour, o)
-	bad["wrong issuer"], _ = Mint(secret, "u", nil, time.Hour, Options{Issuer: "evil", Audience: "marketplace"})
-	bad["wrong audience"], _ = Mint(secret, "u", nil, time.Hour, Options{Issuer: "dev", Audience: "other"})
-	bad["no subject"], _ = Mint(secret, "", nil, time.Hour, o)
+	// Each refusal names its reason (details.reason) and says it in the message.
+	type refused struct{ tok, reason, says string }
+	bad := map[string]*refused{
+		"expired": {reason: "expired", says: "expired"}, "other secret": {reason: "bad_signature", says: "make token"},
+		"wrong issuer": {reason: "wrong_issuer", says: "issuer"}, "wrong audience": {reason: "wrong_audience", says: "audience"},
+		"no subject": {reason: "no_subject", says: "subject"}, "alg none": {reason: "bad_signature", says: "signature"},
+		"garbage": {reason: "malformed", says: "malformed"}, "not yet valid": {reason: "not_yet_valid", says: "not valid yet"},
+		"no expiry": {reason: "missing_claim", says: "exp"},
+	}
+	bad["expired"].tok, _ = Mint(secret, "u", nil, -time.Hour, o)
+	bad["other secret"].tok, _ = Mint([]byte("ffffffffffffffffffffffffffffffff"), "u", nil, time.Hour, o)
+	bad["wrong issuer"].tok, _ = Mint(secret, "u", nil, time.Hour, Options{Issuer: "evil", Audience: "marketplace"})
+	bad["wrong audience"].tok, _ = Mint(secret, "u", nil, time.Hour, Options{Issuer: "dev", Audience: "other"})
+	bad["no subject"].tok, _ = Mint(secret, "", nil, time.Hour, o)
 	none := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims{"sub": "u", "exp": time.Now().Add(time.Hour).Unix(), "iss": "dev", "aud": "marketplace"})
-	bad["alg none"], _ = none.SignedString(jwt.UnsafeAllowNoneSignatureType)
-	bad["garbage"] = "not.a.token"
-	for name, tok := range bad {
-		if _, err := v.Verify(ctx, tok); !apperr.Is(err, apperr.Unauthenticated) {
-			t.Errorf("%s: got %v, want UNAUTHENTICATED", name, err)
+	bad["alg none"].tok, _ = none.SignedString(jwt.UnsafeAllowNoneSignatureType)
+	bad["garbage"].tok = "not.a.token"
+	sign := func(c jwt.MapClaims) string {
+		s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	bad["not yet valid"].tok = sign(jwt.MapClaims{"sub": "u", "iss": "dev", "aud": "marketplace", "exp": time.Now().Add(2 * time.Hour).Unix(), "nbf": time.Now().Add(time.Hour).Unix()})
+	bad["no expiry"].tok = sign(jwt.MapClaims{"sub": "u", "iss": "dev", "aud": "marketplace"})
+	for name, b := range bad {
+		_, err := v.Verify(ctx, b.tok)
+		e := apperr.From(err)
+		if !apperr.Is(err, apperr.Unauthenticated) || e.Details["reason"] != b.reason || !strings.Contains(e.Message, b.says) {
+			t.Errorf("%s: got %v %v, want UNAUTHENTICATED with reason %s saying %q", name, err, e.Details, b.reason, b.says)
 		}
 	}
 	if _, err := NewHS256([]byte("short"), o); err == nil {

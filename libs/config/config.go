@@ -134,3 +134,15 @@ func set(fv reflect.Value, raw string) error {
 	}
 	return nil
 }
+
+// Variables lists the environment variables cfg (a struct or a pointer to
+// one) reads, in field order: what the README's configuration table is held to.
+func Variables(cfg any) []string {
+	v := reflect.ValueOf(cfg)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	var out []string
+	walk(v, func(f reflect.StructField, _ reflect.Value) { out = append(out, f.Tag.Get("env")) })
+	return out
+}

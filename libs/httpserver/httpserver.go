@@ -108,11 +108,16 @@ const loggerKey = "httpserver.logger"
 // cause is logged here, once, with the request id and operation: every error
 // answer of an app built with New goes through this function.
 func WriteError(c *fiber.Ctx, err error) error {
+	logger, ok := c.Locals(loggerKey).(*slog.Logger)
+	if !ok {
+		logger = slog.Default()
+	}
+	if e := apperr.From(err); e.Code == apperr.Unauthenticated && e.Details["reason"] != nil {
+		// A refused token says why in the log too (the access log has only the status).
+		logger.InfoContext(c.UserContext(), "token refused", "method", c.Method(), "path", c.Path(),
+			"request_id", c.Locals("requestid"), "reason", e.Details["reason"], "err", apperr.Describe(err))
+	}
 	if apperr.CodeOf(err) == apperr.Internal {
-		logger, ok := c.Locals(loggerKey).(*slog.Logger)
-		if !ok {
-			logger = slog.Default()
-		}
 		attrs := []any{"method", c.Method(), "path", c.Path(), "request_id", c.Locals("requestid"), "err", apperr.Describe(err)}
 		if op, ok := c.Locals("op").(string); ok {
 			attrs = append(attrs, "op", op)
@@ -133,6 +138,9 @@ func errorHandler() fiber.ErrorHandler {
 			if fe.Code == fiber.StatusRequestEntityTooLarge {
 				msg = "request body too large"
 			}
+			if fe.Code == fiber.StatusMethodNotAllowed {
+				return WriteMethodNotAllowed(c)
+			}
 			return WriteError(c, apperr.New(fiberCode(fe), "%s", msg))
 		}
 		return WriteError(c, err)
@@ -141,9 +149,24 @@ func errorHandler() fiber.ErrorHandler {
 
 // fiberCode maps Fiber's own errors (unknown route, wrong method, bad request) to
 // the contract's codes.
+// WriteMethodNotAllowed answers a request whose path exists for other
+// methods: HTTP 405 with the Allow header Fiber set (or the one the caller
+// set) and an INVALID_ARGUMENT body naming the methods to use.
+func WriteMethodNotAllowed(c *fiber.Ctx) error {
+	allow := string(c.Response().Header.Peek(fiber.HeaderAllow))
+	msg := fmt.Sprintf("method %s is not allowed on %s", c.Method(), c.Path())
+	if allow != "" {
+		msg += "; use " + allow
+	}
+	_, body := apperr.Body(apperr.New(apperr.InvalidArgument, "%s", msg))
+	c.Status(fiber.StatusMethodNotAllowed)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(body)
+}
+
 func fiberCode(fe *fiber.Error) apperr.Code {
 	switch {
-	case fe.Code == fiber.StatusNotFound || fe.Code == fiber.StatusMethodNotAllowed:
+	case fe.Code == fiber.StatusNotFound:
 		return apperr.NotFound
 	case fe.Code >= 400 && fe.Code < 500:
 		return apperr.InvalidArgument
@@ -166,6 +189,10 @@ func recoverer() fiber.Handler {
 	}
 }
 
+// routine are the paths polled by machines (the gateway's declarations fetch,
+// probes): their successful answers are logged at debug.
+var routine = map[string]bool{"/ops": true, "/livez": true, "/readyz": true, "/health": true}
+
 func accessLog(logger *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
@@ -175,7 +202,10 @@ func accessLog(logger *slog.Logger) fiber.Handler {
 			status = apperr.CodeOf(err).Status()
 			var fe *fiber.Error
 			if errors.As(err, &fe) {
-				status = fiberStatus(fe) // what errorHandler sends: 405 goes out as 404
+				status = fiberStatus(fe) // what errorHandler sends
+				if fe.Code == fiber.StatusMethodNotAllowed {
+					status = fe.Code
+				}
 			}
 		}
 		attrs := []any{"method", c.Method(), "path", c.Path(), "status", status,
@@ -183,7 +213,11 @@ func accessLog(logger *slog.Logger) fiber.Handler {
 		if op, ok := c.Locals("op").(string); ok {
 			attrs = append(attrs, "op", op)
 		}
-		logger.Info("http", attrs...)
+		level := slog.LevelInfo
+		if status < 400 && c.Method() == fiber.MethodGet && routine[c.Path()] {
+			level = slog.LevelDebug // the gateway's route refresh and the probes, every few seconds
+		}
+		logger.Log(c.UserContext(), level, "http", attrs...)
 		return err
 	}
 }

@@ -40,6 +40,9 @@ func newTestApp(t *testing.T, checks ...Check) (*fiber.App, *logtest.Buffer) {
 	app.Get("/wrapped", func(c *fiber.Ctx) error {
 		return apperr.Wrap(errors.New(secretText), apperr.Unavailable, "catalog is unavailable")
 	})
+	app.Get("/refused", func(c *fiber.Ctx) error {
+		return apperr.New(apperr.Unauthenticated, "token expired").WithDetails(map[string]any{"reason": "expired"})
+	})
 	app.Get("/fiber400", func(c *fiber.Ctx) error { return fiber.NewError(fiber.StatusBadRequest, "bad header") })
 	app.Get("/rid", func(c *fiber.Ctx) error {
 		rid, _ := c.Locals("requestid").(string)
@@ -86,7 +89,7 @@ func TestErrorsUseTheContractBody(t *testing.T) {
 		wantMessage string // exact when set
 	}{
 		{"unknown route", http.MethodGet, "/nope", "", 404, "NOT_FOUND", ""},
-		{"wrong method", http.MethodPost, "/ok", "", 404, "NOT_FOUND", ""},
+		{"wrong method", http.MethodPost, "/ok", "", 405, "INVALID_ARGUMENT", "method POST is not allowed on /ok; use GET, HEAD"},
 		{"panic", http.MethodGet, "/panic", "", 500, "INTERNAL", "internal error"},
 		{"apperr", http.MethodGet, "/apperr", "", 409, "FAILED_PRECONDITION", "store st_1 is closed"},
 		{"plain error", http.MethodGet, "/plain", "", 500, "INTERNAL", "internal error"},
@@ -337,8 +340,8 @@ func TestAccessLog(t *testing.T) {
 		{"apperr status", http.MethodGet, "/apperr", "rid-409", 409, ""},
 		{"plain error status", http.MethodGet, "/plain", "rid-500", 500, ""},
 		{"unknown route", http.MethodGet, "/nope", "rid-404", 404, ""},
-		// The client gets 404 NOT_FOUND; the log must say what was sent.
-		{"wrong method", http.MethodDelete, "/ok", "rid-405", 404, ""},
+		// A path that exists for another method: 405, and the log says so.
+		{"wrong method", http.MethodDelete, "/ok", "rid-405", 405, ""},
 		{"panic is logged with its 500", http.MethodGet, "/panic", "rid-panic", 500, ""},
 	}
 	for _, c := range cases {
@@ -497,5 +500,49 @@ func TestServeStopsWhenCancelledAtOnce(t *testing.T) {
 		if err := waitErr(t, served, 3*time.Second, "Serve with a cancelled context"); err != nil {
 			t.Fatalf("round %d: Serve = %v, want nil", i, err)
 		}
+	}
+}
+
+// A refused token is logged with its reason: the access log shows only 401.
+func TestRefusedTokensAreLoggedWithTheirReason(t *testing.T) {
+	app, logs := newTestApp(t)
+	resp, body := do(t, app, httptest.NewRequest(http.MethodGet, "/refused", nil))
+	if resp.StatusCode != 401 || !strings.Contains(string(body), `"reason":"expired"`) {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	for _, r := range logs.Records(t) {
+		if r["msg"] == "token refused" && r["reason"] == "expired" && r["path"] == "/refused" {
+			return
+		}
+	}
+	t.Fatalf("no 'token refused' log line with its reason:\n%s", logs.String())
+}
+
+// The wrong method on an existing route is 405 with Allow and a contract body.
+func TestWrongMethodIs405(t *testing.T) {
+	app, _ := newTestApp(t)
+	resp, body := do(t, app, httptest.NewRequest(http.MethodPut, "/echo", nil))
+	var eb errBody
+	_ = json.Unmarshal(body, &eb)
+	if resp.StatusCode != 405 || eb.Error == nil || eb.Error.Code != "INVALID_ARGUMENT" || !strings.Contains(resp.Header.Get("Allow"), "POST") ||
+		!strings.Contains(eb.Error.Message, "PUT") {
+		t.Fatalf("%d allow=%q %s", resp.StatusCode, resp.Header.Get("Allow"), body)
+	}
+}
+
+// Probes and the gateway's declarations fetch are logged at debug when they
+// succeed, so a level-info log is not flooded every few seconds.
+func TestRoutinePollsAreLoggedAtDebug(t *testing.T) {
+	app, logs := newTestApp(t)
+	do(t, app, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	do(t, app, httptest.NewRequest(http.MethodGet, "/ok", nil))
+	var paths []any
+	for _, r := range logs.Records(t) {
+		if r["msg"] == "http" {
+			paths = append(paths, r["path"])
+		}
+	}
+	if len(paths) != 1 || paths[0] != "/ok" {
+		t.Fatalf("access log at info: %v", paths)
 	}
 }

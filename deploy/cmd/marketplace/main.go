@@ -34,7 +34,7 @@ func runArgs(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	switch cmd {
 	case "run":
-		return system.Run(ctx, system.Options{Getenv: getenv, Stdout: stdout})
+		return system.Run(ctx, system.Options{Getenv: getenv, Stdout: stdout, Stderr: os.Stderr})
 	case "token":
 		return token(args, getenv, stdout)
 	case "sign-webhook":
