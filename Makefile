@@ -9,7 +9,7 @@ export GONOSUMDB := github.com/stripe/stripe-go
 PKGS = $(shell $(GO) list -m -f '{{.Dir}}/...')
 BIN := bin/marketplace
 
-.PHONY: help run test build token sign-webhook bench fuzz fmt
+.PHONY: help run run-distributed test build token sign-webhook pay seed bench fuzz fmt
 .DEFAULT_GOAL := help
 
 ## help: this list (each target's `##` comment)
@@ -24,6 +24,15 @@ run: build
 build:
 	$(GO) build -o $(BIN) ./deploy/cmd/marketplace
 
+# The programs of the distributed mode: the marketplace binary (its broker and
+# launcher), the gateway and one binary per service.
+DIST_PKGS = ./deploy/cmd/marketplace ./deploy/cmd/gateway $(addprefix ./,$(wildcard services/*/cmd/*))
+
+## run-distributed: the broker, every service and the gateway as separate processes of their own binaries (bin/), each service on its own embedded database file (DB_EMBEDDED=true, as no MongoDB is assumed; set MONGODB_URI to use one)
+run-distributed:
+	$(GO) build -o bin/ $(DIST_PKGS)
+	DB_EMBEDDED=$${DB_EMBEDDED:-true} ./$(BIN) run-distributed -bin bin
+
 ## test: every module's tests (unit, fuzz seed corpora, black-box through the gateway)
 test:
 	$(GO) vet $(PKGS)
@@ -36,6 +45,14 @@ token:
 ## sign-webhook: the processor-signature header for a body file, e.g. make sign-webhook FILE=body.json
 sign-webhook:
 	@$(GO) build -o $(BIN) ./deploy/cmd/marketplace && ./$(BIN) sign-webhook -file "$(FILE)"
+
+## pay: pay a payment intent with the `make run` processor simulator, which sends the webhook, e.g. make pay INTENT=pi_... [OUTCOME=failed|canceled]
+pay:
+	@$(GO) build -o $(BIN) ./deploy/cmd/marketplace && ./$(BIN) pay -intent "$(INTENT)" -outcome "$(or $(OUTCOME),succeeded)"
+
+## seed: fill the running `make run` with demo data through its API, with a progress bar per phase (SEED=1 SEED_SCALE=1: 30 stores, 200 customers, 1,000 orders, 2,000 reviews, 18 payouts; README "Demo data")
+seed:
+	@$(GO) build -o bin/seed ./deploy/cmd/seed && ./bin/seed $(SEEDFLAGS)
 
 ## bench: throughput and latency side by side (gateway, direct, nginx if installed, operations)
 bench:

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,7 @@ import (
 	"marketplace/libs/auth"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
+	"marketplace/libs/telemetry"
 )
 
 // HealthMessage is the fixed body of GET /health.
@@ -37,12 +39,18 @@ type Config struct {
 	RefreshInterval time.Duration `env:"GATEWAY_ROUTES_REFRESH" default:"15s"`
 	RateLimitRPS    float64       `env:"RATE_LIMIT_RPS" default:"50"`
 	RateLimitBurst  int           `env:"RATE_LIMIT_BURST" default:"100"`
+	// Convex clients (convex.go, sync.go): the live queries' limits, and the
+	// brokers whose events refresh them (the all-in-one passes its own).
+	Brokers                 []string `env:"KAFKA_BROKERS"`
+	MaxQueriesPerConnection int      `env:"CONVEX_MAX_QUERIES_PER_CONNECTION" default:"500"`
+	MaxConnectionsPerCaller int      `env:"CONVEX_MAX_CONNECTIONS_PER_CALLER" default:"50"`
 }
 
 type route struct {
 	service string
 	kind    ops.Kind
 	access  ops.Access
+	desc    ops.Descriptor // as declared: schemas for the OpenAPI document (openapi.go)
 }
 
 // rawRoute is a raw HTTP route a service declared (ops.Route).
@@ -67,6 +75,9 @@ type Gateway struct {
 	missing atomic.Value // []string of services that did not answer the last refresh
 	// answered holds the services that answered a refresh at least once.
 	answered sync.Map
+	openapi  atomic.Pointer[openAPIDoc] // the document of the current table (openapi.go)
+	// convex serves Convex's clients: live queries and the sync protocol.
+	convex *convexSide
 }
 
 // New builds a gateway; call Refresh (or Run) before serving.
@@ -88,6 +99,7 @@ func New(cfg Config, resolver ops.Resolver, verifier auth.Verifier, logger *slog
 	g.routes.Store(&empty)
 	g.raw.Store(&[]rawRoute{})
 	g.missing.Store(cfg.Services)
+	g.convex = newConvexSide(g)
 	return g
 }
 
@@ -103,7 +115,7 @@ func (g *Gateway) Refresh(ctx context.Context) error {
 	var missing []string
 	var errs []error
 	for _, svc := range g.cfg.Services {
-		descs, routes, err := g.fetch(ctx, svc)
+		descs, routes, topics, err := g.fetch(ctx, svc)
 		if err != nil {
 			missing = append(missing, svc)
 			errs = append(errs, err)
@@ -123,6 +135,7 @@ func (g *Gateway) Refresh(ctx context.Context) error {
 		}
 		nextRaw = g.addRaw(nextRaw, svc, routes)
 		g.answered.Store(svc, true)
+		g.convex.declare(svc, topics)
 		for _, d := range descs {
 			if d.Access == ops.Internal {
 				continue // never routable from outside
@@ -131,7 +144,7 @@ func (g *Gateway) Refresh(ctx context.Context) error {
 				g.logger.Error("operation declared by two services", "path", d.Path, "services", prev.service+","+svc)
 				continue
 			}
-			next[d.Path] = route{service: svc, kind: d.Kind, access: d.Access}
+			next[d.Path] = route{service: svc, kind: d.Kind, access: d.Access, desc: d}
 		}
 	}
 	g.routes.Store(&next)
@@ -162,34 +175,36 @@ next:
 	return table
 }
 
-func (g *Gateway) fetch(ctx context.Context, svc string) ([]ops.Descriptor, []ops.RouteDescriptor, error) {
+func (g *Gateway) fetch(ctx context.Context, svc string) ([]ops.Descriptor, []ops.RouteDescriptor, ops.Topics, error) {
 	base, err := g.resolver.Resolve(ctx, svc)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, ops.Topics{}, err
 	}
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	req.SetRequestURI(base + "/ops")
 	if err := g.hc.DoTimeout(req, resp, 5*time.Second); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", svc, err)
+		return nil, nil, ops.Topics{}, fmt.Errorf("%s: %w", svc, err)
 	}
 	if resp.StatusCode() != 200 {
-		return nil, nil, fmt.Errorf("%s: /ops answered %d", svc, resp.StatusCode())
+		return nil, nil, ops.Topics{}, fmt.Errorf("%s: /ops answered %d", svc, resp.StatusCode())
 	}
 	var body struct {
 		Operations []ops.Descriptor      `json:"operations"`
 		Routes     []ops.RouteDescriptor `json:"routes"`
+		ops.Topics
 	}
 	if err := json.Unmarshal(resp.Body(), &body); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", svc, err)
+		return nil, nil, ops.Topics{}, fmt.Errorf("%s: %w", svc, err)
 	}
-	return body.Operations, body.Routes, nil
+	return body.Operations, body.Routes, body.Topics, nil
 }
 
 // Run refreshes the table until ctx is done: quickly while a service is missing,
 // then every RefreshInterval.
 func (g *Gateway) Run(ctx context.Context) {
+	go g.convex.followEvents(ctx) // live queries: the services' events
 	for {
 		wait := g.cfg.RefreshInterval
 		if m, _ := g.missing.Load().([]string); len(m) > 0 {
@@ -204,6 +219,7 @@ func (g *Gateway) Run(ctx context.Context) {
 			g.logger.Warn("routing table refresh incomplete", "err", err)
 		}
 		g.limiter.sweep(time.Now())
+		g.convex.queries.sweep(time.Now())
 	}
 }
 
@@ -248,7 +264,9 @@ func (g *Gateway) matchRaw(method, path string) (rawRoute, bool) {
 
 // Mount adds the public routes to app (built with httpserver.New).
 func (g *Gateway) Mount(app *fiber.App) {
+	g.convex.mount(app) // first: it passes requests without a Convex-Client header on
 	app.Get("/health", func(c *fiber.Ctx) error { return c.SendString(HealthMessage) })
+	app.Get("/api/openapi.json", g.handleOpenAPI)
 	app.Post("/api/query", g.handleOp(ops.Query))
 	app.Post("/api/mutation", g.handleOp(ops.Mutation))
 	app.Get("/api/operations", func(c *fiber.Ctx) error {
@@ -268,9 +286,10 @@ func CORS() fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		c.Set("Access-Control-Allow-Origin", "*")
 		c.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-		// The interface's list, then the contract's Idempotency-Key; a replayed
-		// answer's marker is readable by browser clients.
-		c.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, processor-signature, "+ops.HeaderIdempotencyKey)
+		// The interface's list, then the contract's Idempotency-Key and the
+		// header Convex's clients send (section 8); a replayed answer's marker
+		// is readable by browser clients.
+		c.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, processor-signature, "+ops.HeaderIdempotencyKey+", "+HeaderConvexClient)
 		c.Set("Access-Control-Expose-Headers", ops.HeaderIdempotentReplayed)
 		if c.Method() == fiber.MethodOptions {
 			c.Set("Access-Control-Max-Age", "600")
@@ -301,9 +320,9 @@ func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
 		if err != nil {
 			return httpserver.WriteError(c, err)
 		}
-		r, ok := (*g.routes.Load())[path]
+		r, ok := g.lookup(path)
 		if !ok {
-			return httpserver.WriteError(c, apperr.New(apperr.NotFound, "unknown operation %q", path))
+			return httpserver.WriteError(c, g.unknownOperation(path))
 		}
 		if err := ops.CheckCall(ctx, r.kind, r.access, kind, path); err != nil {
 			return httpserver.WriteError(c, err)
@@ -314,9 +333,16 @@ func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
 			if _, _, err := ops.IdempotencyKeyOf(&c.Request().Header); err != nil {
 				return httpserver.WriteError(c, err)
 			}
+			defer g.convex.afterWrite(c, r.service) // its live queries run again
 		}
 		return g.forward(c, r.service, "/api/"+string(kind), ops.ErrorsContract)
 	}
+}
+
+// lookup finds a public operation by its dotted path.
+func (g *Gateway) lookup(path string) (route, bool) {
+	r, ok := (*g.routes.Load())[path]
+	return r, ok
 }
 
 // routePath reads the body as the owning service will (ops.ParseRequest), so
@@ -324,6 +350,28 @@ func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
 func routePath(body []byte) (string, error) {
 	r, err := ops.ParseRequest(body)
 	return r.Path, err
+}
+
+// methodsOf lists the methods path is served with, by the gateway's own
+// routes or the services' raw routes: a request with another method is 405.
+func (g *Gateway) methodsOf(app *fiber.App, path string) []string {
+	var out []string
+	for _, r := range app.GetRoutes(true) {
+		if r.Method == fiber.MethodHead || r.Method == fiber.MethodOptions || strings.Contains(r.Path, ":") {
+			continue
+		}
+		prefix, wild := strings.CutSuffix(r.Path, "*")
+		if (wild && strings.HasPrefix(path, prefix) && len(path) > len(prefix)) || (!wild && r.Path == path) {
+			out = append(out, r.Method)
+		}
+	}
+	for _, r := range *g.raw.Load() {
+		if r.pattern.Match(path) {
+			out = append(out, r.desc.Method)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // handleRaw forwards a request that matches a raw route a service declared,
@@ -335,6 +383,10 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 	path := string(c.Request().URI().PathOriginal())
 	r, ok := g.matchRaw(c.Method(), path)
 	if !ok {
+		if allow := g.methodsOf(c.App(), path); len(allow) > 0 && !slices.Contains(allow, c.Method()) {
+			c.Set(fiber.HeaderAllow, strings.Join(allow, ", "))
+			return httpserver.WriteMethodNotAllowed(c)
+		}
 		return httpserver.WriteError(c, apperr.New(apperr.NotFound, "no route %s %s", c.Method(), c.Path()))
 	}
 	c.Locals("op", r.desc.Method+" "+r.desc.Path)
@@ -343,7 +395,7 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 	if id := auth.FromContext(ctx); id != nil {
 		caller = "sub:" + id.Sub
 	}
-	if !g.limiter.allow(caller, time.Now()) {
+	if !r.desc.SenderLimited && !g.limiter.allow(caller, time.Now()) {
 		c.Set(fiber.HeaderRetryAfter, "1")
 		return ops.WriteRouteError(c, r.desc.Errors, apperr.New(apperr.RateLimited, "too many requests; retry shortly"))
 	}
@@ -356,6 +408,9 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 	uri := path
 	if q := c.Request().URI().QueryString(); len(q) > 0 {
 		uri += "?" + string(q)
+	}
+	if r.desc.Method != fiber.MethodGet {
+		defer g.convex.afterWrite(c, r.service) // a webhook or an upload changes what queries show
 	}
 	return g.forward(c, r.service, uri, r.desc.Errors)
 }
@@ -379,16 +434,11 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 		c.Set(fiber.HeaderRetryAfter, "5")
 		return ops.WriteRouteError(c, style, apperr.New(apperr.Unavailable, "%s is unavailable; retry shortly", service))
 	}
-	base, err := g.resolver.Resolve(c.UserContext(), service)
-	if err != nil {
-		return unavailable(err)
-	}
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	src := &c.Request().Header
 	req.Header.SetMethodBytes(src.Method())
-	req.SetRequestURI(base + uri)
 	for _, h := range requestHeaders {
 		if v := src.Peek(h); len(v) > 0 {
 			req.Header.SetBytesV(h, v)
@@ -399,7 +449,7 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 	}
 	req.Header.Set("X-Forwarded-For", c.IP())
 	req.SetBodyRaw(c.BodyRaw())
-	if err := g.hc.DoTimeout(req, resp, g.cfg.UpstreamTimeout); err != nil {
+	if err := g.send(c.UserContext(), service, uri, req, resp); err != nil {
 		return unavailable(err)
 	}
 	status := resp.StatusCode()
@@ -426,4 +476,16 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 	// writes the response; sending its buffer would hand it to another request.
 	c.Response().SetBody(resp.Body())
 	return nil
+}
+
+// send delivers req to uri on service and reads the answer into resp: every
+// call the gateway forwards, the Convex clients' included, goes through it.
+func (g *Gateway) send(ctx context.Context, service, uri string, req *fasthttp.Request, resp *fasthttp.Response) error {
+	base, err := g.resolver.Resolve(ctx, service)
+	if err != nil {
+		return err
+	}
+	req.SetRequestURI(base + uri)
+	telemetry.InjectHTTP(ctx, &req.Header) // the service's server span continues the gateway's trace
+	return g.hc.DoTimeout(req, resp, g.cfg.UpstreamTimeout)
 }

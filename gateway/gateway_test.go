@@ -105,6 +105,17 @@ func TestGatewayRoutesForwardsAndHidesInternal(t *testing.T) {
 	if st != 404 || !strings.Contains(body, "NOT_FOUND") {
 		t.Fatalf("internal op via gateway: %d %s", st, body)
 	}
+	if strings.Count(body, "secret") != 1 { // named once: the path the caller sent, never as a suggestion
+		t.Fatalf("internal op suggested: %s", body)
+	}
+	// An unknown operation names the nearest public ones.
+	st, body, _ = post(t, gw, "query", `{"path":"fake.things.ecoh"}`)
+	if st != 404 || !strings.Contains(body, `did you mean fake.things.echo`) || !strings.Contains(body, `"suggestions":["fake.things.echo"`) {
+		t.Fatalf("unknown op: %d %s", st, body)
+	}
+	if st, body, _ = post(t, gw, "query", `{"path":"nothing.like.it.at.all.zzzzzzzzzzzz"}`); st != 404 || strings.Contains(body, "suggestions") {
+		t.Fatalf("far unknown op: %d %s", st, body)
+	}
 	tok, _ := auth.Mint(secret, "u1", nil, time.Minute, auth.Options{})
 	for len(seen) > 0 {
 		<-seen
@@ -254,6 +265,9 @@ var fakeRoutes = []ops.Route{
 	{Method: "GET", Path: "/processor/config", Access: ops.Public, Errors: ops.ErrorsSimple, Handler: func(c *fiber.Ctx) error {
 		return c.JSON(fiber.Map{"publishableKey": "pk"})
 	}},
+	{Method: "POST", Path: "/processor/signed", Access: ops.Public, Errors: ops.ErrorsSimple, SenderLimited: true, Handler: func(c *fiber.Ctx) error {
+		return c.SendString("signed")
+	}},
 	// Ignores If-None-Match: the gateway answers the conditional request.
 	{Method: "GET", Path: "/files/:id", Access: ops.Public, Handler: func(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderETag, `"e-`+c.Params("id")+`"`)
@@ -303,7 +317,7 @@ func TestRawRoutesAreExact(t *testing.T) {
 		{"POST", "/processor/webhook/"},
 		{"POST", "/processor/webhook/x"},
 		{"POST", "/processor//webhook"},
-		{"GET", "/processor/webhook"}, // declared for POST only
+		{"GET", "/processor/webhook"}, // declared for POST only: 405
 		{"GET", "/files/a/b"},
 		{"GET", "/files/.."},
 		{"GET", "/files/../ops"},
@@ -314,11 +328,15 @@ func TestRawRoutesAreExact(t *testing.T) {
 		{"GET", "/files/" + strings.Repeat("a", ops.MaxParamLength+1)},
 		{"GET", "/undeclared"},
 		{"GET", "/ops"},
-		{"POST", "/files/x"},
+		{"POST", "/files/x"}, // declared for GET only: 405
 	}
 	for _, c := range cases {
 		st, body, h := do(t, c.method, gw+c.path, `{"path":"fake.things.secret"}`)
-		if st != 404 || !strings.Contains(body, "NOT_FOUND") || h.Get("Access-Control-Allow-Origin") != "*" {
+		want, code := 404, "NOT_FOUND"
+		if c.path == "/processor/webhook" || c.path == "/files/x" {
+			want, code = 405, "INVALID_ARGUMENT"
+		}
+		if st != want || !strings.Contains(body, code) || h.Get("Access-Control-Allow-Origin") != "*" {
 			t.Errorf("%s %s answered %d %s", c.method, c.path, st, body)
 		}
 	}
@@ -404,6 +422,12 @@ func TestRawRoutesRateLimited(t *testing.T) {
 	if st, body, _ = do(t, "GET", gw+"/files/x", ""); st != 429 || !strings.Contains(body, "RATE_LIMITED") {
 		t.Fatalf("limited file: %d %s", st, body)
 	}
+	// A route whose sender is limited by its own checks is never limited here.
+	for i := 0; i < 5; i++ {
+		if st, body, _ = do(t, "POST", gw+"/processor/signed", "{}"); st != 200 || body != "signed" {
+			t.Fatalf("sender-limited route %d: %d %s", i, st, body)
+		}
+	}
 }
 
 // TestRawRoutesOfADownService: a service that answered once keeps its routes
@@ -472,5 +496,34 @@ func TestRawRouteConflicts(t *testing.T) {
 	}
 	if _, ok := got["fake GET /files/:id"]; !ok {
 		t.Fatalf("the first declaration lost: %v", got)
+	}
+}
+
+// The wrong method on a route the gateway serves is 405 with Allow; an
+// unknown path stays 404.
+func TestWrongMethodIs405(t *testing.T) {
+	gw := startGateway(t, Config{Services: []string{}, UpstreamTimeout: time.Second}, discovery.NewStatic(map[string]string{}))
+	for _, c := range []struct{ method, path, allow string }{
+		{"GET", "/api/query", "POST"}, {"PUT", "/api/mutation", "POST"}, {"GET", "/api/run/a/b/c", "POST"},
+		{"POST", "/health", "GET"}, {"DELETE", "/api/openapi.json", "GET"},
+	} {
+		req, _ := http.NewRequest(c.method, gw+c.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 405 || !strings.Contains(resp.Header.Get("Allow"), c.allow) || !strings.Contains(string(body), "INVALID_ARGUMENT") {
+			t.Errorf("%s %s: %d allow=%q %s", c.method, c.path, resp.StatusCode, resp.Header.Get("Allow"), body)
+		}
+	}
+	resp, err := http.Get(gw + "/nowhere")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("unknown path: %d", resp.StatusCode)
 	}
 }

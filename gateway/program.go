@@ -16,8 +16,11 @@ import (
 )
 
 // App builds the public server: common middleware, CORS on every response, the
-// routes, and a readiness probe that waits for the routing table.
+// routes, and a readiness probe that waits for the routing table. Its metrics
+// are labelled by the operations of the routing table; /metrics is never
+// served on this public port (program.Config.Metrics).
 func (g *Gateway) App(h httpserver.Config, logger *slog.Logger) *fiber.App {
+	h.KnownOp, h.Metrics = g.knownOperation, nil
 	app := httpserver.New("gateway", h, logger, []httpserver.Check{{Name: "routes", Fn: g.Ready}}, CORS())
 	g.Mount(app)
 	return app
@@ -43,11 +46,18 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, serv
 	}
 	logger := pc.Logger(stdout).With("program", "gateway")
 	logger.Info("starting", "config", config.Describe(&pc), "gateway", config.Describe(&gc))
-	shutdownTel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "gateway", OTLPEndpoint: pc.OTLPEndpoint})
+	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "gateway", OTLPEndpoint: pc.OTLPEndpoint})
 	if err != nil {
 		return err
 	}
-	defer shutdownTel(context.Background())
+	defer tel.Shutdown(context.Background())
+	httpCfg := pc.HTTP()
+	httpCfg.Tracing = tel.Tracing
+	_, _, stopMetrics, err := pc.Metrics(ctx, tel, true, logger)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	verifier, err := pc.Verifier(ctx)
 	if err != nil {
 		return err
@@ -68,5 +78,5 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, serv
 	}
 	go g.Run(ctx)
 	logger.Info("gateway listening", "addr", ln.Addr().String())
-	return httpserver.Serve(ctx, g.App(pc.HTTP(), logger), ln, pc.HTTP().ShutdownTimeout)
+	return httpserver.Serve(ctx, g.App(httpCfg, logger), ln, httpCfg.ShutdownTimeout)
 }

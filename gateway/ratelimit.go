@@ -54,17 +54,44 @@ func (l *limiter) allow(key string, now time.Time) bool {
 	return true
 }
 
+// reserve takes n tokens from key's bucket, going into debt if it must, and
+// says how long the caller waits until the debt is paid. A reservation whose
+// wait would exceed maxWait is not taken (ok false).
+func (l *limiter) reserve(key string, n int, now time.Time, maxWait time.Duration) (wait time.Duration, ok bool) {
+	if l.rps <= 0 || n <= 0 {
+		return 0, true
+	}
+	s := &l.shards[maphash.String(l.seed, key)%uint64(len(l.shards))]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, found := s.buckets[key]
+	if !found {
+		b = &bucket{tokens: l.burst, last: now}
+		s.buckets[key] = b
+	}
+	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rps)
+	b.last = now
+	left := b.tokens - float64(n)
+	if left < 0 {
+		wait = time.Duration(-left / l.rps * float64(time.Second))
+		if wait > maxWait {
+			return wait, false
+		}
+	}
+	b.tokens = left
+	return wait, true
+}
+
 // sweep forgets callers whose buckets are full again, bounding memory.
 func (l *limiter) sweep(now time.Time) {
 	if l.rps <= 0 {
 		return
 	}
-	refill := time.Duration(l.burst / l.rps * float64(time.Second))
 	for i := range l.shards {
 		s := &l.shards[i]
 		s.mu.Lock()
 		for k, b := range s.buckets {
-			if now.Sub(b.last) > refill {
+			if b.tokens+now.Sub(b.last).Seconds()*l.rps >= l.burst {
 				delete(s.buckets, k)
 			}
 		}

@@ -96,11 +96,18 @@ var documentedAccess = map[string]ops.Access{
 	"admins.catalog.createStore": ops.Admin, "admins.catalog.updateCity": ops.Admin, "admins.catalog.updateArea": ops.Admin,
 	"catalog.locations.listCities": ops.Public, "catalog.locations.listAreas": ops.Public, "catalog.categories.listCategories": ops.Public,
 	"stores.catalog.getStore": ops.Public, "stores.products.listProducts": ops.Public, "stores.products.createProduct": ops.StoreOwner,
+	// Store discovery and the operations a marketplace runs on (issue 12; docs/decisions.md, "Catalog").
+	"admins.catalog.updateStore": ops.Admin, "stores.catalog.updateMyStore": ops.StoreOwner,
+	"catalog.stores.listStores": ops.Public, "catalog.stores.searchNearby": ops.Public,
+	"stores.products.updateProduct": ops.StoreOwner,
 
 	"customers.profile.upsertMyProfile": ops.Authenticated, "customers.profile.getMyProfile": ops.Authenticated,
 	"customers.cart.addItem": ops.Customer, "customers.cart.getMyCart": ops.Customer, "customers.cart.removeItem": ops.Customer,
 	"customers.orders.getMyOrders": ops.Customer, "customers.orders.getOrderByPaymentIntent": ops.Authenticated,
 	"stores.orders.updateOrderStatus": ops.StoreOwnerOrAdmin,
+	"stores.orders.listStoreOrders":   ops.StoreOwnerOrAdmin,
+	// Checkout (issue 12; docs/decisions.md, "Checkout"): the caller's own address and cart.
+	"customers.checkout.createPaymentIntent": ops.Customer,
 
 	"customers.addresses.createAddress": ops.Customer, "customers.addresses.updateAddress": ops.Customer,
 	"customers.addresses.deleteAddress": ops.Customer, "customers.addresses.getCustomerAddresses": ops.Customer,

@@ -28,7 +28,7 @@ func TestGatewayHealthCORSAndRouting(t *testing.T) {
 	} {
 		if r.Header.Get("Access-Control-Allow-Origin") != "*" ||
 			r.Header.Get("Access-Control-Allow-Methods") != "GET, POST, OPTIONS" ||
-			r.Header.Get("Access-Control-Allow-Headers") != "Content-Type, Authorization, processor-signature, Idempotency-Key" {
+			r.Header.Get("Access-Control-Allow-Headers") != "Content-Type, Authorization, processor-signature, Idempotency-Key, Convex-Client" {
 			t.Errorf("CORS headers missing on %d %s: %v", r.Status, r.Body, r.Header)
 		}
 	}

@@ -189,8 +189,11 @@ func TestMediaDownloadNotFound(t *testing.T) {
 			t.Errorf("GET %s: %d %s", p, r.Status, r.Body)
 		}
 	}
-	// POST to the download route, GET of the upload route: methods are exact too.
-	st.Expect(t, s.Do("POST", "/api/storage/"+ids.New(media.IDKind), strings.NewReader("x"), map[string]string{"Authorization": "Bearer " + s.Token("u")}), "NOT_FOUND")
+	// POST to the download route: methods are exact too (405, with the method to use).
+	r := s.Do("POST", "/api/storage/"+ids.New(media.IDKind), strings.NewReader("x"), map[string]string{"Authorization": "Bearer " + s.Token("u")})
+	if r.Status != 405 || r.Code() != "INVALID_ARGUMENT" || r.Header.Get("Allow") != "GET" {
+		t.Errorf("POST to the download route: %d allow=%q %s", r.Status, r.Header.Get("Allow"), r.Body)
+	}
 }
 
 // TestMediaOwnershipCheck: the internal operation other services call (as the

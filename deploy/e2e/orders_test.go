@@ -362,13 +362,42 @@ func TestWebhookStatuses(t *testing.T) {
 		}
 	})
 
-	t.Run("a paid cart with nothing of that store is a 500 to be retried", func(t *testing.T) {
+	t.Run("a paid cart with nothing of that store is held for review, not retried", func(t *testing.T) {
 		p := sh.payment("pi_empty")
 		p.StoreID = newStore(t, s, sh.admin, "Empty", "owner-1", "", "")
-		r := deliver(s, processor.Event("evt_empty", "payment_intent.succeeded", p))
+		body := processor.Event("evt_empty", "payment_intent.succeeded", p)
+		created := 0
+		for _, r := range st.Concurrently(10, func(int) st.Result { return deliver(s, body) }) { // one held order for all copies
+			switch {
+			case r.Status == 200 && strings.HasPrefix(string(r.Body), "Order created: "):
+				created++
+			case r.Status != 200 || !strings.Contains(string(r.Body), "already processed"):
+				t.Fatalf("%d %s", r.Status, r.Body)
+			}
+		}
+		if n := len(myOrders(t, s, sh.user)); created != 1 || n != 1 {
+			t.Fatalf("%d copies said created, %d orders exist", created, n)
+		}
+		o := okAs[orderView](t, s.Query(sh.user, "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": "pi_empty"}))
+		if o.Status != "pending" || o.PaymentStatus != "under_review" || o.PaymentReview == nil || o.PaymentReview.Reason != "cart_empty" || len(o.Items) != 0 {
+			t.Fatalf("order %+v", o)
+		}
+		if cart := myCart(t, s, sh.user, ""); len(cart.Items) != 3 {
+			t.Fatalf("the cart lost lines: %+v", cart)
+		}
+	})
+
+	t.Run("a paid cart before the platform is configured is a 500, and the retry makes the order", func(t *testing.T) {
+		bare := st.Start(t)
+		body := unconfiguredPayment(t, bare, "evt_noconfig", "pi_noconfig")
+		r := deliver(bare, body)
 		m := r.Map(t)
-		if r.Status != 500 || m["eventId"] != "evt_empty" || m["error"] == nil {
+		if r.Status != 500 || m["eventId"] != "evt_noconfig" || !strings.Contains(fmt.Sprint(m["error"]), "platform configuration") {
 			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		initConfig(t, bare)
+		if r := deliver(bare, body); r.Status != 200 || !strings.HasPrefix(string(r.Body), "Order created: ") {
+			t.Fatalf("the retry: %d %s", r.Status, r.Body)
 		}
 	})
 
@@ -409,6 +438,24 @@ func TestWebhookStatuses(t *testing.T) {
 		if r.Status != 200 || r.Map(t)["publishableKey"] != st.PublishableKey {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
+	})
+}
+
+// unconfiguredPayment prepares, on a system without a platform configuration,
+// a customer whose cart holds a store's product, and returns a
+// payment_intent.succeeded of that cart: its order cannot be priced (no
+// commission rules) until an administrator configures the platform.
+func unconfiguredPayment(t *testing.T, s *st.Sys, eventID, intent string) []byte {
+	t.Helper()
+	admin, owner, user := s.Token("admin-1", "admin"), s.Token("owner-1"), s.Token("user-1")
+	store := newStore(t, s, admin, "Unconfigured Bakery", "owner-1", "", "")
+	product := okID(t, s.Mutation(owner, "stores.products.createProduct", map[string]any{"storeId": store, "name": "Bread", "price": 12.35}))
+	customer := okID(t, s.Mutation(user, "customers.profile.upsertMyProfile", map[string]any{"name": "Noor", "phone": "+971501111111"}))
+	okID(t, s.Mutation(user, "customers.cart.addItem", map[string]any{"productId": product, "quantity": 2}))
+	return processor.Event(eventID, "payment_intent.succeeded", processor.Payment{
+		IntentID: intent, AmountFils: 2*1235 + 1000, CustomerID: customer, StoreID: store,
+		Address:      processor.Address{FullAddress: "Villa 7, Street 3", City: "Dubai", Area: "Jumeirah", PhoneNumber: "+971501111111"},
+		DeliveryType: "standard", DeliveryFee: "10.00",
 	})
 }
 

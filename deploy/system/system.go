@@ -20,6 +20,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"marketplace/deploy/modules"
 	"marketplace/gateway"
 	"marketplace/libs/config"
@@ -52,6 +54,10 @@ type Options struct {
 	GatewayResolver func(ops.Resolver) ops.Resolver
 	// Now, when set, is every service's clock (tests move time); nil is time.Now.
 	Now func() time.Time
+	// TracerProvider, when set, receives every span of the system, and the
+	// HTTP servers make server spans as with an OTLP endpoint (trace tests
+	// record them with an in-memory exporter).
+	TracerProvider trace.TracerProvider
 }
 
 // Info describes a running system.
@@ -60,6 +66,14 @@ type Info struct {
 	DevSecret string            // empty when an identity provider is configured
 	Services  map[string]string // service name -> base URL
 	Brokers   []string
+	// The processor simulator's base URL and secret key; empty when
+	// PROCESSOR_API_URL names a processor.
+	ProcessorURL string
+	ProcessorKey string
+	// MetricsURL is where the process's metrics are served (every service's
+	// and the gateway's, one registry): the metrics listener, never the
+	// gateway's public port. Empty when they are not served.
+	MetricsURL string
 }
 
 // Run starts everything and blocks until ctx is done.
@@ -92,11 +106,13 @@ func Run(ctx context.Context, o Options) error {
 	// Without a webhook secret in the environment the payments service gets the
 	// development one kept in DATA_DIR, so `make sign-webhook` works as is.
 	var configure func(any)
-	if o.Getenv(payments.EnvWebhookSecret) == "" {
+	webhookSecret := o.Getenv(payments.EnvWebhookSecret)
+	if webhookSecret == "" {
 		ws, err := secretFile(cfg.DataDir, webhookSecretFile, o.Memory)
 		if err != nil {
 			return err
 		}
+		webhookSecret = ws
 		configure = func(settings any) {
 			if p, ok := settings.(*payments.Settings); ok {
 				p.WebhookSecret = ws
@@ -124,6 +140,16 @@ func Run(ctx context.Context, o Options) error {
 	if baseURL == "" {
 		baseURL = "http://" + ln.Addr().String()
 	}
+	// Without PROCESSOR_API_URL, payments go to the processor simulator, run
+	// here on loopback; it sends its webhooks to this gateway.
+	var sim *simulator
+	if o.Getenv(payments.EnvAPIURL) == "" {
+		if sim, err = startSimulator(ctx, o, cfg.DataDir, webhookSecret, "http://"+loopback(ln.Addr())+"/processor/webhook", logger); err != nil {
+			return err
+		}
+		defer sim.stop()
+		fmt.Fprintf(hints, "development payments: the processor simulator answers at %s; pay for an intent with: make pay INTENT=<paymentIntentId> [OUTCOME=failed]\n", sim.url)
+	}
 	withSecret := configure
 	configure = func(settings any) {
 		if withSecret != nil {
@@ -131,6 +157,12 @@ func Run(ctx context.Context, o Options) error {
 		}
 		if r, ok := settings.(*reviews.Settings); ok && r.PublicBaseURL == "" {
 			r.PublicBaseURL = baseURL
+		}
+		if p, ok := settings.(*payments.Settings); ok && sim != nil {
+			p.APIURL, p.SecretKey = sim.url, sim.key
+			if p.PublishableKey == "" {
+				p.PublishableKey = sim.publishableKey
+			}
 		}
 	}
 	if cfg.InternalToken == "" {
@@ -141,11 +173,21 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	shutdownTel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "marketplace", OTLPEndpoint: cfg.OTLPEndpoint})
+	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "marketplace", OTLPEndpoint: cfg.OTLPEndpoint, TracerProvider: o.TracerProvider})
 	if err != nil {
 		return err
 	}
-	defer shutdownTel(context.Background())
+	defer tel.Shutdown(context.Background())
+	// One process, one registry: the services' metrics (labelled service=...)
+	// and the gateway's are served together on the metrics listener; the
+	// services' loopback ports do not serve them.
+	httpCfg := cfg.HTTP()
+	httpCfg.Tracing = tel.Tracing
+	_, metricsAddr, stopMetrics, err := cfg.Metrics(ctx, tel, true, logger)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 
 	brokers := cfg.KafkaBrokers
 	if len(brokers) == 0 {
@@ -163,6 +205,12 @@ func Run(ctx context.Context, o Options) error {
 
 	resolver := discovery.NewStatic(nil)
 	info := Info{DevSecret: cfg.DevSecret, Services: map[string]string{}, Brokers: brokers}
+	if metricsAddr != "" {
+		info.MetricsURL = "http://" + metricsAddr + telemetry.MetricsPath
+	}
+	if sim != nil {
+		info.ProcessorURL, info.ProcessorKey = sim.url, sim.key
+	}
 	if cfg.JWKSURL != "" {
 		info.DevSecret = ""
 	}
@@ -197,7 +245,7 @@ func Run(ctx context.Context, o Options) error {
 			defer wg.Done()
 			err := service.Run(sctx, service.Options{
 				Module: m, Listener: ln, DB: dbo, Brokers: brokers, Resolver: resolver, Verifier: verifier,
-				InternalToken: cfg.InternalToken, Logger: logger, HTTP: cfg.HTTP(), Getenv: o.Getenv, Configure: configure,
+				InternalToken: cfg.InternalToken, Logger: logger, HTTP: httpCfg, Getenv: o.Getenv, Configure: configure,
 				Ready: ready, RelayFault: o.RelayFault, Now: o.Now,
 			})
 			if err != nil {
@@ -218,6 +266,9 @@ func Run(ctx context.Context, o Options) error {
 		names[i] = m.Name
 	}
 	gc.Services = names
+	if len(gc.Brokers) == 0 {
+		gc.Brokers = brokers // live queries follow the embedded broker's events
+	}
 	var gres ops.Resolver = resolver
 	if o.GatewayResolver != nil {
 		gres = o.GatewayResolver(resolver)
@@ -228,14 +279,14 @@ func Run(ctx context.Context, o Options) error {
 	}
 	go gw.Run(sctx)
 	info.BaseURL = baseURL
-	app := gw.App(cfg.HTTP(), logger)
+	app := gw.App(httpCfg, logger)
 	gerr := make(chan error, 1)
 	// A service that dies takes the process down (to be restarted whole) rather
 	// than leaving a gateway that answers 503 for it forever.
 	gctx, stopGateway := context.WithCancel(ctx)
 	defer stopGateway()
 	serving = true
-	go func() { gerr <- httpserver.Serve(gctx, app, ln, cfg.HTTP().ShutdownTimeout) }()
+	go func() { gerr <- httpserver.Serve(gctx, app, ln, httpCfg.ShutdownTimeout) }()
 	// The ready line is a JSON log line on stdout (every stdout line is JSON)
 	// whose message holds "ready" and the URL; people get it on stderr too.
 	logger.Info("marketplace ready at "+info.BaseURL, "url", info.BaseURL)

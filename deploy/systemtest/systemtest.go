@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"marketplace/deploy/system"
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
@@ -68,6 +70,14 @@ func WithClock(now func() time.Time) Option {
 	return func(_ map[string]string, o *system.Options) { o.Now = now }
 }
 
+// WithTracerProvider sends every span of the system to tp, and makes the HTTP
+// servers trace as with an OTLP endpoint: a trace test passes a provider with
+// an in-memory exporter (go.opentelemetry.io/otel/sdk/trace/tracetest). The
+// provider becomes the process's global one while the system runs.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(_ map[string]string, o *system.Options) { o.TracerProvider = tp }
+}
+
 // WithRelayFault installs the outbox relay's crash-test fault point.
 func WithRelayFault(f func() error) Option {
 	return func(_ map[string]string, o *system.Options) { o.RelayFault = f }
@@ -82,6 +92,8 @@ func Start(tb testing.TB, opts ...Option) *Sys {
 		"RATE_LIMIT_RPS":            "0",
 		"PROCESSOR_WEBHOOK_SECRET":  WebhookSecret,
 		"PROCESSOR_PUBLISHABLE_KEY": PublishableKey,
+		// Every system its own metrics port (Info.MetricsURL): tests run side by side.
+		"METRICS_ADDR": "127.0.0.1:0",
 	}
 	o := system.Options{Memory: true}
 	// The same tests run against real servers when the containers suite
@@ -234,6 +246,20 @@ func (s *Sys) DoAt(base, method, path string, body io.Reader, headers map[string
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return Result{Status: resp.StatusCode, Body: b, Header: resp.Header}
+}
+
+// Metrics scrapes the system's /metrics (Info.MetricsURL) and returns the
+// text exposition.
+func (s *Sys) Metrics() string {
+	s.tb.Helper()
+	if s.MetricsURL == "" {
+		s.tb.Fatal("the system serves no metrics")
+	}
+	r := s.DoAt(strings.TrimSuffix(s.MetricsURL, "/metrics"), "GET", "/metrics", nil, nil)
+	if r.Status != 200 {
+		s.tb.Fatalf("GET %s: %d %s", s.MetricsURL, r.Status, r.Body)
+	}
+	return string(r.Body)
 }
 
 // MustOK fails the test unless r is a 200, and returns it.

@@ -24,6 +24,13 @@ type Broker struct {
 // The topics and their dead-letter topics are created if missing; other
 // topics are created on first use.
 func StartBroker(dataDir string, topics ...string) (*Broker, error) {
+	return StartBrokerOn(0, dataDir, topics...)
+}
+
+// StartBrokerOn is StartBroker listening on port of the loopback interface (0:
+// a random one): the standalone broker of the distributed mode on one machine
+// (`marketplace broker`), which services find at a port known in advance.
+func StartBrokerOn(port int, dataDir string, topics ...string) (*Broker, error) {
 	opts := []kfake.Opt{
 		kfake.NumBrokers(1),
 		kfake.AllowAutoTopicCreation(),
@@ -33,6 +40,9 @@ func StartBroker(dataDir string, topics ...string) (*Broker, error) {
 	}
 	if dataDir != "" {
 		opts = append(opts, kfake.DataDir(dataDir))
+	}
+	if port != 0 {
+		opts = append(opts, kfake.Ports(port))
 	}
 	cluster, err := kfake.NewCluster(opts...)
 	if err != nil {

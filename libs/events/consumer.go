@@ -68,7 +68,21 @@ type ConsumerConfig struct {
 	RebalanceTimeout  time.Duration
 	// DedupeRetention is how long processed ids are remembered.
 	DedupeRetention time.Duration
-	// AfterCommit, if set, runs after each handler transaction commits: pass
+	// BatchSize is the most events handled in one transaction (batch.go); 1
+	// handles them one at a time.
+	BatchSize int
+	// BatchWait is how long a batch waits, after its first message, for more.
+	BatchWait time.Duration
+	// BatchMaxTime is how long a batch transaction takes events before it
+	// commits those and leaves the rest to the next one.
+	BatchMaxTime time.Duration
+	// BeforeOffsetCommit, when set, is a crash-test fault point (tests only):
+	// it runs after a batch's transaction commits and before its offsets
+	// are committed, and an error stops the consumer there, as a crash
+	// would (RunConsumer returns it, wrapping ErrConsumerStopped).
+	BeforeOffsetCommit func() error
+	// AfterCommit, if set, runs after each handler transaction that recorded
+	// an event commits (one per batch, none for a batch of duplicates): pass
 	// the service relay's Kick so events a handler added leave at once (a Kick
 	// inside the handler is too early, the relay cannot see them yet).
 	AfterCommit func()
@@ -96,6 +110,9 @@ func ConsumerIndexes() []store.Index {
 	return []store.Index{{Collection: processedCollection, Keys: bson.D{{Key: "processedAt", Value: 1}}, Name: "processed_at"}}
 }
 
+// ErrConsumerStopped wraps the error of a BeforeOffsetCommit fault point.
+var ErrConsumerStopped = errors.New("events: consumer stopped before committing offsets")
+
 // errSeen aborts the transaction of an event that was already processed.
 var errSeen = errors.New("events: already processed")
 
@@ -116,14 +133,16 @@ type consumer struct {
 	mu      sync.Mutex
 	reader  *kafka.Reader // the current one, for the offset monitor
 	restart func()        // ends the current reader's fetching
+	// fault is the BeforeOffsetCommit error that stopped the consumer.
+	fault error
 }
 
 // RunConsumer consumes cfg.Topics in consumer group cfg.GroupID until ctx is
 // done, then returns nil. Each event is handled and recorded as processed in
-// one transaction before its offset is committed, so delivery is at least once
-// and handling exactly once per group. A handler that keeps failing, or a
-// message that is not an envelope, is sent to "<topic>.dlq" with an "error"
-// header and skipped.
+// one transaction (one per batch of available events, batch.go) before its
+// offset is committed, so delivery is at least once and handling exactly once
+// per group. A handler that keeps failing, or a message that is not an
+// envelope, is sent to "<topic>.dlq" with an "error" header and skipped.
 func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 	if cfg.DB == nil || cfg.Handler == nil || cfg.GroupID == "" || len(cfg.Topics) == 0 {
 		return errors.New("events: consumer needs DB, Handler, GroupID and Topics")
@@ -139,6 +158,9 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 	cfg.RebalanceTimeout = cmp.Or(cfg.RebalanceTimeout, DefaultRebalanceTimeout)
 	cfg.DedupeRetention = cmp.Or(cfg.DedupeRetention, DefaultDedupeRetention)
 	cfg.CheckInterval = cmp.Or(cfg.CheckInterval, DefaultCheckInterval)
+	cfg.BatchSize = cmp.Or(cfg.BatchSize, DefaultConsumerBatch)
+	cfg.BatchWait = cmp.Or(cfg.BatchWait, DefaultConsumerBatchWait)
+	cfg.BatchMaxTime = cmp.Or(cfg.BatchMaxTime, DefaultConsumerBatchMaxTime)
 	logger := cfg.Logger.With("group", cfg.GroupID)
 	// A reader never notices a topic created after it started, so make sure the
 	// topics exist first (on a fresh cluster nobody may have published yet).
@@ -193,6 +215,7 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 		status = NewConsumerStatus(0)
 	}
 	c := &consumer{cfg: cfg, pub: pub, logger: logger, tracer: otel.Tracer(tracerName), status: status}
+	defer observeConsumer(cfg.GroupID, cfg.Topics, status)()
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -215,16 +238,44 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 		c.reader, c.restart = nil, nil
 		c.mu.Unlock()
 		r.Close()
+		if c.fault != nil {
+			return fmt.Errorf("%w: %w", ErrConsumerStopped, c.fault)
+		}
 	}
 	return nil
 }
 
-// consume fetches from r until ctx or rctx ends. A message being handled is
-// settled first unless ctx ends: rctx only ends the fetching.
+// consume fetches batches from r until ctx or rctx ends. A batch being
+// handled is settled first unless ctx ends: rctx only ends the fetching.
 func (c *consumer) consume(ctx, rctx context.Context, r *kafka.Reader) {
 	var backoff time.Duration
 	for rctx.Err() == nil {
-		msg, err := r.FetchMessage(rctx)
+		batch, err := c.fetchBatch(rctx, r)
+		if len(batch) > 0 {
+			backoff = 0
+			c.status.fetched()
+			settled := c.settle(ctx, batch)
+			if f := c.cfg.BeforeOffsetCommit; f != nil && settled > 0 {
+				if c.fault = f(); c.fault != nil {
+					return
+				}
+			}
+			// Commit even if shutdown has begun: the transaction is done, and a
+			// lost commit only means a redelivery that dedupe drops. kafka-go
+			// commits each partition's highest offset among those given.
+			if settled > 0 {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				cerr := r.CommitMessages(cctx, batch[:settled]...)
+				cancel()
+				if cerr != nil {
+					last := batch[settled-1]
+					c.logger.WarnContext(ctx, "events: commit offsets failed", "messages", settled, "topic", last.Topic, "partition", last.Partition, "offset", last.Offset, "err", cerr)
+				}
+			}
+			if settled < len(batch) {
+				return // shutting down before the batch was settled: the rest is redelivered
+			}
+		}
 		if err != nil {
 			if rctx.Err() != nil {
 				return
@@ -233,27 +284,14 @@ func (c *consumer) consume(ctx, rctx context.Context, r *kafka.Reader) {
 			backoff = nextBackoff(backoff, maxInfraBackoff)
 			c.logger.ErrorContext(ctx, "events: fetch failed", "err", err, "backoff", backoff)
 			sleepCtx(rctx, backoff)
-			continue
-		}
-		backoff = 0
-		c.status.fetched()
-		if !c.handle(ctx, msg) {
-			return // shutting down before the message was settled: it is redelivered
-		}
-		// Commit even if shutdown has begun: the transaction is done, and a
-		// lost commit only means a redelivery that dedupe drops.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		err = r.CommitMessages(cctx, msg)
-		cancel()
-		if err != nil {
-			c.logger.WarnContext(ctx, "events: commit offset failed", "topic", msg.Topic, "partition", msg.Partition, "offset", msg.Offset, "err", err)
 		}
 	}
 }
 
 // handle settles one message: processed, skipped as a duplicate, or
-// dead-lettered. It returns false only when ctx ended first.
-func (c *consumer) handle(ctx context.Context, msg kafka.Message) bool {
+// dead-lettered. It returns false only when ctx ended first. attempt is the
+// number of its first run here: 2 when a batch's run was its first (batch.go).
+func (c *consumer) handle(ctx context.Context, msg kafka.Message, attempt int) bool {
 	headers := headersFromKafka(msg.Headers)
 	ctx, span := c.tracer.Start(ExtractTrace(ctx, headers), "process "+msg.Topic,
 		trace.WithSpanKind(trace.SpanKindConsumer),
@@ -277,7 +315,13 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message) bool {
 
 	wait := c.cfg.RetryBackoff
 	infraWait := time.Duration(0)
-	for attempt := 1; ; {
+	if attempt > 1 { // back off as after a failed run here
+		if !sleepCtx(ctx, wait) {
+			return false
+		}
+		wait *= 2
+	}
+	for {
 		err := c.processOnce(ctx, msg.Topic, env)
 		if err == nil {
 			return true
@@ -375,6 +419,7 @@ func (c *consumer) deadLetter(ctx context.Context, msg kafka.Message, headers ma
 	for {
 		err := c.pub.Publish(ctx, out)
 		if err == nil {
+			c.status.deadLettered(msg.Topic)
 			return true
 		}
 		if ctx.Err() != nil {

@@ -83,7 +83,10 @@ func groupOffsets(ctx context.Context, client *kafka.Client, group string, topic
 	if err != nil {
 		return nil, err
 	}
-	if committed.Error != nil {
+	// A group that has not joined yet has committed nothing: Kafka answers
+	// with no offsets, kfake with GROUP_ID_NOT_FOUND. Either way its lag is
+	// known (the whole retained log), so the first check at start counts.
+	if committed.Error != nil && !errors.Is(committed.Error, kafka.GroupIdNotFound) {
 		return nil, committed.Error
 	}
 	ranges, err := client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: listReq})
@@ -266,6 +269,8 @@ type ConsumerStatus struct {
 	// checkFailing is when reading the group's offsets started failing.
 	checkFailing time.Time
 	checkErr     error
+	// dead counts the events dead-lettered, by topic (metrics.go).
+	dead map[string]int64
 }
 
 type partHealth struct {

@@ -140,7 +140,10 @@ func (r *Relay) relayOnce(ctx context.Context, batch int) (int, error) {
 		}
 		ids[i] = d.ID
 	}
-	if err := r.pub.Publish(ctx, msgs...); err != nil {
+	endSpans := startPublishSpans(ctx, docs, msgs)
+	err = r.pub.Publish(ctx, msgs...)
+	endSpans(err)
+	if err != nil {
 		return 0, err
 	}
 	// The events are out: finish the delete even if shutdown begins now, which

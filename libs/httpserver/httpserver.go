@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"runtime/debug"
 	"time"
 
@@ -27,9 +28,18 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	BodyLimit       int
 	AccessLog       bool
-	// Tracing adds OpenTelemetry server spans and metrics. Off when nothing exports
-	// them: the middleware costs several percent of a cheap request.
+	// Tracing adds OpenTelemetry server spans. Off when nothing exports them:
+	// the middleware costs several percent of a cheap request.
 	Tracing bool
+	// Metrics, when set, is served on GET /metrics of the app: a service's
+	// port is internal (the gateway never forwards /metrics). A program whose
+	// port is public serves its metrics on a listener of its own instead
+	// (telemetry.ServeMetrics) and leaves this nil.
+	Metrics http.Handler
+	// KnownOp tells which operation names a request may carry (c.Locals("op"))
+	// are real: only those label metrics and name spans, so names a client
+	// makes up never do. Nil knows none (requests are labelled by route).
+	KnownOp func(op string) bool
 }
 
 // Defaults are the limits used unless a program overrides them.
@@ -53,8 +63,8 @@ type Check struct {
 // HeaderRequestID carries the request id across services.
 const HeaderRequestID = "X-Request-Id"
 
-// New builds the app with the common middleware and probes. Extra middleware (for
-// example tracing) runs after request ids and before the routes.
+// New builds the app with the common middleware and probes. Extra middleware
+// runs after request ids, request metrics and tracing, and before the routes.
 func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fiber.Handler) *fiber.App {
 	app := fiber.New(fiber.Config{
 		AppName:               name,
@@ -75,9 +85,11 @@ func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fib
 	if cfg.AccessLog {
 		app.Use(accessLog(logger))
 	}
+	// Outside the recoverer, so a request that panicked is counted with its 500.
+	app.Use(newRequestMetrics(name, cfg.KnownOp).middleware())
 	app.Use(recoverer())
 	if cfg.Tracing {
-		app.Use(telemetry.FiberMiddleware(name))
+		app.Use(telemetry.FiberMiddleware(name, func(c *fiber.Ctx) string { return knownOperation(c, cfg.KnownOp) }))
 	}
 	for _, m := range mw {
 		app.Use(m)
@@ -97,6 +109,9 @@ func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fib
 		}
 		return c.JSON(fiber.Map{"status": "ready"})
 	})
+	if cfg.Metrics != nil {
+		mountMetrics(app, cfg.Metrics)
+	}
 	return app
 }
 
@@ -191,23 +206,13 @@ func recoverer() fiber.Handler {
 
 // routine are the paths polled by machines (the gateway's declarations fetch,
 // probes): their successful answers are logged at debug.
-var routine = map[string]bool{"/ops": true, "/livez": true, "/readyz": true, "/health": true}
+var routine = map[string]bool{"/ops": true, "/livez": true, "/readyz": true, "/health": true, telemetry.MetricsPath: true}
 
 func accessLog(logger *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
 		err := c.Next()
-		status := c.Response().StatusCode()
-		if err != nil {
-			status = apperr.CodeOf(err).Status()
-			var fe *fiber.Error
-			if errors.As(err, &fe) {
-				status = fiberStatus(fe) // what errorHandler sends
-				if fe.Code == fiber.StatusMethodNotAllowed {
-					status = fe.Code
-				}
-			}
-		}
+		status := responseStatus(c, err)
 		attrs := []any{"method", c.Method(), "path", c.Path(), "status", status,
 			"ms", float64(time.Since(start).Microseconds()) / 1000, "request_id", c.Locals("requestid")}
 		if op, ok := c.Locals("op").(string); ok {

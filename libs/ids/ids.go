@@ -39,6 +39,10 @@ var prefixes = map[string]string{
 // Known reports whether kind is a record kind with ids.
 func Known(kind string) bool { _, ok := prefixes[kind]; return ok }
 
+// Prefix is the id prefix of kind (ids of it are "<prefix>_" and 24 hex
+// digits), for schemas that describe ids.
+func Prefix(kind string) (string, bool) { p, ok := prefixes[kind]; return p, ok }
+
 // New returns a fresh id of kind. It panics on an unknown kind: that is a
 // programming error caught by every test that creates a record.
 func New(kind string) string {

@@ -54,7 +54,7 @@ func (c *Client) Mutation(ctx context.Context, service, path string, args, out a
 	return c.call(ctx, service, Mutation, path, args, out)
 }
 
-func (c *Client) call(ctx context.Context, service string, kind Kind, path string, args, out any) error {
+func (c *Client) call(ctx context.Context, service string, kind Kind, path string, args, out any) (err error) {
 	base, err := c.resolver.Resolve(ctx, service)
 	if err != nil {
 		return apperr.Wrap(err, apperr.Unavailable, "%s is unavailable", service)
@@ -83,6 +83,8 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 		req.Header.Set(httpserver.HeaderRequestID, rid)
 	}
 	req.SetBody(body)
+	end := startCallSpan(ctx, service, path, &req.Header)
+	defer func() { end(err) }()
 	deadline := time.Now().Add(c.timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d

@@ -108,6 +108,15 @@ type Server struct {
 	// Routes are the service's raw HTTP routes (routes.go), mounted with
 	// their access checks and listed by GET /ops for the gateway.
 	Routes []Route
+	// Topics are the event topics the service publishes and consumes, listed
+	// by GET /ops: the gateway follows them to refresh live queries.
+	Topics Topics
+}
+
+// Topics are the event topics a service writes and reads.
+type Topics struct {
+	Publishes []string `json:"publishes,omitempty"`
+	Consumes  []string `json:"consumes,omitempty"`
 }
 
 // Mount adds the routes to app.
@@ -115,7 +124,8 @@ func (s *Server) Mount(app *fiber.App) {
 	app.Post("/api/query", s.handle(Query))
 	app.Post("/api/mutation", s.handle(Mutation))
 	app.Get("/ops", func(c *fiber.Ctx) error {
-		return c.JSON(fiber.Map{"service": s.Registry.Service, "operations": s.Registry.Describe(), "routes": DescribeRoutes(s.Routes)})
+		return c.JSON(fiber.Map{"service": s.Registry.Service, "operations": s.Registry.Describe(), "routes": DescribeRoutes(s.Routes),
+			"publishes": s.Topics.Publishes, "consumes": s.Topics.Consumes})
 	})
 	s.mountRoutes(app)
 }

@@ -50,7 +50,9 @@ type Op struct {
 	Summary string
 
 	argsType    reflect.Type
-	adminField  int // index of the adminUserId argument, or -1
+	resultType  reflect.Type  // what the handler returns (or what Returns declares)
+	errors      []apperr.Code // codes declared with Errors, beside those of the access level
+	adminField  int           // index of the adminUserId argument, or -1
 	storeArg    string
 	storeField  int // index of the storeArg argument
 	storeLookup func(ctx context.Context, value string) (string, error)
@@ -66,12 +68,16 @@ func declare[A, R any](kind Kind, path string, access Access, summary string, h 
 		panic("ops: arguments of " + path + " must be a struct")
 	}
 	spec := specOf(t) // validates the declaration now, not on the first call
-	op := Op{Path: path, Kind: kind, Access: access, Summary: summary, argsType: t, adminField: -1}
+	rt := reflect.TypeOf((*R)(nil)).Elem()
+	op := Op{Path: path, Kind: kind, Access: access, Summary: summary, argsType: t, resultType: rt, adminField: -1}
 	if f, ok := spec.byName["adminUserId"]; ok {
 		op.adminField = f.index
 	}
 	for _, o := range opts {
 		o(&op)
+	}
+	if rt.Kind() != reflect.Interface && op.resultType != rt {
+		panic("ops: " + path + " returns " + rt.String() + ": Returns is only for handlers that return an interface")
 	}
 	if isStoreAccess(access) {
 		f, ok := spec.byName[op.storeArg]
@@ -215,6 +221,12 @@ type Descriptor struct {
 	StoreArg string   `json:"storeArg,omitempty"` // the argument naming the store, for store access
 	Summary  string   `json:"summary,omitempty"`
 	Args     []ArgDoc `json:"args,omitempty"`
+	// ArgsSchema and Returns are the JSON Schemas of the arguments object and
+	// of the return value (schema.go); Errors are the codes the operation can
+	// answer (ErrorsOf).
+	ArgsSchema *Schema       `json:"argsSchema,omitempty"`
+	Returns    *Schema       `json:"returns,omitempty"`
+	Errors     []apperr.Code `json:"errors,omitempty"`
 }
 
 // ArgDoc describes one argument for the API reference and for clients that
@@ -246,7 +258,8 @@ func argDoc(f field, sf reflect.StructField) ArgDoc {
 func (r *Registry) Describe() []Descriptor {
 	out := make([]Descriptor, 0, len(r.ops))
 	for _, op := range r.ops {
-		d := Descriptor{Path: op.Path, Kind: op.Kind, Access: op.Access, StoreArg: op.storeArg, Summary: op.Summary}
+		d := Descriptor{Path: op.Path, Kind: op.Kind, Access: op.Access, StoreArg: op.storeArg, Summary: op.Summary,
+			ArgsSchema: ArgsSchemaOf(op.argsType), Returns: ResultSchemaOf(op.resultType), Errors: ErrorsOf(op.Kind, op.Access, op.errors)}
 		t := op.argsType
 		for _, f := range specOf(t).fields {
 			sf := t.Field(f.index)

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -46,6 +47,15 @@ type Route struct {
 	Access  Access // Public or Authenticated
 	Errors  ErrorStyle
 	Summary string
+	// Doc says what the route reads and answers, for the OpenAPI document
+	// (optional; without it the document knows only the gateway's answers).
+	Doc *RouteDoc
+	// SenderLimited exempts the route from the gateway's per-caller rate
+	// limit: for a machine sender that authenticates every request itself (the
+	// processor's signed webhook) and sends everything from a few addresses,
+	// retrying what fails; the handler must refuse unauthenticated requests
+	// cheaply, before any other work.
+	SenderLimited bool
 	// Handler runs after the access check; c.UserContext() carries the
 	// verified caller (Caller), if any, and its token for calls to other
 	// services. Path parameters are c.Params(name).
@@ -59,11 +69,59 @@ type RouteDescriptor struct {
 	Access  Access     `json:"access"`
 	Errors  ErrorStyle `json:"errors,omitempty"`
 	Summary string     `json:"summary,omitempty"`
+	Doc     *RouteDoc  `json:"doc,omitempty"`
+	// SenderLimited: the gateway applies no per-caller rate limit (Route).
+	SenderLimited bool `json:"senderLimited,omitempty"`
 }
+
+// RouteDoc documents a raw route: the request headers and bodies it reads,
+// the answers of its handler, and the contract-style error codes it answers
+// (in the route's error style). The gateway's own answers (a refused token,
+// the rate limit, the service unreachable) need no declaration: the document
+// adds them from the route's access and error style.
+type RouteDoc struct {
+	Description string        `json:"description,omitempty"`
+	Headers     []HeaderDoc   `json:"headers,omitempty"`
+	Body        []BodyDoc     `json:"body,omitempty"`
+	Responses   []ResponseDoc `json:"responses,omitempty"`
+	Codes       []apperr.Code `json:"codes,omitempty"`
+}
+
+// HeaderDoc is a request or response header.
+type HeaderDoc struct {
+	Name        string  `json:"name"`
+	Required    bool    `json:"required,omitempty"`
+	Description string  `json:"description,omitempty"`
+	Schema      *Schema `json:"schema,omitempty"`
+}
+
+// BodyDoc is a body of one content type; a nil Schema is any bytes (an image).
+type BodyDoc struct {
+	ContentType string  `json:"contentType"`
+	Schema      *Schema `json:"schema,omitempty"`
+}
+
+// ResponseDoc is one status a handler answers, with its bodies and headers.
+type ResponseDoc struct {
+	Status      int         `json:"status"`
+	Description string      `json:"description"`
+	Bodies      []BodyDoc   `json:"bodies,omitempty"`
+	Headers     []HeaderDoc `json:"headers,omitempty"`
+}
+
+// JSONBody is an application/json body whose schema is derived from T as
+// encoding/json writes it.
+func JSONBody[T any]() BodyDoc {
+	return BodyDoc{ContentType: fiber.MIMEApplicationJSON, Schema: SchemaFor[T]()}
+}
+
+// SchemaFor is the schema of T as encoding/json writes it.
+func SchemaFor[T any]() *Schema { return ResultSchemaOf(reflect.TypeOf((*T)(nil)).Elem()) }
 
 // Describe is the route's descriptor.
 func (r Route) Describe() RouteDescriptor {
-	return RouteDescriptor{Method: r.Method, Path: r.Path, Access: r.Access, Errors: r.Errors, Summary: r.Summary}
+	return RouteDescriptor{Method: r.Method, Path: r.Path, Access: r.Access, Errors: r.Errors, Summary: r.Summary, Doc: r.Doc,
+		SenderLimited: r.SenderLimited}
 }
 
 // DescribeRoutes lists the descriptors of rs (never nil, so GET /ops shows []).
@@ -79,7 +137,7 @@ func DescribeRoutes(rs []Route) []RouteDescriptor {
 // route may take them.
 var reservedPaths = map[string]bool{
 	"/ops": true, "/livez": true, "/readyz": true, "/health": true, "/metrics": true,
-	"/api/query": true, "/api/mutation": true, "/api/operations": true,
+	"/api/query": true, "/api/mutation": true, "/api/operations": true, "/api/openapi.json": true,
 }
 
 // Validate reports what is wrong with a declaration (services check theirs at
@@ -94,11 +152,16 @@ func (d RouteDescriptor) Validate() error {
 	if d.Errors != ErrorsContract && d.Errors != ErrorsSimple {
 		return fmt.Errorf("ops: route %s %s: unknown error style %q", d.Method, d.Path, d.Errors)
 	}
-	if _, err := CompilePath(d.Path); err != nil {
+	p, err := CompilePath(d.Path)
+	if err != nil {
 		return err
 	}
-	if reservedPaths[d.Path] {
-		return fmt.Errorf("ops: route path %s is reserved", d.Path)
+	// Also a pattern that would match a reserved path ("/:page" takes
+	// "/metrics"): the gateway would forward that request to the service.
+	for r := range reservedPaths {
+		if d.Path == r || p.Match(r) {
+			return fmt.Errorf("ops: route path %s is or matches the reserved path %s", d.Path, r)
+		}
 	}
 	return nil
 }

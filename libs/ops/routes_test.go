@@ -90,6 +90,7 @@ func TestCheckRoutes(t *testing.T) {
 		"internal": {Method: "GET", Path: "/x", Access: Internal, Handler: h},
 		"style":    {Method: "GET", Path: "/x", Access: Public, Errors: "html", Handler: h},
 		"reserved": {Method: "GET", Path: "/ops", Access: Public, Handler: h},
+		"matches":  {Method: "GET", Path: "/:page", Access: Public, Handler: h}, // would take /metrics
 		"query":    {Method: "POST", Path: "/api/query", Access: Public, Handler: h},
 		"path":     {Method: "GET", Path: "/x/../y", Access: Public, Handler: h},
 		"handler":  {Method: "GET", Path: "/x", Access: Public},

@@ -61,8 +61,30 @@ func decode(s string, field string) (*position, error) {
 	if err != nil {
 		return nil, bad
 	}
-	var p position
-	if bson.Unmarshal(b, &p) != nil || p.Field != field || p.ID == "" {
+	var raw struct {
+		Field string        `bson:"f"`
+		Value bson.RawValue `bson:"v"`
+		ID    string        `bson:"i"`
+	}
+	if bson.Unmarshal(b, &raw) != nil || raw.Field != field || raw.ID == "" {
+		return nil, bad
+	}
+	// The value goes into the query: only the plain values sort keys have. A
+	// document would be read as operators ({"$exists": true} matches every
+	// record), a regular expression as a pattern to match.
+	p := position{Field: raw.Field, ID: raw.ID}
+	switch raw.Value.Type {
+	case bson.TypeString:
+		p.Value = raw.Value.StringValue()
+	case bson.TypeInt32:
+		p.Value = raw.Value.Int32()
+	case bson.TypeInt64:
+		p.Value = raw.Value.Int64()
+	case bson.TypeDouble:
+		p.Value = raw.Value.Double()
+	case bson.TypeBoolean:
+		p.Value = raw.Value.Boolean()
+	default:
 		return nil, bad
 	}
 	return &p, nil

@@ -2,10 +2,12 @@ package page
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/bson/primitive"
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/store"
@@ -109,5 +111,40 @@ func TestCursorErrorsAndLimits(t *testing.T) {
 	empty := ""
 	if r, err := Find(ctx, c, bson.M{"_id": "none"}, Sort{Field: "_id"}, Opts{NumItems: 5, Cursor: &empty}, key); err != nil || !r.IsDone || len(r.Page) != 0 {
 		t.Fatalf("empty: %+v %v", r, err)
+	}
+}
+
+// A cursor's value goes into the query: a forged cursor whose value is a
+// document (read as operators) or a regular expression is refused, not run.
+func TestForgedCursorValuesAreRefused(t *testing.T) {
+	ctx := context.Background()
+	db, _ := store.Open(ctx, store.Options{Name: "p", Memory: true})
+	defer db.Close(ctx)
+	c := db.Collection("items")
+	for i := 0; i < 5; i++ {
+		c.InsertOne(ctx, item{ID: fmt.Sprintf("id%02d", i), Rating: i})
+	}
+	forge := func(v any) *string {
+		b, err := bson.Marshal(bson.M{"f": "rating", "v": v, "i": "id"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := base64.RawURLEncoding.EncodeToString(b)
+		return &s
+	}
+	for name, v := range map[string]any{
+		"operators":            bson.M{"$exists": true},
+		"an array":             bson.A{1, 2},
+		"a regular expression": primitive.Regex{Pattern: ".*"},
+	} {
+		r, err := Find(ctx, c, bson.M{}, Sort{Field: "rating", Desc: true}, Opts{NumItems: 10, Cursor: forge(v)}, key)
+		if apperr.CodeOf(err) != apperr.InvalidArgument {
+			t.Errorf("a cursor holding %s: %d items, %v", name, len(r.Page), err)
+		}
+	}
+	// A plain value is a position: the items after rating 2.
+	r, err := Find(ctx, c, bson.M{}, Sort{Field: "rating", Desc: true}, Opts{NumItems: 10, Cursor: forge(int64(2))}, key)
+	if err != nil || len(r.Page) != 2 || r.Page[0].Rating != 1 {
+		t.Fatalf("a plain cursor: %+v %v", r.Page, err)
 	}
 }

@@ -47,6 +47,7 @@ type Config struct {
 	DevSecret     string        `env:"AUTH_DEV_SECRET" secret:"true"`
 	InternalToken string        `env:"INTERNAL_SERVICE_TOKEN" secret:"true"`
 	OTLPEndpoint  string        `env:"OTEL_EXPORTER_OTLP_ENDPOINT"`
+	MetricsAddr   string        `env:"METRICS_ADDR"` // a listener of its own for /metrics (see Metrics)
 	LogLevel      string        `env:"LOG_LEVEL" default:"info"`
 	AccessLog     bool          `env:"ACCESS_LOG" default:"true"`
 	BodyLimit     int           `env:"HTTP_BODY_LIMIT" default:"6291456"` // 6 MiB: photo uploads of 5 MiB plus headers
@@ -178,11 +179,18 @@ func RunService(ctx context.Context, m service.Module, getenv func(string) strin
 	}
 	logger := cfg.Logger(stdout).With("program", m.Name)
 	logger.Info("starting", "config", config.Describe(&cfg))
-	shutdownTel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: m.Name, OTLPEndpoint: cfg.OTLPEndpoint})
+	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: m.Name, OTLPEndpoint: cfg.OTLPEndpoint})
 	if err != nil {
 		return err
 	}
-	defer shutdownTel(context.Background())
+	defer tel.Shutdown(context.Background())
+	httpCfg := cfg.HTTP()
+	httpCfg.Tracing = tel.Tracing
+	var stopMetrics func()
+	if httpCfg.Metrics, _, stopMetrics, err = cfg.Metrics(ctx, tel, false, logger); err != nil {
+		return err
+	}
+	defer stopMetrics()
 	if len(cfg.KafkaBrokers) == 0 {
 		return errors.New("KAFKA_BROKERS is required for a service on its own (the all-in-one embeds a broker)")
 	}
@@ -215,7 +223,7 @@ func RunService(ctx context.Context, m service.Module, getenv func(string) strin
 	return service.Run(ctx, service.Options{
 		Module: m, Listener: ln, DB: dbo, Brokers: cfg.KafkaBrokers,
 		Resolver: resolver, Verifier: verifier, InternalToken: cfg.InternalToken,
-		Logger: logger, HTTP: cfg.HTTP(), Getenv: getenv,
+		Logger: logger, HTTP: httpCfg, Getenv: getenv,
 	})
 }
 

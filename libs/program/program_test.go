@@ -160,7 +160,7 @@ func TestHTTP(t *testing.T) {
 				ReadTimeout: time.Second, WriteTimeout: 2 * time.Second, IdleTimeout: 3 * time.Second,
 				ShutdownTimeout: httpserver.Defaults().ShutdownTimeout, BodyLimit: 4096, AccessLog: false, Tracing: c.wantTracing,
 			}
-			if got := cfg.HTTP(); got != want {
+			if got := cfg.HTTP(); !reflect.DeepEqual(got, want) {
 				t.Fatalf("HTTP() = %+v, want %+v", got, want)
 			}
 		})

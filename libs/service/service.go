@@ -100,6 +100,9 @@ func Run(ctx context.Context, o Options) (err error) {
 	if o.DB.Name == "" {
 		o.DB.Name = o.Module.Name
 	}
+	if o.DB.Logger == nil {
+		o.DB.Logger = logger
+	}
 	db, err := store.Open(ctx, o.DB)
 	if err != nil {
 		return err
@@ -158,13 +161,22 @@ func Run(ctx context.Context, o Options) (err error) {
 		return err
 	}
 
+	stopObserving, err := observe(db, o.Module.Name)
+	if err != nil {
+		return fmt.Errorf("%s: metrics: %w", o.Module.Name, err)
+	}
+	defer stopObserving()
+
 	checks := []httpserver.Check{{Name: "database", Fn: db.Ping}}
 	if len(o.Brokers) > 0 {
 		checks = append(checks, httpserver.Check{Name: "broker", Fn: brokerCheck(o.Brokers)})
 	}
 	checks = append(checks, built.Checks...)
-	app := httpserver.New(o.Module.Name, o.HTTP, logger, checks)
-	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, InternalToken: o.InternalToken, Idempotency: idem, Routes: built.Routes}).Mount(app)
+	hc := o.HTTP
+	hc.KnownOp = ops.KnownOperations(built.Registry, built.Routes)
+	app := httpserver.New(o.Module.Name, hc, logger, checks)
+	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, InternalToken: o.InternalToken, Idempotency: idem, Routes: built.Routes,
+		Topics: ops.Topics{Publishes: o.Module.Publishes, Consumes: o.Module.Consumes}}).Mount(app)
 
 	bctx, stop := context.WithCancel(ctx)
 	defer stop()

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,6 +49,9 @@ type Options struct {
 	// Service names the owning service in messages (the name EnvStartEmpty
 	// takes); Name when empty.
 	Service string
+	// Logger receives the embedded file store's messages (a migration, a
+	// failed commit); slog.Default() when nil.
+	Logger *slog.Logger
 }
 
 // EnvStartEmpty names the setting (a list of database names) that lets a
@@ -60,7 +64,9 @@ type DB struct {
 	client   lungo.IClient
 	engine   *lungo.Engine // nil for a real MongoDB deployment
 	embedded bool
-	file     string // the embedded engine's file; "" in memory
+	file     string      // the embedded engine's file; "" in memory
+	fileSt   *fileStore  // its store; nil in memory
+	keyed    *keyedReads // reads by unique key on the embedded engine; nil otherwise
 }
 
 // Open connects to or opens the database described by opts.
@@ -80,26 +86,44 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		}
 		return &DB{IDatabase: client.Database(opts.Name), client: client}, nil
 	case opts.DataDir != "" || opts.Memory:
-		var st lungo.Store = lungo.NewMemoryStore()
+		log := cmp.Or(opts.Logger, slog.Default()).With("database", opts.Name)
+		st := newMemoryStore(log)
+		var fst *fileStore
 		file := ""
 		if !opts.Memory {
 			if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 				return nil, fmt.Errorf("store: data dir: %w", err)
 			}
 			file = filepath.Join(opts.DataDir, opts.Name+".lungo")
-			if err := checkNotLost(file, opts); err != nil {
+			err := checkNotLost(file, opts)
+			if err == nil {
+				fst, err = openFile(file, log)
+			}
+			if err != nil {
+				if errors.Is(err, ErrCorrupt) {
+					// Never opened with documents missing: the file stays as
+					// it is for whoever restores or inspects it.
+					svc := cmp.Or(opts.Service, opts.Name)
+					err = fmt.Errorf("%w. Nothing was changed in the file. Restore it from a backup (a file migrated from the old format "+
+						"keeps that version as %s.old-format), or move it aside and start %s with an empty database on purpose with %s=%s",
+						err, filepath.Base(file), svc, EnvStartEmpty, svc)
+					log.Error("embedded database file is damaged; not starting", "file", file, "err", err)
+				}
 				return nil, err
 			}
-			st = lungo.NewFileStore(file, 0o600)
+			st = fst
 		}
 		client, engine, err := lungo.Open(ctx, lungo.Options{Store: st,
 			MinOplogSize: oplogMin, MaxOplogSize: oplogMax, MinOplogAge: time.Nanosecond})
 		if err != nil {
+			if fst != nil {
+				fst.Close()
+			}
 			return nil, fmt.Errorf("store: open %s: %w", opts.Name, err)
 		}
-		d := &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true, file: file}
+		d := &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true, file: file, fileSt: fst, keyed: st.keyed}
 		if err := d.markCreated(); err != nil {
-			engine.Close()
+			d.Close(ctx)
 			return nil, err
 		}
 		return d, nil
@@ -117,10 +141,18 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 func markerOf(file string) string { return strings.TrimSuffix(file, ".lungo") + ".created" }
 
 func checkNotLost(file string, opts Options) error {
-	if _, err := os.Stat(file); err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return nil // present (or unreadable: lungo reports that itself)
-	}
 	marker := markerOf(file)
+	if info, err := os.Stat(file); err == nil && info.Size() == 0 {
+		// bbolt would make an empty file a new database: one that held data
+		// and was emptied (truncated to nothing) is damaged, not new.
+		if _, err := os.Stat(marker); err == nil && !opts.StartEmpty {
+			return fmt.Errorf("%w: %s is empty, but this data directory held the %s database before (%s exists)", ErrCorrupt, file, opts.Name, marker)
+		}
+		return nil
+	}
+	if _, err := os.Stat(file); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return nil // present (or unreadable: opening it reports that)
+	}
 	if _, err := os.Stat(marker); err != nil {
 		return nil // never written: a first start
 	}
@@ -134,8 +166,8 @@ func checkNotLost(file string, opts Options) error {
 		file, opts.Name, marker, svc, EnvStartEmpty, svc)
 }
 
-// markCreated writes the marker once the database file exists (the engine
-// writes the file on its first write, which EnsureIndexes makes at start).
+// markCreated writes the marker once the database file exists (the file store
+// creates it when it opens).
 func (d *DB) markCreated() error {
 	if d.file == "" {
 		return nil
@@ -167,6 +199,9 @@ func (d *DB) Ping(ctx context.Context) error {
 func (d *DB) Close(ctx context.Context) error {
 	if d.engine != nil {
 		d.engine.Close()
+		if d.fileSt != nil {
+			return d.fileSt.Close()
+		}
 		return nil
 	}
 	return d.client.Disconnect(ctx)
@@ -183,6 +218,10 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	}
 	defer sess.EndSession(ctx)
 	_, err = sess.WithTransaction(ctx, func(sc lungo.ISessionContext) (interface{}, error) {
+		if ls, ok := sess.(*lungo.Session); ok && d.keyed != nil {
+			// Reads by unique key inside fn see this transaction (byid.go).
+			return nil, fn(context.WithValue(sc, txKey{}, ls))
+		}
 		return nil, fn(sc)
 	})
 	return err

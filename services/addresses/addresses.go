@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
+	contract "marketplace/libs/contracts/addresses"
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
 	"marketplace/libs/events"
@@ -56,7 +57,9 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			// At most one default per customer, whatever the interleaving of writes.
 			{Collection: coll, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "isDefault", Value: 1}}, Unique: true,
 				Partial: bson.M{"isDefault": true}, Name: "one_default_per_customer"},
-			{Collection: coll, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "isActive", Value: 1}}, Name: "by_customer"},
+			// A customer's active addresses, default first, newest first (list).
+			{Collection: coll, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "isActive", Value: 1}, {Key: "isDefault", Value: -1}, {Key: "_id", Value: -1}},
+				Name: "active_default_first"},
 		}, events.ConsumerIndexes()...),
 	}, nil
 }
@@ -81,36 +84,14 @@ type addressDoc struct {
 	UpdatedAt          int64   `bson:"updatedAt"`
 }
 
-// CityRef and AreaRef are how read results show an address's city and area.
-type CityRef struct {
-	ID         string `json:"_id"`
-	Name       string `json:"name"`
-	NameArabic string `json:"nameArabic"`
-}
-
-type AreaRef struct {
-	ID   string `json:"_id"`
-	Name string `json:"name"`
-	City string `json:"city"`
-}
-
-// Address is an address as clients see it (section 2.5).
-type Address struct {
-	ID                 string   `json:"_id"`
-	CreationTime       int64    `json:"_creationTime"`
-	CustomerID         string   `json:"customerId,omitempty"` // getAddress only
-	Name               string   `json:"name"`
-	FullAddress        string   `json:"fullAddress"`
-	City               *CityRef `json:"city"`
-	Area               *AreaRef `json:"area"`
-	FlatVilaNumber     *string  `json:"flatVilaNumber,omitempty"`
-	BuildingNameNumber *string  `json:"buildingNameNumber,omitempty"`
-	Landmark           *string  `json:"landmark,omitempty"`
-	Latitude           *string  `json:"latitude,omitempty"`
-	Longitude          *string  `json:"longitude,omitempty"`
-	IsDefault          bool     `json:"isDefault"`
-	IsActive           bool     `json:"isActive"`
-}
+// Address is an address as clients see it (section 2.5), with its city and
+// area (CityRef, AreaRef): declared in the contract, which other services read
+// it by.
+type (
+	Address = contract.Address
+	CityRef = contract.CityRef
+	AreaRef = contract.AreaRef
+)
 
 // customerOf is the caller's customer profile id ("" in a query of a caller
 // who has none yet; the registry refused a mutation of such a caller).
@@ -313,8 +294,8 @@ type updateArgs struct {
 // update checks the change against the address as read, then writes it only if
 // the fields those checks relied on are still as read (city, area, active); if a
 // concurrent update changed them, it starts over with the new state.
-func (s *svc) update(ctx context.Context, a *updateArgs) (any, error) {
-	return store.Retry(ctx, "the address", func(ctx context.Context) (any, error) {
+func (s *svc) update(ctx context.Context, a *updateArgs) (ops.Null, error) {
+	return store.Retry(ctx, "the address", func(ctx context.Context) (ops.Null, error) {
 		return nil, s.tryUpdate(ctx, a)
 	})
 }
@@ -395,7 +376,7 @@ type addressIDArgs struct {
 	AddressID string `json:"addressId" op:"required,id=customerAddresses"`
 }
 
-func (s *svc) delete(ctx context.Context, a *addressIDArgs) (any, error) {
+func (s *svc) delete(ctx context.Context, a *addressIDArgs) (ops.Null, error) {
 	d, err := s.owned(ctx, a.AddressID)
 	if err != nil {
 		return nil, err
@@ -419,7 +400,7 @@ func (s *svc) delete(ctx context.Context, a *addressIDArgs) (any, error) {
 	})
 }
 
-func (s *svc) setDefault(ctx context.Context, a *addressIDArgs) (any, error) {
+func (s *svc) setDefault(ctx context.Context, a *addressIDArgs) (ops.Null, error) {
 	d, err := s.owned(ctx, a.AddressID)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,9 @@ import (
 
 	"marketplace/libs/apperr"
 	contract "marketplace/libs/contracts/catalog"
+	"marketplace/libs/contracts/platformconfig"
+	"marketplace/libs/events"
+	"marketplace/libs/httpserver"
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
 	"marketplace/libs/ops"
@@ -20,15 +23,22 @@ import (
 )
 
 // Module is the catalog service.
-var Module = service.Module{Name: contract.Service, Build: build, Publishes: []string{contract.Topic}}
+// It follows the platform configuration's events for the search radii
+// (searchsettings.go): the configuration service calls the catalog, so the
+// catalog cannot call it back.
+var Module = service.Module{Name: contract.Service, Build: build, Publishes: []string{contract.Topic}, Consumes: []string{platformconfig.Topic}}
 
 type svc struct {
 	env service.Env
+	// settingsStatus is the search settings consumer's health.
+	settingsStatus *events.ConsumerStatus
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
-	s := &svc{env: env}
+	s := &svc{env: env, settingsStatus: events.NewConsumerStatus(0)}
 	return &service.Built{
+		Background: []func(context.Context) error{s.consumeSettings, s.backfillNameKeys},
+		Checks:     []httpserver.Check{s.settingsCheck()},
 		Registry: ops.NewRegistry("catalog",
 			ops.NewMutation("admins.catalog.createCity", ops.Admin, "Create a city.", s.createCity),
 			ops.NewMutation("admins.catalog.createArea", ops.Admin, "Create an area in a city.", s.createArea),
@@ -36,24 +46,41 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("admins.catalog.updateCity", ops.Admin, "Rename a city (name and/or nameArabic).", s.updateCity),
 			ops.NewMutation("admins.catalog.updateArea", ops.Admin, "Rename an area.", s.updateArea),
 			ops.NewMutation("admins.catalog.createStore", ops.Admin, "Create a store (its wallet follows through the store.created event).", s.createStore),
+			ops.NewMutation("admins.catalog.updateStore", ops.Admin, "Change the given fields of a store (store.updated); returns the store.", s.updateStore),
+			ops.NewMutation("stores.catalog.updateMyStore", ops.StoreOwner, "The owner changes their store's name, phone or open flag; returns the store.", s.updateMyStore, ops.StoreArg("storeId")),
+			ops.NewQuery("catalog.stores.listStores", ops.Public, "Stores by name, optionally of a category, city or area (paginated).", s.listStores),
+			ops.NewQuery("catalog.stores.searchNearby", ops.Public, "Open stores within a radius of a point, nearest first, each with distanceKm.", s.searchNearby,
+				ops.Errors(apperr.FailedPrecondition)), // no configuration in force: no radius
 			ops.NewQuery("catalog.locations.listCities", ops.Public, "All cities by name.", s.listCities),
 			ops.NewQuery("catalog.locations.listAreas", ops.Public, "Areas of a city by name.", s.listAreas),
 			ops.NewQuery("catalog.categories.listCategories", ops.Public, "All categories by name.", s.listCategories),
 			ops.NewQuery("stores.catalog.getStore", ops.Public, "A store, or null.", s.getStore),
 			ops.NewMutation("stores.products.createProduct", ops.StoreOwner, "Add a product to the caller's store.", s.createProduct, ops.StoreArg("storeId")),
 			ops.NewQuery("stores.products.listProducts", ops.Public, "A store's products.", s.listProducts),
+			ops.NewMutation("stores.products.updateProduct", ops.StoreOwner, "Change a product's name, price or availability (orders and cart lines keep their prices); returns the product.", s.updateProduct,
+				ops.StoreVia("productId", s.storeOfProduct)),
 			ops.NewQuery("catalog.categories.getCategories", ops.Internal, "Categories by id, in one call.", s.getCategories),
 			ops.NewMutation("catalog.categories.ensureByName", ops.Internal, "Find or create categories by name.", s.ensureCategories),
 			ops.NewQuery("catalog.locations.resolve", ops.Internal, "Cities and areas by id, in one call.", s.resolveLocations),
 			ops.NewQuery("catalog.products.getProducts", ops.Internal, "Products by id, in one call.", s.getProducts),
 		).WithResolvers(ops.Resolvers{Store: s.storeRef}),
-		Indexes: []store.Index{
+		Indexes: append([]store.Index{
 			{Collection: "cities", Keys: bson.D{{Key: "nameKey", Value: 1}}, Unique: true, Name: "name_unique"},
 			{Collection: "areas", Keys: bson.D{{Key: "city", Value: 1}, {Key: "nameKey", Value: 1}}, Unique: true, Name: "city_name_unique"},
 			{Collection: "categories", Keys: bson.D{{Key: "nameKey", Value: 1}}, Unique: true, Name: "name_unique"},
 			{Collection: "stores", Keys: bson.D{{Key: "ownerUserId", Value: 1}}, Name: "owner"},
+			// searchNearby's bounding box (geo.go).
+			{Collection: "stores", Keys: bson.D{{Key: "isOpen", Value: 1}, {Key: "latitude", Value: 1}, {Key: "longitude", Value: 1}}, Name: "open_by_position"},
+			// listStores: each filter it takes, in its order (name, then id).
+			{Collection: "stores", Keys: bson.D{{Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_name"},
+			{Collection: "stores", Keys: bson.D{{Key: "primaryCategoryId", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "category_by_name"},
+			{Collection: "stores", Keys: bson.D{{Key: "city", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "city_by_name"},
+			{Collection: "stores", Keys: bson.D{{Key: "city", Value: 1}, {Key: "primaryCategoryId", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "city_category_by_name"},
+			{Collection: "stores", Keys: bson.D{{Key: "area", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "area_by_name"},
+			{Collection: "stores", Keys: bson.D{{Key: "area", Value: 1}, {Key: "primaryCategoryId", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "area_category_by_name"},
 			{Collection: "products", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "_id", Value: 1}}, Name: "store"},
-		},
+			{Collection: settingsColl, Keys: bson.D{{Key: "isActive", Value: 1}, {Key: "effectiveDate", Value: -1}, {Key: "_id", Value: -1}}, Name: "in_force"},
+		}, events.ConsumerIndexes()...),
 	}, nil
 }
 
@@ -138,7 +165,7 @@ type updateCityArgs struct {
 }
 
 // updateCity renames a city; services that show city names hear it as city.updated.
-func (s *svc) updateCity(ctx context.Context, a *updateCityArgs) (any, error) {
+func (s *svc) updateCity(ctx context.Context, a *updateCityArgs) (ops.Null, error) {
 	set := bson.M{}
 	if a.Name != nil {
 		set["name"], set["nameKey"] = strings.TrimSpace(*a.Name), nameKey(*a.Name)
@@ -159,7 +186,7 @@ type updateAreaArgs struct {
 }
 
 // updateArea renames an area (it stays in its city).
-func (s *svc) updateArea(ctx context.Context, a *updateAreaArgs) (any, error) {
+func (s *svc) updateArea(ctx context.Context, a *updateAreaArgs) (ops.Null, error) {
 	set := bson.M{"name": strings.TrimSpace(a.Name), "nameKey": nameKey(a.Name)}
 	return nil, s.updateWithEvent(ctx, "areas", a.AreaID, "area", contract.EventAreaUpdated, set, func(raw bson.Raw) (Place, error) {
 		var ar Area
@@ -222,50 +249,8 @@ func (s *svc) createCategory(ctx context.Context, a *createCategoryArgs) (string
 	return c.ID, s.insert(ctx, "categories", c, "a category named "+c.Name)
 }
 
-type createStoreArgs struct {
-	Name              string  `json:"name" op:"required,nonblank,max=200"`
-	OwnerUserID       string  `json:"ownerUserId" op:"required,nonblank,max=200"`
-	OwnerName         string  `json:"ownerName" op:"required,nonblank,max=200"`
-	OwnerPhone        string  `json:"ownerPhone" op:"required,nonblank,max=32"`
-	PrimaryCategoryID *string `json:"primaryCategoryId" op:"id=categories"`
-	Tier              *string `json:"tier" op:"enum=basic|premium|enterprise"`
-}
-
-func (s *svc) createStore(ctx context.Context, a *createStoreArgs) (string, error) {
-	if a.PrimaryCategoryID != nil {
-		if _, err := mustFind[Category](ctx, s, "categories", *a.PrimaryCategoryID, "category"); err != nil {
-			return "", err
-		}
-	}
-	st := Store{
-		ID: ids.New("stores"), Name: strings.TrimSpace(a.Name), OwnerUserID: a.OwnerUserID,
-		OwnerName: strings.TrimSpace(a.OwnerName), OwnerPhone: strings.TrimSpace(a.OwnerPhone),
-		PrimaryCategoryID: a.PrimaryCategoryID, Tier: TierBasic, IsActive: true, CreationTime: now(),
-	}
-	if a.Tier != nil {
-		st.Tier = *a.Tier
-	}
-	// The store and its store.created event commit together, so the wallet that the
-	// payouts service opens from the event can never be missed.
-	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		if _, err := s.env.DB.Collection("stores").InsertOne(ctx, st); err != nil {
-			return err
-		}
-		_, err := s.env.Outbox.Add(ctx, Topic, contract.EventStoreCreated, st.ID, StoreCreated{
-			StoreID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID, OwnerName: st.OwnerName,
-			OwnerPhone: st.OwnerPhone, PrimaryCategoryID: st.PrimaryCategoryID, Tier: st.Tier,
-		})
-		return err
-	})
-	if err != nil {
-		return "", err
-	}
-	s.env.Relay.Kick()
-	return st.ID, nil
-}
-
 func (s *svc) listCities(ctx context.Context, _ *ops.NoArgs) ([]City, error) {
-	return findAll[City](ctx, s, "cities", bson.M{}, bson.D{{Key: "nameKey", Value: 1}})
+	return findAll[City](store.Scan(ctx, "the cities: a short list kept by administrators, read whole"), s, "cities", bson.M{}, bson.D{{Key: "nameKey", Value: 1}})
 }
 
 type listAreasArgs struct {
@@ -280,25 +265,7 @@ func (s *svc) listAreas(ctx context.Context, a *listAreasArgs) ([]Area, error) {
 }
 
 func (s *svc) listCategories(ctx context.Context, _ *ops.NoArgs) ([]Category, error) {
-	return findAll[Category](ctx, s, "categories", bson.M{}, bson.D{{Key: "nameKey", Value: 1}})
-}
-
-type storeArgs struct {
-	StoreID string `json:"storeId" op:"required,id=stores"`
-}
-
-// getStore is public, but the owner's name and phone are shown only to the owner
-// and to administrators.
-func (s *svc) getStore(ctx context.Context, a *storeArgs) (*contract.Store, error) {
-	st, _, err := findByID[Store](ctx, s, "stores", a.StoreID)
-	if st == nil {
-		return nil, err
-	}
-	v := st.view()
-	if id := ops.Caller(ctx); id == nil || (id.Sub != st.OwnerUserID && !id.IsAdmin()) {
-		v.OwnerName, v.OwnerPhone = "", ""
-	}
-	return v, err
+	return findAll[Category](store.Scan(ctx, "the categories: a short list kept by administrators, read whole"), s, "categories", bson.M{}, bson.D{{Key: "nameKey", Value: 1}})
 }
 
 // storeRef resolves stores for the access levels from the catalog's own records.
@@ -325,6 +292,53 @@ func (s *svc) createProduct(ctx context.Context, a *createProductArgs) (string, 
 		p.IsAvailable = *a.IsAvailable
 	}
 	return p.ID, s.insert(ctx, "products", p, "product")
+}
+
+type updateProductArgs struct {
+	ProductID   string      `json:"productId" op:"required,id=products"`
+	Name        *string     `json:"name" op:"nonblank,max=200"`
+	Price       *money.Fils `json:"price" op:"min=0.01,max=1000000"`
+	IsAvailable *bool       `json:"isAvailable"`
+}
+
+// storeOfProduct leads updateProduct's owner check from the product to its
+// store.
+func (s *svc) storeOfProduct(ctx context.Context, productID string) (string, error) {
+	p, err := mustFind[Product](ctx, s, "products", productID, "product")
+	if err != nil {
+		return "", err
+	}
+	return p.StoreID, nil
+}
+
+// updateProduct changes a product for the store's owner (the registry
+// checked). Orders and cart lines copied the price when they were made, so
+// a new price reaches a cart line only when the product is added again.
+func (s *svc) updateProduct(ctx context.Context, a *updateProductArgs) (*ProductView, error) {
+	set := bson.M{}
+	if a.Name != nil {
+		set["name"] = strings.TrimSpace(*a.Name)
+	}
+	if a.Price != nil {
+		set["price"] = *a.Price
+	}
+	if a.IsAvailable != nil {
+		set["isAvailable"] = *a.IsAvailable
+	}
+	if len(set) == 0 {
+		return nil, apperr.New(apperr.InvalidArgument, "nothing to change: give name, price or isAvailable")
+	}
+	var p Product
+	err := s.env.DB.Collection("products").FindOneAndUpdate(ctx, bson.M{"_id": a.ProductID, "storeId": ops.StoreOf(ctx).ID},
+		bson.M{"$set": set}, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&p)
+	if store.IsNotFound(err) {
+		return nil, apperr.New(apperr.NotFound, "product %s does not exist", a.ProductID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	v := p.view()
+	return &v, nil
 }
 
 func (s *svc) listProducts(ctx context.Context, a *storeArgs) ([]ProductView, error) {

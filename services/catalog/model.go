@@ -42,17 +42,33 @@ const (
 )
 
 // Store is a merchant on the marketplace, as stored (clients see view()).
+// Stores created before locations existed have no city, area, coordinates,
+// isOpen (read as open), nameKey or version (read as 1).
 type Store struct {
-	ID                string  `bson:"_id"`
-	Name              string  `bson:"name"`
-	OwnerUserID       string  `bson:"ownerUserId"`
-	OwnerName         string  `bson:"ownerName"`
-	OwnerPhone        string  `bson:"ownerPhone"`
-	PrimaryCategoryID *string `bson:"primaryCategoryId"`
-	Tier              string  `bson:"tier"`
-	IsActive          bool    `bson:"isActive"`
-	CreationTime      int64   `bson:"creationTime"`
+	ID                string   `bson:"_id"`
+	Name              string   `bson:"name"`
+	NameKey           string   `bson:"nameKey,omitempty"`
+	OwnerUserID       string   `bson:"ownerUserId"`
+	OwnerName         string   `bson:"ownerName"`
+	OwnerPhone        string   `bson:"ownerPhone"`
+	PrimaryCategoryID *string  `bson:"primaryCategoryId"`
+	Tier              string   `bson:"tier"`
+	IsActive          bool     `bson:"isActive"`
+	IsOpen            *bool    `bson:"isOpen,omitempty"`
+	City              *string  `bson:"city,omitempty"`
+	Area              *string  `bson:"area,omitempty"`
+	Latitude          *float64 `bson:"latitude,omitempty"`
+	Longitude         *float64 `bson:"longitude,omitempty"`
+	CreationTime      int64    `bson:"creationTime"`
+	UpdatedAt         int64    `bson:"updatedAt,omitempty"`
+	Version           int64    `bson:"version,omitempty"`
 }
+
+// open reports whether the store takes orders (stores from before the flag: yes).
+func (st *Store) open() bool { return st.IsOpen == nil || *st.IsOpen }
+
+// version is the store's version (stores from before versions: 1).
+func (st *Store) version() int64 { return max(st.Version, 1) }
 
 // Product is something a store sells. Prices are fils inside, AED outside.
 type Product struct {
@@ -91,5 +107,23 @@ const Topic = contract.Topic
 // view is the store as getStore shows it.
 func (st *Store) view() *contract.Store {
 	return &contract.Store{ID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID, OwnerName: st.OwnerName, OwnerPhone: st.OwnerPhone,
-		PrimaryCategoryID: st.PrimaryCategoryID, Tier: st.Tier, IsActive: st.IsActive, CreationTime: st.CreationTime}
+		PrimaryCategoryID: st.PrimaryCategoryID, Tier: st.Tier, IsActive: st.IsActive, IsOpen: st.open(),
+		City: st.City, Area: st.Area, Latitude: st.Latitude, Longitude: st.Longitude, CreationTime: st.CreationTime}
+}
+
+// event is the store's store.created or store.updated data.
+func (st *Store) event() contract.StoreEvent {
+	open := st.open()
+	return contract.StoreEvent{
+		StoreID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID, OwnerName: st.OwnerName, OwnerPhone: st.OwnerPhone,
+		PrimaryCategoryID: st.PrimaryCategoryID, Tier: st.Tier, City: st.City, Area: st.Area,
+		Latitude: st.Latitude, Longitude: st.Longitude, IsOpen: &open, Version: st.version(),
+	}
+}
+
+// NearbyStore is an answer item of catalog.stores.searchNearby: the store and
+// how far it is from the searched point, in km (to the metre).
+type NearbyStore struct {
+	contract.Store
+	DistanceKm float64 `json:"distanceKm"`
 }

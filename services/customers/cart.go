@@ -156,7 +156,7 @@ type removeItemArgs struct {
 	ItemID string `json:"itemId" op:"required,id=carts"`
 }
 
-func (s *svc) removeItem(ctx context.Context, a *removeItemArgs) (any, error) {
+func (s *svc) removeItem(ctx context.Context, a *removeItemArgs) (ops.Null, error) {
 	p := ops.CustomerOf(ctx)
 	var line cartItem
 	err := s.env.DB.Collection("cartItems").FindOne(ctx, bson.M{"_id": a.ItemID}).Decode(&line)

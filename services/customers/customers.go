@@ -46,21 +46,30 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("customers.cart.getMyCart", ops.Customer, "The caller's cart, optionally one store's part, with its subtotal.", s.getMyCart),
 			ops.NewMutation("customers.cart.removeItem", ops.Customer, "Remove a line from the caller's cart.", s.removeItem),
 			ops.NewQuery("customers.profile.getProfiles", ops.Internal, "Profiles by id, in one call.", s.getProfiles),
-			ops.NewMutation("customers.cartToOrder.createOrderFromCart", ops.Internal, "Turn the customer's cart lines of a store into a paid order (once per payment intent).", s.createOrderFromCart),
+			ops.NewMutation("customers.cartToOrder.createOrderFromCart", ops.Internal, "Turn the customer's cart lines of a store into a paid order (once per payment intent); a payment that finds no lines of the store makes an order held for review (cart_empty).", s.createOrderFromCart),
 			ops.NewQuery("customers.orders.getOrderByPaymentIntent", ops.Authenticated, "The caller's order paid with a payment intent (administrators: anyone's), or null.", s.getOrderByPaymentIntent),
 			ops.NewQuery("customers.orders.getMyOrders", ops.Customer, "The caller's orders, newest first.", s.getMyOrders),
+			ops.NewQuery(contract.OpGetCheckoutQuote, ops.Internal, "The customer's cart lines of a store priced for checkout, with the delivery fee and the profile's phone (the payments service's payment intent).", s.getCheckoutQuote),
 			ops.NewQuery(contract.OpGetPurchaseFacts, ops.Internal, "Whether an order exists, is the customer's and of the store, and whether the customer has a delivered order of the store (the reviews service's verified purchase).", s.getPurchaseFacts),
 			ops.NewMutation("stores.orders.updateOrderStatus", ops.StoreOwnerOrAdmin, "Move an order along its status machine (store owner or administrator).", s.updateOrderStatus,
 				ops.StoreVia("orderId", s.storeOfOrder)),
+			ops.NewQuery("stores.orders.listStoreOrders", ops.StoreOwnerOrAdmin, "A store's orders, newest first, optionally of one status (store owner or administrator).", s.listStoreOrders,
+				ops.StoreArg("storeId")),
 		).WithResolvers(ops.Resolvers{Customer: s.customerRef, Store: s.catalog.StoreRef}),
 		Indexes: []store.Index{
 			// One profile per user, held by the database.
 			{Collection: "customers", Keys: bson.D{{Key: "userId", Value: 1}}, Unique: true, Name: "one_profile_per_user"},
 			// One line per product per cart: adding a product again adds to its line.
 			{Collection: "cartItems", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "productId", Value: 1}}, Unique: true, Name: "one_line_per_product"},
+			// A cart's lines in the order they were added, whole or of one store.
+			{Collection: "cartItems", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "_id", Value: 1}}, Name: "cart"},
+			{Collection: "cartItems", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "storeId", Value: 1}, {Key: "_id", Value: 1}}, Name: "cart_of_store"},
 			// At most one order per payment intent: the webhook's idempotency rests on it.
 			{Collection: "orders", Keys: bson.D{{Key: "paymentIntentId", Value: 1}}, Unique: true, Name: "one_order_per_payment"},
 			{Collection: "orders", Keys: bson.D{{Key: "customerUserId", Value: 1}, {Key: "_id", Value: -1}}, Name: "by_customer"},
+			// A store's orders, newest first, and those of one status (listStoreOrders).
+			{Collection: "orders", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "_id", Value: -1}}, Name: "by_store"},
+			{Collection: "orders", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "_id", Value: -1}}, Name: "by_store_status"},
 			// A customer's delivered orders of a store (getPurchaseFacts: verified reviews).
 			{Collection: "orders", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "storeId", Value: 1}, {Key: "status", Value: 1}}, Name: "by_customer_store_status"},
 		},

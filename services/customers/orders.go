@@ -53,8 +53,9 @@ const (
 
 // Reasons an order's payment is held for review.
 const (
-	ReviewAmountMismatch   = "amount_mismatch"
-	ReviewCurrencyMismatch = "currency_mismatch"
+	ReviewAmountMismatch   = contract.ReviewAmountMismatch
+	ReviewCurrencyMismatch = contract.ReviewCurrencyMismatch
+	ReviewCartEmpty        = contract.ReviewCartEmpty
 )
 
 // paymentReview records why a paid order is held, and who settled it.
@@ -185,13 +186,19 @@ func (o *orderDoc) event() contract.OrderEvent {
 	}
 }
 
-// createdEvent is order.created: held orders also say what was paid.
+// createdEvent is order.created: held orders also say what was paid and why
+// they are held.
 func (o *orderDoc) createdEvent() contract.OrderEvent {
 	ev := o.event()
 	if r := o.PaymentReview; r != nil {
-		ev.AmountPaid, ev.Currency = r.AmountPaid, r.Currency
+		ev.AmountPaid, ev.Currency, ev.ReviewReason = r.AmountPaid, r.Currency, r.Reason
 	}
 	return ev
+}
+
+// nothingToDeliver reports a held order whose payment found no cart lines.
+func (o *orderDoc) nothingToDeliver() bool {
+	return o.PaymentReview != nil && o.PaymentReview.Reason == ReviewCartEmpty
 }
 
 func (s *svc) orderByIntent(ctx context.Context, intent string) (*orderDoc, error) {
@@ -222,6 +229,8 @@ type CreatedOrder = contract.CreatedOrder
 // createOrderFromCart turns the customer's cart lines of one store into a paid
 // order. At most one order exists per payment intent (unique index); the order,
 // the removal of those cart lines and the order.created event commit together.
+// A payment that finds no lines of the store is never refused (the customer was
+// charged): it makes an order held for review with reason cart_empty.
 func (s *svc) createOrderFromCart(ctx context.Context, a *createOrderArgs) (*CreatedOrder, error) {
 	if o, err := s.orderByIntent(ctx, a.PaymentIntentID); err != nil || o != nil {
 		if o != nil {
@@ -286,7 +295,6 @@ func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile
 			}
 			return nil, err
 		}
-		return nil, apperr.New(apperr.FailedPrecondition, "the cart of customer %s has no items of store %s", p.ID, a.StoreID)
 	}
 	now := time.Now().UnixMilli()
 	amountPaid, currency := a.AmountPaid, strings.ToLower(strings.TrimSpace(a.Currency))
@@ -298,34 +306,44 @@ func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile
 	}
 	lineIDs := make([]string, len(lines))
 	for i, l := range lines {
-		total := l.UnitPrice * money.Fils(l.Quantity)
-		o.Items = append(o.Items, orderItem{ProductID: l.ProductID, Name: l.Name, UnitPrice: l.UnitPrice, Quantity: l.Quantity, LineTotal: total})
-		o.Subtotal += total
 		lineIDs[i] = l.ID
 	}
-	o.Total = o.Subtotal + o.DeliveryFee
-	// The safety net behind checkout: an order is paid only when what was paid
-	// is its total in AED. Otherwise it is held (pending, payment under review)
-	// for an administrator to settle; the store sees it only once confirmed.
-	if reason := reviewReason(currency, amountPaid, o.Total); reason != "" {
+	if len(lines) == 0 {
+		// Paid, but nothing of the store is in the cart: a second payment of the
+		// same cart, or a cart emptied before paying. The payment is kept on an
+		// order that holds nothing (no items, no fee, total 0, no commission),
+		// held for review like a mismatched payment so that an administrator
+		// cancels it and the payment is refunded; it can never be confirmed.
+		o.Items, o.DeliveryFee = []orderItem{}, 0
 		o.Status, o.PaymentStatus = StatusPending, PaymentUnderReview
-		o.PaymentReview = &paymentReview{Reason: reason, ExpectedAmount: o.Total, AmountPaid: amountPaid, Currency: currency}
-	}
-	o.StatusHistory = []statusChange{{Status: o.Status, At: now, By: "payments"}}
-	// The commission is frozen on the order with the rules in force now.
-	c, err := s.commissions.Commission(ctx, a.StoreID, o.Subtotal, o.DeliveryFee)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range []struct {
-		dst *money.Fils
-		v   float64
-	}{{&o.PlatformCommission, c.PlatformCommission}, {&o.StoreEarnings, c.StoreEarnings}, {&o.CommissionFixedFee, c.FixedFee}} {
-		if *f.dst, err = money.FromAED(f.v); err != nil {
+		o.PaymentReview = &paymentReview{Reason: ReviewCartEmpty, ExpectedAmount: 0, AmountPaid: amountPaid, Currency: currency}
+	} else {
+		// Priced as checkout quoted the payment intent's amount (checkout.go).
+		pr := priceLines(lines, a.DeliveryFee)
+		o.Items, o.Subtotal, o.Total = pr.Items, pr.Subtotal, pr.Total
+		// The safety net behind checkout: an order is paid only when what was paid
+		// is its total in AED. Otherwise it is held (pending, payment under review)
+		// for an administrator to settle; the store sees it only once confirmed.
+		if reason := reviewReason(currency, amountPaid, o.Total); reason != "" {
+			o.Status, o.PaymentStatus = StatusPending, PaymentUnderReview
+			o.PaymentReview = &paymentReview{Reason: reason, ExpectedAmount: o.Total, AmountPaid: amountPaid, Currency: currency}
+		}
+		// The commission is frozen on the order with the rules in force now.
+		c, err := s.commissions.Commission(ctx, a.StoreID, o.Subtotal, o.DeliveryFee)
+		if err != nil {
 			return nil, err
 		}
+		for _, f := range []struct {
+			dst *money.Fils
+			v   float64
+		}{{&o.PlatformCommission, c.PlatformCommission}, {&o.StoreEarnings, c.StoreEarnings}, {&o.CommissionFixedFee, c.FixedFee}} {
+			if *f.dst, err = money.FromAED(f.v); err != nil {
+				return nil, err
+			}
+		}
+		o.CommissionRate = c.CommissionRate
 	}
-	o.CommissionRate = c.CommissionRate
+	o.StatusHistory = []statusChange{{Status: o.Status, At: now, By: "payments"}}
 
 	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
 		now, err := s.cartLines(ctx, p.ID, a.StoreID)
@@ -333,13 +351,15 @@ func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile
 			return err
 		}
 		if !sameLines(lines, now) {
-			return store.ErrConflict // (also when a concurrent delivery ordered them)
+			return store.ErrConflict // (also when a concurrent delivery ordered them, or a line arrived)
 		}
 		if _, err := s.env.DB.Collection("orders").InsertOne(ctx, o); err != nil {
 			return err
 		}
-		if _, err := s.env.DB.Collection("cartItems").DeleteMany(ctx, bson.M{"_id": bson.M{"$in": lineIDs}, "customerId": p.ID}); err != nil {
-			return err
+		if len(lineIDs) > 0 {
+			if _, err := s.env.DB.Collection("cartItems").DeleteMany(ctx, bson.M{"_id": bson.M{"$in": lineIDs}, "customerId": p.ID}); err != nil {
+				return err
+			}
 		}
 		_, err = s.env.Outbox.Add(ctx, TopicOrders, contract.EventOrderCreated, o.ID, o.createdEvent())
 		return err
@@ -356,12 +376,17 @@ func (s *svc) tryCreateOrder(ctx context.Context, a *createOrderArgs, p *Profile
 		return nil, err
 	}
 	s.env.Relay.Kick()
-	if o.PaymentReview != nil {
-		s.env.Logger.WarnContext(ctx, "paid order held for review: the payment does not match the order's total",
-			"orderId", o.ID, "paymentIntentId", o.PaymentIntentID, "reason", o.PaymentReview.Reason,
-			"total", o.Total.AED(), "amountPaid", amountPaid.AED(), "currency", currency)
+	res := &CreatedOrder{OrderID: o.ID, Created: true}
+	if r := o.PaymentReview; r != nil {
+		msg := "paid order held for review: the payment does not match the order's total"
+		if o.nothingToDeliver() {
+			msg = "paid order held for review: the cart holds nothing of the store (a second payment of the cart, or a cart emptied before paying); to be cancelled and refunded"
+		}
+		s.env.Logger.WarnContext(ctx, msg, "orderId", o.ID, "paymentIntentId", o.PaymentIntentID, "customerId", o.CustomerID,
+			"storeId", o.StoreID, "reason", r.Reason, "total", o.Total.AED(), "amountPaid", amountPaid.AED(), "currency", currency)
+		res.HeldForReview, res.ReviewReason = true, r.Reason
 	}
-	return &CreatedOrder{OrderID: o.ID, Created: true, HeldForReview: o.PaymentReview != nil}, nil
+	return res, nil
 }
 
 // reviewReason is why a payment cannot mark an order paid, or "".
@@ -429,7 +454,7 @@ func (s *svc) storeOfOrder(ctx context.Context, orderID string) (string, error) 
 // updateOrderStatus moves an order along its status machine; the store's owner
 // or an administrator may (the registry checked the caller against the store). The move and its order.status_changed event commit
 // together, and a concurrent move of the same order cannot both succeed.
-func (s *svc) updateOrderStatus(ctx context.Context, a *updateStatusArgs) (any, error) {
+func (s *svc) updateOrderStatus(ctx context.Context, a *updateStatusArgs) (ops.Null, error) {
 	caller := ops.Caller(ctx)
 	var changed orderDoc
 	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
@@ -449,10 +474,18 @@ func (s *svc) updateOrderStatus(ctx context.Context, a *updateStatusArgs) (any, 
 		if o.PaymentStatus == PaymentUnderReview {
 			// A held payment is the platform's to settle: an administrator
 			// confirms the order (the payment is accepted as paid) or cancels it.
+			// An order whose payment found the cart empty holds nothing to
+			// deliver: it can only be cancelled.
 			if !caller.IsAdmin() {
+				if o.nothingToDeliver() {
+					return apperr.New(apperr.FailedPrecondition, "the order's payment is under review by the platform; an administrator cancels it")
+				}
 				return apperr.New(apperr.FailedPrecondition, "the order's payment is under review by the platform; an administrator confirms or cancels it")
 			}
 			if a.Status == StatusConfirmed {
+				if o.nothingToDeliver() {
+					return apperr.New(apperr.FailedPrecondition, "order %s holds no items (its payment found the cart without items of the store): there is nothing to deliver; cancel it and refund the payment", o.ID)
+				}
 				set["paymentStatus"] = PaymentPaid
 			}
 			set["paymentReview.resolvedBy"], set["paymentReview.resolvedAt"] = caller.Sub, now

@@ -86,9 +86,9 @@ func build(ctx context.Context, env service.Env) (*service.Built, error) {
 				"For each storage id: whether the file exists and whether userId uploaded it (in the order asked).", s.checkOwnership),
 		),
 		Routes: []ops.Route{
-			{Method: fiber.MethodPost, Path: contract.RouteUpload, Access: ops.Authenticated, Handler: s.upload,
+			{Method: fiber.MethodPost, Path: contract.RouteUpload, Access: ops.Authenticated, Handler: s.upload, Doc: uploadDoc,
 				Summary: "Upload an image (PNG, JPEG, WebP or GIF, at most 5 MiB; Content-Type image/*; the body is the image). Answers { storageId }."},
-			{Method: fiber.MethodGet, Path: contract.RouteDownload, Access: ops.Public, Handler: s.download,
+			{Method: fiber.MethodGet, Path: contract.RouteDownload, Access: ops.Public, Handler: s.download, Doc: downloadDoc,
 				Summary: "The stored image, with its Content-Type, ETag and long-lived cache headers; If-None-Match answers 304."},
 		},
 	}, nil

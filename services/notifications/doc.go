@@ -50,12 +50,17 @@
 // A held order is one whose payment did not match its total (data.paymentStatus
 // "under_review"): the customer and the administrators are told, the store is
 // not; it hears of the order when an administrator confirms it (pending ->
-// confirmed, which only a held order goes through).
+// confirmed, which only a held order goes through). A held order with
+// data.reviewReason "cart_empty" (the payment found no items of the store in
+// the cart) gets its own titles and bodies (below): it holds nothing, and an
+// administrator can only cancel it.
 //
 // Titles: order_created "Order confirmed", new_order "New order", order_status
 // "Order <status label>" (e.g. "Order out for delivery"), payment_failed
 // "Payment failed", review_flagged "Review flagged", order_payment_review "Order
-// received: payment under review", payment_review "Payment does not match its order",
+// received: payment under review" ("Payment received: nothing to order" for
+// cart_empty), payment_review "Payment does not match its order" ("Payment
+// without items" for cart_empty),
 // review_invitation "How was <storeName>?", review_response "<storeName> responded
 // to your review" ("<storeName> updated its response to your review" for a
 // change), review_hidden "Your review was hidden", review_shown "Your review is
@@ -74,7 +79,7 @@
 //
 //	order.created         orderId (required), customerId, customerUserId, storeId, storeName,
 //	                      storeOwnerUserId, totalFils, subtotalFils, deliveryFeeFils, paymentIntentId, status,
-//	                      paymentStatus, amountPaidFils and currency (held orders)
+//	                      paymentStatus, amountPaidFils, currency and reviewReason (held orders)
 //	order.status_changed  orderId (required), to (required), from, customerId, customerUserId,
 //	                      storeId, storeName, storeOwnerUserId, changedBy
 //	payment.failed        paymentIntentId (required), customerId, customerUserId, storeId,
@@ -101,6 +106,13 @@
 //	                reviewing it and will contact you."
 //	payment_review  "Order at <storeName> was paid <CUR> <amountPaid> for a total of AED <total>:
 //	                confirm or cancel it."
+//	order_payment_review, cart_empty  "We received your payment of <CUR> <amountPaid> at
+//	                <storeName>, but your cart held no items of that store when it arrived (they
+//	                may have been ordered with another payment). Our team is reviewing it and
+//	                will contact you about a refund."
+//	payment_review, cart_empty  "A payment of <CUR> <amountPaid> at <storeName> found no items
+//	                of the store in the customer's cart (a second payment of the same cart, or
+//	                a cart emptied before paying): cancel the order and refund the payment."
 //	order_status    "Your order from <storeName> is now <status label>."  labels: pending, confirmed,
 //	                being prepared, out for delivery, delivered, cancelled (another status: its name
 //	                with spaces for underscores)

@@ -206,6 +206,19 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		if d.PaymentStatus == customers.PaymentUnderReview {
 			// Held: nothing for the store until an administrator confirms it.
 			paid := fmt.Sprintf("%s %.*f", strings.ToUpper(clip(d.Currency, 8)), money.MinorUnits(d.Currency), money.Major(int64(d.AmountPaid), d.Currency))
+			if d.ReviewReason == customers.ReviewCartEmpty {
+				// Paid with nothing of the store in the cart: an order of nothing,
+				// which an administrator cancels (the payment is refunded).
+				if u := strings.TrimSpace(d.CustomerUserID); u != "" {
+					out = append(out, base(RecipientUser, u, TypeOrderPaymentReview, "Payment received: nothing to order",
+						fmt.Sprintf("We received your payment of %s at %s, but your cart held no items of that store when it arrived (they may have been ordered with another payment). Our team is reviewing it and will contact you about a refund.",
+							paid, storeName(d.StoreName)), PriorityNormal, data))
+				}
+				out = append(out, base(RecipientAdmin, "", TypePaymentReview, "Payment without items",
+					fmt.Sprintf("A payment of %s at %s found no items of the store in the customer's cart (a second payment of the same cart, or a cart emptied before paying): cancel the order and refund the payment.",
+						paid, storeName(d.StoreName)), PriorityHigh, data))
+				break
+			}
 			if u := strings.TrimSpace(d.CustomerUserID); u != "" {
 				out = append(out, base(RecipientUser, u, TypeOrderPaymentReview, "Order received: payment under review",
 					fmt.Sprintf("We received your payment of %s for your order from %s, which does not match its total of %s. Our team is reviewing it and will contact you.",

@@ -83,6 +83,18 @@ func TestNotificationsFor(t *testing.T) {
 			},
 		},
 		{
+			name: "a payment that found the cart empty asks the administrators to cancel and refund, not the store",
+			env: envelope(EventOrderCreated, `{"orderId":"ord_2","customerUserId":"u_cust","storeId":"sto_1","storeName":"Bakery",
+				"storeOwnerUserId":"u_owner","totalFils":0,"paymentIntentId":"pi_2","paymentStatus":"under_review","amountPaidFils":8705,"currency":"aed",
+				"reviewReason":"cart_empty","status":"pending"}`),
+			want: []want{
+				{RecipientUser, "u_cust", TypeOrderPaymentReview, "Payment received: nothing to order", PriorityNormal,
+					[]string{"AED 87.05", "Bakery", "no items", "refund"}, map[string]string{"orderId": "ord_2", "storeId": "sto_1", "paymentIntentId": "pi_2"}},
+				{RecipientAdmin, "", TypePaymentReview, "Payment without items", PriorityHigh,
+					[]string{"AED 87.05", "Bakery", "cancel the order and refund"}, map[string]string{"orderId": "ord_2", "storeId": "sto_1", "paymentIntentId": "pi_2"}},
+			},
+		},
+		{
 			name: "a held order confirmed by an administrator reaches its store",
 			env: envelope(EventOrderStatusChanged, `{"orderId":"ord_1","customerUserId":"u_cust","storeId":"sto_1","storeName":"Bakery",
 				"storeOwnerUserId":"u_owner","from":"pending","to":"confirmed","changedBy":"admin-1"}`),

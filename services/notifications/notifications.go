@@ -81,10 +81,19 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 
 // insert stores notifications that are not stored yet. A duplicate is looked
 // for first rather than caught as a unique-index violation: on MongoDB a failed
-// insert aborts the whole transaction. It must run in a transaction.
+// insert aborts the whole transaction. The new ones go in with one insert (on
+// the embedded engine every write copies the collection, so two inserts cost
+// twice one). It must run in a transaction.
 func (s *svc) insert(ctx context.Context, ns []notificationDoc) error {
 	c := s.env.DB.Collection(coll)
+	fresh := make([]any, 0, len(ns))
+	seen := map[[3]string]bool{}
 	for _, n := range ns {
+		k := [3]string{n.RecipientType, n.RecipientUserID, n.Type}
+		if seen[k] {
+			continue // the same recipient and type twice for one event: once
+		}
+		seen[k] = true
 		filter := bson.D{{Key: "eventId", Value: n.EventID}, {Key: "recipientType", Value: n.RecipientType}}
 		if n.RecipientUserID != "" {
 			filter = append(filter, bson.E{Key: "recipientUserId", Value: n.RecipientUserID})
@@ -107,11 +116,13 @@ func (s *svc) insert(ctx context.Context, ns []notificationDoc) error {
 		if n.Data == nil {
 			n.Data = map[string]string{}
 		}
-		if _, err := c.InsertOne(ctx, n); err != nil {
-			return err
-		}
+		fresh = append(fresh, n)
 	}
-	return nil
+	if len(fresh) == 0 {
+		return nil
+	}
+	_, err := c.InsertMany(ctx, fresh)
+	return err
 }
 
 // Notification is an inbox item as clients see it.
@@ -167,7 +178,7 @@ type markReadArgs struct {
 	NotificationID string `json:"notificationId" op:"required,id=notifications"`
 }
 
-func (s *svc) markRead(ctx context.Context, a *markReadArgs) (any, error) {
+func (s *svc) markRead(ctx context.Context, a *markReadArgs) (ops.Null, error) {
 	caller := ops.Caller(ctx)
 	c := s.env.DB.Collection(coll)
 	var d notificationDoc
@@ -189,12 +200,12 @@ func (s *svc) markRead(ctx context.Context, a *markReadArgs) (any, error) {
 		}
 	}
 	if d.Read {
-		return any(nil), nil
+		return nil, nil
 	}
 	// Only an unread notification changes, so a second call keeps the first readAt.
 	if _, err := c.UpdateOne(ctx, bson.M{"_id": d.ID, "read": false},
 		bson.M{"$set": bson.M{"read": true, "readAt": now()}}); err != nil {
 		return nil, err
 	}
-	return any(nil), nil
+	return nil, nil
 }

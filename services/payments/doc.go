@@ -6,7 +6,8 @@
 // A succeeded payment becomes an order through the customers service's internal
 // customers.cartToOrder.createOrderFromCart, which builds the order from the
 // cart, removes the purchased cart items and guarantees one order per payment
-// intent. A failed payment is published as a payment.failed event (topic
+// intent (a payment that finds no cart lines of its store still makes one, held
+// for review with reason cart_empty, so that a charge is never lost). A failed payment is published as a payment.failed event (topic
 // "payments", through the outbox) for the notifications service. A canceled
 // payment is recorded and leaves the cart alone. Every processed event id is
 // kept (collection processedWebhookEvents, _id = event id), so a redelivery is

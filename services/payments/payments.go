@@ -2,9 +2,13 @@ package payments
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/stripe/stripe-go/v86"
 
+	"marketplace/libs/contracts/addresses"
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
 	contract "marketplace/libs/contracts/payments"
@@ -14,18 +18,34 @@ import (
 
 // Module is the payments service.
 var Module = service.Module{Name: "payments", Build: build, Publishes: []string{contract.Topic},
-	Calls: []string{customers.Service, catalog.Service}, Settings: func() any { return &Settings{} }}
+	Calls: []string{customers.Service, catalog.Service, addresses.Service}, Settings: func() any { return &Settings{} }}
 
 // Settings are the payments service's own, from the environment.
 type Settings struct {
 	WebhookSecret  string `env:"PROCESSOR_WEBHOOK_SECRET" secret:"true"`
 	PublishableKey string `env:"PROCESSOR_PUBLISHABLE_KEY"`
+	// The processor's API (Stripe's, or anything that speaks it: the
+	// all-in-one's simulator) and the secret key checkout creates payment
+	// intents with.
+	APIURL    string `env:"PROCESSOR_API_URL" default:"https://api.stripe.com"`
+	SecretKey string `env:"PROCESSOR_SECRET_KEY" secret:"true"`
+}
+
+// Validate refuses a processor URL that is not an absolute http(s) URL.
+func (s *Settings) Validate() error {
+	u, err := url.Parse(s.APIURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s must be an absolute http(s) URL, got %q", EnvAPIURL, s.APIURL)
+	}
+	return nil
 }
 
 // Names of the settings, for messages.
 const (
 	EnvWebhookSecret  = "PROCESSOR_WEBHOOK_SECRET"
 	EnvPublishableKey = "PROCESSOR_PUBLISHABLE_KEY"
+	EnvAPIURL         = "PROCESSOR_API_URL"
+	EnvSecretKey      = "PROCESSOR_SECRET_KEY"
 )
 
 // Topic carries the events of this service; EventPaymentFailed is published
@@ -42,6 +62,8 @@ type svc struct {
 	env            service.Env
 	customers      *customers.Client
 	catalog        *catalog.Client
+	addresses      *addresses.Client
+	processor      *stripe.Client // nil without a secret key: checkout is unavailable
 	webhookSecret  string
 	publishableKey string
 }
@@ -55,6 +77,8 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 		env:            env,
 		customers:      customers.NewClient(env.Calls),
 		catalog:        catalog.NewClient(env.Calls),
+		addresses:      addresses.NewClient(env.Calls),
+		processor:      newProcessor(settings, env.Logger),
 		webhookSecret:  settings.WebhookSecret,
 		publishableKey: settings.PublishableKey,
 	}
@@ -64,18 +88,29 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 	if s.publishableKey == "" {
 		env.Logger.Warn(EnvPublishableKey + " is not set: /processor/config answers an empty publishable key")
 	}
+	if s.processor == nil {
+		env.Logger.Warn(EnvSecretKey + " is not set: customers.checkout.createPaymentIntent answers UNAVAILABLE")
+	}
 	return &service.Built{
-		// No operations: the processor reaches this service only through the
-		// routes below. processed events need no extra index: _id is unique.
-		Registry: ops.NewRegistry("payments"),
+		// Checkout's payment intent; the processor reaches this service
+		// through the routes below. processed events need no extra index: _id
+		// is unique.
+		Registry: ops.NewRegistry("payments",
+			ops.NewMutation("customers.checkout.createPaymentIntent", ops.Customer,
+				"Start paying for the caller's cart lines of a store: creates the processor's payment intent for the lines plus the delivery fee, with the metadata the webhook turns into the order.",
+				s.createPaymentIntent),
+		).WithResolvers(ops.Resolvers{Customer: s.customers.CustomerRef}),
 		// The gateway forwards exactly these (GET /ops lists them); a refusal
 		// of its own (rate limit, payments unreachable) keeps the webhook's
 		// { error, retryAfter } body.
 		Routes: []ops.Route{
 			{Method: fiber.MethodPost, Path: "/processor/webhook", Access: ops.Public, Errors: ops.ErrorsSimple,
-				Summary: "The payment processor's signed webhook.", Handler: s.webhook},
+				Summary: "The payment processor's signed webhook.", Doc: webhookDoc, Handler: s.webhook,
+				// Verified first thing by its signature; the processor sends from a
+				// few addresses and retries, so a per-IP limit would only delay orders.
+				SenderLimited: true},
 			{Method: fiber.MethodGet, Path: "/processor/config", Access: ops.Public, Errors: ops.ErrorsSimple,
-				Summary: "The processor's publishable key.", Handler: s.config},
+				Summary: "The processor's publishable key.", Doc: configDoc, Handler: s.config},
 		},
 	}, nil
 }

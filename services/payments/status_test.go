@@ -22,7 +22,7 @@ func TestStatusMapping(t *testing.T) {
 		{apperr.Invalid("metadata.storeId", "is required"), 400, fiber.Map{"error": "metadata.storeId: is required"}},
 		{apperr.New(apperr.NotFound, "customer does not exist"), 400, fiber.Map{"error": "customer does not exist"}},
 		{apperr.New(apperr.Unavailable, "customers is unreachable"), 503, fiber.Map{"error": "customers is unreachable", "retryAfter": RetryAfterSeconds}},
-		{apperr.New(apperr.FailedPrecondition, "the cart holds no items of the store"), 500, fiber.Map{"error": "the cart holds no items of the store", "eventId": "evt_1"}},
+		{apperr.New(apperr.FailedPrecondition, "there is no active platform configuration"), 500, fiber.Map{"error": "there is no active platform configuration", "eventId": "evt_1"}},
 		{apperr.New(apperr.Internal, "internal error"), 500, fiber.Map{"error": "internal error", "eventId": "evt_1"}},
 		{apperr.New(apperr.AlreadyExists, "exists"), 500, fiber.Map{"error": "exists", "eventId": "evt_1"}},
 		{apperr.New(apperr.PermissionDenied, "no"), 500, fiber.Map{"error": "no", "eventId": "evt_1"}},

@@ -9,7 +9,11 @@ package payments
 //	     concurrent copy, or another event of the same payment intent: the body
 //	     says "... already processed"), or its type is not one this service acts
 //	     on (JSON { message: "Unhandled event type", eventType }). Text bodies are
-//	     text/plain, JSON bodies application/json.
+//	     text/plain, JSON bodies application/json. A payment that does not fit
+//	     its cart is handled too: the order is created held for review (a paid
+//	     amount or currency that does not match it, or no cart lines of the store
+//	     at all: a second payment of the same cart, or a cart emptied before
+//	     paying), since a retry could not change what was charged.
 //	400  what the processor sent is wrong, and sending it again will not help:
 //	     no webhook secret configured here, a missing, malformed, stale (older
 //	     than 300 s), future-dated (more than 300 s ahead) or non-matching
@@ -19,10 +23,11 @@ package payments
 //	     service's INVALID_ARGUMENT or NOT_FOUND (the customer or store of the
 //	     metadata does not exist). JSON { error }. Nothing is written.
 //	500  processing failed in a way a later retry may fix: the customers
-//	     service's FAILED_PRECONDITION (the cart holds no items of that store:
-//	     it may not have arrived yet), any other error of it, and failures of
+//	     service's FAILED_PRECONDITION (no platform configuration is in force to
+//	     price the order's commission), any other error of it, and failures of
 //	     this service's own database. JSON { error, eventId }. Malformed input is
-//	     never a 500.
+//	     never a 500, nor is a paid cart that holds nothing of the store (200,
+//	     held for review, above).
 //	503  a dependency is down: the customers service cannot be resolved or
 //	     reached, did not answer in time, or answered UNAVAILABLE. JSON { error,
 //	     retryAfter } and a Retry-After header, both in seconds.
@@ -292,7 +297,7 @@ func (s *svc) succeeded(ctx context.Context, ev *event, p *paymentIntent) answer
 	}
 	if res.HeldForReview {
 		s.env.Logger.WarnContext(ctx, "order held for payment review", "eventId", ev.ID, "paymentIntentId", p.ID, "orderId", res.OrderID,
-			"amount", p.Amount, "currency", p.Currency)
+			"reason", res.ReviewReason, "amount", p.Amount, "currency", p.Currency)
 	}
 	s.env.Logger.InfoContext(ctx, "order created from payment", "eventId", ev.ID, "paymentIntentId", p.ID, "orderId", res.OrderID,
 		"customerId", o.CustomerID, "storeId", o.StoreID, "amountPaid", o.AmountPaid.AED())

@@ -609,8 +609,8 @@ func TestCustomersFailures(t *testing.T) {
 		{"unavailable", func(h *harness) { h.customers.set(fail(apperr.New(apperr.Unavailable, "database down")), nil) }, 503, []string{"error", "retryAfter"}},
 		{"not registered", func(h *harness) { h.resolver.set("") }, 503, []string{"error", "retryAfter"}},
 		{"unreachable", func(h *harness) { h.resolver.set("http://127.0.0.1:1") }, 503, []string{"error", "retryAfter"}},
-		{"no cart items yet", func(h *harness) {
-			h.customers.set(fail(apperr.New(apperr.FailedPrecondition, "the cart holds no items of the store")), nil)
+		{"platform not configured yet", func(h *harness) {
+			h.customers.set(fail(apperr.New(apperr.FailedPrecondition, "there is no active platform configuration")), nil)
 		}, 500, []string{"error", "eventId"}},
 		{"internal", func(h *harness) { h.customers.set(fail(apperr.New(apperr.Internal, "internal error")), nil) }, 500, []string{"error", "eventId"}},
 		{"customer missing", func(h *harness) { h.customers.set(fail(apperr.New(apperr.NotFound, "customer does not exist")), nil) }, 400, []string{"error"}},
@@ -806,14 +806,17 @@ func TestUnhandledEventTypes(t *testing.T) {
 	}
 }
 
-func TestNoPublicOperations(t *testing.T) {
+// The service's one operation is checkout's payment intent, for customers;
+// the processor reaches it only through its routes.
+func TestOnlyCheckoutIsAnOperation(t *testing.T) {
 	h := newHarness(t, testSecret)
 	r := h.do(t, httptest.NewRequest(http.MethodGet, "/ops", nil))
 	var got struct {
 		Service    string           `json:"service"`
 		Operations []ops.Descriptor `json:"operations"`
 	}
-	if err := json.Unmarshal([]byte(r.body), &got); err != nil || got.Service != "payments" || len(got.Operations) != 0 {
+	if err := json.Unmarshal([]byte(r.body), &got); err != nil || got.Service != "payments" || len(got.Operations) != 1 ||
+		got.Operations[0].Path != "customers.checkout.createPaymentIntent" || got.Operations[0].Access != ops.Customer || got.Operations[0].Kind != ops.Mutation {
 		t.Fatalf("GET /ops = %d %s", r.status, r.body)
 	}
 }

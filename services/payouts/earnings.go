@@ -18,8 +18,9 @@ import (
 	"marketplace/libs/store"
 )
 
-// consume follows the catalog (wallets open from store.created) and the
-// orders (earnings from deliveries) until ctx ends.
+// consume follows the catalog (wallets open from store.created, and keep the
+// store's name and owner from store.updated) and the orders (earnings from
+// deliveries) until ctx ends.
 func (s *svc) consume(ctx context.Context) error {
 	return events.RunConsumer(ctx, events.ConsumerConfig{
 		Brokers: s.env.Brokers, GroupID: GroupID, Topics: []string{catalog.Topic, customers.TopicOrders},
@@ -32,15 +33,16 @@ func (s *svc) consume(ctx context.Context) error {
 // records the event id as processed. Other event types are not ours.
 func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 	switch env.Type {
-	case catalog.EventStoreCreated:
-		var d catalog.StoreCreated
+	case catalog.EventStoreCreated, catalog.EventStoreUpdated:
+		var d catalog.StoreEvent
 		if err := decodeData(env, &d); err != nil {
 			return err
 		}
 		if !ids.Valid("stores", d.StoreID) {
 			return fmt.Errorf("%s %s: data.storeId %q is not a store id", env.Type, env.ID, d.StoreID)
 		}
-		return s.openWallet(ctx, storeInfo{ID: d.StoreID, Name: d.Name, OwnerUserID: d.OwnerUserID, OwnerName: d.OwnerName, OwnerPhone: d.OwnerPhone})
+		return s.openWallet(ctx, storeInfo{ID: d.StoreID, Name: d.Name, OwnerUserID: d.OwnerUserID, OwnerName: d.OwnerName, OwnerPhone: d.OwnerPhone,
+			Version: d.EventVersion()})
 	case customers.EventOrderStatusChanged:
 		var d customers.OrderEvent
 		if err := decodeData(env, &d); err != nil {

@@ -17,8 +17,8 @@ const (
 )
 
 // walletDoc is a store's wallet: one per store, amounts in fils. The owner's
-// name and phone come from the catalog's store.created event (getPendingPayouts
-// shows them).
+// name and phone come from the catalog's store.created and store.updated
+// events (getPendingPayouts shows them).
 type walletDoc struct {
 	ID               string     `bson:"_id"`
 	StoreID          string     `bson:"storeId"`
@@ -26,6 +26,7 @@ type walletDoc struct {
 	OwnerUserID      string     `bson:"ownerUserId"`
 	OwnerName        string     `bson:"ownerName"`
 	OwnerPhone       string     `bson:"ownerPhone"`
+	StoreVersion     int64      `bson:"storeVersion,omitempty"` // the catalog's version of the store the fields above come from
 	AvailableBalance money.Fils `bson:"availableBalance"`
 	PendingBalance   money.Fils `bson:"pendingBalance"`
 	TotalEarnings    money.Fils `bson:"totalEarnings"`

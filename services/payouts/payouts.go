@@ -163,9 +163,16 @@ func indexes() []store.Index {
 		// release, a payout, an adjustment.
 		{Collection: txColl, Keys: bson.D{{Key: "sourceKey", Value: 1}}, Unique: true, Name: "one_per_source"},
 		{Collection: txColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store"},
-		{Collection: txColl, Keys: bson.D{{Key: "walletId", Value: 1}}, Name: "by_wallet"},
-		{Collection: txColl, Keys: bson.D{{Key: "type", Value: 1}, {Key: "status", Value: 1}, {Key: "releaseAt", Value: 1}}, Name: "due_earnings"},
-		{Collection: payoutsColl, Keys: bson.D{{Key: "status", Value: 1}, {Key: "requestDate", Value: 1}}, Name: "by_status"},
+		// A wallet's transactions (reconcileWallet), and its held earnings
+		// oldest first (takeHeld).
+		{Collection: txColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "type", Value: 1}, {Key: "status", Value: 1},
+			{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "held_oldest"},
+		// The earnings due, oldest first (releaseDue).
+		{Collection: txColl, Keys: bson.D{{Key: "type", Value: 1}, {Key: "status", Value: 1}, {Key: "releaseAt", Value: 1}, {Key: "_id", Value: 1}}, Name: "due_oldest"},
+		// The open payouts, oldest request first, of all stores or of one
+		// (getPendingPayouts).
+		{Collection: payoutsColl, Keys: bson.D{{Key: "status", Value: 1}, {Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}, Name: "open_oldest"},
+		{Collection: payoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}, Name: "store_open_oldest"},
 		{Collection: payoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store"},
 		{Collection: daysColl, Keys: bson.D{{Key: "month", Value: 1}}, Name: "by_month"},
 		{Collection: adjustmentsColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "adjustmentType", Value: 1}}, Name: "by_wallet"},

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/money"
+	"marketplace/libs/store"
 )
 
 // Running totals of the payouts, kept in the same transaction as every
@@ -73,7 +74,7 @@ func (s *svc) countMove(ctx context.Context, p *payoutDoc, from string) error {
 // totals.
 func (s *svc) summaryFromTotals(ctx context.Context, now time.Time) (summary, error) {
 	var sm summary
-	cur, err := s.env.DB.Collection(totalsColl).Find(ctx, bson.M{})
+	cur, err := s.env.DB.Collection(totalsColl).Find(store.Scan(ctx, "one running total per payout status: a handful, read whole"), bson.M{})
 	if err != nil {
 		return sm, err
 	}

@@ -20,36 +20,56 @@ import (
 )
 
 // storeInfo is what the service knows of a store when it opens its wallet;
-// empty fields are left as they are.
+// empty fields are left as they are. Version is the catalog's version of the
+// store when the info comes from its store.created or store.updated event,
+// and 0 when it comes from elsewhere (an order's copy, a cached read), which
+// may be older than what the wallet holds.
 type storeInfo struct {
 	ID, Name, OwnerUserID, OwnerName, OwnerPhone string
+	Version                                      int64
 }
 
 // openWallet opens the store's wallet with zero balances unless it is open,
 // and records what info tells of the store. Opening is idempotent (the id is
 // the store's, and a unique index holds one wallet per store), so the
 // store.created event, its redeliveries and an earning that arrives first
-// all end with one wallet.
+// all end with one wallet. The store's name and owner follow the catalog's
+// store events: an event's info replaces the wallet's only when it is newer
+// than the version the wallet holds (storeVersion), so a redelivered
+// store.created never undoes a rename; info without a version only fills in
+// a wallet it opens.
 func (s *svc) openWallet(ctx context.Context, info storeInfo) error {
 	id := WalletIDOf(info.ID)
 	if id == "" {
 		return fmt.Errorf("payouts: %q is not a store id", info.ID)
 	}
 	now := s.nowMs()
-	update := bson.M{"$setOnInsert": bson.M{
+	onInsert := bson.M{
 		"storeId": info.ID, "availableBalance": money.Fils(0), "pendingBalance": money.Fils(0), "totalEarnings": money.Fils(0),
 		"totalPayouts": money.Fils(0), "lastPayoutDate": nil, "totalOrders": int64(0), "creationTime": now, "updatedAt": now,
-	}}
+	}
 	set := bson.M{}
 	for k, v := range map[string]string{"storeName": info.Name, "ownerUserId": info.OwnerUserID, "ownerName": info.OwnerName, "ownerPhone": info.OwnerPhone} {
 		if v != "" {
 			set[k] = v
 		}
 	}
-	if len(set) > 0 {
-		update["$set"] = set
+	if info.Version == 0 {
+		for k, v := range set {
+			onInsert[k] = v
+		}
 	}
-	_, err := s.env.DB.Collection(walletsColl).UpdateOne(ctx, bson.M{"_id": id}, update, options.Update().SetUpsert(true))
+	wallets := s.env.DB.Collection(walletsColl)
+	if _, err := wallets.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$setOnInsert": onInsert}, options.Update().SetUpsert(true)); err != nil {
+		return err
+	}
+	if info.Version == 0 {
+		return nil
+	}
+	set["storeVersion"] = info.Version
+	_, err := wallets.UpdateOne(ctx, bson.M{"_id": id, "$or": bson.A{
+		bson.M{"storeVersion": bson.M{"$lt": info.Version}}, bson.M{"storeVersion": bson.M{"$exists": false}},
+	}}, bson.M{"$set": set})
 	return err
 }
 

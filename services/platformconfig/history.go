@@ -26,8 +26,8 @@ const historyColl = "platformConfigHistory"
 // null where the field did not exist (before creation, an entry not yet added).
 type Change struct {
 	Field    string `json:"field" bson:"field"`
-	OldValue any    `json:"oldValue" bson:"oldValue"`
-	NewValue any    `json:"newValue" bson:"newValue"`
+	OldValue any    `json:"oldValue" bson:"oldValue" schema:"null|number|boolean|string|object"`
+	NewValue any    `json:"newValue" bson:"newValue" schema:"null|number|boolean|string|object"`
 }
 
 // fieldValue is one field of a configuration and its value.
@@ -218,4 +218,7 @@ func (s *svc) getConfigHistory(ctx context.Context, a *historyArgs) (page.Result
 // hold the numbering: one entry per change number of a configuration.
 var historyIndexes = []store.Index{
 	{Collection: historyColl, Keys: bson.D{{Key: "configId", Value: 1}, {Key: "seq", Value: -1}}, Unique: true, Name: "history_by_config"},
+	// The pages (libs/page breaks ties by _id, which MongoDB cannot know
+	// never happen here).
+	{Collection: historyColl, Keys: bson.D{{Key: "configId", Value: 1}, {Key: "seq", Value: -1}, {Key: "_id", Value: -1}}, Name: "history_pages"},
 }

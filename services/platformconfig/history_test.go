@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"marketplace/libs/contracts/catalog"
+	"marketplace/libs/events"
 	"marketplace/libs/money"
 	"marketplace/libs/page"
 	"marketplace/libs/service"
@@ -96,7 +97,8 @@ func newTestSvc(t *testing.T, now time.Time) (*svc, *store.DB) {
 	if err := db.EnsureIndexes(ctx, historyIndexes...); err != nil {
 		t.Fatal(err)
 	}
-	return &svc{env: service.Env{DB: db}, now: func() time.Time { return now }}, db
+	return &svc{env: service.Env{DB: db, Outbox: events.NewOutbox(db, "platformconfig"), Relay: events.NewRelay(db, nil, nil)},
+		now: func() time.Time { return now }}, db
 }
 
 func historyOf(t *testing.T, s *svc, configID string) []HistoryEntryView {

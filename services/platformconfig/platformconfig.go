@@ -20,7 +20,7 @@ import (
 )
 
 // Module is the platform configuration service.
-var Module = service.Module{Name: contract.Service, Build: build, Calls: []string{catalog.Service}}
+var Module = service.Module{Name: contract.Service, Build: build, Calls: []string{catalog.Service}, Publishes: []string{contract.Topic}}
 
 const coll = "platformConfig"
 
@@ -33,6 +33,7 @@ type svc struct {
 func build(_ context.Context, env service.Env) (*service.Built, error) {
 	s := &svc{env: env, now: env.Now, catalog: catalog.NewClient(env.Calls)}
 	return &service.Built{
+		Background: []func(context.Context) error{s.announceActive},
 		Registry: ops.NewRegistry("platformconfig",
 			ops.NewMutation("admins.platformAdmin.createInitialPlatformConfig", ops.Admin, "Create the first active configuration with the defaults.", s.createInitial),
 			ops.NewQuery("admins.platformAdmin.getActivePlatformConfig", ops.Authenticated, "The configuration in force, or null.", s.getActive),
@@ -40,7 +41,8 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("admins.platformAdmin.addCategoryCommission", ops.Admin, "Add or replace a category's commission entry.", s.addCategoryCommission),
 			ops.NewMutation("admins.platformAdmin.setTierCommission", ops.Admin, "Replace a store tier's commission entry; returns the updated configuration.", s.setTierCommission),
 			ops.NewQuery("admins.platformAdmin.getConfigHistory", ops.Admin, "A configuration's change history, newest first (paginated).", s.getConfigHistory),
-			ops.NewQuery("admins.platformAdmin.getCommissionPreview", ops.Authenticated, "The commission of an order of a store.", s.preview),
+			ops.NewQuery("admins.platformAdmin.getCommissionPreview", ops.Authenticated, "The commission of an order of a store.", s.preview,
+				ops.Errors(apperr.FailedPrecondition)), // no configuration in force
 			// The same calculation for other services (orders freeze it at creation).
 			ops.NewQuery("admins.platformAdmin.computeCommission", ops.Internal, "The commission of an order of a store.", s.preview),
 			// The wallet settings in force, for the payouts service (which reads them
@@ -79,13 +81,16 @@ func (s *svc) createInitial(ctx context.Context, a *adminArgs) (string, error) {
 	for _, c := range defaultCategoryRates {
 		d.CategoryCommissions = append(d.CategoryCommissions, categoryCommission{CategoryID: catIDs[c.Name], CommissionRate: c.Rate})
 	}
-	// The configuration and its first history entry (every field, from nothing)
-	// commit together.
+	// The configuration, its first history entry (every field, from nothing)
+	// and its config.changed event commit together.
 	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
 		if _, err := s.env.DB.Collection(coll).InsertOne(ctx, d); err != nil {
 			return err
 		}
-		return s.record(ctx, &d, "createInitialPlatformConfig", a.AdminUserID, now, diff(nil, d.view()))
+		if err := s.record(ctx, &d, "createInitialPlatformConfig", a.AdminUserID, now, diff(nil, d.view())); err != nil {
+			return err
+		}
+		return s.announce(ctx, &d)
 	})
 	if store.IsDuplicate(err) {
 		return "", apperr.New(apperr.AlreadyExists, "an active platform configuration already exists")
@@ -93,6 +98,7 @@ func (s *svc) createInitial(ctx context.Context, a *adminArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	s.env.Relay.Kick()
 	return d.ID, nil
 }
 
@@ -197,11 +203,15 @@ func (s *svc) change(ctx context.Context, operation, configID, adminID string, f
 		if _, err := s.env.DB.Collection(coll).ReplaceOne(ctx, bson.M{"_id": configID}, d); err != nil {
 			return err
 		}
-		return s.record(ctx, &d, operation, adminID, now, changes)
+		if err := s.record(ctx, &d, operation, adminID, now, changes); err != nil {
+			return err
+		}
+		return s.announce(ctx, &d)
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.env.Relay.Kick()
 	return out, nil
 }
 

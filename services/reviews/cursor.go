@@ -14,6 +14,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/page"
+	"marketplace/libs/store"
 )
 
 // Keyset pagination over several sort keys (libs/page sorts by one field and
@@ -242,6 +243,8 @@ func findSorted[T keyed](ctx context.Context, f finder, c lungo.ICollection, fil
 	fo := options.Find()
 	if !f.sortHere {
 		fo.SetSort(o.sortSpec()).SetLimit(int64(limit))
+	} else {
+		ctx = store.SortedByCaller(ctx, o.sortSpec(), int64(limit)) // for the index coverage check: MongoDB gets these
 	}
 	cur, err := c.Find(ctx, filter, fo)
 	if err != nil {

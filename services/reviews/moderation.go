@@ -144,7 +144,7 @@ const (
 // dismissed, the review stays. hide_review: the review is hidden (statistics
 // updated, its author notified through review.hidden) and every pending flag
 // of it is resolved; one review.flag_resolved goes out per flag.
-func (s *svc) resolveFlag(ctx context.Context, a *resolveArgs) (any, error) {
+func (s *svc) resolveFlag(ctx context.Context, a *resolveArgs) (ops.Null, error) {
 	notes := orEmpty(cleanText(a.AdminNotes))
 	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
 		var f flagDoc
@@ -253,7 +253,7 @@ type visibilityArgs struct {
 
 // setReviewVisibility hides a review (its pending flags are resolved as by
 // hide_review) or shows it again; setting the state it has changes nothing.
-func (s *svc) setReviewVisibility(ctx context.Context, a *visibilityArgs) (any, error) {
+func (s *svc) setReviewVisibility(ctx context.Context, a *visibilityArgs) (ops.Null, error) {
 	notes := orEmpty(cleanText(a.AdminNotes))
 	changed := false
 	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {

@@ -138,6 +138,9 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			// The lists (on MongoDB: the store's visible reviews in each order, the caller's reviews).
 			{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_newest"},
 			{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "rating", Value: -1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_rating"},
+			// lowest_rating: the lowest first, the newest first among equals (the
+			// mixed directions are not store_rating walked backwards).
+			{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "rating", Value: 1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_rating_lowest"},
 			{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "wilson", Value: -1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_helpful"},
 			{Collection: reviewsColl, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_customer"},
 			// One vote and one flag per customer per review.
@@ -146,6 +149,8 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			{Collection: votesColl, Keys: bson.D{{Key: "userId", Value: 1}, {Key: "storeId", Value: 1}}, Name: "by_user_store"},
 			{Collection: flagsColl, Keys: bson.D{{Key: "reviewId", Value: 1}, {Key: "customerId", Value: 1}}, Unique: true, Name: "one_flag_per_customer"},
 			{Collection: flagsColl, Keys: bson.D{{Key: "status", Value: 1}, {Key: "createdAt", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_status"},
+			// Every flag, oldest first (listFlags without a status).
+			{Collection: flagsColl, Keys: bson.D{{Key: "createdAt", Value: 1}, {Key: "_id", Value: 1}}, Name: "oldest"},
 		},
 	}, nil
 }

@@ -258,7 +258,7 @@ type reviewArgs struct {
 
 // deleteReview removes the caller's own review with its votes and flags, in
 // one transaction with the statistics and review.deleted.
-func (s *svc) deleteReview(ctx context.Context, a *reviewArgs) (any, error) {
+func (s *svc) deleteReview(ctx context.Context, a *reviewArgs) (ops.Null, error) {
 	var gone reviewDoc
 	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
 		r, err := s.existingReview(ctx, a.ReviewID)

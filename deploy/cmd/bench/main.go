@@ -54,6 +54,16 @@ func run() error {
 	reviewsLarge := flag.Int("reviews-large", 20_000, "reviews in the database of row (r3), the store's 200 among them (2000 or less skips the row)")
 	flag.Parse()
 
+	// The embedded engine rows first, each on a fresh all-in-one of its own (engine.go).
+	engine, err := benchEngine(*orderConc)
+	if err != nil {
+		return err
+	}
+	if *engineOnly {
+		printEngine(engine)
+		return nil
+	}
+
 	const webhookSecret = "whsec_bench"
 	env := map[string]string{"LOG_LEVEL": "error", "ACCESS_LOG": "false", "RATE_LIMIT_RPS": "1000000000", "RATE_LIMIT_BURST": "1000000000",
 		"PROCESSOR_WEBHOOK_SECRET": webhookSecret}
@@ -129,6 +139,12 @@ func run() error {
 		}
 	}
 
+	if *eventsOnly {
+		return runEventsOnly(info, webhookSecret, tok, storeID, *orderConc)
+	}
+	if *liveOnly {
+		return runLiveOnly(info.BaseURL, tok)
+	}
 	trivial := body("catalog.locations.listCities", nil)
 	preview := body("admins.platformAdmin.getCommissionPreview", map[string]any{"storeId": storeID, "subtotal": 123.45, "deliveryFee": 7})
 	rows := []row{}
@@ -152,6 +168,12 @@ func run() error {
 	}
 	measure("(d) getCommissionPreview via gateway", info.BaseURL+"/api/query", preview)
 	measure("(e) getCustomerAddresses (10) via gateway", info.BaseURL+"/api/query", body("customers.addresses.getCustomerAddresses", nil))
+	// Store discovery next to the other reads (see discovery.go).
+	searchRow, searchNote, err := benchSearch(info.BaseURL, info.Brokers, tok, *conns, *dur, *warm)
+	if err != nil {
+		return err
+	}
+	discoveryRows := []row{searchRow}
 	// Reviews' reads at 2,000 reviews next to the other read rows; their
 	// 20,000 and their write rows come last (see reviews.go).
 	reviews, err := newReviewBench(info.BaseURL, tok, *reviewsLarge)
@@ -187,6 +209,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	// The store's order list over the orders just stored.
+	discoveryRows = append(discoveryRows, benchStoreOrders(info.BaseURL, tok("owner"), storeID, *pacedOrders+*orders, *conns, *dur, *warm))
 	// Payouts last: their setup stores 5,000 payouts, and the notifications
 	// of that setup must not queue before the order rows' events.
 	payoutRows, err := benchPayouts(info.BaseURL, tok, *conns, *dur, *warm)
@@ -199,6 +223,17 @@ func run() error {
 		return err
 	}
 	reviewRows = append(reviewRows, moreReviewRows...)
+	// The event rows last: they store up to -event-stored orders.
+	eventRows, err := benchEvents(info.BaseURL, webhookSecret, info.Brokers, mint, storeID, productID, *pacedOrders+*orders, *orderConc)
+	if err != nil {
+		return err
+	}
+
+	// Convex clients' live queries (live.go).
+	liveRows, err := benchLive(info.BaseURL, tok, *liveRounds)
+	if err != nil {
+		return err
+	}
 
 	fmt.Printf("\n%d connections, %v per row (after %v warm-up), loopback, %s\n\n", *conns, *dur, *warm, time.Now().Format(time.RFC3339))
 	fmt.Printf("%-46s %10s %10s %10s %7s\n", "row", "req/s", "p50", "p99", "errors")
@@ -212,6 +247,7 @@ func run() error {
 	fmt.Printf("%-46s %10.0f %10v %10v %7d   (orders/s)\n", "(f) "+deliveries.name, deliveries.rps, deliveries.p50.Round(time.Microsecond), deliveries.p99.Round(time.Microsecond), deliveries.errors)
 	fmt.Printf("%-46s %10s %10v %10v %7d   (goal p99 < 50ms; ms resolution)\n", fmt.Sprintf("(g) event latency at %d orders/s", *pacedRate), "", pacedEvents.p50, pacedEvents.p99, pacedEvents.errors)
 	fmt.Printf("%-46s %10s %10v %10v %7d   (queueing: orders arrive faster than one consumer stores)\n", "(h) event latency during row (f)", "", loadedEvents.p50, loadedEvents.p99, loadedEvents.errors)
+	printDiscovery(discoveryRows)
 	for _, r := range payoutRows {
 		fmt.Printf("%-46s %10.0f %10v %10v %7d\n", r.name, r.rps, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), r.errors)
 	}
@@ -222,6 +258,8 @@ func run() error {
 		}
 		fmt.Printf("%-46s %10.0f %10v %10v %7d\n", r.name, r.rps, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond), r.errors)
 	}
+	printEventRows(eventRows)
+	printLive(liveRows)
 	fmt.Println()
 	if rows[2].skipped == "" {
 		fmt.Printf("gateway / nginx throughput: %.2f (goal >= 0.90)\n", rows[1].rps/rows[2].rps)
@@ -229,6 +267,7 @@ func run() error {
 	fmt.Printf("gateway / direct throughput: %.2f\n", rows[1].rps/rows[0].rps)
 	fmt.Printf("preview / gateway trivial throughput: %.2f (goal >= 0.40)\n", rows[3].rps/rows[1].rps)
 	fmt.Printf("addresses / gateway trivial throughput: %.2f (goal >= 0.40)\n", rows[4].rps/rows[1].rps)
+	printDiscoveryRatios(discoveryRows, rows[1])
 	for i, r := range payoutRows {
 		fmt.Printf("%s / gateway trivial throughput: %.2f\n", payoutRowNames[i], r.rps/rows[1].rps)
 	}
@@ -237,6 +276,8 @@ func run() error {
 			fmt.Printf("%s / gateway trivial throughput: %.2f%s\n", reviewRowNames[i], r.rps/rows[1].rps, reviewGoals[i])
 		}
 	}
+	fmt.Println(searchNote)
+	printEngine(engine)
 	for _, n := range reviews.notes {
 		fmt.Println(n)
 	}

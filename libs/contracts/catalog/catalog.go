@@ -19,6 +19,7 @@ const Topic = "catalog"
 // Event types on Topic.
 const (
 	EventStoreCreated = "store.created" // data: StoreCreated
+	EventStoreUpdated = "store.updated" // data: StoreUpdated
 	EventCityCreated  = "city.created"  // data: Place
 	EventCityUpdated  = "city.updated"  // data: Place
 	EventAreaCreated  = "area.created"  // data: Place
@@ -32,17 +33,39 @@ const (
 	TierEnterprise = "enterprise"
 )
 
+// StoreEvent is the data of store.created and store.updated: the store as it
+// is after the change. Version orders the changes of one store (1 at
+// creation, +1 per change), so a consumer that keeps a copy applies an event
+// only when it is newer than what it holds; events written before versions
+// existed carry none (0) and are store.created, i.e. version 1.
+// The location fields and isOpen were added later: absent in older events.
+type StoreEvent struct {
+	StoreID           string   `json:"storeId"`
+	Name              string   `json:"name"`
+	OwnerUserID       string   `json:"ownerUserId"`
+	OwnerName         string   `json:"ownerName"`
+	OwnerPhone        string   `json:"ownerPhone"`
+	PrimaryCategoryID *string  `json:"primaryCategoryId"`
+	Tier              string   `json:"tier"`
+	City              *string  `json:"city,omitempty"`
+	Area              *string  `json:"area,omitempty"`
+	Latitude          *float64 `json:"latitude,omitempty"`
+	Longitude         *float64 `json:"longitude,omitempty"`
+	IsOpen            *bool    `json:"isOpen,omitempty"`
+	Version           int64    `json:"version,omitempty"`
+}
+
 // StoreCreated is the data of store.created: the payouts service opens the
 // store's wallet from it.
-type StoreCreated struct {
-	StoreID           string  `json:"storeId"`
-	Name              string  `json:"name"`
-	OwnerUserID       string  `json:"ownerUserId"`
-	OwnerName         string  `json:"ownerName"`
-	OwnerPhone        string  `json:"ownerPhone"`
-	PrimaryCategoryID *string `json:"primaryCategoryId"`
-	Tier              string  `json:"tier"`
-}
+type StoreCreated = StoreEvent
+
+// StoreUpdated is the data of store.updated: the payouts service keeps the
+// wallet's store name and owner contact from it.
+type StoreUpdated = StoreEvent
+
+// EventVersion is the version an event stands for (0 in events older than
+// versions, which were all store.created).
+func (e *StoreEvent) EventVersion() int64 { return max(e.Version, 1) }
 
 // Place is the data of the city and area events, and an entry of
 // catalog.locations.resolve: what other services show of a city or an area.
@@ -56,18 +79,26 @@ type Place struct {
 	Version    int64  `json:"version"`
 }
 
-// Store is stores.catalog.getStore's answer. OwnerName and OwnerPhone are
-// shown to the store's owner and administrators only.
+// Store is stores.catalog.getStore's answer (and an item of listStores).
+// OwnerName and OwnerPhone are shown to the store's owner and administrators
+// only. City and Area are ids (null when not set), Latitude and Longitude
+// decimal degrees (null when not set); IsOpen says whether the store takes
+// orders now.
 type Store struct {
-	ID                string  `json:"_id"`
-	Name              string  `json:"name"`
-	OwnerUserID       string  `json:"ownerUserId"`
-	OwnerName         string  `json:"ownerName,omitempty"`
-	OwnerPhone        string  `json:"ownerPhone,omitempty"`
-	PrimaryCategoryID *string `json:"primaryCategoryId"`
-	Tier              string  `json:"tier"`
-	IsActive          bool    `json:"isActive"`
-	CreationTime      int64   `json:"_creationTime"`
+	ID                string   `json:"_id"`
+	Name              string   `json:"name"`
+	OwnerUserID       string   `json:"ownerUserId"`
+	OwnerName         string   `json:"ownerName,omitempty"`
+	OwnerPhone        string   `json:"ownerPhone,omitempty"`
+	PrimaryCategoryID *string  `json:"primaryCategoryId"`
+	Tier              string   `json:"tier"`
+	IsActive          bool     `json:"isActive"`
+	IsOpen            bool     `json:"isOpen"`
+	City              *string  `json:"city"`
+	Area              *string  `json:"area"`
+	Latitude          *float64 `json:"latitude"`
+	Longitude         *float64 `json:"longitude"`
+	CreationTime      int64    `json:"_creationTime"`
 }
 
 // Product is a product as clients and other services see it (AED numbers).

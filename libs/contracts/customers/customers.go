@@ -30,6 +30,17 @@ const (
 	PaymentUnderReview = "under_review" // what was paid differs from the order's total: held for review
 )
 
+// Reasons an order's payment is held for review (OrderEvent.ReviewReason, the
+// order's paymentReview.reason).
+const (
+	ReviewAmountMismatch   = "amount_mismatch"   // paid in AED, not the order's total
+	ReviewCurrencyMismatch = "currency_mismatch" // paid in another currency
+	// The payment found no cart lines of its store (a second payment of the
+	// same cart, or a cart emptied before paying): the order holds no items,
+	// its total is 0, and it can only be cancelled (the payment refunded).
+	ReviewCartEmpty = "cart_empty"
+)
+
 // Order statuses.
 const (
 	StatusPending        = "pending"
@@ -43,7 +54,7 @@ const (
 // OrderEvent is the data of order.created and order.status_changed. Money is
 // integer fils. From, To and ChangedBy are set on status changes; AmountPaid
 // and Currency on held orders (PaymentStatus under_review), in the minor units
-// of Currency.
+// of Currency, and ReviewReason on order.created of a held order.
 type OrderEvent struct {
 	OrderID            string     `json:"orderId"`
 	CustomerID         string     `json:"customerId"`
@@ -60,6 +71,7 @@ type OrderEvent struct {
 	PaymentStatus      string     `json:"paymentStatus"`
 	AmountPaid         money.Fils `json:"amountPaidFils,omitempty"`
 	Currency           string     `json:"currency,omitempty"`
+	ReviewReason       string     `json:"reviewReason,omitempty"`
 	Status             string     `json:"status"`
 	From               string     `json:"from,omitempty"`
 	To                 string     `json:"to,omitempty"`
@@ -100,11 +112,13 @@ type CreateOrder struct {
 }
 
 // CreatedOrder is createOrderFromCart's answer; Created is false when an order
-// for the payment intent already existed.
+// for the payment intent already existed. A created order held for review says
+// why (ReviewReason, one of the Review* reasons).
 type CreatedOrder struct {
 	OrderID       string `json:"orderId"`
 	Created       bool   `json:"created"`
 	HeldForReview bool   `json:"heldForReview,omitempty"`
+	ReviewReason  string `json:"reviewReason,omitempty"`
 }
 
 // Operations other services call.
@@ -200,4 +214,64 @@ func (c *Client) CustomerRef(ctx context.Context, userID string) (*ops.CustomerR
 		return nil, err
 	}
 	return &ops.CustomerRef{ID: p.ID, UserID: p.UserID, Name: p.Name}, nil
+}
+
+// Delivery types a checkout offers: the deliveryType of
+// customers.checkout.createPaymentIntent and of OpGetCheckoutQuote. The fee of
+// each is the customers service's rule (services/customers/checkout.go).
+const (
+	DeliveryStandard = "standard"
+	DeliveryExpress  = "express"
+)
+
+// DeliveryTypes are the delivery types, in the order the API lists them.
+var DeliveryTypes = []string{DeliveryStandard, DeliveryExpress}
+
+// OpGetCheckoutQuote (internal query) prices a customer's cart lines of one
+// store for checkout: the lines, the delivery fee of the delivery type and the
+// total, computed by the same function that prices the order the payment's
+// webhook creates, and the phone of the customer's profile.
+const OpGetCheckoutQuote = "customers.checkout.getCheckoutQuote"
+
+// CheckoutQuoteArgs are the arguments of OpGetCheckoutQuote.
+type CheckoutQuoteArgs struct {
+	CustomerID   string `json:"customerId" op:"required,id=customers"`
+	StoreID      string `json:"storeId" op:"required,id=stores"`
+	DeliveryType string `json:"deliveryType" op:"required,enum=standard|express"`
+}
+
+// QuoteLine is a priced cart line (AED numbers).
+type QuoteLine struct {
+	CartItemID string  `json:"cartItemId"`
+	ProductID  string  `json:"productId"`
+	Name       string  `json:"name"`
+	UnitPrice  float64 `json:"unitPrice"`
+	Quantity   int     `json:"quantity"`
+	LineTotal  float64 `json:"lineTotal"`
+}
+
+// CheckoutQuote is OpGetCheckoutQuote's answer (AED numbers). Total is
+// Subtotal + DeliveryFee, what the order will cost if the cart is unchanged
+// when the payment arrives.
+type CheckoutQuote struct {
+	CustomerID   string      `json:"customerId"`
+	StoreID      string      `json:"storeId"`
+	Phone        string      `json:"phone"`
+	Lines        []QuoteLine `json:"lines"`
+	Subtotal     float64     `json:"subtotal"`
+	DeliveryType string      `json:"deliveryType"`
+	DeliveryFee  float64     `json:"deliveryFee"`
+	Total        float64     `json:"total"`
+}
+
+// CheckoutQuote prices the customer's cart lines of storeID with the fee of
+// deliveryType. An empty cart for that store, a product no longer available
+// and a profile without a phone are FAILED_PRECONDITION.
+func (c *Client) CheckoutQuote(ctx context.Context, customerID, storeID, deliveryType string) (*CheckoutQuote, error) {
+	var out CheckoutQuote
+	args := CheckoutQuoteArgs{CustomerID: customerID, StoreID: storeID, DeliveryType: deliveryType}
+	if err := c.calls.Query(ctx, Service, OpGetCheckoutQuote, args, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }

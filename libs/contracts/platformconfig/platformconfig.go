@@ -1,5 +1,7 @@
 // Package platformconfig is the platform configuration context's contract:
-// the commission operation other services call, with a typed client.
+// the commission operation other services call, with a typed client, and the
+// configuration events (topic "platformconfig") of services that follow
+// settings without calling.
 package platformconfig
 
 import (
@@ -11,6 +13,34 @@ import (
 
 // Service is the platform configuration module name.
 const Service = "platformconfig"
+
+// Topic carries the configuration's events, keyed by configuration id.
+const Topic = "platformconfig"
+
+// EventConfigChanged is published when a configuration is created or changed,
+// and again for the active one each time the service starts (so a follower
+// that lost its copy, or started after the change, catches up).
+// data: ConfigChanged.
+const EventConfigChanged = "config.changed"
+
+// LocationSettings are a configuration's store search radii, in km.
+type LocationSettings struct {
+	DefaultSearchRadiusKm float64 `json:"defaultSearchRadiusKm"`
+	MaxSearchRadiusKm     float64 `json:"maxSearchRadiusKm"`
+}
+
+// ConfigChanged is the data of config.changed: what followers need of a
+// configuration to apply the rule of the configuration in force (active,
+// effective date not in the future, the most recent). Version grows with each
+// change of one configuration (its history sequence; 0 for a configuration
+// made before changes were numbered and not changed since).
+type ConfigChanged struct {
+	ConfigID         string           `json:"configId"`
+	IsActive         bool             `json:"isActive"`
+	EffectiveDate    int64            `json:"effectiveDate"`
+	Version          int64            `json:"version"`
+	LocationSettings LocationSettings `json:"locationSettings"`
+}
 
 // OpComputeCommission is the internal twin of getCommissionPreview, for orders.
 const OpComputeCommission = "admins.platformAdmin.computeCommission"

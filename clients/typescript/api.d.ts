@@ -1,0 +1,2335 @@
+/* eslint-disable */
+/**
+ * The marketplace's typed API for Convex clients.
+ *
+ * Generated from the services' operation declarations; do not edit.
+ * Regenerate with `UPDATE_API_DOCS=1 go test ./deploy/e2e -run TestTypeScriptClientIsGenerated`.
+ *
+ * Usage:
+ * ```ts
+ * import { ConvexHttpClient } from "convex/browser";
+ * import { api } from "@marketplace/api";
+ *
+ * const client = new ConvexHttpClient("http://127.0.0.1:8080");
+ * const cities = await client.query(api.catalog.locations.listCities, {});
+ * ```
+ */
+import type { FunctionReference, PaginationOptions, PaginationResult } from "convex/server";
+
+/**
+ * Every public operation, by its path: `api.<area>.<module>.<function>`.
+ */
+export declare const api: {
+  admins: {
+    catalog: {
+      /**
+       * Create an area in a city.
+       *
+       * Mutation; access `admin`. Runs as `admins/catalog:createArea` (POST /api/run/admins/catalog/createArea).
+       */
+      createArea: FunctionReference<
+        "mutation",
+        "public",
+        {
+          name: string;
+          city: string;
+        },
+        string
+      >;
+      /**
+       * Create a store category.
+       *
+       * Mutation; access `admin`. Runs as `admins/catalog:createCategory` (POST /api/run/admins/catalog/createCategory).
+       */
+      createCategory: FunctionReference<
+        "mutation",
+        "public",
+        {
+          name: string;
+          nameArabic?: string | null;
+        },
+        string
+      >;
+      /**
+       * Create a city.
+       *
+       * Mutation; access `admin`. Runs as `admins/catalog:createCity` (POST /api/run/admins/catalog/createCity).
+       */
+      createCity: FunctionReference<
+        "mutation",
+        "public",
+        {
+          name: string;
+          nameArabic: string;
+        },
+        string
+      >;
+      /**
+       * Create a store (its wallet follows through the store.created event).
+       *
+       * Mutation; access `admin`. Runs as `admins/catalog:createStore` (POST /api/run/admins/catalog/createStore).
+       */
+      createStore: FunctionReference<
+        "mutation",
+        "public",
+        {
+          name: string;
+          ownerUserId: string;
+          ownerName: string;
+          ownerPhone: string;
+          primaryCategoryId?: string | null;
+          tier?: "basic" | "premium" | "enterprise" | null;
+          city?: string | null;
+          area?: string | null;
+          latitude?: number | null;
+          longitude?: number | null;
+          isOpen?: boolean | null;
+        },
+        string
+      >;
+      /**
+       * Rename an area.
+       *
+       * Mutation; access `admin`. Runs as `admins/catalog:updateArea` (POST /api/run/admins/catalog/updateArea).
+       */
+      updateArea: FunctionReference<
+        "mutation",
+        "public",
+        {
+          areaId: string;
+          name: string;
+        },
+        null
+      >;
+      /**
+       * Rename a city (name and/or nameArabic).
+       *
+       * Mutation; access `admin`. Runs as `admins/catalog:updateCity` (POST /api/run/admins/catalog/updateCity).
+       */
+      updateCity: FunctionReference<
+        "mutation",
+        "public",
+        {
+          cityId: string;
+          name?: string | null;
+          nameArabic?: string | null;
+        },
+        null
+      >;
+      /**
+       * Change the given fields of a store (store.updated); returns the store.
+       *
+       * Mutation; access `admin`. Runs as `admins/catalog:updateStore` (POST /api/run/admins/catalog/updateStore).
+       */
+      updateStore: FunctionReference<
+        "mutation",
+        "public",
+        {
+          storeId: string;
+          name?: string | null;
+          ownerUserId?: string | null;
+          ownerName?: string | null;
+          ownerPhone?: string | null;
+          primaryCategoryId?: string | null;
+          tier?: "basic" | "premium" | "enterprise" | null;
+          city?: string | null;
+          area?: string | null;
+          latitude?: number | null;
+          longitude?: number | null;
+          isOpen?: boolean | null;
+        },
+        {
+          _id: string;
+          name: string;
+          ownerUserId: string;
+          ownerName?: string;
+          ownerPhone?: string;
+          primaryCategoryId: string | null;
+          tier: string;
+          isActive: boolean;
+          isOpen: boolean;
+          city: string | null;
+          area: string | null;
+          latitude: number | null;
+          longitude: number | null;
+          _creationTime: number;
+        } | null
+      >;
+    };
+    payoutOperations: {
+      /**
+       * Adjust a store's wallet; returns the wallet.
+       *
+       * Mutation; access `admin`. Runs as `admins/payoutOperations:adjustWalletBalance` (POST /api/run/admins/payoutOperations/adjustWalletBalance).
+       */
+      adjustWalletBalance: FunctionReference<
+        "mutation",
+        "public",
+        {
+          storeId: string;
+          walletId: string;
+          adjustmentType: "add_balance" | "deduct_balance" | "add_pending" | "deduct_pending" | "move_pending_to_available";
+          /** AED, at most two decimals */
+          amount: number;
+          reason: string;
+          adminUserId: string;
+          /** multi-line text */
+          adminNotes?: string | null;
+        },
+        {
+          _id: string;
+          storeId: string;
+          availableBalance: number;
+          pendingBalance: number;
+          totalEarnings: number;
+          totalPayouts: number;
+          lastPayoutDate: number | null;
+          totalOrders: number;
+        } | null
+      >;
+      /**
+       * Approve a requested payout; returns the payout.
+       *
+       * Mutation; access `admin`. Runs as `admins/payoutOperations:approvePayout` (POST /api/run/admins/payoutOperations/approvePayout).
+       */
+      approvePayout: FunctionReference<
+        "mutation",
+        "public",
+        {
+          payoutId: string;
+          adminUserId: string;
+          /** multi-line text */
+          adminNotes?: string | null;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          storeName: string;
+          storeOwnerName: string;
+          storeOwnerPhone: string;
+          requestedAmount: number;
+          processingFee: number;
+          netAmount: number;
+          bankDetails: {
+            IBAN: string;
+            bankName: string;
+            accountHolderName: string;
+          };
+          status: string;
+          requestDate: number;
+          approvedDate: number | null;
+          requestedBy: string;
+          currentWalletBalance: number;
+          totalEarnings: number;
+          totalOrders: number;
+          approvedBy: string | null;
+          processingDate: number | null;
+          processingMethod: string | null;
+          transactionReference: string | null;
+          completedDate: number | null;
+          rejectedDate: number | null;
+          rejectionReason: string | null;
+          failedDate: number | null;
+          failureReason: string | null;
+          balanceRestored: boolean;
+          adminNotes?: string | null;
+          history: Array<{
+            action: string;
+            from: string | null;
+            to: string;
+            by: string;
+            at: number;
+            notes?: string | null;
+            reason?: string | null;
+            method?: string | null;
+            reference?: string | null;
+            restoreBalance?: boolean | null;
+          }>;
+        } | null
+      >;
+      /**
+       * Complete a payout being paid; returns the payout.
+       *
+       * Mutation; access `admin`. Runs as `admins/payoutOperations:completePayout` (POST /api/run/admins/payoutOperations/completePayout).
+       */
+      completePayout: FunctionReference<
+        "mutation",
+        "public",
+        {
+          payoutId: string;
+          adminUserId: string;
+          transactionReference?: string | null;
+          /** multi-line text */
+          adminNotes?: string | null;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          storeName: string;
+          storeOwnerName: string;
+          storeOwnerPhone: string;
+          requestedAmount: number;
+          processingFee: number;
+          netAmount: number;
+          bankDetails: {
+            IBAN: string;
+            bankName: string;
+            accountHolderName: string;
+          };
+          status: string;
+          requestDate: number;
+          approvedDate: number | null;
+          requestedBy: string;
+          currentWalletBalance: number;
+          totalEarnings: number;
+          totalOrders: number;
+          approvedBy: string | null;
+          processingDate: number | null;
+          processingMethod: string | null;
+          transactionReference: string | null;
+          completedDate: number | null;
+          rejectedDate: number | null;
+          rejectionReason: string | null;
+          failedDate: number | null;
+          failureReason: string | null;
+          balanceRestored: boolean;
+          adminNotes?: string | null;
+          history: Array<{
+            action: string;
+            from: string | null;
+            to: string;
+            by: string;
+            at: number;
+            notes?: string | null;
+            reason?: string | null;
+            method?: string | null;
+            reference?: string | null;
+            restoreBalance?: boolean | null;
+          }>;
+        } | null
+      >;
+      /**
+       * One payout with everything recorded on it.
+       *
+       * Query; access `admin`. Runs as `admins/payoutOperations:getPayout` (POST /api/run/admins/payoutOperations/getPayout).
+       */
+      getPayout: FunctionReference<
+        "query",
+        "public",
+        {
+          payoutId: string;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          storeName: string;
+          storeOwnerName: string;
+          storeOwnerPhone: string;
+          requestedAmount: number;
+          processingFee: number;
+          netAmount: number;
+          bankDetails: {
+            IBAN: string;
+            bankName: string;
+            accountHolderName: string;
+          };
+          status: string;
+          requestDate: number;
+          approvedDate: number | null;
+          requestedBy: string;
+          currentWalletBalance: number;
+          totalEarnings: number;
+          totalOrders: number;
+          approvedBy: string | null;
+          processingDate: number | null;
+          processingMethod: string | null;
+          transactionReference: string | null;
+          completedDate: number | null;
+          rejectedDate: number | null;
+          rejectionReason: string | null;
+          failedDate: number | null;
+          failureReason: string | null;
+          balanceRestored: boolean;
+          adminNotes?: string | null;
+          history: Array<{
+            action: string;
+            from: string | null;
+            to: string;
+            by: string;
+            at: number;
+            notes?: string | null;
+            reason?: string | null;
+            method?: string | null;
+            reference?: string | null;
+            restoreBalance?: boolean | null;
+          }>;
+        } | null
+      >;
+      /**
+       * Payout figures: open, processing, completed today and this month
+       * (Asia/Dubai), top stores.
+       *
+       * Query; access `admin`. Runs as `admins/payoutOperations:getPayoutStatistics` (POST /api/run/admins/payoutOperations/getPayoutStatistics).
+       */
+      getPayoutStatistics: FunctionReference<
+        "query",
+        "public",
+        {
+          dateRange?: {
+            startDate: number;
+            endDate: number;
+          } | null;
+        },
+        {
+          totalPendingRequests: number;
+          totalPendingAmount: number;
+          totalProcessingRequests: number;
+          totalProcessingAmount: number;
+          totalCompletedToday: number;
+          totalCompletedTodayAmount: number;
+          totalCompletedThisMonth: number;
+          totalCompletedThisMonthAmount: number;
+          averageProcessingTime: number;
+          topStoresByPayouts: Array<{
+            storeId: string;
+            storeName: string;
+            totalPayouts: number;
+            totalAmount: number;
+          }>;
+        } | null
+      >;
+      /**
+       * Open payouts (requested, approved, processing), oldest request first.
+       *
+       * Query; access `admin`. Runs as `admins/payoutOperations:getPendingPayouts` (POST /api/run/admins/payoutOperations/getPendingPayouts).
+       */
+      getPendingPayouts: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId?: string | null;
+          limit?: number | null;
+        },
+        Array<{
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          storeName: string;
+          storeOwnerName: string;
+          storeOwnerPhone: string;
+          requestedAmount: number;
+          processingFee: number;
+          netAmount: number;
+          bankDetails: {
+            IBAN: string;
+            bankName: string;
+            accountHolderName: string;
+          };
+          status: string;
+          requestDate: number;
+          approvedDate: number | null;
+          requestedBy: string;
+          currentWalletBalance: number;
+          totalEarnings: number;
+          totalOrders: number;
+        }>
+      >;
+      /**
+       * Mark an approved or processing payout failed, optionally restoring its
+       * amount; returns the payout.
+       *
+       * Mutation; access `admin`. Runs as `admins/payoutOperations:markPayoutAsFailed` (POST /api/run/admins/payoutOperations/markPayoutAsFailed).
+       */
+      markPayoutAsFailed: FunctionReference<
+        "mutation",
+        "public",
+        {
+          payoutId: string;
+          adminUserId: string;
+          /** multi-line text */
+          failureReason: string;
+          /** multi-line text */
+          adminNotes?: string | null;
+          restoreBalance?: boolean | null;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          storeName: string;
+          storeOwnerName: string;
+          storeOwnerPhone: string;
+          requestedAmount: number;
+          processingFee: number;
+          netAmount: number;
+          bankDetails: {
+            IBAN: string;
+            bankName: string;
+            accountHolderName: string;
+          };
+          status: string;
+          requestDate: number;
+          approvedDate: number | null;
+          requestedBy: string;
+          currentWalletBalance: number;
+          totalEarnings: number;
+          totalOrders: number;
+          approvedBy: string | null;
+          processingDate: number | null;
+          processingMethod: string | null;
+          transactionReference: string | null;
+          completedDate: number | null;
+          rejectedDate: number | null;
+          rejectionReason: string | null;
+          failedDate: number | null;
+          failureReason: string | null;
+          balanceRestored: boolean;
+          adminNotes?: string | null;
+          history: Array<{
+            action: string;
+            from: string | null;
+            to: string;
+            by: string;
+            at: number;
+            notes?: string | null;
+            reason?: string | null;
+            method?: string | null;
+            reference?: string | null;
+            restoreBalance?: boolean | null;
+          }>;
+        } | null
+      >;
+      /**
+       * Mark an approved payout as being paid; returns the payout.
+       *
+       * Mutation; access `admin`. Runs as `admins/payoutOperations:markPayoutAsProcessing` (POST /api/run/admins/payoutOperations/markPayoutAsProcessing).
+       */
+      markPayoutAsProcessing: FunctionReference<
+        "mutation",
+        "public",
+        {
+          payoutId: string;
+          adminUserId: string;
+          processingMethod: "bank_transfer" | "manual" | "third_party";
+          transactionReference?: string | null;
+          /** multi-line text */
+          adminNotes?: string | null;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          storeName: string;
+          storeOwnerName: string;
+          storeOwnerPhone: string;
+          requestedAmount: number;
+          processingFee: number;
+          netAmount: number;
+          bankDetails: {
+            IBAN: string;
+            bankName: string;
+            accountHolderName: string;
+          };
+          status: string;
+          requestDate: number;
+          approvedDate: number | null;
+          requestedBy: string;
+          currentWalletBalance: number;
+          totalEarnings: number;
+          totalOrders: number;
+          approvedBy: string | null;
+          processingDate: number | null;
+          processingMethod: string | null;
+          transactionReference: string | null;
+          completedDate: number | null;
+          rejectedDate: number | null;
+          rejectionReason: string | null;
+          failedDate: number | null;
+          failureReason: string | null;
+          balanceRestored: boolean;
+          adminNotes?: string | null;
+          history: Array<{
+            action: string;
+            from: string | null;
+            to: string;
+            by: string;
+            at: number;
+            notes?: string | null;
+            reason?: string | null;
+            method?: string | null;
+            reference?: string | null;
+            restoreBalance?: boolean | null;
+          }>;
+        } | null
+      >;
+      /**
+       * Recompute a store's wallet from its ledger and compare it with the
+       * balances.
+       *
+       * Query; access `admin`. Runs as `admins/payoutOperations:reconcileWallet` (POST /api/run/admins/payoutOperations/reconcileWallet).
+       */
+      reconcileWallet: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+        },
+        {
+          walletId: string;
+          storeId: string;
+          wallet: {
+            availableBalance: number;
+            pendingBalance: number;
+            totalEarnings: number;
+            totalPayouts: number;
+            totalOrders: number;
+          };
+          ledger: {
+            availableBalance: number;
+            pendingBalance: number;
+            totalEarnings: number;
+            totalPayouts: number;
+            totalOrders: number;
+          };
+          transactions: number;
+          consistent: boolean;
+          inconsistencies: Array<string>;
+        } | null
+      >;
+      /**
+       * Reject a requested payout (its amount returns to the available
+       * balance); returns the payout.
+       *
+       * Mutation; access `admin`. Runs as `admins/payoutOperations:rejectPayout` (POST /api/run/admins/payoutOperations/rejectPayout).
+       */
+      rejectPayout: FunctionReference<
+        "mutation",
+        "public",
+        {
+          payoutId: string;
+          adminUserId: string;
+          /** multi-line text */
+          rejectionReason: string;
+          /** multi-line text */
+          adminNotes?: string | null;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          storeName: string;
+          storeOwnerName: string;
+          storeOwnerPhone: string;
+          requestedAmount: number;
+          processingFee: number;
+          netAmount: number;
+          bankDetails: {
+            IBAN: string;
+            bankName: string;
+            accountHolderName: string;
+          };
+          status: string;
+          requestDate: number;
+          approvedDate: number | null;
+          requestedBy: string;
+          currentWalletBalance: number;
+          totalEarnings: number;
+          totalOrders: number;
+          approvedBy: string | null;
+          processingDate: number | null;
+          processingMethod: string | null;
+          transactionReference: string | null;
+          completedDate: number | null;
+          rejectedDate: number | null;
+          rejectionReason: string | null;
+          failedDate: number | null;
+          failureReason: string | null;
+          balanceRestored: boolean;
+          adminNotes?: string | null;
+          history: Array<{
+            action: string;
+            from: string | null;
+            to: string;
+            by: string;
+            at: number;
+            notes?: string | null;
+            reason?: string | null;
+            method?: string | null;
+            reference?: string | null;
+            restoreBalance?: boolean | null;
+          }>;
+        } | null
+      >;
+      /**
+       * Release now the held earnings whose hold is over (the release loop
+       * does it every minute).
+       *
+       * Mutation; access `admin`. Runs as `admins/payoutOperations:releaseDueEarnings` (POST /api/run/admins/payoutOperations/releaseDueEarnings).
+       */
+      releaseDueEarnings: FunctionReference<
+        "mutation",
+        "public",
+        {
+          adminUserId: string;
+        },
+        {
+          released: number;
+          amount: number;
+        } | null
+      >;
+    };
+    platformAdmin: {
+      /**
+       * Add or replace a category's commission entry.
+       *
+       * Mutation; access `admin`. Runs as `admins/platformAdmin:addCategoryCommission` (POST /api/run/admins/platformAdmin/addCategoryCommission).
+       */
+      addCategoryCommission: FunctionReference<
+        "mutation",
+        "public",
+        {
+          adminUserId: string;
+          configId: string;
+          categoryId: string;
+          commissionRate: number;
+          /** AED, at most two decimals */
+          fixedFee?: number | null;
+          /** AED, at most two decimals */
+          minimumCommission?: number | null;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          defaultCommissionRate: number;
+          fixedFeePerOrder: number;
+          minimumCommission: number;
+          maximumCommission: number;
+          categoryCommissions: Array<{
+            categoryId: string;
+            commissionRate: number;
+            fixedFee?: number | null;
+            minimumCommission?: number | null;
+          }>;
+          storeTierCommissions: Array<{
+            tierName: string;
+            commissionRate: number;
+            fixedFee?: number | null;
+            minimumCommission?: number | null;
+          }>;
+          walletSettings: {
+            minPayoutAmount: number;
+            maxPayoutAmount: number;
+            payoutProcessingFee: number;
+            pendingBalanceHoldDays: number;
+          };
+          locationSettings: {
+            defaultSearchRadiusKm: number;
+            maxSearchRadiusKm: number;
+          };
+          isActive: boolean;
+          effectiveDate: number;
+        } | null
+      >;
+      /**
+       * Create the first active configuration with the defaults.
+       *
+       * Mutation; access `admin`. Runs as `admins/platformAdmin:createInitialPlatformConfig` (POST /api/run/admins/platformAdmin/createInitialPlatformConfig).
+       */
+      createInitialPlatformConfig: FunctionReference<
+        "mutation",
+        "public",
+        {
+          adminUserId: string;
+        },
+        string
+      >;
+      /**
+       * The configuration in force, or null.
+       *
+       * Query; access `authenticated`. Runs as `admins/platformAdmin:getActivePlatformConfig` (POST /api/run/admins/platformAdmin/getActivePlatformConfig).
+       */
+      getActivePlatformConfig: FunctionReference<
+        "query",
+        "public",
+        Record<string, never>,
+        {
+          _id: string;
+          _creationTime: number;
+          defaultCommissionRate: number;
+          fixedFeePerOrder: number;
+          minimumCommission: number;
+          maximumCommission: number;
+          categoryCommissions: Array<{
+            categoryId: string;
+            commissionRate: number;
+            fixedFee?: number | null;
+            minimumCommission?: number | null;
+          }>;
+          storeTierCommissions: Array<{
+            tierName: string;
+            commissionRate: number;
+            fixedFee?: number | null;
+            minimumCommission?: number | null;
+          }>;
+          walletSettings: {
+            minPayoutAmount: number;
+            maxPayoutAmount: number;
+            payoutProcessingFee: number;
+            pendingBalanceHoldDays: number;
+          };
+          locationSettings: {
+            defaultSearchRadiusKm: number;
+            maxSearchRadiusKm: number;
+          };
+          isActive: boolean;
+          effectiveDate: number;
+        } | null
+      >;
+      /**
+       * The commission of an order of a store.
+       *
+       * Query; access `authenticated`. Runs as `admins/platformAdmin:getCommissionPreview` (POST /api/run/admins/platformAdmin/getCommissionPreview).
+       */
+      getCommissionPreview: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          /** AED, at most two decimals */
+          subtotal: number;
+          /** AED, at most two decimals */
+          deliveryFee: number;
+        },
+        {
+          subtotal: number;
+          deliveryFee: number;
+          totalAmount: number;
+          platformCommission: number;
+          storeEarnings: number;
+          commissionRate: number;
+          fixedFee: number;
+          commissionBreakdown: {
+            percentageCommission: number;
+            fixedFeeAmount: number;
+            minimumApplied: boolean;
+            maximumApplied: boolean;
+          };
+        } | null
+      >;
+      /**
+       * A configuration's change history, newest first (paginated).
+       *
+       * Query; access `admin`. Runs as `admins/platformAdmin:getConfigHistory` (POST /api/run/admins/platformAdmin/getConfigHistory).
+       */
+      getConfigHistory: FunctionReference<
+        "query",
+        "public",
+        {
+          configId: string;
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          _id: string;
+          configId: string;
+          changedBy: string;
+          changedAt: number;
+          operation: string;
+          changes: Array<{
+            field: string;
+            oldValue: null | number | boolean | string | Record<string, any>;
+            newValue: null | number | boolean | string | Record<string, any>;
+          }>;
+        }>
+      >;
+      /**
+       * Replace a store tier's commission entry; returns the updated
+       * configuration.
+       *
+       * Mutation; access `admin`. Runs as `admins/platformAdmin:setTierCommission` (POST /api/run/admins/platformAdmin/setTierCommission).
+       */
+      setTierCommission: FunctionReference<
+        "mutation",
+        "public",
+        {
+          adminUserId: string;
+          configId: string;
+          tierName: "basic" | "premium" | "enterprise";
+          commissionRate: number;
+          /** AED, at most two decimals */
+          fixedFee?: number | null;
+          /** AED, at most two decimals */
+          minimumCommission?: number | null;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          defaultCommissionRate: number;
+          fixedFeePerOrder: number;
+          minimumCommission: number;
+          maximumCommission: number;
+          categoryCommissions: Array<{
+            categoryId: string;
+            commissionRate: number;
+            fixedFee?: number | null;
+            minimumCommission?: number | null;
+          }>;
+          storeTierCommissions: Array<{
+            tierName: string;
+            commissionRate: number;
+            fixedFee?: number | null;
+            minimumCommission?: number | null;
+          }>;
+          walletSettings: {
+            minPayoutAmount: number;
+            maxPayoutAmount: number;
+            payoutProcessingFee: number;
+            pendingBalanceHoldDays: number;
+          };
+          locationSettings: {
+            defaultSearchRadiusKm: number;
+            maxSearchRadiusKm: number;
+          };
+          isActive: boolean;
+          effectiveDate: number;
+        } | null
+      >;
+      /**
+       * Change the provided fields of a configuration.
+       *
+       * Mutation; access `admin`. Runs as `admins/platformAdmin:updatePlatformConfig` (POST /api/run/admins/platformAdmin/updatePlatformConfig).
+       */
+      updatePlatformConfig: FunctionReference<
+        "mutation",
+        "public",
+        {
+          adminUserId: string;
+          configId: string;
+          defaultCommissionRate?: number | null;
+          /** AED, at most two decimals */
+          fixedFeePerOrder?: number | null;
+          /** AED, at most two decimals */
+          minimumCommission?: number | null;
+          /** AED, at most two decimals */
+          maximumCommission?: number | null;
+          walletSettings?: {
+            /** AED, at most two decimals */
+            minPayoutAmount?: number | null;
+            /** AED, at most two decimals */
+            maxPayoutAmount?: number | null;
+            /** AED, at most two decimals */
+            payoutProcessingFee?: number | null;
+            pendingBalanceHoldDays?: number | null;
+          } | null;
+          locationSettings?: {
+            defaultSearchRadiusKm?: number | null;
+            maxSearchRadiusKm?: number | null;
+          } | null;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          defaultCommissionRate: number;
+          fixedFeePerOrder: number;
+          minimumCommission: number;
+          maximumCommission: number;
+          categoryCommissions: Array<{
+            categoryId: string;
+            commissionRate: number;
+            fixedFee?: number | null;
+            minimumCommission?: number | null;
+          }>;
+          storeTierCommissions: Array<{
+            tierName: string;
+            commissionRate: number;
+            fixedFee?: number | null;
+            minimumCommission?: number | null;
+          }>;
+          walletSettings: {
+            minPayoutAmount: number;
+            maxPayoutAmount: number;
+            payoutProcessingFee: number;
+            pendingBalanceHoldDays: number;
+          };
+          locationSettings: {
+            defaultSearchRadiusKm: number;
+            maxSearchRadiusKm: number;
+          };
+          isActive: boolean;
+          effectiveDate: number;
+        } | null
+      >;
+    };
+    reviewModeration: {
+      /**
+       * Review flags, oldest first, optionally of one status, each with its
+       * review (paginated).
+       *
+       * Query; access `admin`. Runs as `admins/reviewModeration:listFlags` (POST /api/run/admins/reviewModeration/listFlags).
+       */
+      listFlags: FunctionReference<
+        "query",
+        "public",
+        {
+          status?: "pending" | "dismissed" | "resolved" | null;
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          _id: string;
+          _creationTime: number;
+          reviewId: string;
+          storeId: string;
+          reason: string;
+          description?: string;
+          status: string;
+          flaggedBy: {
+            customerId: string;
+            userId: string;
+            name: string;
+          };
+          resolution?: {
+            action: string;
+            adminUserId: string;
+            resolvedAt: number;
+            adminNotes?: string;
+            through: string;
+            byFlagId?: string;
+          } | null;
+          review: {
+            _id: string;
+            _creationTime: number;
+            storeId: string;
+            rating: number;
+            title?: string;
+            comment?: string;
+            photoUrls: Array<string>;
+            isVerifiedPurchase: boolean;
+            helpfulCount: number;
+            notHelpfulCount: number;
+            storeResponse?: {
+              comment: string;
+              respondedAt: number;
+              updatedAt?: number;
+            } | null;
+            customer: {
+              _id: string;
+              name: string;
+            };
+            userVote?: boolean | null;
+            isEdited: boolean;
+            updatedAt: number;
+            store: {
+              _id: string;
+              name: string;
+            };
+            isHidden: boolean;
+            canEdit: boolean;
+            canDelete: boolean;
+            moderation?: {
+              visible: boolean;
+              adminUserId: string;
+              at: number;
+              flagId?: string;
+              adminNotes?: string;
+            } | null;
+            editHistory?: Array<{
+              rating: number;
+              title: string;
+              comment: string;
+              photoIds: Array<string>;
+              writtenAt: number;
+              replacedAt: number;
+            }>;
+            orderId?: string;
+          };
+        }>
+      >;
+      /**
+       * Decide a pending flag: dismiss it (the review stays) or hide the
+       * review (its pending flags are resolved, its author notified).
+       *
+       * Mutation; access `admin`. Runs as `admins/reviewModeration:resolveFlag` (POST /api/run/admins/reviewModeration/resolveFlag).
+       */
+      resolveFlag: FunctionReference<
+        "mutation",
+        "public",
+        {
+          flagId: string;
+          adminUserId: string;
+          action: "dismiss" | "hide_review";
+          /** multi-line text */
+          adminNotes?: string | null;
+        },
+        null
+      >;
+      /**
+       * Hide a review or show it again.
+       *
+       * Mutation; access `admin`. Runs as `admins/reviewModeration:setReviewVisibility` (POST /api/run/admins/reviewModeration/setReviewVisibility).
+       */
+      setReviewVisibility: FunctionReference<
+        "mutation",
+        "public",
+        {
+          reviewId: string;
+          adminUserId: string;
+          visible: boolean;
+          /** multi-line text */
+          adminNotes?: string | null;
+        },
+        null
+      >;
+    };
+  };
+  catalog: {
+    categories: {
+      /**
+       * All categories by name.
+       *
+       * Query; access `public`. Runs as `catalog/categories:listCategories` (POST /api/run/catalog/categories/listCategories).
+       */
+      listCategories: FunctionReference<
+        "query",
+        "public",
+        Record<string, never>,
+        Array<{
+          _id: string;
+          name: string;
+          nameArabic: string;
+          _creationTime: number;
+        }>
+      >;
+    };
+    locations: {
+      /**
+       * Areas of a city by name.
+       *
+       * Query; access `public`. Runs as `catalog/locations:listAreas` (POST /api/run/catalog/locations/listAreas).
+       */
+      listAreas: FunctionReference<
+        "query",
+        "public",
+        {
+          city: string;
+        },
+        Array<{
+          _id: string;
+          name: string;
+          city: string;
+          _creationTime: number;
+        }>
+      >;
+      /**
+       * All cities by name.
+       *
+       * Query; access `public`. Runs as `catalog/locations:listCities` (POST /api/run/catalog/locations/listCities).
+       */
+      listCities: FunctionReference<
+        "query",
+        "public",
+        Record<string, never>,
+        Array<{
+          _id: string;
+          name: string;
+          nameArabic: string;
+          _creationTime: number;
+        }>
+      >;
+    };
+    stores: {
+      /**
+       * Stores by name, optionally of a category, city or area (paginated).
+       *
+       * Query; access `public`. Runs as `catalog/stores:listStores` (POST /api/run/catalog/stores/listStores).
+       */
+      listStores: FunctionReference<
+        "query",
+        "public",
+        {
+          categoryId?: string | null;
+          city?: string | null;
+          area?: string | null;
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          _id: string;
+          name: string;
+          ownerUserId: string;
+          ownerName?: string;
+          ownerPhone?: string;
+          primaryCategoryId: string | null;
+          tier: string;
+          isActive: boolean;
+          isOpen: boolean;
+          city: string | null;
+          area: string | null;
+          latitude: number | null;
+          longitude: number | null;
+          _creationTime: number;
+        }>
+      >;
+      /**
+       * Open stores within a radius of a point, nearest first, each with
+       * distanceKm.
+       *
+       * Query; access `public`. Runs as `catalog/stores:searchNearby` (POST /api/run/catalog/stores/searchNearby).
+       */
+      searchNearby: FunctionReference<
+        "query",
+        "public",
+        {
+          latitude: number;
+          longitude: number;
+          radiusKm?: number | null;
+        },
+        Array<{
+          _id: string;
+          name: string;
+          ownerUserId: string;
+          ownerName?: string;
+          ownerPhone?: string;
+          primaryCategoryId: string | null;
+          tier: string;
+          isActive: boolean;
+          isOpen: boolean;
+          city: string | null;
+          area: string | null;
+          latitude: number | null;
+          longitude: number | null;
+          _creationTime: number;
+          distanceKm: number;
+        }>
+      >;
+    };
+  };
+  customers: {
+    addresses: {
+      /**
+       * Add a delivery address to the caller's profile.
+       *
+       * Mutation; access `customer`. Runs as `customers/addresses:createAddress` (POST /api/run/customers/addresses/createAddress).
+       */
+      createAddress: FunctionReference<
+        "mutation",
+        "public",
+        {
+          customerId: string;
+          name: string;
+          fullAddress: string;
+          city: string;
+          area: string;
+          flatVilaNumber?: string | null;
+          buildingNameNumber?: string | null;
+          landmark?: string | null;
+          latitude?: string | null;
+          longitude?: string | null;
+          isDefault?: boolean | null;
+        },
+        string
+      >;
+      /**
+       * Delete one of the caller's addresses.
+       *
+       * Mutation; access `customer`. Runs as `customers/addresses:deleteAddress` (POST /api/run/customers/addresses/deleteAddress).
+       */
+      deleteAddress: FunctionReference<
+        "mutation",
+        "public",
+        {
+          addressId: string;
+        },
+        null
+      >;
+      /**
+       * One of the caller's addresses, or null.
+       *
+       * Query; access `customer`. Runs as `customers/addresses:getAddress` (POST /api/run/customers/addresses/getAddress).
+       */
+      getAddress: FunctionReference<
+        "query",
+        "public",
+        {
+          addressId: string;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          customerId?: string;
+          name: string;
+          fullAddress: string;
+          city: {
+            _id: string;
+            name: string;
+            nameArabic: string;
+          } | null;
+          area: {
+            _id: string;
+            name: string;
+            city: string;
+          } | null;
+          flatVilaNumber?: string | null;
+          buildingNameNumber?: string | null;
+          landmark?: string | null;
+          latitude?: string | null;
+          longitude?: string | null;
+          isDefault: boolean;
+          isActive: boolean;
+        } | null
+      >;
+      /**
+       * The caller's active addresses, default first.
+       *
+       * Query; access `customer`. Runs as `customers/addresses:getCustomerAddresses` (POST /api/run/customers/addresses/getCustomerAddresses).
+       */
+      getCustomerAddresses: FunctionReference<
+        "query",
+        "public",
+        {
+          customerId?: string | null;
+        },
+        Array<{
+          _id: string;
+          _creationTime: number;
+          customerId?: string;
+          name: string;
+          fullAddress: string;
+          city: {
+            _id: string;
+            name: string;
+            nameArabic: string;
+          } | null;
+          area: {
+            _id: string;
+            name: string;
+            city: string;
+          } | null;
+          flatVilaNumber?: string | null;
+          buildingNameNumber?: string | null;
+          landmark?: string | null;
+          latitude?: string | null;
+          longitude?: string | null;
+          isDefault: boolean;
+          isActive: boolean;
+        }>
+      >;
+      /**
+       * Make one of the caller's addresses the default.
+       *
+       * Mutation; access `customer`. Runs as `customers/addresses:setDefaultAddress` (POST /api/run/customers/addresses/setDefaultAddress).
+       */
+      setDefaultAddress: FunctionReference<
+        "mutation",
+        "public",
+        {
+          addressId: string;
+        },
+        null
+      >;
+      /**
+       * Change the provided fields of one of the caller's addresses.
+       *
+       * Mutation; access `customer`. Runs as `customers/addresses:updateAddress` (POST /api/run/customers/addresses/updateAddress).
+       */
+      updateAddress: FunctionReference<
+        "mutation",
+        "public",
+        {
+          addressId: string;
+          name?: string | null;
+          fullAddress?: string | null;
+          city?: string | null;
+          area?: string | null;
+          flatVilaNumber?: string | null;
+          buildingNameNumber?: string | null;
+          landmark?: string | null;
+          latitude?: string | null;
+          longitude?: string | null;
+          isDefault?: boolean | null;
+          isActive?: boolean | null;
+        },
+        null
+      >;
+    };
+    cart: {
+      /**
+       * Add a product to the caller's cart (again: more of it).
+       *
+       * Mutation; access `customer`. Runs as `customers/cart:addItem` (POST /api/run/customers/cart/addItem).
+       */
+      addItem: FunctionReference<
+        "mutation",
+        "public",
+        {
+          productId: string;
+          quantity: number;
+        },
+        string
+      >;
+      /**
+       * The caller's cart, optionally one store's part, with its subtotal.
+       *
+       * Query; access `customer`. Runs as `customers/cart:getMyCart` (POST /api/run/customers/cart/getMyCart).
+       */
+      getMyCart: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId?: string | null;
+        },
+        {
+          items: Array<{
+            _id: string;
+            productId: string;
+            storeId: string;
+            name: string;
+            unitPrice: number;
+            quantity: number;
+          }>;
+          subtotal: number;
+        } | null
+      >;
+      /**
+       * Remove a line from the caller's cart.
+       *
+       * Mutation; access `customer`. Runs as `customers/cart:removeItem` (POST /api/run/customers/cart/removeItem).
+       */
+      removeItem: FunctionReference<
+        "mutation",
+        "public",
+        {
+          itemId: string;
+        },
+        null
+      >;
+    };
+    checkout: {
+      /**
+       * Start paying for the caller's cart lines of a store: creates the
+       * processor's payment intent for the lines plus the delivery fee, with
+       * the metadata the webhook turns into the order.
+       *
+       * Mutation; access `customer`. Runs as `customers/checkout:createPaymentIntent` (POST /api/run/customers/checkout/createPaymentIntent).
+       */
+      createPaymentIntent: FunctionReference<
+        "mutation",
+        "public",
+        {
+          storeId: string;
+          addressId: string;
+          deliveryType: "standard" | "express";
+        },
+        {
+          paymentIntentId: string;
+          clientSecret: string;
+          amount: number;
+          currency: string;
+          publishableKey: string;
+          subtotal: number;
+          deliveryFee: number;
+        }
+      >;
+    };
+    orders: {
+      /**
+       * The caller's orders, newest first.
+       *
+       * Query; access `customer`. Runs as `customers/orders:getMyOrders` (POST /api/run/customers/orders/getMyOrders).
+       */
+      getMyOrders: FunctionReference<
+        "query",
+        "public",
+        {
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          _id: string;
+          _creationTime: number;
+          customerId: string;
+          storeId: string;
+          storeName: string;
+          items: Array<{
+            productId: string;
+            name: string;
+            unitPrice: number;
+            quantity: number;
+            lineTotal: number;
+          }>;
+          subtotal: number;
+          deliveryFee: number;
+          total: number;
+          platformCommission?: number | null;
+          storeEarnings?: number | null;
+          amountPaid?: number | null;
+          deliveryAddress: {
+            fullAddress: string;
+            city: string;
+            area: string;
+            phoneNumber: string;
+          };
+          deliveryType: string;
+          paymentMethod: string;
+          paymentStatus: string;
+          paymentIntentId: string;
+          paymentReview?: {
+            reason: string;
+            expectedAmount: number;
+            amountPaid: number;
+            currency: string;
+            resolvedBy?: string;
+            resolvedAt?: number;
+          } | null;
+          status: string;
+          statusHistory: Array<{
+            status: string;
+            at: number;
+          }>;
+          updatedAt: number;
+        }>
+      >;
+      /**
+       * The caller's order paid with a payment intent (administrators:
+       * anyone's), or null.
+       *
+       * Query; access `authenticated`. Runs as `customers/orders:getOrderByPaymentIntent` (POST /api/run/customers/orders/getOrderByPaymentIntent).
+       */
+      getOrderByPaymentIntent: FunctionReference<
+        "query",
+        "public",
+        {
+          paymentIntentId: string;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          customerId: string;
+          storeId: string;
+          storeName: string;
+          items: Array<{
+            productId: string;
+            name: string;
+            unitPrice: number;
+            quantity: number;
+            lineTotal: number;
+          }>;
+          subtotal: number;
+          deliveryFee: number;
+          total: number;
+          platformCommission?: number | null;
+          storeEarnings?: number | null;
+          amountPaid?: number | null;
+          deliveryAddress: {
+            fullAddress: string;
+            city: string;
+            area: string;
+            phoneNumber: string;
+          };
+          deliveryType: string;
+          paymentMethod: string;
+          paymentStatus: string;
+          paymentIntentId: string;
+          paymentReview?: {
+            reason: string;
+            expectedAmount: number;
+            amountPaid: number;
+            currency: string;
+            resolvedBy?: string;
+            resolvedAt?: number;
+          } | null;
+          status: string;
+          statusHistory: Array<{
+            status: string;
+            at: number;
+          }>;
+          updatedAt: number;
+        } | null
+      >;
+    };
+    profile: {
+      /**
+       * The caller's customer profile, or null.
+       *
+       * Query; access `authenticated`. Runs as `customers/profile:getMyProfile` (POST /api/run/customers/profile/getMyProfile).
+       */
+      getMyProfile: FunctionReference<
+        "query",
+        "public",
+        Record<string, never>,
+        {
+          _id: string;
+          userId: string;
+          name: string;
+          phone?: string | null;
+          email?: string | null;
+          _creationTime: number;
+          updatedAt: number;
+        } | null
+      >;
+      /**
+       * Create or update the caller's customer profile.
+       *
+       * Mutation; access `authenticated`. Runs as `customers/profile:upsertMyProfile` (POST /api/run/customers/profile/upsertMyProfile).
+       */
+      upsertMyProfile: FunctionReference<
+        "mutation",
+        "public",
+        {
+          name: string;
+          phone?: string | null;
+          email?: string | null;
+        },
+        string
+      >;
+    };
+  };
+  notifications: {
+    inbox: {
+      /**
+       * The caller's notifications, newest first; administrators also see the
+       * admin inbox.
+       *
+       * Query; access `authenticated`. Runs as `notifications/inbox:list` (POST /api/run/notifications/inbox/list).
+       */
+      list: FunctionReference<
+        "query",
+        "public",
+        {
+          paginationOpts: PaginationOptions;
+          unreadOnly?: boolean | null;
+        },
+        PaginationResult<{
+          _id: string;
+          _creationTime: number;
+          recipientType: string;
+          type: string;
+          title: string;
+          body: string;
+          priority: string;
+          data: Record<string, string>;
+          read: boolean;
+          readAt?: number | null;
+          eventTime: number;
+        }>
+      >;
+      /**
+       * Mark one of the caller's notifications (or, for administrators, an
+       * admin-inbox one) read.
+       *
+       * Mutation; access `authenticated`. Runs as `notifications/inbox:markRead` (POST /api/run/notifications/inbox/markRead).
+       */
+      markRead: FunctionReference<
+        "mutation",
+        "public",
+        {
+          notificationId: string;
+        },
+        null
+      >;
+    };
+  };
+  stores: {
+    catalog: {
+      /**
+       * A store, or null.
+       *
+       * Query; access `public`. Runs as `stores/catalog:getStore` (POST /api/run/stores/catalog/getStore).
+       */
+      getStore: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+        },
+        {
+          _id: string;
+          name: string;
+          ownerUserId: string;
+          ownerName?: string;
+          ownerPhone?: string;
+          primaryCategoryId: string | null;
+          tier: string;
+          isActive: boolean;
+          isOpen: boolean;
+          city: string | null;
+          area: string | null;
+          latitude: number | null;
+          longitude: number | null;
+          _creationTime: number;
+        } | null
+      >;
+      /**
+       * The owner changes their store's name, phone or open flag; returns the
+       * store.
+       *
+       * Mutation; access `store_owner`. Runs as `stores/catalog:updateMyStore` (POST /api/run/stores/catalog/updateMyStore).
+       */
+      updateMyStore: FunctionReference<
+        "mutation",
+        "public",
+        {
+          storeId: string;
+          name?: string | null;
+          ownerPhone?: string | null;
+          isOpen?: boolean | null;
+        },
+        {
+          _id: string;
+          name: string;
+          ownerUserId: string;
+          ownerName?: string;
+          ownerPhone?: string;
+          primaryCategoryId: string | null;
+          tier: string;
+          isActive: boolean;
+          isOpen: boolean;
+          city: string | null;
+          area: string | null;
+          latitude: number | null;
+          longitude: number | null;
+          _creationTime: number;
+        } | null
+      >;
+    };
+    orders: {
+      /**
+       * A store's orders, newest first, optionally of one status (store owner
+       * or administrator).
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/orders:listStoreOrders` (POST /api/run/stores/orders/listStoreOrders).
+       */
+      listStoreOrders: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          status?: "pending" | "confirmed" | "preparing" | "out_for_delivery" | "delivered" | "cancelled" | null;
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          _id: string;
+          _creationTime: number;
+          customerId: string;
+          storeId: string;
+          storeName: string;
+          items: Array<{
+            productId: string;
+            name: string;
+            unitPrice: number;
+            quantity: number;
+            lineTotal: number;
+          }>;
+          subtotal: number;
+          deliveryFee: number;
+          total: number;
+          platformCommission?: number | null;
+          storeEarnings?: number | null;
+          amountPaid?: number | null;
+          deliveryAddress: {
+            fullAddress: string;
+            city: string;
+            area: string;
+            phoneNumber: string;
+          };
+          deliveryType: string;
+          paymentMethod: string;
+          paymentStatus: string;
+          paymentIntentId: string;
+          paymentReview?: {
+            reason: string;
+            expectedAmount: number;
+            amountPaid: number;
+            currency: string;
+            resolvedBy?: string;
+            resolvedAt?: number;
+          } | null;
+          status: string;
+          statusHistory: Array<{
+            status: string;
+            at: number;
+          }>;
+          updatedAt: number;
+        }>
+      >;
+      /**
+       * Move an order along its status machine (store owner or administrator).
+       *
+       * Mutation; access `store_owner_or_admin`. Runs as `stores/orders:updateOrderStatus` (POST /api/run/stores/orders/updateOrderStatus).
+       */
+      updateOrderStatus: FunctionReference<
+        "mutation",
+        "public",
+        {
+          orderId: string;
+          status: "pending" | "confirmed" | "preparing" | "out_for_delivery" | "delivered" | "cancelled";
+        },
+        null
+      >;
+    };
+    payouts: {
+      /**
+       * The store's payouts, newest first (paginated), with their history.
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/payouts:listPayouts` (POST /api/run/stores/payouts/listPayouts).
+       */
+      listPayouts: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          storeName: string;
+          storeOwnerName: string;
+          storeOwnerPhone: string;
+          requestedAmount: number;
+          processingFee: number;
+          netAmount: number;
+          bankDetails: {
+            IBAN: string;
+            bankName: string;
+            accountHolderName: string;
+          };
+          status: string;
+          requestDate: number;
+          approvedDate: number | null;
+          requestedBy: string;
+          currentWalletBalance: number;
+          totalEarnings: number;
+          totalOrders: number;
+          approvedBy: string | null;
+          processingDate: number | null;
+          processingMethod: string | null;
+          transactionReference: string | null;
+          completedDate: number | null;
+          rejectedDate: number | null;
+          rejectionReason: string | null;
+          failedDate: number | null;
+          failureReason: string | null;
+          balanceRestored: boolean;
+          adminNotes?: string | null;
+          history: Array<{
+            action: string;
+            from: string | null;
+            to: string;
+            by: string;
+            at: number;
+            notes?: string | null;
+            reason?: string | null;
+            method?: string | null;
+            reference?: string | null;
+            restoreBalance?: boolean | null;
+          }>;
+        }>
+      >;
+      /**
+       * Request a payout of the store's available balance to a UAE bank
+       * account; returns the payout id.
+       *
+       * Mutation; access `store_owner`. Runs as `stores/payouts:requestPayout` (POST /api/run/stores/payouts/requestPayout).
+       */
+      requestPayout: FunctionReference<
+        "mutation",
+        "public",
+        {
+          storeId: string;
+          /** AED, at most two decimals */
+          amount: number;
+          bankDetails: {
+            IBAN: string;
+            bankName: string;
+            accountHolderName: string;
+          };
+        },
+        string
+      >;
+    };
+    products: {
+      /**
+       * Add a product to the caller's store.
+       *
+       * Mutation; access `store_owner`. Runs as `stores/products:createProduct` (POST /api/run/stores/products/createProduct).
+       */
+      createProduct: FunctionReference<
+        "mutation",
+        "public",
+        {
+          storeId: string;
+          name: string;
+          /** AED, at most two decimals */
+          price: number;
+          isAvailable?: boolean | null;
+        },
+        string
+      >;
+      /**
+       * A store's products.
+       *
+       * Query; access `public`. Runs as `stores/products:listProducts` (POST /api/run/stores/products/listProducts).
+       */
+      listProducts: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+        },
+        Array<{
+          _id: string;
+          storeId: string;
+          name: string;
+          price: number;
+          isAvailable: boolean;
+          _creationTime: number;
+        }>
+      >;
+      /**
+       * Change a product's name, price or availability (orders and cart lines
+       * keep their prices); returns the product.
+       *
+       * Mutation; access `store_owner`. Runs as `stores/products:updateProduct` (POST /api/run/stores/products/updateProduct).
+       */
+      updateProduct: FunctionReference<
+        "mutation",
+        "public",
+        {
+          productId: string;
+          name?: string | null;
+          /** AED, at most two decimals */
+          price?: number | null;
+          isAvailable?: boolean | null;
+        },
+        {
+          _id: string;
+          storeId: string;
+          name: string;
+          price: number;
+          isAvailable: boolean;
+          _creationTime: number;
+        } | null
+      >;
+    };
+    reviews: {
+      /**
+       * Review a store as the caller (1 to 5 stars, a title or a comment, up
+       * to 10 of one's own photos; verified purchase decided by the service).
+       *
+       * Mutation; access `customer`. Runs as `stores/reviews:addReview` (POST /api/run/stores/reviews/addReview).
+       */
+      addReview: FunctionReference<
+        "mutation",
+        "public",
+        {
+          storeId: string;
+          orderId?: string | null;
+          rating: number;
+          title?: string | null;
+          /** multi-line text */
+          comment?: string | null;
+          photoIds?: Array<string> | null;
+        },
+        {
+          reviewId: string;
+          message: string;
+        } | null
+      >;
+      /**
+       * The store's one response to a review (its owner only).
+       *
+       * Mutation; access `store_owner`. Runs as `stores/reviews:addStoreResponse` (POST /api/run/stores/reviews/addStoreResponse).
+       */
+      addStoreResponse: FunctionReference<
+        "mutation",
+        "public",
+        {
+          reviewId: string;
+          /** multi-line text */
+          comment: string;
+        },
+        {
+          comment: string;
+          respondedAt: number;
+          updatedAt?: number;
+        } | null
+      >;
+      /**
+       * Delete one's own review with its votes and flags.
+       *
+       * Mutation; access `customer`. Runs as `stores/reviews:deleteReview` (POST /api/run/stores/reviews/deleteReview).
+       */
+      deleteReview: FunctionReference<
+        "mutation",
+        "public",
+        {
+          reviewId: string;
+        },
+        null
+      >;
+      /**
+       * Report a review to the moderators (one flag per customer per review).
+       *
+       * Mutation; access `customer`. Runs as `stores/reviews:flagReview` (POST /api/run/stores/reviews/flagReview).
+       */
+      flagReview: FunctionReference<
+        "mutation",
+        "public",
+        {
+          reviewId: string;
+          reason: "spam" | "inappropriate" | "fake" | "offensive" | "irrelevant" | "other";
+          /** multi-line text */
+          description?: string | null;
+        },
+        {
+          flagId: string;
+          message: string;
+        } | null
+      >;
+      /**
+       * The caller's reviews, newest first (paginated), with their stores and
+       * store responses.
+       *
+       * Query; access `customer`. Runs as `stores/reviews:getCustomerReviews` (POST /api/run/stores/reviews/getCustomerReviews).
+       */
+      getCustomerReviews: FunctionReference<
+        "query",
+        "public",
+        {
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          rating: number;
+          title?: string;
+          comment?: string;
+          photoUrls: Array<string>;
+          isVerifiedPurchase: boolean;
+          helpfulCount: number;
+          notHelpfulCount: number;
+          storeResponse?: {
+            comment: string;
+            respondedAt: number;
+            updatedAt?: number;
+          } | null;
+          customer: {
+            _id: string;
+            name: string;
+          };
+          userVote?: boolean | null;
+          isEdited: boolean;
+          updatedAt: number;
+          store: {
+            _id: string;
+            name: string;
+          };
+          isHidden: boolean;
+          canEdit: boolean;
+          canDelete: boolean;
+          moderation?: {
+            visible: boolean;
+            adminUserId: string;
+            at: number;
+            flagId?: string;
+            adminNotes?: string;
+          } | null;
+          editHistory?: Array<{
+            rating: number;
+            title: string;
+            comment: string;
+            photoIds: Array<string>;
+            writtenAt: number;
+            replacedAt: number;
+          }>;
+          orderId?: string;
+        }>
+      >;
+      /**
+       * One review with its customer, store, photo URLs, canEdit, canDelete
+       * and the caller's vote, or null.
+       *
+       * Query; access `public`. Runs as `stores/reviews:getReview` (POST /api/run/stores/reviews/getReview).
+       */
+      getReview: FunctionReference<
+        "query",
+        "public",
+        {
+          reviewId: string;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          rating: number;
+          title?: string;
+          comment?: string;
+          photoUrls: Array<string>;
+          isVerifiedPurchase: boolean;
+          helpfulCount: number;
+          notHelpfulCount: number;
+          storeResponse?: {
+            comment: string;
+            respondedAt: number;
+            updatedAt?: number;
+          } | null;
+          customer: {
+            _id: string;
+            name: string;
+          };
+          userVote?: boolean | null;
+          isEdited: boolean;
+          updatedAt: number;
+          store: {
+            _id: string;
+            name: string;
+          };
+          isHidden: boolean;
+          canEdit: boolean;
+          canDelete: boolean;
+          moderation?: {
+            visible: boolean;
+            adminUserId: string;
+            at: number;
+            flagId?: string;
+            adminNotes?: string;
+          } | null;
+          editHistory?: Array<{
+            rating: number;
+            title: string;
+            comment: string;
+            photoIds: Array<string>;
+            writtenAt: number;
+            replacedAt: number;
+          }>;
+          orderId?: string;
+        } | null
+      >;
+      /**
+       * A store's review statistics (count, average, distribution, verified
+       * count, Bayesian average).
+       *
+       * Query; access `public`. Runs as `stores/reviews:getStoreReviewStats` (POST /api/run/stores/reviews/getStoreReviewStats).
+       */
+      getStoreReviewStats: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+        },
+        {
+          storeId: string;
+          totalReviews: number;
+          ratingSum: number;
+          averageRating: number;
+          ratingDistribution: Record<string, number>;
+          verifiedReviews: number;
+          bayesianAverage: number;
+          bayesianPrior: {
+            reviews: number;
+            mean: number;
+          };
+          updatedAt: number;
+        } | null
+      >;
+      /**
+       * A store's visible reviews, paginated: sortBy newest (default), oldest,
+       * highest_rating, lowest_rating or most_helpful; ratingFilter;
+       * verifiedOnly.
+       *
+       * Query; access `public`. Runs as `stores/reviews:getStoreReviews` (POST /api/run/stores/reviews/getStoreReviews).
+       */
+      getStoreReviews: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          paginationOpts: PaginationOptions;
+          sortBy?: "newest" | "oldest" | "highest_rating" | "lowest_rating" | "most_helpful" | null;
+          ratingFilter?: number | null;
+          verifiedOnly?: boolean | null;
+        },
+        PaginationResult<{
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          rating: number;
+          title?: string;
+          comment?: string;
+          photoUrls: Array<string>;
+          isVerifiedPurchase: boolean;
+          helpfulCount: number;
+          notHelpfulCount: number;
+          storeResponse?: {
+            comment: string;
+            respondedAt: number;
+            updatedAt?: number;
+          } | null;
+          customer: {
+            _id: string;
+            name: string;
+          };
+          userVote?: boolean | null;
+          isEdited: boolean;
+          updatedAt: number;
+        }>
+      >;
+      /**
+       * Change the given fields of one's own review (previous versions are
+       * kept); returns the review.
+       *
+       * Mutation; access `customer`. Runs as `stores/reviews:updateReview` (POST /api/run/stores/reviews/updateReview).
+       */
+      updateReview: FunctionReference<
+        "mutation",
+        "public",
+        {
+          reviewId: string;
+          rating?: number | null;
+          title?: string | null;
+          /** multi-line text */
+          comment?: string | null;
+          photoIds?: Array<string> | null;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          rating: number;
+          title?: string;
+          comment?: string;
+          photoUrls: Array<string>;
+          isVerifiedPurchase: boolean;
+          helpfulCount: number;
+          notHelpfulCount: number;
+          storeResponse?: {
+            comment: string;
+            respondedAt: number;
+            updatedAt?: number;
+          } | null;
+          customer: {
+            _id: string;
+            name: string;
+          };
+          userVote?: boolean | null;
+          isEdited: boolean;
+          updatedAt: number;
+          store: {
+            _id: string;
+            name: string;
+          };
+          isHidden: boolean;
+          canEdit: boolean;
+          canDelete: boolean;
+          moderation?: {
+            visible: boolean;
+            adminUserId: string;
+            at: number;
+            flagId?: string;
+            adminNotes?: string;
+          } | null;
+          editHistory?: Array<{
+            rating: number;
+            title: string;
+            comment: string;
+            photoIds: Array<string>;
+            writtenAt: number;
+            replacedAt: number;
+          }>;
+          orderId?: string;
+        } | null
+      >;
+      /**
+       * Change the store's response to a review (its owner only).
+       *
+       * Mutation; access `store_owner`. Runs as `stores/reviews:updateStoreResponse` (POST /api/run/stores/reviews/updateStoreResponse).
+       */
+      updateStoreResponse: FunctionReference<
+        "mutation",
+        "public",
+        {
+          reviewId: string;
+          /** multi-line text */
+          comment: string;
+        },
+        {
+          comment: string;
+          respondedAt: number;
+          updatedAt?: number;
+        } | null
+      >;
+      /**
+       * Vote a review helpful or not (one vote per customer, changeable; never
+       * one's own review).
+       *
+       * Mutation; access `customer`. Runs as `stores/reviews:voteOnReview` (POST /api/run/stores/reviews/voteOnReview).
+       */
+      voteOnReview: FunctionReference<
+        "mutation",
+        "public",
+        {
+          reviewId: string;
+          isHelpful: boolean;
+        },
+        {
+          reviewId: string;
+          helpfulCount: number;
+          notHelpfulCount: number;
+          userVote: boolean;
+        } | null
+      >;
+    };
+    wallet: {
+      /**
+       * The store's wallet: balances and statistics.
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/wallet:getWallet` (POST /api/run/stores/wallet/getWallet).
+       */
+      getWallet: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+        },
+        {
+          _id: string;
+          storeId: string;
+          availableBalance: number;
+          pendingBalance: number;
+          totalEarnings: number;
+          totalPayouts: number;
+          lastPayoutDate: number | null;
+          totalOrders: number;
+        } | null
+      >;
+      /**
+       * The store's wallet transactions, newest first (paginated).
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/wallet:listTransactions` (POST /api/run/stores/wallet/listTransactions).
+       */
+      listTransactions: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          _id: string;
+          type: string;
+          amount: number;
+          status: string;
+          description: string;
+          _creationTime: number;
+          releaseDate?: number | null;
+          metadata?: Record<string, string>;
+        }>
+      >;
+    };
+  };
+};
+
+/** The type of `api`. */
+export type Api = typeof api;

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"marketplace/deploy/launch"
+)
+
+// runDistributed runs the distributed mode on one machine (package launch):
+// the broker, every service and the gateway as processes of their own
+// binaries, found in -bin (default: beside this binary).
+func runDistributed(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run-distributed", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	binDir := fs.String("bin", "", "directory of the binaries: marketplace, gateway and one per service (default: this binary's)")
+	brokerPort := fs.Int("broker-port", 0, "the broker's port on 127.0.0.1 (0: any free port)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("run-distributed: unexpected arguments %q", fs.Args())
+	}
+	if *brokerPort < 0 || *brokerPort > 65535 {
+		return fmt.Errorf("run-distributed: -broker-port %d is not a port", *brokerPort)
+	}
+	if *binDir == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("run-distributed: set -bin: %w", err)
+		}
+		*binDir = filepath.Dir(exe)
+	}
+	return launch.Run(ctx, launch.Options{
+		BinDir: *binDir, Getenv: getenv, Environ: os.Environ(), Stdout: stdout, BrokerPort: *brokerPort,
+	})
+}

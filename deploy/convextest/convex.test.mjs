@@ -1,0 +1,266 @@
+// Convex's own clients (npm convex 1.48.0, unmodified) against the gateway.
+// deploy/e2e's TestConvexClients starts the system, sets up a world (stores,
+// products, a customer with a cart) and runs this file with node --test,
+// passing the gateway URL, tokens and ids in the environment.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import WebSocket from "ws";
+import { ConvexClient } from "convex/browser";
+import { ConvexError } from "convex/values";
+import { api, env, http, options, productId, rejectsWithCode, storeId, tokens, url } from "./lib.mjs";
+
+const clients = [];
+const socket = (token, extra = {}) => {
+  const c = new ConvexClient(url, { ...options, ...extra });
+  if (token) c.setAuth(async () => token);
+  clients.push(c);
+  return c;
+};
+test.after(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+});
+
+// until resolves with the first value of a subscription that satisfies cond.
+function until(client, query, args, cond, what, ms = 5000) {
+  return new Promise((resolve, reject) => {
+    let last;
+    const timer = setTimeout(() => {
+      unsubscribe();
+      reject(new Error(`${what}: not within ${ms} ms; last value ${JSON.stringify(last)}`));
+    }, ms);
+    const unsubscribe = client.onUpdate(query, args, (v) => {
+      last = v;
+      if (cond(v)) {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(v);
+      }
+    }, (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
+
+const unique = (prefix) => `${prefix} ${Date.now()} ${Math.random().toString(36).slice(2, 8)}`;
+
+test("ConvexHttpClient: queries without a token", async () => {
+  const c = http();
+  const store = await c.query(api.getStore, { storeId });
+  assert.equal(store._id, storeId);
+  assert.equal(store.name, "Bakery");
+  const products = await c.query(api.listProducts, { storeId });
+  assert.ok(products.some((p) => p._id === productId));
+  assert.ok(Array.isArray(await c.query(api.listCities)));
+  await rejectsWithCode(c.mutation(api.upsertMyProfile, { name: "Nobody" }), "UNAUTHENTICATED");
+});
+
+test("ConvexHttpClient: queries and mutations with a token", async () => {
+  const c = http(tokens.user);
+  const before = await c.query(api.getMyProfile);
+  assert.equal(before.name, "Noor");
+  const id = await c.mutation(api.upsertMyProfile, { name: "Noor", phone: "+971501111111" });
+  assert.equal(id, before._id);
+  const name = unique("Http loaf");
+  const owner = http(tokens.owner);
+  const created = await owner.mutation(api.createProduct, { storeId, name, price: 4.25 });
+  const products = await owner.query(api.listProducts, { storeId });
+  assert.deepEqual(products.find((p) => p._id === created)?.price, 4.25);
+});
+
+test("ConvexHttpClient: each error code arrives as ConvexError.data.code", async () => {
+  // UNAVAILABLE and INTERNAL: outage.test.mjs, run with services made unreachable.
+  const owner = http(tokens.owner);
+  await rejectsWithCode(owner.mutation(api.createProduct, { storeId, name: "Bad", price: "cheap" }), "INVALID_ARGUMENT");
+  await rejectsWithCode(http().query(api.getMyProfile), "UNAUTHENTICATED");
+  await rejectsWithCode(http(tokens.user).mutation(api.createProduct, { storeId, name: "Not mine", price: 1 }), "PERMISSION_DENIED");
+  await rejectsWithCode(http(tokens.user).mutation(api.markRead, { notificationId: "ntf_" + "0".repeat(24) }), "NOT_FOUND");
+  await rejectsWithCode(http().query(api.nope), "NOT_FOUND", /Could not find public function for 'nope\/nope:nope'/);
+  await rejectsWithCode(http(tokens.admin).mutation(api.createInitialPlatformConfig, { adminUserId: "admin-1" }), "ALREADY_EXISTS");
+  await rejectsWithCode(http(tokens.newbie).mutation(api.addItem, { productId, quantity: 1 }), "FAILED_PRECONDITION");
+  // One caller's burst beyond the gateway's per-caller limit.
+  const flood = http(tokens.flood);
+  const results = await Promise.allSettled(Array.from({ length: 150 }, () => flood.query(api.getMyProfile)));
+  const limited = results.filter((r) => r.status === "rejected");
+  assert.ok(limited.length > 0, "150 calls at once were all let through");
+  for (const r of limited) {
+    assert.ok(r.reason instanceof ConvexError);
+    assert.equal(r.reason.data.code, "RATE_LIMITED");
+  }
+  // A token that does not verify is refused before any function runs: a 401,
+  // which the client throws as a plain Error, as with Convex.
+  await assert.rejects(http(tokens.expired).query(api.listCities), (err) => {
+    assert.ok(!(err instanceof ConvexError), "a ConvexError");
+    assert.match(err.message, /UNAUTHENTICATED/);
+    return true;
+  });
+});
+
+test("POST /api/run/<area>/<module>/<function>", async () => {
+  const res = await fetch(`${url}/api/run/stores/catalog/getStore`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ args: { storeId } }),
+  });
+  assert.equal(res.status, 200);
+  const body = await res.json();
+  assert.equal(body.status, "success");
+  assert.equal(body.value.name, "Bakery");
+  const bad = await fetch(`${url}/api/run/customers/profile/getMyProfile`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ args: {} }),
+  });
+  const err = await bad.json();
+  assert.equal(bad.status, 200);
+  assert.equal(err.status, "error");
+  assert.equal(err.errorData.code, "UNAUTHENTICATED");
+});
+
+test("ConvexClient: one-shot queries", async () => {
+  const anon = socket();
+  assert.equal((await anon.query(api.getStore, { storeId })).name, "Bakery");
+  await rejectsWithCode(anon.query(api.getMyProfile, {}), "UNAUTHENTICATED");
+  const user = socket(tokens.user);
+  assert.equal((await user.query(api.getMyProfile, {})).name, "Noor");
+});
+
+test("ConvexClient: a subscription shows its own mutation when the mutation resolves", async () => {
+  const owner = socket(tokens.owner);
+  let latest;
+  const unsubscribe = owner.onUpdate(api.listProducts, { storeId }, (v) => (latest = v));
+  await until(owner, api.listProducts, { storeId }, (v) => v.length > 0, "first value");
+  const name = unique("Live loaf");
+  const id = await owner.mutation(api.createProduct, { storeId, name, price: 3.5 });
+  // Convex resolves a mutation once the subscriptions it changed show it.
+  assert.ok(latest.some((p) => p._id === id && p.name === name), `after the mutation: ${JSON.stringify(latest)}`);
+  unsubscribe();
+});
+
+test("ConvexClient: a subscription follows another client's plain HTTP mutation", async () => {
+  const watcher = socket();
+  await until(watcher, api.listProducts, { storeId }, (v) => v.length > 0, "first value");
+  const name = unique("Plain loaf");
+  const seen = until(watcher, api.listProducts, { storeId }, (v) => v.some((p) => p.name === name), "the other client's product");
+  const res = await fetch(`${url}/api/mutation`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${tokens.owner}` },
+    body: JSON.stringify({ path: "stores.products.createProduct", args: { storeId, name, price: 2 } }),
+  });
+  assert.equal(res.status, 200); // no Convex-Client header: the contract's plain answer
+  assert.match(await res.json(), /^prd_/);
+  await seen;
+});
+
+test("ConvexClient: a failed payment's notification reaches an open inbox subscription within a second", async () => {
+  const user = socket(tokens.user);
+  const args = { paginationOpts: { numItems: 50, cursor: null } };
+  const failed = (page) => page.page.filter((n) => n.type === "payment_failed").length;
+  const first = await until(user, api.inbox, args, () => true, "first inbox");
+  assert.equal(typeof first.continueCursor, "string");
+  const before = failed(first);
+  const arrived = until(user, api.inbox, args, (v) => failed(v) > before, "the payment_failed notification");
+  const res = await fetch(`${url}/processor/webhook`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "processor-signature": env("FAILED_WEBHOOK_SIGNATURE") },
+    body: env("FAILED_WEBHOOK_BODY"),
+  });
+  assert.equal(res.status, 200, await res.text());
+  const start = performance.now();
+  const page = await arrived;
+  const elapsed = performance.now() - start;
+  console.log(`payment_failed notification reached the subscription ${elapsed.toFixed(0)} ms after the webhook's answer`);
+  assert.ok(elapsed < 1000, `${elapsed} ms`);
+  assert.equal(page.page.find((n) => n.type === "payment_failed").priority, "high");
+});
+
+test("ConvexClient: mutation errors", async () => {
+  const owner = socket(tokens.owner);
+  await rejectsWithCode(owner.mutation(api.createProduct, { storeId, name: "", price: 1 }), "INVALID_ARGUMENT");
+  await rejectsWithCode(socket(tokens.user).mutation(api.createProduct, { storeId, name: "Not mine", price: 1 }), "PERMISSION_DENIED");
+  await rejectsWithCode(owner.mutation(api.nope, {}), "NOT_FOUND", /Could not find public function/);
+  await rejectsWithCode(socket().mutation(api.upsertMyProfile, { name: "Anon" }), "UNAUTHENTICATED");
+});
+
+test("paginated queries", async () => {
+  // The HTTP client: pages of one, chained by continueCursor.
+  const c = http();
+  const first = await c.query(api.listStores, { paginationOpts: { numItems: 1, cursor: null } });
+  assert.equal(first.page.length, 1);
+  assert.equal(first.isDone, false);
+  assert.equal(typeof first.continueCursor, "string");
+  const second = await c.query(api.listStores, { paginationOpts: { numItems: 1, cursor: first.continueCursor } });
+  assert.notEqual(second.page[0]._id, first.page[0]._id);
+  // ConvexClient's paginated subscription: it sends paginationOpts with
+  // numItems, cursor and its id, and loads more by continueCursor.
+  const client = socket();
+  const results = await new Promise((resolve, reject) => {
+    let loaded = false;
+    const timer = setTimeout(() => reject(new Error("paginated subscription: no second page")), 5000);
+    const unsubscribe = client.onPaginatedUpdate_experimental(api.listStores, {}, { initialNumItems: 1 }, (r) => {
+      if (r.status === "CanLoadMore" && !loaded) {
+        assert.equal(r.results.length, 1);
+        loaded = true;
+        r.loadMore(1);
+      } else if (loaded && r.results.length >= 2) {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(r.results);
+      }
+    }, reject);
+  });
+  assert.deepEqual(results.slice(0, 2).map((s) => s.name), [first.page[0].name, second.page[0].name]);
+});
+
+test("ConvexClient: an expired token", async () => {
+  const changes = [];
+  const client = new ConvexClient(url, options);
+  clients.push(client);
+  const refused = new Promise((resolve) => {
+    client.setAuth(async () => tokens.expired, (isAuthenticated) => {
+      changes.push(isAuthenticated);
+      if (!isAuthenticated) resolve();
+    });
+  });
+  await Promise.race([refused, new Promise((_, reject) => setTimeout(() => reject(new Error("the client was never told")), 5000))]);
+  assert.deepEqual(changes, [false]);
+  // The client goes on without the token.
+  assert.equal((await client.query(api.getStore, { storeId })).name, "Bakery");
+  await rejectsWithCode(client.query(api.getMyProfile, {}), "UNAUTHENTICATED");
+});
+
+// A socket that dies after the server applied a mutation and before its answer
+// arrived: the client reconnects and sends the mutation again with the same
+// session and request id; the server answers with the kept outcome.
+test("ConvexClient: a reconnect does not apply a mutation twice", async () => {
+  const log = { sent: 0, dropped: [] };
+  class DroppingSocket extends WebSocket {
+    send(data) {
+      if (JSON.parse(data).type === "Mutation") log.sent++;
+      super.send(data);
+    }
+    set onmessage(handler) {
+      super.onmessage = (event) => {
+        const msg = JSON.parse(event.data);
+        if (msg.type === "MutationResponse" && log.dropped.length === 0) {
+          log.dropped.push(msg); // lost with the connection
+          this.terminate();
+          return;
+        }
+        handler(event);
+      };
+    }
+    get onmessage() {
+      return super.onmessage;
+    }
+  }
+  const owner = socket(tokens.owner, { webSocketConstructor: DroppingSocket });
+  const name = unique("Once loaf");
+  const id = await owner.mutation(api.createProduct, { storeId, name, price: 5 });
+  assert.equal(log.dropped.length, 1);
+  assert.equal(log.dropped[0].success, true, "the first run was applied");
+  assert.equal(log.dropped[0].result, id, "the replay answered the first run's outcome");
+  assert.ok(log.sent >= 2, `the mutation was sent ${log.sent} times`);
+  const products = await http().query(api.listProducts, { storeId });
+  assert.equal(products.filter((p) => p.name === name).length, 1);
+});

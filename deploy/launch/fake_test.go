@@ -1,0 +1,155 @@
+package launch_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The tests run the launcher on stand-ins: BinDir holds links named after
+// every program to this test binary, which, started with fakeEnv set, plays
+// the program its name says (fakeMain). A stand-in records its arguments and
+// environment, and when it stopped, under FAKE_RECORDS.
+const fakeEnv = "LAUNCH_FAKE_PROGRAM"
+
+// Settings of the stand-ins, passed in the programs' environment:
+//
+//	FAKE_RECORDS          directory of the records
+//	FAKE_FAIL             a program that exits with status 3 at start
+//	FAKE_FAIL_RESTARTS    a program whose every start after the first fails
+//	FAKE_NEVER_READY      a program whose /readyz answers 503
+//	FAKE_IGNORE_TERM      a program that ignores SIGTERM
+type record struct {
+	Name string            `json:"name"`
+	Args []string          `json:"args"`
+	Env  map[string]string `json:"env"`
+	PID  int               `json:"pid"`
+}
+
+func fakeMain() int {
+	name := filepath.Base(os.Args[0])
+	dir := os.Getenv("FAKE_RECORDS")
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	if name == "marketplace" && len(os.Args) > 1 {
+		name = os.Args[1] // marketplace broker ...
+	}
+	b, _ := json.Marshal(record{Name: name, Args: os.Args[1:], Env: env, PID: os.Getpid()})
+	_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s.%d.json", name, os.Getpid())), b, 0o600)
+	fmt.Printf(`{"msg":"fake %s started"}`+"\n", name)
+	if os.Getenv("FAKE_FAIL") == name {
+		fmt.Fprintf(os.Stderr, "%s: fake failure at start\n", name)
+		return 3
+	}
+	if os.Getenv("FAKE_FAIL_RESTARTS") == name {
+		marker := filepath.Join(dir, name+".started")
+		if _, err := os.Stat(marker); err == nil {
+			fmt.Fprintf(os.Stderr, "%s: fake failure on restart\n", name)
+			return 4
+		}
+		_ = os.WriteFile(marker, nil, 0o600)
+	}
+	sigs := make(chan os.Signal, 1)
+	if os.Getenv("FAKE_IGNORE_TERM") == name {
+		signal.Ignore(syscall.SIGTERM)
+	} else {
+		signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	}
+	var ln net.Listener
+	var err error
+	if name == "broker" {
+		i := slices.Index(os.Args, "-port")
+		ln, err = net.Listen("tcp", "127.0.0.1:"+os.Args[i+1])
+		if err == nil {
+			fmt.Fprintf(os.Stderr, "broker ready at %s\n", ln.Addr())
+		}
+	} else {
+		ln, err = net.Listen("tcp", os.Getenv("HTTP_ADDR"))
+		if err == nil {
+			never := os.Getenv("FAKE_NEVER_READY") == name
+			go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if never {
+					w.WriteHeader(http.StatusServiceUnavailable)
+				}
+			}))
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	<-sigs
+	ln.Close()
+	f, err := os.OpenFile(filepath.Join(dir, "stops.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err == nil {
+		fmt.Fprintln(f, name)
+		f.Close()
+	}
+	return 0
+}
+
+// fakeBin makes a BinDir of stand-ins.
+func fakeBin(t interface {
+	TempDir() string
+	Fatal(...any)
+}, names []string) string {
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if err := os.Symlink(exe, filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// records reads every record written so far, by program name (in start order
+// of each program's runs).
+func records(dir string) map[string][]record {
+	out := map[string][]record{}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var r record
+		if json.Unmarshal(b, &r) == nil {
+			out[r.Name] = append(out[r.Name], r)
+		}
+	}
+	return out
+}
+
+func stops(dir string) []string {
+	b, _ := os.ReadFile(filepath.Join(dir, "stops.log"))
+	return strings.Fields(string(b))
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+func waitFor(ctx context.Context, cond func() bool) bool {
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return true
+}

@@ -1,0 +1,494 @@
+// Package launch runs the distributed mode on one machine: a standalone broker
+// (`marketplace broker`), every service of the module list and the gateway,
+// each a process of its own binary, as `make run-distributed` does. Services
+// find each other by static addresses (or Consul when CONSUL_HTTP_ADDR is
+// set), each keeps its own database (MONGODB_URI, or with DB_EMBEDDED=true an
+// embedded file per service), and the launcher merges their logs, each line
+// prefixed with its program's name.
+//
+// A program that exits before it is ready at start stops everything and the
+// launcher fails with its last lines. One that dies later is restarted (after
+// 1 s, doubling while it keeps dying soon after start, up to 30 s); five
+// restarts in a row that never get ready stop everything. SIGINT or SIGTERM
+// stops the gateway first, then the services, then the broker, each with
+// SIGTERM (SIGKILL after 20 s).
+package launch
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"marketplace/deploy/modules"
+	"marketplace/libs/program"
+	"marketplace/services/payments"
+)
+
+// BrokerReady starts the line `marketplace broker` prints on stderr once it
+// accepts clients and every topic exists.
+const BrokerReady = "broker ready at "
+
+// Names of the processes that are not services.
+const (
+	Broker  = "broker"
+	Gateway = "gateway"
+	self    = "launch"
+)
+
+// Options tailor a run; Getenv, Environ and Stdout come from the process.
+type Options struct {
+	// BinDir holds the binaries: marketplace (the broker), gateway and one per
+	// service, named after it (`go build -o DIR ./deploy/cmd/... ./services/*/cmd/*`).
+	BinDir string
+	// Getenv reads the launcher's settings (program.Config: HTTP_ADDR is the
+	// gateway's address, DATA_DIR, MONGODB_URI, DB_EMBEDDED, KAFKA_BROKERS,
+	// CONSUL_HTTP_ADDR, AUTH_*, INTERNAL_SERVICE_TOKEN).
+	Getenv func(string) string
+	// Environ is every program's base environment (os.Environ()); the
+	// launcher's settings for each program replace what it names.
+	Environ []string
+	Stdout  io.Writer
+	// BrokerPort is the broker's port; 0 picks a free one.
+	BrokerPort int
+	// OnReady is called once the gateway is ready.
+	OnReady func(*System)
+	// RestartDelay is the first wait before restarting a program that died;
+	// 0 is 1 s.
+	RestartDelay time.Duration
+	// StartTimeout bounds how long a program may take to get ready; 0 is 60 s.
+	StartTimeout time.Duration
+	// StopTimeout is how long a program may take to stop before it is
+	// killed; 0 is 20 s.
+	StopTimeout time.Duration
+}
+
+// System describes a running distributed system.
+type System struct {
+	BaseURL       string            // the gateway
+	Services      map[string]string // service name -> its own base URL
+	Brokers       []string
+	DevSecret     string // empty when an identity provider is configured
+	WebhookSecret string // what the payments service checks processor signatures with
+	procs         map[string]*proc
+}
+
+// PID is the process id of a program's current run (0 if it never ran).
+func (s *System) PID(name string) int {
+	p := s.procs[name]
+	if p == nil {
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.pid
+}
+
+// Runs is how many times a program was started (restarts included).
+func (s *System) Runs(name string) int {
+	p := s.procs[name]
+	if p == nil {
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.runs
+}
+
+// Signal sends sig to a program's current run (tests kill a service with it).
+func (s *System) Signal(name string, sig os.Signal) error {
+	p := s.procs[name]
+	if p == nil {
+		return fmt.Errorf("launch: no program %q", name)
+	}
+	if !p.signal(sig) {
+		return fmt.Errorf("launch: %s is not running", name)
+	}
+	return nil
+}
+
+// Development secrets kept in DATA_DIR when the environment sets none: the
+// files the all-in-one keeps (deploy/system), so `make token` and `make
+// sign-webhook` work against either mode.
+const (
+	devSecretFile     = "dev-secret"
+	webhookSecretFile = "webhook-secret"
+)
+
+// Run starts every program and blocks until ctx is done (then stops them) or a
+// program fails at start (then stops the others and returns why).
+func Run(ctx context.Context, o Options) error {
+	cfg, err := program.Load(o.Getenv)
+	if err != nil {
+		return err
+	}
+	if o.RestartDelay <= 0 {
+		o.RestartDelay = time.Second
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = 60 * time.Second
+	}
+	if o.StopTimeout <= 0 {
+		o.StopTimeout = 20 * time.Second
+	}
+	order, err := modules.StartOrder(modules.All)
+	if err != nil {
+		return err
+	}
+	width := len(self)
+	for _, n := range append(modules.Names(), Broker, Gateway) {
+		width = max(width, len(n))
+	}
+	out := &output{w: o.Stdout, width: width}
+	logf := func(format string, args ...any) { out.line(self, fmt.Sprintf(format, args...)) }
+
+	// Binaries first: a missing one is a build step not taken.
+	bin := func(name string) (string, error) {
+		p, err := filepath.Abs(filepath.Join(o.BinDir, name))
+		if err != nil {
+			return "", err
+		}
+		if st, err := os.Stat(p); err != nil || st.IsDir() {
+			return "", fmt.Errorf("no binary %s: build the programs first (make run-distributed does: go build -o %s ./deploy/cmd/marketplace ./deploy/cmd/gateway ./services/*/cmd/*)", p, o.BinDir)
+		}
+		return p, nil
+	}
+	binaries := map[string]string{}
+	for _, n := range append(modules.Names(), Gateway, "marketplace") {
+		if binaries[n], err = bin(n); err != nil {
+			return err
+		}
+	}
+
+	// Databases: MongoDB when configured, embedded files only when asked for.
+	if cfg.MongoURI == "" && !cfg.EmbeddedDB {
+		return errors.New("set MONGODB_URI (each service gets its own database on that server), or DB_EMBEDDED=true for an embedded database file per service under DATA_DIR/distributed/db (one machine only)")
+	}
+	dataDir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("DATA_DIR: %w", err)
+	}
+	dbDir := filepath.Join(dataDir, "distributed", "db")
+	switch {
+	case cfg.MongoURI != "":
+		if cfg.EmbeddedDB {
+			logf("MONGODB_URI is set: DB_EMBEDDED is ignored, every service uses its own database on that server")
+		}
+		logf("databases: one per service on MONGODB_URI (names %s<service>)", cfg.DBNamePrefix)
+	default:
+		logf("databases: DB_EMBEDDED=true, one embedded file per service under %s (one machine only; set MONGODB_URI for MongoDB)", dbDir)
+	}
+
+	// Secrets every program shares.
+	devSecret := cfg.DevSecret
+	if cfg.JWKSURL == "" && devSecret == "" {
+		if devSecret, err = secretFile(dataDir, devSecretFile); err != nil {
+			return err
+		}
+		logf("development auth: tokens signed with the secret in %s are accepted (make token SUB=<user id> ROLES=admin)", filepath.Join(dataDir, devSecretFile))
+	}
+	webhookSecret := o.Getenv(payments.EnvWebhookSecret)
+	if webhookSecret == "" {
+		if webhookSecret, err = secretFile(dataDir, webhookSecretFile); err != nil {
+			return err
+		}
+		logf("development webhooks: signed with the secret in %s (make sign-webhook FILE=<body.json>)", filepath.Join(dataDir, webhookSecretFile))
+	}
+	internalToken := cfg.InternalToken
+	if internalToken == "" {
+		internalToken = randomHex(32) // only this run's programs know it
+	}
+
+	// Addresses: the gateway's from HTTP_ADDR, free loopback ports for the
+	// services and the broker, kept across restarts.
+	gwHost, gwPort, err := net.SplitHostPort(cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("HTTP_ADDR: %w", err)
+	}
+	// One call for every port, so that none is handed out twice: the
+	// services', the gateway's (used if HTTP_ADDR asks for any port) and the broker's.
+	ports, err := freePorts(len(order) + 2)
+	if err != nil {
+		return err
+	}
+	if gwPort == "0" {
+		gwPort = strconv.Itoa(ports[len(order)])
+	}
+	gwAddr := net.JoinHostPort(gwHost, gwPort)
+	probeHost := gwHost
+	if ip := net.ParseIP(gwHost); gwHost == "" || (ip != nil && ip.IsUnspecified()) {
+		probeHost = "127.0.0.1"
+	}
+	sys := &System{
+		BaseURL: "http://" + net.JoinHostPort(probeHost, gwPort), Services: map[string]string{},
+		WebhookSecret: webhookSecret, procs: map[string]*proc{},
+	}
+	if cfg.JWKSURL == "" {
+		sys.DevSecret = devSecret
+	}
+	publicURL := cfg.PublicBaseURL
+	if publicURL == "" {
+		publicURL = sys.BaseURL
+	}
+	serviceAddr := map[string]string{}
+	var staticAddrs []string
+	for i, m := range order {
+		serviceAddr[m.Name] = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[i]))
+		sys.Services[m.Name] = "http://" + serviceAddr[m.Name]
+		staticAddrs = append(staticAddrs, m.Name+"="+sys.Services[m.Name])
+	}
+
+	var brokerProc *proc
+	brokers := cfg.KafkaBrokers
+	if len(brokers) == 0 {
+		port := o.BrokerPort
+		if port == 0 {
+			port = ports[len(order)+1]
+		}
+		brokers = []string{net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+		kafkaDir := filepath.Join(dataDir, "distributed", "kafka")
+		brokerProc = newProc(out, Broker, binaries["marketplace"],
+			[]string{"broker", "-port", strconv.Itoa(port), "-data", kafkaDir}, withEnv(o.Environ, nil, "HTTP_ADDR"))
+		brokerProc.readyLine = BrokerReady
+		sys.procs[Broker] = brokerProc
+	} else {
+		logf("KAFKA_BROKERS is set: no broker of its own, the services use %s", strings.Join(brokers, ","))
+	}
+	sys.Brokers = brokers
+
+	// Discovery: static addresses, or Consul (each program registers itself).
+	discovery := map[string]string{"SERVICE_ADDRS": strings.Join(staticAddrs, ",")}
+	if cfg.ConsulAddr != "" {
+		discovery = map[string]string{"SERVICE_ADDRS": ""}
+		logf("discovery: Consul at %s (every program registers itself)", cfg.ConsulAddr)
+	} else {
+		logf("discovery: static addresses (SERVICE_ADDRS)")
+	}
+	auth := map[string]string{}
+	if cfg.JWKSURL == "" {
+		auth["AUTH_DEV_SECRET"] = devSecret
+	}
+
+	var services []*proc
+	for _, m := range order {
+		set := map[string]string{
+			"HTTP_ADDR": serviceAddr[m.Name], "DATA_DIR": dbDir, "KAFKA_BROKERS": strings.Join(brokers, ","),
+			"INTERNAL_SERVICE_TOKEN": internalToken, "PUBLIC_BASE_URL": publicURL,
+			payments.EnvWebhookSecret: "", // the payments service's alone
+			// A service serves /metrics on its own port; one METRICS_ADDR
+			// for all would be taken by the first (the gateway keeps it).
+			"METRICS_ADDR": "", "ADVERTISE_ADDR": "",
+		}
+		if m.Name == payments.Module.Name {
+			set[payments.EnvWebhookSecret] = webhookSecret
+		}
+		if cfg.MongoURI == "" {
+			set["DB_EMBEDDED"] = "true"
+		}
+		if cfg.ConsulAddr != "" {
+			set["ADVERTISE_ADDR"] = serviceAddr[m.Name]
+		}
+		merge(set, discovery, auth)
+		p := newProc(out, m.Name, binaries[m.Name], nil, withEnv(o.Environ, set))
+		p.readyURL = sys.Services[m.Name] + "/readyz"
+		if brokerProc != nil {
+			p.deps = append(p.deps, brokerProc)
+		}
+		services = append(services, p)
+		sys.procs[m.Name] = p
+	}
+	// Each service starts once the services it calls are ready.
+	for i, m := range order {
+		for _, c := range m.Calls {
+			if d := sys.procs[c]; d != nil {
+				services[i].deps = append(services[i].deps, d)
+			}
+		}
+	}
+	// The broker too: the gateway follows the services' topics (read only, no
+	// consumer group) to push live queries to Convex clients.
+	gwSet := map[string]string{"HTTP_ADDR": gwAddr, "ADVERTISE_ADDR": "", "KAFKA_BROKERS": strings.Join(brokers, ",")}
+	if cfg.ConsulAddr != "" {
+		gwSet["ADVERTISE_ADDR"] = net.JoinHostPort(probeHost, gwPort)
+	}
+	merge(gwSet, discovery, auth)
+	// The gateway gets no database, internal token or processor secret.
+	gw := newProc(out, Gateway, binaries[Gateway], nil, withEnv(o.Environ, gwSet,
+		"INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", payments.EnvWebhookSecret, payments.EnvPublishableKey))
+	gw.readyURL = sys.BaseURL + "/readyz"
+	gw.deps = services
+	sys.procs[Gateway] = gw
+
+	all := slices.Clone(services)
+	if brokerProc != nil {
+		all = append([]*proc{brokerProc}, all...)
+	}
+	all = append(all, gw)
+	for _, p := range all {
+		addr := serviceAddr[p.name]
+		switch p {
+		case brokerProc:
+			addr = brokers[0]
+		case gw:
+			addr = gwAddr
+		}
+		logf("%-*s %s  (%s)", width, p.name, addr, p.path)
+	}
+
+	// Run them.
+	sctx, stopSupervising := context.WithCancel(context.WithoutCancel(ctx))
+	fatalc := make(chan error, len(all))
+	sup := &supervisor{
+		log: logf, startTimeout: o.StartTimeout, restartDelay: o.RestartDelay, stableAfter: 30 * time.Second,
+		maxFailures: 5, stopTimeout: o.StopTimeout,
+		fatal: func(err error) {
+			select {
+			case fatalc <- err:
+			default:
+			}
+		},
+	}
+	for _, p := range all {
+		go p.supervise(sctx, sup)
+	}
+	stopAll := func() error {
+		stopSupervising()
+		groups := [][]*proc{{gw}, services}
+		if brokerProc != nil {
+			groups = append(groups, []*proc{brokerProc})
+		}
+		var errs []error
+		for _, g := range groups {
+			var wg sync.WaitGroup
+			for _, p := range g {
+				wg.Add(1)
+				go func() { defer wg.Done(); p.stop(sup) }()
+			}
+			wg.Wait()
+			for _, p := range g {
+				errs = append(errs, p.stopErr)
+			}
+		}
+		return errors.Join(errs...)
+	}
+
+	start := time.Now()
+	select {
+	case <-gw.firstReady:
+	case err := <-fatalc:
+		logf("stopping everything: %v", err)
+		return errors.Join(err, stopAll())
+	case <-ctx.Done():
+		logf("interrupted before the system was ready; stopping everything")
+		return stopAll()
+	}
+	logf("marketplace ready at %s (distributed: %d services, the gateway and %s as separate processes, started in %s)",
+		sys.BaseURL, len(services), brokerText(brokerProc, brokers), time.Since(start).Round(10*time.Millisecond))
+	if o.OnReady != nil {
+		o.OnReady(sys)
+	}
+	var fatal error
+	select {
+	case <-ctx.Done():
+		logf("stopping: the gateway, then the services, then the broker")
+	case fatal = <-fatalc:
+		logf("stopping everything: %v", fatal)
+	}
+	err = errors.Join(fatal, stopAll())
+	if err == nil {
+		logf("stopped")
+	}
+	return err
+}
+
+func brokerText(p *proc, brokers []string) string {
+	if p == nil {
+		return "Kafka at " + strings.Join(brokers, ",")
+	}
+	return "the broker at " + brokers[0]
+}
+
+// merge copies every map of from into dst.
+func merge(dst map[string]string, from ...map[string]string) {
+	for _, m := range from {
+		for k, v := range m {
+			dst[k] = v
+		}
+	}
+}
+
+// withEnv is base with the variables of set replaced (an empty value unsets)
+// and those of drop removed.
+func withEnv(base []string, set map[string]string, drop ...string) []string {
+	var out []string
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[k]; ok || slices.Contains(drop, k) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if set[k] != "" {
+			out = append(out, k+"="+set[k])
+		}
+	}
+	return out
+}
+
+// freePorts finds n distinct free ports on the loopback interface.
+func freePorts(n int) ([]int, error) {
+	var lns []net.Listener
+	defer func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}()
+	var ports []int
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("launch: no free port: %w", err)
+		}
+		lns = append(lns, ln)
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// secretFile reads a development secret from dir, creating it on first use.
+func secretFile(dir, name string) (string, error) {
+	p := filepath.Join(dir, name)
+	if b, err := os.ReadFile(p); err == nil && len(strings.TrimSpace(string(b))) >= 16 {
+		return strings.TrimSpace(string(b)), nil
+	}
+	s := randomHex(32)
+	if err := os.WriteFile(p, []byte(s+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,425 @@
+package launch_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"marketplace/deploy/launch"
+	"marketplace/deploy/modules"
+	"marketplace/deploy/system"
+	"marketplace/services/payments"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(fakeEnv) == "1" {
+		os.Exit(fakeMain())
+	}
+	os.Exit(m.Run())
+}
+
+var programs = append(modules.Names(), "gateway", "marketplace")
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// fixture is one launcher run on stand-ins.
+type fixture struct {
+	env     map[string]string
+	records string
+	out     *syncBuffer
+	opts    launch.Options
+}
+
+func newFixture(t *testing.T, extra ...string) *fixture {
+	f := &fixture{records: t.TempDir(), out: &syncBuffer{}}
+	f.env = map[string]string{
+		fakeEnv: "1", "FAKE_RECORDS": f.records, "DATA_DIR": t.TempDir(), "HTTP_ADDR": "127.0.0.1:0",
+		"DB_EMBEDDED": "true", "LOG_LEVEL": "warn",
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		f.env[extra[i]] = extra[i+1]
+	}
+	f.opts = launch.Options{BinDir: fakeBin(t, programs), Stdout: f.out, RestartDelay: 20 * time.Millisecond,
+		StartTimeout: 10 * time.Second, StopTimeout: 5 * time.Second}
+	return f
+}
+
+// run starts the launcher; ready receives the system once the gateway is ready,
+// done what Run returned.
+func (f *fixture) run(ctx context.Context) (ready chan *launch.System, done chan error) {
+	ready, done = make(chan *launch.System, 1), make(chan error, 1)
+	o := f.opts
+	o.Getenv = func(k string) string { return f.env[k] }
+	for k, v := range f.env {
+		o.Environ = append(o.Environ, k+"="+v)
+	}
+	o.OnReady = func(s *launch.System) { ready <- s }
+	go func() { done <- launch.Run(ctx, o) }()
+	return ready, done
+}
+
+// handle is a started launcher.
+type handle struct {
+	cancel context.CancelFunc
+	ended  chan struct{} // closed once Run returned
+	err    error         // what it returned
+}
+
+// wait returns what Run returned, failing the test if it does not return in time.
+func (h *handle) wait(t *testing.T, within time.Duration) error {
+	t.Helper()
+	select {
+	case <-h.ended:
+		return h.err
+	case <-time.After(within):
+		t.Fatalf("the launcher did not return within %s", within)
+	}
+	return nil
+}
+
+// stop interrupts the launcher (as SIGINT does) and returns what Run returned.
+func (h *handle) stop(t *testing.T) error {
+	t.Helper()
+	h.cancel()
+	return h.wait(t, 30*time.Second)
+}
+
+func (f *fixture) start(t *testing.T) (*launch.System, *handle) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := f.run(ctx)
+	h := &handle{cancel: cancel, ended: make(chan struct{})}
+	go func() { h.err = <-done; close(h.ended) }()
+	t.Cleanup(func() { h.stop(t) })
+	select {
+	case s := <-ready:
+		return s, h
+	case <-h.ended:
+		t.Fatalf("launcher: %v\n%s", h.err, f.out)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("not ready in 30s\n%s", f.out)
+	}
+	return nil, nil
+}
+
+// The programs get what each needs and no more; they start after the programs
+// they call, the launcher says when the system is ready, and on interruption
+// it stops the gateway first and the broker last.
+func TestRunsEveryProgramWithItsSettings(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "INTERNAL_SERVICE_TOKEN", "", "PROCESSOR_WEBHOOK_SECRET", "whsec_fixture", "AUTH_DEV_SECRET", "fixture-dev-secret-0123",
+		"METRICS_ADDR", "127.0.0.1:19464", "ADVERTISE_ADDR", "somewhere:1")
+	sys, h := f.start(t)
+	recs := records(f.records)
+	services := modules.Names()
+	for _, n := range append(slices.Clone(services), "broker", "gateway") {
+		if len(recs[n]) != 1 {
+			t.Fatalf("%s ran %d times", n, len(recs[n]))
+		}
+	}
+	broker := recs["broker"][0]
+	if len(sys.Brokers) != 1 || !slices.Equal(broker.Args, []string{"broker", "-port", strings.TrimPrefix(sys.Brokers[0], "127.0.0.1:"),
+		"-data", filepath.Join(f.env["DATA_DIR"], "distributed", "kafka")}) {
+		t.Errorf("broker args %q, brokers %v", broker.Args, sys.Brokers)
+	}
+	var static []string
+	for _, n := range services {
+		static = append(static, n+"="+sys.Services[n])
+	}
+	token := recs[services[0]][0].Env["INTERNAL_SERVICE_TOKEN"]
+	if len(token) < 32 {
+		t.Errorf("internal token %q", token)
+	}
+	for _, n := range services {
+		env := recs[n][0].Env
+		want := map[string]string{
+			"HTTP_ADDR": strings.TrimPrefix(sys.Services[n], "http://"), "KAFKA_BROKERS": sys.Brokers[0],
+			"DATA_DIR": filepath.Join(f.env["DATA_DIR"], "distributed", "db"), "DB_EMBEDDED": "true",
+			"INTERNAL_SERVICE_TOKEN": token, "AUTH_DEV_SECRET": "fixture-dev-secret-0123", "LOG_LEVEL": "warn",
+			"PUBLIC_BASE_URL": sys.BaseURL,
+		}
+		for k, v := range want {
+			if env[k] != v {
+				t.Errorf("%s: %s=%q, want %q", n, k, env[k], v)
+			}
+		}
+		if got := strings.Split(env["SERVICE_ADDRS"], ","); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(static))) {
+			t.Errorf("%s: SERVICE_ADDRS=%q", n, env["SERVICE_ADDRS"])
+		}
+		for _, k := range []string{"METRICS_ADDR", "ADVERTISE_ADDR"} {
+			if v, has := env[k]; has {
+				t.Errorf("%s: %s=%q (one address for every program)", n, k, v)
+			}
+		}
+		if secret, has := env[payments.EnvWebhookSecret]; (n == "payments") != has || (has && secret != "whsec_fixture") {
+			t.Errorf("%s: %s=%q (the payments service's alone)", n, payments.EnvWebhookSecret, secret)
+		}
+	}
+	gw := recs["gateway"][0].Env
+	for _, k := range []string{"INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", payments.EnvWebhookSecret} {
+		if _, has := gw[k]; has {
+			t.Errorf("the gateway got %s", k)
+		}
+	}
+	if gw["KAFKA_BROKERS"] != sys.Brokers[0] { // it follows the topics for live queries
+		t.Errorf("gateway KAFKA_BROKERS=%q, want %q", gw["KAFKA_BROKERS"], sys.Brokers[0])
+	}
+	if _, has := gw["ADVERTISE_ADDR"]; has || gw["METRICS_ADDR"] != "127.0.0.1:19464" {
+		t.Errorf("gateway: ADVERTISE_ADDR=%q METRICS_ADDR=%q", gw["ADVERTISE_ADDR"], gw["METRICS_ADDR"])
+	}
+	if gw["HTTP_ADDR"] != strings.TrimPrefix(sys.BaseURL, "http://") || gw["AUTH_DEV_SECRET"] != "fixture-dev-secret-0123" ||
+		!slices.Equal(slices.Sorted(slices.Values(strings.Split(gw["SERVICE_ADDRS"], ","))), slices.Sorted(slices.Values(static))) {
+		t.Errorf("gateway env %v", gw)
+	}
+	if r, err := http.Get(sys.BaseURL + "/readyz"); err != nil || r.StatusCode != 200 {
+		t.Errorf("the gateway's address does not answer: %v", err)
+	}
+
+	// Start order: a program's first line comes after the ready lines of the
+	// programs it waits for; every line is prefixed with its program's name.
+	out := f.out.String()
+	pos := func(re string) int {
+		loc := regexp.MustCompile(re).FindStringIndex(out)
+		if loc == nil {
+			t.Fatalf("no line %q in\n%s", re, out)
+		}
+		return loc[0]
+	}
+	for _, m := range modules.All {
+		first := pos(`(?m)^` + m.Name + ` *\| \{"msg":"fake ` + m.Name + ` started"\}$`)
+		for _, c := range append(slices.Clone(m.Calls), "broker") {
+			if r := pos(`(?m)^launch *\| ` + c + ` ready \(pid \d+\)$`); r > first {
+				t.Errorf("%s started before %s was ready", m.Name, c)
+			}
+		}
+		if pos(`(?m)^launch *\| `+m.Name+` ready`) > pos(`(?m)^gateway *\| `) {
+			t.Errorf("the gateway started before %s was ready", m.Name)
+		}
+	}
+	pos(`(?m)^broker *\| broker ready at 127\.0\.0\.1:\d+$`)
+	pos(`(?m)^launch *\| marketplace ready at ` + regexp.QuoteMeta(sys.BaseURL) + ` `)
+
+	if err := h.stop(t); err != nil {
+		t.Fatalf("a clean stop returned %v", err)
+	}
+	order := stops(f.records)
+	if len(order) != len(services)+2 || order[0] != "gateway" || order[len(order)-1] != "broker" {
+		t.Fatalf("stop order %v: want the gateway first, then the services, then the broker", order)
+	}
+	for n, rs := range records(f.records) {
+		if alive(rs[0].PID) {
+			t.Errorf("%s (pid %d) still runs", n, rs[0].PID)
+		}
+	}
+}
+
+// The settings that choose the infrastructure: MongoDB instead of embedded
+// files, Consul instead of static addresses, an outside Kafka instead of the
+// broker.
+func TestInfrastructureSettings(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "MONGODB_URI", "mongodb://db:27017/?replicaSet=rs0", "DB_EMBEDDED", "true",
+		"KAFKA_BROKERS", "k1:9092,k2:9092")
+	// Consul is set for the programs alone: the stand-ins do not register.
+	sys, _ := f.start(t)
+	recs := records(f.records)
+	if len(recs["broker"]) != 0 {
+		t.Errorf("a broker was started although KAFKA_BROKERS is set")
+	}
+	if !slices.Equal(sys.Brokers, []string{"k1:9092", "k2:9092"}) {
+		t.Errorf("brokers %v", sys.Brokers)
+	}
+	for _, n := range modules.Names() {
+		env := recs[n][0].Env
+		if env["MONGODB_URI"] != "mongodb://db:27017/?replicaSet=rs0" || env["KAFKA_BROKERS"] != "k1:9092,k2:9092" {
+			t.Errorf("%s: MONGODB_URI=%q KAFKA_BROKERS=%q", n, env["MONGODB_URI"], env["KAFKA_BROKERS"])
+		}
+	}
+	if !strings.Contains(f.out.String(), "DB_EMBEDDED is ignored") {
+		t.Errorf("no word that MONGODB_URI wins over DB_EMBEDDED")
+	}
+
+	t.Run("consul", func(t *testing.T) {
+		f := newFixture(t, "CONSUL_HTTP_ADDR", "127.0.0.1:8500")
+		f.start(t)
+		recs := records(f.records)
+		for _, n := range append(modules.Names(), "gateway") {
+			env := recs[n][0].Env
+			if _, has := env["SERVICE_ADDRS"]; has || env["CONSUL_HTTP_ADDR"] != "127.0.0.1:8500" || env["ADVERTISE_ADDR"] != env["HTTP_ADDR"] {
+				t.Errorf("%s: SERVICE_ADDRS=%q CONSUL_HTTP_ADDR=%q ADVERTISE_ADDR=%q HTTP_ADDR=%q", n, env["SERVICE_ADDRS"],
+					env["CONSUL_HTTP_ADDR"], env["ADVERTISE_ADDR"], env["HTTP_ADDR"])
+			}
+		}
+	})
+
+	t.Run("development secrets", func(t *testing.T) {
+		// Those of the all-in-one's files, which make token and make sign-webhook read.
+		f := newFixture(t)
+		sys, _ := f.start(t)
+		recs := records(f.records)
+		getenv := func(k string) string { return map[string]string{"DATA_DIR": f.env["DATA_DIR"]}[k] }
+		dev, err := system.DevSecret(getenv)
+		if err != nil || dev != sys.DevSecret || recs["customers"][0].Env["AUTH_DEV_SECRET"] != dev || recs["gateway"][0].Env["AUTH_DEV_SECRET"] != dev {
+			t.Errorf("development secret %q (%v), the system's %q", dev, err, sys.DevSecret)
+		}
+		wh, err := system.WebhookSecret(getenv)
+		if err != nil || wh != sys.WebhookSecret || recs["payments"][0].Env[payments.EnvWebhookSecret] != wh {
+			t.Errorf("webhook secret %q (%v), the system's %q", wh, err, sys.WebhookSecret)
+		}
+	})
+
+	t.Run("no database chosen", func(t *testing.T) {
+		f := newFixture(t, "DB_EMBEDDED", "")
+		ready, done := f.run(context.Background())
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "set MONGODB_URI") || !strings.Contains(err.Error(), "DB_EMBEDDED=true") {
+				t.Fatalf("Run = %v", err)
+			}
+		case <-ready:
+			t.Fatal("started without a database choice")
+		}
+		if len(records(f.records)) != 0 {
+			t.Fatal("programs were started")
+		}
+	})
+
+	t.Run("a missing binary", func(t *testing.T) {
+		f := newFixture(t)
+		os.Remove(filepath.Join(f.opts.BinDir, "reviews"))
+		_, done := f.run(context.Background())
+		if err := <-done; err == nil || !strings.Contains(err.Error(), "no binary") || !strings.Contains(err.Error(), "reviews") {
+			t.Fatalf("Run = %v", err)
+		}
+	})
+}
+
+// A program that exits before it is ready at start stops everything, and the
+// launcher fails with its last lines.
+func TestAProgramDyingAtStartStopsEverything(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, env, program, want string
+	}{
+		{"exits", "FAKE_FAIL", "payments", "payments exited before it was ready: exit status 3"},
+		{"never ready", "FAKE_NEVER_READY", "media", "media was stopped before it was ready: not ready in time"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, c.env, c.program)
+			if c.env == "FAKE_NEVER_READY" {
+				f.opts.StartTimeout = 3 * time.Second // the others get ready well within it
+			}
+			ready, done := f.run(context.Background())
+			var err error
+			select {
+			case err = <-done:
+			case <-ready:
+				t.Fatal("the system became ready")
+			case <-time.After(30 * time.Second):
+				t.Fatal("the launcher did not give up")
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Run = %v, want %q", err, c.want)
+			}
+			if c.env == "FAKE_FAIL" && !strings.Contains(err.Error(), "fake failure at start") {
+				t.Errorf("the error does not quote the program's last lines: %v", err)
+			}
+			for n, rs := range records(f.records) {
+				for _, r := range rs {
+					if alive(r.PID) {
+						t.Errorf("%s (pid %d) still runs", n, r.PID)
+					}
+				}
+			}
+			if len(records(f.records)["gateway"]) != 0 {
+				t.Error("the gateway was started")
+			}
+		})
+	}
+}
+
+// A program that dies after start is restarted on the same address; one that
+// keeps failing at restart makes the launcher give up.
+func TestRestarts(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "FAKE_FAIL_RESTARTS", "media")
+	sys, h := f.start(t)
+	before := sys.PID("customers")
+	if err := sys.Signal("customers", syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if !waitFor(ctx, func() bool {
+		r, err := http.Get(sys.Services["customers"] + "/readyz")
+		if err == nil {
+			r.Body.Close()
+		}
+		return sys.Runs("customers") == 2 && err == nil && r.StatusCode == 200
+	}) {
+		t.Fatalf("customers not restarted: %d runs\n%s", sys.Runs("customers"), f.out)
+	}
+	if sys.PID("customers") == before || alive(before) {
+		t.Fatalf("pid %d before, %d after", before, sys.PID("customers"))
+	}
+	if !strings.Contains(f.out.String(), "customers exited (signal: killed); restarting it in") {
+		t.Errorf("the restart is not logged:\n%s", f.out)
+	}
+
+	// media fails every restart: the launcher gives up after five and stops all.
+	if err := sys.Signal("media", syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.wait(t, 20*time.Second); err == nil || !strings.Contains(err.Error(), "giving up on media after 5 restarts") ||
+		!strings.Contains(err.Error(), "fake failure on restart") {
+		t.Fatalf("Run = %v", err)
+	}
+	if n := sys.Runs("media"); n != 6 {
+		t.Errorf("media ran %d times, want 1 + 5 restarts", n)
+	}
+}
+
+// A program that ignores SIGTERM is killed after the stop timeout, and the
+// launcher says so.
+func TestStopKillsAProgramThatDoesNotStop(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "FAKE_IGNORE_TERM", "notifications")
+	f.opts.StopTimeout = 300 * time.Millisecond
+	sys, h := f.start(t)
+	pid := sys.PID("notifications")
+	err := h.stop(t)
+	if err == nil || !strings.Contains(err.Error(), "notifications did not stop within 300ms and was killed") {
+		t.Fatalf("Run = %v", err)
+	}
+	if alive(pid) {
+		t.Fatal("notifications still runs")
+	}
+	if slices.Contains(stops(f.records), "notifications") {
+		t.Fatal("notifications recorded a clean stop")
+	}
+}

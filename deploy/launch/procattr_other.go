@@ -1,0 +1,7 @@
+//go:build !unix
+
+package launch
+
+import "syscall"
+
+func procAttr() *syscall.SysProcAttr { return nil }

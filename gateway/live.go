@@ -1,0 +1,382 @@
+package gateway
+
+// Live queries: what the sync protocol's subscriptions run on.
+//
+// A subscription names an operation, its arguments and, through its socket,
+// the caller. Subscriptions that agree on all three (path, canonical arguments,
+// caller identity: subject and roles, or anonymous) share one live query: it
+// runs once per change, and its value goes to every subscription that shares
+// it. A live query runs again when its service may have changed what it
+// shows:
+//
+//   - a write of that service went through the gateway (a mutation over HTTP
+//     or a socket, from any client, or a raw route such as the processor's
+//     webhook);
+//   - an event on a topic the service publishes (at once: it is published
+//     after the write committed) or consumes (once the service's consumer
+//     group has committed past it, so its effect is visible; follow.go).
+//
+// Re-runs are coalesced: a change while a run is in flight makes one more run
+// when it ends, however many changes came in between. A run whose value is the
+// same as the last one pushes nothing. At most liveConcurrency runs go to the
+// services at once. A run that failed for a passing reason (UNAVAILABLE,
+// INTERNAL, RATE_LIMITED) is retried with backoff while anyone still listens;
+// such a failure is pushed only as a query's first answer: after a value, the
+// value stays until a run answers again (as Convex retries a query's system
+// errors rather than failing the query).
+//
+// A live query of a signed-in caller runs with that caller's current token,
+// taken from a subscribed socket that is still that caller; when none is (the
+// tokens expired, and the sockets are about to close), it does not run. An
+// anonymous live query runs without a token.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/auth"
+	"marketplace/libs/ops"
+)
+
+// liveConcurrency bounds the live query runs in flight at once.
+const liveConcurrency = 32
+
+// Retry backoff of a live query whose run failed for a passing reason.
+const (
+	liveRetryFirst = time.Second
+	liveRetryMax   = 30 * time.Second
+)
+
+// queryResult is a query's answer as subscribers get it; shared, never changed.
+type queryResult struct {
+	value json.RawMessage // on success
+	err   *apperr.Error   // on failure
+	hash  [32]byte
+	seq   uint64 // the live query's results in order: a later one has a higher seq
+}
+
+func newQueryResult(out outcome) *queryResult {
+	r := &queryResult{value: out.value, err: out.err}
+	h := sha256.New()
+	if out.err == nil {
+		h.Write([]byte{1})
+		h.Write(out.value)
+	} else {
+		h.Write([]byte{0})
+		h.Write(errorBody(out.err))
+	}
+	copy(r.hash[:], h.Sum(nil))
+	return r
+}
+
+// transient reports a failure a later run may not repeat.
+func (r *queryResult) transient() bool {
+	if r.err == nil {
+		return false
+	}
+	switch r.err.Code {
+	case apperr.Unavailable, apperr.Internal, apperr.RateLimited:
+		return true
+	}
+	return false
+}
+
+// subscriber receives a live query's values (a socket's subscription).
+type subscriber interface {
+	deliver(s *querySub, r *queryResult)
+	// token is the subscriber's bearer token if it is caller id now and the
+	// token has not expired; "" otherwise (always for an anonymous id).
+	token(id *auth.Identity) string
+}
+
+// querySub is one subscription: a socket's query id on a live query.
+type querySub struct {
+	id      uint32
+	conn    subscriber
+	service string // the owning service, "" for a subscription failed at once
+	path    string
+	args    []byte
+	lq      *liveQuery // nil for a subscription failed at once (bad path or arguments)
+
+	// Owned by the socket's loop: the seq of the last result it applied (an
+	// older one arriving later is ignored), and the hash of the last answer it
+	// sent (the same again is not sent, even from another live query after an
+	// identity change).
+	seen     uint64
+	sentHash [32]byte
+	sent     bool
+}
+
+type liveQuery struct {
+	key, service, path string
+	args               []byte
+	identity           *auth.Identity
+
+	// guarded by liveQueries.mu
+	subs    map[*querySub]struct{}
+	result  *queryResult
+	seq     uint64 // of result
+	want    uint64 // runs asked for
+	done    uint64 // the want a finished run started at
+	running bool
+	waiters []liveWaiter
+	retry   *time.Timer
+	backoff time.Duration
+}
+
+type liveWaiter struct {
+	gen uint64
+	ch  chan struct{}
+}
+
+type liveQueries struct {
+	x         *convexSide
+	mu        sync.Mutex
+	byKey     map[string]*liveQuery
+	byService map[string]map[*liveQuery]struct{}
+	slots     chan struct{}
+	// timeout bounds one run (the services' own timeout is UpstreamTimeout).
+	timeout time.Duration
+	// run runs a live query once (x.invoke; tests replace it).
+	run func(ctx context.Context, lq *liveQuery, token string) outcome
+}
+
+func newLiveQueries(x *convexSide, concurrency int) *liveQueries {
+	h := &liveQueries{x: x, byKey: map[string]*liveQuery{}, byService: map[string]map[*liveQuery]struct{}{},
+		slots: make(chan struct{}, concurrency), timeout: 30 * time.Second}
+	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
+		out := x.invoke(ctx, invocation{called: ops.Query, path: lq.path, args: lq.args, token: token, identity: lq.identity})
+		if out.err != nil {
+			x.logInternal(out.err, "op", lq.path, "live", true)
+		}
+		return out
+	}
+	return h
+}
+
+// identityKey is the part of a caller a query's answer may depend on.
+func identityKey(id *auth.Identity) string {
+	if id == nil {
+		return ""
+	}
+	roles := slices.Clone(id.Roles)
+	slices.Sort(roles)
+	return id.Sub + "\x00" + strings.Join(roles, "\x00")
+}
+
+// subscribe adds s to the live query of (path, args, identity) on service,
+// creating and running it if new; a live query that already has a value
+// hands it to s at once.
+func (h *liveQueries) subscribe(s *querySub, service, path string, args []byte, identity *auth.Identity) {
+	key := path + "\x01" + string(args) + "\x01" + identityKey(identity)
+	h.mu.Lock()
+	lq := h.byKey[key]
+	if lq == nil {
+		lq = &liveQuery{key: key, service: service, path: path, args: args, identity: identity, subs: map[*querySub]struct{}{}}
+		h.byKey[key] = lq
+		if h.byService[service] == nil {
+			h.byService[service] = map[*liveQuery]struct{}{}
+		}
+		h.byService[service][lq] = struct{}{}
+		h.touch(lq)
+	}
+	if lq.result == nil && !lq.running {
+		h.touch(lq) // its last run had nobody to run as
+	}
+	lq.subs[s] = struct{}{}
+	s.lq = lq
+	result := lq.result
+	h.mu.Unlock()
+	if result != nil {
+		s.conn.deliver(s, result)
+	}
+}
+
+// unsubscribe removes s; a live query nobody listens to is dropped.
+func (h *liveQueries) unsubscribe(s *querySub) {
+	lq := s.lq
+	if lq == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(lq.subs, s)
+	if len(lq.subs) > 0 || h.byKey[lq.key] != lq {
+		return
+	}
+	delete(h.byKey, lq.key)
+	if m := h.byService[lq.service]; m != nil {
+		delete(m, lq)
+		if len(m) == 0 {
+			delete(h.byService, lq.service)
+		}
+	}
+	if lq.retry != nil {
+		lq.retry.Stop()
+	}
+	for _, w := range lq.waiters {
+		close(w.ch)
+	}
+	lq.waiters = nil
+}
+
+// changed asks every live query of services to run again.
+func (h *liveQueries) changed(services ...string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, svc := range services {
+		for lq := range h.byService[svc] {
+			h.touch(lq)
+		}
+	}
+}
+
+// changedAndWait is changed, then waits (until ctx ends) for the runs it asked
+// for of the live queries conn subscribes to: a socket's mutation is answered
+// once the socket's own queries show its effect.
+func (h *liveQueries) changedAndWait(ctx context.Context, conn subscriber, services ...string) {
+	var wait []chan struct{}
+	h.mu.Lock()
+	for _, svc := range services {
+		for lq := range h.byService[svc] {
+			h.touch(lq)
+			for s := range lq.subs {
+				if s.conn == conn {
+					ch := make(chan struct{})
+					lq.waiters = append(lq.waiters, liveWaiter{gen: lq.want, ch: ch})
+					wait = append(wait, ch)
+					break
+				}
+			}
+		}
+	}
+	h.mu.Unlock()
+	for _, ch := range wait {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// touch asks for one more run of lq and starts its runner if idle. h.mu is held.
+func (h *liveQueries) touch(lq *liveQuery) {
+	lq.want++
+	if !lq.running {
+		lq.running = true
+		go h.runner(lq)
+	}
+}
+
+// runner runs lq until no run is wanted any more.
+func (h *liveQueries) runner(lq *liveQuery) {
+	for {
+		h.slots <- struct{}{}
+		h.mu.Lock()
+		if len(lq.subs) == 0 { // dropped meanwhile
+			lq.running = false
+			h.mu.Unlock()
+			<-h.slots
+			return
+		}
+		gen := lq.want
+		token := ""
+		if lq.identity != nil {
+			for s := range lq.subs {
+				if token = s.conn.token(lq.identity); token != "" {
+					break
+				}
+			}
+		}
+		h.mu.Unlock()
+
+		var res *queryResult
+		if lq.identity == nil || token != "" {
+			ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
+			res = newQueryResult(h.run(ctx, lq, token))
+			cancel()
+		}
+		<-h.slots
+
+		h.mu.Lock()
+		var targets []*querySub
+		kept := res == nil || (res.transient() && lq.result != nil && lq.result.err == nil)
+		if !kept && (lq.result == nil || lq.result.hash != res.hash) {
+			lq.seq++
+			res.seq = lq.seq
+			lq.result = res
+			for s := range lq.subs {
+				targets = append(targets, s)
+			}
+		}
+		lq.done = gen
+		var ready []chan struct{}
+		waiting := lq.waiters[:0]
+		for _, w := range lq.waiters {
+			if w.gen <= lq.done {
+				ready = append(ready, w.ch)
+			} else {
+				waiting = append(waiting, w)
+			}
+		}
+		lq.waiters = waiting
+		if res != nil {
+			h.scheduleRetry(lq, res)
+		}
+		more := lq.want > gen
+		if !more {
+			lq.running = false
+		}
+		h.mu.Unlock()
+
+		// Values first, then the waiters: a socket waiting on this run finds
+		// the value in its mailbox before its mutation's answer.
+		for _, s := range targets {
+			s.conn.deliver(s, res)
+		}
+		for _, ch := range ready {
+			close(ch)
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+// scheduleRetry arranges another run of a live query whose run failed for a
+// passing reason. h.mu is held.
+func (h *liveQueries) scheduleRetry(lq *liveQuery, res *queryResult) {
+	if !res.transient() {
+		lq.backoff = 0
+		return
+	}
+	if lq.retry != nil {
+		lq.retry.Stop()
+	}
+	lq.backoff = min(max(2*lq.backoff, liveRetryFirst), liveRetryMax)
+	lq.retry = time.AfterFunc(lq.backoff, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.byKey[lq.key] == lq {
+			h.touch(lq)
+		}
+	})
+}
+
+// stats reports the live queries and subscriptions (tests, the bench).
+func (h *liveQueries) stats() (queries, subscriptions int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, lq := range h.byKey {
+		queries++
+		subscriptions += len(lq.subs)
+	}
+	return
+}

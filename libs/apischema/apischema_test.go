@@ -1,0 +1,138 @@
+package apischema
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"marketplace/libs/ops"
+	"marketplace/libs/page"
+)
+
+type itemView struct {
+	ID    string  `json:"_id"`
+	Price float64 `json:"price"`
+	Note  string  `json:"note,omitempty"`
+}
+
+type listArgs struct {
+	StoreID        string    `json:"storeId" op:"required,id=stores"`
+	Sort           *string   `json:"sortBy" op:"enum=newest|oldest"`
+	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
+}
+
+type addArgs struct {
+	Name string `json:"name" op:"required,nonblank"`
+}
+
+func sample() *API {
+	list := func(context.Context, *listArgs) (page.Result[itemView], error) { return page.Result[itemView]{}, nil }
+	get := func(context.Context, *ops.NoArgs) (*itemView, error) { return nil, nil }
+	add := func(context.Context, *addArgs) (string, error) { return "", nil }
+	r := ops.NewRegistry("shop",
+		ops.NewQuery("stores.items.listItems", ops.Public, "Items of a store.", list),
+		ops.NewQuery("stores.items.getMine", ops.Authenticated, "Mine.", get),
+		ops.NewMutation("admins.items.addItem", ops.Admin, "Add one.", add),
+		ops.NewQuery("stores.items.internalOnly", ops.Internal, "Services only.", get),
+	)
+	var list2 []Operation
+	for _, d := range r.Describe() {
+		list2 = append(list2, Operation{Service: "shop", Descriptor: d})
+	}
+	return New(list2, []Route{{Service: "shop", RouteDescriptor: ops.RouteDescriptor{Method: "GET", Path: "/files/:fileId", Access: ops.Public,
+		Doc: &ops.RouteDoc{Responses: []ops.ResponseDoc{{Status: 200, Description: "the file", Bodies: []ops.BodyDoc{{ContentType: "image/png"}}}}}}}})
+}
+
+func TestNames(t *testing.T) {
+	if got := ConvexName("stores.reviews.addReview"); got != "stores/reviews:addReview" {
+		t.Error(got)
+	}
+	if got := RunPath("stores.reviews.addReview"); got != "/api/run/stores/reviews/addReview" {
+		t.Error(got)
+	}
+}
+
+func TestTypeScriptDeclaresEveryPublicOperation(t *testing.T) {
+	dts, js := sample().TypeScript()
+	for _, want := range []string{
+		"export declare const api: {\n  admins: {\n    items: {",
+		"addItem: FunctionReference<\n        \"mutation\",\n        \"public\",\n        {\n          name: string;\n        },\n        string\n      >;",
+		"getMine: FunctionReference<\n        \"query\",\n        \"public\",\n        Record<string, never>,\n        {\n          _id: string;\n          price: number;\n          note?: string;\n        } | null\n      >;",
+		"storeId: string;\n          sortBy?: \"newest\" | \"oldest\" | null;\n          paginationOpts: PaginationOptions;",
+		"PaginationResult<{\n          _id: string;",
+		"Runs as `stores/items:listItems` (POST /api/run/stores/items/listItems).",
+	} {
+		if !strings.Contains(dts, want) {
+			t.Errorf("api.d.ts lacks\n%s\n--- in ---\n%s", want, dts)
+		}
+	}
+	if strings.Contains(dts, "internalOnly") {
+		t.Error("an internal operation is in the client")
+	}
+	if !strings.Contains(js, `import { anyApi } from "convex/server";`) || !strings.Contains(js, "export const api = anyApi;") {
+		t.Errorf("api.js:\n%s", js)
+	}
+}
+
+func TestOpenAPIDescribesOperationsAndRoutes(t *testing.T) {
+	b, err := sample().OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		OpenAPI    string                    `json:"openapi"`
+		Paths      map[string]map[string]any `json:"paths"`
+		Components struct {
+			Schemas map[string]json.RawMessage `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.OpenAPI != "3.1.0" {
+		t.Error(doc.OpenAPI)
+	}
+	for _, p := range []string{"/api/run/stores/items/listItems", "/api/run/stores/items/getMine", "/api/run/admins/items/addItem", "/api/query", "/api/mutation", "/files/{fileId}", "/health", "/api/openapi.json"} {
+		if doc.Paths[p] == nil {
+			t.Errorf("no path %s", p)
+		}
+	}
+	if doc.Paths["/api/run/stores/items/internalOnly"] != nil {
+		t.Error("an internal operation is in the document")
+	}
+	for _, s := range []string{"stores.items.listItems.Args", "stores.items.listItems.Returns", "Error", "ErrorCode", "ConvexFailure"} {
+		if doc.Components.Schemas[s] == nil {
+			t.Errorf("no schema %s", s)
+		}
+	}
+	run := doc.Paths["/api/run/admins/items/addItem"]["post"].(map[string]any)
+	if sec := run["security"].([]any); len(sec) != 1 || !strings.Contains(mustString(sec[0]), `"admin"`) {
+		t.Errorf("admin security: %v", sec)
+	}
+	if params, _ := run["parameters"].([]any); len(params) != 1 || !strings.Contains(mustString(params[0]), "IdempotencyKey") {
+		t.Errorf("mutation parameters: %v", params)
+	}
+	ext := run["x-marketplace"].(map[string]any)
+	if ext["endpoint"] != "/api/mutation" || ext["convexName"] != "admins/items:addItem" {
+		t.Errorf("x-marketplace: %v", ext)
+	}
+	file := doc.Paths["/files/{fileId}"]["get"].(map[string]any)
+	responses := file["responses"].(map[string]any)
+	for _, status := range []string{"200", "401", "429", "503"} {
+		if responses[status] == nil {
+			t.Errorf("route: no %s", status)
+		}
+	}
+}
+
+func mustString(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func TestMarkdownListsReturnsAndInternalOperations(t *testing.T) {
+	md := sample().Markdown([]string{"shop"})
+	for _, want := range []string{"## Service `shop`", "### `GET /files/:fileId`", "### `stores.items.internalOnly`", "Returns:\n\n```ts\nPaginationResult<{", "Errors: INVALID_ARGUMENT (400)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("reference lacks %q", want)
+		}
+	}
+}

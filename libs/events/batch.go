@@ -1,0 +1,294 @@
+package events
+
+// Batches. The consumer takes the messages that are available together (up
+// to BatchSize, waiting at most BatchWait after the first for more) and
+// handles them in one store transaction: the processed ids of the batch are
+// looked up with one query, each new event runs through the same Handler, in
+// fetch order, and their processed records are inserted together before the
+// commit; the batch's offsets are committed after it. One transaction per
+// batch rather than per event is what lets a consumer keep up with a burst:
+// the per-transaction costs (the engine's write lock and commit, the dedupe
+// lookup and insert, an offset commit) are paid once per batch. A batch
+// transaction stops taking events after BatchMaxTime and commits; the rest
+// of the batch goes into the next one (it holds the embedded engine's write
+// lock, and a handler may call another service). Messages that are not
+// envelopes are dead-lettered before the batch's transaction.
+//
+// The guarantees are those of one event at a time: an offset is committed only
+// after the transaction that recorded its event, so a crash in between
+// redelivers events whose records exist and are skipped. A handler that fails
+// rolls the whole batch back, and the batch is then handled one event at a
+// time (handle), so the failing event is retried and dead-lettered on its own
+// while the others commit; the batch's run counts as its first attempt.
+// Ordering is kept: one key's events are on one partition, a partition's
+// messages arrive in order, and a batch and its fallback run them in that
+// order.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/256dpi/lungo"
+	"github.com/segmentio/kafka-go"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"marketplace/libs/store"
+)
+
+// Batch defaults.
+const (
+	DefaultConsumerBatch = 100
+	// DefaultConsumerBatchWait is what a lone event waits for company: short, since
+	// under load the batch fills from what queued during the previous one.
+	DefaultConsumerBatchWait = 5 * time.Millisecond
+	// DefaultConsumerBatchMaxTime bounds a batch transaction: past it, the
+	// rest of the batch goes into the next one.
+	DefaultConsumerBatchMaxTime = 100 * time.Millisecond
+)
+
+// fetchBatch waits for a message until rctx ends, then takes those that
+// arrive within BatchWait of it, up to BatchSize. A fetch error after the
+// first message is returned with the messages fetched before it, which are
+// to be settled first.
+func (c *consumer) fetchBatch(rctx context.Context, r *kafka.Reader) ([]kafka.Message, error) {
+	msg, err := r.FetchMessage(rctx)
+	if err != nil {
+		return nil, err
+	}
+	batch := []kafka.Message{msg}
+	if c.cfg.BatchSize <= 1 {
+		return batch, nil
+	}
+	wctx, cancel := context.WithTimeout(rctx, c.cfg.BatchWait)
+	defer cancel()
+	for len(batch) < c.cfg.BatchSize {
+		m, err := r.FetchMessage(wctx)
+		if err != nil {
+			if wctx.Err() != nil { // the wait is over (or the reader is stopping)
+				return batch, nil
+			}
+			return batch, err
+		}
+		batch = append(batch, m)
+	}
+	return batch, nil
+}
+
+// batchItem is a message of a batch and its envelope.
+type batchItem struct {
+	idx     int // in the batch
+	msg     kafka.Message
+	env     Envelope
+	headers map[string]string
+}
+
+// batchHandlerError is the handler's failure on one event of a batch.
+type batchHandlerError struct {
+	id  string
+	err error
+}
+
+func (e *batchHandlerError) Error() string { return fmt.Sprintf("event %s: %v", e.id, e.err) }
+func (e *batchHandlerError) Unwrap() error { return e.err }
+
+// settle settles a batch: each message processed, skipped as a duplicate or
+// dead-lettered. It returns how many messages, from the first, are settled:
+// all of them unless ctx ended first (the rest are redelivered).
+func (c *consumer) settle(ctx context.Context, batch []kafka.Message) int {
+	if len(batch) == 1 {
+		if c.handle(ctx, batch[0], 1) {
+			return 1
+		}
+		return 0
+	}
+	items := make([]batchItem, 0, len(batch))
+	for i, msg := range batch {
+		env, err := Decode(msg.Value)
+		if err != nil {
+			// Dead-lettered first (handle does it), so that whatever commits
+			// later, every message before it is settled.
+			if !c.handle(ctx, msg, 1) {
+				return 0
+			}
+			continue
+		}
+		items = append(items, batchItem{idx: i, msg: msg, env: env, headers: headersFromKafka(msg.Headers)})
+	}
+	done := 0 // items committed
+	// settled is the batch prefix settled once done items are.
+	settled := func() int {
+		if done == len(items) {
+			return len(batch)
+		}
+		return items[done].idx
+	}
+	infraWait := time.Duration(0)
+	for done < len(items) {
+		n, err := c.processBatch(ctx, items[done:])
+		if err == nil {
+			done += n
+			infraWait = 0
+			continue
+		}
+		if ctx.Err() != nil {
+			return settled()
+		}
+		if errors.Is(err, errSeen) {
+			// Another member processed some of these meanwhile (a
+			// rebalance): run again, they are skipped now.
+			continue
+		}
+		var herr *batchHandlerError
+		if errors.As(err, &herr) && c.cfg.DB.Ping(ctx) == nil {
+			c.logger.WarnContext(ctx, "events: handler failed in a batch, handling the batch one event at a time",
+				"id", herr.id, "batch", len(items)-done, "err", herr.err)
+			from := settled()
+			return from + c.settleOneByOne(ctx, batch[from:], herr)
+		}
+		// The database, not an event, failed: wait for it.
+		infraWait = nextBackoff(infraWait, maxInfraBackoff)
+		c.logger.ErrorContext(ctx, "events: processing a batch failed, will retry", "batch", len(items)-done, "err", err, "backoff", infraWait)
+		if !sleepCtx(ctx, infraWait) {
+			return settled()
+		}
+	}
+	return len(batch)
+}
+
+// settleOneByOne handles a batch's messages one at a time, in order, after
+// the batch failed on one event (whose run in the batch was its first
+// attempt); the undecodable ones are already dead-lettered. It returns how
+// many are settled.
+func (c *consumer) settleOneByOne(ctx context.Context, batch []kafka.Message, failed *batchHandlerError) int {
+	for i, msg := range batch {
+		env, err := Decode(msg.Value)
+		if err != nil {
+			continue
+		}
+		attempt := 1
+		if env.ID == failed.id {
+			attempt = 2
+			if c.cfg.MaxAttempts <= 1 { // that run was its only one
+				c.logger.ErrorContext(ctx, "events: handler failed, dead-lettering", "id", env.ID, "type", env.Type, "attempts", 1, "err", failed.err)
+				if !c.deadLetter(ctx, msg, headersFromKafka(msg.Headers), failed.err) {
+					return i
+				}
+				continue
+			}
+		}
+		if !c.handle(ctx, msg, attempt) {
+			return i
+		}
+	}
+	return len(batch)
+}
+
+// processBatch runs the handler on the events of items not processed yet,
+// and records them, in one transaction, and returns how many items it
+// covered: all of them, unless the transaction has run for BatchMaxTime
+// (it holds the embedded engine's write lock; a slow handler, such as one
+// calling another service, must not hold it for a whole batch).
+func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, error) {
+	keys := make([]string, len(items))
+	for i, it := range items {
+		keys[i] = c.cfg.GroupID + "/" + it.env.ID
+	}
+	recorded, covered := 0, 0
+	err := c.cfg.DB.Tx(ctx, func(tx context.Context) error {
+		start := time.Now()
+		recorded, covered = 0, 0
+		coll := c.cfg.DB.Collection(processedCollection)
+		done, err := processedAmong(tx, coll, keys)
+		if err != nil {
+			return err
+		}
+		docs := make([]any, 0, len(items))
+		for i, it := range items {
+			if i > 0 && time.Since(start) > c.cfg.BatchMaxTime {
+				break // the rest in the next transaction
+			}
+			covered = i + 1
+			if done[keys[i]] {
+				c.logger.DebugContext(ctx, "events: duplicate skipped", "id", it.env.ID)
+				continue
+			}
+			done[keys[i]] = true // the same event twice in one batch
+			if err := c.handleInBatch(tx, it, len(items)); err != nil {
+				return &batchHandlerError{id: it.env.ID, err: err}
+			}
+			docs = append(docs, processedDoc{ID: keys[i], EventID: it.env.ID, Group: c.cfg.GroupID, Topic: it.msg.Topic,
+				Type: it.env.Type, ProcessedAt: time.Now().UTC()})
+		}
+		if len(docs) == 0 {
+			return nil
+		}
+		if _, err := coll.InsertMany(tx, docs); err != nil {
+			if store.IsDuplicate(err) {
+				return errSeen // processed concurrently (real MongoDB); roll this run back
+			}
+			return err
+		}
+		recorded = len(docs)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if recorded > 0 && c.cfg.AfterCommit != nil {
+		c.cfg.AfterCommit()
+	}
+	return covered, nil
+}
+
+// processedAmong is the set of keys this group has processed: one query for
+// the batch (the _id index serves it).
+func processedAmong(ctx context.Context, coll lungo.ICollection, keys []string) (map[string]bool, error) {
+	cur, err := coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: keys}}}},
+		options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		return nil, err
+	}
+	var found []struct {
+		ID string `bson:"_id"`
+	}
+	if err := cur.All(ctx, &found); err != nil {
+		return nil, err
+	}
+	done := make(map[string]bool, len(keys))
+	for _, f := range found {
+		done[f.ID] = true
+	}
+	return done, nil
+}
+
+// handleInBatch runs the handler on one event of a batch transaction, in a
+// span of its own that continues the event's trace (tx carries the
+// transaction's session, so the handler's database calls join it).
+func (c *consumer) handleInBatch(tx context.Context, it batchItem, size int) error {
+	ctx, span := c.tracer.Start(ExtractTrace(tx, it.headers), "process "+it.msg.Topic,
+		trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(
+			attribute.String("messaging.system", "kafka"),
+			attribute.String("messaging.operation.type", "process"),
+			attribute.String("messaging.destination.name", it.msg.Topic),
+			attribute.String("messaging.consumer.group.name", c.cfg.GroupID),
+			attribute.Int("messaging.destination.partition.id", it.msg.Partition),
+			attribute.Int64("messaging.kafka.offset", it.msg.Offset),
+			attribute.String("messaging.message.id", it.env.ID),
+			attribute.String("cloudevents.event_type", it.env.Type),
+			attribute.Int("messaging.batch.message_count", size),
+		))
+	defer span.End()
+	err := c.callHandler(ctx, it.env)
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, "handler failed; the batch is handled one event at a time")
+	}
+	return err
+}

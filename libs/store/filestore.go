@@ -1,0 +1,712 @@
+package store
+
+// The embedded engine's durable store. lungo keeps the whole database in
+// memory and hands its Store the whole catalog at every commit; its own file
+// store wrote all of it to one file each time, so a write cost as much as the
+// database was large. This store keeps the documents in a bbolt file (a
+// copy-on-write B+tree with two checksummed meta pages: a commit is durable
+// once it returns, and a crash in the middle of one leaves the previous
+// commit) and writes only what the commit changed:
+//
+//   - A namespace lungo did not touch keeps its pointer in the new catalog
+//     (Catalog.Clone copies the map of pointers; a write clones only the
+//     namespace it writes to), so unchanged namespaces cost one comparison.
+//   - In a changed namespace, a document that was inserted, updated or
+//     replaced is a new pointer (inserts and replacements are fresh clones,
+//     updates clone the matched documents before applying), and the set keeps
+//     the relative order of the documents that stayed, so one walk over the
+//     old and the new list, comparing pointers, finds what to write and what
+//     to delete without encoding anything else.
+//
+// The file: a bucket "namespaces" holding one bucket per namespace ("db.coll")
+// with its index definitions ("indexes", BSON), its document count ("count")
+// and a bucket "documents": the key is the _id's BSON type and value, the value
+// a sequence number (insertion order, which lungo's unsorted finds return and a
+// restart must keep), a CRC-32C of key, sequence and document, and the
+// document's BSON. The oplog (change streams, which nothing here uses) is not
+// kept. A bucket "meta" names the format.
+//
+// At start everything is read into lungo's in-memory catalog, and checked: a
+// file shorter than its own high-water mark (truncated), a record whose
+// checksum or BSON is wrong, or a namespace whose count does not match what
+// was read is refused with an error naming what is wrong, never opened with
+// documents silently missing (see docs/decisions.md, "Embedded engine").
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/256dpi/lungo"
+	"github.com/256dpi/lungo/bsonkit"
+	"github.com/256dpi/lungo/mongokit"
+	"go.etcd.io/bbolt"
+	"go.mongodb.org/mongo-driver/bson"
+)
+
+var (
+	bucketMeta       = []byte("meta")
+	bucketNamespaces = []byte("namespaces")
+	bucketDocuments  = []byte("documents")
+	keyFormat        = []byte("format")
+	keyIndexes       = []byte("indexes")
+	keyCount         = []byte("count")
+)
+
+// fileFormat names this layout in the file's meta bucket.
+const fileFormat = "marketplace/lungo-bbolt/1"
+
+// lockTimeout bounds the wait for the file's lock: a second process opening
+// the same database gets an error instead of hanging.
+var lockTimeout = 3 * time.Second
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrCorrupt marks a database file that cannot be read back as it was written.
+var ErrCorrupt = errors.New("store: database file is damaged")
+
+// fileStore implements lungo.Store on a bbolt file.
+type fileStore struct {
+	path    string
+	db      *bbolt.DB
+	log     *slog.Logger
+	loaded  *lungo.Catalog
+	prev    *lungo.Catalog            // the catalog of the last successful commit
+	indexes map[lungo.Handle][]byte   // index definitions as last written
+	written map[lungo.Handle]struct{} // namespaces that have a bucket
+	last    commitStats               // what the last commit wrote
+	keyed   *keyedReads               // reads by unique key (byid.go)
+}
+
+// commitStats counts what one commit wrote.
+type commitStats struct {
+	namespaces, put, del int
+}
+
+// openFileStore opens (or creates) the file at path and reads it whole.
+func openFileStore(path string, log *slog.Logger) (*fileStore, error) {
+	db, err := openBolt(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &fileStore{path: path, db: db, log: log, indexes: map[lungo.Handle][]byte{}, written: map[lungo.Handle]struct{}{}, keyed: newKeyedReads()}
+	if err := s.init(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	catalog, err := s.read()
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.keyed.build(catalog)
+	s.loaded, s.prev = catalog, catalog
+	return s, nil
+}
+
+// newMemoryStore is the store of a database in memory (tests, the bench): it
+// keeps nothing, but follows the commits for the reads by unique key.
+func newMemoryStore(log *slog.Logger) *fileStore {
+	c := lungo.NewCatalog()
+	return &fileStore{log: log, loaded: c, prev: c, keyed: newKeyedReads()}
+}
+
+// openBolt opens the bbolt file. A file shorter than its last commit reaches
+// (truncated) would make bbolt read past its end while opening (it loads the
+// free page list), which is a fault, not an error: a read-only open first,
+// which reads only the meta pages, compares the two. Any other fault or panic
+// of bbolt over a damaged file becomes an error here too.
+func openBolt(path string) (db *bbolt.DB, err error) {
+	// The files bbolt opened, to release them (and their lock) after a panic.
+	var files []*os.File
+	openFile := func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		f, err := os.OpenFile(name, flag, perm)
+		if err == nil {
+			files = append(files, f)
+		}
+		return f, err
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			for _, f := range files {
+				release(f)
+			}
+			db, err = nil, fmt.Errorf("%w: %s cannot be opened (%v)", ErrCorrupt, path, r)
+		}
+	}()
+	opened := func(err error) error {
+		if errors.Is(err, bbolt.ErrTimeout) {
+			return fmt.Errorf("store: %s is in use by another process (its lock was not released within %v)", path, lockTimeout)
+		}
+		return fmt.Errorf("%w: %s cannot be opened: %v", ErrCorrupt, path, err)
+	}
+	if info, err := os.Stat(path); err == nil && info.Size() > 0 {
+		ro, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: lockTimeout, OpenFile: openFile})
+		if err != nil {
+			return nil, opened(err)
+		}
+		err = ro.View(func(tx *bbolt.Tx) error {
+			if tx.Size() > info.Size() {
+				return fmt.Errorf("%w: %s is truncated: %d bytes, but its last commit reaches %d", ErrCorrupt, path, info.Size(), tx.Size())
+			}
+			return nil
+		})
+		ro.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: lockTimeout, FreelistType: bbolt.FreelistMapType, OpenFile: openFile})
+	if err != nil {
+		return nil, opened(err)
+	}
+	return db, nil
+}
+
+// init checks the file's size against its high-water mark and its format,
+// and names the format in a new file.
+func (s *fileStore) init() error {
+	info, err := os.Stat(s.path)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return s.db.Update(func(tx *bbolt.Tx) error {
+		if tx.Size() > info.Size() {
+			return fmt.Errorf("%w: %s is truncated: %d bytes, but its last commit reaches %d", ErrCorrupt, s.path, info.Size(), tx.Size())
+		}
+		var err error
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			if tx.Bucket(bucketNamespaces) != nil {
+				return fmt.Errorf("%w: %s has documents but no format record", ErrCorrupt, s.path)
+			}
+			if meta, err = tx.CreateBucket(bucketMeta); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucket(bucketNamespaces); err != nil {
+				return err
+			}
+			return meta.Put(keyFormat, []byte(fileFormat))
+		}
+		if f := string(meta.Get(keyFormat)); f != fileFormat {
+			return fmt.Errorf("store: %s is in format %q, this program reads %q", s.path, f, fileFormat)
+		}
+		if tx.Bucket(bucketNamespaces) == nil {
+			return fmt.Errorf("%w: %s has no namespaces bucket", ErrCorrupt, s.path)
+		}
+		return nil
+	})
+}
+
+// Load is lungo's: the catalog read at open.
+func (s *fileStore) Load() (*lungo.Catalog, error) { return s.loaded, nil }
+
+// Close releases the file.
+func (s *fileStore) Close() error {
+	if s.db == nil {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// record is one stored document as read back.
+type record struct {
+	seq uint64
+	doc bsonkit.Doc
+}
+
+// read loads every namespace, checking every record.
+func (s *fileStore) read() (catalog *lungo.Catalog, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			catalog, err = nil, fmt.Errorf("%w: %s cannot be read (%v)", ErrCorrupt, s.path, r)
+		}
+	}()
+	catalog = lungo.NewCatalog()
+	var problems []string
+	problem := func(format string, args ...any) {
+		if len(problems) < 10 {
+			problems = append(problems, fmt.Sprintf(format, args...))
+		} else if len(problems) == 10 {
+			problems = append(problems, "…")
+		}
+	}
+	err = s.db.View(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketNamespaces).ForEachBucket(func(name []byte) error {
+			db, coll, ok := strings.Cut(string(name), ".")
+			if !ok || db == "" || coll == "" {
+				problem("a namespace named %q", name)
+				return nil
+			}
+			handle := lungo.Handle{db, coll}
+			b := tx.Bucket(bucketNamespaces).Bucket(name)
+			docs := b.Bucket(bucketDocuments)
+			if docs == nil {
+				problem("%s has no documents bucket", handle)
+				return nil
+			}
+			var recs []record
+			var n uint64
+			if err := docs.ForEach(func(k, v []byte) error {
+				n++
+				doc, seq, err := decodeRecord(k, v)
+				if err != nil {
+					problem("%s, document %s: %v", handle, keyString(k), err)
+					return nil
+				}
+				recs = append(recs, record{seq: seq, doc: doc})
+				return nil
+			}); err != nil {
+				return err
+			}
+			if want := countOf(b); want != n {
+				problem("%s holds %d documents, its count says %d", handle, n, want)
+			}
+			slices.SortFunc(recs, func(a, b record) int { return cmp.Compare(a.seq, b.seq) })
+			list := make(bsonkit.List, len(recs))
+			for i, r := range recs {
+				list[i] = r.doc
+			}
+			ns := mongokit.NewCollection(false)
+			ns.Documents = bsonkit.NewSet(list)
+			raw := bytes.Clone(b.Get(keyIndexes))
+			var defs bson.D
+			if err := bson.Unmarshal(raw, &defs); err != nil {
+				problem("%s: unreadable index definitions: %v", handle, err)
+				return nil
+			}
+			for _, e := range defs {
+				var fi lungo.FileIndex
+				if err := bsonTransfer(e.Value, &fi); err != nil {
+					problem("%s: index %s: %v", handle, e.Key, err)
+					continue
+				}
+				ix, err := mongokit.CreateIndex(mongokit.IndexConfig{Key: fi.Key, Unique: fi.Unique, Partial: fi.Partial, Expiry: fi.Expiry})
+				if err != nil {
+					problem("%s: index %s: %v", handle, e.Key, err)
+					continue
+				}
+				ok, err := ix.Build(list)
+				if err != nil || !ok {
+					problem("%s: index %s does not hold over the documents read (%v)", handle, e.Key, cmp.Or(err, errors.New("duplicate key")))
+					continue
+				}
+				ns.Indexes[e.Key] = ix
+			}
+			catalog.Namespaces[handle] = ns
+			s.indexes[handle] = raw
+			s.written[handle] = struct{}{}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s cannot be read: %v", ErrCorrupt, s.path, err)
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%w: %s: %s", ErrCorrupt, s.path, strings.Join(problems, "; "))
+	}
+	return catalog, nil
+}
+
+// bsonTransfer decodes a value read from an index definition into out.
+func bsonTransfer(v any, out any) error {
+	raw, err := bson.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return bson.Unmarshal(raw, out)
+}
+
+func countOf(b *bbolt.Bucket) uint64 {
+	if v := b.Get(keyCount); len(v) == 8 {
+		return binary.BigEndian.Uint64(v)
+	}
+	return 0
+}
+
+// A record's value: sequence (8 bytes), CRC-32C (4 bytes) of key, sequence
+// and document, the document's BSON.
+const recordHeader = 12
+
+func encodeRecord(key []byte, seq uint64, doc bsonkit.Doc) ([]byte, error) {
+	v := make([]byte, recordHeader, recordHeader+256)
+	binary.BigEndian.PutUint64(v, seq)
+	v, err := bson.MarshalAppend(v, doc)
+	if err != nil {
+		return nil, err
+	}
+	binary.BigEndian.PutUint32(v[8:], checksum(key, v[:8], v[recordHeader:]))
+	return v, nil
+}
+
+func checksum(key, seq, doc []byte) uint32 {
+	c := crc32.Update(0, castagnoli, key)
+	c = crc32.Update(c, castagnoli, seq)
+	return crc32.Update(c, castagnoli, doc)
+}
+
+func decodeRecord(key, v []byte) (bsonkit.Doc, uint64, error) {
+	if len(v) < recordHeader+5 {
+		return nil, 0, fmt.Errorf("a record of %d bytes", len(v))
+	}
+	if got, want := checksum(key, v[:8], v[recordHeader:]), binary.BigEndian.Uint32(v[8:]); got != want {
+		return nil, 0, fmt.Errorf("checksum mismatch (%08x, recorded %08x)", got, want)
+	}
+	var d bson.D
+	if err := bson.Unmarshal(bytes.Clone(v[recordHeader:]), &d); err != nil {
+		return nil, 0, fmt.Errorf("unreadable BSON: %v", err)
+	}
+	if k, err := idKey(&d); err != nil || !bytes.Equal(k, key) {
+		return nil, 0, errors.New("its _id does not match its key")
+	}
+	return &d, binary.BigEndian.Uint64(v), nil
+}
+
+// idKey is a document's key: the _id's BSON type byte and value. Two equal
+// _id values of one type have one key; values of different types that lungo
+// compares equal (1 and 1.0) cannot both be in a namespace (its _id index).
+func idKey(doc bsonkit.Doc) ([]byte, error) {
+	id := bsonkit.Get(doc, "_id")
+	if id == bsonkit.Missing {
+		return nil, errors.New("a document without _id")
+	}
+	t, data, err := bson.MarshalValue(id)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte{byte(t)}, data...), nil
+}
+
+// keyString shows a key in messages: a string _id as itself.
+func keyString(k []byte) string {
+	if len(k) > 5 && k[0] == 0x02 {
+		return fmt.Sprintf("%q", k[5:len(k)-1])
+	}
+	return fmt.Sprintf("%x", k)
+}
+
+// nsChange is what a commit changed in one namespace.
+type nsChange struct {
+	handle  lungo.Handle
+	ns      *mongokit.Collection // the new version
+	drop    bool
+	indexes []byte       // new index definitions, nil when unchanged
+	put     bsonkit.List // inserted, updated or replaced documents
+	del     bsonkit.List // documents of the previous commit that are gone
+}
+
+// Store is lungo's: it writes what changed since the previous commit.
+func (s *fileStore) Store(c *lungo.Catalog) error {
+	changes, err := s.diff(s.prev, c)
+	if err != nil {
+		return err
+	}
+	s.last = commitStats{}
+	for _, ch := range changes {
+		if ch.writes() {
+			s.last.namespaces++
+			s.last.put += len(ch.put)
+			s.last.del += len(ch.del)
+		}
+	}
+	if s.db != nil && s.last.namespaces > 0 {
+		if err := s.db.Update(func(tx *bbolt.Tx) error { return s.apply(tx, changes) }); err != nil {
+			s.log.Error("embedded database commit failed", "file", s.path, "err", err)
+			return fmt.Errorf("store: commit to %s: %w", s.path, err)
+		}
+		for _, ch := range changes {
+			switch {
+			case ch.drop:
+				delete(s.indexes, ch.handle)
+				delete(s.written, ch.handle)
+			case ch.writes():
+				s.written[ch.handle] = struct{}{}
+				if ch.indexes != nil {
+					s.indexes[ch.handle] = ch.indexes
+				}
+			}
+		}
+	}
+	s.keyed.apply(changes)
+	s.prev = c
+	return nil
+}
+
+// writes reports whether the file needs writing for ch.
+func (ch *nsChange) writes() bool {
+	return ch.drop || ch.indexes != nil || len(ch.put) > 0 || len(ch.del) > 0
+}
+
+// diff finds what changed between two catalogs by comparing pointers: every
+// namespace whose pointer changed, with the documents to write and delete.
+func (s *fileStore) diff(old, cur *lungo.Catalog) ([]nsChange, error) {
+	var out []nsChange
+	for h := range old.Namespaces {
+		if _, ok := cur.Namespaces[h]; !ok && h != lungo.Oplog {
+			out = append(out, nsChange{handle: h, drop: true})
+		}
+	}
+	for h, ns := range cur.Namespaces {
+		if h == lungo.Oplog {
+			continue
+		}
+		prev := old.Namespaces[h]
+		if prev == ns {
+			continue
+		}
+		ch := nsChange{handle: h, ns: ns}
+		if s.db != nil {
+			defs, err := indexDefs(ns)
+			if err != nil {
+				return nil, err
+			}
+			if _, ok := s.written[h]; !ok || !bytes.Equal(defs, s.indexes[h]) {
+				ch.indexes = defs
+			}
+		}
+		if prev == nil {
+			ch.put = ns.Documents.List
+		} else {
+			ch.put, ch.del = changedDocs(prev.Documents, ns.Documents)
+		}
+		out = append(out, ch)
+	}
+	return out, nil
+}
+
+// changedDocs walks the old and the new list side by side. Documents that
+// stayed are the same pointers in the same relative order, so the walk moves
+// on both lists while they agree and looks a pointer up only where they do
+// not. Were the order ever different, the result would still be right, with
+// documents that did not change among those written.
+func changedDocs(old, cur *bsonkit.Set) (put, del bsonkit.List) {
+	ol, nl := old.List, cur.List
+	i := 0
+	for j := 0; j < len(nl); {
+		if i < len(ol) && ol[i] == nl[j] {
+			i, j = i+1, j+1
+			continue
+		}
+		if i < len(ol) {
+			if _, kept := cur.Index[ol[i]]; !kept {
+				del = append(del, ol[i])
+				i++
+				continue
+			}
+		}
+		if _, had := old.Index[nl[j]]; !had {
+			put = append(put, nl[j])
+		}
+		j++
+	}
+	for ; i < len(ol); i++ {
+		if _, kept := cur.Index[ol[i]]; !kept {
+			del = append(del, ol[i])
+		}
+	}
+	return put, del
+}
+
+// indexDefs encodes a namespace's index definitions, in name order so equal
+// definitions encode equally.
+func indexDefs(ns *mongokit.Collection) ([]byte, error) {
+	names := make([]string, 0, len(ns.Indexes))
+	for name := range ns.Indexes {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	defs := make(bson.D, 0, len(names))
+	for _, name := range names {
+		c := ns.Indexes[name].Config()
+		defs = append(defs, bson.E{Key: name, Value: lungo.FileIndex{Key: c.Key, Unique: c.Unique, Partial: c.Partial, Expiry: c.Expiry}})
+	}
+	return bson.Marshal(defs)
+}
+
+// apply writes changes in one bbolt transaction.
+func (s *fileStore) apply(tx *bbolt.Tx, changes []nsChange) error {
+	root := tx.Bucket(bucketNamespaces)
+	for _, ch := range changes {
+		if !ch.writes() {
+			continue
+		}
+		name := []byte(ch.handle.String())
+		if ch.drop {
+			if err := root.DeleteBucket(name); err != nil && !errors.Is(err, bbolt.ErrBucketNotFound) {
+				return err
+			}
+			continue
+		}
+		b, err := root.CreateBucketIfNotExists(name)
+		if err != nil {
+			return err
+		}
+		docs, err := b.CreateBucketIfNotExists(bucketDocuments)
+		if err != nil {
+			return err
+		}
+		if ch.indexes != nil {
+			if err := b.Put(keyIndexes, ch.indexes); err != nil {
+				return err
+			}
+		}
+		count := int64(countOf(b))
+		written := make(map[string]struct{}, len(ch.put))
+		for _, doc := range ch.put {
+			key, err := idKey(doc)
+			if err != nil {
+				return fmt.Errorf("%s: %w", ch.handle, err)
+			}
+			written[string(key)] = struct{}{}
+			var seq uint64
+			if v := docs.Get(key); len(v) >= 8 {
+				seq = binary.BigEndian.Uint64(v) // an update keeps its place
+			} else {
+				if seq, err = docs.NextSequence(); err != nil {
+					return err
+				}
+				count++
+			}
+			v, err := encodeRecord(key, seq, doc)
+			if err != nil {
+				return fmt.Errorf("%s: %w", ch.handle, err)
+			}
+			if err := docs.Put(key, v); err != nil {
+				return err
+			}
+		}
+		for _, doc := range ch.del {
+			key, err := idKey(doc)
+			if err != nil {
+				return fmt.Errorf("%s: %w", ch.handle, err)
+			}
+			if _, replaced := written[string(key)]; replaced {
+				continue
+			}
+			if docs.Get(key) != nil {
+				if err := docs.Delete(key); err != nil {
+					return err
+				}
+				count--
+			}
+		}
+		var cb [8]byte
+		binary.BigEndian.PutUint64(cb[:], uint64(max(count, 0)))
+		if err := b.Put(keyCount, cb[:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeAll stores a whole catalog into an empty file (migration).
+func (s *fileStore) writeAll(c *lungo.Catalog) (docs int, err error) {
+	if err := s.Store(c); err != nil {
+		return 0, err
+	}
+	for h, ns := range c.Namespaces {
+		if h != lungo.Oplog {
+			docs += len(ns.Documents.List)
+		}
+	}
+	return docs, nil
+}
+
+// oldFormat reports whether the file at path is lungo's own single-document
+// file (one BSON document: its length first, a zero byte last).
+func oldFormat(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || info.Size() < 5 {
+		return false, err
+	}
+	var head [4]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil {
+		return false, err
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], info.Size()-1); err != nil {
+		return false, err
+	}
+	return int64(binary.LittleEndian.Uint32(head[:])) == info.Size() && last[0] == 0, nil
+}
+
+// openFile opens the database file at path. A file in lungo's own format
+// (written by this program before the bbolt store) is migrated first: read
+// with lungo's file store, written into a new file beside it, which then
+// takes its name; the old file stays as <file>.old-format. At every moment
+// the file at path is either the whole old file or the whole new one, so a
+// crash during the migration leaves the old file to migrate again.
+func openFile(path string, log *slog.Logger) (*fileStore, error) {
+	tmp := path + ".migrating"
+	if _, err := os.Stat(path); err == nil {
+		old, err := oldFormat(path)
+		if err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		if old {
+			if err := migrate(path, tmp, log); err != nil {
+				_ = os.Remove(tmp)
+				return nil, err
+			}
+		}
+	}
+	_ = os.Remove(tmp) // left by a migration that did not finish
+	return openFileStore(path, log)
+}
+
+func migrate(path, tmp string, log *slog.Logger) error {
+	start := time.Now()
+	catalog, err := lungo.NewFileStore(path, 0o600).Load()
+	if err != nil {
+		return fmt.Errorf("%w: %s is in lungo's own file format but cannot be read: %v", ErrCorrupt, path, err)
+	}
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("store: %w", err)
+	}
+	s, err := openFileStore(tmp, log)
+	if err != nil {
+		return err
+	}
+	docs, err := s.writeAll(catalog)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("store: migrating %s: %w", path, err)
+	}
+	backup := path + ".old-format"
+	if _, err := os.Stat(backup); err == nil {
+		backup = fmt.Sprintf("%s.old-format.%d", path, time.Now().Unix())
+	}
+	if err := os.Link(path, backup); err != nil {
+		return fmt.Errorf("store: keeping %s as %s: %w", path, backup, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("store: migrating %s: %w", path, err)
+	}
+	if dir, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = dir.Sync()
+		dir.Close()
+	}
+	log.Warn("embedded database migrated to the store that writes only what changed; the old file is kept",
+		"file", path, "backup", backup, "namespaces", len(catalog.Namespaces)-1, "documents", docs, "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}

@@ -1,0 +1,607 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/256dpi/lungo"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/bson/primitive"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+func openDir(t *testing.T, dir string) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), Options{Name: "svc", DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// dump is every collection's documents in natural (unsorted find) order, and
+// its index definitions.
+func dump(t *testing.T, db *DB) map[string]any {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string]any{}
+	names, err := db.ListCollectionNames(ctx, bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		cur, err := db.Collection(name).Find(ctx, bson.M{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []bson.D
+		if err := cur.All(ctx, &docs); err != nil {
+			t.Fatal(err)
+		}
+		ic, err := db.Collection(name).Indexes().List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var idx []bson.D
+		if err := ic.All(ctx, &idx); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = map[string]any{"docs": docs, "indexes": idx}
+	}
+	return out
+}
+
+func sameDump(t *testing.T, before, after map[string]any) {
+	t.Helper()
+	if !reflect.DeepEqual(before, after) {
+		for name := range before {
+			if !reflect.DeepEqual(before[name], after[name]) {
+				t.Errorf("collection %s differs after reopening:\nbefore %v\nafter  %v", name, before[name], after[name])
+			}
+		}
+		for name := range after {
+			if _, ok := before[name]; !ok {
+				t.Errorf("collection %s appeared after reopening", name)
+			}
+		}
+		t.FailNow()
+	}
+}
+
+// Every kind of write, many of them at random over a few collections, reads
+// back after a restart exactly as it was: documents, their values and types,
+// their natural order, and the indexes.
+func TestFileStoreReadsBackWhatWasWritten(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openDir(t, dir)
+	if err := db.EnsureIndexes(ctx,
+		Index{Collection: "a", Keys: bson.D{{Key: "k", Value: 1}}, Unique: true, Name: "k"},
+		Index{Collection: "b", Keys: bson.D{{Key: "owner", Value: 1}, {Key: "_id", Value: -1}}, Name: "by_owner"},
+		Index{Collection: "b", Keys: bson.D{{Key: "owner", Value: 1}}, Unique: true, Partial: bson.M{"default": true}, Name: "one_default"},
+	); err != nil {
+		t.Fatal(err)
+	}
+	ttl := mongo.IndexModel{Keys: bson.D{{Key: "expires", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(3600)}
+	if _, err := db.Collection("c").Indexes().CreateOne(ctx, ttl); err != nil {
+		t.Fatal(err)
+	}
+	// Values of many types, _ids of several.
+	oid := primitive.NewObjectID()
+	when := time.UnixMilli(1_700_000_000_123).UTC()
+	if _, err := db.Collection("c").InsertMany(ctx, []any{
+		bson.M{"_id": oid, "s": "text", "i32": int32(7), "i64": int64(1) << 40, "f": 1.5, "b": true, "n": nil, "t": when,
+			"bin": primitive.Binary{Subtype: 0, Data: []byte{0, 1, 2}}, "arr": bson.A{"x", int32(1), bson.D{{Key: "y", Value: "z"}}},
+			"doc": bson.D{{Key: "z", Value: int32(1)}, {Key: "a", Value: bson.A{}}}, "dec": primitive.NewDecimal128(1, 2), "expires": when},
+		bson.M{"_id": int32(42), "v": "int id"},
+		bson.M{"_id": int64(43), "v": "long id"},
+		bson.M{"_id": bson.D{{Key: "store", Value: "s1"}, {Key: "n", Value: int32(1)}}, "v": "document id"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	ids := map[string][]string{}
+	next := 0
+	for step := 0; step < 400; step++ {
+		coll := []string{"a", "b"}[rng.IntN(2)]
+		c := db.Collection(coll)
+		live := ids[coll]
+		switch op := rng.IntN(10); {
+		case op < 4 || len(live) == 0:
+			next++
+			id := fmt.Sprintf("%s-%04d", coll, next)
+			doc := bson.M{"_id": id, "k": next, "owner": fmt.Sprintf("o%d", next%7), "v": rng.IntN(100)}
+			if coll == "b" && rng.IntN(5) == 0 {
+				doc["default"] = true
+			}
+			if _, err := c.InsertOne(ctx, doc); err != nil && !IsDuplicate(err) {
+				t.Fatal(err)
+			} else if err == nil {
+				ids[coll] = append(live, id)
+			}
+		case op < 6:
+			id := live[rng.IntN(len(live))]
+			if _, err := c.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$inc": bson.M{"v": 1}, "$push": bson.M{"h": step}}); err != nil {
+				t.Fatal(err)
+			}
+		case op < 7:
+			id := live[rng.IntN(len(live))]
+			if _, err := c.ReplaceOne(ctx, bson.M{"_id": id}, bson.M{"k": -step, "replaced": true}); err != nil {
+				t.Fatal(err)
+			}
+		case op < 8:
+			i := rng.IntN(len(live))
+			if _, err := c.DeleteOne(ctx, bson.M{"_id": live[i]}); err != nil {
+				t.Fatal(err)
+			}
+			ids[coll] = append(live[:i:i], live[i+1:]...)
+		case op < 9:
+			// A transaction over both collections, one update of many documents.
+			if err := db.Tx(ctx, func(ctx context.Context) error {
+				next++
+				if _, err := db.Collection("a").InsertOne(ctx, bson.M{"_id": fmt.Sprintf("a-%04d", next), "k": next}); err != nil {
+					return err
+				}
+				ids["a"] = append(ids["a"], fmt.Sprintf("a-%04d", next))
+				_, err := db.Collection("b").UpdateMany(ctx, bson.M{"owner": "o3"}, bson.M{"$set": bson.M{"touched": step}})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			// An aborted transaction writes nothing.
+			_ = db.Tx(ctx, func(ctx context.Context) error {
+				if _, err := c.DeleteMany(ctx, bson.M{}); err != nil {
+					return err
+				}
+				return errors.New("abort")
+			})
+		}
+	}
+	// A collection made and dropped, one made and left empty.
+	if _, err := db.Collection("gone").InsertOne(ctx, bson.M{"_id": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Collection("gone").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateCollection(ctx, "empty"); err != nil {
+		t.Fatal(err)
+	}
+	before := dump(t, db)
+	if _, ok := before["gone"]; ok {
+		t.Fatal("dropped collection still listed")
+	}
+	db.Close(ctx)
+
+	db = openDir(t, dir)
+	sameDump(t, before, dump(t, db))
+	// The indexes work after the restart.
+	var some struct{ K int }
+	if err := db.Collection("a").FindOne(ctx, bson.M{"k": bson.M{"$gt": 0}}).Decode(&some); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("a").InsertOne(ctx, bson.M{"_id": "dup", "k": some.K}); !IsDuplicate(err) {
+		t.Fatalf("unique index after reopening: %v", err)
+	}
+	db.Close(ctx)
+}
+
+// A commit writes what it changed: one document of a thousand, and nothing of
+// the namespaces it did not touch.
+func TestFileStoreWritesOnlyWhatChanged(t *testing.T) {
+	ctx := context.Background()
+	db := openDir(t, t.TempDir())
+	defer db.Close(ctx)
+	docs := make([]any, 1000)
+	for i := range docs {
+		docs[i] = bson.M{"_id": i, "v": i}
+	}
+	if _, err := db.Collection("big").InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("other").InsertMany(ctx, docs[:100]); err != nil {
+		t.Fatal(err)
+	}
+	want := func(what string, w commitStats) {
+		t.Helper()
+		if got := db.fileSt.last; got != w {
+			t.Fatalf("%s wrote %+v, want %+v", what, got, w)
+		}
+	}
+	want("inserting 100", commitStats{namespaces: 1, put: 100})
+	if _, err := db.Collection("big").UpdateOne(ctx, bson.M{"_id": 500}, bson.M{"$set": bson.M{"v": -1}}); err != nil {
+		t.Fatal(err)
+	}
+	want("updating one", commitStats{namespaces: 1, put: 1, del: 1}) // the old version out, the new in: one record
+	if _, err := db.Collection("big").DeleteOne(ctx, bson.M{"_id": 3}); err != nil {
+		t.Fatal(err)
+	}
+	want("deleting one", commitStats{namespaces: 1, del: 1})
+	if _, err := db.Collection("big").InsertOne(ctx, bson.M{"_id": "new"}); err != nil {
+		t.Fatal(err)
+	}
+	want("inserting one", commitStats{namespaces: 1, put: 1})
+	if _, err := db.Collection("big").UpdateMany(ctx, bson.M{"v": bson.M{"$lt": 10}}, bson.M{"$set": bson.M{"small": true}}); err != nil {
+		t.Fatal(err)
+	}
+	want("updating ten", commitStats{namespaces: 1, put: 10, del: 10}) // 0-9 but 3, and 500
+	if _, err := db.Collection("big").UpdateOne(ctx, bson.M{"_id": 500}, bson.M{"$set": bson.M{"v": -1}}); err != nil {
+		t.Fatal(err)
+	}
+	want("an update that changes nothing", commitStats{namespaces: 1, put: 10, del: 10}) // no commit at all
+}
+
+// lungo's own file format, written before this store, is migrated on first
+// open: the data is all there, the old file is kept beside it, and the marker
+// rules hold for the new file.
+func TestOldFormatFileIsMigrated(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "svc.lungo")
+	client, engine, err := lungo.Open(ctx, lungo.Options{Store: lungo.NewFileStore(file, 0o600)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := client.Database("svc")
+	if _, err := old.Collection("orders").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "intent", Value: 1}}, Options: options.Index().SetUnique(true).SetName("one")}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		if _, err := old.Collection("orders").InsertOne(ctx, bson.M{"_id": fmt.Sprintf("o%02d", i), "intent": fmt.Sprintf("pi_%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := old.Collection("carts").InsertOne(ctx, bson.M{"_id": "c1", "items": bson.A{"x"}}); err != nil {
+		t.Fatal(err)
+	}
+	engine.Close()
+	if ok, err := oldFormat(file); err != nil || !ok {
+		t.Fatalf("lungo's file not recognised: %v %v", ok, err)
+	}
+	oldBytes, _ := os.ReadFile(file)
+
+	db := openDir(t, dir)
+	if ok, _ := oldFormat(file); ok {
+		t.Fatal("still the old format after opening")
+	}
+	kept, err := os.ReadFile(file + ".old-format")
+	if err != nil || !bytes.Equal(kept, oldBytes) {
+		t.Fatalf("the old file was not kept as it was: %v", err)
+	}
+	if _, err := os.Stat(file + ".migrating"); err == nil {
+		t.Fatal("migration left its temporary file")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "svc.created")); err != nil {
+		t.Fatalf("no marker: %v", err)
+	}
+	before := dump(t, db)
+	if n := len(before["orders"].(map[string]any)["docs"].([]bson.D)); n != 50 {
+		t.Fatalf("%d orders after migration", n)
+	}
+	if _, err := db.Collection("orders").InsertOne(ctx, bson.M{"_id": "x", "intent": "pi_3"}); !IsDuplicate(err) {
+		t.Fatalf("the unique index did not come along: %v", err)
+	}
+	db.Close(ctx)
+	db = openDir(t, dir) // the new file reopens as it is
+	sameDump(t, before, dump(t, db))
+	db.Close(ctx)
+}
+
+// writeSome makes a database with a recognisable document and closes it.
+func writeSome(t *testing.T, dir string) string {
+	t.Helper()
+	ctx := context.Background()
+	db := openDir(t, dir)
+	docs := make([]any, 300)
+	for i := range docs {
+		docs[i] = bson.M{"_id": fmt.Sprintf("t%03d", i), "pad": strings.Repeat("p", 200)}
+	}
+	for range 3 { // a few commits, so the file has freed pages too
+		if _, err := db.Collection("things").InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Collection("things").DeleteMany(ctx, bson.M{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Collection("things").InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("things").InsertOne(ctx, bson.M{"_id": "marked", "v": "MARKER-VALUE"}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close(ctx)
+	return filepath.Join(dir, "svc.lungo")
+}
+
+func wantCorrupt(t *testing.T, dir string, says ...string) {
+	t.Helper()
+	_, err := Open(context.Background(), Options{Name: "svc", DataDir: dir})
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("want ErrCorrupt, got %v", err)
+	}
+	t.Log(err)
+	for _, s := range says {
+		if !strings.Contains(err.Error(), s) {
+			t.Fatalf("the error does not say %q: %v", s, err)
+		}
+	}
+}
+
+// A damaged file is refused at start with an error that says what is wrong,
+// never a crash and never an open with documents missing.
+func TestDamagedFileIsRefused(t *testing.T) {
+	t.Run("truncated", func(t *testing.T) {
+		dir := t.TempDir()
+		file := writeSome(t, dir)
+		info, _ := os.Stat(file)
+		for _, size := range []int64{info.Size() / 2, info.Size() - 4096, 3 * 4096} {
+			if err := os.Truncate(file, size); err != nil {
+				t.Fatal(err)
+			}
+			wantCorrupt(t, dir, "svc.lungo")
+		}
+		if err := os.Truncate(file, 100); err != nil {
+			t.Fatal(err)
+		}
+		wantCorrupt(t, dir)
+	})
+	t.Run("corrupt record", func(t *testing.T) {
+		dir := t.TempDir()
+		file := writeSome(t, dir)
+		b, _ := os.ReadFile(file)
+		if bytes.Count(b, []byte("MARKER-VALUE")) == 0 {
+			t.Fatal("marker not found in the file")
+		}
+		if err := os.WriteFile(file, bytes.ReplaceAll(b, []byte("MARKER-VALUE"), []byte("MARKER-VALUF")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		wantCorrupt(t, dir, "svc.things", `"marked"`, "checksum mismatch")
+	})
+	t.Run("meta pages", func(t *testing.T) {
+		dir := t.TempDir()
+		file := writeSome(t, dir)
+		b, _ := os.ReadFile(file)
+		for i := 16; i < 2*4096; i++ {
+			b[i] = 0xff
+		}
+		if err := os.WriteFile(file, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		wantCorrupt(t, dir, "svc.lungo")
+	})
+	t.Run("emptied", func(t *testing.T) {
+		dir := t.TempDir()
+		file := writeSome(t, dir)
+		if err := os.Truncate(file, 0); err != nil {
+			t.Fatal(err)
+		}
+		wantCorrupt(t, dir, "svc.lungo is empty")
+	})
+	t.Run("not a database", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "svc.lungo"), bytes.Repeat([]byte("not a database "), 1000), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		wantCorrupt(t, dir, "svc.lungo")
+	})
+	t.Run("old format unreadable", func(t *testing.T) {
+		dir := t.TempDir()
+		// Looks like one BSON document (length first, zero last) but is not.
+		b := make([]byte, 64)
+		b[0] = 64
+		if err := os.WriteFile(filepath.Join(dir, "svc.lungo"), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		wantCorrupt(t, dir, "lungo's own file format")
+	})
+}
+
+// A second process opening the same file is refused, not left hanging.
+func TestFileInUseIsRefused(t *testing.T) {
+	defer func(d time.Duration) { lockTimeout = d }(lockTimeout)
+	lockTimeout = 200 * time.Millisecond
+	dir := t.TempDir()
+	db := openDir(t, dir)
+	defer db.Close(context.Background())
+	_, err := Open(context.Background(), Options{Name: "svc", DataDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "in use by another process") {
+		t.Fatalf("second open: %v", err)
+	}
+}
+
+// Concurrent transactions each commit whole: every counter equals the number
+// of items written with it, before and after a restart.
+func TestFileStoreConcurrentTransactions(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openDir(t, dir)
+	const workers, each = 8, 40
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				err := db.Tx(ctx, func(ctx context.Context) error {
+					if _, err := db.Collection("items").InsertOne(ctx, bson.M{"_id": fmt.Sprintf("w%d-%d", w, i), "w": w}); err != nil {
+						return err
+					}
+					_, err := db.Collection("counters").UpdateOne(ctx, bson.M{"_id": w}, bson.M{"$inc": bson.M{"n": 1}}, options.Update().SetUpsert(true))
+					if err == nil && i%5 == 4 {
+						return errors.New("abort") // every fifth rolls back
+					}
+					return err
+				})
+				if err != nil && err.Error() != "abort" {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	check := func(db *DB) {
+		t.Helper()
+		for w := range workers {
+			var c struct{ N int }
+			if err := db.Collection("counters").FindOne(ctx, bson.M{"_id": w}).Decode(&c); err != nil {
+				t.Fatal(err)
+			}
+			n, _ := db.Collection("items").CountDocuments(ctx, bson.M{"w": w})
+			if c.N != each*4/5 || n != int64(c.N) {
+				t.Fatalf("worker %d: counter %d, items %d, want %d", w, c.N, n, each*4/5)
+			}
+		}
+	}
+	check(db)
+	db.Close(ctx)
+	db = openDir(t, dir)
+	check(db)
+	db.Close(ctx)
+}
+
+// The child of TestKilledWhileWriting: writers in a loop, printing each commit
+// once it returned.
+func TestCrashChild(t *testing.T) {
+	dir := os.Getenv("STORE_CRASH_CHILD_DIR")
+	if dir == "" {
+		t.Skip("run by TestKilledWhileWriting")
+	}
+	ctx := context.Background()
+	db, err := Open(ctx, Options{Name: "svc", DataDir: dir})
+	if err != nil {
+		fmt.Println("open failed:", err)
+		os.Exit(3)
+	}
+	round := os.Getenv("STORE_CRASH_CHILD_ROUND")
+	out := bufio.NewWriter(os.Stdout)
+	var mu sync.Mutex
+	for w := range 4 {
+		go func() {
+			for i := 0; ; i++ {
+				id := fmt.Sprintf("r%s-w%d-%d", round, w, i)
+				err := db.Tx(ctx, func(ctx context.Context) error {
+					// A few kilobytes, so commits span pages.
+					if _, err := db.Collection("items").InsertOne(ctx, bson.M{"_id": id, "w": w, "pad": strings.Repeat("x", 1000*(1+i%5))}); err != nil {
+						return err
+					}
+					_, err := db.Collection("counters").UpdateOne(ctx, bson.M{"_id": w}, bson.M{"$inc": bson.M{"n": 1}}, options.Update().SetUpsert(true))
+					return err
+				})
+				if err == nil && i%7 == 3 {
+					err = db.Tx(ctx, func(ctx context.Context) error {
+						if _, err := db.Collection("items").DeleteOne(ctx, bson.M{"_id": id}); err != nil {
+							return err
+						}
+						_, err := db.Collection("counters").UpdateOne(ctx, bson.M{"_id": w}, bson.M{"$inc": bson.M{"n": -1}})
+						return err
+					})
+					id = "-" + id
+				}
+				mu.Lock()
+				if err != nil {
+					fmt.Fprintln(out, "error", err)
+				} else {
+					fmt.Fprintln(out, id)
+				}
+				out.Flush()
+				mu.Unlock()
+			}
+		}()
+	}
+	select {}
+}
+
+// A process killed (SIGKILL) while it commits loses nothing it acknowledged,
+// and reopens without error; three rounds on the same file.
+func TestKilledWhileWriting(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	acked := map[string]bool{}
+	for round := range 3 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "STORE_CRASH_CHILD_DIR="+dir, "STORE_CRASH_CHILD_ROUND="+strconv.Itoa(round))
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(stdout)
+		n := 0
+		killAt := 60 + round*40
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "error"), strings.HasPrefix(line, "open failed"):
+				_ = cmd.Process.Kill()
+				t.Fatalf("round %d: child: %s", round, line)
+			case strings.HasPrefix(line, "-"):
+				acked[line[1:]] = false // acknowledged deleted
+			case strings.HasPrefix(line, "r"):
+				acked[line] = true
+			default:
+				continue
+			}
+			if n++; n == killAt {
+				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		_ = cmd.Wait()
+		if n < killAt {
+			t.Fatalf("round %d: the child stopped after %d commits", round, n)
+		}
+
+		db, err := Open(ctx, Options{Name: "svc", DataDir: dir})
+		if err != nil {
+			t.Fatalf("round %d: reopening after the kill: %v", round, err)
+		}
+		for id, present := range acked {
+			err := db.Collection("items").FindOne(ctx, bson.M{"_id": id}).Err()
+			if present && err != nil {
+				t.Fatalf("round %d: acknowledged %s is missing: %v", round, id, err)
+			}
+			if !present && !IsNotFound(err) {
+				t.Fatalf("round %d: acknowledged deletion of %s undone: %v", round, id, err)
+			}
+		}
+		// Each commit was whole: the counters match the items.
+		for w := range 4 {
+			var c struct{ N int64 }
+			if err := db.Collection("counters").FindOne(ctx, bson.M{"_id": w}).Decode(&c); err != nil {
+				t.Fatal(err)
+			}
+			items, _ := db.Collection("items").CountDocuments(ctx, bson.M{"w": w})
+			if c.N != items {
+				t.Fatalf("round %d: writer %d: counter %d, items %d", round, w, c.N, items)
+			}
+		}
+		db.Close(ctx)
+	}
+}

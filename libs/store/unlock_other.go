@@ -1,0 +1,8 @@
+//go:build !unix
+
+package store
+
+import "os"
+
+// release closes a file bbolt opened.
+func release(f *os.File) { _ = f.Close() }
