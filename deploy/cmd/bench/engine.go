@@ -244,6 +244,8 @@ func benchEngine(conc int) (*engineResult, error) {
 				return nil, err
 			}
 			res.limits = append(res.limits, r)
+			fmt.Printf("engine rows: %d stored: %.0f orders/s, p99 %v, CPU %v per order, event latency p99 %v\n", stored, r.deliveries.rps,
+				r.deliveries.p99.Round(time.Millisecond), r.cpu.Round(10*time.Microsecond), r.events.p99)
 			stored += *engineOrders
 		}
 		s.stop()
