@@ -30,7 +30,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/256dpi/lungo"
 	"github.com/segmentio/kafka-go"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
@@ -203,12 +202,13 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 	err := c.cfg.DB.Tx(ctx, func(tx context.Context) error {
 		start := time.Now()
 		recorded, covered = 0, 0
-		coll := c.cfg.DB.Collection(processedCollection)
-		done, err := processedAmong(tx, coll, keys)
+		parts := c.cfg.DB.Partitioned(processedCollection)
+		done, err := processedAmong(tx, parts, keys)
 		if err != nil {
 			return err
 		}
-		docs := make([]any, 0, len(items))
+		var fresh []string // keys recorded by this run
+		docs := map[string]processedDoc{}
 		for i, it := range items {
 			if i > 0 && time.Since(start) > c.cfg.BatchMaxTime {
 				break // the rest in the next transaction
@@ -222,19 +222,23 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 			if err := c.handleInBatch(tx, it, len(items)); err != nil {
 				return &batchHandlerError{id: it.env.ID, err: err}
 			}
-			docs = append(docs, processedDoc{ID: keys[i], EventID: it.env.ID, Group: c.cfg.GroupID, Topic: it.msg.Topic,
-				Type: it.env.Type, ProcessedAt: time.Now().UTC()})
+			fresh = append(fresh, keys[i])
+			docs[keys[i]] = processedDoc{ID: keys[i], EventID: it.env.ID, Group: c.cfg.GroupID, Topic: it.msg.Topic,
+				Type: it.env.Type, ProcessedAt: time.Now().UTC()}
 		}
-		if len(docs) == 0 {
-			return nil
-		}
-		if _, err := coll.InsertMany(tx, docs); err != nil {
-			if store.IsDuplicate(err) {
-				return errSeen // processed concurrently (real MongoDB); roll this run back
+		for _, g := range parts.Group(fresh) {
+			batch := make([]any, len(g.At))
+			for j, at := range g.At {
+				batch[j] = docs[fresh[at]]
 			}
-			return err
+			if _, err := g.Coll.InsertMany(tx, batch); err != nil {
+				if store.IsDuplicate(err) {
+					return errSeen // processed concurrently (real MongoDB); roll this run back
+				}
+				return err
+			}
 		}
-		recorded = len(docs)
+		recorded = len(fresh)
 		return nil
 	})
 	if err != nil {
@@ -246,19 +250,28 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 	return covered, nil
 }
 
-// processedAmong is the set of keys this group has processed: one query for
-// the batch (the _id index serves it).
-func processedAmong(ctx context.Context, coll lungo.ICollection, keys []string) (map[string]bool, error) {
-	cur, err := coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: keys}}}},
-		options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
-	if err != nil {
-		return nil, err
-	}
-	var found []struct {
+// processedAmong is the set of keys this group has processed: one query per
+// partition holding any of them (the _id index serves it).
+func processedAmong(ctx context.Context, parts store.Partitioned, keys []string) (map[string]bool, error) {
+	type idOnly struct {
 		ID string `bson:"_id"`
 	}
-	if err := cur.All(ctx, &found); err != nil {
-		return nil, err
+	var found []idOnly
+	for _, g := range parts.Group(keys) {
+		in := make([]string, len(g.At))
+		for j, at := range g.At {
+			in[j] = keys[at]
+		}
+		cur, err := g.Coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: in}}}},
+			options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+		if err != nil {
+			return nil, err
+		}
+		var part []idOnly
+		if err := cur.All(ctx, &part); err != nil {
+			return nil, err
+		}
+		found = append(found, part...)
 	}
 	done := make(map[string]bool, len(keys))
 	for _, f := range found {

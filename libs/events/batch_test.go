@@ -132,7 +132,7 @@ func TestBatchesShareOneTransaction(t *testing.T) {
 	handler, calls := h.effectHandler("")
 	var commits atomic.Int32
 	h.startConsumer("g1", h.db, handler, 0, batchOpts, func(c *ConsumerConfig) { c.AfterCommit = func() { commits.Add(1) } })
-	waitFor(t, 10*time.Second, func() bool { return count(t, h.db, processedCollection) == int64(len(ids)) })
+	waitFor(t, 10*time.Second, func() bool { return countProcessed(t, h.db) == int64(len(ids)) })
 	h.checkEffects(ids)
 	for _, id := range ids {
 		if n := calls(id); n != 1 {
@@ -171,7 +171,7 @@ func TestBatchWithPoisonMessage(t *testing.T) {
 	h.startConsumer("g1", h.db, handler, 3, batchOpts)
 
 	good := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == poison })
-	waitFor(t, 10*time.Second, func() bool { return count(t, h.db, processedCollection) == int64(len(good)) })
+	waitFor(t, 10*time.Second, func() bool { return countProcessed(t, h.db) == int64(len(good)) })
 	dlq := readTopic(t, h.broker.Addrs(), topic+DLQSuffix, 1)
 	env, err := Decode(dlq[0].Value)
 	if err != nil || env.ID != poison {
@@ -227,7 +227,7 @@ func TestBatchCrashBetweenCommitAndOffsetCommit(t *testing.T) {
 
 	// The restarted consumer: same group, same database.
 	h.startConsumer("g1", h.db, handler, 0, batchOpts)
-	waitFor(t, 10*time.Second, func() bool { return count(t, h.db, processedCollection) == int64(len(ids)) })
+	waitFor(t, 10*time.Second, func() bool { return countProcessed(t, h.db) == int64(len(ids)) })
 	waitFor(t, 5*time.Second, func() bool { return committedAll(t, h, "g1") })
 	h.checkEffects(ids)
 	for _, e := range first {
@@ -253,7 +253,7 @@ func TestBatchTransactionIsBounded(t *testing.T) {
 		c.BatchMaxTime = 100 * time.Millisecond
 		c.AfterCommit = func() { commits.Add(1) }
 	})
-	waitFor(t, 10*time.Second, func() bool { return count(t, h.db, processedCollection) == int64(len(ids)) })
+	waitFor(t, 10*time.Second, func() bool { return countProcessed(t, h.db) == int64(len(ids)) })
 	h.checkEffects(ids)
 	for _, id := range ids {
 		if n := calls(id); n != 1 {

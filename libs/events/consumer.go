@@ -31,9 +31,14 @@ const (
 
 // Consumer defaults.
 const (
-	DefaultMaxAttempts       = 5
-	DefaultRetryBackoff      = 50 * time.Millisecond
-	DefaultMaxWait           = 50 * time.Millisecond
+	DefaultMaxAttempts  = 5
+	DefaultRetryBackoff = 50 * time.Millisecond
+	// A fetch is answered as soon as data arrives, so MaxWait only paces
+	// idle polling. kafka-go gives the broker three quarters of it and
+	// drops the connection (logging an i/o timeout) if the empty answer
+	// comes later than the whole: 50 ms left a 12 ms margin, which a
+	// loaded machine missed hundreds of times a minute while idle.
+	DefaultMaxWait           = 500 * time.Millisecond
 	DefaultHeartbeatInterval = 250 * time.Millisecond
 	// 6 s is the smallest session timeout a stock Kafka broker accepts
 	// (group.min.session.timeout.ms).
@@ -105,9 +110,12 @@ type processedDoc struct {
 	ProcessedAt time.Time `bson:"processedAt"`
 }
 
-// ConsumerIndexes serves the pruning of old processed ids.
+// ConsumerIndexes serves the pruning of old processed ids. The processed ids
+// are a partitioned collection (by _id, store/partition.go): on the embedded
+// engine every insert copies its collection, and this one grows with every
+// event every group takes.
 func ConsumerIndexes() []store.Index {
-	return []store.Index{{Collection: processedCollection, Keys: bson.D{{Key: "processedAt", Value: 1}}, Name: "processed_at"}}
+	return []store.Index{{Collection: processedCollection, Keys: bson.D{{Key: "processedAt", Value: 1}}, Name: "processed_at", PartitionBy: "_id"}}
 }
 
 // ErrConsumerStopped wraps the error of a BeforeOffsetCommit fault point.
@@ -362,7 +370,7 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message, attempt int) b
 func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) error {
 	key := c.cfg.GroupID + "/" + env.ID
 	err := c.cfg.DB.Tx(ctx, func(tx context.Context) error {
-		coll := c.cfg.DB.Collection(processedCollection)
+		coll := c.cfg.DB.Partitioned(processedCollection).For(key)
 		err := coll.FindOne(tx, bson.D{{Key: "_id", Value: key}}).Err()
 		if err == nil {
 			return errSeen
@@ -441,8 +449,11 @@ func (c *consumer) pruneLoop(ctx context.Context) {
 	for {
 		cutoff := time.Now().Add(-c.cfg.DedupeRetention)
 		filter := bson.D{{Key: "group", Value: c.cfg.GroupID}, {Key: "processedAt", Value: bson.D{{Key: "$lt", Value: cutoff}}}}
-		if _, err := c.cfg.DB.Collection(processedCollection).DeleteMany(ctx, filter); err != nil && ctx.Err() == nil {
-			c.logger.WarnContext(ctx, "events: prune processed ids failed", "err", err)
+		for _, coll := range c.cfg.DB.Partitioned(processedCollection).All() {
+			if _, err := coll.DeleteMany(ctx, filter); err != nil && ctx.Err() == nil {
+				c.logger.WarnContext(ctx, "events: prune processed ids failed", "err", err)
+				break
+			}
 		}
 		select {
 		case <-ctx.Done():

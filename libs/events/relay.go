@@ -126,6 +126,12 @@ func (r *Relay) relayOnce(ctx context.Context, batch int) (int, error) {
 	if len(docs) == 0 {
 		return 0, nil
 	}
+	// What was read may belong to a commit not yet on disk (the embedded
+	// engine's group commit): an event must not leave for a change a crash
+	// could still undo.
+	if err := r.db.WaitDurable(ctx); err != nil {
+		return 0, fmt.Errorf("events: relay: %w", err)
+	}
 	if r.BeforePublish != nil {
 		if err := r.BeforePublish(); err != nil {
 			return 0, fmt.Errorf("%w: %w", ErrRelayStopped, err)

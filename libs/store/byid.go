@@ -8,9 +8,10 @@ package store
 // sees every commit and what it changed (filestore.go), so it keeps, per
 // collection, a map from each unique index's key to its document, for the
 // catalog of the last commit, updated by what each commit changed. A FindOne
-// whose filter holds an equality on every field of a unique index (a string
-// or an ObjectID each) takes the one document the index allows from the map
-// and checks it against the whole filter with lungo's own matcher.
+// or Find whose filter names a unique key (an equality on each of its fields,
+// a string or an ObjectID each, or $in a list of them for a key of one field)
+// takes the documents the index allows from the map and runs lungo's own
+// matcher, sort, skip, limit and projection over them.
 //
 // A map describes exactly one version of a collection: the one of the last
 // commit, whose pointer it records. A read first takes the catalog it would
@@ -20,10 +21,11 @@ package store
 // consumer's batch does event after event, or a read that took the catalog
 // just before a commit), its documents that the maps' version does not have
 // are found by the same pointer walk as a commit's and looked at first (see
-// find). Partial indexes (unique among some documents only),
-// fields with dots, and an index while any document holds an array in its
-// fields (which an equality would match element by element) are left to
-// lungo. So the answer is always lungo's own, only without the scan.
+// find). Partial indexes (unique among some documents only), fields with
+// dots, numbers (1 and 1.0 are equal, their keys are not), and an index while
+// any document holds an array in its fields (which an equality would match
+// element by element) are left to lungo. So the answer is always lungo's own,
+// only without the scan.
 
 import (
 	"context"

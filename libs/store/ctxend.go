@@ -20,9 +20,36 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
-// endingCollection runs a collection's writes under contexts it ends.
+// endingCollection runs a collection's writes under contexts it ends, and
+// returns from a write outside a transaction once it is durable (the file
+// store's group commit, filestore.go; DB.Tx waits at its end).
 type endingCollection struct {
 	lungo.ICollection
+	st *fileStore // nil in memory
+}
+
+// durable waits for a write outside a transaction to reach the file.
+func (c endingCollection) durable(ctx context.Context, err error) error {
+	if err != nil || ctx.Value(txKey{}) != nil {
+		return err
+	}
+	return c.st.waitDurable(ctx)
+}
+
+// failedResult is a single result whose write did not become durable.
+type failedResult struct{ err error }
+
+func (r failedResult) Decode(any) error               { return r.err }
+func (r failedResult) DecodeBytes() (bson.Raw, error) { return nil, r.err }
+func (r failedResult) Err() error                     { return r.err }
+func (r failedResult) Raw() (bson.Raw, error)         { return nil, r.err }
+
+// durableResult is res once its write is durable.
+func (c endingCollection) durableResult(ctx context.Context, res lungo.ISingleResult) lungo.ISingleResult {
+	if err := c.durable(ctx, nil); err != nil {
+		return failedResult{err}
+	}
+	return res
 }
 
 func ended(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -32,116 +59,131 @@ func ended(ctx context.Context) (context.Context, context.CancelFunc) {
 func (c endingCollection) BulkWrite(ctx context.Context, models []mongo.WriteModel, opts ...*options.BulkWriteOptions) (*mongo.BulkWriteResult, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return c.ICollection.BulkWrite(ctx, models, opts...)
+	res, err := c.ICollection.BulkWrite(ctx, models, opts...)
+	return res, c.durable(ctx, err)
 }
 
 func (c endingCollection) DeleteMany(ctx context.Context, filter any, opts ...*options.DeleteOptions) (*mongo.DeleteResult, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return c.ICollection.DeleteMany(ctx, filter, opts...)
+	res, err := c.ICollection.DeleteMany(ctx, filter, opts...)
+	return res, c.durable(ctx, err)
 }
 
 func (c endingCollection) DeleteOne(ctx context.Context, filter any, opts ...*options.DeleteOptions) (*mongo.DeleteResult, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return c.ICollection.DeleteOne(ctx, filter, opts...)
+	res, err := c.ICollection.DeleteOne(ctx, filter, opts...)
+	return res, c.durable(ctx, err)
 }
 
 func (c endingCollection) Drop(ctx context.Context) error {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return c.ICollection.Drop(ctx)
+	return c.durable(ctx, c.ICollection.Drop(ctx))
 }
 
 func (c endingCollection) FindOneAndDelete(ctx context.Context, filter any, opts ...*options.FindOneAndDeleteOptions) lungo.ISingleResult {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return c.ICollection.FindOneAndDelete(ctx, filter, opts...)
+	return c.durableResult(ctx, c.ICollection.FindOneAndDelete(ctx, filter, opts...))
 }
 
 func (c endingCollection) FindOneAndReplace(ctx context.Context, filter, replacement any, opts ...*options.FindOneAndReplaceOptions) lungo.ISingleResult {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return c.ICollection.FindOneAndReplace(ctx, filter, replacement, opts...)
+	return c.durableResult(ctx, c.ICollection.FindOneAndReplace(ctx, filter, replacement, opts...))
 }
 
 func (c endingCollection) FindOneAndUpdate(ctx context.Context, filter, update any, opts ...*options.FindOneAndUpdateOptions) lungo.ISingleResult {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return c.ICollection.FindOneAndUpdate(ctx, filter, update, opts...)
+	return c.durableResult(ctx, c.ICollection.FindOneAndUpdate(ctx, filter, update, opts...))
 }
 
 func (c endingCollection) Indexes() lungo.IIndexView {
-	return endingIndexView{c.ICollection.Indexes()}
+	return endingIndexView{c.ICollection.Indexes(), c}
 }
 
 func (c endingCollection) InsertMany(ctx context.Context, docs []any, opts ...*options.InsertManyOptions) (*mongo.InsertManyResult, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return c.ICollection.InsertMany(ctx, docs, opts...)
+	res, err := c.ICollection.InsertMany(ctx, docs, opts...)
+	return res, c.durable(ctx, err)
 }
 
 func (c endingCollection) InsertOne(ctx context.Context, doc any, opts ...*options.InsertOneOptions) (*mongo.InsertOneResult, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return c.ICollection.InsertOne(ctx, doc, opts...)
+	res, err := c.ICollection.InsertOne(ctx, doc, opts...)
+	return res, c.durable(ctx, err)
 }
 
 func (c endingCollection) ReplaceOne(ctx context.Context, filter, replacement any, opts ...*options.ReplaceOptions) (*mongo.UpdateResult, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return c.ICollection.ReplaceOne(ctx, filter, replacement, opts...)
+	res, err := c.ICollection.ReplaceOne(ctx, filter, replacement, opts...)
+	return res, c.durable(ctx, err)
 }
 
 func (c endingCollection) UpdateByID(ctx context.Context, id, update any, opts ...*options.UpdateOptions) (*mongo.UpdateResult, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return c.ICollection.UpdateByID(ctx, id, update, opts...)
+	res, err := c.ICollection.UpdateByID(ctx, id, update, opts...)
+	return res, c.durable(ctx, err)
 }
 
 func (c endingCollection) UpdateMany(ctx context.Context, filter, update any, opts ...*options.UpdateOptions) (*mongo.UpdateResult, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return c.ICollection.UpdateMany(ctx, filter, update, opts...)
+	res, err := c.ICollection.UpdateMany(ctx, filter, update, opts...)
+	return res, c.durable(ctx, err)
 }
 
 func (c endingCollection) UpdateOne(ctx context.Context, filter, update any, opts ...*options.UpdateOptions) (*mongo.UpdateResult, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return c.ICollection.UpdateOne(ctx, filter, update, opts...)
+	res, err := c.ICollection.UpdateOne(ctx, filter, update, opts...)
+	return res, c.durable(ctx, err)
 }
 
 // endingIndexView runs index changes under contexts it ends.
 type endingIndexView struct {
 	lungo.IIndexView
+	c endingCollection
 }
 
 func (v endingIndexView) CreateMany(ctx context.Context, models []mongo.IndexModel, opts ...*options.CreateIndexesOptions) ([]string, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return v.IIndexView.CreateMany(ctx, models, opts...)
+	res, err := v.IIndexView.CreateMany(ctx, models, opts...)
+	return res, v.c.durable(ctx, err)
 }
 
 func (v endingIndexView) CreateOne(ctx context.Context, model mongo.IndexModel, opts ...*options.CreateIndexesOptions) (string, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return v.IIndexView.CreateOne(ctx, model, opts...)
+	res, err := v.IIndexView.CreateOne(ctx, model, opts...)
+	return res, v.c.durable(ctx, err)
 }
 
 func (v endingIndexView) DropAll(ctx context.Context, opts ...*options.DropIndexesOptions) (bson.Raw, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return v.IIndexView.DropAll(ctx, opts...)
+	res, err := v.IIndexView.DropAll(ctx, opts...)
+	return res, v.c.durable(ctx, err)
 }
 
 func (v endingIndexView) DropOne(ctx context.Context, name string, opts ...*options.DropIndexesOptions) (bson.Raw, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return v.IIndexView.DropOne(ctx, name, opts...)
+	res, err := v.IIndexView.DropOne(ctx, name, opts...)
+	return res, v.c.durable(ctx, err)
 }
 
 func (v endingIndexView) DropOneWithKey(ctx context.Context, keys any, opts ...*options.DropIndexesOptions) (bson.Raw, error) {
 	ctx, cancel := ended(ctx)
 	defer cancel()
-	return v.IIndexView.DropOneWithKey(ctx, keys, opts...)
+	res, err := v.IIndexView.DropOneWithKey(ctx, keys, opts...)
+	return res, v.c.durable(ctx, err)
 }

@@ -35,6 +35,7 @@ package store
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -46,6 +47,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/256dpi/lungo"
@@ -78,15 +80,17 @@ var ErrCorrupt = errors.New("store: database file is damaged")
 
 // fileStore implements lungo.Store on a bbolt file.
 type fileStore struct {
-	path    string
-	db      *bbolt.DB
-	log     *slog.Logger
-	loaded  *lungo.Catalog
-	prev    *lungo.Catalog            // the catalog of the last successful commit
-	indexes map[lungo.Handle][]byte   // index definitions as last written
-	written map[lungo.Handle]struct{} // namespaces that have a bucket
-	last    commitStats               // what the last commit wrote
-	keyed   *keyedReads               // reads by unique key (byid.go)
+	path      string
+	db        *bbolt.DB
+	log       *slog.Logger
+	loaded    *lungo.Catalog
+	prev      *lungo.Catalog            // the catalog of the last successful commit
+	indexes   map[lungo.Handle][]byte   // index definitions as last written
+	written   map[lungo.Handle]struct{} // namespaces that have a bucket
+	last      commitStats               // what the last commit wrote
+	keyed     *keyedReads               // reads by unique key (byid.go)
+	w         *groupWriter              // the file's writer; nil in memory
+	closeOnce sync.Once
 }
 
 // commitStats counts what one commit wrote.
@@ -112,6 +116,8 @@ func openFileStore(path string, log *slog.Logger) (*fileStore, error) {
 	}
 	s.keyed.build(catalog)
 	s.loaded, s.prev = catalog, catalog
+	s.w = newGroupWriter()
+	go s.run()
 	return s, nil
 }
 
@@ -213,11 +219,15 @@ func (s *fileStore) init() error {
 // Load is lungo's: the catalog read at open.
 func (s *fileStore) Load() (*lungo.Catalog, error) { return s.loaded, nil }
 
-// Close releases the file.
+// Close writes what is queued and releases the file.
 func (s *fileStore) Close() error {
 	if s.db == nil {
 		return nil
 	}
+	s.closeOnce.Do(func() {
+		close(s.w.stop)
+		<-s.w.stopped
+	})
 	return s.db.Close()
 }
 
@@ -408,8 +418,17 @@ type nsChange struct {
 	del     bsonkit.List // documents of the previous commit that are gone
 }
 
-// Store is lungo's: it writes what changed since the previous commit.
+// Store is lungo's: it takes what changed since the previous commit and hands
+// it to the writer (group commit, below), so lungo's lock, which every read
+// and write of the database waits for, is not held through the file's
+// syncs. The commit is visible at once; it is acknowledged (DB.Tx and the
+// writes outside transactions return) once it is durable (waitDurable).
 func (s *fileStore) Store(c *lungo.Catalog) error {
+	if s.db != nil {
+		if err := s.failure(); err != nil {
+			return err // nothing more is taken once the file could not be written
+		}
+	}
 	changes, err := s.diff(s.prev, c)
 	if err != nil {
 		return err
@@ -423,10 +442,6 @@ func (s *fileStore) Store(c *lungo.Catalog) error {
 		}
 	}
 	if s.db != nil && s.last.namespaces > 0 {
-		if err := s.db.Update(func(tx *bbolt.Tx) error { return s.apply(tx, changes) }); err != nil {
-			s.log.Error("embedded database commit failed", "file", s.path, "err", err)
-			return fmt.Errorf("store: commit to %s: %w", s.path, err)
-		}
 		for _, ch := range changes {
 			switch {
 			case ch.drop:
@@ -439,9 +454,134 @@ func (s *fileStore) Store(c *lungo.Catalog) error {
 				}
 			}
 		}
+		s.w.enqueue(changes)
 	}
 	s.keyed.apply(changes)
 	s.prev = c
+	return nil
+}
+
+// Group commit. lungo calls Store with its engine lock held, and every
+// transaction, a read's included, begins by taking that lock: a store that
+// synced the file inside Store made every request of the database wait for
+// the disk, one commit at a time. Here Store only queues the commit's
+// changes (the documents are immutable once committed: lungo clones before
+// it changes one), and one writer per file takes everything queued into one
+// bbolt transaction (two syncs for all of them), in commit order, so what is
+// on disk is always a prefix of the commits. A commit is acknowledged only
+// once it is durable: DB.Tx and the writes outside transactions wait for it,
+// and so does the outbox relay before it publishes what it read, so no event
+// leaves for a change a crash could still undo. Reads may see a commit a
+// moment before it is durable, as MongoDB's default read concern ("local")
+// may return writes a failover later rolls back. A file that cannot be
+// written (disk full, I/O error) fails every waiting and later commit with
+// the error: the service stops taking writes rather than acknowledging any
+// it might lose.
+type groupWriter struct {
+	mu       sync.Mutex
+	pending  [][]nsChange
+	enqueued uint64        // commits queued so far
+	durable  uint64        // commits written and synced so far
+	failed   error         // the write that failed, if one did
+	flushes  int           // bbolt transactions written (tests)
+	written  chan struct{} // closed (and replaced) after each write
+	wake     chan struct{}
+	stop     chan struct{}
+	stopped  chan struct{}
+}
+
+func newGroupWriter() *groupWriter {
+	return &groupWriter{written: make(chan struct{}), wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{})}
+}
+
+func (w *groupWriter) enqueue(changes []nsChange) {
+	w.mu.Lock()
+	w.pending = append(w.pending, changes)
+	w.enqueued++
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run writes what is queued until stopped, then what is left.
+func (s *fileStore) run() {
+	w := s.w
+	defer close(w.stopped)
+	for {
+		select {
+		case <-w.wake:
+		case <-w.stop:
+			s.flush()
+			return
+		}
+		s.flush()
+	}
+}
+
+// flush writes every queued commit in one bbolt transaction.
+func (s *fileStore) flush() {
+	w := s.w
+	w.mu.Lock()
+	batch, upto, failed := w.pending, w.enqueued, w.failed
+	w.pending = nil
+	w.mu.Unlock()
+	if len(batch) == 0 || failed != nil {
+		return
+	}
+	err := s.db.Update(func(tx *bbolt.Tx) error {
+		for _, changes := range batch {
+			if err := s.apply(tx, changes); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	w.mu.Lock()
+	if err != nil {
+		w.failed = fmt.Errorf("store: commit to %s: %w", s.path, err)
+		s.log.Error("embedded database commit failed; the database takes no more writes", "file", s.path, "commits", len(batch), "err", err)
+	} else {
+		w.durable = upto
+		w.flushes++
+	}
+	close(w.written)
+	w.written = make(chan struct{})
+	w.mu.Unlock()
+}
+
+// failure is the error of a write that failed, if one did.
+func (s *fileStore) failure() error {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	return s.w.failed
+}
+
+// waitDurable waits until every commit queued so far is on disk (for a
+// database in memory, nothing).
+func (s *fileStore) waitDurable(ctx context.Context) error {
+	if s == nil || s.db == nil {
+		return nil
+	}
+	w := s.w
+	w.mu.Lock()
+	target := w.enqueued
+	for w.durable < target {
+		if w.failed != nil {
+			w.mu.Unlock()
+			return w.failed
+		}
+		ch := w.written
+		w.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("store: waiting for a commit to reach %s: %w", s.path, ctx.Err())
+		}
+		w.mu.Lock()
+	}
+	w.mu.Unlock()
 	return nil
 }
 
@@ -615,6 +755,9 @@ func (s *fileStore) apply(tx *bbolt.Tx, changes []nsChange) error {
 // writeAll stores a whole catalog into an empty file (migration).
 func (s *fileStore) writeAll(c *lungo.Catalog) (docs int, err error) {
 	if err := s.Store(c); err != nil {
+		return 0, err
+	}
+	if err := s.waitDurable(context.Background()); err != nil {
 		return 0, err
 	}
 	for h, ns := range c.Namespaces {

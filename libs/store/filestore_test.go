@@ -477,10 +477,61 @@ func TestFileStoreConcurrentTransactions(t *testing.T) {
 		}
 	}
 	check(db)
+	// Group commit: concurrent commits shared the file's transactions.
+	db.fileSt.w.mu.Lock()
+	flushes, commits := db.fileSt.w.flushes, db.fileSt.w.enqueued
+	db.fileSt.w.mu.Unlock()
+	if flushes >= int(commits) {
+		t.Errorf("%d commits took %d file transactions: none were grouped", commits, flushes)
+	}
+	t.Logf("%d commits in %d file transactions", commits, flushes)
 	db.Close(ctx)
 	db = openDir(t, dir)
 	check(db)
 	db.Close(ctx)
+}
+
+// A commit that cannot be written is not acknowledged, and the database takes
+// no more writes (none could be acknowledged either), in or outside a
+// transaction; what was acknowledged before is on disk.
+func TestFileStoreFailedWriteIsNotAcknowledged(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openDir(t, dir)
+	if _, err := db.Collection("a").InsertOne(ctx, bson.M{"_id": "kept"}); err != nil {
+		t.Fatal(err)
+	}
+	st := db.fileSt
+	// The file goes away under the writer (as a failed disk would).
+	st.closeOnce.Do(func() { close(st.w.stop); <-st.w.stopped })
+	if err := st.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st.w = newGroupWriter()
+	go st.run()
+	err := db.Tx(ctx, func(ctx context.Context) error {
+		_, err := db.Collection("a").InsertOne(ctx, bson.M{"_id": "lost"})
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "commit to") {
+		t.Fatalf("a commit the file did not take was acknowledged: %v", err)
+	}
+	if _, err := db.Collection("a").InsertOne(ctx, bson.M{"_id": "later"}); err == nil {
+		t.Fatal("a write after the failure was acknowledged")
+	}
+	if _, err := db.Collection("a").UpdateOne(ctx, bson.M{"_id": "kept"}, bson.M{"$set": bson.M{"x": 1}}); err == nil {
+		t.Fatal("an update after the failure was acknowledged")
+	}
+	st.closeOnce.Do(func() { close(st.w.stop); <-st.w.stopped })
+	db.client.Disconnect(ctx)
+	db = openDir(t, dir)
+	defer db.Close(ctx)
+	if err := db.Collection("a").FindOne(ctx, bson.M{"_id": "kept"}).Err(); err != nil {
+		t.Fatalf("the acknowledged write is gone: %v", err)
+	}
+	if n, _ := db.Collection("a").CountDocuments(ctx, bson.M{}); n != 1 {
+		t.Fatalf("%d documents after the failure, want the one acknowledged", n)
+	}
 }
 
 // The child of TestKilledWhileWriting: writers in a loop, printing each commit

@@ -45,7 +45,7 @@ func StopRecording() { activeLog.Store(nil) }
 func (d *DB) Collection(name string, opts ...*options.CollectionOptions) lungo.ICollection {
 	c := d.collection(name, opts...) // byid.go
 	if d.embedded {
-		c = endingCollection{c} // ctxend.go
+		c = endingCollection{c, d.fileSt} // ctxend.go
 	}
 	if l := activeLog.Load(); l != nil {
 		return &recordingCollection{ICollection: c, log: l, db: d.IDatabase.Name()}

@@ -64,9 +64,10 @@ type DB struct {
 	client   lungo.IClient
 	engine   *lungo.Engine // nil for a real MongoDB deployment
 	embedded bool
-	file     string      // the embedded engine's file; "" in memory
-	fileSt   *fileStore  // its store; nil in memory
-	keyed    *keyedReads // reads by unique key on the embedded engine; nil otherwise
+	file     string       // the embedded engine's file; "" in memory
+	fileSt   *fileStore   // its store; nil in memory
+	keyed    *keyedReads  // reads by unique key on the embedded engine; nil otherwise
+	log      *slog.Logger // the embedded engine's; nil otherwise
 }
 
 // Open connects to or opens the database described by opts.
@@ -121,7 +122,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 			}
 			return nil, fmt.Errorf("store: open %s: %w", opts.Name, err)
 		}
-		d := &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true, file: file, fileSt: fst, keyed: st.keyed}
+		d := &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true, file: file, fileSt: fst, keyed: st.keyed, log: log}
 		if err := d.markCreated(); err != nil {
 			d.Close(ctx)
 			return nil, err
@@ -231,7 +232,19 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 		}
 		return nil, fn(sc)
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	// Acknowledged once durable (the file store's group commit).
+	return d.WaitDurable(ctx)
+}
+
+// WaitDurable returns once every commit made so far on the embedded engine's
+// file is on disk (filestore.go's group commit; at once on MongoDB and in
+// memory). A reader that passes on what it read, such as the outbox relay
+// publishing events, waits for it first.
+func (d *DB) WaitDurable(ctx context.Context) error {
+	return d.fileSt.waitDurable(ctx)
 }
 
 // IsDuplicate reports a unique-index violation on either engine.
@@ -251,11 +264,42 @@ type Index struct {
 	Unique     bool
 	Partial    bson.M // partial filter expression, if any
 	Name       string
+	// PartitionBy names the partition key (a string field) of a partitioned
+	// collection (partition.go); every index of the collection says the same.
+	PartitionBy string
 }
 
-// EnsureIndexes creates the declared indexes; creating an existing one is a no-op.
+// EnsureIndexes creates the declared indexes; creating an existing one is a
+// no-op. A partitioned collection's go on each of its partitions.
 func (d *DB) EnsureIndexes(ctx context.Context, idx ...Index) error {
+	parted := map[string][]Index{}
+	var order []string
 	for _, ix := range idx {
+		if ix.PartitionBy != "" {
+			if _, ok := parted[ix.Collection]; !ok {
+				order = append(order, ix.Collection)
+			}
+			parted[ix.Collection] = append(parted[ix.Collection], ix)
+		}
+	}
+	for _, base := range order {
+		by := parted[base][0].PartitionBy
+		for _, ix := range parted[base] {
+			if ix.PartitionBy != by {
+				return fmt.Errorf("store: indexes of %s name two partition keys, %s and %s", base, by, ix.PartitionBy)
+			}
+		}
+		if err := d.ensurePartitioned(ctx, base, by, parted[base]); err != nil {
+			return err
+		}
+	}
+	for _, ix := range idx {
+		if ix.PartitionBy != "" {
+			continue
+		}
+		if _, ok := parted[ix.Collection]; ok {
+			return fmt.Errorf("store: index %s on partitioned %s does not name its partition key", ix.Name, ix.Collection)
+		}
 		o := options.Index().SetUnique(ix.Unique)
 		if ix.Name != "" {
 			o.SetName(ix.Name)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/stripe/stripe-go/v86"
+	"go.mongodb.org/mongo-driver/bson"
 
 	"marketplace/libs/contracts/addresses"
 	"marketplace/libs/contracts/catalog"
@@ -14,6 +15,7 @@ import (
 	contract "marketplace/libs/contracts/payments"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
+	"marketplace/libs/store"
 )
 
 // Module is the payments service.
@@ -93,8 +95,8 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 	}
 	return &service.Built{
 		// Checkout's payment intent; the processor reaches this service
-		// through the routes below. processed events need no extra index: _id
-		// is unique.
+		// through the routes below.
+		Indexes: Indexes(),
 		Registry: ops.NewRegistry("payments",
 			ops.NewMutation("customers.checkout.createPaymentIntent", ops.Customer,
 				"Start paying for the caller's cart lines of a store: creates the processor's payment intent for the lines plus the delivery fee, with the metadata the webhook turns into the order.",
@@ -118,4 +120,13 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 // config answers GET /processor/config.
 func (s *svc) config(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"publishableKey": s.publishableKey})
+}
+
+// Indexes are the processed events' indexes. The processed events are a
+// partitioned collection (by _id, store/partition.go): one is inserted for
+// every delivery, and on the embedded engine every insert copies its
+// collection. The webhook finds them by _id; the index on the payment intent
+// serves an operator asking what the processor sent about one.
+func Indexes() []store.Index {
+	return []store.Index{{Collection: processedColl, Keys: bson.D{{Key: "paymentIntentId", Value: 1}}, Name: "by_payment_intent", PartitionBy: "_id"}}
 }

@@ -297,13 +297,17 @@ func sign(body []byte, secret string, at time.Time) string {
 
 func (h *harness) processed(t *testing.T) []processedEvent {
 	t.Helper()
-	cur, err := h.db.Collection(processedColl).Find(context.Background(), bson.M{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []processedEvent
-	if err := cur.All(context.Background(), &out); err != nil {
-		t.Fatal(err)
+	for _, c := range h.db.Partitioned(processedColl).All() {
+		cur, err := c.Find(context.Background(), bson.M{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var part []processedEvent
+		if err := cur.All(context.Background(), &part); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, part...)
 	}
 	return out
 }
