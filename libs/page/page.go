@@ -185,11 +185,14 @@ func FindIn[T any](ctx context.Context, colls []lungo.ICollection, filter bson.M
 }
 
 // compareValues orders two sort values of the kinds a cursor holds (strings,
-// numbers, booleans) as MongoDB does: numbers by value whatever their type,
-// then strings, then booleans.
+// numbers, booleans) as MongoDB does: null, then numbers by value whatever
+// their type, then strings, then booleans. FindIn's callers sort by _id or by
+// a field of these kinds.
 func compareValues(a, b any) int {
 	rank := func(v any) (int, float64) {
 		switch x := v.(type) {
+		case nil:
+			return -1, 0
 		case int:
 			return 0, float64(x)
 		case int32:

@@ -28,12 +28,17 @@ type endingCollection struct {
 	st *fileStore // nil in memory
 }
 
-// durable waits for a write outside a transaction to reach the file.
+// durable waits for a write outside a transaction to reach the file. It
+// waits after a failed write too: a duplicate key, for one, is an answer
+// based on another commit, which may not be on disk yet.
 func (c endingCollection) durable(ctx context.Context, err error) error {
-	if err != nil || ctx.Value(txKey{}) != nil {
+	if ctx.Value(txKey{}) != nil {
 		return err
 	}
-	return c.st.waitDurable(ctx)
+	if werr := c.st.waitDurable(ctx); werr != nil {
+		return werr
+	}
+	return err
 }
 
 // failedResult is a single result whose write did not become durable.
@@ -44,7 +49,7 @@ func (r failedResult) DecodeBytes() (bson.Raw, error) { return nil, r.err }
 func (r failedResult) Err() error                     { return r.err }
 func (r failedResult) Raw() (bson.Raw, error)         { return nil, r.err }
 
-// durableResult is res once its write is durable.
+// durableResult is res once its write (or what it read) is durable.
 func (c endingCollection) durableResult(ctx context.Context, res lungo.ISingleResult) lungo.ISingleResult {
 	if err := c.durable(ctx, nil); err != nil {
 		return failedResult{err}

@@ -442,6 +442,19 @@ func (s *fileStore) Store(c *lungo.Catalog) error {
 		}
 	}
 	if s.db != nil && s.last.namespaces > 0 {
+		// What the file would refuse for its data alone is refused here, for
+		// this commit only: once queued, a failed write fails the file.
+		for _, ch := range changes {
+			for _, doc := range ch.put {
+				key, err := idKey(doc)
+				if err != nil {
+					return fmt.Errorf("store: %s: %w", ch.handle, err)
+				}
+				if len(key) > bbolt.MaxKeySize {
+					return fmt.Errorf("store: %s: an _id of %d bytes is longer than the embedded engine keeps (%d)", ch.handle, len(key), bbolt.MaxKeySize)
+				}
+			}
+		}
 		for _, ch := range changes {
 			switch {
 			case ch.drop:
@@ -538,10 +551,12 @@ func (s *fileStore) flush() {
 		}
 		return nil
 	})
+	if err != nil {
+		s.log.Error("embedded database commit failed; the database takes no more writes", "file", s.path, "commits", len(batch), "err", err)
+	}
 	w.mu.Lock()
 	if err != nil {
 		w.failed = fmt.Errorf("store: commit to %s: %w", s.path, err)
-		s.log.Error("embedded database commit failed; the database takes no more writes", "file", s.path, "commits", len(batch), "err", err)
 	} else {
 		w.durable = upto
 		w.flushes++
@@ -577,7 +592,7 @@ func (s *fileStore) waitDurable(ctx context.Context) error {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return fmt.Errorf("store: waiting for a commit to reach %s: %w", s.path, ctx.Err())
+			return fmt.Errorf("store: the write was made but is not yet known to be on disk (%s): %w", s.path, ctx.Err())
 		}
 		w.mu.Lock()
 	}

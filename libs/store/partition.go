@@ -17,12 +17,14 @@ package store
 // A partitioned collection's indexes say so (Index.PartitionBy, the same on
 // each of them): EnsureIndexes creates them on every partition and moves the
 // documents an older version left in the unsplit collection into their
-// partitions. A unique index is unique within a partition, so its keys must
+// partitions (one way: an older binary would not look in the partitions). A
+// unique index is unique within a partition, so its keys must
 // include the partition key, which puts equal keys into the same partition
 // (checked by EnsureIndexes). Readers find a document by its partition key
 // with For, and everything else by asking every partition (All).
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -121,11 +123,6 @@ type KeyGroup struct {
 // partition and adopts what the unsplit collection holds.
 func (d *DB) ensurePartitioned(ctx context.Context, base, by string, idx []Index) error {
 	p := d.Partitioned(base)
-	for _, ix := range idx {
-		if ix.Unique && !hasKey(ix.Keys, by) {
-			return fmt.Errorf("store: unique index %s on partitioned %s must include its partition key %s", ix.Name, base, by)
-		}
-	}
 	for i := 0; i < p.n; i++ {
 		for _, ix := range idx {
 			ix.Collection = p.name(i)
@@ -184,9 +181,27 @@ func (d *DB) adopt(ctx context.Context, p Partitioned, by string) error {
 				keys[i], ids[i] = k, doc.Lookup("_id")
 			}
 			for _, g := range p.Group(keys) {
-				batch := make([]any, len(g.At))
-				for j, at := range g.At {
-					batch[j] = docs[at]
+				batch := make([]any, 0, len(g.At))
+				for _, at := range g.At {
+					// A document already in its partition (the same version
+					// run twice over an interrupted move, or an older binary
+					// run again meanwhile) is dropped from the source only if
+					// it is the same document.
+					var there bson.Raw
+					err := g.Coll.FindOne(tx, bson.D{{Key: "_id", Value: ids[at]}}).Decode(&there)
+					switch {
+					case err == nil && bytes.Equal(there, docs[at]):
+						continue
+					case err == nil:
+						return fmt.Errorf("store: document %s of %s is also in its partition, with other contents: "+
+							"an older version wrote it after the split; keep one of the two by hand", docs[at].Lookup("_id"), p.base)
+					case !IsNotFound(err):
+						return err
+					}
+					batch = append(batch, docs[at])
+				}
+				if len(batch) == 0 {
+					continue
 				}
 				if _, err := g.Coll.InsertMany(tx, batch); err != nil {
 					return err

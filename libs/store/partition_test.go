@@ -163,3 +163,43 @@ func TestPartitionBase(t *testing.T) {
 		}
 	}
 }
+
+// A document found both in the unsplit collection and in its partition (a
+// move run twice, or an older binary run again after the split) is dropped
+// from the source when it is the same document, and stops the start with a
+// clear error when it is not.
+func TestPartitionAdoptionOfDocumentsAlreadyMoved(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, Options{Name: "d", Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(ctx)
+	idx := Index{Collection: "ev", Keys: bson.D{{Key: "at", Value: 1}}, Name: "at", PartitionBy: "_id"}
+	p := db.Partitioned("ev")
+	same := bson.D{{Key: "_id", Value: "e1"}, {Key: "at", Value: 1}}
+	if _, err := db.Collection("ev").InsertOne(ctx, same); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.For("e1").InsertOne(ctx, same); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.EnsureIndexes(ctx, idx); err != nil {
+		t.Fatalf("the same document in both places: %v", err)
+	}
+	if n, _ := db.Collection("ev").CountDocuments(ctx, bson.M{}); n != 0 {
+		t.Fatalf("the source keeps %d documents", n)
+	}
+	if n, _ := p.For("e1").CountDocuments(ctx, bson.M{"_id": "e1"}); n != 1 {
+		t.Fatalf("%d copies of e1 in its partition", n)
+	}
+	if _, err := db.Collection("ev").InsertOne(ctx, bson.D{{Key: "_id", Value: "e1"}, {Key: "at", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.EnsureIndexes(ctx, idx); err == nil || !strings.Contains(err.Error(), "other contents") {
+		t.Fatalf("two versions of e1 were not reported: %v", err)
+	}
+	if n, _ := db.Collection("ev").CountDocuments(ctx, bson.M{}); n != 1 {
+		t.Fatal("the refused move changed the source")
+	}
+}

@@ -188,6 +188,11 @@ func (d *DB) markCreated() error {
 
 // Ping checks the database answers; it backs readiness.
 func (d *DB) Ping(ctx context.Context) error {
+	if d.fileSt != nil && d.fileSt.db != nil {
+		if err := d.fileSt.failure(); err != nil {
+			return err // takes no writes: not ready
+		}
+	}
 	if d.embedded {
 		// The embedded engine has no server to lose; a cheap read proves the catalog is loaded.
 		_, err := d.Collection("_ping").EstimatedDocumentCount(ctx)
@@ -232,11 +237,13 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 		}
 		return nil, fn(sc)
 	})
-	if err != nil {
-		return err
+	// Acknowledged once durable (the file store's group commit); a failed
+	// transaction waits too, as its error may rest on another commit (a
+	// duplicate key, an event already processed) not yet on disk.
+	if werr := d.WaitDurable(ctx); werr != nil {
+		return werr
 	}
-	// Acknowledged once durable (the file store's group commit).
-	return d.WaitDurable(ctx)
+	return err
 }
 
 // WaitDurable returns once every commit made so far on the embedded engine's
@@ -282,23 +289,31 @@ func (d *DB) EnsureIndexes(ctx context.Context, idx ...Index) error {
 			parted[ix.Collection] = append(parted[ix.Collection], ix)
 		}
 	}
+	// Every declaration is checked before anything is created or moved.
+	for _, ix := range idx {
+		if _, ok := parted[ix.Collection]; ok && ix.PartitionBy == "" {
+			return fmt.Errorf("store: index %s on partitioned %s does not name its partition key", ix.Name, ix.Collection)
+		}
+	}
 	for _, base := range order {
 		by := parted[base][0].PartitionBy
 		for _, ix := range parted[base] {
 			if ix.PartitionBy != by {
 				return fmt.Errorf("store: indexes of %s name two partition keys, %s and %s", base, by, ix.PartitionBy)
 			}
+			if ix.Unique && !hasKey(ix.Keys, by) {
+				return fmt.Errorf("store: unique index %s on partitioned %s must include its partition key %s", ix.Name, base, by)
+			}
 		}
-		if err := d.ensurePartitioned(ctx, base, by, parted[base]); err != nil {
+	}
+	for _, base := range order {
+		if err := d.ensurePartitioned(ctx, base, parted[base][0].PartitionBy, parted[base]); err != nil {
 			return err
 		}
 	}
 	for _, ix := range idx {
 		if ix.PartitionBy != "" {
 			continue
-		}
-		if _, ok := parted[ix.Collection]; ok {
-			return fmt.Errorf("store: index %s on partitioned %s does not name its partition key", ix.Name, ix.Collection)
 		}
 		o := options.Index().SetUnique(ix.Unique)
 		if ix.Name != "" {

@@ -228,6 +228,12 @@ func (s *svc) process(ctx context.Context, body []byte, header string) answer {
 		return s.fail(ctx, ev, p, err)
 	}
 	if done {
+		// The record may belong to a delivery whose commit is not on disk
+		// yet (the embedded engine's group commit): answer once it is, or
+		// the processor would stop retrying an event a crash could undo.
+		if err := s.env.DB.WaitDurable(ctx); err != nil {
+			return s.fail(ctx, ev, p, err)
+		}
 		s.env.Logger.InfoContext(ctx, "webhook redelivery", "eventId", ev.ID, "eventType", ev.Type, "paymentIntentId", p.ID)
 		return textAnswer(already)
 	}
