@@ -7,6 +7,8 @@ export GONOSUMDB := github.com/stripe/stripe-go
 
 # Every module of the workspace, as package patterns.
 PKGS = $(shell $(GO) list -m -f '{{.Dir}}/...')
+GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
+MODDIRS = $(shell $(GO) list -m -f '{{.Dir}}')
 BIN := bin/marketplace
 
 .PHONY: help run run-distributed test build token sign-webhook pay seed bench fuzz fmt
@@ -35,6 +37,7 @@ run-distributed:
 
 ## test: every module's tests (unit, fuzz seed corpora, black-box through the gateway)
 test:
+	@unformatted="$$($(GOFMT) -l $(MODDIRS))"; if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 12m $(PKGS)
 

@@ -92,7 +92,7 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 func (s *svc) insert(ctx context.Context, ns []notificationDoc) error {
 	parts := s.env.DB.Partitioned(coll)
 	fresh := map[string][]any{} // by event id, each in its event's partition
-	var evs []string // the event ids, in order
+	var evs []string            // the event ids, in order
 	seen := map[[4]string]bool{}
 	for _, n := range ns {
 		c := parts.For(n.EventID)

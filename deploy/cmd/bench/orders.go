@@ -21,25 +21,9 @@ import (
 // pace, when set, spaces the deliveries (a steady rate below capacity, so the
 // event latency measured is the pipeline's, not a queue's).
 func benchOrders(name, base, secret string, token func(sub string) string, storeID, productID string, n, conc int, pace time.Duration) (deliveries, events row, err error) {
-	type buyer struct{ token, customer string }
-	buyers := make([]buyer, n)
-	var setupErr atomic.Value
-	parallel(n, 8, func(i int) {
-		b := buyer{token: token(fmt.Sprintf("bench-%s-buyer-%d", name, i))}
-		raw, err := do(base+"/api/mutation", b.token, "customers.profile.upsertMyProfile", map[string]any{"name": fmt.Sprintf("Buyer %d", i)})
-		if err == nil {
-			err = json.Unmarshal(raw, &b.customer)
-		}
-		if err == nil {
-			_, err = do(base+"/api/mutation", b.token, "customers.cart.addItem", map[string]any{"productId": productID, "quantity": 2})
-		}
-		if err != nil {
-			setupErr.Store(err)
-		}
-		buyers[i] = b
-	})
-	if e, ok := setupErr.Load().(error); ok {
-		return row{}, row{}, e
+	buyers, err := setupBuyers(name, base, token, productID, n)
+	if err != nil {
+		return row{}, row{}, err
 	}
 
 	lat := make([]time.Duration, n)
