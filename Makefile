@@ -37,6 +37,7 @@ run-distributed:
 
 ## test: every module's tests (unit, fuzz seed corpora, black-box through the gateway)
 test:
+	@bash .ci/check-large-files
 	@unformatted="$$($(GOFMT) -l $(MODDIRS))"; if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 12m $(PKGS)
