@@ -53,7 +53,9 @@ type Options struct {
 }
 
 func newVerifier(kf jwt.Keyfunc, methods []string, o Options) *verifier {
-	po := []jwt.ParserOption{jwt.WithValidMethods(methods), jwt.WithExpirationRequired(), jwt.WithLeeway(30 * time.Second)}
+	// iat is checked too (WithIssuedAt): a token issued beyond the leeway in the
+	// future comes from a wrong clock or a forger, and is refused like a future nbf.
+	po := []jwt.ParserOption{jwt.WithValidMethods(methods), jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithLeeway(30 * time.Second)}
 	if o.Issuer != "" {
 		po = append(po, jwt.WithIssuer(o.Issuer))
 	}

@@ -40,6 +40,7 @@ func TestHS256RoundTripAndRejections(t *testing.T) {
 		"wrong issuer": {reason: "wrong_issuer", says: "issuer"}, "wrong audience": {reason: "wrong_audience", says: "audience"},
 		"no subject": {reason: "no_subject", says: "subject"}, "alg none": {reason: "bad_signature", says: "signature"},
 		"garbage": {reason: "malformed", says: "malformed"}, "not yet valid": {reason: "not_yet_valid", says: "not valid yet"},
+		"issued in the future": {reason: "not_yet_valid", says: "iat"},
 		"no expiry": {reason: "missing_claim", says: "exp"},
 	}
 	bad["expired"].tok, _ = Mint(secret, "u", nil, -time.Hour, o)
@@ -58,6 +59,8 @@ func TestHS256RoundTripAndRejections(t *testing.T) {
 		return s
 	}
 	bad["not yet valid"].tok = sign(jwt.MapClaims{"sub": "u", "iss": "dev", "aud": "marketplace", "exp": time.Now().Add(2 * time.Hour).Unix(), "nbf": time.Now().Add(time.Hour).Unix()})
+	// Issued beyond the clock leeway (30 s) in the future: refused like a future nbf.
+	bad["issued in the future"].tok = sign(jwt.MapClaims{"sub": "u", "iss": "dev", "aud": "marketplace", "exp": time.Now().Add(2 * time.Hour).Unix(), "iat": time.Now().Add(5 * time.Minute).Unix()})
 	bad["no expiry"].tok = sign(jwt.MapClaims{"sub": "u", "iss": "dev", "aud": "marketplace"})
 	for name, b := range bad {
 		_, err := v.Verify(ctx, b.tok)
@@ -65,6 +68,11 @@ func TestHS256RoundTripAndRejections(t *testing.T) {
 		if !apperr.Is(err, apperr.Unauthenticated) || e.Details["reason"] != b.reason || !strings.Contains(e.Message, b.says) {
 			t.Errorf("%s: got %v %v, want UNAUTHENTICATED with reason %s saying %q", name, err, e.Details, b.reason, b.says)
 		}
+	}
+	// Within the leeway a clock a little ahead of ours is forgiven.
+	ahead := sign(jwt.MapClaims{"sub": "u", "iss": "dev", "aud": "marketplace", "exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Add(10 * time.Second).Unix()})
+	if _, err := v.Verify(ctx, ahead); err != nil {
+		t.Errorf("iat 10 s ahead (inside the leeway) refused: %v", err)
 	}
 	if _, err := NewHS256([]byte("short"), o); err == nil {
 		t.Fatal("short secret accepted")
