@@ -125,8 +125,9 @@ const (
 	OpEnsureCategories = "catalog.categories.ensureByName"
 )
 
-// StoreCacheTTL is how long a store looked up through Stores is reused: owners
-// and tiers change rarely, and access checks read a store on every call.
+// StoreCacheTTL is how long a store looked up through Store is reused for
+// what it shows (name, tier, location). Access checks never use it: a store's
+// owner is read afresh (StoreNow), so a handover takes effect at once.
 const StoreCacheTTL = 10 * time.Second
 
 // Client calls the catalog.
@@ -143,14 +144,34 @@ func NewClient(calls *ops.Client) *Client {
 // Store is a store by id, nil when it does not exist (a miss is not cached:
 // the store may be created any moment). The owner's contact is not kept.
 func (c *Client) Store(ctx context.Context, id string) (*Store, error) {
-	return c.stores.Lookup(id, func() (*Store, error) {
-		var st *Store
-		if err := c.calls.Query(ctx, Service, OpGetStore, map[string]string{"storeId": id}, &st); err != nil || st == nil {
-			return nil, err
-		}
-		st.OwnerName, st.OwnerPhone = "", ""
-		return st, nil
-	})
+	return c.stores.Lookup(id, func() (*Store, error) { return c.readStore(ctx, id) })
+}
+
+// StoreNow is the store as the catalog has it now, never from the cache (which
+// it refreshes): for decisions that rest on the store's owner.
+func (c *Client) StoreNow(ctx context.Context, id string) (*Store, error) {
+	st, err := c.readStore(ctx, id)
+	switch {
+	case err != nil:
+	case st == nil:
+		c.stores.Forget(id)
+	default:
+		c.stores.Put(id, *st)
+	}
+	return st, err
+}
+
+// Forget drops a store from the cache: a service that hears the catalog's
+// store events calls it on each, so what it shows follows the catalog.
+func (c *Client) Forget(id string) { c.stores.Forget(id) }
+
+func (c *Client) readStore(ctx context.Context, id string) (*Store, error) {
+	var st *Store
+	if err := c.calls.Query(ctx, Service, OpGetStore, map[string]string{"storeId": id}, &st); err != nil || st == nil {
+		return nil, err
+	}
+	st.OwnerName, st.OwnerPhone = "", ""
+	return st, nil
 }
 
 // Products are products by id; missing ids are absent.
@@ -177,8 +198,10 @@ func (c *Client) EnsureCategories(ctx context.Context, names []string) (map[stri
 }
 
 // StoreRef resolves a store for the access levels of ops (Resolvers.Store).
+// It reads the owner afresh: after admins.catalog.updateStore hands a store to
+// another user, the former owner is refused at the next call.
 func (c *Client) StoreRef(ctx context.Context, id string) (*ops.StoreRef, error) {
-	st, err := c.Store(ctx, id)
+	st, err := c.StoreNow(ctx, id)
 	if err != nil || st == nil {
 		return nil, err
 	}
