@@ -163,7 +163,10 @@ func TestEarningsFromDeliveredOrders(t *testing.T) {
 	// Redeliveries: the same event again (the consumer's dedupe drops it), and
 	// under a fresh id (as if its dedupe record were gone: the earning's unique
 	// source key holds). A sentinel event on the same key, and so the same
-	// partition behind them, proves both were handled before it.
+	// partition behind them, proves both were handled before it: it names an
+	// order the customers service does not know, so it credits nothing and is
+	// counted (issue 18, item 1).
+	unknown := unconfirmedEarnings(s, "unknown_order")
 	raw := findEvent(t, s.Brokers, "orders", second.ID, func(e events.Envelope) bool {
 		var d struct{ To string }
 		return e.Type == "order.status_changed" && json.Unmarshal(e.Data, &d) == nil && d.To == "delivered"
@@ -181,9 +184,9 @@ func TestEarningsFromDeliveredOrders(t *testing.T) {
 	env["id"] = "evt_sentinel"
 	sentinel, _ := json.Marshal(env)
 	publish(t, s.Brokers, "orders", second.ID, sentinel)
-	eventually(t, "the sentinel's credit", func() bool { return w.getWallet(t, w.owner, w.store).TotalOrders == 3 })
+	awaitUnconfirmed(t, s, "unknown_order", unknown)
 	wallet = w.getWallet(t, w.owner, w.store)
-	if want := 80.7 + *second.StoreEarnings + 1; wallet.TotalEarnings != want || wallet.PendingBalance != *second.StoreEarnings+1 {
+	if want := 80.7 + *second.StoreEarnings; wallet.TotalOrders != 2 || wallet.TotalEarnings != want || wallet.PendingBalance != *second.StoreEarnings {
 		t.Fatalf("after redeliveries: %+v, want total earnings %.2f", wallet, want)
 	}
 	w.reconciled(t, w.store)

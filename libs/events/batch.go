@@ -144,7 +144,7 @@ func (c *consumer) settle(ctx context.Context, batch []kafka.Message) int {
 			continue
 		}
 		var herr *batchHandlerError
-		if errors.As(err, &herr) && c.cfg.DB.Ping(ctx) == nil {
+		if errors.As(err, &herr) && !IsRetry(err) && c.cfg.DB.Ping(ctx) == nil {
 			c.logger.WarnContext(ctx, "events: handler failed in a batch, handling the batch one event at a time",
 				"id", herr.id, "batch", len(items)-done, "err", herr.err)
 			from := settled()
@@ -198,8 +198,16 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 	for i, it := range items {
 		keys[i] = c.cfg.GroupID + "/" + it.env.ID
 	}
+	envs := make([]Envelope, len(items))
+	for i, it := range items {
+		envs[i] = it.env
+	}
+	ctx, err := c.prepare(ctx, envs)
+	if err != nil {
+		return 0, err
+	}
 	recorded, covered := 0, 0
-	err := c.cfg.DB.Tx(ctx, func(tx context.Context) error {
+	err = c.cfg.DB.Tx(ctx, func(tx context.Context) error {
 		start := time.Now()
 		recorded, covered = 0, 0
 		parts := c.cfg.DB.Partitioned(processedCollection)

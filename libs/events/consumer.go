@@ -53,13 +53,50 @@ const (
 // the event was processed.
 type Handler func(ctx context.Context, env Envelope) error
 
+// Prepare runs before each handler transaction, outside it, over the events
+// that transaction may handle (in fetch order; some may turn out to be
+// duplicates): the place to ask another service about them, so that no
+// transaction (which holds the embedded engine's write lock) waits on a
+// network call. The context it returns is the transaction's parent: what it
+// learnt reaches the Handler as context values. Its error is never the
+// event's fault: the transaction is not run, and the same events are prepared
+// again after a backoff, without spending attempts and without
+// dead-lettering, as when the database is unreachable.
+type Prepare func(ctx context.Context, envs []Envelope) (context.Context, error)
+
+// retryError marks a handler error as the infrastructure's, not the event's.
+type retryError struct{ err error }
+
+func (e retryError) Error() string { return e.err.Error() }
+func (e retryError) Unwrap() error { return e.err }
+
+// Retry marks err, returned by a Handler, as a failure of something the
+// handler depends on (another service that does not answer), not of the
+// event: the event is retried with a backoff for as long as it takes, like an
+// unreachable database, never dead-lettered. Only for failures that go away
+// by themselves: an event that can never be handled is a plain error.
+func Retry(err error) error {
+	if err == nil {
+		return nil
+	}
+	return retryError{err}
+}
+
+// IsRetry tells whether err was marked with Retry.
+func IsRetry(err error) bool {
+	var r retryError
+	return errors.As(err, &r)
+}
+
 // ConsumerConfig configures RunConsumer. Zero durations take the defaults above.
 type ConsumerConfig struct {
-	Brokers   []string
-	GroupID   string
-	Topics    []string // must exist before the consumer starts: new topics are not watched for
-	DB        *store.DB
-	Handler   Handler
+	Brokers []string
+	GroupID string
+	Topics  []string // must exist before the consumer starts: new topics are not watched for
+	DB      *store.DB
+	Handler Handler
+	// Prepare, if set, runs before each handler transaction, outside it.
+	Prepare   Prepare
 	Publisher Publisher // for the dead-letter topics; nil: one is made from Brokers
 	Logger    *slog.Logger
 	// MaxAttempts is how often a failing handler runs before its message is
@@ -339,8 +376,9 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message, attempt int) b
 		}
 		var herr handlerError
 		// A handler's error while the database is unreachable is the database's
-		// fault too: wait for it rather than dead-lettering a good event.
-		if !errors.As(err, &herr) || c.cfg.DB.Ping(ctx) != nil {
+		// fault too, and so is one the handler marked with Retry (or Prepare's):
+		// wait for it rather than dead-lettering a good event.
+		if !errors.As(err, &herr) || IsRetry(err) || c.cfg.DB.Ping(ctx) != nil {
 			// The database, not the event, failed: wait for it rather than
 			// spending attempts and dead-lettering a good event.
 			infraWait = nextBackoff(infraWait, maxInfraBackoff)
@@ -369,7 +407,11 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message, attempt int) b
 // event this group already processed is skipped.
 func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) error {
 	key := c.cfg.GroupID + "/" + env.ID
-	err := c.cfg.DB.Tx(ctx, func(tx context.Context) error {
+	ctx, err := c.prepare(ctx, []Envelope{env})
+	if err != nil {
+		return err
+	}
+	err = c.cfg.DB.Tx(ctx, func(tx context.Context) error {
 		coll := c.cfg.DB.Partitioned(processedCollection).For(key)
 		err := coll.FindOne(tx, bson.D{{Key: "_id", Value: key}}).Err()
 		if err == nil {
@@ -397,6 +439,22 @@ func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) 
 		c.cfg.AfterCommit()
 	}
 	return err
+}
+
+// prepare runs cfg.Prepare, if any, over envs (outside any transaction). Its
+// error is not a handlerError: the caller waits and runs it again.
+func (c *consumer) prepare(ctx context.Context, envs []Envelope) (context.Context, error) {
+	if c.cfg.Prepare == nil {
+		return ctx, nil
+	}
+	pctx, err := c.cfg.Prepare(ctx, envs)
+	if err != nil {
+		return ctx, fmt.Errorf("events: preparing %d events: %w", len(envs), err)
+	}
+	if pctx == nil {
+		pctx = ctx
+	}
+	return pctx, nil
 }
 
 // callHandler turns a handler panic into an error, so one bad event is

@@ -63,6 +63,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("catalog.categories.ensureByName", ops.Internal, "Find or create categories by name.", s.ensureCategories),
 			ops.NewQuery("catalog.locations.resolve", ops.Internal, "Cities and areas by id, in one call.", s.resolveLocations),
 			ops.NewQuery("catalog.products.getProducts", ops.Internal, "Products by id, in one call.", s.getProducts),
+			ops.NewQuery(contract.OpGetStoreContacts, ops.Internal, "Stores by id with their owner's name and phone, as committed (the payouts service's listings).", s.getStoreContacts),
 		).WithResolvers(ops.Resolvers{Store: s.storeRef}),
 		Indexes: append([]store.Index{
 			{Collection: "cities", Keys: bson.D{{Key: "nameKey", Value: 1}}, Unique: true, Name: "name_unique"},

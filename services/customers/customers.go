@@ -51,6 +51,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("customers.orders.getMyOrders", ops.Customer, "The caller's orders, newest first.", s.getMyOrders),
 			ops.NewQuery(contract.OpGetCheckoutQuote, ops.Internal, "The customer's cart lines of a store priced for checkout, with the delivery fee and the profile's phone (the payments service's payment intent).", s.getCheckoutQuote),
 			ops.NewQuery(contract.OpGetPurchaseFacts, ops.Internal, "Whether an order exists, is the customer's and of the store, and whether the customer has a delivered order of the store (the reviews service's verified purchase).", s.getPurchaseFacts),
+			ops.NewQuery(contract.OpGetOrderFacts, ops.Internal, "Orders by id as their owner has them: store, status, total, commission, store earnings (fils) and delivery time; unknown ids absent (the payouts service credits earnings only as confirmed here).", s.getOrderFacts),
 			ops.NewMutation("stores.orders.updateOrderStatus", ops.StoreOwnerOrAdmin, "Move an order along its status machine (store owner or administrator).", s.updateOrderStatus,
 				ops.StoreVia("orderId", s.storeOfOrder)),
 			ops.NewQuery("stores.orders.listStoreOrders", ops.StoreOwnerOrAdmin, "A store's orders, newest first, optionally of one status (store owner or administrator).", s.listStoreOrders,

@@ -24,7 +24,7 @@ import (
 func (s *svc) consume(ctx context.Context) error {
 	return events.RunConsumer(ctx, events.ConsumerConfig{
 		Brokers: s.env.Brokers, GroupID: GroupID, Topics: []string{catalog.Topic, customers.TopicOrders},
-		DB: s.env.DB, Handler: s.onEvent, Publisher: s.env.Publisher, Logger: s.env.Logger, Status: s.status,
+		DB: s.env.DB, Handler: s.onEvent, Prepare: s.prepare, Publisher: s.env.Publisher, Logger: s.env.Logger, Status: s.status,
 		AfterCommit: s.env.Relay.Kick,
 	})
 }
@@ -51,10 +51,9 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 		if d.To != customers.StatusDelivered {
 			return nil
 		}
-		if d.OrderID == "" || !ids.Valid("stores", d.StoreID) || d.StoreEarnings < 0 {
-			return fmt.Errorf("%s %s: a delivered order needs orderId, a store id and storeEarningsFils >= 0", env.Type, env.ID)
-		}
-		return s.creditEarnings(ctx, d)
+		// Only which order was delivered is taken from the event: the
+		// customers service confirms the rest (confirm.go).
+		return s.onDelivered(ctx, env, d)
 	}
 	return nil
 }
@@ -92,7 +91,8 @@ func (s *svc) holdDays(ctx context.Context) int {
 func earningKey(orderID string) string { return "earning:" + orderID }
 
 // creditEarnings credits the store's wallet with a delivered order's earnings
-// (the order total less the commission frozen on it), into the pending
+// (the order total less the commission frozen on it), as the customers
+// service confirmed them (onDelivered), into the pending
 // balance, held until pendingBalanceHoldDays from now. It must run in a
 // transaction. An order already credited is left alone: the unique source key
 // makes a redelivered event (even one whose dedupe record is gone) credit

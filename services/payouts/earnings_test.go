@@ -42,6 +42,16 @@ type testSvc struct {
 	db       *store.DB
 	clock    *clock
 	settings *walletSettings // nil: the configuration service is down
+	// orders is the customers service's orders (getOrderFacts), ordersDown
+	// makes it fail, asked counts its calls.
+	mu         sync.Mutex
+	orders     map[string]customers.OrderFacts
+	ordersDown bool
+	asked      int
+	// stores is the catalog's stores (getStoreContacts), catalogDown makes
+	// it fail.
+	stores      map[string]catalog.StoreContact
+	catalogDown bool
 }
 
 func newTestSvc(t *testing.T) *testSvc {
@@ -61,6 +71,37 @@ func newTestSvc(t *testing.T) *testSvc {
 	ts.svc = newSvc(service.Env{DB: db, Outbox: events.NewOutbox(db, "payouts"), Relay: events.NewRelay(db, &eventstest.Recorder{}, logger),
 		Logger: logger, Now: c.Now}, time.Minute)
 	ts.svc.storeOf = func(context.Context, string) (*catalog.Store, error) { return nil, nil }
+	ts.orders = map[string]customers.OrderFacts{}
+	ts.stores = map[string]catalog.StoreContact{}
+	ts.svc.contacts = func(_ context.Context, storeIDs []string) (map[string]catalog.StoreContact, error) {
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		if ts.catalogDown {
+			return nil, apperr.New(apperr.Unavailable, "catalog is unavailable")
+		}
+		out := map[string]catalog.StoreContact{}
+		for _, id := range storeIDs {
+			if c, ok := ts.stores[id]; ok {
+				out[id] = c
+			}
+		}
+		return out, nil
+	}
+	ts.svc.orderFacts = func(_ context.Context, orderIDs []string) (map[string]customers.OrderFacts, error) {
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		ts.asked++
+		if ts.ordersDown {
+			return nil, apperr.New(apperr.Unavailable, "customers is unavailable")
+		}
+		out := map[string]customers.OrderFacts{}
+		for _, id := range orderIDs {
+			if f, ok := ts.orders[id]; ok {
+				out[id] = f
+			}
+		}
+		return out, nil
+	}
 	ts.svc.settings = func(context.Context) (*walletSettings, error) {
 		if ts.settings == nil {
 			return nil, apperr.New(apperr.Unavailable, "platformconfig is unavailable")
@@ -107,7 +148,24 @@ func (ts *testSvc) count(t *testing.T, coll string, filter bson.M) int64 {
 	return n
 }
 
-func delivered(orderID, storeID string, earnings money.Fils) customers.OrderEvent {
+// delivered is the order.status_changed event of an order delivered, with
+// the order recorded as delivered in the customers service as the event says.
+func (ts *testSvc) delivered(orderID, storeID string, earnings money.Fils) customers.OrderEvent {
+	ev := event(orderID, storeID, earnings)
+	ts.setOrder(ev, customers.StatusDelivered)
+	return ev
+}
+
+// setOrder records in the customers service the order of ev, in status.
+func (ts *testSvc) setOrder(ev customers.OrderEvent, status string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.orders[ev.OrderID] = customers.OrderFacts{OrderID: ev.OrderID, StoreID: ev.StoreID, StoreName: ev.StoreName, StoreOwnerUserID: ev.StoreOwnerUserID,
+		Status: status, Total: ev.Total, PlatformCommission: ev.PlatformCommission, StoreEarnings: ev.StoreEarnings}
+}
+
+// event is an order.status_changed to delivered, as anyone could publish it.
+func event(orderID, storeID string, earnings money.Fils) customers.OrderEvent {
 	return customers.OrderEvent{OrderID: orderID, StoreID: storeID, StoreName: "Bakery", StoreOwnerUserID: "owner-1",
 		Total: earnings + 635, PlatformCommission: 635, StoreEarnings: earnings, From: customers.StatusOutForDelivery, To: customers.StatusDelivered,
 		Status: customers.StatusDelivered}
@@ -135,7 +193,7 @@ func TestWalletOpensOnceFromStoreCreated(t *testing.T) {
 func TestEarningBeforeStoreCreated(t *testing.T) {
 	ts := newTestSvc(t)
 	storeID := ids.New("stores")
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 8070))
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 8070))
 	ts.deliver(t, catalog.EventStoreCreated, catalog.StoreCreated{StoreID: storeID, Name: "Bakery", OwnerUserID: "owner-1", OwnerName: "Sara", OwnerPhone: "+971500000000"})
 	w := ts.wallet(t, storeID)
 	if w.PendingBalance != 8070 || w.TotalOrders != 1 || w.OwnerName != "Sara" {
@@ -151,14 +209,14 @@ func TestDeliveredOrderCreditsOnce(t *testing.T) {
 	ts := newTestSvc(t)
 	storeID, orderID := ids.New("stores"), ids.New("orders")
 	ts.deliver(t, catalog.EventStoreCreated, catalog.StoreCreated{StoreID: storeID, Name: "Bakery", OwnerUserID: "owner-1"})
-	preparing := delivered(orderID, storeID, 8070)
+	preparing := ts.delivered(orderID, storeID, 8070)
 	preparing.To = customers.StatusPreparing
 	ts.deliver(t, customers.EventOrderStatusChanged, preparing)
 	if w := ts.wallet(t, storeID); w.PendingBalance != 0 || w.TotalOrders != 0 {
 		t.Fatalf("credited before delivery: %+v", w)
 	}
 	for range 3 {
-		ts.deliver(t, customers.EventOrderStatusChanged, delivered(orderID, storeID, 8070))
+		ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(orderID, storeID, 8070))
 	}
 	w := ts.wallet(t, storeID)
 	if w.PendingBalance != 8070 || w.TotalEarnings != 8070 || w.TotalOrders != 1 || w.AvailableBalance != 0 {
@@ -179,9 +237,9 @@ func TestEarningsReleaseAfterTheHold(t *testing.T) {
 	ts := newTestSvc(t)
 	ts.settings = &walletSettings{MinPayout: 10000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 3}
 	storeID := ids.New("stores")
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 8070))
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 8070))
 	ts.clock.Advance(24 * time.Hour)
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 1000))
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 1000))
 	ctx := context.Background()
 	release := func() (int, money.Fils) {
 		t.Helper()
@@ -222,7 +280,7 @@ func TestEarningsWithoutHold(t *testing.T) {
 	ts := newTestSvc(t)
 	ts.settings = &walletSettings{HoldDays: 0}
 	storeID := ids.New("stores")
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 5000))
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 5000))
 	if w := ts.wallet(t, storeID); w.AvailableBalance != 5000 || w.PendingBalance != 0 {
 		t.Fatalf("wallet %+v", w)
 	}
@@ -235,11 +293,11 @@ func TestEarningsWhileTheConfigurationIsDown(t *testing.T) {
 	ts := newTestSvc(t)
 	storeID := ids.New("stores")
 	ts.settings = nil
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 100))
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 100))
 	ts.settings = &walletSettings{HoldDays: 2}
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 200))
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 200))
 	ts.settings = nil
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 300))
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 300))
 	cur, err := ts.db.Collection(txColl).Find(context.Background(), bson.M{"type": TxEarning})
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +321,7 @@ func TestReleaseNeverOverdrawsPending(t *testing.T) {
 	ts := newTestSvc(t)
 	storeID := ids.New("stores")
 	ts.deliver(t, catalog.EventStoreCreated, catalog.StoreCreated{StoreID: storeID, Name: "Bakery", OwnerUserID: "owner-1"})
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 8000))
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 8000))
 	ctx := context.Background()
 	adjust := func(kind string, amount money.Fils) error {
 		_, err := ts.adjustWalletBalance(ctx, &adjustArgs{StoreID: storeID, WalletID: WalletIDOf(storeID), AdjustmentType: kind,

@@ -47,10 +47,10 @@ func TestReleaseNeverTakesAnotherEarningsMoney(t *testing.T) {
 	storeID := ids.New("stores")
 	ctx := context.Background()
 	ts.deliver(t, catalog.EventStoreCreated, catalog.StoreCreated{StoreID: storeID, Name: "Bakery", OwnerUserID: "owner-1"})
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 10000)) // A, 100 AED
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 10000)) // A, 100 AED
 	ts.adjust(t, ctx, storeID, contract.AdjustMovePendingToAvailable, 10000)
 	ts.clock.Advance(24 * time.Hour)
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 6000)) // B, 60 AED
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 6000)) // B, 60 AED
 	ts.reconciled(t, storeID)
 
 	ts.clock.Advance(6 * 24 * time.Hour) // day 7: A is due, B is not
@@ -83,12 +83,12 @@ func TestPendingLoweringsTakeHeldEarningsOldestFirst(t *testing.T) {
 	ts.settings = &walletSettings{HoldDays: 7}
 	storeID := ids.New("stores")
 	ctx := context.Background()
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 3000)) // A
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 3000)) // A
 	ts.clock.Advance(time.Hour)
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 4000)) // B
-	ts.adjust(t, ctx, storeID, contract.AdjustAddPending, 500)                                    // free pending
-	ts.adjust(t, ctx, storeID, contract.AdjustDeductPending, 2000)                                // A: 1000 left
-	ts.adjust(t, ctx, storeID, contract.AdjustMovePendingToAvailable, 1500)                       // A: 0, B: 3500
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 4000)) // B
+	ts.adjust(t, ctx, storeID, contract.AdjustAddPending, 500)                                       // free pending
+	ts.adjust(t, ctx, storeID, contract.AdjustDeductPending, 2000)                                   // A: 1000 left
+	ts.adjust(t, ctx, storeID, contract.AdjustMovePendingToAvailable, 1500)                          // A: 0, B: 3500
 	ts.reconciled(t, storeID)
 	var es []txDoc
 	cur, err := ts.db.Collection(txColl).Find(ctx, bson.M{"type": TxEarning})
@@ -137,9 +137,9 @@ func TestKeyedRetriesRecordOnce(t *testing.T) {
 	ts.settings = &walletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 0}
 	storeID := ids.New("stores")
 	ts.deliver(t, catalog.EventStoreCreated, catalog.StoreCreated{StoreID: storeID, Name: "Bakery", OwnerUserID: "owner-1"})
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 50000)) // available at once
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 50000)) // available at once
 	ts.settings.HoldDays = 7
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 20000)) // held
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 20000)) // held
 	admin := ops.WithIdempotency(auth.WithIdentity(context.Background(), &auth.Identity{Sub: "admin-1"}), "adj-identity")
 	for _, kind := range []string{contract.AdjustAddBalance, contract.AdjustMovePendingToAvailable} {
 		ctx := ops.WithIdempotency(admin, "adj-"+kind)
@@ -196,7 +196,7 @@ func TestMoveNeedsItsPayoutTransaction(t *testing.T) {
 	ts := newTestSvc(t)
 	ts.settings = &walletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 0}
 	storeID := ids.New("stores")
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 50000))
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 50000))
 	ctx := context.Background()
 	id, err := ts.requestPayout(ownerCtx(ctx, storeID), payoutArgsOf(storeID, 10000))
 	if err != nil {
@@ -225,7 +225,7 @@ func TestReconcileFindsInconsistencies(t *testing.T) {
 	ts.settings = &walletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 7}
 	storeID := ids.New("stores")
 	ctx := context.Background()
-	ts.deliver(t, customers.EventOrderStatusChanged, delivered(ids.New("orders"), storeID, 5000))
+	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 5000))
 	ts.adjust(t, ctx, storeID, contract.AdjustAddBalance, 20000)
 	id, err := ts.requestPayout(ownerCtx(ctx, storeID), payoutArgsOf(storeID, 10000))
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.opentelemetry.io/otel/metric"
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/contracts/catalog"
@@ -25,7 +26,7 @@ var Module = service.Module{
 	Name: contract.Service, Build: build,
 	Publishes: []string{contract.TopicPayouts, contract.TopicWallets},
 	Consumes:  []string{catalog.Topic, customers.TopicOrders},
-	Calls:     []string{catalog.Service, platformconfig.Service},
+	Calls:     []string{catalog.Service, platformconfig.Service, customers.Service},
 	Settings:  func() any { return &Settings{} },
 }
 
@@ -65,6 +66,15 @@ type svc struct {
 	// lastSettings are the last wallet settings read, for earnings credited
 	// while the configuration service cannot answer.
 	lastSettings atomic.Pointer[walletSettings]
+	// contacts reads stores' names and owners' contacts from the catalog,
+	// uncached (contacts.go); a stub in unit tests.
+	contacts func(ctx context.Context, storeIDs []string) (map[string]catalog.StoreContact, error)
+	// orderFacts asks the customers service about orders (confirm.go); a
+	// stub in unit tests.
+	orderFacts func(ctx context.Context, orderIDs []string) (map[string]customers.OrderFacts, error)
+	// unconfirmed counts delivered-order events the customers service did
+	// not confirm (confirm.go).
+	unconfirmed metric.Int64Counter
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
@@ -99,6 +109,9 @@ func newSvc(env service.Env, interval time.Duration) *svc {
 	}
 	s := &svc{env: env, now: now, catalog: catalog.NewClient(env.Calls), status: events.NewConsumerStatus(0), interval: interval}
 	s.storeOf = s.catalog.Store
+	s.orderFacts = customers.NewClient(env.Calls).OrderFacts
+	s.contacts = s.catalog.StoreContacts
+	s.unconfirmed = newUnconfirmedCounter()
 	return s
 }
 

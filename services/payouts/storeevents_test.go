@@ -39,7 +39,7 @@ func TestWalletFollowsStoreChanges(t *testing.T) {
 	legacy.Version = 0 // store.created from before versions: version 1
 	ts.deliver(t, catalog.EventStoreCreated, legacy)
 	want("after a store.created without a version")
-	order := delivered(ids.New("orders"), storeID, 1000) // the order's copy: "Bakery", owner-1
+	order := ts.delivered(ids.New("orders"), storeID, 1000) // the order's copy: "Bakery", owner-1
 	ts.deliver(t, customers.EventOrderStatusChanged, order)
 	want("after an earning")
 	if w := ts.wallet(t, storeID); w.PendingBalance != 1000 {

@@ -398,6 +398,10 @@ type Reconciliation struct {
 	Transactions    int           `json:"transactions"`
 	Consistent      bool          `json:"consistent"`
 	Inconsistencies []string      `json:"inconsistencies"`
+	// UnconfirmedEarnings are the earnings whose order the customers service
+	// does not confirm: unknown, not delivered, of another store, or of other
+	// earnings (confirm.go). Any of them makes the wallet inconsistent.
+	UnconfirmedEarnings []UnconfirmedEarning `json:"unconfirmedEarnings"`
 }
 
 type reconcileArgs struct {
@@ -412,10 +416,15 @@ type reconcileArgs struct {
 // payout transaction, of its amount and in the status its own implies; each
 // earning's amount is what is held of it, what adjustments took from it and
 // what its release moved; the pending balance covers what is held; no balance
-// is negative.
+// is negative. Last, outside the snapshot's transaction, it asks the customers
+// service about every earning's order (unconfirmedEarnings): an earning of an
+// order that is unknown, not delivered, of another store or of other earnings
+// is listed and makes the wallet inconsistent (an earning credited from a
+// forged event has its own ledger entry, which the sums cannot tell).
 func (s *svc) reconcileWallet(ctx context.Context, a *reconcileArgs) (*Reconciliation, error) {
 	walletID := WalletIDOf(a.StoreID)
 	out := &Reconciliation{WalletID: walletID, StoreID: a.StoreID}
+	var ledger []txDoc
 	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
 		w, err := s.walletByID(ctx, walletID)
 		if err != nil {
@@ -436,6 +445,7 @@ func (s *svc) reconcileWallet(ctx context.Context, a *reconcileArgs) (*Reconcili
 		if err := cur.All(ctx, &txs); err != nil {
 			return err
 		}
+		ledger = txs
 		cur, err = s.env.DB.Collection(adjustmentsColl).Find(ctx, bson.M{"walletId": walletID, "adjustmentType": contract.AdjustMovePendingToAvailable})
 		if err != nil {
 			return err
@@ -501,6 +511,14 @@ func (s *svc) reconcileWallet(ctx context.Context, a *reconcileArgs) (*Reconcili
 	if err != nil {
 		return nil, err
 	}
+	if out.UnconfirmedEarnings, err = s.unconfirmedEarnings(ctx, a.StoreID, ledger); err != nil {
+		return nil, err
+	}
+	for _, u := range out.UnconfirmedEarnings {
+		out.Inconsistencies = append(out.Inconsistencies, fmt.Sprintf("earning %s of %.2f: its order %q is not confirmed by the customers service (%s)",
+			u.TransactionID, u.Amount, u.OrderID, u.Reason))
+	}
+	out.Consistent = len(out.Inconsistencies) == 0
 	if !out.Consistent {
 		s.env.Logger.ErrorContext(ctx, "payouts: wallet inconsistent with its ledger", "walletId", walletID, "inconsistencies", out.Inconsistencies)
 	}

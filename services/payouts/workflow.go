@@ -349,6 +349,7 @@ func (s *svc) movePayout(ctx context.Context, m moveArgs) (*Payout, error) {
 		return nil, err
 	}
 	s.env.Relay.Kick()
+	_ = s.nameStores(ctx, []*PayoutItem{&out.PayoutItem}, false) // committed: never an error now
 	return &out, nil
 }
 
@@ -397,8 +398,13 @@ func (s *svc) getPendingPayouts(ctx context.Context, a *pendingArgs) ([]PayoutIt
 		return nil, err
 	}
 	out := make([]PayoutItem, len(ps))
+	items := make([]*PayoutItem, len(ps))
 	for i := range ps {
 		out[i] = ps[i].item(wallets[ps[i].WalletID])
+		items[i] = &out[i]
+	}
+	if err := s.nameStores(ctx, items, true); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -449,6 +455,9 @@ func (s *svc) getPayout(ctx context.Context, a *getPayoutArgs) (*Payout, error) 
 		return nil, err
 	}
 	d := p.detail(w, true)
+	if err := s.nameStores(ctx, []*PayoutItem{&d.PayoutItem}, true); err != nil {
+		return nil, err
+	}
 	return &d, nil
 }
 
@@ -466,7 +475,11 @@ func (s *svc) listPayouts(ctx context.Context, a *storePageArgs) (page.Result[Pa
 		return page.Result[Payout]{}, err
 	}
 	admin := ops.Caller(ctx).IsAdmin()
-	return page.Map(r, func(p *payoutDoc) Payout { return p.detail(w, admin) }), nil
+	out := page.Map(r, func(p *payoutDoc) Payout { return p.detail(w, admin) })
+	if err := s.nameStoresOf(ctx, out.Page, true); err != nil {
+		return page.Result[Payout]{}, err
+	}
+	return out, nil
 }
 
 type dateRangeArgs struct {
