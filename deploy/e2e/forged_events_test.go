@@ -1,14 +1,18 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
 
 	"marketplace/deploy/processor"
 	st "marketplace/deploy/systemtest"
+	"marketplace/libs/contracts/customers"
+	"marketplace/libs/discovery"
 	"marketplace/libs/events"
 	"marketplace/libs/ids"
+	"marketplace/libs/ops"
 )
 
 // Issue 18, item 1: a forged event credits no wallet. Anyone who can publish
@@ -107,7 +111,8 @@ func TestForgedDeliveryOfAMadeUpOrder(t *testing.T) {
 // earnings, another store) credits nothing more, neither to the order's
 // store nor to the store it names.
 func TestForgedDeliveryOfARealOrder(t *testing.T) {
-	s := st.Start(t)
+	const internal = "internal-token-for-forged-event-tests"
+	s := st.Start(t, st.WithEnv("INTERNAL_SERVICE_TOKEN", internal))
 	sh := newShop(t, s)
 	w := &payoutsWorld{s: s, admin: sh.admin, owner: sh.owner, store: sh.storeA}
 	if r := deliver(s, processor.Event("evt_forge_pay_1", "payment_intent.succeeded", sh.payment("pi_forge_1"))); r.Status != 200 {
@@ -151,4 +156,19 @@ func TestForgedDeliveryOfARealOrder(t *testing.T) {
 	}
 	w.confirmedReconciliation(t, w.store)
 	w.confirmedReconciliation(t, sh.storeB)
+
+	// What the payouts service asked: the customers service's internal
+	// getOrderFacts, through its typed client; unknown ids absent. It is not
+	// reachable through the gateway.
+	client := customers.NewClient(ops.NewClient(discovery.NewStatic(s.Services), internal, 5*time.Second))
+	facts, err := client.OrderFacts(context.Background(), []string{order.ID, ids.New("orders")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := facts[order.ID]
+	if len(facts) != 1 || !ok || f.StoreID != sh.storeA || f.Status != "delivered" || f.StoreEarnings != 8070 || f.Total != 8705 ||
+		f.PlatformCommission != 8705-8070 || f.DeliveredAt == nil {
+		t.Fatalf("order facts %+v", facts)
+	}
+	expectError(t, s.Query(sh.admin, customers.OpGetOrderFacts, map[string]any{"orderIds": []string{order.ID}}), "NOT_FOUND")
 }
