@@ -41,6 +41,7 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 		if !ids.Valid("stores", d.StoreID) {
 			return fmt.Errorf("%s %s: data.storeId %q is not a store id", env.Type, env.ID, d.StoreID)
 		}
+		s.catalog.Forget(d.StoreID) // what this service shows of the store follows the catalog
 		return s.openWallet(ctx, storeInfo{ID: d.StoreID, Name: d.Name, OwnerUserID: d.OwnerUserID, OwnerName: d.OwnerName, OwnerPhone: d.OwnerPhone,
 			Version: d.EventVersion()})
 	case customers.EventOrderStatusChanged:
