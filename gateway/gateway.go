@@ -417,8 +417,11 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 
 // Headers relayed from the client to a service, and from a service's answer
 // to the client; nothing else crosses (X-Internal-Token never does).
+// Content-Encoding crosses with the body it describes: the service that owns
+// the route decides whether it accepts one (the media service refuses a
+// compressed upload, whose size and bytes it could not check).
 var (
-	requestHeaders = []string{fiber.HeaderContentType, fiber.HeaderAuthorization, "processor-signature", httpserver.HeaderRequestID,
+	requestHeaders = []string{fiber.HeaderContentType, fiber.HeaderContentEncoding, fiber.HeaderAuthorization, "processor-signature", httpserver.HeaderRequestID,
 		ops.HeaderIdempotencyKey, fiber.HeaderIfNoneMatch, fiber.HeaderIfModifiedSince}
 	responseHeaders = []string{fiber.HeaderRetryAfter, ops.HeaderIdempotentReplayed, fiber.HeaderETag, fiber.HeaderCacheControl,
 		fiber.HeaderLastModified, fiber.HeaderExpires, fiber.HeaderXContentTypeOptions, fiber.HeaderContentDisposition,

@@ -258,3 +258,81 @@ func TestMediaOwnershipCheck(t *testing.T) {
 		t.Fatalf("direct call with the internal token: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestMediaUploadContentEncodingThroughGateway: the gateway forwards
+// Content-Encoding with the body, so the media service's rule holds through
+// it: a compressed upload is refused (INVALID_ARGUMENT naming the header)
+// and nothing is stored; identity is no encoding at all.
+func TestMediaUploadContentEncodingThroughGateway(t *testing.T) {
+	s := st.Start(t)
+	tok := s.Token("user-media-gzip")
+	png := tinyImages(t)["image/png"]
+	for _, enc := range []string{"gzip", "br", "deflate"} {
+		r := s.Do("POST", "/api/storage/upload", bytes.NewReader(png),
+			map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "image/png", "Content-Encoding": enc})
+		st.Expect(t, r, "INVALID_ARGUMENT")
+		if !strings.Contains(string(r.Body), "Content-Encoding") {
+			t.Fatalf("%s: %s", enc, r.Body)
+		}
+	}
+	r := s.Do("POST", "/api/storage/upload", bytes.NewReader(png),
+		map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "image/png", "Content-Encoding": "identity"})
+	storageID(t, r)
+}
+
+// TestMediaUploadLimitsThroughGateway: the per-user upload rate and daily
+// quota answer 429 RATE_LIMITED with a Retry-After in seconds through the
+// gateway; another user is not affected.
+func TestMediaUploadLimitsThroughGateway(t *testing.T) {
+	s := st.Start(t, st.WithEnv("MEDIA_UPLOAD_INTERVAL", "1h"), st.WithEnv("MEDIA_UPLOAD_BURST", "2"),
+		st.WithEnv("MEDIA_DAILY_UPLOAD_BYTES", strconv.Itoa(3<<20)))
+	png := tinyImages(t)["image/png"]
+	tok := s.Token("user-media-eager")
+	storageID(t, upload(s, tok, "image/png", png))
+	storageID(t, upload(s, tok, "image/png", png))
+	r := upload(s, tok, "image/png", png)
+	st.Expect(t, r, "RATE_LIMITED")
+	if ra, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || ra < 3590 || ra > 3600 {
+		t.Fatalf("Retry-After of the rate: %q", r.Header.Get("Retry-After"))
+	}
+	// The daily quota (3 MiB): 2 MiB stored, 2 MiB more is over until the first leaves the window.
+	heavy := s.Token("user-media-heavy")
+	storageID(t, upload(s, heavy, "image/png", pngOfSize(2<<20)))
+	r = upload(s, heavy, "image/png", pngOfSize(2<<20))
+	st.Expect(t, r, "RATE_LIMITED")
+	if ra, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || ra < 86000 || ra > 86400 || !strings.Contains(string(r.Body), "daily") {
+		t.Fatalf("Retry-After of the quota: %q %s", r.Header.Get("Retry-After"), r.Body)
+	}
+	storageID(t, upload(s, s.Token("user-media-calm"), "image/png", png))
+}
+
+// TestMediaUnclaimedUploadsAreSwept: a photo a review attaches is claimed
+// (the reviews service calls media.files.claim) and kept; an upload nothing
+// refers to is deleted once MEDIA_UNREFERENCED_GRACE has passed on the
+// services' clock.
+func TestMediaUnclaimedUploadsAreSwept(t *testing.T) {
+	clock := newTestClock(time.Now())
+	s := st.Start(t, st.WithClock(clock.Now), st.WithEnv("MEDIA_SWEEP_INTERVAL", "100ms"))
+	rs := newReviewShop(t, s)
+	imgs := tinyImages(t)
+	attached := storageID(t, upload(s, rs.user, "image/png", imgs["image/png"]))
+	orphan := storageID(t, upload(s, rs.user, "image/gif", imgs["image/gif"]))
+	addReviewOK(t, s, rs.user, reviewArgs(rs.storeA, 5, "photoIds", []string{attached}))
+
+	clock.Advance(23 * time.Hour)
+	time.Sleep(500 * time.Millisecond) // several sweeps
+	if r := s.Do("GET", "/api/storage/"+orphan, nil, nil); r.Status != 200 {
+		t.Fatalf("swept within the grace period: %d", r.Status)
+	}
+	clock.Advance(2 * time.Hour)
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Do("GET", "/api/storage/"+orphan, nil, nil).Status != 404 {
+		if time.Now().After(deadline) {
+			t.Fatal("the unclaimed upload is still served 25 h after its upload")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if r := s.Do("GET", "/api/storage/"+attached, nil, nil); r.Status != 200 || !bytes.Equal(r.Body, imgs["image/png"]) {
+		t.Fatalf("the review's photo: %d", r.Status)
+	}
+}

@@ -94,6 +94,9 @@ func Start(tb testing.TB, opts ...Option) *Sys {
 		"PROCESSOR_PUBLISHABLE_KEY": PublishableKey,
 		// Every system its own metrics port (Info.MetricsURL): tests run side by side.
 		"METRICS_ADDR": "127.0.0.1:0",
+		// Tests upload photos back to back: the per-user upload rate is off
+		// (its own tests turn it on with WithEnv).
+		"MEDIA_UPLOAD_INTERVAL": "0",
 	}
 	o := system.Options{Memory: true}
 	// The same tests run against real servers when the containers suite

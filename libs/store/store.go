@@ -186,6 +186,13 @@ func (d *DB) markCreated() error {
 	return nil
 }
 
+// Embedded reports whether the database is the embedded engine (a file under
+// the data directory, or memory when InMemory) rather than a MongoDB server.
+func (d *DB) Embedded() bool { return d.embedded }
+
+// InMemory reports an embedded database kept in memory only (tests).
+func (d *DB) InMemory() bool { return d.embedded && d.file == "" }
+
 // Ping checks the database answers; it backs readiness.
 func (d *DB) Ping(ctx context.Context) error {
 	if d.fileSt != nil && d.fileSt.db != nil {

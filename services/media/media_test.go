@@ -8,14 +8,21 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/256dpi/lungo"
 	"github.com/gofiber/fiber/v2"
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/auth"
 	contract "marketplace/libs/contracts/media"
@@ -27,23 +34,62 @@ import (
 
 var secret = []byte("0123456789abcdef0123456789abcdef")
 
-type harness struct {
-	app *fiber.App
-	reg *ops.Registry
-	db  *store.DB
+// clock is a settable clock for service.Env.Now.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
 }
 
-func newHarness(t *testing.T) *harness {
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+type harness struct {
+	app   *fiber.App
+	base  string // where app listens
+	reg   *ops.Registry
+	db    *store.DB
+	svc   *svc
+	clock *clock
+	dir   string // the blob directory
+	set   Settings
+}
+
+// newHarness builds the service on an in-memory database with its blobs in
+// a temporary directory (fileblob), every limit at its default unless
+// tune changes it.
+func newHarness(t *testing.T, tune ...func(*Settings)) *harness {
 	t.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, store.Options{Name: "media", Memory: true})
+	db, err := store.Open(context.Background(), store.Options{Name: "media", Memory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close(context.Background()) })
+	h := &harness{db: db, clock: &clock{t: time.Now()}, dir: t.TempDir(), set: DefaultSettings()}
+	h.set.BlobURL = "file://" + filepath.ToSlash(h.dir)
+	h.set.UploadInterval = 0 // the rate is tested on its own
+	for _, f := range tune {
+		f(&h.set)
+	}
+	h.start(t)
+	return h
+}
+
+// start (re)builds the service on the harness's database and directory: a
+// second call is a restart.
+func (h *harness) start(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
 	logger := slog.New(slog.DiscardHandler)
-	built, err := Module.Build(ctx, service.Env{Name: "media", Logger: logger, DB: db, Now: time.Now})
+	set := h.set
+	s, built, err := newService(ctx, service.Env{Name: "media", Logger: logger, DB: h.db, Now: h.clock.Now, Settings: &set})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.db.EnsureIndexes(ctx, built.Indexes...); err != nil {
 		t.Fatal(err)
 	}
 	v, _ := auth.NewHS256(secret, auth.Options{})
@@ -52,12 +98,31 @@ func newHarness(t *testing.T) *harness {
 	cfg.BodyLimit = 6 << 20
 	app := httpserver.New("media", cfg, logger, nil)
 	(&ops.Server{Registry: built.Registry, Verifier: v, InternalToken: "svc", Routes: built.Routes}).Mount(app)
-	return &harness{app: app, reg: built.Registry, db: db}
+	if h.app != nil {
+		_ = h.app.Shutdown()
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = app.Listener(ln) }()
+	t.Cleanup(func() { _ = app.Shutdown() })
+	h.app, h.reg, h.base = app, built.Registry, "http://"+ln.Addr().String()
+	h.svc = s
 }
 
 func (h *harness) do(t *testing.T, req *http.Request) (*http.Response, []byte) {
 	t.Helper()
-	resp, err := h.app.Test(req, -1)
+	// Over a real connection: a body of unknown length goes chunked.
+	creq, err := http.NewRequest(req.Method, h.base+req.URL.RequestURI(), req.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creq.Header = req.Header
+	if req.ContentLength > 0 {
+		creq.ContentLength = req.ContentLength
+	}
+	resp, err := http.DefaultClient.Do(creq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,9 +131,9 @@ func (h *harness) do(t *testing.T, req *http.Request) (*http.Response, []byte) {
 	return resp, b
 }
 
-func (h *harness) upload(t *testing.T, sub, contentType string, body []byte, headers ...string) (*http.Response, []byte) {
+func (h *harness) uploadReader(t *testing.T, sub, contentType string, body io.Reader, headers ...string) (*http.Response, []byte) {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, contract.RouteUpload, bytes.NewReader(body))
+	req := httptest.NewRequest(http.MethodPost, contract.RouteUpload, body)
 	req.Header.Set("Content-Type", contentType)
 	if sub != "" {
 		tok, _ := auth.Mint(secret, sub, nil, time.Minute, auth.Options{})
@@ -80,49 +145,92 @@ func (h *harness) upload(t *testing.T, sub, contentType string, body []byte, hea
 	return h.do(t, req)
 }
 
-var onePixelGIF = []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+func (h *harness) upload(t *testing.T, sub, contentType string, body []byte, headers ...string) (*http.Response, []byte) {
+	t.Helper()
+	return h.uploadReader(t, sub, contentType, bytes.NewReader(body), headers...)
+}
 
-// TestUploadStoresGridFSWithMetadata: an upload is a GridFS file of the
-// service's own database (bucket images), its _id the storage id, with who
-// uploaded it, the sniffed type, size, sha256 and time in its metadata.
-func TestUploadStoresGridFSWithMetadata(t *testing.T) {
-	h := newHarness(t)
-	before := time.Now().UnixMilli()
-	resp, body := h.upload(t, "user-7", "image/png", onePixelGIF)
-	if resp.StatusCode != 200 {
-		t.Fatalf("upload: %d %s", resp.StatusCode, body)
-	}
+// mustUpload uploads body and answers its storage id.
+func (h *harness) mustUpload(t *testing.T, sub string, body []byte) string {
+	t.Helper()
+	resp, b := h.upload(t, sub, "image/gif", body)
 	var up contract.Uploaded
-	if err := json.Unmarshal(body, &up); err != nil || !strings.HasPrefix(up.StorageID, "stg_") {
-		t.Fatalf("upload answered %s", body)
+	if resp.StatusCode != 200 || json.Unmarshal(b, &up) != nil || up.StorageID == "" {
+		t.Fatalf("upload by %s: %d %s", sub, resp.StatusCode, b)
 	}
-	var f struct {
-		ID       string   `bson:"_id"`
-		Length   int64    `bson:"length"`
-		Filename string   `bson:"filename"`
-		Metadata fileMeta `bson:"metadata"`
+	return up.StorageID
+}
+
+func (h *harness) record(t *testing.T, id string) (uploadRecord, bool) {
+	t.Helper()
+	var u uploadRecord
+	err := h.db.Collection(uploadsColl).FindOne(context.Background(), bson.M{"_id": id}).Decode(&u)
+	if store.IsNotFound(err) {
+		return u, false
 	}
-	ctx := context.Background()
-	if err := h.db.Collection("images.files").FindOne(ctx, bson.M{"_id": up.StorageID}).Decode(&f); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
+	return u, true
+}
+
+func (h *harness) usage(t *testing.T) int64 {
+	t.Helper()
+	var u struct {
+		Bytes int64 `bson:"bytes"`
+	}
+	if err := h.db.Collection(usageColl).FindOne(context.Background(), bson.M{"_id": usageID}).Decode(&u); err != nil {
+		t.Fatal(err)
+	}
+	return u.Bytes
+}
+
+var onePixelGIF = []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+
+// gifOfSize is a body of n bytes starting with a GIF signature.
+func gifOfSize(n int) []byte {
+	b := make([]byte, n)
+	copy(b, "GIF89a")
+	return b
+}
+
+// TestUploadStoresBlobAndMetadata: an upload's bytes are a file of the blob
+// directory named by its storage id, and nothing of them is in the database;
+// its metadata document holds who uploaded it, the sniffed type, size,
+// sha256, time, state and the referenced flag; the download streams it back
+// with its headers, and If-None-Match is a 304.
+func TestUploadStoresBlobAndMetadata(t *testing.T) {
+	h := newHarness(t)
+	id := h.mustUpload(t, "user-7", onePixelGIF)
+	if !strings.HasPrefix(id, "stg_") {
+		t.Fatalf("storage id %q", id)
+	}
+	onDisk, err := os.ReadFile(filepath.Join(h.dir, id))
+	if err != nil || !bytes.Equal(onDisk, onePixelGIF) {
+		t.Fatalf("blob file: %v %q", err, onDisk)
+	}
+	for _, c := range []string{"images.files", "images.chunks"} {
+		if n, _ := h.db.Collection(c).CountDocuments(context.Background(), bson.M{}); n != 0 {
+			t.Fatalf("%s holds %d documents: the bytes went to the database", c, n)
+		}
+	}
+	u, ok := h.record(t, id)
 	sum := sha256.Sum256(onePixelGIF)
-	m := f.Metadata
-	if f.Length != int64(len(onePixelGIF)) || m.UploadedBy != "user-7" || m.ContentType != "image/gif" || m.Size != int64(len(onePixelGIF)) ||
-		m.SHA256 != hex.EncodeToString(sum[:]) || m.UploadedAt < before || m.UploadedAt > time.Now().UnixMilli() {
-		t.Fatalf("files document: %+v", f)
+	if !ok || u.UploadedBy != "user-7" || u.ContentType != "image/gif" || u.Size != int64(len(onePixelGIF)) ||
+		u.SHA256 != hex.EncodeToString(sum[:]) || u.CreatedAt != h.clock.Now().UnixMilli() || u.State != stateStored || u.Referenced {
+		t.Fatalf("metadata: %+v", u)
 	}
-	if n, err := h.db.Collection("images.chunks").CountDocuments(ctx, bson.M{"files_id": up.StorageID}); err != nil || n != 1 {
-		t.Fatalf("chunks: %d %v", n, err)
+	if got := h.usage(t); got != int64(len(onePixelGIF)) {
+		t.Fatalf("usage %d, want %d", got, len(onePixelGIF))
 	}
-	// Served back by the service itself, conditional requests included.
-	resp, got := h.do(t, httptest.NewRequest(http.MethodGet, contract.DownloadPath+up.StorageID, nil))
+	resp, got := h.do(t, httptest.NewRequest(http.MethodGet, contract.DownloadPath+id, nil))
 	if resp.StatusCode != 200 || !bytes.Equal(got, onePixelGIF) || resp.Header.Get("Content-Type") != "image/gif" ||
-		resp.Header.Get("ETag") != `"`+m.SHA256+`"` || resp.Header.Get("Cache-Control") != CacheControl || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		resp.Header.Get("ETag") != `"`+u.SHA256+`"` || resp.Header.Get("Cache-Control") != CacheControl || resp.Header.Get("X-Content-Type-Options") != "nosniff" ||
+		resp.Header.Get("Content-Length") != strconv.Itoa(len(onePixelGIF)) {
 		t.Fatalf("download: %d %v", resp.StatusCode, resp.Header)
 	}
-	req := httptest.NewRequest(http.MethodGet, contract.DownloadPath+up.StorageID, nil)
-	req.Header.Set("If-None-Match", `W/"`+m.SHA256+`"`)
+	req := httptest.NewRequest(http.MethodGet, contract.DownloadPath+id, nil)
+	req.Header.Set("If-None-Match", `W/"`+u.SHA256+`"`)
 	if resp, got := h.do(t, req); resp.StatusCode != 304 || len(got) != 0 {
 		t.Fatalf("conditional download: %d %q", resp.StatusCode, got)
 	}
@@ -130,43 +238,178 @@ func TestUploadStoresGridFSWithMetadata(t *testing.T) {
 
 // TestUploadChecksHoldWithoutTheGateway: the service applies its own checks
 // (a direct caller gets the same answers as one through the gateway), and
-// refuses compressed bodies, whose size and bytes it could not check.
+// refuses compressed bodies, whose size and bytes it could not check. A body
+// without a Content-Length is counted as it streams in: past 5 MiB it is
+// refused as too large, and nothing of it stays.
 func TestUploadChecksHoldWithoutTheGateway(t *testing.T) {
 	h := newHarness(t)
-	big := make([]byte, contract.MaxUploadBytes+1)
-	copy(big, "GIF89a")
+	big := gifOfSize(contract.MaxUploadBytes + 1)
 	cases := []struct {
 		name, sub, ct string
-		body          []byte
+		body          io.Reader
 		headers       []string
 		status        int
 		text          string
 	}{
-		{"anonymous", "", "image/gif", onePixelGIF, nil, 401, "UNAUTHENTICATED"},
-		{"gzip", "u", "image/gif", onePixelGIF, []string{"Content-Encoding", "gzip"}, 400, "Content-Encoding"},
-		{"too large", "u", "image/gif", big, nil, 400, "at most 5 MiB"},
-		{"not an image", "u", "image/gif", []byte("GIF90a nope"), nil, 400, "not a PNG, JPEG, WebP or GIF"},
-		{"not an image type", "u", "application/octet-stream", onePixelGIF, nil, 400, "Content-Type"},
-		{"upper-case type", "u", "IMAGE/GIF", onePixelGIF, nil, 200, "storageId"},
+		{"anonymous", "", "image/gif", bytes.NewReader(onePixelGIF), nil, 401, "UNAUTHENTICATED"},
+		{"gzip", "u", "image/gif", bytes.NewReader(onePixelGIF), []string{"Content-Encoding", "gzip"}, 400, "Content-Encoding"},
+		{"too large", "u", "image/gif", bytes.NewReader(big), nil, 400, "at most 5 MiB"},
+		{"too large, no length", "u", "image/gif", io.MultiReader(bytes.NewReader(big)), nil, 400, "at most 5 MiB"},
+		{"empty, no length", "u", "image/gif", io.MultiReader(), nil, 400, "empty"},
+		{"not an image", "u", "image/gif", bytes.NewReader([]byte("GIF90a nope")), nil, 400, "not a PNG, JPEG, WebP or GIF"},
+		{"not an image type", "u", "application/octet-stream", bytes.NewReader(onePixelGIF), nil, 400, "Content-Type"},
+		{"upper-case type", "u", "IMAGE/GIF", bytes.NewReader(onePixelGIF), nil, 200, "storageId"},
+		{"5 MiB, no length", "u", "image/gif", io.MultiReader(bytes.NewReader(gifOfSize(contract.MaxUploadBytes))), nil, 200, "storageId"},
 	}
 	for _, c := range cases {
-		resp, body := h.upload(t, c.sub, c.ct, c.body, c.headers...)
+		resp, body := h.uploadReader(t, c.sub, c.ct, c.body, c.headers...)
 		if resp.StatusCode != c.status || !strings.Contains(string(body), c.text) {
 			t.Errorf("%s: %d %s", c.name, resp.StatusCode, body)
 		}
+	}
+	// Two stored (1 pixel and 5 MiB); the refused ones left no file, no
+	// document and no reservation.
+	entries, _ := os.ReadDir(h.dir)
+	var files []string
+	for _, e := range entries {
+		files = append(files, e.Name())
+	}
+	n, _ := h.db.Collection(uploadsColl).CountDocuments(context.Background(), bson.M{})
+	if len(files) != 2 || n != 2 || h.usage(t) != int64(len(onePixelGIF)+contract.MaxUploadBytes) {
+		t.Fatalf("after the refusals: files %v, %d documents, usage %d", files, n, h.usage(t))
+	}
+}
+
+// TestUploadRateLimit: a user may upload MEDIA_UPLOAD_BURST at once, then one
+// every MEDIA_UPLOAD_INTERVAL; beyond, 429 RATE_LIMITED with Retry-After in
+// seconds. Other users are not affected.
+func TestUploadRateLimit(t *testing.T) {
+	h := newHarness(t, func(s *Settings) { s.UploadBurst, s.UploadInterval = 3, 20*time.Second })
+	for i := 0; i < 3; i++ {
+		h.mustUpload(t, "eager", onePixelGIF)
+	}
+	resp, body := h.upload(t, "eager", "image/gif", onePixelGIF)
+	if resp.StatusCode != 429 || !strings.Contains(string(body), "RATE_LIMITED") || resp.Header.Get("Retry-After") != "20" {
+		t.Fatalf("4th upload at once: %d Retry-After=%q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	h.mustUpload(t, "other", onePixelGIF)
+	h.clock.Add(15 * time.Second)
+	if resp, _ := h.upload(t, "eager", "image/gif", onePixelGIF); resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "5" {
+		t.Fatalf("15 s later: %d Retry-After=%q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	h.clock.Add(5 * time.Second)
+	h.mustUpload(t, "eager", onePixelGIF)
+}
+
+// TestDailyQuota: the bytes one user stores in 24 hours are bounded; the
+// refusal is 429 RATE_LIMITED with a Retry-After that ends when the oldest
+// uploads leave the window; the count comes from the stored metadata, so a
+// restart does not reset it.
+func TestDailyQuota(t *testing.T) {
+	const size = 1 << 20
+	h := newHarness(t, func(s *Settings) { s.DailyUploadBytes = 3 * size })
+	for i := 0; i < 3; i++ {
+		h.mustUpload(t, "heavy", gifOfSize(size))
+		h.clock.Add(time.Hour)
+	}
+	check := func(when string) {
+		t.Helper()
+		resp, body := h.upload(t, "heavy", "image/gif", gifOfSize(size))
+		// The first upload was 3 h ago: it leaves the window in 21 h.
+		if resp.StatusCode != 429 || !strings.Contains(string(body), "RATE_LIMITED") || !strings.Contains(string(body), "dailyUploadBytes") ||
+			resp.Header.Get("Retry-After") != strconv.Itoa(21*3600) {
+			t.Fatalf("%s: %d Retry-After=%q %s", when, resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		}
+	}
+	check("a 4th MiB")
+	h.mustUpload(t, "light", gifOfSize(size)) // someone else's quota is their own
+	h.start(t)                                // a restart
+	check("after a restart")
+	h.clock.Add(21 * time.Hour)
+	h.mustUpload(t, "heavy", gifOfSize(size))
+}
+
+// TestTotalCap: the bytes of every upload kept are bounded by
+// MEDIA_MAX_STORED_BYTES: beyond, 503 UNAVAILABLE with Retry-After; deleting
+// unreferenced uploads makes room again.
+func TestTotalCap(t *testing.T) {
+	const size = 1 << 20
+	h := newHarness(t, func(s *Settings) { s.MaxStoredBytes = 2*size + 100 })
+	a := h.mustUpload(t, "a", gifOfSize(size))
+	h.mustUpload(t, "b", gifOfSize(size))
+	resp, body := h.upload(t, "c", "image/gif", gifOfSize(size))
+	if resp.StatusCode != 503 || !strings.Contains(string(body), "UNAVAILABLE") || !strings.Contains(string(body), "maxStoredBytes") ||
+		resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("over the total cap: %d Retry-After=%q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	// A body without a Content-Length reserves the largest upload: refused too.
+	if resp, _ := h.uploadReader(t, "c", "image/gif", io.MultiReader(bytes.NewReader(onePixelGIF))); resp.StatusCode != 503 {
+		t.Fatalf("an unknown length over the total cap: %d", resp.StatusCode)
+	}
+	if _, ok := h.record(t, a); !ok {
+		t.Fatal("the first upload is gone")
+	}
+	h.clock.Add(h.set.UnreferencedGrace + time.Minute)
+	if n, err := h.svc.sweep(context.Background()); err != nil || n != 2 {
+		t.Fatalf("sweep: %d %v", n, err)
+	}
+	if h.usage(t) != 0 {
+		t.Fatalf("usage after the sweep: %d", h.usage(t))
+	}
+	h.mustUpload(t, "c", gifOfSize(size))
+}
+
+// TestUnreferencedUploadsAreSwept: an upload nothing claims is deleted
+// (metadata and bytes) once MEDIA_UNREFERENCED_GRACE has passed, not
+// before; a claimed one is kept for good; a claim answers as the ownership
+// check and claims only the caller's own uploads.
+func TestUnreferencedUploadsAreSwept(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	kept, dropped, theirs := h.mustUpload(t, "alice", onePixelGIF), h.mustUpload(t, "alice", onePixelGIF), h.mustUpload(t, "bob", onePixelGIF)
+	raw, _ := json.Marshal(contract.CheckOwnershipArgs{StorageIDs: []string{kept, theirs}, UserID: "alice"})
+	res, err := h.reg.Invoke(ctx, ops.Mutation, contract.OpClaim, raw, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.([]contract.Ownership)
+	if len(got) != 2 || got[0] != (contract.Ownership{StorageID: kept, Exists: true, Owned: true}) || got[1] != (contract.Ownership{StorageID: theirs, Exists: true}) {
+		t.Fatalf("claim: %+v", got)
+	}
+	if _, err := h.reg.Invoke(ctx, ops.Mutation, contract.OpClaim, raw, false); err == nil {
+		t.Fatal("the internal claim answered an outside call")
+	}
+	h.clock.Add(h.set.UnreferencedGrace - time.Minute)
+	if n, err := h.svc.sweep(ctx); err != nil || n != 0 {
+		t.Fatalf("sweep within the grace period: %d %v", n, err)
+	}
+	h.clock.Add(2 * time.Minute)
+	if n, err := h.svc.sweep(ctx); err != nil || n != 2 {
+		t.Fatalf("sweep after the grace period: %d %v", n, err)
+	}
+	for id, want := range map[string]bool{kept: true, dropped: false, theirs: false} {
+		_, ok := h.record(t, id)
+		_, ferr := os.Stat(filepath.Join(h.dir, id))
+		resp, _ := h.do(t, httptest.NewRequest(http.MethodGet, contract.DownloadPath+id, nil))
+		if ok != want || (ferr == nil) != want || (resp.StatusCode == 200) != want {
+			t.Errorf("%s: kept=%v, record %v, file %v, download %d", id, want, ok, ferr, resp.StatusCode)
+		}
+	}
+	if h.usage(t) != int64(len(onePixelGIF)) {
+		t.Fatalf("usage after the sweep: %d", h.usage(t))
+	}
+	// Claiming a swept upload: it exists no more.
+	raw, _ = json.Marshal(contract.CheckOwnershipArgs{StorageIDs: []string{dropped}, UserID: "alice"})
+	res, err = h.reg.Invoke(ctx, ops.Mutation, contract.OpClaim, raw, true)
+	if err != nil || res.([]contract.Ownership)[0].Exists {
+		t.Fatalf("claim of a swept upload: %+v %v", res, err)
 	}
 }
 
 // TestCheckOwnership runs the internal operation on the registry.
 func TestCheckOwnership(t *testing.T) {
 	h := newHarness(t)
-	id := func(sub string) string {
-		_, b := h.upload(t, sub, "image/gif", onePixelGIF)
-		var up contract.Uploaded
-		_ = json.Unmarshal(b, &up)
-		return up.StorageID
-	}
-	a, b := id("alice"), id("bob")
+	a, b := h.mustUpload(t, "alice", onePixelGIF), h.mustUpload(t, "bob", onePixelGIF)
 	raw, _ := json.Marshal(contract.CheckOwnershipArgs{StorageIDs: []string{b, a}, UserID: "alice"})
 	res, err := h.reg.Invoke(context.Background(), ops.Query, contract.OpCheckOwnership, raw, true)
 	if err != nil {
@@ -178,5 +421,78 @@ func TestCheckOwnership(t *testing.T) {
 	}
 	if _, err := h.reg.Invoke(context.Background(), ops.Query, contract.OpCheckOwnership, raw, false); err == nil {
 		t.Fatal("the internal operation answered an outside call")
+	}
+	if u, _ := h.record(t, a); u.Referenced {
+		t.Fatal("the ownership check claimed an upload")
+	}
+}
+
+// TestMigratesLegacyGridFS: uploads an earlier version kept in the GridFS
+// bucket "images" move to the blob store at start (bytes, metadata, never
+// swept) and leave the database.
+func TestMigratesLegacyGridFS(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	bucket := lungo.NewBucket(h.db, options.GridFSBucket().SetName("images"))
+	if err := bucket.EnsureIndexes(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	const id = "stg_legacy00000000000000000000000"
+	sum := sha256.Sum256(onePixelGIF)
+	meta := bson.M{"uploadedBy": "old-user", "contentType": "image/gif", "size": len(onePixelGIF), "sha256": hex.EncodeToString(sum[:]), "uploadedAt": int64(1700000000000)}
+	w, err := bucket.OpenUploadStreamWithID(ctx, id, id, options.GridFSUpload().SetMetadata(meta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(onePixelGIF); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h.start(t) // the restart migrates
+	u, ok := h.record(t, id)
+	if !ok || u.UploadedBy != "old-user" || u.Size != int64(len(onePixelGIF)) || !u.Referenced || u.State != stateStored || u.CreatedAt != 1700000000000 {
+		t.Fatalf("migrated metadata: %+v", u)
+	}
+	if b, err := os.ReadFile(filepath.Join(h.dir, id)); err != nil || !bytes.Equal(b, onePixelGIF) {
+		t.Fatalf("migrated bytes: %v", err)
+	}
+	for _, c := range []string{"images.files", "images.chunks"} {
+		if n, _ := h.db.Collection(c).CountDocuments(ctx, bson.M{}); n != 0 {
+			t.Fatalf("%s still holds %d documents", c, n)
+		}
+	}
+	if h.usage(t) != int64(len(onePixelGIF)) {
+		t.Fatalf("usage after the migration: %d", h.usage(t))
+	}
+	h.clock.Add(48 * time.Hour)
+	if n, _ := h.svc.sweep(ctx); n != 0 {
+		t.Fatal("a migrated upload was swept")
+	}
+}
+
+// TestGridFSBlobs: the production GridFS store (MEDIA_BLOB_URL=gridfs)
+// behind the same interface: upload, download, sweep.
+func TestGridFSBlobs(t *testing.T) {
+	h := newHarness(t, func(s *Settings) { s.BlobURL = BlobGridFS })
+	id := h.mustUpload(t, "g", onePixelGIF)
+	if n, _ := h.db.Collection("images.files").CountDocuments(context.Background(), bson.M{"_id": id}); n != 1 {
+		t.Fatal("not in GridFS")
+	}
+	resp, got := h.do(t, httptest.NewRequest(http.MethodGet, contract.DownloadPath+id, nil))
+	if resp.StatusCode != 200 || !bytes.Equal(got, onePixelGIF) {
+		t.Fatalf("download: %d", resp.StatusCode)
+	}
+	h.start(t) // the adoption of legacy files runs once, and not on our own
+	if u, _ := h.record(t, id); u.Referenced {
+		t.Fatal("a restart claimed an upload")
+	}
+	h.clock.Add(h.set.UnreferencedGrace + time.Minute)
+	if n, err := h.svc.sweep(context.Background()); err != nil || n != 1 {
+		t.Fatalf("sweep: %d %v", n, err)
+	}
+	if n, _ := h.db.Collection("images.files").CountDocuments(context.Background(), bson.M{}); n != 0 {
+		t.Fatal("the swept upload is still in GridFS")
 	}
 }

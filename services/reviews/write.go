@@ -131,12 +131,14 @@ func checkDistinct(photoIDs []string) error {
 
 // checkPhotos: every photo must be an upload of the caller (media's record of
 // who uploaded it). An id of no upload is NOT_FOUND, someone else's upload
-// PERMISSION_DENIED, each naming the photoIds[i] at fault.
+// PERMISSION_DENIED, each naming the photoIds[i] at fault. The caller's own
+// uploads are claimed at the same time: the media service keeps them for good
+// (an upload nothing claims is deleted after its grace period).
 func (s *svc) checkPhotos(ctx context.Context, userID string, photoIDs []string) error {
 	if len(photoIDs) == 0 {
 		return nil
 	}
-	list, err := s.media.CheckOwnership(ctx, userID, photoIDs)
+	list, err := s.media.Claim(ctx, userID, photoIDs)
 	if err != nil {
 		return err
 	}

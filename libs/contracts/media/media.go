@@ -52,6 +52,14 @@ func URL(publicBaseURL, storageID string) string {
 // exists and whether the given user uploaded it.
 const OpCheckOwnership = "media.files.checkOwnership"
 
+// OpClaim (internal mutation): as OpCheckOwnership, and the uploads the
+// given user made among the ids are marked referenced: a service claims the
+// photos it attaches (a review), and the media service keeps them for good.
+// An upload nothing claims is deleted after the media service's grace period
+// (MEDIA_UNREFERENCED_GRACE, 24 h by default). The arguments and the answer
+// are OpCheckOwnership's.
+const OpClaim = "media.files.claim"
+
 // MaxOwnershipIDs bounds the ids of one OpCheckOwnership call.
 const MaxOwnershipIDs = 10
 
@@ -80,6 +88,15 @@ func NewClient(calls *ops.Client) *Client { return &Client{calls: calls} }
 func (c *Client) CheckOwnership(ctx context.Context, userID string, storageIDs []string) ([]Ownership, error) {
 	var out []Ownership
 	err := c.calls.Query(ctx, Service, OpCheckOwnership, CheckOwnershipArgs{StorageIDs: storageIDs, UserID: userID}, &out)
+	return out, err
+}
+
+// Claim checks storageIDs as CheckOwnership does and marks the ones userID
+// uploaded as referenced (kept past the grace period). Claim what is
+// attached, once it is checked: the answer is the same as CheckOwnership's.
+func (c *Client) Claim(ctx context.Context, userID string, storageIDs []string) ([]Ownership, error) {
+	var out []Ownership
+	err := c.calls.Mutation(ctx, Service, OpClaim, CheckOwnershipArgs{StorageIDs: storageIDs, UserID: userID}, &out)
 	return out, err
 }
 
