@@ -69,6 +69,10 @@ type convexSide struct {
 	topics atomic.Pointer[map[string]ops.Topics] // what each service declared on /ops
 	events *follower
 
+	// requests counts the ordinary requests in flight (everything but the
+	// sync sockets): while any is, live queries run one at a time (live.go).
+	requests atomic.Int64
+
 	shutdown     chan struct{} // closed when the app shuts down: sockets close
 	shutdownOnce sync.Once
 	heartbeat    time.Duration
@@ -76,7 +80,15 @@ type convexSide struct {
 
 func newConvexSide(g *Gateway) *convexSide {
 	x := &convexSide{g: g, shutdown: make(chan struct{}), heartbeat: heartbeatInterval}
-	x.live = newLiveQueries(x, liveConcurrency)
+	x.live = newLiveQueries(x, g.cfg.RerunConcurrency)
+	x.live.maxLive, x.live.maxAnonymous = g.cfg.MaxLiveQueries, g.cfg.AnonMaxLiveQueries
+	x.live.busy = func() bool { return x.requests.Load() > 0 }
+	if g.cfg.RerunConcurrencyBusy > 0 {
+		x.live.busyConcurrency = g.cfg.RerunConcurrencyBusy
+	}
+	if p := g.cfg.RerunSharePercent; p > 0 && p < 100 {
+		x.live.share = float64(p) / 100
+	}
 	x.conns = connCounter{n: map[string]int{}}
 	x.queries = newLimiter(g.cfg.RateLimitRPS, g.cfg.MaxQueriesPerConnection)
 	x.topics.Store(&map[string]ops.Topics{})
@@ -112,6 +124,16 @@ func (x *convexSide) afterWrite(c *fiber.Ctx, service string) {
 	}
 }
 
+// countRequests counts the ordinary requests in flight (x.requests).
+func (x *convexSide) countRequests(c *fiber.Ctx) error {
+	if strings.HasSuffix(c.Path(), "/sync") {
+		return c.Next()
+	}
+	x.requests.Add(1)
+	defer x.requests.Add(-1)
+	return c.Next()
+}
+
 // outcomeUnknown reports a failed write that may have written all the same:
 // the gateway gave up waiting for the service (UNAVAILABLE), or the service
 // failed partway (INTERNAL).
@@ -120,6 +142,7 @@ func outcomeUnknown(e *apperr.Error) bool {
 }
 
 func (x *convexSide) mount(app *fiber.App) {
+	app.Use(x.countRequests)
 	app.Post("/api/query", x.httpCall(ops.Query))
 	app.Post("/api/mutation", x.httpCall(ops.Mutation))
 	app.Post("/api/action", x.httpCall(kindAction))

@@ -16,10 +16,27 @@ package gateway
 //     after the write committed) or consumes (once the service's consumer
 //     group has committed past it, so its effect is visible; follow.go).
 //
-// Re-runs are coalesced: a change while a run is in flight makes one more run
-// when it ends, however many changes came in between. A run whose value is the
-// same as the last one pushes nothing. At most liveConcurrency runs go to the
-// services at once. A run that failed for a passing reason (UNAVAILABLE,
+// Re-runs are coalesced: a live query is queued at most once, and a change
+// while it waits or runs makes one more run, however many changes came in
+// between. A run whose value is the same as the last one pushes nothing.
+//
+// Runs are a budget apart from ordinary requests, so that live queries cannot
+// starve them (a write re-runs every live query of its service, and thousands
+// of distinct anonymous live queries would otherwise take every core): at most
+// CONVEX_RERUN_CONCURRENCY runs go to the services at once, and
+// CONVEX_RERUN_CONCURRENCY_BUSY (one) while an ordinary request is in flight
+// at the gateway; the rest wait in the queue (subscribers see a change later,
+// requests keep their latency). The
+// queue serves a live query's first run first (a subscriber waits for it),
+// then signed-in callers' re-runs, then anonymous callers' (one pick in
+// anonymousEvery goes to them while signed-in ones wait, so neither starves);
+// first in, first out within each. The distinct live queries are capped in
+// all (CONVEX_MAX_LIVE_QUERIES) and of anonymous callers
+// (CONVEX_ANON_MAX_LIVE_QUERIES): a subscription that would start one more
+// fails with RATE_LIMITED; one that joins a live query running already always
+// goes in.
+//
+// A run that failed for a passing reason (UNAVAILABLE,
 // INTERNAL, RATE_LIMITED) is retried with backoff while anyone still listens;
 // such a failure is pushed only as a query's first answer: after a value, the
 // value stays until a run answers again (as Convex retries a query's system
@@ -44,8 +61,21 @@ import (
 	"marketplace/libs/ops"
 )
 
-// liveConcurrency bounds the live query runs in flight at once.
-const liveConcurrency = 32
+// defaultRerunConcurrency bounds the live query runs in flight at once when
+// the settings say nothing (CONVEX_RERUN_CONCURRENCY).
+const defaultRerunConcurrency = 2
+
+// The queue's classes, in the order it prefers them.
+const (
+	classFirst     = iota // a live query's first run: its subscribers wait for it
+	classSignedIn         // a signed-in caller's re-run
+	classAnonymous        // an anonymous caller's re-run
+	runClasses
+)
+
+// anonymousEvery: one pick in this many goes to an anonymous re-run while
+// signed-in ones wait.
+const anonymousEvery = 4
 
 // Retry backoff of a live query whose run failed for a passing reason.
 const (
@@ -125,6 +155,7 @@ type liveQuery struct {
 	want    uint64 // runs asked for
 	done    uint64 // the want a finished run started at
 	running bool
+	queued  bool // in the run queue (at most once)
 	waiters []liveWaiter
 	retry   *time.Timer
 	backoff time.Duration
@@ -140,7 +171,19 @@ type liveQueries struct {
 	mu        sync.Mutex
 	byKey     map[string]*liveQuery
 	byService map[string]map[*liveQuery]struct{}
-	slots     chan struct{}
+	anonymous int // live queries of anonymous callers
+	// maxLive and maxAnonymous cap the distinct live queries (0: no cap).
+	maxLive, maxAnonymous int
+	// concurrency bounds the runs in flight; busyConcurrency while busy
+	// reports ordinary requests in flight.
+	concurrency, busyConcurrency int
+	busy                         func() bool
+	// share is the part of each worker's time runs may take (0 < share <= 1):
+	// after a run of d, a worker rests d*(1-share)/share before the next.
+	share   float64
+	queue   [runClasses][]*liveQuery
+	picks   int // queue pops, for anonymousEvery
+	workers int // goroutines running the queue
 	// timeout bounds one run (the services' own timeout is UpstreamTimeout).
 	timeout time.Duration
 	// run runs a live query once (x.invoke; tests replace it).
@@ -148,8 +191,11 @@ type liveQueries struct {
 }
 
 func newLiveQueries(x *convexSide, concurrency int) *liveQueries {
+	if concurrency <= 0 {
+		concurrency = defaultRerunConcurrency
+	}
 	h := &liveQueries{x: x, byKey: map[string]*liveQuery{}, byService: map[string]map[*liveQuery]struct{}{},
-		slots: make(chan struct{}, concurrency), timeout: 30 * time.Second}
+		concurrency: concurrency, busyConcurrency: 1, share: 1, timeout: 30 * time.Second}
 	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
 		out := x.invoke(ctx, invocation{called: ops.Query, path: lq.path, args: lq.args, token: token, identity: lq.identity})
 		if out.err != nil {
@@ -172,12 +218,26 @@ func identityKey(id *auth.Identity) string {
 
 // subscribe adds s to the live query of (path, args, identity) on service,
 // creating and running it if new; a live query that already has a value
-// hands it to s at once.
-func (h *liveQueries) subscribe(s *querySub, service, path string, args []byte, identity *auth.Identity) {
+// hands it to s at once. A new live query over the caps is refused
+// (RATE_LIMITED), and s stays without one.
+func (h *liveQueries) subscribe(s *querySub, service, path string, args []byte, identity *auth.Identity) *apperr.Error {
 	key := path + "\x01" + string(args) + "\x01" + identityKey(identity)
 	h.mu.Lock()
 	lq := h.byKey[key]
 	if lq == nil {
+		if h.maxLive > 0 && len(h.byKey) >= h.maxLive {
+			h.mu.Unlock()
+			return apperr.New(apperr.RateLimited, "the server holds its most live queries (%d); retry later", h.maxLive).
+				WithDetails(map[string]any{"reason": "too_many_live_queries"})
+		}
+		if identity == nil && h.maxAnonymous > 0 && h.anonymous >= h.maxAnonymous {
+			h.mu.Unlock()
+			return apperr.New(apperr.RateLimited, "the server holds its most live queries of anonymous callers (%d); sign in or retry later", h.maxAnonymous).
+				WithDetails(map[string]any{"reason": "too_many_live_queries"})
+		}
+		if identity == nil {
+			h.anonymous++
+		}
 		lq = &liveQuery{key: key, service: service, path: path, args: args, identity: identity, subs: map[*querySub]struct{}{}}
 		h.byKey[key] = lq
 		if h.byService[service] == nil {
@@ -186,7 +246,7 @@ func (h *liveQueries) subscribe(s *querySub, service, path string, args []byte, 
 		h.byService[service][lq] = struct{}{}
 		h.touch(lq)
 	}
-	if lq.result == nil && !lq.running {
+	if lq.result == nil && !lq.running && !lq.queued {
 		h.touch(lq) // its last run had nobody to run as
 	}
 	lq.subs[s] = struct{}{}
@@ -196,6 +256,7 @@ func (h *liveQueries) subscribe(s *querySub, service, path string, args []byte, 
 	if result != nil {
 		s.conn.deliver(s, result)
 	}
+	return nil
 }
 
 // unsubscribe removes s; a live query nobody listens to is dropped.
@@ -211,6 +272,9 @@ func (h *liveQueries) unsubscribe(s *querySub) {
 		return
 	}
 	delete(h.byKey, lq.key)
+	if lq.identity == nil {
+		h.anonymous--
+	}
 	if m := h.byService[lq.service]; m != nil {
 		delete(m, lq)
 		if len(m) == 0 {
@@ -266,88 +330,150 @@ func (h *liveQueries) changedAndWait(ctx context.Context, conn subscriber, servi
 	}
 }
 
-// touch asks for one more run of lq and starts its runner if idle. h.mu is held.
+// touch asks for one more run of lq and queues it unless it is queued or
+// running already (a running one queues itself again when it ends). h.mu is
+// held.
 func (h *liveQueries) touch(lq *liveQuery) {
 	lq.want++
-	if !lq.running {
-		lq.running = true
-		go h.runner(lq)
+	if lq.running || lq.queued {
+		return
+	}
+	lq.queued = true
+	c := classAnonymous
+	switch {
+	case lq.result == nil:
+		c = classFirst
+	case lq.identity != nil:
+		c = classSignedIn
+	}
+	h.queue[c] = append(h.queue[c], lq)
+	if h.workers < h.limit() {
+		h.workers++
+		go h.work()
 	}
 }
 
-// runner runs lq until no run is wanted any more.
-func (h *liveQueries) runner(lq *liveQuery) {
-	for {
-		h.slots <- struct{}{}
-		h.mu.Lock()
-		if len(lq.subs) == 0 { // dropped meanwhile
-			lq.running = false
-			h.mu.Unlock()
-			<-h.slots
-			return
-		}
-		gen := lq.want
-		token := ""
-		if lq.identity != nil {
-			for s := range lq.subs {
-				if token = s.conn.token(lq.identity); token != "" {
-					break
-				}
-			}
-		}
-		h.mu.Unlock()
+// limit is how many runs may be in flight now. h.mu is held.
+func (h *liveQueries) limit() int {
+	if h.busy != nil && h.busy() {
+		return min(h.busyConcurrency, h.concurrency)
+	}
+	return h.concurrency
+}
 
-		var res *queryResult
-		if lq.identity == nil || token != "" {
-			ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
-			res = newQueryResult(h.run(ctx, lq, token))
-			cancel()
-		}
-		<-h.slots
-
-		h.mu.Lock()
-		var targets []*querySub
-		kept := res == nil || (res.transient() && lq.result != nil && lq.result.err == nil)
-		if !kept && (lq.result == nil || lq.result.hash != res.hash) {
-			lq.seq++
-			res.seq = lq.seq
-			lq.result = res
-			for s := range lq.subs {
-				targets = append(targets, s)
-			}
-		}
-		lq.done = gen
-		var ready []chan struct{}
-		waiting := lq.waiters[:0]
-		for _, w := range lq.waiters {
-			if w.gen <= lq.done {
-				ready = append(ready, w.ch)
-			} else {
-				waiting = append(waiting, w)
-			}
-		}
-		lq.waiters = waiting
-		if res != nil {
-			h.scheduleRetry(lq, res)
-		}
-		more := lq.want > gen
-		if !more {
-			lq.running = false
-		}
-		h.mu.Unlock()
-
-		// Values first, then the waiters: a socket waiting on this run finds
-		// the value in its mailbox before its mutation's answer.
-		for _, s := range targets {
-			s.conn.deliver(s, res)
-		}
-		for _, ch := range ready {
-			close(ch)
-		}
-		if !more {
-			return
+// pop takes the next live query to run, nil when none waits. h.mu is held.
+func (h *liveQueries) pop() *liveQuery {
+	h.picks++
+	order := [runClasses]int{classFirst, classSignedIn, classAnonymous}
+	if h.picks%anonymousEvery == 0 {
+		order = [runClasses]int{classFirst, classAnonymous, classSignedIn}
+	}
+	for _, c := range order {
+		if q := h.queue[c]; len(q) > 0 {
+			lq := q[0]
+			q[0] = nil
+			h.queue[c] = q[1:]
+			return lq
 		}
 	}
+	return nil
+}
+
+// work runs queued live queries until the queue is empty or more workers run
+// than the limit allows now.
+func (h *liveQueries) work() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for h.workers <= h.limit() {
+		lq := h.pop()
+		if lq == nil {
+			break
+		}
+		lq.queued = false
+		if len(lq.subs) == 0 {
+			continue // dropped meanwhile
+		}
+		took := h.runOnce(lq)
+		if h.share > 0 && h.share < 1 {
+			h.mu.Unlock()
+			time.Sleep(time.Duration(float64(took) * (1 - h.share) / h.share))
+			h.mu.Lock()
+		}
+		if h.workers < h.limit() && len(h.queue[classFirst])+len(h.queue[classSignedIn])+len(h.queue[classAnonymous]) > 0 {
+			h.workers++
+			go h.work() // the limit went up (no ordinary request in flight any more)
+		}
+	}
+	h.workers--
+}
+
+// runOnce runs lq once and hands out its value, and says how long the run
+// took; h.mu is held on entry and exit, and released while the run is in
+// flight.
+func (h *liveQueries) runOnce(lq *liveQuery) time.Duration {
+	lq.running = true
+	gen := lq.want
+	token := ""
+	if lq.identity != nil {
+		for s := range lq.subs {
+			if token = s.conn.token(lq.identity); token != "" {
+				break
+			}
+		}
+	}
+	h.mu.Unlock()
+
+	var res *queryResult
+	start := time.Now()
+	if lq.identity == nil || token != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
+		res = newQueryResult(h.run(ctx, lq, token))
+		cancel()
+	}
+	took := time.Since(start)
+
+	h.mu.Lock()
+	var targets []*querySub
+	kept := res == nil || (res.transient() && lq.result != nil && lq.result.err == nil)
+	if !kept && (lq.result == nil || lq.result.hash != res.hash) {
+		lq.seq++
+		res.seq = lq.seq
+		lq.result = res
+		for s := range lq.subs {
+			targets = append(targets, s)
+		}
+	}
+	lq.done = gen
+	var ready []chan struct{}
+	waiting := lq.waiters[:0]
+	for _, w := range lq.waiters {
+		if w.gen <= lq.done {
+			ready = append(ready, w.ch)
+		} else {
+			waiting = append(waiting, w)
+		}
+	}
+	lq.waiters = waiting
+	if res != nil {
+		h.scheduleRetry(lq, res)
+	}
+	lq.running = false
+	if lq.want > gen && len(lq.subs) > 0 {
+		lq.want-- // touch counts the run it queues; this one was asked for already
+		h.touch(lq)
+	}
+	h.mu.Unlock()
+
+	// Values first, then the waiters: a socket waiting on this run finds
+	// the value in its mailbox before its mutation's answer.
+	for _, s := range targets {
+		s.conn.deliver(s, res)
+	}
+	for _, ch := range ready {
+		close(ch)
+	}
+	h.mu.Lock()
+	return took
 }
 
 // scheduleRetry arranges another run of a live query whose run failed for a

@@ -54,9 +54,14 @@ package gateway
 // a socket that is its caller at that moment (syncConn.token), never with
 // that of a socket that has just authenticated as someone else.
 //
-// Limits: MaxQueriesPerConnection live queries per socket (more answer
-// QueryFailed with RATE_LIMITED), MaxConnectionsPerCaller sockets per signed-in
-// subject and, for sockets without a token, per IP address (more close with
+// Limits: MaxQueriesPerConnection live queries per signed-in socket and
+// AnonMaxQueriesPerConnection per socket without a token (more answer
+// QueryFailed with RATE_LIMITED, too_many_queries; the distinct live queries
+// in all are capped too, live.go), MaxConnectionsPerCaller sockets per
+// signed-in subject, AnonMaxConnectionsPerIP sockets without a token per IP
+// address (a socket counts as anonymous once it adds a query or calls a
+// function before any Authenticate), MaxConnectionsPerIP sockets of any kind
+// per IP address and MaxConnections in all (more close with
 // TooManyConcurrentRequests, see closing), 1,000 mutations and 8 MiB of their
 // arguments waiting per socket (more close with TooManyConcurrentMutations, as
 // Convex does),
@@ -78,6 +83,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -346,15 +352,14 @@ func newSyncConn(x *convexSide, ws *fws.Conn, ip string) *syncConn {
 		results: map[*querySub]*queryResult{}, wake: make(chan struct{}, 1),
 		in: make(chan []byte, readAhead), readerDone: make(chan struct{}), mutations: make(chan mutationRequest, maxQueuedMutation),
 		stop: make(chan struct{}), queries: map[uint32]*querySub{}, mods: map[uint32]json.RawMessage{},
-		sent: stateVersion{TS: encodeTS(0)}, lastWrite: time.Now(), lastPing: time.Now(), callerKey: "ip:" + ip,
+		sent: stateVersion{TS: encodeTS(0)}, lastWrite: time.Now(), lastPing: time.Now(),
 	}
 }
 
 func (x *convexSide) serveSync(wc *websocket.Conn) {
 	c := newSyncConn(x, wc.Conn, wc.IP())
-	if !x.conns.acquire(c.callerKey, x.g.cfg.MaxConnectionsPerCaller) {
-		c.callerKey = ""
-		c.end(overLimit("TooManyConcurrentRequests: at most %d sockets per caller", x.g.cfg.MaxConnectionsPerCaller))
+	if err := x.admitSocket(c); err != nil {
+		c.end(err)
 		c.ws.Close()
 		return
 	}
@@ -383,6 +388,9 @@ func (c *syncConn) loop() error {
 			}
 			m, err := decodeClientMessage(raw)
 			if err != nil {
+				return err
+			}
+			if err := c.settleCaller(m); err != nil {
 				return err
 			}
 			wait, err := c.admit(m)
@@ -469,6 +477,8 @@ func (c *syncConn) cleanup() {
 	if c.callerKey != "" {
 		c.x.conns.release(c.callerKey)
 	}
+	c.x.conns.release(allSocketsKey)
+	c.x.conns.release(ipSocketsKey + c.ip)
 	c.ws.Close()
 	<-c.readerDone // the reader must not outlive the handler (the socket goes back to a pool)
 }
@@ -657,10 +667,12 @@ func (c *syncConn) authenticate(m clientMessage) error {
 		key = "sub:" + next.identity.Sub
 	}
 	if key != c.callerKey {
-		if !c.x.conns.acquire(key, c.x.g.cfg.MaxConnectionsPerCaller) {
-			return overLimit("TooManyConcurrentRequests: at most %d sockets per caller", c.x.g.cfg.MaxConnectionsPerCaller)
+		if limit, what := c.x.socketLimit(key); !c.x.conns.acquire(key, limit) {
+			return overLimit("TooManyConcurrentRequests: at most %d %s", limit, what)
 		}
-		c.x.conns.release(c.callerKey)
+		if c.callerKey != "" {
+			c.x.conns.release(c.callerKey)
+		}
 		c.callerKey = key
 	}
 	prev := c.identity()
@@ -679,16 +691,37 @@ func (c *syncConn) authenticate(m clientMessage) error {
 	c.recvID++
 	step := &versionStep{querySet: c.recvQS, identity: c.recvID, awaiting: map[uint32]bool{}}
 	if identityKey(prev) != identityKey(c.identity()) {
-		// Another caller: every query runs again as them.
-		for id, s := range c.queries {
+		// Another caller: every query runs again as them, within their limits
+		// (a socket that signs out keeps the first of its queries an anonymous
+		// socket may hold; the others fail).
+		limit := c.x.queryLimit(c.identity() == nil)
+		ids := make([]uint32, 0, len(c.queries))
+		for id := range c.queries {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		kept := 0
+		for _, id := range ids {
+			s := c.queries[id]
 			if s.lq == nil {
 				continue
 			}
 			c.x.live.unsubscribe(s)
 			fresh := &querySub{id: id, conn: c, service: s.service, path: s.path, args: s.args, sentHash: s.sentHash, sent: s.sent}
 			c.queries[id] = fresh
+			var fail *apperr.Error
+			if kept >= limit {
+				fail = tooManyQueries(limit)
+			} else {
+				fail = c.x.live.subscribe(fresh, s.service, s.path, s.args, c.identity())
+			}
+			if fail != nil {
+				c.live--
+				c.mods[id] = failedModification(id, fail)
+				continue
+			}
+			kept++
 			step.awaiting[id] = true
-			c.x.live.subscribe(fresh, s.service, s.path, s.args, c.identity())
 		}
 	}
 	c.steps = append(c.steps, step)
@@ -774,14 +807,74 @@ func (c *syncConn) subscribe(s *querySub, mod queryModification) *apperr.Error {
 	if !ok {
 		return c.x.g.unknownFunction(s.path)
 	}
-	if c.live >= c.x.g.cfg.MaxQueriesPerConnection {
-		return apperr.New(apperr.RateLimited, "at most %d queries per connection", c.x.g.cfg.MaxQueriesPerConnection).
-			WithDetails(map[string]any{"reason": "too_many_queries"})
+	if limit := c.x.queryLimit(c.identity() == nil); c.live >= limit {
+		return tooManyQueries(limit)
 	}
 	s.service, s.args = r.service, args
+	if fail := c.x.live.subscribe(s, r.service, s.path, args, c.identity()); fail != nil {
+		return fail
+	}
 	c.live++
-	c.x.live.subscribe(s, r.service, s.path, args, c.identity())
 	return nil
+}
+
+func tooManyQueries(limit int) *apperr.Error {
+	return apperr.New(apperr.RateLimited, "at most %d queries per connection", limit).
+		WithDetails(map[string]any{"reason": "too_many_queries"})
+}
+
+// Keys of connCounter besides the callers' ("ip:<address>", "sub:<subject>").
+const (
+	allSocketsKey = "*"
+	ipSocketsKey  = "sockets-of:"
+)
+
+// admitSocket counts a new socket against the caps in all and per IP
+// address, or says why it closes. Its caller is counted once it is known
+// (settleCaller, authenticate).
+func (x *convexSide) admitSocket(c *syncConn) error {
+	cfg := x.g.cfg
+	if !x.conns.acquire(allSocketsKey, cfg.MaxConnections) {
+		return overLimit("TooManyConcurrentRequests: the server holds its most sockets (%d)", cfg.MaxConnections)
+	}
+	if !x.conns.acquire(ipSocketsKey+c.ip, cfg.MaxConnectionsPerIP) {
+		x.conns.release(allSocketsKey)
+		return overLimit("TooManyConcurrentRequests: at most %d sockets per IP address", cfg.MaxConnectionsPerIP)
+	}
+	return nil
+}
+
+// settleCaller counts a socket that has not authenticated as anonymous, per
+// IP address, once it adds queries or calls functions: a client that signs in
+// sends Authenticate before any of them (convex-js does), so its sockets never
+// count against the anonymous limit.
+func (c *syncConn) settleCaller(m clientMessage) error {
+	if c.callerKey != "" || (m.Type != "ModifyQuerySet" && m.Type != "Mutation" && m.Type != "Action") {
+		return nil
+	}
+	key := "ip:" + c.ip
+	if limit, what := c.x.socketLimit(key); !c.x.conns.acquire(key, limit) {
+		return overLimit("TooManyConcurrentRequests: at most %d %s", limit, what)
+	}
+	c.callerKey = key
+	return nil
+}
+
+// socketLimit is how many sockets caller key may hold: a signed-in user's
+// ("sub:"), or an IP address's without a token ("ip:").
+func (x *convexSide) socketLimit(key string) (int, string) {
+	if strings.HasPrefix(key, "ip:") && x.g.cfg.AnonMaxConnectionsPerIP > 0 {
+		return x.g.cfg.AnonMaxConnectionsPerIP, "sockets without a token per IP address"
+	}
+	return x.g.cfg.MaxConnectionsPerCaller, "sockets per caller"
+}
+
+// queryLimit is how many live queries a socket holds, anonymous or signed in.
+func (x *convexSide) queryLimit(anonymous bool) int {
+	if anonymous && x.g.cfg.AnonMaxQueriesPerConnection > 0 {
+		return x.g.cfg.AnonMaxQueriesPerConnection
+	}
+	return x.g.cfg.MaxQueriesPerConnection
 }
 
 func (c *syncConn) mutation(m clientMessage) error {

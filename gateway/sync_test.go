@@ -41,6 +41,9 @@ type board struct {
 	addRuns   sync.Map      // text -> *atomic.Int32: how often add ran for it
 	gate      chan struct{} // when set, add waits on it before writing
 	lagAfter  atomic.Int64  // nanoseconds add sleeps after writing, before answering
+	countLag  atomic.Int64  // nanoseconds count takes
+	countNow  atomic.Int32  // count runs in flight
+	countPeak atomic.Int32  // the most count runs in flight at once
 }
 
 type addArgs struct {
@@ -97,6 +100,11 @@ func startBoard(t *testing.T, topics ops.Topics) (*board, string) {
 		}),
 		ops.NewQuery("board.notes.count", ops.Public, "", func(ctx context.Context, a *countArgs) (int, error) {
 			b.countRuns.Add(1)
+			now := b.countNow.Add(1)
+			defer b.countNow.Add(-1)
+			for peak := b.countPeak.Load(); now > peak && !b.countPeak.CompareAndSwap(peak, now); peak = b.countPeak.Load() {
+			}
+			time.Sleep(time.Duration(b.countLag.Load()))
 			n := b.total()
 			if a.Min != nil && n < *a.Min {
 				return *a.Min, nil
@@ -351,7 +359,22 @@ type syncClient struct {
 
 func dialSync(t *testing.T, gw string) *syncClient {
 	t.Helper()
-	ws, _, err := fws.DefaultDialer.Dial("ws"+strings.TrimPrefix(gw, "http")+"/api/1.48.0/sync", nil)
+	return dialSyncFrom(t, gw, "")
+}
+
+// dialSyncFrom opens a socket from a local address of its own (one of
+// loopback's 127.0.0.0/8, so the gateway sees another IP address); "" lets
+// the system choose.
+func dialSyncFrom(t *testing.T, gw, ip string) *syncClient {
+	t.Helper()
+	dialer := *fws.DefaultDialer
+	if ip != "" {
+		dialer.NetDial = func(network, addr string) (net.Conn, error) {
+			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
+			return d.Dial(network, addr)
+		}
+	}
+	ws, _, err := dialer.Dial("ws"+strings.TrimPrefix(gw, "http")+"/api/1.48.0/sync", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -859,13 +882,17 @@ func TestSyncLimitsAndPing(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("no Ping after a silence")
 	}
-	// Sockets per caller: the third anonymous one from this address is refused;
-	// a signed-in caller counts apart.
+	// Sockets per caller: the third anonymous one from this address is refused
+	// once it adds queries; a signed-in caller counts apart.
 	c2 := dialSync(t, gw)
 	connect(c2, "s-limit-2", "")
+	c2.send(map[string]any{"type": "ModifyQuerySet", "baseVersion": 0, "newVersion": 1, "modifications": []any{}})
+	c2.expect("Transition")
 	// Closed with "try again later": the client retries after its backoff (a
 	// FatalError would stop it for good).
 	c3 := dialSync(t, gw)
+	connect(c3, "s-limit-3", "")
+	c3.send(map[string]any{"type": "ModifyQuerySet", "baseVersion": 0, "newVersion": 1, "modifications": []any{}})
 	c3.closedWith(fws.CloseTryAgainLater, "TooManyConcurrentRequests")
 	c2.send(map[string]any{"type": "Authenticate", "tokenType": "User", "value": token(t, "u1", time.Hour), "baseVersion": 0})
 	c2.expect("Transition")

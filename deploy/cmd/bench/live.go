@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -34,10 +35,13 @@ func runLiveOnly(base string, tok func(sub string, roles ...string) string) erro
 // over HTTP to the last subscriber's update (the Transition that shows the new
 // price), p50/p99 over `rounds` mutations. Two shapes:
 //
-//   - shared: 10 anonymous sockets with 100 subscriptions each, all the same
-//     query: one live query, run once per change and fanned out to 1,000;
-//   - distinct: 1,000 sockets, each signed in as its own user: 1,000 live
-//     queries (path, arguments and caller differ), each run once per change.
+//   - shared: 20 anonymous sockets with 50 subscriptions each (4 sockets from
+//     each of 5 loopback addresses: the gateway's caps on anonymous sockets),
+//     all the same query: one live query, run once per change and fanned out
+//     to 1,000;
+//   - distinct: 1,000 sockets, each signed in as its own user (100 from each
+//     of 10 addresses): 1,000 live queries (path, arguments and caller
+//     differ), each run once per change.
 func benchLive(base string, tok func(sub string, roles ...string) string, rounds int) ([]row, error) {
 	admin, owner := tok("bench-live-admin", "admin"), tok("bench-live-owner")
 	raw, err := do(base+"/api/mutation", admin, "admins.catalog.createStore", map[string]any{
@@ -66,7 +70,7 @@ func benchLive(base string, tok func(sub string, roles ...string) string, rounds
 		sockets, perSk int
 		signedIn       bool
 	}{
-		{"(l1) 1,000 subscriptions, one shared query", 10, 100, false},
+		{"(l1) 1,000 subscriptions, one shared query", 20, 50, false},
 		{"(l2) 1,000 subscriptions, 1,000 distinct", 1000, 1, true},
 	} {
 		w := &liveWatch{}
@@ -76,7 +80,11 @@ func benchLive(base string, tok func(sub string, roles ...string) string, rounds
 			if shape.signedIn {
 				token = tok(fmt.Sprintf("bench-live-%d", i))
 			}
-			s, err := openLiveSocket(base, token, shape.perSk, "stores/products:listProducts", args, w)
+			ip := fmt.Sprintf("127.0.1.%d", 1+i/4)
+			if shape.signedIn {
+				ip = fmt.Sprintf("127.0.1.%d", 101+i/100)
+			}
+			s, err := openLiveSocket(base, ip, token, shape.perSk, "stores/products:listProducts", args, w)
 			if err != nil {
 				for _, s := range socks {
 					s.close()
@@ -155,11 +163,16 @@ type liveSocket struct {
 	done chan struct{}
 }
 
-// openLiveSocket connects, signs in (token "" stays anonymous), subscribes
-// queries times to path(args) and returns once every subscription has its
-// first value; from then on updates go to w.
-func openLiveSocket(base, token string, queries int, path string, args any, w *liveWatch) (*liveSocket, error) {
-	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/api/1.48.0/sync", nil)
+// openLiveSocket connects from local address ip, signs in (token "" stays
+// anonymous), subscribes queries times to path(args) and returns once every
+// subscription has its first value; from then on updates go to w.
+func openLiveSocket(base, ip, token string, queries int, path string, args any, w *liveWatch) (*liveSocket, error) {
+	dialer := *websocket.DefaultDialer
+	dialer.NetDial = func(network, addr string) (net.Conn, error) {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
+		return d.Dial(network, addr)
+	}
+	c, _, err := dialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/api/1.48.0/sync", nil)
 	if err != nil {
 		return nil, err
 	}

@@ -67,6 +67,7 @@ func run() error {
 	const webhookSecret = "whsec_bench"
 	env := map[string]string{"LOG_LEVEL": "error", "ACCESS_LOG": "false", "RATE_LIMIT_RPS": "1000000000", "RATE_LIMIT_BURST": "1000000000",
 		"PROCESSOR_WEBHOOK_SECRET": webhookSecret}
+	floodEnv(env) // the live query caps the flood rows run against (flood.go)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	infoc := make(chan system.Info, 1)
@@ -144,6 +145,9 @@ func run() error {
 	}
 	if *liveOnly {
 		return runLiveOnly(info.BaseURL, tok)
+	}
+	if *floodOnly {
+		return runFloodOnly(info.BaseURL, tok)
 	}
 	trivial := body("catalog.locations.listCities", nil)
 	preview := body("admins.platformAdmin.getCommissionPreview", map[string]any{"storeId": storeID, "subtotal": 123.45, "deliveryFee": 7})
@@ -234,6 +238,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	flood, err := benchFlood(info.BaseURL, tok)
+	if err != nil {
+		return err
+	}
 
 	fmt.Printf("\n%d connections, %v per row (after %v warm-up), loopback, %s\n\n", *conns, *dur, *warm, time.Now().Format(time.RFC3339))
 	fmt.Printf("%-46s %10s %10s %10s %7s\n", "row", "req/s", "p50", "p99", "errors")
@@ -260,6 +268,7 @@ func run() error {
 	}
 	printEventRows(eventRows)
 	printLive(liveRows)
+	printFlood(flood)
 	fmt.Println()
 	if rows[2].skipped == "" {
 		fmt.Printf("gateway / nginx throughput: %.2f (goal >= 0.90)\n", rows[1].rps/rows[2].rps)

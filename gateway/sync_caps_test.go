@@ -1,0 +1,446 @@
+package gateway
+
+// Issue 18, item 3: anonymous live queries amplified load. Sockets and live
+// queries are capped per IP address, per socket and in all, much lower
+// without a token; live query runs have a budget of their own that leaves
+// ordinary requests their latency.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	fws "github.com/fasthttp/websocket"
+
+	"marketplace/libs/auth"
+	"marketplace/libs/ops"
+)
+
+// modifyQuerySet sends one ModifyQuerySet from version base adding adds.
+func modifyQuerySet(c *syncClient, base int, adds ...any) {
+	c.send(map[string]any{"type": "ModifyQuerySet", "baseVersion": base, "newVersion": base + 1, "modifications": adds})
+}
+
+// answers reads Transitions until every query of ids has an answer; it
+// returns the answers by id.
+func answers(c *syncClient, ids ...int) map[float64]map[string]any {
+	c.t.Helper()
+	got := map[float64]map[string]any{}
+	for {
+		done := true
+		for _, id := range ids {
+			if got[float64(id)] == nil {
+				done = false
+			}
+		}
+		if done {
+			return got
+		}
+		for id, m := range mods(c.until("Transition")) {
+			got[id] = m
+		}
+	}
+}
+
+// refusedWith checks an answer is QueryFailed RATE_LIMITED for reason.
+func refusedWith(t *testing.T, m map[string]any, reason string) {
+	t.Helper()
+	data, _ := m["errorData"].(map[string]any)
+	if m["type"] != "QueryFailed" || data["code"] != "RATE_LIMITED" || data["reason"] != reason {
+		t.Fatalf("want QueryFailed RATE_LIMITED %s, got %v", reason, m)
+	}
+}
+
+// An IP address holds few sockets without a token, however many a signed-in
+// user may hold; a socket counts as anonymous once it adds queries without
+// having authenticated, and another address has sockets of its own.
+func TestSyncAnonymousSocketsPerIP(t *testing.T) {
+	_, boardURL := startBoard(t, ops.Topics{})
+	_, gw := startConvexGateway(t, boardURL, func(c *Config) {
+		c.MaxConnectionsPerCaller, c.AnonMaxConnectionsPerIP, c.MaxConnectionsPerIP = 20, 2, 100
+	})
+	open := func(ip, session, tok string) *syncClient {
+		c := dialSyncFrom(t, gw, ip)
+		connect(c, session, tok)
+		modifyQuerySet(c, 0)
+		return c
+	}
+	open("127.0.0.1", "anon-1", "").expect("Transition")
+	open("127.0.0.1", "anon-2", "").expect("Transition")
+	open("127.0.0.1", "anon-3", "").closedWith(fws.CloseTryAgainLater, "TooManyConcurrentRequests")
+	// Signed-in sockets from the same address are the user's own.
+	for i := range 3 {
+		open("127.0.0.1", fmt.Sprintf("user-%d", i), token(t, "u-caps", time.Hour)).until("Transition")
+	}
+	// Another address has its own anonymous sockets.
+	open("127.0.0.2", "other-1", "").expect("Transition")
+	open("127.0.0.2", "other-2", "").expect("Transition")
+	open("127.0.0.2", "other-3", "").closedWith(fws.CloseTryAgainLater, "TooManyConcurrentRequests")
+}
+
+// A socket without a token holds few live queries (more answer QueryFailed
+// RATE_LIMITED, too_many_queries); a signed-in one holds many; one that signs
+// out keeps only as many as an anonymous socket may hold.
+func TestSyncAnonymousQueriesPerSocket(t *testing.T) {
+	_, boardURL := startBoard(t, ops.Topics{})
+	_, gw := startConvexGateway(t, boardURL, func(c *Config) { c.MaxQueriesPerConnection, c.AnonMaxQueriesPerConnection = 100, 2 })
+	three := []any{add(0, "board/notes:count", map[string]any{"min": 10}), add(1, "board/notes:count", map[string]any{"min": 11}),
+		add(2, "board/notes:count", map[string]any{"min": 12})}
+
+	anon := dialSync(t, gw)
+	connect(anon, "anon-q", "")
+	modifyQuerySet(anon, 0, three...)
+	got := answers(anon, 0, 1, 2)
+	if got[0]["type"] != "QueryUpdated" || got[1]["type"] != "QueryUpdated" {
+		t.Fatalf("the first two: %v", got)
+	}
+	refusedWith(t, got[2], "too_many_queries")
+
+	user := dialSync(t, gw)
+	connect(user, "user-q", token(t, "u-q", time.Hour))
+	modifyQuerySet(user, 0, three...)
+	for id, m := range answers(user, 0, 1, 2) {
+		if m["type"] != "QueryUpdated" {
+			t.Fatalf("signed-in query %v: %v", id, m)
+		}
+	}
+	// Signing out: the first two run again as anonymous, the third fails.
+	user.send(map[string]any{"type": "Authenticate", "tokenType": "None", "baseVersion": 1})
+	for {
+		m := mods(user.until("Transition"))
+		if third, ok := m[2]; ok {
+			refusedWith(t, third, "too_many_queries")
+			break
+		}
+	}
+	// The limit counts what the socket holds: removing one makes room.
+	user.send(map[string]any{"type": "ModifyQuerySet", "baseVersion": 1, "newVersion": 2, "modifications": []any{
+		map[string]any{"type": "Remove", "queryId": 0}, add(3, "board/notes:count", map[string]any{"min": 13})}})
+	if m := answers(user, 3)[3]; m["type"] != "QueryUpdated" {
+		t.Fatalf("after a removal: %v", m)
+	}
+}
+
+// Sockets are capped per IP address (with or without a token) and in all.
+func TestSyncSocketsPerIPAndInAll(t *testing.T) {
+	_, boardURL := startBoard(t, ops.Topics{})
+	_, gw := startConvexGateway(t, boardURL, func(c *Config) {
+		c.MaxConnectionsPerCaller, c.AnonMaxConnectionsPerIP, c.MaxConnectionsPerIP, c.MaxConnections = 20, 20, 2, 3
+	})
+	open := func(ip, tok string) *syncClient {
+		c := dialSyncFrom(t, gw, ip)
+		connect(c, "s-"+ip, tok)
+		modifyQuerySet(c, 0)
+		return c
+	}
+	open("127.0.0.3", "").expect("Transition")
+	open("127.0.0.3", token(t, "u-ip", time.Hour)).until("Transition")
+	// A third socket from the address, even signed in, is refused at once.
+	dialSyncFrom(t, gw, "127.0.0.3").closedWith(fws.CloseTryAgainLater, "TooManyConcurrentRequests")
+	open("127.0.0.4", "").expect("Transition")
+	// Three in all: a fourth address is refused too.
+	dialSyncFrom(t, gw, "127.0.0.5").closedWith(fws.CloseTryAgainLater, "TooManyConcurrentRequests")
+}
+
+// The distinct live queries are capped in all and, lower, of anonymous
+// callers; a subscription that joins a live query running already always
+// goes in, and a live query dropped makes room.
+func TestSyncLiveQueriesInAll(t *testing.T) {
+	_, boardURL := startBoard(t, ops.Topics{})
+	g, gw := startConvexGateway(t, boardURL, func(c *Config) {
+		c.MaxQueriesPerConnection, c.AnonMaxQueriesPerConnection, c.MaxLiveQueries, c.AnonMaxLiveQueries = 100, 100, 4, 2
+	})
+	count := func(min int) any { return map[string]any{"min": min} }
+	a := dialSyncFrom(t, gw, "127.0.0.6")
+	connect(a, "live-a", "")
+	modifyQuerySet(a, 0, add(0, "board/notes:count", count(1)), add(1, "board/notes:count", count(2)))
+	answers(a, 0, 1)
+	// Another address, anonymous: a third distinct anonymous live query is
+	// refused; the same query as a's shares its live query.
+	b := dialSyncFrom(t, gw, "127.0.0.7")
+	connect(b, "live-b", "")
+	modifyQuerySet(b, 0, add(0, "board/notes:count", count(3)), add(1, "board/notes:count", count(1)))
+	got := answers(b, 0, 1)
+	refusedWith(t, got[0], "too_many_live_queries")
+	if got[1]["type"] != "QueryUpdated" {
+		t.Fatalf("a shared query: %v", got[1])
+	}
+	// Signed in: two more distinct live queries fit the total of four, a third does not.
+	u := dialSync(t, gw)
+	connect(u, "live-u", token(t, "u-live", time.Hour))
+	modifyQuerySet(u, 0, add(0, "board/notes:count", count(1)), add(1, "board/notes:count", count(2)), add(2, "board/notes:count", count(3)))
+	got = answers(u, 0, 1, 2)
+	if got[0]["type"] != "QueryUpdated" || got[1]["type"] != "QueryUpdated" {
+		t.Fatalf("signed-in queries: %v", got)
+	}
+	refusedWith(t, got[2], "too_many_live_queries")
+	if q, _ := g.convex.live.stats(); q != 4 {
+		t.Fatalf("%d live queries, want 4", q)
+	}
+	// a drops one of its anonymous live queries: b may start one.
+	a.send(map[string]any{"type": "ModifyQuerySet", "baseVersion": 1, "newVersion": 2, "modifications": []any{
+		map[string]any{"type": "Remove", "queryId": 1}}})
+	a.until("Transition")
+	modifyQuerySet(b, 1, add(2, "board/notes:count", count(5)))
+	if m := answers(b, 2)[2]; m["type"] != "QueryUpdated" {
+		t.Fatalf("after a drop: %v", m)
+	}
+}
+
+// schedulerConn is a subscriber for the scheduler's unit tests.
+type schedulerConn struct{ id *auth.Identity }
+
+func (schedulerConn) deliver(*querySub, *queryResult) {}
+func (c schedulerConn) token(id *auth.Identity) string {
+	if id == nil || c.id == nil || id.Sub != c.id.Sub {
+		return ""
+	}
+	return "token"
+}
+
+// The run budget: at most K runs at once (one while ordinary requests are in
+// flight); a live query queued or running is queued once more at most,
+// however many changes come; first runs go before re-runs, signed-in re-runs
+// before anonymous ones but one pick in anonymousEvery.
+func TestLiveQueryRunBudget(t *testing.T) {
+	h := newLiveQueries(nil, 3)
+	var busy atomic.Bool
+	h.busy = busy.Load
+	var (
+		mu       sync.Mutex
+		now, top int
+		order    []string
+		runs     = map[string]int{}
+	)
+	gate := make(chan struct{})
+	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
+		mu.Lock()
+		now++
+		top = max(top, now)
+		order = append(order, lq.path)
+		runs[lq.path]++
+		mu.Unlock()
+		<-gate
+		mu.Lock()
+		now--
+		mu.Unlock()
+		return outcome{value: json.RawMessage(`1`)}
+	}
+	settle := func() {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			h.mu.Lock()
+			idle := h.workers == 0
+			h.mu.Unlock()
+			if idle {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the runs did not end")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	// release lets every run through until the returned func is called.
+	release := func() func() {
+		stop := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case gate <- struct{}{}:
+				case <-stop:
+					return
+				}
+			}
+		}()
+		return func() { close(stop) }
+	}
+	const n = 20
+	for i := range n {
+		h.subscribe(&querySub{id: uint32(i), conn: schedulerConn{}}, "svc", fmt.Sprintf("anon-%02d", i), []byte(`{}`), nil)
+	}
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	if top != 3 {
+		t.Fatalf("%d first runs at once, want 3", top)
+	}
+	mu.Unlock()
+	// Ten changes while three run and seventeen wait: each live query runs
+	// once more at most (the three running, once after their run; the others
+	// run once, the changes merged).
+	for range 10 {
+		h.changed("svc")
+	}
+	stop := release()
+	settle()
+	stop()
+	mu.Lock()
+	total := 0
+	for _, r := range runs {
+		total += r
+	}
+	if total > n+3 {
+		t.Fatalf("%d runs for %d live queries and 10 changes, want at most %d: %v", total, n, n+3, runs)
+	}
+	top, order = 0, nil
+	mu.Unlock()
+
+	// With ordinary requests in flight: one at a time.
+	busy.Store(true)
+	h.changed("svc")
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	if top != 1 {
+		t.Fatalf("%d runs at once while requests are in flight, want 1", top)
+	}
+	mu.Unlock()
+	// Meanwhile a signed-in live query and a new one queue behind the 19
+	// anonymous re-runs: the new one's first run comes next, then the
+	// signed-in re-run within anonymousEvery picks.
+	u := &auth.Identity{Sub: "u"}
+	h.subscribe(&querySub{id: 100, conn: schedulerConn{id: u}}, "svc", "signed-in", []byte(`{}`), u)
+	gate <- struct{}{} // the anonymous run in flight ends; the signed-in first run starts
+	gate <- struct{}{}
+	h.changed("svc") // the signed-in query is queued behind the anonymous ones
+	h.subscribe(&querySub{id: 101, conn: schedulerConn{}}, "svc", "new", []byte(`{}`), nil)
+	busy.Store(false)
+	stop = release()
+	settle()
+	stop()
+	mu.Lock()
+	defer mu.Unlock()
+	pos := map[string]int{}
+	for i, p := range order {
+		if _, seen := pos[p]; !seen {
+			pos[p] = i
+		}
+	}
+	if order[1] != "signed-in" {
+		t.Fatalf("the signed-in first run came at %d: %v", pos["signed-in"], order)
+	}
+	// order: anon (in flight), signed-in (first), anon (next in line when it
+	// was queued), then new (a first run), then the signed-in re-run within
+	// anonymousEvery picks of it.
+	newAt := -1
+	for i, p := range order {
+		if p == "new" {
+			newAt = i
+		}
+	}
+	reAt := -1
+	for i := len(order) - 1; i >= 0; i-- {
+		if order[i] == "signed-in" {
+			reAt = i
+			break
+		}
+	}
+	if newAt < 0 || newAt > 3 || reAt <= newAt || reAt > newAt+anonymousEvery {
+		t.Fatalf("the new query ran at %d, the signed-in re-run at %d: %v", newAt, reAt, order)
+	}
+}
+
+// End to end: many live queries of a slow service, and writes that re-run
+// them all. The service never sees more live query runs at once than
+// CONVEX_RERUN_CONCURRENCY (today's code ran 32), and an ordinary request is
+// answered meanwhile within a bound.
+func TestSyncRerunsLeaveRoomForRequests(t *testing.T) {
+	b, boardURL := startBoard(t, ops.Topics{})
+	_, gw := startConvexGateway(t, boardURL, func(c *Config) {
+		c.MaxQueriesPerConnection, c.AnonMaxQueriesPerConnection, c.RerunConcurrency = 100, 100, 2
+	})
+	const sockets, perSocket = 4, 50
+	var socks []*syncClient
+	for s := range sockets {
+		c := dialSyncFrom(t, gw, fmt.Sprintf("127.0.1.%d", s+1))
+		connect(c, fmt.Sprintf("slow-%d", s), "")
+		var adds []any
+		var ids []int
+		for q := range perSocket {
+			adds = append(adds, add(q, "board/notes:count", map[string]any{"min": 1000 + s*perSocket + q}))
+			ids = append(ids, q)
+		}
+		modifyQuerySet(c, 0, adds...)
+		answers(c, ids...)
+		socks = append(socks, c)
+	}
+	b.countLag.Store(int64(10 * time.Millisecond))
+	b.countPeak.Store(0)
+	// A write through the gateway re-runs all 200 (2 s of the service's time).
+	writer := token(t, "writer", time.Hour)
+	if code, m := convexPost(t, gw, "/api/mutation", `{"path":"board/notes:add","args":[{"text":"x"}],"format":"convex_encoded_json"}`,
+		"Authorization", "Bearer "+writer, HeaderConvexClient, "npm-1.48.0"); code != 200 || m["status"] != "success" {
+		t.Fatalf("write: %d %v", code, m)
+	}
+	time.Sleep(200 * time.Millisecond)
+	// Ordinary requests meanwhile: answered within a bound (the service's
+	// own 10 ms and the wait for at most two runs ahead of it).
+	var worst time.Duration
+	for range 10 {
+		start := time.Now()
+		if code, m := convexPost(t, gw, "/api/query", `{"path":"board/notes:page","args":[{"paginationOpts":{"numItems":5,"cursor":null}}],"format":"convex_encoded_json"}`,
+			HeaderConvexClient, "npm-1.48.0"); code != 200 || m["status"] != "success" {
+			t.Fatalf("probe: %d %v", code, m)
+		}
+		worst = max(worst, time.Since(start))
+		time.Sleep(20 * time.Millisecond)
+	}
+	if peak := b.countPeak.Load(); peak > 2 {
+		t.Fatalf("%d live query runs at the service at once, want at most 2", peak)
+	}
+	if worst > 500*time.Millisecond {
+		t.Fatalf("an ordinary request took %v during the re-runs", worst)
+	}
+	// And the re-runs all finish: every socket sees the new total in the end.
+	b.countLag.Store(0)
+	for _, c := range socks {
+		c.drainQuiet()
+	}
+}
+
+// drainQuiet reads whatever arrives until the socket is quiet for 300 ms.
+func (c *syncClient) drainQuiet() {
+	for {
+		select {
+		case _, ok := <-c.msgs:
+			if !ok {
+				return
+			}
+		case <-time.After(300 * time.Millisecond):
+			return
+		}
+	}
+}
+
+// A run slot rests after each run so that runs take at most their share of
+// its time: at 50 %, ten runs of 20 ms one at a time take at least 380 ms
+// (their 200 ms and nine rests), not 200.
+func TestLiveQueryRunShare(t *testing.T) {
+	h := newLiveQueries(nil, 1)
+	h.share = 0.5
+	var runs atomic.Int32
+	done := make(chan struct{})
+	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
+		time.Sleep(20 * time.Millisecond)
+		if runs.Add(1) == 10 {
+			close(done)
+		}
+		return outcome{value: json.RawMessage(`1`)}
+	}
+	start := time.Now()
+	for i := range 10 {
+		h.subscribe(&querySub{id: uint32(i), conn: schedulerConn{}}, "svc", fmt.Sprintf("q-%d", i), []byte(`{}`), nil)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the runs did not end")
+	}
+	if took := time.Since(start); took < 380*time.Millisecond {
+		t.Fatalf("ten runs of 20 ms at a 50 %% share took %v", took)
+	}
+}
