@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"slices"
@@ -95,9 +94,6 @@ type Gateway struct {
 	openapi  atomic.Pointer[openAPIDoc] // the document of the current table (openapi.go)
 	// convex serves Convex's clients: live queries and the sync protocol.
 	convex *convexSide
-	// bodyLimit bounds the bytes of a streamed body forwarded (the server's
-	// HTTP_BODY_LIMIT, set by App).
-	bodyLimit atomic.Int64
 }
 
 // New builds a gateway; call Refresh (or Run) before serving.
@@ -410,15 +406,6 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 		return httpserver.WriteError(c, apperr.New(apperr.NotFound, "no route %s %s", c.Method(), c.Path()))
 	}
 	c.Locals("op", r.desc.Method+" "+r.desc.Path)
-	if c.Request().IsBodyStream() {
-		// A streamed body (ops.Route.StreamBody) not read to its end leaves
-		// its rest on the connection: the connection ends with the answer.
-		defer func() {
-			if ended, _ := c.Locals(bodyEndedKey).(bool); !ended {
-				c.Context().SetConnectionClose()
-			}
-		}()
-	}
 	ctx, err := ops.Identify(c.UserContext(), g.verifier, c.Get(fiber.HeaderAuthorization))
 	caller := c.IP()
 	if id := auth.FromContext(ctx); id != nil {
@@ -480,13 +467,7 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 		req.Header.Set(httpserver.HeaderRequestID, rid)
 	}
 	req.Header.Set("X-Forwarded-For", c.IP())
-	if c.Request().IsBodyStream() {
-		// Sent on as it arrives (chunked), at most bodyLimit bytes: the
-		// service refuses what is over its own cap.
-		req.SetBodyStream(&forwardedBody{c: c, r: c.Context().RequestBodyStream(), left: g.bodyLimit.Load()}, -1)
-	} else {
-		req.SetBodyRaw(c.BodyRaw())
-	}
+	req.SetBodyRaw(c.BodyRaw())
 	if err := g.send(c.UserContext(), service, uri, req, resp); err != nil {
 		return unavailable(err)
 	}
@@ -514,40 +495,6 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 	// writes the response; sending its buffer would hand it to another request.
 	c.Response().SetBody(resp.Body())
 	return nil
-}
-
-// bodyEndedKey marks (in a request's locals) a streamed body read to its end.
-const bodyEndedKey = "gateway.bodyEnded"
-
-// forwardedBody is a client's streamed body on its way to a service: it ends
-// after left bytes, and records in c's locals whether the client's body
-// ended within them.
-type forwardedBody struct {
-	c    *fiber.Ctx
-	r    io.Reader
-	left int64
-}
-
-func (f *forwardedBody) Read(p []byte) (int, error) {
-	if f.left <= 0 {
-		return 0, io.EOF // the rest stays unread: the connection is closed
-	}
-	if int64(len(p)) > f.left {
-		p = p[:f.left]
-	}
-	n, err := f.r.Read(p)
-	f.left -= int64(n)
-	if errors.Is(err, io.EOF) {
-		f.c.Locals(bodyEndedKey, true)
-	}
-	return n, err
-}
-
-// streamsBody tells the server which requests' bodies stay streams: those of
-// raw routes declared with StreamBody.
-func (g *Gateway) streamsBody(method, path string) bool {
-	r, ok := g.matchRaw(method, path)
-	return ok && r.desc.StreamBody
 }
 
 // send delivers req to uri on service and reads the answer into resp: every
