@@ -448,6 +448,7 @@ func TestAddressesDefault(t *testing.T) {
 			for i := 0; i+1 < len(extra); i += 2 {
 				args[extra[i].(string)] = extra[i+1]
 			}
+			nextMillisecond() // "newest" is by creation time, to the millisecond
 			return createAddr(t, s, tok, args)
 		}
 	}

@@ -547,6 +547,7 @@ func TestWalletAdjustments(t *testing.T) {
 	}
 	for i, c := range steps {
 		reason := fmt.Sprintf("Step %d: %s", i, c.kind)
+		nextMillisecond() // the newest transaction is the latest created, to the millisecond
 		got := okAs[walletView](t, w.adjust(w.store, w.wallet, c.kind, c.amount, "reason", reason, "adminNotes", "ticket #"+fmt.Sprint(i)))
 		expectBalances(t, got, c.available, c.pending)
 		expectBalances(t, w.getWallet(t, w.owner, w.store), c.available, c.pending)

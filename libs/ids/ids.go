@@ -1,16 +1,17 @@
 // Package ids makes and checks the platform's opaque record ids. An id is a short
-// kind prefix, an underscore and a 24-hex-digit ObjectID (time-ordered, so ids of
-// one kind sort by creation). The prefix lets a service tell a malformed id, or an
-// id of the wrong kind (an area id given as a city), from a missing record.
+// kind prefix, an underscore and 24 hex digits: 96 random bits. Ids say nothing
+// of when a record was made nor of how many were made around it (an ObjectID's
+// time and counter let neighbouring ids reveal the marketplace's volume and be
+// guessed), so nothing may sort by id to mean creation order: lists sort by a
+// creation time field, with the id only breaking ties. The prefix lets a
+// service tell a malformed id, or an id of the wrong kind (an area id given as
+// a city), from a missing record.
 package ids
 
 import (
 	"crypto/rand"
 	"encoding/hex"
 	"strings"
-	"time"
-
-	"go.mongodb.org/mongo-driver/bson/primitive"
 )
 
 // prefixes maps the interface document's record kinds (Id<'kind'>) to id prefixes.
@@ -43,21 +44,10 @@ func Known(kind string) bool { _, ok := prefixes[kind]; return ok }
 // digits), for schemas that describe ids.
 func Prefix(kind string) (string, bool) { p, ok := prefixes[kind]; return p, ok }
 
-// New returns a fresh id of kind. It panics on an unknown kind: that is a
-// programming error caught by every test that creates a record.
+// New returns a fresh id of kind: 96 random bits, unguessable and unordered.
+// It panics on an unknown kind: that is a programming error caught by every
+// test that creates a record.
 func New(kind string) string {
-	p, ok := prefixes[kind]
-	if !ok {
-		panic("ids: unknown kind " + kind)
-	}
-	return p + "_" + primitive.NewObjectID().Hex()
-}
-
-// NewUnguessable returns a fresh id of kind made of 96 random bits instead of
-// an ObjectID (whose time, process bytes and counter let one id predict its
-// neighbours): for records served to anyone who knows the id, such as photos.
-// It has the same shape, so Valid accepts it; Time of it means nothing.
-func NewUnguessable(kind string) string {
 	p, ok := prefixes[kind]
 	if !ok {
 		panic("ids: unknown kind " + kind)
@@ -69,6 +59,10 @@ func NewUnguessable(kind string) string {
 	return p + "_" + hex.EncodeToString(b[:])
 }
 
+// NewUnguessable is New: every id is random now (it remains for the records
+// that were made unguessable first, such as photos).
+func NewUnguessable(kind string) string { return New(kind) }
+
 // Valid reports whether id is a well-formed id of kind.
 func Valid(kind, id string) bool {
 	p, ok := prefixes[kind]
@@ -77,17 +71,4 @@ func Valid(kind, id string) bool {
 	}
 	_, err := hex.DecodeString(id[len(p)+1:])
 	return err == nil
-}
-
-// Time is the creation time embedded in a valid id.
-func Time(id string) time.Time {
-	i := strings.IndexByte(id, '_')
-	if i < 0 {
-		return time.Time{}
-	}
-	oid, err := primitive.ObjectIDFromHex(id[i+1:])
-	if err != nil {
-		return time.Time{}
-	}
-	return oid.Timestamp()
 }

@@ -1,6 +1,9 @@
 package ids
 
 import (
+	"encoding/binary"
+	"encoding/hex"
+	"math/bits"
 	"testing"
 	"time"
 )
@@ -21,27 +24,60 @@ func TestNewIsValidOnlyForItsKind(t *testing.T) {
 	if Valid("nope", id) || Known("nope") || !Known("stores") {
 		t.Fatal("unknown kind handling")
 	}
-	if d := time.Since(Time(id)); d < 0 || d > time.Minute {
-		t.Fatalf("embedded time off by %v", d)
-	}
 }
 
-func TestIdsOfAKindSortByCreation(t *testing.T) {
-	a := New("stores")
-	time.Sleep(1100 * time.Millisecond)
-	b := New("stores")
-	if !(a < b) {
-		t.Fatalf("%s !< %s", a, b)
+// objectIDParts reads 24 hex digits as an ObjectID would be: a 4-byte time
+// in seconds, 5 process bytes, a 3-byte counter.
+func objectIDParts(t *testing.T, id string) (secs uint32, process string, counter uint32) {
+	t.Helper()
+	b, err := hex.DecodeString(id[len(id)-24:])
+	if err != nil {
+		t.Fatal(err)
 	}
+	return binary.BigEndian.Uint32(b[:4]), hex.EncodeToString(b[4:9]), uint32(b[9])<<16 | uint32(b[10])<<8 | uint32(b[11])
 }
 
-func TestNewUnguessable(t *testing.T) {
-	a, b := NewUnguessable("_storage"), NewUnguessable("_storage")
-	if !Valid("_storage", a) || !Valid("_storage", b) || a == b {
-		t.Fatalf("ids %s %s", a, b)
-	}
-	// Consecutive ObjectIDs share their process bytes; random ids do not.
-	if a[4+8:4+8+10] == b[4+8:4+8+10] {
-		t.Fatalf("consecutive ids share their middle bytes: %s %s", a, b)
+// TestIdsRevealNothing: ids made one after another carry no time, no shared
+// process bytes and no counter. An ObjectID fails each check: consecutive
+// ones hold the current time, the same 5 process bytes and counters one apart.
+func TestIdsRevealNothing(t *testing.T) {
+	for _, kind := range []string{"orders", "payouts", "walletTransactions", "storeReviews", "customers", "customerAddresses", "_storage"} {
+		const n = 64
+		now := uint32(time.Now().Unix())
+		plausibleTimes, sameProcess, counterSteps, differingBits := 0, 0, 0, 0
+		prev := New(kind)
+		for range n {
+			id := New(kind)
+			if !Valid(kind, id) || id == prev {
+				t.Fatalf("%s: ids %s %s", kind, prev, id)
+			}
+			s1, p1, c1 := objectIDParts(t, prev)
+			s2, p2, c2 := objectIDParts(t, id)
+			if s2+60 >= now && s2 <= now+60 {
+				plausibleTimes++
+			}
+			if p1 == p2 {
+				sameProcess++
+			}
+			if c2-c1 < 16 || s1 == s2 && c2 > c1 && c2-c1 < 1<<10 {
+				counterSteps++
+			}
+			a, _ := hex.DecodeString(prev[len(prev)-24:])
+			b, _ := hex.DecodeString(id[len(id)-24:])
+			for i := range a {
+				differingBits += bits.OnesCount8(a[i] ^ b[i])
+			}
+			prev = id
+		}
+		// Random: a time within two minutes of now by chance about n/2^25
+		// times, a repeat of 40 bits or a small counter step almost never.
+		if plausibleTimes > 1 || sameProcess > 0 || counterSteps > 1 {
+			t.Errorf("%s: of %d consecutive ids, %d hold the current time, %d share their process bytes, %d step a counter",
+				kind, n, plausibleTimes, sameProcess, counterSteps)
+		}
+		// About half of the 96 bits differ between neighbours (an ObjectID: a few).
+		if avg := float64(differingBits) / n; avg < 36 || avg > 60 {
+			t.Errorf("%s: consecutive ids differ in %.1f of 96 bits on average", kind, avg)
+		}
 	}
 }

@@ -43,7 +43,7 @@ type Result[T any] struct {
 
 // Sort orders a query by one field, with _id breaking ties in the same direction.
 type Sort struct {
-	Field string // "_id" for creation order
+	Field string // a field, or "_id" (ids are random: creation order is a creation time field's)
 	Desc  bool
 }
 

@@ -75,7 +75,7 @@ func TestKeysetPagesAreCompleteAndStableUnderInserts(t *testing.T) {
 			t.Fatalf("%s repeated", got[i])
 		}
 	}
-	// Creation order by _id ascending.
+	// By _id ascending.
 	got = collect(t, func(cur *string) Result[item] {
 		r, err := Find(ctx, c, bson.M{"rating": bson.M{"$gte": 3}}, Sort{Field: "_id"}, Opts{NumItems: 4, Cursor: cur}, key)
 		if err != nil {

@@ -58,8 +58,9 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			{Collection: coll, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "isDefault", Value: 1}}, Unique: true,
 				Partial: bson.M{"isDefault": true}, Name: "one_default_per_customer"},
 			// A customer's active addresses, default first, newest first (list).
-			{Collection: coll, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "isActive", Value: 1}, {Key: "isDefault", Value: -1}, {Key: "_id", Value: -1}},
-				Name: "active_default_first"},
+			// (Ids are random: newest is creationTime's, the id breaks ties.)
+			{Collection: coll, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "isActive", Value: 1}, {Key: "isDefault", Value: -1},
+				{Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "active_default_first_newest"},
 		}, events.ConsumerIndexes()...),
 	}, nil
 }
@@ -433,7 +434,7 @@ func (s *svc) list(ctx context.Context, a *listArgs) ([]Address, error) {
 		return []Address{}, nil
 	}
 	cur, err := s.env.DB.Collection(coll).Find(ctx, bson.M{"customerId": customer, "isActive": true},
-		options.Find().SetSort(bson.D{{Key: "isDefault", Value: -1}, {Key: "_id", Value: -1}}))
+		options.Find().SetSort(bson.D{{Key: "isDefault", Value: -1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}))
 	if err != nil {
 		return nil, err
 	}

@@ -29,13 +29,21 @@ func checkCoordinate(field string, v *string, limit float64) error {
 
 // successor picks the address that becomes the default when the default is
 // deleted or deactivated: the most recently created other active address, or
-// none. Ids are time-ordered, so the greatest id is the most recent.
+// none. The most recent is the latest creationTime (ids are random), the
+// greater id among addresses created in the same millisecond.
 func successor(candidates []addressDoc, leaving string) string {
-	best := ""
-	for _, c := range candidates {
-		if c.ID != leaving && c.IsActive && c.ID > best {
-			best = c.ID
+	var best *addressDoc
+	for i := range candidates {
+		c := &candidates[i]
+		if c.ID == leaving || !c.IsActive {
+			continue
+		}
+		if best == nil || c.CreationTime > best.CreationTime || c.CreationTime == best.CreationTime && c.ID > best.ID {
+			best = c
 		}
 	}
-	return best
+	if best == nil {
+		return ""
+	}
+	return best.ID
 }

@@ -25,16 +25,19 @@ func TestCheckCoordinate(t *testing.T) {
 }
 
 func TestSuccessorIsTheMostRecentOtherActiveAddress(t *testing.T) {
+	// Ids are random: the most recent is the latest creationTime, whatever
+	// the ids say (the greatest id breaks a tie of the same millisecond).
 	docs := []addressDoc{
-		{ID: "adr_1", IsActive: true},
-		{ID: "adr_3", IsActive: false},
-		{ID: "adr_2", IsActive: true},
-		{ID: "adr_4", IsActive: true}, // the one leaving
+		{ID: "adr_9", IsActive: true, CreationTime: 100},
+		{ID: "adr_3", IsActive: false, CreationTime: 400},
+		{ID: "adr_2", IsActive: true, CreationTime: 300},
+		{ID: "adr_1", IsActive: true, CreationTime: 300},
+		{ID: "adr_4", IsActive: true, CreationTime: 500}, // the one leaving
 	}
 	if got := successor(docs, "adr_4"); got != "adr_2" {
 		t.Fatalf("successor %q, want adr_2", got)
 	}
-	if got := successor(docs[3:], "adr_4"); got != "" {
+	if got := successor(docs[4:], "adr_4"); got != "" {
 		t.Fatalf("successor %q, want none", got)
 	}
 }

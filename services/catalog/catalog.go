@@ -79,7 +79,8 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			{Collection: "stores", Keys: bson.D{{Key: "city", Value: 1}, {Key: "primaryCategoryId", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "city_category_by_name"},
 			{Collection: "stores", Keys: bson.D{{Key: "area", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "area_by_name"},
 			{Collection: "stores", Keys: bson.D{{Key: "area", Value: 1}, {Key: "primaryCategoryId", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "area_category_by_name"},
-			{Collection: "products", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "_id", Value: 1}}, Name: "store"},
+			// A store's products in the order they were added (ids are random).
+			{Collection: "products", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "store_by_creation"},
 			{Collection: settingsColl, Keys: bson.D{{Key: "isActive", Value: 1}, {Key: "effectiveDate", Value: -1}, {Key: "_id", Value: -1}}, Name: "in_force"},
 		}, events.ConsumerIndexes()...),
 	}, nil
@@ -346,7 +347,7 @@ func (s *svc) listProducts(ctx context.Context, a *storeArgs) ([]ProductView, er
 	if _, err := mustFind[Store](ctx, s, "stores", a.StoreID, "store"); err != nil {
 		return nil, err
 	}
-	ps, err := findAll[Product](ctx, s, "products", bson.M{"storeId": a.StoreID}, bson.D{{Key: "_id", Value: 1}})
+	ps, err := findAll[Product](ctx, s, "products", bson.M{"storeId": a.StoreID}, bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}})
 	out := make([]ProductView, len(ps))
 	for i := range ps {
 		out[i] = ps[i].view()

@@ -124,7 +124,7 @@ func (s *svc) getMyCart(ctx context.Context, a *getCartArgs) (*Cart, error) {
 		if a.StoreID != nil {
 			filter["storeId"] = *a.StoreID
 		}
-		cur, err := s.env.DB.Collection("cartItems").Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+		cur, err := s.env.DB.Collection("cartItems").Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}))
 		if err != nil {
 			return nil, err
 		}

@@ -63,14 +63,15 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			// One line per product per cart: adding a product again adds to its line.
 			{Collection: "cartItems", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "productId", Value: 1}}, Unique: true, Name: "one_line_per_product"},
 			// A cart's lines in the order they were added, whole or of one store.
-			{Collection: "cartItems", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "_id", Value: 1}}, Name: "cart"},
-			{Collection: "cartItems", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "storeId", Value: 1}, {Key: "_id", Value: 1}}, Name: "cart_of_store"},
+			// (Ids are random: creation order is creationTime's, the id breaks ties.)
+			{Collection: "cartItems", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "cart_by_creation"},
+			{Collection: "cartItems", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "storeId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "cart_of_store_by_creation"},
 			// At most one order per payment intent: the webhook's idempotency rests on it.
 			{Collection: "orders", Keys: bson.D{{Key: "paymentIntentId", Value: 1}}, Unique: true, Name: "one_order_per_payment"},
-			{Collection: "orders", Keys: bson.D{{Key: "customerUserId", Value: 1}, {Key: "_id", Value: -1}}, Name: "by_customer"},
+			{Collection: "orders", Keys: bson.D{{Key: "customerUserId", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_customer_newest"},
 			// A store's orders, newest first, and those of one status (listStoreOrders).
-			{Collection: "orders", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "_id", Value: -1}}, Name: "by_store"},
-			{Collection: "orders", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "_id", Value: -1}}, Name: "by_store_status"},
+			{Collection: "orders", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_store_newest"},
+			{Collection: "orders", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_store_status_newest"},
 			// A customer's delivered orders of a store (getPurchaseFacts: verified reviews).
 			{Collection: "orders", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "storeId", Value: 1}, {Key: "status", Value: 1}}, Name: "by_customer_store_status"},
 		},

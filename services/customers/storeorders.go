@@ -29,8 +29,8 @@ func (s *svc) listStoreOrders(ctx context.Context, a *storeOrdersArgs) (page.Res
 	if !ops.Caller(ctx).IsAdmin() {
 		filter["paymentStatus"] = bson.M{"$ne": PaymentUnderReview}
 	}
-	r, err := page.Find(ctx, s.env.DB.Collection("orders"), filter, page.Sort{Field: "_id", Desc: true}, a.PaginationOpts,
-		func(o *orderDoc) (any, string) { return o.ID, o.ID })
+	r, err := page.Find(ctx, s.env.DB.Collection("orders"), filter, page.Sort{Field: "creationTime", Desc: true}, a.PaginationOpts,
+		func(o *orderDoc) (any, string) { return o.CreationTime, o.ID })
 	if err != nil {
 		return page.Result[OrderView]{}, err
 	}

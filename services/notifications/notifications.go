@@ -57,8 +57,9 @@ func Indexes() []store.Index {
 		// the consumer's own dedupe records.
 		{Collection: coll, Keys: bson.D{{Key: "eventId", Value: 1}, {Key: "recipientType", Value: 1},
 			{Key: "recipientUserId", Value: 1}, {Key: "type", Value: 1}}, Unique: true, Name: "one_per_event_recipient_type", PartitionBy: "eventId"},
-		{Collection: coll, Keys: bson.D{{Key: "recipientUserId", Value: 1}, {Key: "_id", Value: 1}}, Name: "user_inbox", PartitionBy: "eventId"},
-		{Collection: coll, Keys: bson.D{{Key: "recipientType", Value: 1}, {Key: "_id", Value: 1}}, Name: "admin_inbox", PartitionBy: "eventId"},
+		// Inboxes newest first: by creation time (ids are random), the id breaking ties.
+		{Collection: coll, Keys: bson.D{{Key: "recipientUserId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "user_inbox_by_creation", PartitionBy: "eventId"},
+		{Collection: coll, Keys: bson.D{{Key: "recipientType", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "admin_inbox_by_creation", PartitionBy: "eventId"},
 	}
 }
 
@@ -177,8 +178,8 @@ func (s *svc) list(ctx context.Context, a *listArgs) (page.Result[Notification],
 	if a.UnreadOnly != nil && *a.UnreadOnly {
 		filter = bson.M{"$and": bson.A{filter, bson.M{"read": false}}}
 	}
-	res, err := page.FindIn(ctx, s.env.DB.Partitioned(coll).All(), filter, page.Sort{Field: "_id", Desc: true}, a.PaginationOpts,
-		func(d *notificationDoc) (any, string) { return d.ID, d.ID })
+	res, err := page.FindIn(ctx, s.env.DB.Partitioned(coll).All(), filter, page.Sort{Field: "creationTime", Desc: true}, a.PaginationOpts,
+		func(d *notificationDoc) (any, string) { return d.CreationTime, d.ID })
 	if err != nil {
 		return page.Result[Notification]{}, err
 	}

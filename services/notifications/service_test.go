@@ -317,7 +317,9 @@ func TestServiceEndToEnd(t *testing.T) {
 	t.Run("newest first", func(t *testing.T) {
 		for _, items := range [][]Notification{custItems, adminItems} {
 			for i := 1; i < len(items); i++ {
-				if items[i-1].ID <= items[i].ID || items[i-1].CreationTime < items[i].CreationTime {
+				// Creation time, newest first; the id (random) breaks ties.
+				a, b := items[i-1], items[i]
+				if a.CreationTime < b.CreationTime || a.CreationTime == b.CreationTime && a.ID <= b.ID {
 					t.Errorf("out of order: %s then %s", items[i-1].ID, items[i].ID)
 				}
 			}

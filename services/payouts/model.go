@@ -41,7 +41,7 @@ func (w *walletDoc) balances() Balances {
 	return Balances{Available: w.AvailableBalance, Pending: w.PendingBalance}
 }
 
-// WalletIDOf is the id of a store's wallet: the store id's own ObjectID under
+// WalletIDOf is the id of a store's wallet: the store id's own 24 hex digits under
 // the wallet prefix. A wallet's id is known before the wallet is open (the
 // store.created event still in flight), so getWallet can answer it without
 // writing, and opening it twice can only ever open one.

@@ -175,7 +175,9 @@ func indexes() []store.Index {
 		// What caused a transaction records it once: an order's earnings, a
 		// release, a payout, an adjustment.
 		{Collection: txColl, Keys: bson.D{{Key: "sourceKey", Value: 1}}, Unique: true, Name: "one_per_source"},
-		{Collection: txColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store"},
+		// A store's transactions and payouts newest first (ids are random: by
+		// creation time, the id breaking ties).
+		{Collection: txColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store_by_creation"},
 		// A wallet's transactions (reconcileWallet), and its held earnings
 		// oldest first (takeHeld).
 		{Collection: txColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "type", Value: 1}, {Key: "status", Value: 1},
@@ -186,7 +188,7 @@ func indexes() []store.Index {
 		// (getPendingPayouts).
 		{Collection: payoutsColl, Keys: bson.D{{Key: "status", Value: 1}, {Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}, Name: "open_oldest"},
 		{Collection: payoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}, Name: "store_open_oldest"},
-		{Collection: payoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store"},
+		{Collection: payoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store_by_creation"},
 		{Collection: daysColl, Keys: bson.D{{Key: "month", Value: 1}}, Name: "by_month"},
 		{Collection: adjustmentsColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "adjustmentType", Value: 1}}, Name: "by_wallet"},
 		// A move_pending_to_available (journal only) is recorded once per

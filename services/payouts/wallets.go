@@ -187,8 +187,8 @@ type storePageArgs struct {
 
 func (s *svc) listTransactions(ctx context.Context, a *storePageArgs) (page.Result[TransactionView], error) {
 	st := ops.StoreOf(ctx)
-	r, err := page.Find(ctx, s.env.DB.Collection(txColl), bson.M{"storeId": st.ID}, page.Sort{Field: "_id", Desc: true}, a.PaginationOpts,
-		func(t *txDoc) (any, string) { return t.ID, t.ID })
+	r, err := page.Find(ctx, s.env.DB.Collection(txColl), bson.M{"storeId": st.ID}, page.Sort{Field: "creationTime", Desc: true}, a.PaginationOpts,
+		func(t *txDoc) (any, string) { return t.CreatedAt, t.ID })
 	if err != nil {
 		return page.Result[TransactionView]{}, err
 	}

@@ -465,8 +465,8 @@ func (s *svc) getPayout(ctx context.Context, a *getPayoutArgs) (*Payout, error) 
 // administrators only.
 func (s *svc) listPayouts(ctx context.Context, a *storePageArgs) (page.Result[Payout], error) {
 	st := ops.StoreOf(ctx)
-	r, err := page.Find(ctx, s.env.DB.Collection(payoutsColl), bson.M{"storeId": st.ID}, page.Sort{Field: "_id", Desc: true}, a.PaginationOpts,
-		func(p *payoutDoc) (any, string) { return p.ID, p.ID })
+	r, err := page.Find(ctx, s.env.DB.Collection(payoutsColl), bson.M{"storeId": st.ID}, page.Sort{Field: "creationTime", Desc: true}, a.PaginationOpts,
+		func(p *payoutDoc) (any, string) { return p.CreationTime, p.ID })
 	if err != nil {
 		return page.Result[Payout]{}, err
 	}
