@@ -214,6 +214,11 @@ var authorOnly = []string{"stores.reviews.updateReview", "stores.reviews.deleteR
 // may call too.
 var adminsSeeAll = []string{"customers.orders.getOrderByPaymentIntent"}
 
+// othersSeeNothing are the lookups of a customer's records that answer anyone
+// else exactly as for a record that does not exist (null), not with a refusal
+// that would reveal it (decisions.md, "What others' records look like").
+var othersSeeNothing = []string{"customers.orders.getOrderByPaymentIntent"}
+
 // id is a record of kind for one operation; addresses, cart lines, reviews
 // and flags are made anew for each (its call may delete them).
 func (w *accessWorld) id(t *testing.T, kind string) string {
@@ -328,7 +333,7 @@ func (w *accessWorld) expect(t *testing.T, d ops.Descriptor, c accessCaller) str
 	owned := slices.ContainsFunc(customerRecords, func(k string) bool { return strings.Contains(kinds, "kind:"+k) }) ||
 		slices.ContainsFunc(d.Args, func(a ops.ArgDoc) bool { return a.Required && a.Name == "paymentIntentId" }) ||
 		slices.Contains(authorOnly, d.Path)
-	if !owned || c.sub == w.customer.sub || (c.admin && slices.Contains(adminsSeeAll, d.Path)) {
+	if !owned || c.sub == w.customer.sub || (c.admin && slices.Contains(adminsSeeAll, d.Path)) || slices.Contains(othersSeeNothing, d.Path) {
 		return ""
 	}
 	if d.Access == ops.Customer && d.Kind == ops.Mutation && !w.hasProfile(t, c) {

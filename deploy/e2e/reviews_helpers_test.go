@@ -97,13 +97,14 @@ type reviewStats struct {
 }
 
 type flagItem struct {
-	ID          string `json:"_id"`
-	ReviewID    string `json:"reviewId"`
-	StoreID     string `json:"storeId"`
-	Reason      string `json:"reason"`
-	Description string `json:"description"`
-	Status      string `json:"status"`
-	FlaggedBy   struct {
+	ID           string `json:"_id"`
+	CreationTime int64  `json:"_creationTime"`
+	ReviewID     string `json:"reviewId"`
+	StoreID      string `json:"storeId"`
+	Reason       string `json:"reason"`
+	Description  string `json:"description"`
+	Status       string `json:"status"`
+	FlaggedBy    struct {
 		CustomerID string `json:"customerId"`
 		UserID     string `json:"userId"`
 	} `json:"flaggedBy"`

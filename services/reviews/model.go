@@ -29,6 +29,7 @@ type reviewDoc struct {
 	Comment      string          `bson:"comment"`
 	PhotoIDs     []string        `bson:"photoIds"`
 	Verified     bool            `bson:"isVerifiedPurchase"`
+	VerifiedSlot int             `bson:"verifiedSlot,omitempty"` // of a verified review: its slot 1..delivered orders (unique per customer and store)
 	Helpful      int             `bson:"helpfulCount"`
 	NotHelpful   int             `bson:"notHelpfulCount"`
 	Wilson       float64         `bson:"wilson"` // Wilson(Helpful, NotHelpful): most_helpful's key

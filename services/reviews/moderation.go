@@ -41,7 +41,7 @@ func (s *svc) flagReview(ctx context.Context, a *flagArgs) (*Flagged, error) {
 	f := flagDoc{ID: ids.New("reviewFlags"), ReviewID: a.ReviewID, CustomerID: c.ID, UserID: c.UserID, CustomerName: c.Name,
 		Reason: a.Reason, Description: orEmpty(cleanText(a.Description)), Status: contract.FlagStatusPending, CreatedAt: s.now()}
 	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		r, err := s.existingReview(ctx, a.ReviewID)
+		r, err := s.reviewToActOn(ctx, a.ReviewID)
 		if err != nil {
 			return err
 		}
@@ -59,8 +59,8 @@ func (s *svc) flagReview(ctx context.Context, a *flagArgs) (*Flagged, error) {
 		if err != nil {
 			return err
 		}
-		if res.MatchedCount != 1 {
-			return apperr.New(apperr.FailedPrecondition, "review %s was hidden or deleted meanwhile", r.ID)
+		if res.MatchedCount != 1 { // hidden or deleted meanwhile: as for a missing review
+			return errNoReview(r.ID)
 		}
 		if _, err := s.env.DB.Collection(flagsColl).InsertOne(ctx, f); err != nil {
 			return err

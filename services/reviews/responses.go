@@ -35,7 +35,7 @@ func (s *svc) respond(ctx context.Context, a *responseArgs, update bool) (*Store
 	owner := ops.Caller(ctx).Sub
 	var out StoreResponseView
 	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		r, err := s.existingReview(ctx, a.ReviewID)
+		r, err := s.reviewToActOn(ctx, a.ReviewID)
 		if err != nil {
 			return err
 		}

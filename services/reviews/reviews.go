@@ -135,6 +135,10 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			// One review per order per customer (rule 5), held by the database.
 			{Collection: reviewsColl, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "orderId", Value: 1}}, Unique: true,
 				Partial: bson.M{"orderId": bson.M{"$exists": true}}, Name: "one_review_per_order"},
+			// A verified review's slot: a customer's verified reviews of a store
+			// never outnumber their delivered orders of it, also under concurrency.
+			{Collection: reviewsColl, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "storeId", Value: 1}, {Key: "verifiedSlot", Value: 1}}, Unique: true,
+				Partial: bson.M{"verifiedSlot": bson.M{"$exists": true}}, Name: "one_review_per_verified_slot"},
 			// The lists (on MongoDB: the store's visible reviews in each order, the caller's reviews).
 			{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_newest"},
 			{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "rating", Value: -1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_rating"},
@@ -183,13 +187,35 @@ func (s *svc) existingReview(ctx context.Context, id string) (*reviewDoc, error)
 	return r, err
 }
 
-// storeOfReview leads the store owner's access check from a review to its store.
-func (s *svc) storeOfReview(ctx context.Context, reviewID string) (string, error) {
-	var r struct {
-		StoreID string `bson:"storeId"`
+// seesReview reports whether the caller may know of r: anyone while it is
+// shown; once hidden by the moderators, its author and administrators only
+// (getReview's rule).
+func seesReview(ctx context.Context, r *reviewDoc) bool {
+	if !r.Hidden {
+		return true
 	}
-	err := s.env.DB.Collection(reviewsColl).FindOne(ctx, bson.M{"_id": reviewID}, options.FindOne().SetProjection(bson.M{"storeId": 1})).Decode(&r)
-	if store.IsNotFound(err) {
+	caller := ops.Caller(ctx)
+	return caller != nil && (caller.Sub == r.UserID || caller.IsAdmin())
+}
+
+// reviewToActOn is a review by id for an action of the caller: NOT_FOUND when
+// there is none, and, with exactly the same answer, when it is hidden and the
+// caller may not see it (no existence oracle: getReview answers null to them).
+func (s *svc) reviewToActOn(ctx context.Context, id string) (*reviewDoc, error) {
+	r, err := s.existingReview(ctx, id)
+	if err == nil && !seesReview(ctx, r) {
+		return nil, errNoReview(id)
+	}
+	return r, err
+}
+
+// storeOfReview leads the store owner's access check from a review to its
+// store; a review hidden from the caller is NOT_FOUND, as a missing one.
+func (s *svc) storeOfReview(ctx context.Context, reviewID string) (string, error) {
+	var r reviewDoc
+	err := s.env.DB.Collection(reviewsColl).FindOne(ctx, bson.M{"_id": reviewID},
+		options.FindOne().SetProjection(bson.M{"storeId": 1, "hidden": 1, "userId": 1})).Decode(&r)
+	if store.IsNotFound(err) || (err == nil && !seesReview(ctx, &r)) {
 		return "", errNoReview(reviewID)
 	}
 	return r.StoreID, err

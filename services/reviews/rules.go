@@ -159,3 +159,68 @@ func checkContent(title, comment string) error {
 	}
 	return nil
 }
+
+// Purchase is what decides a review's verified purchase (decisions.md,
+// Reviews): the facts of the customers service about the cited order and the
+// customer's delivered orders of the store, and the customer's verified
+// reviews of the store already written.
+type Purchase struct {
+	OrderID         string // the order cited, "" for none
+	OrderExists     bool   // the cited order exists...
+	OrderOfCustomer bool   // ...is the author's...
+	OrderOfStore    bool   // ...and of the reviewed store
+	OrderStatus     string
+	DeliveredOrders int  // the author's delivered orders of the store
+	VerifiedReviews int  // the author's verified reviews of the store so far
+	OwnStore        bool // the author owns the reviewed store
+}
+
+// orderCancelled is the order status that never verifies a review.
+const orderCancelled = "cancelled"
+
+// Verification decides whether a review is a verified purchase, or refuses
+// it. A store's owner may not review their own store (PERMISSION_DENIED). A
+// cited order that does not exist or is another customer's is NOT_FOUND, the
+// same answer in both cases (another customer's order is not revealed); one
+// of another store is INVALID_ARGUMENT. A cancelled order never verifies.
+// Otherwise the review is verified while the author's verified reviews of the
+// store are fewer than their delivered orders of it.
+func Verification(p Purchase) (bool, error) {
+	if p.OwnStore {
+		return false, apperr.New(apperr.PermissionDenied, "you own this store: a store's owner may not review it")
+	}
+	if p.OrderID != "" {
+		switch {
+		case !p.OrderExists || !p.OrderOfCustomer:
+			return false, ErrNoOrder(p.OrderID)
+		case !p.OrderOfStore:
+			return false, apperr.Invalid("orderId", "order %s is not from this store", p.OrderID)
+		case p.OrderStatus == orderCancelled:
+			return false, nil
+		}
+	}
+	return p.VerifiedReviews < p.DeliveredOrders, nil
+}
+
+// ErrNoOrder is the answer for a cited order that does not exist, and for one
+// of another customer.
+func ErrNoOrder(orderID string) error {
+	return apperr.New(apperr.NotFound, "order %s does not exist", orderID)
+}
+
+// FreeSlot is the verified slot a new verified review takes: the lowest of
+// 1..delivered that no verified review of the author for the store holds
+// (taken), 0 when there is none. The slot is unique per customer and store
+// (an index), so of two reviews racing for the last slot one is verified.
+func FreeSlot(delivered int, taken []int) int {
+	used := make(map[int]bool, len(taken))
+	for _, n := range taken {
+		used[n] = true
+	}
+	for n := 1; n <= delivered; n++ {
+		if !used[n] {
+			return n
+		}
+	}
+	return 0
+}

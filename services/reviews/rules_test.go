@@ -3,8 +3,11 @@ package reviews
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
+
+	"marketplace/libs/apperr"
 )
 
 func TestWilsonOrdersByConfidence(t *testing.T) {
@@ -193,6 +196,95 @@ func TestSettingsValidate(t *testing.T) {
 	for _, bad := range []string{"marketplace.example.com", "ftp://x", "https://", "https://x/?a=1", "http://x/#f"} {
 		if err := (&Settings{PublicBaseURL: bad}).Validate(); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestVerification(t *testing.T) {
+	own := Purchase{OrderID: "ord_1", OrderExists: true, OrderOfCustomer: true, OrderOfStore: true, OrderStatus: "delivered", DeliveredOrders: 1}
+	with := func(f func(p *Purchase)) Purchase { p := own; f(&p); return p }
+	cases := []struct {
+		name     string
+		p        Purchase
+		verified bool
+		code     apperr.Code
+	}{
+		{"own delivered order", own, true, ""},
+		{"own delivered order, its slot already used", with(func(p *Purchase) { p.VerifiedReviews = 1 }), false, ""},
+		{"own cancelled order, other orders delivered", with(func(p *Purchase) { p.OrderStatus = "cancelled"; p.DeliveredOrders = 3 }), false, ""},
+		{"own pending order, one delivered order unused", with(func(p *Purchase) { p.OrderStatus = "pending" }), true, ""},
+		{"own pending order, nothing delivered", with(func(p *Purchase) { p.OrderStatus = "pending"; p.DeliveredOrders = 0 }), false, ""},
+		{"no order, one delivered", Purchase{DeliveredOrders: 1}, true, ""},
+		{"no order, one delivered, one verified review", Purchase{DeliveredOrders: 1, VerifiedReviews: 1}, false, ""},
+		{"no order, five delivered, four verified", Purchase{DeliveredOrders: 5, VerifiedReviews: 4}, true, ""},
+		{"no order, nothing delivered", Purchase{}, false, ""},
+		{"missing order", with(func(p *Purchase) { p.OrderExists, p.OrderOfCustomer, p.OrderOfStore = false, false, false }), false, apperr.NotFound},
+		{"another customer's order", with(func(p *Purchase) { p.OrderOfCustomer = false }), false, apperr.NotFound},
+		{"another customer's order of another store", with(func(p *Purchase) { p.OrderOfCustomer, p.OrderOfStore = false, false }), false, apperr.NotFound},
+		{"own order of another store", with(func(p *Purchase) { p.OrderOfStore = false }), false, apperr.InvalidArgument},
+		{"the store's owner", Purchase{OwnStore: true, DeliveredOrders: 2}, false, apperr.PermissionDenied},
+		{"the store's owner citing an order", with(func(p *Purchase) { p.OwnStore = true }), false, apperr.PermissionDenied},
+	}
+	for _, c := range cases {
+		got, err := Verification(c.p)
+		var code apperr.Code
+		if err != nil {
+			code = apperr.CodeOf(err)
+		}
+		if got != c.verified || code != c.code {
+			t.Errorf("%s: verified %v, error %v; want %v, %q", c.name, got, err, c.verified, c.code)
+		}
+	}
+	// A missing order and another customer's answer exactly alike.
+	_, e1 := Verification(with(func(p *Purchase) { p.OrderExists, p.OrderOfCustomer, p.OrderOfStore = false, false, false }))
+	_, e2 := Verification(with(func(p *Purchase) { p.OrderOfCustomer = false }))
+	if e1.Error() != e2.Error() {
+		t.Errorf("a missing order answers %q, another customer's %q", e1, e2)
+	}
+}
+
+func TestVerifiedNeverOutnumberDelivered(t *testing.T) {
+	// Reviews written one after another, with or without citing an order:
+	// the verified ones never outnumber the delivered orders, and take
+	// distinct slots 1..delivered.
+	for delivered := 0; delivered <= 4; delivered++ {
+		var taken []int
+		for i := 0; i < 8; i++ {
+			p := Purchase{DeliveredOrders: delivered, VerifiedReviews: len(taken)}
+			v, err := Verification(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v {
+				n := FreeSlot(delivered, taken)
+				if n < 1 || n > delivered || slices.Contains(taken, n) {
+					t.Fatalf("delivered %d, taken %v: slot %d", delivered, taken, n)
+				}
+				taken = append(taken, n)
+			}
+		}
+		if len(taken) != delivered {
+			t.Fatalf("%d delivered orders verified %d of 8 reviews", delivered, len(taken))
+		}
+	}
+}
+
+func TestFreeSlot(t *testing.T) {
+	cases := []struct {
+		delivered int
+		taken     []int
+		want      int
+	}{
+		{0, nil, 0},
+		{1, nil, 1},
+		{1, []int{1}, 0},
+		{3, []int{1, 3}, 2}, // the review of slot 2 was deleted: its slot is free again
+		{3, []int{2, 1, 3}, 0},
+		{2, []int{5}, 1}, // a slot beyond the delivered orders (none can be) frees nothing
+	}
+	for _, c := range cases {
+		if got := FreeSlot(c.delivered, c.taken); got != c.want {
+			t.Errorf("FreeSlot(%d, %v) = %d, want %d", c.delivered, c.taken, got, c.want)
 		}
 	}
 }

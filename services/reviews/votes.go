@@ -35,7 +35,7 @@ func (s *svc) voteOnReview(ctx context.Context, a *voteArgs) (*Voted, error) {
 	return store.Retry(ctx, "the review's votes", func(ctx context.Context) (*Voted, error) {
 		var out *Voted
 		err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
-			r, err := s.existingReview(ctx, a.ReviewID)
+			r, err := s.reviewToActOn(ctx, a.ReviewID)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
 	contract "marketplace/libs/contracts/reviews"
@@ -36,14 +37,18 @@ func orEmpty(s *string) string {
 	return *s
 }
 
-// addReview writes the caller's review of a store. Verified purchase (interface
-// 2.1): with an orderId, the order must exist (NOT_FOUND), be the caller's
-// (PERMISSION_DENIED) and be of the store (INVALID_ARGUMENT), and the review
-// is verified; without, it is verified when the caller has a delivered order
-// of the store. Both are asked of the customers service now, so a delivery
-// that has returned counts. One review per order per customer is the unique
-// index's (ALREADY_EXISTS). The review, the statistics and review.created
-// commit together.
+// addReview writes the caller's review of a store. Verified purchase
+// (Verification, decisions.md): a store's owner may not review their own store
+// (the owner read afresh from the catalog); a cited order must exist and be the
+// caller's (else NOT_FOUND, the same answer for both) and be of the store
+// (INVALID_ARGUMENT); a cancelled order never verifies; and the caller's
+// verified reviews of the store never outnumber their delivered orders of it.
+// The facts are asked of the customers service now, so a delivery that has
+// returned counts. A verified review holds a verified slot (1..delivered,
+// unique per customer and store), so two reviews racing for the last slot
+// cannot both be verified: the loser starts over and is written unverified.
+// One review per order per customer is the unique index's (ALREADY_EXISTS).
+// The review, the statistics and review.created commit together.
 func (s *svc) addReview(ctx context.Context, a *addArgs) (*Added, error) {
 	c := ops.CustomerOf(ctx)
 	title, comment := orEmpty(cleanText(a.Title)), orEmpty(cleanText(a.Comment))
@@ -53,7 +58,7 @@ func (s *svc) addReview(ctx context.Context, a *addArgs) (*Added, error) {
 	if err := checkDistinct(a.PhotoIDs); err != nil {
 		return nil, err
 	}
-	st, err := s.catalog.Store(ctx, a.StoreID)
+	st, err := s.catalog.StoreNow(ctx, a.StoreID) // the owner as it is now, not as cached
 	if err != nil {
 		return nil, err
 	}
@@ -61,21 +66,19 @@ func (s *svc) addReview(ctx context.Context, a *addArgs) (*Added, error) {
 		return nil, apperr.New(apperr.NotFound, "store %s does not exist", a.StoreID)
 	}
 	orderID := orEmpty(a.OrderID)
+	p := Purchase{OwnStore: st.OwnerUserID != "" && st.OwnerUserID == ops.Caller(ctx).Sub}
+	if _, err := Verification(p); err != nil { // the owner's refusal, before anything is asked
+		return nil, err
+	}
 	facts, err := s.customers.PurchaseFacts(ctx, c.ID, a.StoreID, orderID)
 	if err != nil {
 		return nil, err
 	}
-	verified := facts.HasDeliveredOrder
-	if orderID != "" {
-		switch {
-		case !facts.OrderExists:
-			return nil, apperr.New(apperr.NotFound, "order %s does not exist", orderID)
-		case !facts.OrderOfCustomer:
-			return nil, apperr.New(apperr.PermissionDenied, "order %s belongs to another customer", orderID)
-		case !facts.OrderOfStore:
-			return nil, apperr.Invalid("orderId", "order %s is not from store %s", orderID, a.StoreID)
-		}
-		verified = true
+	p.OrderID = orderID
+	p.OrderExists, p.OrderOfCustomer, p.OrderOfStore, p.OrderStatus = facts.OrderExists, facts.OrderOfCustomer, facts.OrderOfStore, facts.OrderStatus
+	p.DeliveredOrders = facts.DeliveredOrders
+	if _, err := Verification(p); err != nil { // the order's refusals, before the photos are checked
+		return nil, err
 	}
 	if err := s.checkPhotos(ctx, ops.Caller(ctx).Sub, a.PhotoIDs); err != nil {
 		return nil, err
@@ -83,33 +86,86 @@ func (s *svc) addReview(ctx context.Context, a *addArgs) (*Added, error) {
 	if err := s.ensureStats(ctx, a.StoreID); err != nil {
 		return nil, err
 	}
-	now := s.now()
-	r := reviewDoc{
-		ID: ids.New("storeReviews"), StoreID: st.ID, StoreName: st.Name, CustomerID: c.ID, UserID: c.UserID, CustomerName: c.Name,
-		OrderID: orderID, Rating: a.Rating, Title: title, Comment: comment, PhotoIDs: nonNil(a.PhotoIDs), Verified: verified,
-		CreatedAt: now, UpdatedAt: now,
-	}
-	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		if _, err := s.env.DB.Collection(reviewsColl).InsertOne(ctx, r); err != nil {
-			return err
+	r, err := store.Retry(ctx, "your verified reviews of the store", func(ctx context.Context) (*reviewDoc, error) {
+		now := s.now()
+		r := reviewDoc{
+			ID: ids.New("storeReviews"), StoreID: st.ID, StoreName: st.Name, CustomerID: c.ID, UserID: c.UserID, CustomerName: c.Name,
+			OrderID: orderID, Rating: a.Rating, Title: title, Comment: comment, PhotoIDs: nonNil(a.PhotoIDs),
+			CreatedAt: now, UpdatedAt: now,
 		}
-		if err := s.changeStats(ctx, r.StoreID, Add(r.Rating, r.Verified), now); err != nil {
-			return err
+		err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+			if orderID != "" { // (on MongoDB the unique index decides a race; this names it)
+				err := s.env.DB.Collection(reviewsColl).FindOne(ctx, bson.M{"customerId": c.ID, "orderId": orderID},
+					options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
+				if err == nil {
+					return errReviewedOrder(orderID)
+				}
+				if !store.IsNotFound(err) {
+					return err
+				}
+			}
+			taken, verified, err := s.verifiedSlots(ctx, c.ID, st.ID)
+			if err != nil {
+				return err
+			}
+			q := p
+			q.VerifiedReviews = verified
+			if r.Verified, err = Verification(q); err != nil {
+				return err
+			}
+			if r.Verified {
+				r.VerifiedSlot = FreeSlot(q.DeliveredOrders, taken)
+			}
+			if _, err := s.env.DB.Collection(reviewsColl).InsertOne(ctx, r); err != nil {
+				return err
+			}
+			if err := s.changeStats(ctx, r.StoreID, Add(r.Rating, r.Verified), now); err != nil {
+				return err
+			}
+			return s.publish(ctx, contract.EventCreated, r.ID, r.event())
+		})
+		if store.IsDuplicate(err) {
+			return nil, store.ErrConflict // the same order or the same verified slot taken meanwhile: decide again
 		}
-		return s.publish(ctx, contract.EventCreated, r.ID, r.event())
+		return &r, err
 	})
-	if store.IsDuplicate(err) {
-		return nil, apperr.New(apperr.AlreadyExists, "you have already reviewed order %s", orderID)
-	}
 	if err != nil {
 		return nil, err
 	}
 	s.env.Relay.Kick()
 	msg := "Review added"
-	if verified {
+	if r.Verified {
 		msg += " (verified purchase)"
 	}
 	return &Added{ReviewID: r.ID, Message: msg}, nil
+}
+
+func errReviewedOrder(orderID string) error {
+	return apperr.New(apperr.AlreadyExists, "you have already reviewed order %s", orderID)
+}
+
+// verifiedSlots are the verified slots the customer's verified reviews of the
+// store hold, and how many verified reviews there are (a review written
+// before slots existed is verified without one).
+func (s *svc) verifiedSlots(ctx context.Context, customerID, storeID string) ([]int, int, error) {
+	cur, err := s.env.DB.Collection(reviewsColl).Find(ctx, bson.M{"customerId": customerID, "storeId": storeID, "isVerifiedPurchase": true},
+		options.Find().SetProjection(bson.M{"verifiedSlot": 1}))
+	if err != nil {
+		return nil, 0, err
+	}
+	var rs []struct {
+		Slot int `bson:"verifiedSlot"`
+	}
+	if err := cur.All(ctx, &rs); err != nil {
+		return nil, 0, err
+	}
+	taken := make([]int, 0, len(rs))
+	for _, r := range rs {
+		if r.Slot > 0 {
+			taken = append(taken, r.Slot)
+		}
+	}
+	return taken, len(rs), nil
 }
 
 func nonNil(xs []string) []string {
@@ -173,7 +229,7 @@ type updateArgs struct {
 // kept on the review (rating, title, comment, photos, when it was written and
 // replaced) for the moderators. A call that changes nothing writes nothing.
 func (s *svc) updateReview(ctx context.Context, a *updateArgs) (*ReviewDetail, error) {
-	r, err := s.existingReview(ctx, a.ReviewID)
+	r, err := s.reviewToActOn(ctx, a.ReviewID)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +251,7 @@ func (s *svc) updateReview(ctx context.Context, a *updateArgs) (*ReviewDetail, e
 	c := ops.CustomerOf(ctx)
 	var changed []string
 	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		r, err = s.existingReview(ctx, a.ReviewID)
+		r, err = s.reviewToActOn(ctx, a.ReviewID)
 		if err != nil {
 			return err
 		}
@@ -263,7 +319,7 @@ type reviewArgs struct {
 func (s *svc) deleteReview(ctx context.Context, a *reviewArgs) (ops.Null, error) {
 	var gone reviewDoc
 	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		r, err := s.existingReview(ctx, a.ReviewID)
+		r, err := s.reviewToActOn(ctx, a.ReviewID)
 		if err != nil {
 			return err
 		}

@@ -190,6 +190,7 @@ type PurchaseFacts struct {
 	OrderOfStore      bool   `json:"orderOfStore"`
 	OrderStatus       string `json:"orderStatus,omitempty"`
 	HasDeliveredOrder bool   `json:"hasDeliveredOrder"` // the customer has a delivered order of the store
+	DeliveredOrders   int    `json:"deliveredOrders"`   // how many (a customer's verified reviews of a store never outnumber them)
 }
 
 // PurchaseFacts asks whether orderID (optional: "") exists, is customerID's
