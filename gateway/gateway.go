@@ -47,7 +47,7 @@ type Config struct {
 	// Sockets without a token: per IP address and per socket (0: as the
 	// signed-in limits above). Every socket: per IP address and in all, and
 	// the distinct live queries in all and of anonymous callers (0: no cap).
-	AnonMaxConnectionsPerIP     int `env:"CONVEX_ANON_MAX_CONNECTIONS_PER_IP" default:"4"`
+	AnonMaxConnectionsPerIP     int `env:"CONVEX_ANON_MAX_CONNECTIONS_PER_IP" default:"10"`
 	AnonMaxQueriesPerConnection int `env:"CONVEX_ANON_MAX_QUERIES_PER_CONNECTION" default:"50"`
 	MaxConnectionsPerIP         int `env:"CONVEX_MAX_CONNECTIONS_PER_IP" default:"1000"`
 	MaxConnections              int `env:"CONVEX_MAX_CONNECTIONS" default:"10000"`

@@ -31,8 +31,8 @@ import (
 // its own) as -flood-queries needs, up to what CONVEX_ANON_MAX_LIVE_QUERIES
 // lets in. -flood-legacy runs the same against the limits of the code before
 // the caps (50 sockets of 500 queries per address, no cap in all, 32 runs at
-// once whatever requests wait). Goal: the probe's p95 with the flood at most
-// twice its p95 without.
+// once whatever requests wait, no rest between runs). Goal: the probe's p95
+// with the flood at most twice its p95 without.
 var (
 	floodOnly    = flag.Bool("flood-only", false, "run only the live query flood rows")
 	floodLegacy  = flag.Bool("flood-legacy", false, "the flood rows against the limits before the caps (50 anonymous sockets of 500 queries per address, 32 re-runs at once)")
@@ -54,9 +54,9 @@ func currentFloodLimits() floodLimits {
 		return floodLimits{socketsPerIP: 50, queriesPerSocket: 500, env: map[string]string{
 			"CONVEX_ANON_MAX_CONNECTIONS_PER_IP": "50", "CONVEX_ANON_MAX_QUERIES_PER_CONNECTION": "500",
 			"CONVEX_MAX_CONNECTIONS_PER_IP": "0", "CONVEX_MAX_LIVE_QUERIES": "0", "CONVEX_ANON_MAX_LIVE_QUERIES": "0",
-			"CONVEX_RERUN_CONCURRENCY": "32", "CONVEX_RERUN_CONCURRENCY_BUSY": "32"}}
+			"CONVEX_RERUN_CONCURRENCY": "32", "CONVEX_RERUN_CONCURRENCY_BUSY": "32", "CONVEX_RERUN_SHARE_PERCENT": "100"}}
 	}
-	return floodLimits{socketsPerIP: 4, queriesPerSocket: 50} // gateway.Config's defaults
+	return floodLimits{socketsPerIP: 10, queriesPerSocket: 50} // gateway.Config's defaults
 }
 
 // floodEnv adds the flood's limits to the all-in-one's environment.
