@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"slices"
@@ -94,6 +95,9 @@ type Gateway struct {
 	openapi  atomic.Pointer[openAPIDoc] // the document of the current table (openapi.go)
 	// convex serves Convex's clients: live queries and the sync protocol.
 	convex *convexSide
+	// bodyLimit bounds the bytes of a streamed body forwarded (the server's
+	// HTTP_BODY_LIMIT, set by App).
+	bodyLimit atomic.Int64
 }
 
 // New builds a gateway; call Refresh (or Run) before serving.
@@ -406,6 +410,15 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 		return httpserver.WriteError(c, apperr.New(apperr.NotFound, "no route %s %s", c.Method(), c.Path()))
 	}
 	c.Locals("op", r.desc.Method+" "+r.desc.Path)
+	if c.Request().IsBodyStream() {
+		// A streamed body (ops.Route.StreamBody) not read to its end leaves
+		// its rest on the connection: the connection ends with the answer.
+		defer func() {
+			if ended, _ := c.Locals(bodyEndedKey).(bool); !ended {
+				c.Context().SetConnectionClose()
+			}
+		}()
+	}
 	ctx, err := ops.Identify(c.UserContext(), g.verifier, c.Get(fiber.HeaderAuthorization))
 	caller := c.IP()
 	if id := auth.FromContext(ctx); id != nil {
@@ -467,7 +480,21 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 		req.Header.Set(httpserver.HeaderRequestID, rid)
 	}
 	req.Header.Set("X-Forwarded-For", c.IP())
-	req.SetBodyRaw(c.BodyRaw())
+	if c.Request().IsBodyStream() {
+		// Sent on as it arrives, with the length the client declared (the
+		// service decides on it before reading) or chunked, at most
+		// bodyLimit bytes: the service refuses what is over its own cap.
+		n, limit := c.Request().Header.ContentLength(), g.bodyLimit.Load()
+		if int64(n) > limit {
+			// Read and dropped (up to a bound) so that the client, which sends
+			// its whole body before reading, gets the answer.
+			_, _ = io.Copy(io.Discard, &forwardedBody{c: c, r: c.Context().RequestBodyStream(), left: drainLimit})
+			return ops.WriteRouteError(c, style, apperr.New(apperr.InvalidArgument, "request body too large"))
+		}
+		req.SetBodyStream(&forwardedBody{c: c, r: c.Context().RequestBodyStream(), left: limit}, n)
+	} else {
+		req.SetBodyRaw(c.BodyRaw())
+	}
 	if err := g.send(c.UserContext(), service, uri, req, resp); err != nil {
 		return unavailable(err)
 	}
@@ -495,6 +522,44 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 	// writes the response; sending its buffer would hand it to another request.
 	c.Response().SetBody(resp.Body())
 	return nil
+}
+
+// drainLimit bounds the bytes of a refused streamed body read and dropped
+// before the answer; a longer one ends the connection unread.
+const drainLimit = 16 << 20
+
+// bodyEndedKey marks (in a request's locals) a streamed body read to its end.
+const bodyEndedKey = "gateway.bodyEnded"
+
+// forwardedBody is a client's streamed body on its way to a service: it ends
+// after left bytes, and records in c's locals whether the client's body
+// ended within them.
+type forwardedBody struct {
+	c    *fiber.Ctx
+	r    io.Reader
+	left int64
+}
+
+func (f *forwardedBody) Read(p []byte) (int, error) {
+	if f.left <= 0 {
+		return 0, io.EOF // the rest stays unread: the connection is closed
+	}
+	if int64(len(p)) > f.left {
+		p = p[:f.left]
+	}
+	n, err := f.r.Read(p)
+	f.left -= int64(n)
+	if errors.Is(err, io.EOF) {
+		f.c.Locals(bodyEndedKey, true)
+	}
+	return n, err
+}
+
+// streamsBody tells the server which requests' bodies stay streams: those of
+// raw routes declared with StreamBody.
+func (g *Gateway) streamsBody(method, path string) bool {
+	r, ok := g.matchRaw(method, path)
+	return ok && r.desc.StreamBody
 }
 
 // send delivers req to uri on service and reads the answer into resp: every

@@ -21,6 +21,8 @@ import (
 // served on this public port (program.Config.Metrics).
 func (g *Gateway) App(h httpserver.Config, logger *slog.Logger) *fiber.App {
 	h.KnownOp, h.Metrics = g.knownOperation, nil
+	h.StreamBody = g.streamsBody // uploads go on to the media service as they arrive
+	g.bodyLimit.Store(int64(h.BodyLimit))
 	app := httpserver.New("gateway", h, logger, []httpserver.Check{{Name: "routes", Fn: g.Ready}}, CORS())
 	g.Mount(app)
 	return app

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -40,6 +41,13 @@ type Config struct {
 	// are real: only those label metrics and name spans, so names a client
 	// makes up never do. Nil knows none (requests are labelled by route).
 	KnownOp func(op string) bool
+	// StreamBody, when set, makes the server stream request bodies (fasthttp's
+	// StreamRequestBody) for the requests it answers true for: their handler
+	// reads c.Context().RequestBodyStream() as the bytes arrive and must bound
+	// what it reads itself. Every other request's body is read here, before
+	// any handler, at most BodyLimit bytes (413 beyond), as without it: a
+	// streaming server does not apply BodyLimit on its own.
+	StreamBody func(method, path string) bool
 }
 
 // Defaults are the limits used unless a program overrides them.
@@ -74,6 +82,7 @@ func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fib
 		BodyLimit:             cfg.BodyLimit,
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler(),
+		StreamRequestBody:     cfg.StreamBody != nil,
 	})
 	// Request ids first, so every later line can name the request; the access log
 	// outside the recoverer, so a request that panicked is logged with its 500.
@@ -82,6 +91,9 @@ func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fib
 		c.Locals(loggerKey, logger) // for WriteError's log of internal errors
 		return c.Next()
 	})
+	if cfg.StreamBody != nil {
+		app.Use(boundBodies(cfg.BodyLimit, cfg.StreamBody))
+	}
 	if cfg.AccessLog {
 		app.Use(accessLog(logger))
 	}
@@ -246,4 +258,32 @@ func Serve(ctx context.Context, app *fiber.App, ln net.Listener, shutdownTimeout
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return <-errc
+}
+
+// boundBodies reads the streamed body of every request stream does not
+// accept, at most limit bytes: handlers then see c.Body() as on a server
+// that does not stream. A larger body is 413 and ends the connection (the
+// rest of it is never read).
+func boundBodies(limit int, stream func(method, path string) bool) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		req := c.Request()
+		if !req.IsBodyStream() || stream(c.Method(), string(req.URI().PathOriginal())) {
+			return c.Next()
+		}
+		if n := req.Header.ContentLength(); n > limit {
+			c.Context().SetConnectionClose()
+			return fiber.ErrRequestEntityTooLarge
+		}
+		body, err := io.ReadAll(io.LimitReader(c.Context().RequestBodyStream(), int64(limit)+1))
+		if err != nil {
+			c.Context().SetConnectionClose()
+			return fiber.NewError(fiber.StatusBadRequest, "reading the request body failed")
+		}
+		if len(body) > limit {
+			c.Context().SetConnectionClose()
+			return fiber.ErrRequestEntityTooLarge
+		}
+		req.SetBodyRaw(body)
+		return c.Next()
+	}
 }

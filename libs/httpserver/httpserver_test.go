@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -544,5 +545,55 @@ func TestRoutinePollsAreLoggedAtDebug(t *testing.T) {
 	}
 	if len(paths) != 1 || paths[0] != "/ok" {
 		t.Fatalf("access log at info: %v", paths)
+	}
+}
+
+// TestStreamedBodies: with Config.StreamBody, the requests it names get
+// their body as a stream, of any length (the handler bounds it); every other
+// request still gets its body whole and bounded by BodyLimit, whether it
+// declares its length or is chunked.
+func TestStreamedBodies(t *testing.T) {
+	cfg := Defaults()
+	cfg.AccessLog = false
+	cfg.BodyLimit = 64
+	cfg.StreamBody = func(method, path string) bool { return method == fiber.MethodPost && path == "/stream" }
+	app := New("test", cfg, slog.New(slog.DiscardHandler), nil)
+	app.Post("/echo", func(c *fiber.Ctx) error { return c.Send(c.Body()) })
+	app.Post("/stream", func(c *fiber.Ctx) error {
+		if !c.Request().IsBodyStream() {
+			return c.SendString("not a stream")
+		}
+		n, err := io.Copy(io.Discard, c.Context().RequestBodyStream())
+		if err != nil {
+			return err
+		}
+		return c.SendString(fmt.Sprintf("streamed %d", n))
+	})
+	url := serveLoopback(t, app)
+	client := &http.Client{Timeout: 5 * time.Second}
+	chunked := func(s string) io.Reader { return io.MultiReader(strings.NewReader(s)) } // no length: sent chunked
+	cases := []struct {
+		name, path string
+		body       io.Reader
+		status     int
+		want       string
+	}{
+		{"within the limit", "/echo", strings.NewReader(strings.Repeat("y", 64)), 200, strings.Repeat("y", 64)},
+		{"over the limit", "/echo", strings.NewReader(strings.Repeat("y", 65)), 400, "request body too large"},
+		{"chunked, within", "/echo", chunked("hello"), 200, "hello"},
+		{"chunked, over", "/echo", chunked(strings.Repeat("y", 65)), 400, "request body too large"},
+		{"streamed route", "/stream", strings.NewReader(strings.Repeat("z", 4096)), 200, "streamed 4096"},
+		{"streamed route, chunked", "/stream", chunked(strings.Repeat("z", 5000)), 200, "streamed 5000"},
+	}
+	for _, c := range cases {
+		resp, err := client.Post(url+c.path, "text/plain", c.body)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || !strings.Contains(string(raw), c.want) {
+			t.Errorf("%s: %d %s", c.name, resp.StatusCode, raw)
+		}
 	}
 }

@@ -56,6 +56,11 @@ type Route struct {
 	// retrying what fails; the handler must refuse unauthenticated requests
 	// cheaply, before any other work.
 	SenderLimited bool
+	// StreamBody: the handler reads the request body as it arrives (on a
+	// server that streams bodies, c.Context().RequestBodyStream()) and bounds
+	// what it reads itself; the gateway forwards it as a stream, at most
+	// HTTP_BODY_LIMIT bytes of it. Other routes get the body whole.
+	StreamBody bool
 	// Handler runs after the access check; c.UserContext() carries the
 	// verified caller (Caller), if any, and its token for calls to other
 	// services. Path parameters are c.Params(name).
@@ -72,6 +77,8 @@ type RouteDescriptor struct {
 	Doc     *RouteDoc  `json:"doc,omitempty"`
 	// SenderLimited: the gateway applies no per-caller rate limit (Route).
 	SenderLimited bool `json:"senderLimited,omitempty"`
+	// StreamBody: the body is streamed to the service (Route).
+	StreamBody bool `json:"streamBody,omitempty"`
 }
 
 // RouteDoc documents a raw route: the request headers and bodies it reads,
@@ -121,7 +128,36 @@ func SchemaFor[T any]() *Schema { return ResultSchemaOf(reflect.TypeOf((*T)(nil)
 // Describe is the route's descriptor.
 func (r Route) Describe() RouteDescriptor {
 	return RouteDescriptor{Method: r.Method, Path: r.Path, Access: r.Access, Errors: r.Errors, Summary: r.Summary, Doc: r.Doc,
-		SenderLimited: r.SenderLimited}
+		SenderLimited: r.SenderLimited, StreamBody: r.StreamBody}
+}
+
+// StreamsBody tells whether a request of method and path is for one of rs
+// that streams its body (httpserver.Config.StreamBody); nil when none does.
+func StreamsBody(rs []Route) func(method, path string) bool {
+	type streamed struct {
+		method  string
+		pattern PathPattern
+	}
+	var list []streamed
+	for _, r := range rs {
+		if !r.StreamBody {
+			continue
+		}
+		if p, err := CompilePath(r.Path); err == nil {
+			list = append(list, streamed{r.Method, p})
+		}
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	return func(method, path string) bool {
+		for _, s := range list {
+			if s.method == method && s.pattern.Match(path) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // DescribeRoutes lists the descriptors of rs (never nil, so GET /ops shows []).

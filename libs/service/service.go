@@ -174,6 +174,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	checks = append(checks, built.Checks...)
 	hc := o.HTTP
 	hc.KnownOp = ops.KnownOperations(built.Registry, built.Routes)
+	hc.StreamBody = ops.StreamsBody(built.Routes) // nil unless a route streams its body (media uploads)
 	app := httpserver.New(o.Module.Name, hc, logger, checks)
 	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, InternalToken: o.InternalToken, Idempotency: idem, Routes: built.Routes,
 		Topics: ops.Topics{Publishes: o.Module.Publishes, Consumes: o.Module.Consumes}}).Mount(app)

@@ -143,7 +143,7 @@ func newService(ctx context.Context, env service.Env) (*svc, *service.Built, err
 			{Collection: uploadsColl, Keys: bson.D{{Key: "state", Value: 1}, {Key: "createdAt", Value: 1}}, Name: "uploads_by_state"},
 		},
 		Routes: []ops.Route{
-			{Method: fiber.MethodPost, Path: contract.RouteUpload, Access: ops.Authenticated, Handler: s.upload, Doc: uploadDoc,
+			{Method: fiber.MethodPost, Path: contract.RouteUpload, Access: ops.Authenticated, Handler: s.upload, Doc: uploadDoc, StreamBody: true,
 				Summary: "Upload an image (PNG, JPEG, WebP or GIF, at most 5 MiB; Content-Type image/*; the body is the image). Answers { storageId }."},
 			{Method: fiber.MethodGet, Path: contract.RouteDownload, Access: ops.Public, Handler: s.download, Doc: downloadDoc,
 				Summary: "The stored image, with its Content-Type, ETag and long-lived cache headers; If-None-Match answers 304."},
@@ -200,6 +200,8 @@ func (s *svc) upload(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	caller := ops.Caller(ctx) // the route is authenticated: never nil here
 	user := strings.Clone(caller.Sub)
+	body := s.bodyReader(c)
+	defer body.finish(c)
 	ct := strings.ToLower(strings.TrimSpace(c.Get(fiber.HeaderContentType)))
 	if !strings.HasPrefix(ct, "image/") {
 		return httpserver.WriteError(c, invalidHeader(fiber.HeaderContentType,
@@ -213,6 +215,7 @@ func (s *svc) upload(c *fiber.Ctx) error {
 	declared := int64(c.Request().Header.ContentLength())
 	switch {
 	case declared > contract.MaxUploadBytes:
+		body.abandon = declared > drainLimit // not worth reading: the connection ends with the answer
 		return httpserver.WriteError(c, errTooLarge(declared))
 	case declared == 0:
 		return httpserver.WriteError(c, errEmpty())
@@ -256,7 +259,6 @@ func (s *svc) upload(c *fiber.Ctx) error {
 	// Stream the body to the blob store, sniffing its first bytes and
 	// counting and hashing the rest: more than 5 MiB fails the read (and so
 	// the write) at the byte past the cap.
-	body := s.bodyReader(c)
 	head := make([]byte, 12)
 	n, err := io.ReadFull(body, head)
 	switch {
@@ -304,13 +306,51 @@ func (s *svc) upload(c *fiber.Ctx) error {
 	return c.JSON(contract.Uploaded{StorageID: id})
 }
 
-// bodyReader reads the request body: the connection's stream when the
-// server streams request bodies, else the body already read.
-func (s *svc) bodyReader(c *fiber.Ctx) io.Reader {
+// bodyReader reads the request body: the connection's stream as it arrives
+// (the route streams its body: ops.Route.StreamBody), else the body already
+// read.
+func (s *svc) bodyReader(c *fiber.Ctx) *requestBody {
 	if c.Request().IsBodyStream() {
-		return c.Context().RequestBodyStream()
+		return &requestBody{r: c.Context().RequestBodyStream(), stream: true}
 	}
-	return bytes.NewReader(c.Request().Body())
+	return &requestBody{r: bytes.NewReader(c.Request().Body())}
+}
+
+// drainLimit is how much of a refused body is read and dropped so that the
+// connection can carry the next request (the gateway sends at most
+// HTTP_BODY_LIMIT, 6 MiB); a longer rest ends the connection instead.
+const drainLimit = 8 << 20
+
+// requestBody is the upload's body, noting when it has been read to its end.
+type requestBody struct {
+	r       io.Reader
+	stream  bool
+	ended   bool
+	abandon bool // refused on its declared length: never read
+}
+
+func (b *requestBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if errors.Is(err, io.EOF) {
+		b.ended = true
+	}
+	return n, err
+}
+
+// finish runs after the handler: a streamed body not read to its end (the
+// upload was refused) is read and dropped up to drainLimit, so that the
+// sender, which writes the whole body before it reads the answer, gets it;
+// beyond that, or when abandoned, the connection ends with the answer.
+func (b *requestBody) finish(c *fiber.Ctx) {
+	if !b.stream || b.ended {
+		return
+	}
+	if !b.abandon {
+		_, _ = io.CopyN(io.Discard, b, drainLimit)
+	}
+	if !b.ended {
+		c.Context().SetConnectionClose()
+	}
 }
 
 var errOverCap = errors.New("media: the body is larger than the cap")

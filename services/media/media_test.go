@@ -96,6 +96,7 @@ func (h *harness) start(t *testing.T) {
 	cfg := httpserver.Defaults()
 	cfg.AccessLog = false
 	cfg.BodyLimit = 6 << 20
+	cfg.StreamBody = ops.StreamsBody(built.Routes) // as service.Run does: the upload's body streams
 	app := httpserver.New("media", cfg, logger, nil)
 	(&ops.Server{Registry: built.Registry, Verifier: v, InternalToken: "svc", Routes: built.Routes}).Mount(app)
 	if h.app != nil {
@@ -256,6 +257,8 @@ func TestUploadChecksHoldWithoutTheGateway(t *testing.T) {
 		{"too large", "u", "image/gif", bytes.NewReader(big), nil, 400, "at most 5 MiB"},
 		{"too large, no length", "u", "image/gif", io.MultiReader(bytes.NewReader(big)), nil, 400, "at most 5 MiB"},
 		{"empty, no length", "u", "image/gif", io.MultiReader(), nil, 400, "empty"},
+		{"7 MiB, no length", "u", "image/gif", io.MultiReader(bytes.NewReader(gifOfSize(7 << 20))), nil, 400, "at most 5 MiB"},
+		{"7 MiB declared", "u", "image/gif", bytes.NewReader(gifOfSize(7 << 20)), nil, 400, "at most 5 MiB"},
 		{"not an image", "u", "image/gif", bytes.NewReader([]byte("GIF90a nope")), nil, 400, "not a PNG, JPEG, WebP or GIF"},
 		{"not an image type", "u", "application/octet-stream", bytes.NewReader(onePixelGIF), nil, 400, "Content-Type"},
 		{"upper-case type", "u", "IMAGE/GIF", bytes.NewReader(onePixelGIF), nil, 200, "storageId"},

@@ -20,7 +20,7 @@ var imageBodies = []ops.BodyDoc{{ContentType: contract.TypePNG}, {ContentType: c
 var uploadDoc = &ops.RouteDoc{
 	Description: "The body is the image itself (not a form): a PNG, JPEG, WebP or GIF, recognised by its content, 1 byte to 5 MiB, with a Content-Type of image/* and no Content-Encoding (a compressed body is INVALID_ARGUMENT). The answer's storageId goes into photoIds of the operations that take photos; GET /api/storage/{storageId} serves it. " +
 		"An upload no operation attaches within 24 hours (MEDIA_UNREFERENCED_GRACE) is deleted. Per user: 5 uploads at once, then one every 20 seconds, and 100 MiB in any 24 hours (MEDIA_UPLOAD_BURST, MEDIA_UPLOAD_INTERVAL, MEDIA_DAILY_UPLOAD_BYTES): beyond, RATE_LIMITED with Retry-After in seconds. When the service's storage is full (MEDIA_MAX_STORED_BYTES), UNAVAILABLE with Retry-After.",
-	Body:        imageBodies,
+	Body: imageBodies,
 	Responses: []ops.ResponseDoc{{Status: http.StatusOK, Description: "Stored.",
 		Bodies: []ops.BodyDoc{ops.JSONBody[contract.Uploaded]()}}},
 	Codes: []apperr.Code{apperr.InvalidArgument, apperr.Unauthenticated, apperr.RateLimited, apperr.Unavailable, apperr.Internal},
