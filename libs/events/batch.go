@@ -207,9 +207,11 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 		return 0, err
 	}
 	recorded, covered := 0, 0
+	var hooks *commitHooks
 	err = c.cfg.DB.Tx(ctx, func(tx context.Context) error {
 		start := time.Now()
 		recorded, covered = 0, 0
+		tx, hooks = withCommitHooks(tx)
 		parts := c.cfg.DB.Partitioned(processedCollection)
 		done, err := processedAmong(tx, parts, keys)
 		if err != nil {
@@ -252,6 +254,7 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 	if err != nil {
 		return 0, err
 	}
+	hooks.run()
 	if recorded > 0 && c.cfg.AfterCommit != nil {
 		c.cfg.AfterCommit()
 	}

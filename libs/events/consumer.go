@@ -88,6 +88,43 @@ func IsRetry(err error) bool {
 	return errors.As(err, &r)
 }
 
+// commitHooks are what the handlers of one run of a consumer's transaction
+// registered with OnCommit.
+type commitHooks struct{ fns []func() }
+
+type commitHooksKey struct{}
+
+// OnCommit runs fn once the consumer's transaction that ctx (a Handler's) is
+// part of has committed, and never if it is rolled back: a batch rolled back
+// for another event's failure, whose events are then handled again one at a
+// time, or a transaction run again. For effects outside the database, such as
+// a metric, that must count each event once. Outside a consumer's
+// transaction, fn runs at once.
+func OnCommit(ctx context.Context, fn func()) {
+	if h, _ := ctx.Value(commitHooksKey{}).(*commitHooks); h != nil {
+		h.fns = append(h.fns, fn)
+		return
+	}
+	fn()
+}
+
+// withCommitHooks is tx with a fresh set of OnCommit hooks (one per run of a
+// transaction's function: a run rolled back leaves its hooks behind).
+func withCommitHooks(tx context.Context) (context.Context, *commitHooks) {
+	h := &commitHooks{}
+	return context.WithValue(tx, commitHooksKey{}, h), h
+}
+
+// run runs the hooks of a committed transaction.
+func (h *commitHooks) run() {
+	if h == nil {
+		return
+	}
+	for _, fn := range h.fns {
+		fn()
+	}
+}
+
 // ConsumerConfig configures RunConsumer. Zero durations take the defaults above.
 type ConsumerConfig struct {
 	Brokers []string
@@ -411,7 +448,9 @@ func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) 
 	if err != nil {
 		return err
 	}
+	var hooks *commitHooks
 	err = c.cfg.DB.Tx(ctx, func(tx context.Context) error {
+		hooks = nil
 		coll := c.cfg.DB.Partitioned(processedCollection).For(key)
 		err := coll.FindOne(tx, bson.D{{Key: "_id", Value: key}}).Err()
 		if err == nil {
@@ -420,7 +459,9 @@ func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) 
 		if !store.IsNotFound(err) {
 			return err
 		}
-		if err := c.callHandler(tx, env); err != nil {
+		var hctx context.Context
+		hctx, hooks = withCommitHooks(tx)
+		if err := c.callHandler(hctx, env); err != nil {
 			return handlerError{err}
 		}
 		_, err = coll.InsertOne(tx, processedDoc{
@@ -435,8 +476,11 @@ func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) 
 		c.logger.DebugContext(ctx, "events: duplicate skipped", "id", env.ID)
 		return nil
 	}
-	if err == nil && c.cfg.AfterCommit != nil {
-		c.cfg.AfterCommit()
+	if err == nil {
+		hooks.run()
+		if c.cfg.AfterCommit != nil {
+			c.cfg.AfterCommit()
+		}
 	}
 	return err
 }

@@ -70,3 +70,46 @@ func TestPrepareAndRetryNeverDeadLetter(t *testing.T) {
 		}
 	}
 }
+
+// TestOnCommitOncePerCommittedEvent: what a handler registers with OnCommit
+// runs once per event whose transaction committed, though the batch's
+// transaction was rolled back by a poison event and its events handled again
+// one at a time (two handler runs, one commit); never for the poison event.
+func TestOnCommitOncePerCommittedEvent(t *testing.T) {
+	h := newHarness(t, "")
+	ids := h.batchEvents([]string{"ord_a", "ord_b"}, 3)
+	poison := "evt_ord_b_1"
+	effect, calls := h.effectHandler(poison)
+	var mu sync.Mutex
+	hooked := map[string]int{}
+	handler := func(ctx context.Context, env Envelope) error {
+		OnCommit(ctx, func() {
+			mu.Lock()
+			hooked[env.ID]++
+			mu.Unlock()
+		})
+		return effect(ctx, env)
+	}
+	h.startConsumer("g-hooks", h.db, handler, 2, batchOpts)
+	waitFor(t, 10*time.Second, func() bool { return countProcessed(t, h.db) == int64(len(ids)-1) })
+	readTopic(t, h.broker.Addrs(), topic+DLQSuffix, 1)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, id := range ids {
+		want := 1
+		if id == poison {
+			want = 0
+		}
+		if hooked[id] != want {
+			t.Errorf("event %s: OnCommit ran %d times (handler %d), want %d", id, hooked[id], calls(id), want)
+		}
+	}
+	if calls("evt_ord_a_0") < 2 {
+		t.Errorf("evt_ord_a_0 ran %d times: the batch was not rolled back", calls("evt_ord_a_0"))
+	}
+	ran := false
+	OnCommit(context.Background(), func() { ran = true })
+	if !ran {
+		t.Error("OnCommit outside a consumer did not run at once")
+	}
+}

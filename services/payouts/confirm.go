@@ -62,10 +62,16 @@ func newUnconfirmedCounter() metric.Int64Counter {
 	return c
 }
 
+// countUnconfirmed counts an unconfirmed event once its transaction has
+// committed (events.OnCommit): a batch rolled back for another event's
+// failure handles it again, and must not count it twice.
 func (s *svc) countUnconfirmed(ctx context.Context, reason string) {
-	if s.unconfirmed != nil {
-		s.unconfirmed.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+	if s.unconfirmed == nil {
+		return
 	}
+	events.OnCommit(ctx, func() {
+		s.unconfirmed.Add(context.WithoutCancel(ctx), 1, metric.WithAttributes(attribute.String("reason", reason)))
+	})
 }
 
 // confirmedKey carries what prepare learnt to the handler.

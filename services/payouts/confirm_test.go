@@ -3,9 +3,14 @@ package payouts
 import (
 	"context"
 	"encoding/json"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/contracts/catalog"
@@ -212,5 +217,90 @@ func TestReconcileReportsUnconfirmedEarnings(t *testing.T) {
 	ts.ordersDown = true
 	if _, err := ts.reconcileWallet(ctx, &reconcileArgs{StoreID: storeID}); apperr.From(err).Code != apperr.Unavailable {
 		t.Fatalf("reconciling while the customers service is down: %v, want UNAVAILABLE", err)
+	}
+}
+
+// reasonCounter is an unconfirmed-earnings counter that keeps its counts.
+type reasonCounter struct {
+	noop.Int64Counter
+	mu sync.Mutex
+	n  map[string]int64
+}
+
+func (c *reasonCounter) Add(_ context.Context, v int64, opts ...metric.AddOption) {
+	attrs := metric.NewAddConfig(opts).Attributes()
+	r, _ := attrs.Value("reason")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[r.AsString()] += v
+}
+
+func (c *reasonCounter) of(reason string) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[reason]
+}
+
+// TestUnconfirmedCountedOnceAfterABatchRollback: through the real consumer,
+// a forged delivery of a made-up order batched with a malformed event is
+// handled twice (in the batch the malformed one rolls back, then alone) and
+// committed once: it is counted once.
+func TestUnconfirmedCountedOnceAfterABatchRollback(t *testing.T) {
+	ts := newTestSvc(t)
+	counter := &reasonCounter{n: map[string]int64{}}
+	ts.unconfirmed = counter
+	b, err := events.StartBroker("", customers.TopicOrders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := ts.db.EnsureIndexes(ctx, events.ConsumerIndexes()...); err != nil {
+		t.Fatal(err)
+	}
+	pub := events.NewKafkaPublisher(b.Addrs(), ts.env.Logger)
+	defer pub.Close()
+	forged := envelope(t, customers.EventOrderStatusChanged, event(ids.New("orders"), ids.New("stores"), 100_000_000))
+	malformed := events.Envelope{ID: "evt_malformed", Type: customers.EventOrderStatusChanged, Data: json.RawMessage(`[]`)}
+	var msgs []events.Message
+	for _, env := range []events.Envelope{forged, malformed} {
+		raw, err := json.Marshal(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, events.Message{Topic: customers.TopicOrders, Key: []byte("k"), Value: raw})
+	}
+	if err := pub.Publish(ctx, msgs...); err != nil {
+		t.Fatal(err)
+	}
+	var runs, commits atomic.Int32
+	done := make(chan error, 1)
+	go func() {
+		done <- events.RunConsumer(ctx, events.ConsumerConfig{
+			Brokers: b.Addrs(), GroupID: "payouts-test", Topics: []string{customers.TopicOrders}, DB: ts.db,
+			Handler: func(ctx context.Context, env events.Envelope) error {
+				if env.ID == forged.ID {
+					runs.Add(1)
+				}
+				return ts.onEvent(ctx, env)
+			},
+			Prepare: ts.prepare, Publisher: pub, Logger: ts.env.Logger, MaxAttempts: 1, BatchWait: 300 * time.Millisecond,
+			AfterCommit:    func() { commits.Add(1) },
+			SessionTimeout: time.Second, RebalanceTimeout: time.Second, HeartbeatInterval: 100 * time.Millisecond,
+		})
+	}()
+	defer func() { cancel(); <-done }()
+	for commits.Load() == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the forged event was never committed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runs.Load(); n != 2 {
+		t.Fatalf("the forged event ran %d times, want 2 (the rolled-back batch, then alone)", n)
+	}
+	if n := counter.of(reasonUnknownOrder); n != 1 {
+		t.Fatalf("unknown_order counted %d times for one forged event", n)
 	}
 }
