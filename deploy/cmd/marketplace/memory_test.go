@@ -144,7 +144,7 @@ func buildMarketplace(t *testing.T) string {
 	}
 	out := filepath.Join(t.TempDir(), "marketplace")
 	cmd := exec.Command(goBin, "build", "-ldflags=-s -w", "-o", out, ".")
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "CGO_ENABLED=0")
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local") // as deploy/distributed builds: the same build cache
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
