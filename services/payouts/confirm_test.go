@@ -304,3 +304,38 @@ func TestUnconfirmedCountedOnceAfterABatchRollback(t *testing.T) {
 		t.Fatalf("unknown_order counted %d times for one forged event", n)
 	}
 }
+
+// TestAskOrdersGivesEachCallItsTime: a wallet's reconciliation asks about
+// every earning's order; each call of at most MaxOrderFacts ids has
+// confirmTimeout of its own, so a long ledger is not UNAVAILABLE for want of
+// one shared timeout.
+func TestAskOrdersGivesEachCallItsTime(t *testing.T) {
+	ts := newTestSvc(t)
+	var orderIDs []string
+	for range 2*customers.MaxOrderFacts + 50 {
+		orderIDs = append(orderIDs, ids.New("orders"))
+	}
+	var calls []int
+	ts.svc.orderFacts = func(ctx context.Context, ids []string) (map[string]customers.OrderFacts, error) {
+		d, _ := ctx.Deadline()
+		if left := time.Until(d); left < confirmTimeout-200*time.Millisecond {
+			t.Errorf("call %d has %v left, want its own %v", len(calls)+1, left, confirmTimeout)
+		}
+		calls = append(calls, len(ids))
+		time.Sleep(300 * time.Millisecond) // a slow answer
+		out := map[string]customers.OrderFacts{}
+		for _, id := range ids {
+			out[id] = customers.OrderFacts{OrderID: id}
+		}
+		return out, nil
+	}
+	facts, err := ts.askOrders(context.Background(), orderIDs)
+	if err != nil || len(facts) != len(orderIDs) {
+		t.Fatalf("%d facts, %v", len(facts), err)
+	}
+	for _, n := range calls {
+		if n > customers.MaxOrderFacts {
+			t.Fatalf("calls of %v ids, want at most %d each", calls, customers.MaxOrderFacts)
+		}
+	}
+}
