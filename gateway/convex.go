@@ -173,7 +173,11 @@ func (x *convexSide) httpCall(kind ops.Kind) fiber.Handler {
 		if len(c.Request().Header.Peek(HeaderConvexClient)) == 0 {
 			return c.Next()
 		}
-		req, err := parseConvexBody(c.Body(), true)
+		var req convexRequest
+		err := PlainBody(c) // before c.Body(), which would inflate it
+		if err == nil {
+			req, err = parseConvexBody(c.Body(), true)
+		}
 		return x.answerHTTP(c, kind, req, err)
 	}
 }
@@ -199,6 +203,9 @@ func parseRunRequest(c *fiber.Ctx) (convexRequest, error) {
 	if len(parts) < 2 {
 		return convexRequest{}, apperr.New(apperr.InvalidArgument,
 			"name the function in the URL: /api/run/<area>/<module>/<function>, e.g. /api/run/catalog/locations/listCities")
+	}
+	if err := PlainBody(c); err != nil { // before c.Body(), which would inflate it
+		return convexRequest{}, err
 	}
 	req, err := parseConvexBody(c.Body(), false)
 	if err != nil {

@@ -321,7 +321,11 @@ func CORS() fiber.Handler {
 
 func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		path, err := routePath(c.Body())
+		var path string
+		err := PlainBody(c)
+		if err == nil {
+			path, err = routePath(c.Body())
+		}
 		ctx := c.UserContext()
 		if err == nil {
 			c.Locals("op", path)
@@ -363,6 +367,19 @@ func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
 func (g *Gateway) lookup(path string) (route, bool) {
 	r, ok := (*g.routes.Load())[path]
 	return r, ok
+}
+
+// PlainBody refuses a request body sent with a Content-Encoding other than
+// identity, before anything reads it: an operation's body is small JSON, and
+// Fiber's c.Body() would inflate a compressed one without bound (a few MiB of
+// gzip become gigabytes). Raw routes forward the header instead, and their
+// owner decides (the media service refuses it too).
+func PlainBody(c *fiber.Ctx) error {
+	if enc := strings.TrimSpace(c.Get(fiber.HeaderContentEncoding)); enc != "" && !strings.EqualFold(enc, "identity") {
+		return apperr.New(apperr.InvalidArgument, "send the request body without a Content-Encoding (got %q)", enc).
+			WithDetails(map[string]any{"header": fiber.HeaderContentEncoding})
+	}
+	return nil
 }
 
 // routePath reads the body as the owning service will (ops.ParseRequest), so

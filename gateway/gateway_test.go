@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -525,5 +527,58 @@ func TestWrongMethodIs405(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 404 {
 		t.Fatalf("unknown path: %d", resp.StatusCode)
+	}
+}
+
+// TestEncodedBodies: an operation's body with a Content-Encoding is refused
+// before anything reads (and would inflate) it, and never reaches the
+// service; a raw route's request carries its Content-Encoding to the
+// service, whose rule decides.
+func TestEncodedBodies(t *testing.T) {
+	seen := make(chan http.Header, 16)
+	url, stop := fakeService(t, seen)
+	defer stop()
+	gw := startGateway(t, Config{Services: []string{"fake"}, UpstreamTimeout: 2 * time.Second}, discovery.NewStatic(map[string]string{"fake": url}))
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	_, _ = zw.Write([]byte(`{"path":"fake.things.echo","args":{"say":"hi"}}`))
+	_ = zw.Close()
+	for len(seen) > 0 {
+		<-seen
+	}
+	st, body, _ := post(t, gw, "query", zipped.String(), "Content-Type", "application/json", "Content-Encoding", "gzip")
+	if st != 400 || !strings.Contains(body, "INVALID_ARGUMENT") || !strings.Contains(body, "Content-Encoding") {
+		t.Fatalf("a gzip operation body: %d %s", st, body)
+	}
+	select {
+	case h := <-seen:
+		t.Fatalf("a refused encoded body reached the service: %v", h)
+	default:
+	}
+	// The Convex clients' endpoints read bodies too.
+	for _, c := range []struct{ path, body string }{
+		{"/api/query", zipped.String()},
+		{"/api/run/fake/things/echo", zipped.String()},
+	} {
+		st, body, _ := do(t, "POST", gw+c.path, c.body, "Content-Type", "application/json", "Content-Encoding", "gzip", HeaderConvexClient, "npm-1.48.0")
+		if !strings.Contains(body, "Content-Encoding") || st == 200 && !strings.Contains(body, `"error"`) {
+			t.Fatalf("Convex %s with a gzip body: %d %s", c.path, st, body)
+		}
+	}
+	select {
+	case h := <-seen:
+		t.Fatalf("a refused encoded Convex body reached the service: %v", h)
+	default:
+	}
+	if st, body, _ = post(t, gw, "query", `{"path":"fake.things.echo","args":{"say":"hi"}}`, "Content-Type", "application/json", "Content-Encoding", "identity"); st != 200 {
+		t.Fatalf("identity: %d %s", st, body)
+	}
+	<-seen
+	tok, _ := auth.Mint(secret, "u1", nil, time.Minute, auth.Options{})
+	if st, body, _ = do(t, "POST", gw+"/files/upload", zipped.String(), "Authorization", "Bearer "+tok, "Content-Encoding", "gzip"); st != 200 {
+		t.Fatalf("raw route: %d %s", st, body)
+	}
+	if h := <-seen; h.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("the raw route's Content-Encoding was not forwarded: %v", h)
 	}
 }
