@@ -122,26 +122,19 @@ func (s *svc) prepare(ctx context.Context, envs []events.Envelope) (context.Cont
 	return context.WithValue(ctx, confirmedKey{}, &confirmed{asked: asked, facts: facts}), nil
 }
 
-// askOrders asks the customers service about orderIDs, in calls of at most
-// customers.MaxOrderFacts ids, each within confirmTimeout (a reconciliation
-// asks about every earning of a wallet: thousands of orders, which one
-// shared timeout would never let through).
+// askOrders asks the customers service about orderIDs, within confirmTimeout
+// for each call the client makes (of at most customers.MaxOrderFacts ids): a
+// reconciliation asks about every earning of a wallet, thousands of orders,
+// which one call's time would cut short.
 func (s *svc) askOrders(ctx context.Context, orderIDs []string) (map[string]customers.OrderFacts, error) {
-	out := make(map[string]customers.OrderFacts, len(orderIDs))
-	for rest := orderIDs; len(rest) > 0; {
-		n := min(len(rest), customers.MaxOrderFacts)
-		cctx, cancel := context.WithTimeout(ctx, confirmTimeout)
-		facts, err := s.orderFacts(cctx, rest[:n])
-		cancel()
-		if err != nil {
-			return nil, fmt.Errorf("payouts: the customers service did not confirm %d orders: %w", len(orderIDs), err)
-		}
-		for id, f := range facts {
-			out[id] = f
-		}
-		rest = rest[n:]
+	calls := max(1, (len(orderIDs)+customers.MaxOrderFacts-1)/customers.MaxOrderFacts)
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(calls)*confirmTimeout)
+	defer cancel()
+	facts, err := s.orderFacts(ctx, orderIDs)
+	if err != nil {
+		return nil, fmt.Errorf("payouts: the customers service did not confirm %d orders: %w", len(orderIDs), err)
 	}
-	return out, nil
+	return facts, nil
 }
 
 // factsOf is the customers service's facts of an order (nil: no such order):
