@@ -137,7 +137,7 @@ func (s *Server) isInternal(c *fiber.Ctx) bool {
 
 func (s *Server) handle(kind Kind) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		req, err := ParseRequest(c.Body())
+		req, err := ParseRequest(c.BodyRaw()) // as sent: never inflated (c.Body would inflate a Content-Encoding without bound)
 		if err != nil {
 			return httpserver.WriteError(c, err)
 		}

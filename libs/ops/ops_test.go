@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -232,5 +234,27 @@ func TestInternalErrorsAreLoggedWithTheirCause(t *testing.T) {
 	if len(lines) != 1 || lines[0]["request_id"] != "req-42" || lines[0]["op"] != "t.ops.broken" ||
 		!strings.Contains(lines[0]["err"].(string), "read-only file system") {
 		t.Fatalf("internal error logs: %v\nall logs:\n%s", lines, logs.String())
+	}
+}
+
+// TestEncodedBodiesAreNotInflated: the endpoint reads the body as sent; a
+// compressed one is not JSON (INVALID_ARGUMENT), never inflated.
+func TestEncodedBodiesAreNotInflated(t *testing.T) {
+	app := fiber.New()
+	(&Server{Registry: testRegistry()}).Mount(app)
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	_, _ = zw.Write([]byte(`{"path":"t.ops.public","args":{}}`))
+	_ = zw.Close()
+	req := httptest.NewRequest("POST", "/api/query", bytes.NewReader(zipped.Bytes()))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Encoding", "gzip")
+	resp, err := app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 400 || !strings.Contains(string(b), "INVALID_ARGUMENT") {
+		t.Fatalf("a gzip body: %d %s", resp.StatusCode, b)
 	}
 }
