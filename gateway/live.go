@@ -23,18 +23,19 @@ package gateway
 // Runs are a budget apart from ordinary requests, so that live queries cannot
 // starve them (a write re-runs every live query of its service, and thousands
 // of distinct anonymous live queries would otherwise take every core): at most
-// CONVEX_RERUN_CONCURRENCY runs go to the services at once, and
+// CONVEX_RERUN_CONCURRENCY runs go to the services at once,
 // CONVEX_RERUN_CONCURRENCY_BUSY (one) while an ordinary request is in flight
-// at the gateway; the rest wait in the queue (subscribers see a change later,
-// requests keep their latency). The
-// queue serves a live query's first run first (a subscriber waits for it),
-// then signed-in callers' re-runs, then anonymous callers' (one pick in
-// anonymousEvery goes to them while signed-in ones wait, so neither starves);
-// first in, first out within each. The distinct live queries are capped in
-// all (CONVEX_MAX_LIVE_QUERIES) and of anonymous callers
-// (CONVEX_ANON_MAX_LIVE_QUERIES): a subscription that would start one more
-// fails with RATE_LIMITED; one that joins a live query running already always
-// goes in.
+// at the gateway, and each worker rests after a run so that runs take at most
+// CONVEX_RERUN_SHARE_PERCENT of its time. The rest wait in the queue:
+// subscribers see a change later, requests keep their latency. The queue
+// serves first runs first (a subscriber waits for them), and runs a socket's
+// mutation waits for (sync.go) with them; then signed-in callers' re-runs,
+// then anonymous callers' (one pick in anonymousEvery goes to them while
+// signed-in ones wait, so neither starves); first in, first out within each.
+// The distinct live queries are capped in all (CONVEX_MAX_LIVE_QUERIES) and
+// of anonymous callers (CONVEX_ANON_MAX_LIVE_QUERIES): a subscription that
+// would start one more fails with RATE_LIMITED; one that joins a live query
+// running already always goes in.
 //
 // A run that failed for a passing reason (UNAVAILABLE,
 // INTERNAL, RATE_LIMITED) is retried with backoff while anyone still listens;
@@ -67,7 +68,7 @@ const defaultRerunConcurrency = 2
 
 // The queue's classes, in the order it prefers them.
 const (
-	classFirst     = iota // a live query's first run: its subscribers wait for it
+	classFirst     = iota // a first run, or one a socket's mutation waits for
 	classSignedIn         // a signed-in caller's re-run
 	classAnonymous        // an anonymous caller's re-run
 	runClasses
@@ -309,15 +310,17 @@ func (h *liveQueries) changedAndWait(ctx context.Context, conn subscriber, servi
 	h.mu.Lock()
 	for _, svc := range services {
 		for lq := range h.byService[svc] {
-			h.touch(lq)
+			// The waiter first: touch queues a live query someone waits for
+			// with the first runs.
 			for s := range lq.subs {
 				if s.conn == conn {
 					ch := make(chan struct{})
-					lq.waiters = append(lq.waiters, liveWaiter{gen: lq.want, ch: ch})
+					lq.waiters = append(lq.waiters, liveWaiter{gen: lq.want + 1, ch: ch})
 					wait = append(wait, ch)
 					break
 				}
 			}
+			h.touch(lq)
 		}
 	}
 	h.mu.Unlock()
@@ -341,7 +344,7 @@ func (h *liveQueries) touch(lq *liveQuery) {
 	lq.queued = true
 	c := classAnonymous
 	switch {
-	case lq.result == nil:
+	case lq.result == nil || len(lq.waiters) > 0:
 		c = classFirst
 	case lq.identity != nil:
 		c = classSignedIn

@@ -444,3 +444,59 @@ func TestLiveQueryRunShare(t *testing.T) {
 		t.Fatalf("ten runs of 20 ms at a 50 %% share took %v", took)
 	}
 }
+
+// A run a socket's mutation waits for (its own queries of the service it
+// wrote) goes with the first runs, ahead of other callers' queued re-runs.
+func TestLiveQueryWaitedRunGoesFirst(t *testing.T) {
+	h := newLiveQueries(nil, 1)
+	var mu sync.Mutex
+	var order []string
+	gate := make(chan struct{})
+	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
+		mu.Lock()
+		order = append(order, lq.path)
+		mu.Unlock()
+		<-gate
+		return outcome{value: json.RawMessage(`1`)}
+	}
+	next := func() {
+		select {
+		case gate <- struct{}{}:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no run")
+		}
+	}
+	for i := range 10 {
+		id := &auth.Identity{Sub: fmt.Sprintf("other-%d", i)}
+		h.subscribe(&querySub{id: uint32(i), conn: schedulerConn{id: id}}, "svc", fmt.Sprintf("other-%d", i), []byte(`{}`), id)
+	}
+	me := &auth.Identity{Sub: "me"}
+	mine := schedulerConn{id: me}
+	h.subscribe(&querySub{id: 99, conn: mine}, "svc2", "mine", []byte(`{}`), me)
+	for range 11 {
+		next() // the first runs
+	}
+	h.changed("svc") // ten signed-in re-runs queue; the first starts
+	time.Sleep(50 * time.Millisecond)
+	waited := make(chan struct{})
+	go func() {
+		h.changedAndWait(context.Background(), mine, "svc2")
+		close(waited)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	next() // the re-run in flight ends; the waited one is next
+	next()
+	select {
+	case <-waited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waited run did not come next")
+	}
+	for range 9 {
+		next()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := order[12]; got != "mine" {
+		t.Fatalf("after the first runs and one re-run, %s ran; order %v", got, order)
+	}
+}
