@@ -193,6 +193,10 @@ func (d *DB) Embedded() bool { return d.embedded }
 // InMemory reports an embedded database kept in memory only (tests).
 func (d *DB) InMemory() bool { return d.embedded && d.file == "" }
 
+// File is the embedded engine's file (DATA_DIR/.../<name>.lungo); "" on a
+// MongoDB server or in memory.
+func (d *DB) File() string { return d.file }
+
 // Ping checks the database answers; it backs readiness.
 func (d *DB) Ping(ctx context.Context) error {
 	if d.fileSt != nil && d.fileSt.db != nil {

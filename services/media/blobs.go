@@ -24,7 +24,7 @@ import (
 // Blobs holds the bytes of uploads, by storage id; their metadata lives in
 // the service's database (uploadsColl). One interface, three stores chosen
 // by MEDIA_BLOB_URL (Settings): files under a directory (the embedded
-// mode's default, DATA_DIR/media), an S3-compatible bucket, or GridFS in the
+// mode's default, next to the database file), an S3-compatible bucket, or GridFS in the
 // service's MongoDB database. Every implementation streams: nothing holds a
 // whole file in memory.
 type Blobs interface {
@@ -176,16 +176,17 @@ func (g *gridfsBlobs) Delete(ctx context.Context, key string) error {
 func (g *gridfsBlobs) Close() error { return nil }
 
 // defaultBlobURL is where the bytes go without MEDIA_BLOB_URL: GridFS on a
-// MongoDB server (what every replica shares), files under DATA_DIR/media
-// with the embedded engine's file, memory with the in-memory engine.
-func defaultBlobURL(db *store.DB, dataDir string) (string, error) {
+// MongoDB server (what every replica shares); with the embedded engine's
+// file, a directory next to it (DATA_DIR/db/media.blobs in the all-in-one);
+// memory with the in-memory engine.
+func defaultBlobURL(db *store.DB) (string, error) {
 	switch {
 	case !db.Embedded():
 		return BlobGridFS, nil
 	case db.InMemory():
 		return "mem://", nil
 	}
-	abs, err := filepath.Abs(filepath.Join(dataDir, "media"))
+	abs, err := filepath.Abs(strings.TrimSuffix(db.File(), ".lungo") + ".blobs")
 	if err != nil {
 		return "", err
 	}

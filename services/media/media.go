@@ -2,9 +2,9 @@
 // section 5), the check other services make before referring to an upload,
 // and the claim that keeps an upload once something refers to it.
 //
-// The bytes live in a blob store (blobs.go: files under DATA_DIR/media in
-// the embedded mode, GridFS or an S3-compatible bucket in production, chosen
-// by MEDIA_BLOB_URL), streamed in and out: no upload is ever held whole in
+// The bytes live in a blob store (blobs.go: files next to the database file
+// in the embedded mode, GridFS or an S3-compatible bucket in production,
+// chosen by MEDIA_BLOB_URL), streamed in and out: no upload is ever held whole in
 // memory. What an upload is lives in the service's database, collection
 // uploads, one document per storage id (stg_..., its _id and its blob key):
 //
@@ -112,7 +112,7 @@ func newService(ctx context.Context, env service.Env) (*svc, *service.Built, err
 	blobURL := set.BlobURL
 	if blobURL == "" {
 		var err error
-		if blobURL, err = defaultBlobURL(env.DB, set.DataDir); err != nil {
+		if blobURL, err = defaultBlobURL(env.DB); err != nil {
 			return nil, nil, err
 		}
 	}

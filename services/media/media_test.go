@@ -499,3 +499,34 @@ func TestGridFSBlobs(t *testing.T) {
 		t.Fatal("the swept upload is still in GridFS")
 	}
 }
+
+// TestDefaultBlobStoreNextToTheDatabaseFile: without MEDIA_BLOB_URL, the
+// embedded engine's file gets its blobs in a directory next to it, and
+// nothing of the bytes goes into the database file.
+func TestDefaultBlobStoreNextToTheDatabaseFile(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := store.Open(ctx, store.Options{Name: "media", DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close(context.Background()) })
+	set := DefaultSettings()
+	s, _, err := newService(ctx, service.Env{Name: "media", Logger: slog.New(slog.DiscardHandler), DB: db, Settings: &set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.blobs.Kind() != "file" {
+		t.Fatalf("default store %s", s.blobs.Kind())
+	}
+	big := gifOfSize(1 << 20)
+	if err := s.blobs.Put(ctx, "stg_x", bytes.NewReader(big)); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "media.blobs", "stg_x")); err != nil || !bytes.Equal(b, big) {
+		t.Fatalf("blob file: %v", err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "media.lungo")); err == nil && fi.Size() > 512<<10 {
+		t.Fatalf("the database file holds %d bytes", fi.Size())
+	}
+}

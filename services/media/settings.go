@@ -12,10 +12,9 @@ type Settings struct {
 	// BlobURL names where the bytes go: file:///dir, s3://bucket?region=...
 	// (any S3-compatible bucket: endpoint=..., use_path_style=true), gridfs
 	// (GridFS of the service's MongoDB database) or mem:// (tests). Empty:
-	// GridFS with a MongoDB server, DATA_DIR/media with the embedded engine.
+	// GridFS with a MongoDB server; with the embedded engine, a directory
+	// next to its file (DATA_DIR/db/media.blobs in the all-in-one).
 	BlobURL string `env:"MEDIA_BLOB_URL"`
-	// DataDir is the data directory the default file store lives under.
-	DataDir string `env:"DATA_DIR" default:"./data"`
 	// UploadBurst uploads a user may make at once; one more every
 	// UploadInterval after that.
 	UploadBurst    int           `env:"MEDIA_UPLOAD_BURST" default:"5"`
@@ -65,6 +64,6 @@ func (s *Settings) Validate() error {
 // DefaultSettings are the settings with every default (tests, a module built
 // without settings).
 func DefaultSettings() Settings {
-	return Settings{DataDir: "./data", UploadBurst: 5, UploadInterval: 20 * time.Second, DailyUploadBytes: 100 << 20,
+	return Settings{UploadBurst: 5, UploadInterval: 20 * time.Second, DailyUploadBytes: 100 << 20,
 		MaxStoredBytes: 10 << 30, UnreferencedGrace: 24 * time.Hour, SweepInterval: 10 * time.Minute}
 }

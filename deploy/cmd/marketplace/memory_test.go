@@ -27,7 +27,7 @@ import (
 // The issue measured 1,171 MiB resident after the uploads and 1,018 MiB
 // after the restart; the code before the fix, run by this test, 1,113 MiB
 // and 770 MiB: the embedded engine held every image (GridFS) in memory and
-// loaded them all at start. Now the bytes are files under DATA_DIR/media,
+// loaded them all at start. Now the bytes are files under DATA_DIR/db/media.blobs,
 // streamed from the client through the gateway to the file and back (seen:
 // 82 MiB and 74 MiB; 180 MiB after the uploads while the gateway and the
 // service still read each body whole), within rssBound at both points.
