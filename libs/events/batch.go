@@ -195,11 +195,11 @@ func (c *consumer) settleOneByOne(ctx context.Context, batch []kafka.Message, fa
 // calling another service, must not hold it for a whole batch).
 func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, error) {
 	keys := make([]string, len(items))
-	for i, it := range items {
-		keys[i] = c.cfg.GroupID + "/" + it.env.ID
-	}
+	digests := make([]string, len(items))
 	envs := make([]Envelope, len(items))
 	for i, it := range items {
+		keys[i] = c.processedKey(it.env.ID)
+		digests[i] = contentDigest(it.env)
 		envs[i] = it.env
 	}
 	ctx, err := c.prepare(ctx, envs)
@@ -213,7 +213,7 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 		recorded, covered = 0, 0
 		tx, hooks = withCommitHooks(tx)
 		parts := c.cfg.DB.Partitioned(processedCollection)
-		done, err := processedAmong(tx, parts, keys)
+		known, err := processedAmong(tx, parts, keys)
 		if err != nil {
 			return err
 		}
@@ -224,17 +224,22 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 				break // the rest in the next transaction
 			}
 			covered = i + 1
-			if done[keys[i]] {
+			key, seen, err := c.dedupeKey(tx, parts, known, it.msg.Topic, it.env, digests[i])
+			if err != nil {
+				return err
+			}
+			if seen {
 				c.logger.DebugContext(ctx, "events: duplicate skipped", "id", it.env.ID)
 				continue
 			}
-			done[keys[i]] = true // the same event twice in one batch
 			if err := c.handleInBatch(tx, it, len(items)); err != nil {
 				return &batchHandlerError{id: it.env.ID, err: err}
 			}
-			fresh = append(fresh, keys[i])
-			docs[keys[i]] = processedDoc{ID: keys[i], EventID: it.env.ID, Group: c.cfg.GroupID, Topic: it.msg.Topic,
-				Type: it.env.Type, ProcessedAt: time.Now().UTC()}
+			doc := processedDoc{ID: key, EventID: it.env.ID, Group: c.cfg.GroupID, Topic: it.msg.Topic,
+				Type: it.env.Type, ProcessedAt: time.Now().UTC(), Digest: digests[i]}
+			known[key] = doc // the same event twice in one batch
+			fresh = append(fresh, key)
+			docs[key] = doc
 		}
 		for _, g := range parts.Group(fresh) {
 			batch := make([]any, len(g.At))
@@ -261,34 +266,31 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 	return covered, nil
 }
 
-// processedAmong is the set of keys this group has processed: one query per
+// processedAmong is the records among keys this group has: one query per
 // partition holding any of them (the _id index serves it).
-func processedAmong(ctx context.Context, parts store.Partitioned, keys []string) (map[string]bool, error) {
-	type idOnly struct {
-		ID string `bson:"_id"`
-	}
-	var found []idOnly
+func processedAmong(ctx context.Context, parts store.Partitioned, keys []string) (map[string]processedDoc, error) {
+	var found []processedDoc
 	for _, g := range parts.Group(keys) {
 		in := make([]string, len(g.At))
 		for j, at := range g.At {
 			in[j] = keys[at]
 		}
 		cur, err := g.Coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: in}}}},
-			options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+			options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "topic", Value: 1}, {Key: "type", Value: 1}, {Key: "digest", Value: 1}}))
 		if err != nil {
 			return nil, err
 		}
-		var part []idOnly
+		var part []processedDoc
 		if err := cur.All(ctx, &part); err != nil {
 			return nil, err
 		}
 		found = append(found, part...)
 	}
-	done := make(map[string]bool, len(keys))
+	known := make(map[string]processedDoc, len(keys))
 	for _, f := range found {
-		done[f.ID] = true
+		known[f.ID] = f
 	}
-	return done, nil
+	return known, nil
 }
 
 // handleInBatch runs the handler on one event of a batch transaction, in a

@@ -176,12 +176,17 @@ type ConsumerConfig struct {
 type processedDoc struct {
 	// ID is group + "/" + event id: two consumer groups sharing a database
 	// (two projections of one topic in one service) must each see the event.
+	// Another event under an id already recorded (another Digest) is recorded
+	// under group/id/digest (dedupe.go).
 	ID          string    `bson:"_id"`
 	EventID     string    `bson:"eventId"`
 	Group       string    `bson:"group"`
 	Topic       string    `bson:"topic"`
 	Type        string    `bson:"type"`
 	ProcessedAt time.Time `bson:"processedAt"`
+	// Digest is the event's contentDigest; empty in records written before
+	// digests.
+	Digest string `bson:"digest,omitempty"`
 }
 
 // ConsumerIndexes serves the pruning of old processed ids. The processed ids
@@ -443,7 +448,7 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message, attempt int) b
 // processOnce runs the handler and records the event in one transaction. An
 // event this group already processed is skipped.
 func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) error {
-	key := c.cfg.GroupID + "/" + env.ID
+	digest := contentDigest(env)
 	ctx, err := c.prepare(ctx, []Envelope{env})
 	if err != nil {
 		return err
@@ -451,21 +456,25 @@ func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) 
 	var hooks *commitHooks
 	err = c.cfg.DB.Tx(ctx, func(tx context.Context) error {
 		hooks = nil
-		coll := c.cfg.DB.Partitioned(processedCollection).For(key)
-		err := coll.FindOne(tx, bson.D{{Key: "_id", Value: key}}).Err()
-		if err == nil {
-			return errSeen
-		}
-		if !store.IsNotFound(err) {
+		parts := c.cfg.DB.Partitioned(processedCollection)
+		known, err := processedAmong(tx, parts, []string{c.processedKey(env.ID)})
+		if err != nil {
 			return err
+		}
+		key, seen, err := c.dedupeKey(tx, parts, known, topic, env, digest)
+		if err != nil {
+			return err
+		}
+		if seen {
+			return errSeen
 		}
 		var hctx context.Context
 		hctx, hooks = withCommitHooks(tx)
 		if err := c.callHandler(hctx, env); err != nil {
 			return handlerError{err}
 		}
-		_, err = coll.InsertOne(tx, processedDoc{
-			ID: key, EventID: env.ID, Group: c.cfg.GroupID, Topic: topic, Type: env.Type, ProcessedAt: time.Now().UTC(),
+		_, err = parts.For(key).InsertOne(tx, processedDoc{
+			ID: key, EventID: env.ID, Group: c.cfg.GroupID, Topic: topic, Type: env.Type, ProcessedAt: time.Now().UTC(), Digest: digest,
 		})
 		if store.IsDuplicate(err) {
 			return errSeen // processed concurrently (real MongoDB); roll this copy back
