@@ -1,6 +1,10 @@
 package catalog
 
-import "context"
+import (
+	"context"
+
+	"marketplace/libs/ops"
+)
 
 // OpGetStoreContacts (internal query) is stores by id with their owner's
 // contact, as the catalog has them now (never cached): for a service that
@@ -40,17 +44,9 @@ type StoreContactsResult struct {
 // now (not cached; any number of ids, split into calls of MaxStoreContacts).
 // Stores that do not exist are absent.
 func (c *Client) StoreContacts(ctx context.Context, storeIDs []string) (map[string]StoreContact, error) {
-	out := make(map[string]StoreContact, len(storeIDs))
-	for len(storeIDs) > 0 {
-		n := min(len(storeIDs), MaxStoreContacts)
+	return ops.InChunks(storeIDs, MaxStoreContacts, func(ids []string) (map[string]StoreContact, error) {
 		var r StoreContactsResult
-		if err := c.calls.Query(ctx, Service, OpGetStoreContacts, StoreContactsArgs{StoreIDs: storeIDs[:n]}, &r); err != nil {
-			return nil, err
-		}
-		for id, st := range r.Stores {
-			out[id] = st
-		}
-		storeIDs = storeIDs[n:]
-	}
-	return out, nil
+		err := c.calls.Query(ctx, Service, OpGetStoreContacts, StoreContactsArgs{StoreIDs: ids}, &r)
+		return r.Stores, err
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"marketplace/libs/money"
+	"marketplace/libs/ops"
 )
 
 // OpGetOrderFacts (internal query) is what the owner of the orders says of
@@ -46,17 +47,9 @@ type OrderFactsResult struct {
 // number: split into calls of MaxOrderFacts). Orders that do not exist are
 // absent from the answer.
 func (c *Client) OrderFacts(ctx context.Context, orderIDs []string) (map[string]OrderFacts, error) {
-	out := make(map[string]OrderFacts, len(orderIDs))
-	for len(orderIDs) > 0 {
-		n := min(len(orderIDs), MaxOrderFacts)
+	return ops.InChunks(orderIDs, MaxOrderFacts, func(ids []string) (map[string]OrderFacts, error) {
 		var r OrderFactsResult
-		if err := c.calls.Query(ctx, Service, OpGetOrderFacts, OrderFactsArgs{OrderIDs: orderIDs[:n]}, &r); err != nil {
-			return nil, err
-		}
-		for id, f := range r.Orders {
-			out[id] = f
-		}
-		orderIDs = orderIDs[n:]
-	}
-	return out, nil
+		err := c.calls.Query(ctx, Service, OpGetOrderFacts, OrderFactsArgs{OrderIDs: ids}, &r)
+		return r.Orders, err
+	})
 }
