@@ -428,9 +428,15 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 	}
 	c.Locals("op", r.desc.Method+" "+r.desc.Path)
 	if c.Request().IsBodyStream() {
-		// A streamed body (ops.Route.StreamBody) not read to its end leaves
-		// its rest on the connection: the connection ends with the answer.
+		// A streamed body (ops.Route.StreamBody) not read to its end (refused
+		// here, or by the service before it read it all) is read and dropped
+		// up to drainLimit, so that the client, which sends its whole body
+		// before it reads, gets the answer; a longer rest stays unread and
+		// the connection ends with the answer.
 		defer func() {
+			if ended, _ := c.Locals(bodyEndedKey).(bool); !ended {
+				_, _ = io.Copy(io.Discard, &forwardedBody{c: c, r: c.Context().RequestBodyStream(), left: drainLimit})
+			}
 			if ended, _ := c.Locals(bodyEndedKey).(bool); !ended {
 				c.Context().SetConnectionClose()
 			}
@@ -503,10 +509,7 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 		// bodyLimit bytes: the service refuses what is over its own cap.
 		n, limit := c.Request().Header.ContentLength(), g.bodyLimit.Load()
 		if int64(n) > limit {
-			// Read and dropped (up to a bound) so that the client, which sends
-			// its whole body before reading, gets the answer.
-			_, _ = io.Copy(io.Discard, &forwardedBody{c: c, r: c.Context().RequestBodyStream(), left: drainLimit})
-			return ops.WriteRouteError(c, style, apperr.New(apperr.InvalidArgument, "request body too large"))
+			return ops.WriteRouteError(c, style, apperr.New(apperr.InvalidArgument, "request body too large")) // drained by handleRaw
 		}
 		req.SetBodyStream(&forwardedBody{c: c, r: c.Context().RequestBodyStream(), left: limit}, n)
 	} else {
