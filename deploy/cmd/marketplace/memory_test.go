@@ -29,7 +29,7 @@ import (
 // and 770 MiB: the embedded engine held every image (GridFS) in memory and
 // loaded them all at start. Now the bytes are files under DATA_DIR/db/media.blobs,
 // streamed from the client through the gateway to the file and back (seen:
-// 82 MiB and 74 MiB; 180 MiB after the uploads while the gateway and the
+// 82 MiB and 74 MiB; 180 MiB after uploads 4 at a time while the gateway and the
 // service still read each body whole), within rssBound at both points.
 //
 // MARKETPLACE_MEMTEST_BIN runs the test against another binary (to measure
