@@ -13,6 +13,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
+	"marketplace/libs/store"
 )
 
 // Kind is query (read) or mutation (write).
@@ -188,7 +189,14 @@ func (r *Registry) Invoke(ctx context.Context, kind Kind, path string, raw []byt
 	if err := CheckCall(ctx, op.Kind, op.Access, kind, path); err != nil {
 		return nil, err
 	}
-	return op.run(ctx, raw, &r.resolvers)
+	res, err := op.run(ctx, raw, &r.resolvers)
+	if err != nil && apperr.CodeOf(err) == apperr.Internal && store.IsUnreachable(err) {
+		// The database did not answer: not a bug, and it goes away by itself.
+		// A caller (another service's consumer) waits and tries again rather
+		// than give up on an INTERNAL answer.
+		return nil, apperr.Wrap(err, apperr.Unavailable, "the database is unavailable; try again")
+	}
+	return res, err
 }
 
 // ReasonUnknownOperation marks the NOT_FOUND of an operation that does not exist
