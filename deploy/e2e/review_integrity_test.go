@@ -52,6 +52,25 @@ func TestReviewVerifiedPurchaseRefined(t *testing.T) {
 		}
 	})
 
+	t.Run("a cited order verifies only once delivered", func(t *testing.T) {
+		tok, customer := newCustomer(t, s, "user-pending")
+		delivered := rs.orderOf(t, tok, customer, rs.storeA)
+		rs.deliverOrder(t, delivered)
+		pending := rs.orderOf(t, tok, customer, rs.storeA)
+		// The delivered order's slot is free, yet the order cited may still be
+		// cancelled: its review is not verified, and then it is cancelled.
+		id := addReviewOK(t, s, tok, reviewArgs(rs.storeA, 2, "orderId", pending))
+		if r := getReview(t, s, tok, id); r == nil || r.IsVerifiedPurchase {
+			t.Fatalf("review citing an order not delivered yet: %+v", r)
+		}
+		st.MustOK(t, s.Mutation(rs.owner, "stores.orders.updateOrderStatus", map[string]any{"orderId": pending, "status": "cancelled"}))
+		// The delivered order's review takes the slot.
+		ok := addReviewOK(t, s, tok, reviewArgs(rs.storeA, 5, "orderId", delivered))
+		if !getReview(t, s, tok, ok).IsVerifiedPurchase {
+			t.Fatal("review citing the delivered order is not verified")
+		}
+	})
+
 	t.Run("verified reviews never outnumber delivered orders", func(t *testing.T) {
 		tok, customer := newCustomer(t, s, "user-once")
 		rs.deliverOrder(t, rs.orderOf(t, tok, customer, rs.storeB))

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/contracts/customers"
 )
 
 // Pure rules of reviews, without I/O: helpfulness ranking, the statistics and
@@ -175,14 +176,13 @@ type Purchase struct {
 	OwnStore        bool // the author owns the reviewed store
 }
 
-// orderCancelled is the order status that never verifies a review.
-const orderCancelled = "cancelled"
-
 // Verification decides whether a review is a verified purchase, or refuses
 // it. A store's owner may not review their own store (PERMISSION_DENIED). A
 // cited order that does not exist or is another customer's is NOT_FOUND, the
 // same answer in both cases (another customer's order is not revealed); one
-// of another store is INVALID_ARGUMENT. A cancelled order never verifies.
+// of another store is INVALID_ARGUMENT. A cited order verifies only once it is
+// delivered: a cancelled one never does, and one not delivered yet may still
+// be cancelled (a review verified by it would then cite a cancelled order).
 // Otherwise the review is verified while the author's verified reviews of the
 // store are fewer than their delivered orders of it.
 func Verification(p Purchase) (bool, error) {
@@ -195,7 +195,7 @@ func Verification(p Purchase) (bool, error) {
 			return false, ErrNoOrder(p.OrderID)
 		case !p.OrderOfStore:
 			return false, apperr.Invalid("orderId", "order %s is not from this store", p.OrderID)
-		case p.OrderStatus == orderCancelled:
+		case p.OrderStatus != customers.StatusDelivered:
 			return false, nil
 		}
 	}
