@@ -363,7 +363,7 @@ func TestHandlerStoresOncePerRecipient(t *testing.T) {
 	if err := db.EnsureIndexes(ctx, Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	s := &svc{env: service.Env{DB: db}}
+	s := &svc{env: service.Env{DB: db}, clock: newInboxClock()}
 	envs := []events.Envelope{
 		envelope(EventOrderCreated, orderCreatedData),
 		envelope(EventReviewFlagRaised, `{"flagId":"flg_1","reviewId":"rev_1","reason":"fake"}`),
@@ -409,6 +409,17 @@ func TestHandlerStoresOncePerRecipient(t *testing.T) {
 	}
 	if !maps.Equal(count, wantKeys) {
 		t.Fatalf("stored %v, want %v", count, wantKeys)
+	}
+	// One inbox's notifications, written one after the other (here within a
+	// millisecond or two), have strictly increasing creation times in the
+	// order written: the inbox lists by creation time, the random id only
+	// breaking ties.
+	at := map[string]int64{}
+	for _, d := range docs {
+		at[d.EventID+"/"+d.RecipientUserID] = d.CreationTime
+	}
+	if a, b := at["evt_review_flag_raised/"], at["evt_flag2/"]; a >= b {
+		t.Errorf("the admin inbox's flags written in order have creation times %d, %d", a, b)
 	}
 
 	// Malformed data of a handled type fails the handler, and nothing is stored.

@@ -29,10 +29,11 @@ const coll = "notifications"
 type svc struct {
 	env    service.Env
 	status *events.ConsumerStatus
+	clock  *inboxClock
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
-	s := &svc{env: env, status: events.NewConsumerStatus(0)}
+	s := &svc{env: env, status: events.NewConsumerStatus(0), clock: newInboxClock()}
 	return &service.Built{
 		Background: []func(context.Context) error{s.consume},
 		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
@@ -117,7 +118,7 @@ func (s *svc) insert(ctx context.Context, ns []notificationDoc) error {
 			return err
 		}
 		n.ID = ids.New("notifications")
-		n.CreationTime = now()
+		n.CreationTime = s.clock.next(n.RecipientType+"/"+n.RecipientUserID, now())
 		if n.EventTime == 0 {
 			n.EventTime = n.CreationTime
 		}
