@@ -9,10 +9,19 @@ package payouts
 // event for an order that does not exist or is not delivered credits
 // nothing, and is logged and counted (marketplace_payouts_unconfirmed_earnings_total).
 //
-// The question is asked before the consumer's transaction, for a whole batch
-// at once (events.Prepare), so no transaction waits on the network. When the
-// customers service does not answer, the events wait and are asked about
-// again (never dead-lettered: a real delivery must not be lost).
+// Store events likewise: a store.created or store.updated only says that a
+// store may have changed; the wallet's copy of the store (name, owner,
+// contact) is what the catalog answers (catalog.stores.getStoreContacts),
+// never the event's claims (a forged one with a huge version would pin the
+// copy, and send the wallet's notifications to an owner of its choosing).
+//
+// The questions are asked before the consumer's transaction, for a whole
+// batch at once (events.Prepare), so no transaction waits on the network.
+// When the customers service or the catalog does not answer (UNAVAILABLE),
+// the events wait and are asked about again (never dead-lettered: a real
+// delivery must not be lost). Any other error answer is the event's: it is
+// retried MaxAttempts times, then parked on the DLQ for an operator to replay,
+// rather than stalling the partition for as long as it lasts.
 
 import (
 	"context"
@@ -25,6 +34,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
 	"marketplace/libs/events"
 	"marketplace/libs/ids"
@@ -48,15 +58,37 @@ const (
 // credited as the order has it, not as the event said.
 const unconfirmedMetric = "marketplace.payouts.unconfirmed_earnings"
 
+// Why a store event is not as the catalog says (unconfirmedStoresMetric's
+// reason).
+const (
+	reasonUnknownStore   = "unknown_store"    // the catalog has no such store: nothing recorded
+	reasonAheadOfCatalog = "ahead_of_catalog" // the event's version is newer than the catalog's: the catalog's recorded
+)
+
+// unconfirmedStoresMetric counts store events the catalog did not confirm,
+// by reason.
+const unconfirmedStoresMetric = "marketplace.payouts.unconfirmed_store_events"
+
 func newUnconfirmedCounter() metric.Int64Counter {
-	c, err := otel.GetMeterProvider().Meter("marketplace/payouts").Int64Counter(unconfirmedMetric,
-		metric.WithDescription("Delivered-order events whose order, store or earnings the customers service did not confirm, by reason."))
+	return newReasonCounter(unconfirmedMetric,
+		"Delivered-order events whose order, store or earnings the customers service did not confirm, by reason.",
+		reasonUnknownOrder, reasonNotDelivered, reasonOtherStore, reasonAmountDiffers)
+}
+
+func newUnconfirmedStoresCounter() metric.Int64Counter {
+	return newReasonCounter(unconfirmedStoresMetric,
+		"Store events whose store the catalog does not have, or has at an older version, by reason.",
+		reasonUnknownStore, reasonAheadOfCatalog)
+}
+
+func newReasonCounter(name, description string, reasons ...string) metric.Int64Counter {
+	c, err := otel.GetMeterProvider().Meter("marketplace/payouts").Int64Counter(name, metric.WithDescription(description))
 	if err != nil {
 		otel.Handle(err)
 		return nil
 	}
 	// Every reason from 0, so the first one is an increase a rate() sees.
-	for _, r := range []string{reasonUnknownOrder, reasonNotDelivered, reasonOtherStore, reasonAmountDiffers} {
+	for _, r := range reasons {
 		c.Add(context.Background(), 0, metric.WithAttributes(attribute.String("reason", r)))
 	}
 	return c
@@ -66,22 +98,71 @@ func newUnconfirmedCounter() metric.Int64Counter {
 // committed (events.OnCommit): a batch rolled back for another event's
 // failure handles it again, and must not count it twice.
 func (s *svc) countUnconfirmed(ctx context.Context, reason string) {
-	if s.unconfirmed == nil {
+	countOnCommit(ctx, s.unconfirmed, reason)
+}
+
+func countOnCommit(ctx context.Context, c metric.Int64Counter, reason string) {
+	if c == nil {
 		return
 	}
 	events.OnCommit(ctx, func() {
-		s.unconfirmed.Add(context.WithoutCancel(ctx), 1, metric.WithAttributes(attribute.String("reason", reason)))
+		c.Add(context.WithoutCancel(ctx), 1, metric.WithAttributes(attribute.String("reason", reason)))
 	})
+}
+
+// transient tells whether another service's error goes away by itself: it
+// did not answer (UNAVAILABLE: down, restarting, a timeout, its database
+// unreachable) or asked us to slow down. Any other answer (INTERNAL,
+// INVALID_ARGUMENT...) is not waited out.
+func transient(err error) bool {
+	switch apperr.CodeOf(err) {
+	case apperr.Unavailable, apperr.RateLimited:
+		return true
+	}
+	return false
+}
+
+// asHandlerError is a dependency's error as the handler returns it: a retry
+// (events.Retry: waited out, never dead-lettered) when it is transient, else
+// a plain error (the event's attempts, then the DLQ).
+func asHandlerError(err error) error {
+	if transient(err) {
+		return events.Retry(err)
+	}
+	return err
 }
 
 // confirmedKey carries what prepare learnt to the handler.
 type confirmedKey struct{}
 
-// confirmed is the customers service's answer about the orders of a batch:
-// asked holds every order id asked about, facts those that exist.
+// confirmed is what prepare learnt about the events of a batch: asked holds
+// every order id asked about, facts those that exist, ordersErr the customers
+// service's answer when it was an error other than transient (the handler
+// returns it for each event that needed it); storesAsked, stores and
+// storesErr the same of the catalog about the stores of store events.
 type confirmed struct {
-	asked map[string]bool
-	facts map[string]customers.OrderFacts
+	asked     map[string]bool
+	facts     map[string]customers.OrderFacts
+	ordersErr error
+
+	storesAsked map[string]bool
+	stores      map[string]catalog.StoreContact
+	storesErr   error
+}
+
+// storeEventOf is the store id of a store.created or store.updated whose
+// id is a store id, "" for any other event.
+func storeEventOf(env events.Envelope) string {
+	if env.Type != catalog.EventStoreCreated && env.Type != catalog.EventStoreUpdated {
+		return ""
+	}
+	var d struct {
+		StoreID string `json:"storeId"`
+	}
+	if json.Unmarshal(env.Data, &d) != nil || !ids.Valid("stores", d.StoreID) {
+		return ""
+	}
+	return d.StoreID
 }
 
 // deliveredOrderOf is the order id of an order.status_changed to delivered
@@ -101,25 +182,104 @@ func deliveredOrderOf(env events.Envelope) string {
 }
 
 // prepare asks the customers service, in one call, about the orders that the
-// delivered-order events of a batch name (events.Prepare: outside the
-// consumer's transaction; its error makes the batch wait and ask again).
+// delivered-order events of a batch name, and the catalog about the stores of
+// its store events (events.Prepare: outside the consumer's transaction). A
+// transient error makes the batch wait and ask again; any other is kept for
+// the handler, which returns it as the error of each event that needed the
+// answer (the batch is then handled one event at a time, and each such event
+// asks again alone, spends its attempts and is parked).
 func (s *svc) prepare(ctx context.Context, envs []events.Envelope) (context.Context, error) {
-	var orderIDs []string
-	asked := map[string]bool{}
+	var orderIDs, storeIDs []string
+	c := &confirmed{asked: map[string]bool{}, storesAsked: map[string]bool{}}
 	for _, env := range envs {
-		if id := deliveredOrderOf(env); id != "" && !asked[id] {
-			asked[id] = true
+		if id := deliveredOrderOf(env); id != "" && !c.asked[id] {
+			c.asked[id] = true
 			orderIDs = append(orderIDs, id)
 		}
+		if id := storeEventOf(env); id != "" && !c.storesAsked[id] {
+			c.storesAsked[id] = true
+			storeIDs = append(storeIDs, id)
+		}
 	}
-	if len(orderIDs) == 0 {
+	if len(orderIDs) == 0 && len(storeIDs) == 0 {
 		return ctx, nil
 	}
-	facts, err := s.askOrders(ctx, orderIDs)
-	if err != nil {
-		return nil, err
+	if len(orderIDs) > 0 {
+		facts, err := s.askOrders(ctx, orderIDs)
+		if err != nil && transient(err) {
+			return nil, err
+		}
+		c.facts, c.ordersErr = facts, err
 	}
-	return context.WithValue(ctx, confirmedKey{}, &confirmed{asked: asked, facts: facts}), nil
+	if len(storeIDs) > 0 {
+		stores, err := s.askStores(ctx, storeIDs)
+		if err != nil && transient(err) {
+			return nil, err
+		}
+		c.stores, c.storesErr = stores, err
+	}
+	return context.WithValue(ctx, confirmedKey{}, c), nil
+}
+
+// askStores asks the catalog about storeIDs (uncached), within
+// confirmTimeout for each call the client makes.
+func (s *svc) askStores(ctx context.Context, storeIDs []string) (map[string]catalog.StoreContact, error) {
+	calls := max(1, (len(storeIDs)+catalog.MaxStoreContacts-1)/catalog.MaxStoreContacts)
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(calls)*confirmTimeout)
+	defer cancel()
+	stores, err := s.contacts(ctx, storeIDs)
+	if err != nil {
+		return nil, fmt.Errorf("payouts: the catalog did not confirm %d stores: %w", len(storeIDs), err)
+	}
+	return stores, nil
+}
+
+// storeOfCatalog is the catalog's store (nil: no such store): the one
+// prepare read for the batch, else asked now. An error is the catalog's, as
+// asHandlerError returns it.
+func (s *svc) storeOfCatalog(ctx context.Context, storeID string) (*catalog.StoreContact, error) {
+	if c, _ := ctx.Value(confirmedKey{}).(*confirmed); c != nil && c.storesAsked[storeID] {
+		if c.storesErr != nil {
+			return nil, c.storesErr
+		}
+		if st, ok := c.stores[storeID]; ok {
+			return &st, nil
+		}
+		return nil, nil
+	}
+	stores, err := s.askStores(ctx, []string{storeID})
+	if err != nil {
+		return nil, asHandlerError(err)
+	}
+	if st, ok := stores[storeID]; ok {
+		return &st, nil
+	}
+	return nil, nil
+}
+
+// onStoreEvent records the store of a store.created or store.updated as the
+// catalog has it now (see the top of this file). It runs in the consumer's
+// transaction.
+func (s *svc) onStoreEvent(ctx context.Context, env events.Envelope, d catalog.StoreEvent) error {
+	st, err := s.storeOfCatalog(ctx, d.StoreID)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		countOnCommit(ctx, s.unconfirmedStores, reasonUnknownStore)
+		s.env.Logger.WarnContext(ctx, "payouts: a store event for a store the catalog does not have: nothing recorded",
+			"eventId", env.ID, "type", env.Type, "storeId", d.StoreID, "reason", reasonUnknownStore,
+			"eventVersion", d.Version, "eventOwnerUserId", d.OwnerUserID)
+		return nil
+	}
+	if d.EventVersion() > st.Version {
+		countOnCommit(ctx, s.unconfirmedStores, reasonAheadOfCatalog)
+		s.env.Logger.WarnContext(ctx, "payouts: a store event newer than the catalog's store: the catalog's recorded",
+			"eventId", env.ID, "type", env.Type, "storeId", d.StoreID, "reason", reasonAheadOfCatalog,
+			"eventVersion", d.Version, "version", st.Version, "eventOwnerUserId", d.OwnerUserID, "ownerUserId", st.OwnerUserID)
+	}
+	return s.openWallet(ctx, storeInfo{ID: d.StoreID, Name: st.Name, OwnerUserID: st.OwnerUserID, OwnerName: st.OwnerName,
+		OwnerPhone: st.OwnerPhone, Version: max(st.Version, 1)})
 }
 
 // askOrders asks the customers service about orderIDs, within confirmTimeout
@@ -139,10 +299,13 @@ func (s *svc) askOrders(ctx context.Context, orderIDs []string) (map[string]cust
 
 // factsOf is the customers service's facts of an order (nil: no such order):
 // those prepare read for the batch, else asked now (an event the batch's
-// prepare did not see). An error is the customers service's: the event is
-// retried (events.Retry), never dead-lettered.
+// prepare did not see). An error is the customers service's: a transient one
+// is retried (events.Retry), never dead-lettered; any other is the event's.
 func (s *svc) factsOf(ctx context.Context, orderID string) (*customers.OrderFacts, error) {
 	if c, _ := ctx.Value(confirmedKey{}).(*confirmed); c != nil && c.asked[orderID] {
+		if c.ordersErr != nil {
+			return nil, c.ordersErr
+		}
 		if f, ok := c.facts[orderID]; ok {
 			return &f, nil
 		}
@@ -150,7 +313,7 @@ func (s *svc) factsOf(ctx context.Context, orderID string) (*customers.OrderFact
 	}
 	facts, err := s.askOrders(ctx, []string{orderID})
 	if err != nil {
-		return nil, events.Retry(err)
+		return nil, asHandlerError(err)
 	}
 	if f, ok := facts[orderID]; ok {
 		return &f, nil

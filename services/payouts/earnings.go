@@ -42,8 +42,9 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 			return fmt.Errorf("%s %s: data.storeId %q is not a store id", env.Type, env.ID, d.StoreID)
 		}
 		s.catalog.Forget(d.StoreID) // what this service shows of the store follows the catalog
-		return s.openWallet(ctx, storeInfo{ID: d.StoreID, Name: d.Name, OwnerUserID: d.OwnerUserID, OwnerName: d.OwnerName, OwnerPhone: d.OwnerPhone,
-			Version: d.EventVersion()})
+		// Only which store may have changed is taken from the event: the
+		// catalog says what it is now (confirm.go).
+		return s.onStoreEvent(ctx, env, d)
 	case customers.EventOrderStatusChanged:
 		var d customers.OrderEvent
 		if err := decodeData(env, &d); err != nil {

@@ -48,10 +48,13 @@ type testSvc struct {
 	orders     map[string]customers.OrderFacts
 	ordersDown bool
 	asked      int
+	// ordersErr, if set, is the customers service's answer to every call.
+	ordersErr error
 	// stores is the catalog's stores (getStoreContacts), catalogDown makes
-	// it fail.
+	// it fail, catalogErr is its answer to every call if set.
 	stores      map[string]catalog.StoreContact
 	catalogDown bool
+	catalogErr  error
 }
 
 func newTestSvc(t *testing.T) *testSvc {
@@ -79,6 +82,9 @@ func newTestSvc(t *testing.T) *testSvc {
 		if ts.catalogDown {
 			return nil, apperr.New(apperr.Unavailable, "catalog is unavailable")
 		}
+		if ts.catalogErr != nil {
+			return nil, ts.catalogErr
+		}
 		out := map[string]catalog.StoreContact{}
 		for _, id := range storeIDs {
 			if c, ok := ts.stores[id]; ok {
@@ -93,6 +99,9 @@ func newTestSvc(t *testing.T) *testSvc {
 		ts.asked++
 		if ts.ordersDown {
 			return nil, apperr.New(apperr.Unavailable, "customers is unavailable")
+		}
+		if ts.ordersErr != nil {
+			return nil, ts.ordersErr
 		}
 		out := map[string]customers.OrderFacts{}
 		for _, id := range orderIDs {
@@ -112,8 +121,14 @@ func newTestSvc(t *testing.T) *testSvc {
 	return ts
 }
 
+// deliver handles an event in a transaction of its own. A store event's
+// store is the catalog's too (what getStoreContacts answers) unless the
+// catalog has a newer version of it: the event is a real one.
 func (ts *testSvc) deliver(t *testing.T, typ string, data any) {
 	t.Helper()
+	if d, ok := data.(catalog.StoreEvent); ok {
+		ts.setStore(d)
+	}
 	raw, _ := json.Marshal(data)
 	id, _ := events.NewID()
 	env := events.Envelope{ID: id, Type: typ, Data: raw}
@@ -154,6 +169,18 @@ func (ts *testSvc) delivered(orderID, storeID string, earnings money.Fils) custo
 	ev := event(orderID, storeID, earnings)
 	ts.setOrder(ev, customers.StatusDelivered)
 	return ev
+}
+
+// setStore records d as the catalog's store, unless the catalog has a newer
+// version of it.
+func (ts *testSvc) setStore(d catalog.StoreEvent) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if c, ok := ts.stores[d.StoreID]; ok && c.Version > d.EventVersion() {
+		return
+	}
+	ts.stores[d.StoreID] = catalog.StoreContact{StoreID: d.StoreID, Name: d.Name, OwnerUserID: d.OwnerUserID, OwnerName: d.OwnerName,
+		OwnerPhone: d.OwnerPhone, Version: d.EventVersion()}
 }
 
 // setOrder records in the customers service the order of ev, in status.

@@ -75,6 +75,9 @@ type svc struct {
 	// unconfirmed counts delivered-order events the customers service did
 	// not confirm (confirm.go).
 	unconfirmed metric.Int64Counter
+	// unconfirmedStores counts store events the catalog did not confirm
+	// (confirm.go).
+	unconfirmedStores metric.Int64Counter
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
@@ -112,6 +115,7 @@ func newSvc(env service.Env, interval time.Duration) *svc {
 	s.orderFacts = customers.NewClient(env.Calls).OrderFacts
 	s.contacts = s.catalog.StoreContacts
 	s.unconfirmed = newUnconfirmedCounter()
+	s.unconfirmedStores = newUnconfirmedStoresCounter()
 	return s
 }
 

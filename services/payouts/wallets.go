@@ -33,11 +33,15 @@ type storeInfo struct {
 // and records what info tells of the store. Opening is idempotent (the id is
 // the store's, and a unique index holds one wallet per store), so the
 // store.created event, its redeliveries and an earning that arrives first
-// all end with one wallet. The store's name and owner follow the catalog's
-// store events: an event's info replaces the wallet's only when it is newer
-// than the version the wallet holds (storeVersion), so a redelivered
-// store.created never undoes a rename; info without a version only fills in
-// a wallet it opens.
+// all end with one wallet. The store's name and owner follow the catalog:
+// info with a version is what the catalog answered when a store event
+// arrived (confirm.go), read after the event was committed, and replaces the
+// wallet's copy whenever its version differs from the one the wallet holds
+// (storeVersion): not only when newer, so a copy pinned by a forged event
+// of an earlier version of this service (a version the catalog never had)
+// is put right by the store's next event; a redelivered store.created finds
+// the catalog's current store and undoes nothing. Info without a version
+// only fills in a wallet it opens.
 func (s *svc) openWallet(ctx context.Context, info storeInfo) error {
 	id := WalletIDOf(info.ID)
 	if id == "" {
@@ -68,7 +72,7 @@ func (s *svc) openWallet(ctx context.Context, info storeInfo) error {
 	}
 	set["storeVersion"] = info.Version
 	_, err := wallets.UpdateOne(ctx, bson.M{"_id": id, "$or": bson.A{
-		bson.M{"storeVersion": bson.M{"$lt": info.Version}}, bson.M{"storeVersion": bson.M{"$exists": false}},
+		bson.M{"storeVersion": bson.M{"$ne": info.Version}}, bson.M{"storeVersion": bson.M{"$exists": false}},
 	}}, bson.M{"$set": set})
 	return err
 }
