@@ -85,6 +85,7 @@ type Gateway struct {
 	logger   *slog.Logger
 	limiter  *limiter
 	hc       *fasthttp.Client
+	files    *fasthttp.Client // raw GET routes: large answers streamed (forward)
 
 	routes  atomic.Pointer[map[string]route]
 	raw     atomic.Pointer[[]rawRoute]
@@ -120,8 +121,19 @@ func New(cfg Config, resolver ops.Resolver, verifier auth.Verifier, logger *slog
 	g.raw.Store(&[]rawRoute{})
 	g.missing.Store(cfg.Services)
 	g.convex = newConvexSide(g)
+	// Files (raw GET routes): an answer over 64 KiB is streamed to the client
+	// as it arrives instead of being held whole (forward).
+	g.files = &fasthttp.Client{
+		MaxConnsPerHost: g.hc.MaxConnsPerHost, ReadTimeout: g.hc.ReadTimeout, WriteTimeout: g.hc.WriteTimeout,
+		MaxIdleConnDuration: g.hc.MaxIdleConnDuration, Dial: g.hc.Dial,
+		StreamResponseBody: true, MaxResponseBodySize: streamAnswersOver,
+	}
 	return g
 }
+
+// streamAnswersOver is the size from which a raw GET route's answer is
+// streamed through the gateway rather than read whole.
+const streamAnswersOver = 64 << 10
 
 // Refresh fetches every service's declarations and swaps in the new table. Services
 // that do not answer keep their previous routes, so a restarting service does not
@@ -491,7 +503,14 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 	}
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
-	defer fasthttp.ReleaseResponse(resp)
+	// A large GET answer (a file) goes on to the client as it arrives; resp
+	// is then released once the client has it (upstreamBody.Close).
+	streamed := false
+	defer func() {
+		if !streamed {
+			releaseUpstream(resp)
+		}
+	}()
 	src := &c.Request().Header
 	req.Header.SetMethodBytes(src.Method())
 	for _, h := range requestHeaders {
@@ -515,7 +534,11 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 	} else {
 		req.SetBodyRaw(c.BodyRaw())
 	}
-	if err := g.send(c.UserContext(), service, uri, req, resp); err != nil {
+	hc := g.hc
+	if c.Method() == fiber.MethodGet && g.files != nil {
+		hc = g.files
+	}
+	if err := g.sendVia(hc, c.UserContext(), service, uri, req, resp); err != nil {
 		return unavailable(err)
 	}
 	status := resp.StatusCode()
@@ -538,10 +561,39 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 	if ct := resp.Header.ContentType(); len(ct) > 0 {
 		c.Context().Response.Header.SetContentTypeBytes(ct)
 	}
+	if body := resp.BodyStream(); body != nil {
+		streamed = true
+		c.Response().SetBodyStream(&upstreamBody{r: body, resp: resp}, resp.Header.ContentLength())
+		return nil
+	}
 	// Copy: resp goes back to its pool when this function returns, before Fiber
 	// writes the response; sending its buffer would hand it to another request.
 	c.Response().SetBody(resp.Body())
 	return nil
+}
+
+// upstreamBody is a service's streamed answer on its way to the client; the
+// server closes it once written (or abandoned), which releases the answer.
+type upstreamBody struct {
+	r    io.Reader
+	resp *fasthttp.Response
+}
+
+func (u *upstreamBody) Read(p []byte) (int, error) { return u.r.Read(p) }
+
+func (u *upstreamBody) Close() error {
+	releaseUpstream(u.resp)
+	return nil
+}
+
+// releaseUpstream returns a service's answer to its pool. A streamed body not
+// read to its end is read and dropped first: closing the stream hands its
+// connection back to the client's pool, which must not hold unread bytes.
+func releaseUpstream(resp *fasthttp.Response) {
+	if body := resp.BodyStream(); body != nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(body, drainLimit))
+	}
+	fasthttp.ReleaseResponse(resp)
 }
 
 // drainLimit bounds the bytes of a refused streamed body read and dropped
@@ -585,11 +637,16 @@ func (g *Gateway) streamsBody(method, path string) bool {
 // send delivers req to uri on service and reads the answer into resp: every
 // call the gateway forwards, the Convex clients' included, goes through it.
 func (g *Gateway) send(ctx context.Context, service, uri string, req *fasthttp.Request, resp *fasthttp.Response) error {
+	return g.sendVia(g.hc, ctx, service, uri, req, resp)
+}
+
+// sendVia is send through client hc.
+func (g *Gateway) sendVia(hc *fasthttp.Client, ctx context.Context, service, uri string, req *fasthttp.Request, resp *fasthttp.Response) error {
 	base, err := g.resolver.Resolve(ctx, service)
 	if err != nil {
 		return err
 	}
 	req.SetRequestURI(base + uri)
 	telemetry.InjectHTTP(ctx, &req.Header) // the service's server span continues the gateway's trace
-	return g.hc.DoTimeout(req, resp, g.cfg.UpstreamTimeout)
+	return hc.DoTimeout(req, resp, g.cfg.UpstreamTimeout)
 }

@@ -350,10 +350,22 @@ func TestMediaUploadStreamedThroughGateway(t *testing.T) {
 	chunked := func(b []byte) io.Reader { return io.MultiReader(bytes.NewReader(b)) } // no length: sent chunked
 	whole := pngOfSize(media.MaxUploadBytes)
 	id := storageID(t, s.Do("POST", "/api/storage/upload", chunked(whole), h))
-	if r := s.Do("GET", "/api/storage/"+id, nil, nil); r.Status != 200 || !bytes.Equal(r.Body, whole) {
-		t.Fatalf("download of the streamed upload: %d, %d bytes", r.Status, len(r.Body))
+	// Streamed back through the gateway too (an answer over 64 KiB), with its
+	// length and headers; a conditional GET is still a 304.
+	r := s.Do("GET", "/api/storage/"+id, nil, nil)
+	if r.Status != 200 || !bytes.Equal(r.Body, whole) || r.Header.Get("Content-Length") != strconv.Itoa(len(whole)) ||
+		r.Header.Get("Content-Type") != "image/png" || r.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+		t.Fatalf("download of the streamed upload: %d, %d bytes, %v", r.Status, len(r.Body), r.Header)
 	}
-	r := s.Do("POST", "/api/storage/upload", chunked(pngOfSize(media.MaxUploadBytes+1)), h)
+	for i := 0; i < 3; i++ { // the upstream connections stay usable
+		if again := s.Do("GET", "/api/storage/"+id, nil, map[string]string{"If-None-Match": r.Header.Get("ETag")}); again.Status != 304 || len(again.Body) != 0 {
+			t.Fatalf("conditional GET: %d", again.Status)
+		}
+		if again := s.Do("GET", "/api/storage/"+id, nil, nil); again.Status != 200 || !bytes.Equal(again.Body, whole) {
+			t.Fatalf("GET again: %d, %d bytes", again.Status, len(again.Body))
+		}
+	}
+	r = s.Do("POST", "/api/storage/upload", chunked(pngOfSize(media.MaxUploadBytes+1)), h)
 	st.Expect(t, r, "INVALID_ARGUMENT")
 	if !strings.Contains(string(r.Body), "at most 5 MiB") {
 		t.Fatalf("5 MiB + 1, chunked: %s", r.Body)
