@@ -156,10 +156,20 @@ type liveQuery struct {
 	want    uint64 // runs asked for
 	done    uint64 // the want a finished run started at
 	running bool
-	queued  bool // in the run queue (at most once)
+	queued  bool   // in the run queue (at most once)
+	class   int    // the queue class it waits in, while queued
+	entry   uint64 // its current queue entry (queueEntry.gen); older ones are stale
 	waiters []liveWaiter
 	retry   *time.Timer
 	backoff time.Duration
+}
+
+// queueEntry is a live query in the run queue; an entry whose gen is not
+// the live query's entry any more is stale (it moved to a higher class) and
+// is skipped.
+type queueEntry struct {
+	lq  *liveQuery
+	gen uint64
 }
 
 type liveWaiter struct {
@@ -182,7 +192,7 @@ type liveQueries struct {
 	// share is the part of each worker's time runs may take (0 < share <= 1):
 	// after a run of d, a worker rests d*(1-share)/share before the next.
 	share   float64
-	queue   [runClasses][]*liveQuery
+	queue   [runClasses][]queueEntry
 	picks   int // queue pops, for anonymousEvery
 	workers int // goroutines running the queue
 	// timeout bounds one run (the services' own timeout is UpstreamTimeout).
@@ -334,14 +344,13 @@ func (h *liveQueries) changedAndWait(ctx context.Context, conn subscriber, servi
 }
 
 // touch asks for one more run of lq and queues it unless it is queued or
-// running already (a running one queues itself again when it ends). h.mu is
-// held.
+// running already (a running one queues itself again when it ends); a queued
+// one that someone now waits for moves up to the first runs. h.mu is held.
 func (h *liveQueries) touch(lq *liveQuery) {
 	lq.want++
-	if lq.running || lq.queued {
+	if lq.running {
 		return
 	}
-	lq.queued = true
 	c := classAnonymous
 	switch {
 	case lq.result == nil || len(lq.waiters) > 0:
@@ -349,7 +358,12 @@ func (h *liveQueries) touch(lq *liveQuery) {
 	case lq.identity != nil:
 		c = classSignedIn
 	}
-	h.queue[c] = append(h.queue[c], lq)
+	if lq.queued && lq.class <= c {
+		return
+	}
+	lq.queued, lq.class = true, c
+	lq.entry++
+	h.queue[c] = append(h.queue[c], queueEntry{lq: lq, gen: lq.entry})
 	if h.workers < h.limit() {
 		h.workers++
 		go h.work()
@@ -372,11 +386,13 @@ func (h *liveQueries) pop() *liveQuery {
 		order = [runClasses]int{classFirst, classAnonymous, classSignedIn}
 	}
 	for _, c := range order {
-		if q := h.queue[c]; len(q) > 0 {
-			lq := q[0]
-			q[0] = nil
+		for q := h.queue[c]; len(q) > 0; q = h.queue[c] {
+			e := q[0]
+			q[0] = queueEntry{}
 			h.queue[c] = q[1:]
-			return lq
+			if e.gen == e.lq.entry {
+				return e.lq
+			}
 		}
 	}
 	return nil

@@ -500,3 +500,183 @@ func TestLiveQueryWaitedRunGoesFirst(t *testing.T) {
 		t.Fatalf("after the first runs and one re-run, %s ran; order %v", got, order)
 	}
 }
+
+// A socket's mutation on a busy service finds its own live query queued
+// already among the service's re-runs (another caller's write came just
+// before): the waiter moves it to the first runs all the same, rather than
+// leaving it behind the backlog it was queued in.
+func TestLiveQueryWaitedRunPromotedWhenQueued(t *testing.T) {
+	h := newLiveQueries(nil, 1)
+	var mu sync.Mutex
+	var order []string
+	gate := make(chan struct{})
+	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
+		mu.Lock()
+		order = append(order, lq.path)
+		mu.Unlock()
+		<-gate
+		return outcome{value: json.RawMessage(`1`)}
+	}
+	next := func() {
+		t.Helper()
+		select {
+		case gate <- struct{}{}:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no run")
+		}
+	}
+	for i := range 10 {
+		id := &auth.Identity{Sub: fmt.Sprintf("other-%d", i)}
+		h.subscribe(&querySub{id: uint32(i), conn: schedulerConn{id: id}}, "svc", fmt.Sprintf("other-%d", i), []byte(`{}`), id)
+	}
+	me := &auth.Identity{Sub: "me"}
+	mine := schedulerConn{id: me}
+	h.subscribe(&querySub{id: 99, conn: mine}, "svc2", "mine", []byte(`{}`), me)
+	for range 11 {
+		next() // the first runs
+	}
+	h.changed("svc", "svc2") // eleven signed-in re-runs queue, "mine" last; the first starts
+	time.Sleep(50 * time.Millisecond)
+	waited := make(chan struct{})
+	go func() {
+		h.changedAndWait(context.Background(), mine, "svc2")
+		close(waited)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	next() // the re-run in flight ends; the waited one is next
+	next()
+	select {
+	case <-waited:
+	case <-time.After(2 * time.Second):
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("the waited run stayed behind the backlog: %v", order)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case gate <- struct{}{}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+}
+
+// Sockets opened and closed in odd ways (before Connect, right after an
+// Authenticate, after a refused token, after removing queries, across
+// identity switches, closed by the server on a limit) give back everything
+// they counted: after many such cycles, the caps admit as many as at first.
+func TestSyncCapsReleasedOnEveryClose(t *testing.T) {
+	_, boardURL := startBoard(t, ops.Topics{})
+	g, gw := startConvexGateway(t, boardURL, func(c *Config) {
+		c.MaxConnectionsPerCaller, c.AnonMaxConnectionsPerIP, c.MaxConnectionsPerIP, c.MaxConnections = 2, 2, 3, 4
+		c.MaxQueriesPerConnection, c.AnonMaxQueriesPerConnection, c.MaxLiveQueries, c.AnonMaxLiveQueries = 4, 2, 6, 3
+	})
+	x := g.convex
+	count := func(min int) any { return map[string]any{"min": min} }
+	idle := func(round int) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			x.conns.mu.Lock()
+			held := fmt.Sprint(x.conns.n)
+			empty := len(x.conns.n) == 0
+			x.conns.mu.Unlock()
+			x.live.mu.Lock()
+			anon := x.live.anonymous
+			x.live.mu.Unlock()
+			q, s := x.live.stats()
+			if empty && anon == 0 && q == 0 && s == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: sockets counted %s, %d live queries (%d anonymous), %d subscriptions after every socket closed",
+					round, held, q, anon, s)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	ip := "127.0.2.1"
+	for round := range 4 {
+		// Closed before Connect.
+		dialSyncFrom(t, gw, ip).ws.Close()
+		// Closed right after an Authenticate.
+		c := dialSyncFrom(t, gw, ip)
+		connect(c, "odd-auth", token(t, "u-odd", time.Hour))
+		c.ws.Close()
+		// A token that does not verify: AuthError, closed by the server.
+		c = dialSyncFrom(t, gw, ip)
+		connect(c, "odd-bogus", "not-a-token")
+		c.until("AuthError")
+		c.closed()
+		// Anonymous queries, one removed, then closed.
+		c = dialSyncFrom(t, gw, ip)
+		connect(c, "odd-remove", "")
+		modifyQuerySet(c, 0, add(0, "board/notes:count", count(1)), add(1, "board/notes:count", count(2)))
+		answers(c, 0, 1)
+		c.send(map[string]any{"type": "ModifyQuerySet", "baseVersion": 1, "newVersion": 2, "modifications": []any{
+			map[string]any{"type": "Remove", "queryId": 0}}})
+		c.until("Transition")
+		// Anonymous -> signed in -> anonymous, the second socket of the
+		// address refused on the way back (a limit closes it), the first
+		// closed by the client.
+		d := dialSyncFrom(t, gw, ip)
+		connect(d, "odd-switch", "")
+		modifyQuerySet(d, 0, add(0, "board/notes:count", count(3)))
+		answers(d, 0)
+		e := dialSyncFrom(t, gw, ip)
+		connect(e, "odd-third", "")
+		modifyQuerySet(e, 0)
+		e.closedWith(fws.CloseTryAgainLater, "TooManyConcurrentRequests") // two anonymous sockets already
+		d.send(map[string]any{"type": "Authenticate", "tokenType": "User", "value": token(t, "u-odd", time.Hour), "baseVersion": 0})
+		modifyQuerySet(d, 1, add(1, "board/notes:count", count(4)), add(2, "board/notes:count", count(5)), add(3, "board/notes:count", count(6)))
+		answers(d, 1, 2, 3)
+		c.ws.Close() // room for d's address to go anonymous again
+		c.closed()
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			x.conns.mu.Lock()
+			n := x.conns.n["ip:"+ip]
+			x.conns.mu.Unlock()
+			if n < 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the closed socket still counts", round)
+			}
+		}
+		d.send(map[string]any{"type": "Authenticate", "tokenType": "None", "baseVersion": 1})
+		for done := false; !done; {
+			_, done = mods(d.until("Transition"))[3]
+		}
+		// A mutation in flight when the socket goes.
+		d.send(map[string]any{"type": "Mutation", "requestId": 0, "udfPath": "board/notes:add", "args": []any{map[string]any{"text": "odd"}}})
+		d.ws.Close()
+		idle(round)
+		// Over the sockets per address: refused at once.
+		var f []*syncClient
+		for i := range 3 {
+			s := dialSyncFrom(t, gw, ip)
+			connect(s, fmt.Sprintf("odd-full-%d", i), token(t, fmt.Sprintf("u-full-%d", i), time.Hour))
+			modifyQuerySet(s, 0)
+			s.until("Transition") // admitted
+			f = append(f, s)
+		}
+		dialSyncFrom(t, gw, ip).closedWith(fws.CloseTryAgainLater, "TooManyConcurrentRequests")
+		for _, s := range f {
+			s.ws.Close()
+		}
+		idle(round)
+	}
+	// And the caps admit as many as at first.
+	for i := range 2 {
+		c := dialSyncFrom(t, gw, ip)
+		connect(c, fmt.Sprintf("after-%d", i), "")
+		modifyQuerySet(c, 0, add(0, "board/notes:count", count(10+i)))
+		if m := answers(c, 0)[0]; m["type"] != "QueryUpdated" {
+			t.Fatalf("after the cycles: %v", m)
+		}
+	}
+}
