@@ -41,7 +41,7 @@ func TestHS256RoundTripAndRejections(t *testing.T) {
 		"no subject": {reason: "no_subject", says: "subject"}, "alg none": {reason: "bad_signature", says: "signature"},
 		"garbage": {reason: "malformed", says: "malformed"}, "not yet valid": {reason: "not_yet_valid", says: "not valid yet"},
 		"issued in the future": {reason: "not_yet_valid", says: "iat"},
-		"no expiry": {reason: "missing_claim", says: "exp"},
+		"no expiry":            {reason: "missing_claim", says: "exp"},
 	}
 	bad["expired"].tok, _ = Mint(secret, "u", nil, -time.Hour, o)
 	bad["other secret"].tok, _ = Mint([]byte("ffffffffffffffffffffffffffffffff"), "u", nil, time.Hour, o)
