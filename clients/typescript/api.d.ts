@@ -597,6 +597,13 @@ export declare const api: {
           transactions: number;
           consistent: boolean;
           inconsistencies: Array<string>;
+          unconfirmedEarnings: Array<{
+            transactionId: string;
+            orderId: string;
+            amount: number;
+            reason: string;
+            orderEarnings?: number | null;
+          }>;
         } | null
       >;
       /**
