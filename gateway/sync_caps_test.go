@@ -370,6 +370,7 @@ func TestSyncRerunsLeaveRoomForRequests(t *testing.T) {
 	}
 	b.countLag.Store(int64(10 * time.Millisecond))
 	b.countPeak.Store(0)
+	before := b.countRuns.Load()
 	// A write through the gateway re-runs all 200 (2 s of the service's time).
 	writer := token(t, "writer", time.Hour)
 	if code, m := convexPost(t, gw, "/api/mutation", `{"path":"board/notes:add","args":[{"text":"x"}],"format":"convex_encoded_json"}`,
@@ -395,8 +396,14 @@ func TestSyncRerunsLeaveRoomForRequests(t *testing.T) {
 	if worst > 500*time.Millisecond {
 		t.Fatalf("an ordinary request took %v during the re-runs", worst)
 	}
-	// And the re-runs all finish: every socket sees the new total in the end.
+	// And the re-runs all finish (their values do not change: each query's
+	// min is above the total, so the sockets see nothing new).
 	b.countLag.Store(0)
+	for deadline := time.Now().Add(10 * time.Second); b.countRuns.Load()-before < sockets*perSocket; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d re-runs after the write", b.countRuns.Load()-before, sockets*perSocket)
+		}
+	}
 	for _, c := range socks {
 		c.drainQuiet()
 	}
@@ -446,123 +453,73 @@ func TestLiveQueryRunShare(t *testing.T) {
 }
 
 // A run a socket's mutation waits for (its own queries of the service it
-// wrote) goes with the first runs, ahead of other callers' queued re-runs.
+// wrote) goes with the first runs, ahead of other callers' queued re-runs:
+// whether its live query was idle, or queued already among a busy service's
+// re-runs (another caller's write came just before) and moves up.
 func TestLiveQueryWaitedRunGoesFirst(t *testing.T) {
-	h := newLiveQueries(nil, 1)
-	var mu sync.Mutex
-	var order []string
-	gate := make(chan struct{})
-	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
-		mu.Lock()
-		order = append(order, lq.path)
-		mu.Unlock()
-		<-gate
-		return outcome{value: json.RawMessage(`1`)}
-	}
-	next := func() {
-		select {
-		case gate <- struct{}{}:
-		case <-time.After(5 * time.Second):
-			t.Fatal("no run")
-		}
-	}
-	for i := range 10 {
-		id := &auth.Identity{Sub: fmt.Sprintf("other-%d", i)}
-		h.subscribe(&querySub{id: uint32(i), conn: schedulerConn{id: id}}, "svc", fmt.Sprintf("other-%d", i), []byte(`{}`), id)
-	}
-	me := &auth.Identity{Sub: "me"}
-	mine := schedulerConn{id: me}
-	h.subscribe(&querySub{id: 99, conn: mine}, "svc2", "mine", []byte(`{}`), me)
-	for range 11 {
-		next() // the first runs
-	}
-	h.changed("svc") // ten signed-in re-runs queue; the first starts
-	time.Sleep(50 * time.Millisecond)
-	waited := make(chan struct{})
-	go func() {
-		h.changedAndWait(context.Background(), mine, "svc2")
-		close(waited)
-	}()
-	time.Sleep(50 * time.Millisecond)
-	next() // the re-run in flight ends; the waited one is next
-	next()
-	select {
-	case <-waited:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the waited run did not come next")
-	}
-	for range 9 {
-		next()
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if got := order[12]; got != "mine" {
-		t.Fatalf("after the first runs and one re-run, %s ran; order %v", got, order)
-	}
-}
-
-// A socket's mutation on a busy service finds its own live query queued
-// already among the service's re-runs (another caller's write came just
-// before): the waiter moves it to the first runs all the same, rather than
-// leaving it behind the backlog it was queued in.
-func TestLiveQueryWaitedRunPromotedWhenQueued(t *testing.T) {
-	h := newLiveQueries(nil, 1)
-	var mu sync.Mutex
-	var order []string
-	gate := make(chan struct{})
-	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
-		mu.Lock()
-		order = append(order, lq.path)
-		mu.Unlock()
-		<-gate
-		return outcome{value: json.RawMessage(`1`)}
-	}
-	next := func() {
-		t.Helper()
-		select {
-		case gate <- struct{}{}:
-		case <-time.After(5 * time.Second):
-			t.Fatal("no run")
-		}
-	}
-	for i := range 10 {
-		id := &auth.Identity{Sub: fmt.Sprintf("other-%d", i)}
-		h.subscribe(&querySub{id: uint32(i), conn: schedulerConn{id: id}}, "svc", fmt.Sprintf("other-%d", i), []byte(`{}`), id)
-	}
-	me := &auth.Identity{Sub: "me"}
-	mine := schedulerConn{id: me}
-	h.subscribe(&querySub{id: 99, conn: mine}, "svc2", "mine", []byte(`{}`), me)
-	for range 11 {
-		next() // the first runs
-	}
-	h.changed("svc", "svc2") // eleven signed-in re-runs queue, "mine" last; the first starts
-	time.Sleep(50 * time.Millisecond)
-	waited := make(chan struct{})
-	go func() {
-		h.changedAndWait(context.Background(), mine, "svc2")
-		close(waited)
-	}()
-	time.Sleep(50 * time.Millisecond)
-	next() // the re-run in flight ends; the waited one is next
-	next()
-	select {
-	case <-waited:
-	case <-time.After(2 * time.Second):
-		mu.Lock()
-		defer mu.Unlock()
-		t.Fatalf("the waited run stayed behind the backlog: %v", order)
-	}
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			select {
-			case gate <- struct{}{}:
-			case <-stop:
-				return
+	for _, queued := range []bool{false, true} {
+		t.Run(fmt.Sprintf("queued=%v", queued), func(t *testing.T) {
+			h := newLiveQueries(nil, 1)
+			var mu sync.Mutex
+			var order []string
+			gate, stop := make(chan struct{}), make(chan struct{})
+			defer close(stop) // the runs left go through
+			h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
+				mu.Lock()
+				order = append(order, lq.path)
+				mu.Unlock()
+				select {
+				case <-gate:
+				case <-stop:
+				}
+				return outcome{value: json.RawMessage(`1`)}
 			}
-		}
-	}()
+			next := func() {
+				t.Helper()
+				select {
+				case gate <- struct{}{}:
+				case <-time.After(5 * time.Second):
+					t.Fatal("no run")
+				}
+			}
+			for i := range 10 {
+				id := &auth.Identity{Sub: fmt.Sprintf("other-%d", i)}
+				h.subscribe(&querySub{id: uint32(i), conn: schedulerConn{id: id}}, "svc", fmt.Sprintf("other-%d", i), []byte(`{}`), id)
+			}
+			me := &auth.Identity{Sub: "me"}
+			mine := schedulerConn{id: me}
+			h.subscribe(&querySub{id: 99, conn: mine}, "svc2", "mine", []byte(`{}`), me)
+			for range 11 {
+				next() // the first runs
+			}
+			if queued {
+				h.changed("svc", "svc2") // eleven signed-in re-runs queue, mine last; the first starts
+			} else {
+				h.changed("svc") // ten signed-in re-runs queue; the first starts
+			}
+			time.Sleep(50 * time.Millisecond)
+			waited := make(chan struct{})
+			go func() {
+				h.changedAndWait(context.Background(), mine, "svc2")
+				close(waited)
+			}()
+			time.Sleep(50 * time.Millisecond)
+			next() // the re-run in flight ends; the waited one is next
+			next()
+			select {
+			case <-waited:
+			case <-time.After(2 * time.Second):
+				mu.Lock()
+				defer mu.Unlock()
+				t.Fatalf("the waited run did not come next: %v", order)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if got := order[12]; got != "mine" {
+				t.Fatalf("after the first runs and one re-run, %s ran; order %v", got, order)
+			}
+		})
+	}
 }
 
 // Sockets opened and closed in odd ways (before Connect, right after an
