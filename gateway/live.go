@@ -133,7 +133,11 @@ type querySub struct {
 	service string // the owning service, "" for a subscription failed at once
 	path    string
 	args    []byte
-	lq      *liveQuery // nil for a subscription failed at once (bad path or arguments)
+	lq      *liveQuery // nil for a subscription failed at once (bad path or arguments, a cap)
+	// capped: refused for a cap (RATE_LIMITED, too many queries of the
+	// socket or live queries in all); it is tried again when the socket's
+	// caller changes.
+	capped bool
 
 	// Owned by the socket's loop: the seq of the last result it applied (an
 	// older one arriving later is ignored), and the hash of the last answer it

@@ -677,9 +677,16 @@ func (c *syncConn) authenticate(m clientMessage) error {
 	}
 	prev := c.identity()
 	if identityKey(prev) != identityKey(next.identityOrNil()) {
-		// Every live query runs again as the new caller: charged like adding them.
-		// Over budget, it goes ahead (the next Adds wait for the debt).
-		if _, err := c.charge(c.live); err != nil {
+		// Every live query runs again as the new caller, and every query a cap
+		// refused is tried again: charged like adding them. Over budget, it
+		// goes ahead (the next Adds wait for the debt).
+		again := 0
+		for _, s := range c.queries {
+			if s.lq != nil || s.capped {
+				again++
+			}
+		}
+		if _, err := c.charge(again); err != nil {
 			return err
 		}
 	}
@@ -693,7 +700,9 @@ func (c *syncConn) authenticate(m clientMessage) error {
 	if identityKey(prev) != identityKey(c.identity()) {
 		// Another caller: every query runs again as them, within their limits
 		// (a socket that signs out keeps the first of its queries an anonymous
-		// socket may hold; the others fail).
+		// socket may hold; the others fail), and so does every query a cap
+		// refused (a socket that signs in gets those an anonymous one could
+		// not hold).
 		limit := c.x.queryLimit(c.identity() == nil)
 		ids := make([]uint32, 0, len(c.queries))
 		for id := range c.queries {
@@ -703,10 +712,13 @@ func (c *syncConn) authenticate(m clientMessage) error {
 		kept := 0
 		for _, id := range ids {
 			s := c.queries[id]
-			if s.lq == nil {
-				continue
+			if s.lq == nil && !s.capped {
+				continue // failed for good (a bad path or arguments)
 			}
-			c.x.live.unsubscribe(s)
+			if s.lq != nil {
+				c.x.live.unsubscribe(s)
+				c.live--
+			}
 			fresh := &querySub{id: id, conn: c, service: s.service, path: s.path, args: s.args, sentHash: s.sentHash, sent: s.sent}
 			c.queries[id] = fresh
 			var fail *apperr.Error
@@ -716,11 +728,12 @@ func (c *syncConn) authenticate(m clientMessage) error {
 				fail = c.x.live.subscribe(fresh, s.service, s.path, s.args, c.identity())
 			}
 			if fail != nil {
-				c.live--
+				fresh.capped = true
 				c.mods[id] = failedModification(id, fail)
 				continue
 			}
 			kept++
+			c.live++
 			step.awaiting[id] = true
 		}
 	}
@@ -807,11 +820,13 @@ func (c *syncConn) subscribe(s *querySub, mod queryModification) *apperr.Error {
 	if !ok {
 		return c.x.g.unknownFunction(s.path)
 	}
+	s.service, s.args = r.service, args
 	if limit := c.x.queryLimit(c.identity() == nil); c.live >= limit {
+		s.capped = true
 		return tooManyQueries(limit)
 	}
-	s.service, s.args = r.service, args
 	if fail := c.x.live.subscribe(s, r.service, s.path, args, c.identity()); fail != nil {
+		s.capped = true
 		return fail
 	}
 	c.live++

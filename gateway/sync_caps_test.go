@@ -637,3 +637,37 @@ func TestSyncCapsReleasedOnEveryClose(t *testing.T) {
 		}
 	}
 }
+
+// A query refused for a cap of anonymous sockets runs once the socket signs
+// in (every query runs again as the new caller; the one refused was not in
+// the way of anything but the anonymous cap), and fails again when it signs
+// out.
+func TestSyncCappedQueryRunsAfterSignIn(t *testing.T) {
+	_, boardURL := startBoard(t, ops.Topics{})
+	_, gw := startConvexGateway(t, boardURL, func(c *Config) { c.MaxQueriesPerConnection, c.AnonMaxQueriesPerConnection = 100, 2 })
+	c := dialSync(t, gw)
+	connect(c, "capped-then-signed-in", "")
+	modifyQuerySet(c, 0, add(0, "board/notes:count", map[string]any{"min": 20}), add(1, "board/notes:count", map[string]any{"min": 21}),
+		add(2, "board/notes:count", map[string]any{"min": 22}))
+	refusedWith(t, answers(c, 0, 1, 2)[2], "too_many_queries")
+	c.send(map[string]any{"type": "Authenticate", "tokenType": "User", "value": token(t, "u-capped", time.Hour), "baseVersion": 0})
+	for {
+		tr := c.until("Transition")
+		if m, ok := mods(tr)[2]; ok {
+			if m["type"] != "QueryUpdated" || m["value"] != 22.0 {
+				t.Fatalf("the capped query once signed in: %v", m)
+			}
+			break
+		}
+		if _, identity := version(tr, "endVersion"); identity == 1 {
+			t.Fatalf("the identity changed and the capped query is still refused: %v", tr)
+		}
+	}
+	c.send(map[string]any{"type": "Authenticate", "tokenType": "None", "baseVersion": 1})
+	for {
+		if m, ok := mods(c.until("Transition"))[2]; ok {
+			refusedWith(t, m, "too_many_queries")
+			break
+		}
+	}
+}
