@@ -81,7 +81,7 @@ type convexSide struct {
 func newConvexSide(g *Gateway) *convexSide {
 	x := &convexSide{g: g, shutdown: make(chan struct{}), heartbeat: heartbeatInterval}
 	x.live = newLiveQueries(x, g.cfg.RerunConcurrency)
-	x.live.maxLive, x.live.maxAnonymous = g.cfg.MaxLiveQueries, g.cfg.AnonMaxLiveQueries
+	x.live.maxLive, x.live.maxAnonymous, x.live.maxPerCaller = g.cfg.MaxLiveQueries, g.cfg.AnonMaxLiveQueries, g.cfg.MaxLiveQueriesPerCaller
 	x.live.busy = func() bool { return x.requests.Load() > 0 }
 	if g.cfg.RerunConcurrencyBusy > 0 {
 		x.live.busyConcurrency = g.cfg.RerunConcurrencyBusy

@@ -54,6 +54,12 @@ type Config struct {
 	MaxConnections              int `env:"CONVEX_MAX_CONNECTIONS" default:"10000"`
 	MaxLiveQueries              int `env:"CONVEX_MAX_LIVE_QUERIES" default:"50000"`
 	AnonMaxLiveQueries          int `env:"CONVEX_ANON_MAX_LIVE_QUERIES" default:"5000"`
+	// The distinct live queries of one signed-in user across their sockets
+	// (0: no cap).
+	MaxLiveQueriesPerCaller int `env:"CONVEX_MAX_LIVE_QUERIES_PER_CALLER" default:"2000"`
+	// A socket that has not authenticated this long after it opened counts
+	// as anonymous for AnonMaxConnectionsPerIP (0: 5 s).
+	AuthGrace time.Duration `env:"CONVEX_AUTH_GRACE" default:"5s"`
 	// Live query runs at once (live.go), and while ordinary requests are in
 	// flight (0: 2 and 1).
 	RerunConcurrency     int `env:"CONVEX_RERUN_CONCURRENCY" default:"2"`

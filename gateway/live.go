@@ -32,8 +32,9 @@ package gateway
 // mutation waits for (sync.go) with them; then signed-in callers' re-runs,
 // then anonymous callers' (one pick in anonymousEvery goes to them while
 // signed-in ones wait, so neither starves); first in, first out within each.
-// The distinct live queries are capped in all (CONVEX_MAX_LIVE_QUERIES) and
-// of anonymous callers (CONVEX_ANON_MAX_LIVE_QUERIES): a subscription that
+// The distinct live queries are capped in all (CONVEX_MAX_LIVE_QUERIES), of
+// anonymous callers (CONVEX_ANON_MAX_LIVE_QUERIES) and of one signed-in user
+// across their sockets (CONVEX_MAX_LIVE_QUERIES_PER_CALLER): a subscription that
 // would start one more fails with RATE_LIMITED; one that joins a live query
 // running already always goes in.
 //
@@ -186,9 +187,11 @@ type liveQueries struct {
 	mu        sync.Mutex
 	byKey     map[string]*liveQuery
 	byService map[string]map[*liveQuery]struct{}
-	anonymous int // live queries of anonymous callers
-	// maxLive and maxAnonymous cap the distinct live queries (0: no cap).
-	maxLive, maxAnonymous int
+	anonymous int            // live queries of anonymous callers
+	ofCaller  map[string]int // live queries of each signed-in subject
+	// maxLive, maxAnonymous and maxPerCaller cap the distinct live queries
+	// in all, of anonymous callers and of one signed-in subject (0: no cap).
+	maxLive, maxAnonymous, maxPerCaller int
 	// concurrency bounds the runs in flight; busyConcurrency while busy
 	// reports ordinary requests in flight.
 	concurrency, busyConcurrency int
@@ -209,7 +212,7 @@ func newLiveQueries(x *convexSide, concurrency int) *liveQueries {
 	if concurrency <= 0 {
 		concurrency = defaultRerunConcurrency
 	}
-	h := &liveQueries{x: x, byKey: map[string]*liveQuery{}, byService: map[string]map[*liveQuery]struct{}{},
+	h := &liveQueries{x: x, byKey: map[string]*liveQuery{}, byService: map[string]map[*liveQuery]struct{}{}, ofCaller: map[string]int{},
 		concurrency: concurrency, busyConcurrency: 1, share: 1, timeout: 30 * time.Second}
 	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
 		out := x.invoke(ctx, invocation{called: ops.Query, path: lq.path, args: lq.args, token: token, identity: lq.identity})
@@ -250,8 +253,15 @@ func (h *liveQueries) subscribe(s *querySub, service, path string, args []byte, 
 			return apperr.New(apperr.RateLimited, "the server holds its most live queries of anonymous callers (%d); sign in or retry later", h.maxAnonymous).
 				WithDetails(map[string]any{"reason": "too_many_live_queries"})
 		}
+		if identity != nil && h.maxPerCaller > 0 && h.ofCaller[identity.Sub] >= h.maxPerCaller {
+			h.mu.Unlock()
+			return apperr.New(apperr.RateLimited, "at most %d live queries per user across their connections", h.maxPerCaller).
+				WithDetails(map[string]any{"reason": "too_many_live_queries_per_caller"})
+		}
 		if identity == nil {
 			h.anonymous++
+		} else {
+			h.ofCaller[identity.Sub]++
 		}
 		lq = &liveQuery{key: key, service: service, path: path, args: args, identity: identity, subs: map[*querySub]struct{}{}}
 		h.byKey[key] = lq
@@ -289,6 +299,8 @@ func (h *liveQueries) unsubscribe(s *querySub) {
 	delete(h.byKey, lq.key)
 	if lq.identity == nil {
 		h.anonymous--
+	} else if h.ofCaller[lq.identity.Sub]--; h.ofCaller[lq.identity.Sub] <= 0 {
+		delete(h.ofCaller, lq.identity.Sub)
 	}
 	if m := h.byService[lq.service]; m != nil {
 		delete(m, lq)

@@ -60,7 +60,9 @@ package gateway
 // in all are capped too, live.go), MaxConnectionsPerCaller sockets per
 // signed-in subject, AnonMaxConnectionsPerIP sockets without a token per IP
 // address (a socket counts as anonymous once it adds a query or calls a
-// function before any Authenticate), MaxConnectionsPerIP sockets of any kind
+// function before any Authenticate, or once AuthGrace passes without one),
+// MaxLiveQueriesPerCaller distinct live queries per signed-in subject across
+// its sockets (live.go), MaxConnectionsPerIP sockets of any kind
 // per IP address and MaxConnections in all (more close with
 // TooManyConcurrentRequests, see closing), 1,000 mutations and 8 MiB of their
 // arguments waiting per socket (more close with TooManyConcurrentMutations, as
@@ -376,6 +378,8 @@ func (c *syncConn) loop() error {
 	hold := time.NewTimer(0)
 	<-hold.C
 	defer hold.Stop()
+	grace := time.NewTimer(c.x.authGrace())
+	defer grace.Stop()
 	for {
 		in := c.in
 		if c.held != nil {
@@ -410,6 +414,12 @@ func (c *syncConn) loop() error {
 			c.held = nil
 			if err := c.handle(m); err != nil {
 				return err
+			}
+		case <-grace.C:
+			if c.callerKey == "" {
+				if err := c.settleAnonymous(); err != nil {
+					return err
+				}
 			}
 		case <-c.wake:
 		case <-tick.C:
@@ -862,11 +872,19 @@ func (x *convexSide) admitSocket(c *syncConn) error {
 // settleCaller counts a socket that has not authenticated as anonymous, per
 // IP address, once it adds queries or calls functions: a client that signs in
 // sends Authenticate before any of them (convex-js does), so its sockets never
-// count against the anonymous limit.
+// count against the anonymous limit. A socket that does neither counts as
+// anonymous once AuthGrace passes (loop), so idle sockets are bounded per
+// address like anonymous ones.
 func (c *syncConn) settleCaller(m clientMessage) error {
 	if c.callerKey != "" || (m.Type != "ModifyQuerySet" && m.Type != "Mutation" && m.Type != "Action") {
 		return nil
 	}
+	return c.settleAnonymous()
+}
+
+// settleAnonymous counts the socket as its address's anonymous one, or says
+// why it closes.
+func (c *syncConn) settleAnonymous() error {
 	key := "ip:" + c.ip
 	if limit, what := c.x.socketLimit(key); !c.x.conns.acquire(key, limit) {
 		return overLimit("TooManyConcurrentRequests: at most %d %s", limit, what)
@@ -883,6 +901,18 @@ func (x *convexSide) socketLimit(key string) (int, string) {
 	}
 	return x.g.cfg.MaxConnectionsPerCaller, "sockets per caller"
 }
+
+// authGrace is how long a socket may stay without a caller before it counts
+// as anonymous.
+func (x *convexSide) authGrace() time.Duration {
+	if g := x.g.cfg.AuthGrace; g > 0 {
+		return g
+	}
+	return defaultAuthGrace
+}
+
+// defaultAuthGrace is AuthGrace when the settings say nothing.
+const defaultAuthGrace = 5 * time.Second
 
 // queryLimit is how many live queries a socket holds, anonymous or signed in.
 func (x *convexSide) queryLimit(anonymous bool) int {

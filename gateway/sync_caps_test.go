@@ -543,10 +543,10 @@ func TestSyncCapsReleasedOnEveryClose(t *testing.T) {
 			empty := len(x.conns.n) == 0
 			x.conns.mu.Unlock()
 			x.live.mu.Lock()
-			anon := x.live.anonymous
+			anon, callers := x.live.anonymous, len(x.live.ofCaller)
 			x.live.mu.Unlock()
 			q, s := x.live.stats()
-			if empty && anon == 0 && q == 0 && s == 0 {
+			if empty && anon == 0 && callers == 0 && q == 0 && s == 0 {
 				return
 			}
 			if time.Now().After(deadline) {
