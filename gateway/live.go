@@ -28,10 +28,12 @@ package gateway
 // at the gateway, and each worker rests after a run so that runs take at most
 // CONVEX_RERUN_SHARE_PERCENT of its time. The rest wait in the queue:
 // subscribers see a change later, requests keep their latency. The queue
-// serves first runs first (a subscriber waits for them), and runs a socket's
-// mutation waits for (sync.go) with them; then signed-in callers' re-runs,
-// then anonymous callers' (one pick in anonymousEvery goes to them while
-// signed-in ones wait, so neither starves); first in, first out within each.
+// serves signed-in callers' first runs first (a subscriber waits for them),
+// and runs a socket's mutation waits for (sync.go) with them; then signed-in
+// callers' re-runs, then anonymous callers' first runs, then their re-runs
+// (one pick in anonymousEvery goes to the anonymous classes while signed-in
+// re-runs wait, so neither starves, and a churn of anonymous Adds cannot hold
+// back signed-in re-runs); first in, first out within each.
 // The distinct live queries are capped in all (CONVEX_MAX_LIVE_QUERIES), of
 // anonymous callers (CONVEX_ANON_MAX_LIVE_QUERIES) and of one signed-in user
 // across their sockets (CONVEX_MAX_LIVE_QUERIES_PER_CALLER): a subscription that
@@ -67,16 +69,19 @@ import (
 // the settings say nothing (CONVEX_RERUN_CONCURRENCY).
 const defaultRerunConcurrency = 2
 
-// The queue's classes, in the order it prefers them.
+// The queue's classes, in the order it prefers them (but one pick in
+// anonymousEvery, which prefers the anonymous ones to signed-in re-runs).
 const (
-	classFirst     = iota // a first run, or one a socket's mutation waits for
+	classFirst     = iota // a signed-in caller's first run, or one a socket's mutation waits for
 	classSignedIn         // a signed-in caller's re-run
+	classAnonFirst        // an anonymous caller's first run
 	classAnonymous        // an anonymous caller's re-run
 	runClasses
 )
 
-// anonymousEvery: one pick in this many goes to an anonymous re-run while
-// signed-in ones wait.
+// anonymousEvery: one pick in this many goes to the anonymous classes while
+// signed-in re-runs wait; those picks take an anonymous first run and an
+// anonymous re-run first in turn, so neither anonymous class starves either.
 const anonymousEvery = 4
 
 // Retry backoff of a live query whose run failed for a passing reason.
@@ -369,8 +374,10 @@ func (h *liveQueries) touch(lq *liveQuery) {
 	}
 	c := classAnonymous
 	switch {
-	case lq.result == nil || len(lq.waiters) > 0:
+	case len(lq.waiters) > 0 || (lq.result == nil && lq.identity != nil):
 		c = classFirst
+	case lq.result == nil:
+		c = classAnonFirst
 	case lq.identity != nil:
 		c = classSignedIn
 	}
@@ -397,9 +404,12 @@ func (h *liveQueries) limit() int {
 // pop takes the next live query to run, nil when none waits. h.mu is held.
 func (h *liveQueries) pop() *liveQuery {
 	h.picks++
-	order := [runClasses]int{classFirst, classSignedIn, classAnonymous}
-	if h.picks%anonymousEvery == 0 {
-		order = [runClasses]int{classFirst, classAnonymous, classSignedIn}
+	order := [runClasses]int{classFirst, classSignedIn, classAnonFirst, classAnonymous}
+	switch {
+	case h.picks%(2*anonymousEvery) == anonymousEvery:
+		order = [runClasses]int{classFirst, classAnonFirst, classAnonymous, classSignedIn}
+	case h.picks%anonymousEvery == 0:
+		order = [runClasses]int{classFirst, classAnonymous, classAnonFirst, classSignedIn}
 	}
 	for _, c := range order {
 		for q := h.queue[c]; len(q) > 0; q = h.queue[c] {
@@ -434,12 +444,22 @@ func (h *liveQueries) work() {
 			time.Sleep(time.Duration(float64(took) * (1 - h.share) / h.share))
 			h.mu.Lock()
 		}
-		if h.workers < h.limit() && len(h.queue[classFirst])+len(h.queue[classSignedIn])+len(h.queue[classAnonymous]) > 0 {
+		if h.workers < h.limit() && h.queued() {
 			h.workers++
 			go h.work() // the limit went up (no ordinary request in flight any more)
 		}
 	}
 	h.workers--
+}
+
+// queued reports entries in the queue (stale ones too). h.mu is held.
+func (h *liveQueries) queued() bool {
+	for _, q := range h.queue {
+		if len(q) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // runOnce runs lq once and hands out its value, and says how long the run

@@ -5,12 +5,16 @@ package gateway
 // user waits for.
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	fws "github.com/fasthttp/websocket"
 
+	"marketplace/libs/auth"
 	"marketplace/libs/ops"
 )
 
@@ -83,5 +87,113 @@ func TestSyncLiveQueriesPerCaller(t *testing.T) {
 	modifyQuerySet(b, 1, add(3, "board/notes:count", count(5)))
 	if m := answers(b, 3)[3]; m["type"] != "QueryUpdated" {
 		t.Fatalf("after a drop: %v", m)
+	}
+}
+
+// gatedRuns replaces h's runs with ones that wait for next; order lists the
+// paths in the order they started.
+type gatedRuns struct {
+	t     *testing.T
+	mu    sync.Mutex
+	order []string
+	gate  chan struct{}
+	stop  chan struct{}
+}
+
+func gateRuns(t *testing.T, h *liveQueries) *gatedRuns {
+	g := &gatedRuns{t: t, gate: make(chan struct{}), stop: make(chan struct{})}
+	t.Cleanup(func() { close(g.stop) }) // the runs left go through
+	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
+		g.mu.Lock()
+		g.order = append(g.order, lq.path)
+		g.mu.Unlock()
+		select {
+		case <-g.gate:
+		case <-g.stop:
+		}
+		return outcome{value: json.RawMessage(`1`)}
+	}
+	return g
+}
+
+// next lets the run in flight end.
+func (g *gatedRuns) next() {
+	g.t.Helper()
+	select {
+	case g.gate <- struct{}{}:
+	case <-time.After(5 * time.Second):
+		g.t.Fatal("no run")
+	}
+}
+
+func (g *gatedRuns) started() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]string(nil), g.order...)
+}
+
+// Anonymous first runs have a class of their own: after signed-in first runs,
+// and on the anonymous side of the one-in-anonymousEvery fairness, so a
+// churn of anonymous Adds does not hold back signed-in re-runs; still ahead of
+// anonymous re-runs.
+func TestLiveQueryAnonymousFirstRunsYield(t *testing.T) {
+	h := newLiveQueries(nil, 1)
+	g := gateRuns(t, h)
+	u := &auth.Identity{Sub: "u"}
+	h.subscribe(&querySub{id: 1, conn: schedulerConn{id: u}}, "svc", "signed-in", []byte(`{}`), u)
+	g.next()
+	h.subscribe(&querySub{id: 2, conn: schedulerConn{}}, "svc", "anon-re", []byte(`{}`), nil)
+	g.next()
+	h.subscribe(&querySub{id: 3, conn: schedulerConn{}}, "other", "blocker", []byte(`{}`), nil)
+	time.Sleep(20 * time.Millisecond) // blocker runs; the rest queue behind it
+	h.changed("svc")                  // a signed-in and an anonymous re-run
+	const churn = 12
+	for i := range churn {
+		h.subscribe(&querySub{id: uint32(10 + i), conn: schedulerConn{}}, "other", fmt.Sprintf("anon-first-%02d", i), []byte(`{}`), nil)
+	}
+	u2 := &auth.Identity{Sub: "u2"}
+	h.subscribe(&querySub{id: 99, conn: schedulerConn{id: u2}}, "other", "signed-in-first", []byte(`{}`), u2)
+	for range churn + 4 {
+		g.next()
+	}
+	order := g.started()
+	if len(order) != 3+churn+3 {
+		t.Fatalf("runs: %v", order)
+	}
+	at := map[string]int{}
+	for i, p := range order {
+		at[p] = i // the last run of each
+	}
+	// order[2] is blocker; then the signed-in first run, then the signed-in
+	// re-run within anonymousEvery picks, and the anonymous re-run within
+	// 2*anonymousEvery (the anonymous picks take an anonymous re-run first
+	// in turn).
+	if at["signed-in-first"] != 3 {
+		t.Fatalf("the signed-in first run came at %d: %v", at["signed-in-first"], order)
+	}
+	if at["signed-in"] > 3+anonymousEvery {
+		t.Fatalf("the signed-in re-run came at %d, behind the anonymous first runs: %v", at["signed-in"], order)
+	}
+	if at["anon-re"] > 3+2*anonymousEvery {
+		t.Fatalf("the anonymous re-run came at %d, behind the anonymous first runs: %v", at["anon-re"], order)
+	}
+	// Anonymous first runs otherwise go ahead of anonymous re-runs.
+	h.changed("svc", "other") // the anonymous ones re-run, the signed-in ones too
+	for i := range 4 {
+		h.subscribe(&querySub{id: uint32(200 + i), conn: schedulerConn{}}, "other", fmt.Sprintf("anon-late-%d", i), []byte(`{}`), nil)
+	}
+	g.next() // the run in flight
+	for range 2 + 1 + churn + 1 + 4 - 1 {
+		g.next()
+	}
+	late := g.started()[len(order)+1:]
+	firsts := 0
+	for _, p := range late[:6] {
+		if len(p) > 10 && p[:10] == "anon-late-" {
+			firsts++
+		}
+	}
+	if firsts < 3 {
+		t.Fatalf("%d of the 4 anonymous first runs among the next 6 runs, queued behind 14 anonymous re-runs: %v", firsts, late)
 	}
 }

@@ -299,15 +299,16 @@ func TestLiveQueryRunBudget(t *testing.T) {
 		t.Fatalf("%d runs at once while requests are in flight, want 1", top)
 	}
 	mu.Unlock()
-	// Meanwhile a signed-in live query and a new one queue behind the 19
-	// anonymous re-runs: the new one's first run comes next, then the
+	// Meanwhile a signed-in live query and a new signed-in one queue behind
+	// the 19 anonymous re-runs: the new one's first run comes next, then the
 	// signed-in re-run within anonymousEvery picks.
 	u := &auth.Identity{Sub: "u"}
 	h.subscribe(&querySub{id: 100, conn: schedulerConn{id: u}}, "svc", "signed-in", []byte(`{}`), u)
 	gate <- struct{}{} // the anonymous run in flight ends; the signed-in first run starts
 	gate <- struct{}{}
 	h.changed("svc") // the signed-in query is queued behind the anonymous ones
-	h.subscribe(&querySub{id: 101, conn: schedulerConn{}}, "svc", "new", []byte(`{}`), nil)
+	u2 := &auth.Identity{Sub: "u2"}
+	h.subscribe(&querySub{id: 101, conn: schedulerConn{id: u2}}, "svc", "new", []byte(`{}`), u2)
 	busy.Store(false)
 	stop = release()
 	settle()
