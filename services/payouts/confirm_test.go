@@ -249,18 +249,8 @@ func TestUnconfirmedCountedOnceAfterABatchRollback(t *testing.T) {
 	ts := newTestSvc(t)
 	counter := &reasonCounter{n: map[string]int64{}}
 	ts.unconfirmed = counter
-	b, err := events.StartBroker("", customers.TopicOrders)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel, b, pub := withBroker(t, ts)
 	defer cancel()
-	if err := ts.db.EnsureIndexes(ctx, events.ConsumerIndexes()...); err != nil {
-		t.Fatal(err)
-	}
-	pub := events.NewKafkaPublisher(b.Addrs(), ts.env.Logger)
-	defer pub.Close()
 	forged := envelope(t, customers.EventOrderStatusChanged, event(ids.New("orders"), ids.New("stores"), 100_000_000))
 	malformed := events.Envelope{ID: "evt_malformed", Type: customers.EventOrderStatusChanged, Data: json.RawMessage(`[]`)}
 	var msgs []events.Message
@@ -329,4 +319,24 @@ func TestAskOrdersGivesEachCallItsTime(t *testing.T) {
 	if err != nil || len(facts) != len(orderIDs) {
 		t.Fatalf("%d facts, %v", len(facts), err)
 	}
+}
+
+// withBroker starts an embedded broker with the orders topic and the consumer
+// indexes in ts's database, for a test of the real consumer: its context (20 s),
+// the broker and a publisher to it, all closed when the test ends.
+func withBroker(t *testing.T, ts *testSvc) (context.Context, context.CancelFunc, *events.Broker, *events.KafkaPublisher) {
+	t.Helper()
+	b, err := events.StartBroker("", customers.TopicOrders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	if err := ts.db.EnsureIndexes(ctx, events.ConsumerIndexes()...); err != nil {
+		t.Fatal(err)
+	}
+	pub := events.NewKafkaPublisher(b.Addrs(), ts.env.Logger)
+	t.Cleanup(func() { pub.Close() })
+	return ctx, cancel, b, pub
 }

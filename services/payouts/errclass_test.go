@@ -82,18 +82,8 @@ func TestPermanentErrorIsDeadLettered(t *testing.T) {
 		}
 		return inner(ctx, orderIDs)
 	}
-	b, err := events.StartBroker("", customers.TopicOrders)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel, b, pub := withBroker(t, ts)
 	defer cancel()
-	if err := ts.db.EnsureIndexes(ctx, events.ConsumerIndexes()...); err != nil {
-		t.Fatal(err)
-	}
-	pub := events.NewKafkaPublisher(b.Addrs(), ts.env.Logger)
-	defer pub.Close()
 	var msgs []events.Message
 	for _, d := range []customers.OrderEvent{bad, good} {
 		raw, err := json.Marshal(envelope(t, customers.EventOrderStatusChanged, d))
