@@ -278,7 +278,7 @@ func (x *convexSide) answerHTTP(c *fiber.Ctx, kind ops.Kind, req convexRequest, 
 		// Convex answers a bad token with a 401 too.
 		ctx, err = ops.Identify(ctx, x.g.verifier, header)
 	}
-	caller := c.IP()
+	caller := anonymousCaller(c.IP())
 	id := auth.FromContext(ctx)
 	if id != nil {
 		caller = "sub:" + id.Sub

@@ -351,7 +351,7 @@ func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
 		}
 		// Refused requests count against the caller too, so a flood of bad tokens
 		// or bodies is limited like any other.
-		caller := c.IP()
+		caller := anonymousCaller(c.IP())
 		if id := auth.FromContext(ctx); id != nil {
 			caller = "sub:" + id.Sub
 		}
@@ -461,7 +461,7 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 		}()
 	}
 	ctx, err := ops.Identify(c.UserContext(), g.verifier, c.Get(fiber.HeaderAuthorization))
-	caller := c.IP()
+	caller := anonymousCaller(c.IP())
 	if id := auth.FromContext(ctx); id != nil {
 		caller = "sub:" + id.Sub
 	}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"hash/maphash"
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -97,4 +98,26 @@ func (l *limiter) sweep(now time.Time) {
 		}
 		s.mu.Unlock()
 	}
+}
+
+// anonymousCaller is the key a caller without a token at address ip counts
+// under, for the rate limit (HTTP and sockets' mutations) and the sockets'
+// per-address caps alike: "ip:" and the IPv4 address, or the IPv6 address's
+// /64 (a host or a home gets a whole /64 and may use any address in it, so
+// keying by the full address would let one caller bypass every per-address
+// limit). An IPv4-mapped IPv6 address is its IPv4 address.
+func anonymousCaller(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return "ip:" + ip
+	}
+	a = a.Unmap().WithZone("")
+	if a.Is4() {
+		return "ip:" + a.String()
+	}
+	p, err := a.Prefix(64)
+	if err != nil {
+		return "ip:" + ip
+	}
+	return "ip:" + p.String()
 }

@@ -301,10 +301,11 @@ type pendingResponse struct {
 // syncConn is one socket. Its loop goroutine owns the protocol state; live
 // queries and the mutation worker hand it results through the mailbox.
 type syncConn struct {
-	x   *convexSide
-	ws  *fws.Conn
-	ip  string
-	log *slog.Logger
+	x    *convexSide
+	ws   *fws.Conn
+	ip   string
+	anon string // the key of the socket's address (anonymousCaller): per IP address limits
+	log  *slog.Logger
 
 	auth atomic.Pointer[connAuth]
 
@@ -350,7 +351,7 @@ type connEvent struct {
 
 func newSyncConn(x *convexSide, ws *fws.Conn, ip string) *syncConn {
 	return &syncConn{
-		x: x, ws: ws, ip: ip, log: x.g.logger.With("sync", true),
+		x: x, ws: ws, ip: ip, anon: anonymousCaller(ip), log: x.g.logger.With("sync", true),
 		results: map[*querySub]*queryResult{}, wake: make(chan struct{}, 1),
 		in: make(chan []byte, readAhead), readerDone: make(chan struct{}), mutations: make(chan mutationRequest, maxQueuedMutation),
 		stop: make(chan struct{}), queries: map[uint32]*querySub{}, mods: map[uint32]json.RawMessage{},
@@ -488,7 +489,7 @@ func (c *syncConn) cleanup() {
 		c.x.conns.release(c.callerKey)
 	}
 	c.x.conns.release(allSocketsKey)
-	c.x.conns.release(ipSocketsKey + c.ip)
+	c.x.conns.release(ipSocketsKey + c.anon)
 	c.ws.Close()
 	<-c.readerDone // the reader must not outlive the handler (the socket goes back to a pool)
 }
@@ -672,7 +673,7 @@ func (c *syncConn) authenticate(m clientMessage) error {
 	default:
 		return fatal("Received Invalid JSON on websocket: unknown tokenType %q", m.TokenType)
 	}
-	key := "ip:" + c.ip
+	key := c.anon
 	if next != nil {
 		key = "sub:" + next.identity.Sub
 	}
@@ -862,7 +863,7 @@ func (x *convexSide) admitSocket(c *syncConn) error {
 	if !x.conns.acquire(allSocketsKey, cfg.MaxConnections) {
 		return overLimit("TooManyConcurrentRequests: the server holds its most sockets (%d)", cfg.MaxConnections)
 	}
-	if !x.conns.acquire(ipSocketsKey+c.ip, cfg.MaxConnectionsPerIP) {
+	if !x.conns.acquire(ipSocketsKey+c.anon, cfg.MaxConnectionsPerIP) {
 		x.conns.release(allSocketsKey)
 		return overLimit("TooManyConcurrentRequests: at most %d sockets per IP address", cfg.MaxConnectionsPerIP)
 	}
@@ -885,7 +886,7 @@ func (c *syncConn) settleCaller(m clientMessage) error {
 // settleAnonymous counts the socket as its address's anonymous one, or says
 // why it closes.
 func (c *syncConn) settleAnonymous() error {
-	key := "ip:" + c.ip
+	key := c.anon
 	if limit, what := c.x.socketLimit(key); !c.x.conns.acquire(key, limit) {
 		return overLimit("TooManyConcurrentRequests: at most %d %s", limit, what)
 	}
@@ -981,7 +982,7 @@ func (c *syncConn) runMutation(req mutationRequest) outcome {
 		return outcome{err: apperr.From(err)}
 	}
 	in := invocation{called: ops.Mutation, path: req.path, args: args, ip: c.ip}
-	caller := "ip:" + c.ip
+	caller := c.anon
 	if req.auth != nil {
 		in.token, in.identity = req.auth.token, req.auth.identity
 		caller = "sub:" + req.auth.identity.Sub

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -195,5 +196,74 @@ func TestLiveQueryAnonymousFirstRunsYield(t *testing.T) {
 	}
 	if firsts < 3 {
 		t.Fatalf("%d of the 4 anonymous first runs among the next 6 runs, queued behind 14 anonymous re-runs: %v", firsts, late)
+	}
+}
+
+// The per-address caps take an IPv6 caller's /64 as one address (a host
+// gets a whole /64 and picks any address in it), an IPv4 caller's full
+// address.
+func TestSyncSocketsPerIPv6Prefix(t *testing.T) {
+	x := &convexSide{g: &Gateway{cfg: Config{MaxConnectionsPerIP: 2, AnonMaxConnectionsPerIP: 1}, logger: slog.New(slog.DiscardHandler)},
+		conns: connCounter{n: map[string]int{}}}
+	admit := func(ip string) (*syncConn, error) {
+		c := newSyncConn(x, nil, ip)
+		return c, x.admitSocket(c)
+	}
+	a, err := admit("2001:db8:0:1::1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := admit("2001:db8:0:1:ffff:ffff:ffff:2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admit("2001:db8:0:1::3"); err == nil {
+		t.Fatal("a third socket of one /64 admitted")
+	}
+	if _, err := admit("2001:db8:0:2::1"); err != nil {
+		t.Fatalf("another /64: %v", err)
+	}
+	if err := a.settleAnonymous(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.settleAnonymous(); err == nil {
+		t.Fatal("a second anonymous socket of one /64 admitted")
+	}
+	for _, ip := range []string{"127.0.0.1", "127.0.0.2", "127.0.0.2"} {
+		if _, err := admit(ip); err != nil {
+			t.Fatalf("%s: %v", ip, err)
+		}
+	}
+	if _, err := admit("::ffff:127.0.0.2"); err == nil {
+		t.Fatal("an IPv4-mapped address is its IPv4 address")
+	}
+}
+
+func TestAddressKey(t *testing.T) {
+	for _, tc := range []struct{ a, b string }{
+		{"::1", "::2"},
+		{"::1", "::ffff:0:0:1"},
+		{"2001:db8:1:2::1", "2001:db8:1:2:aaaa:bbbb:cccc:dddd"},
+		{"fe80::1%eth0", "fe80::2"},
+		{"10.0.0.1", "::ffff:10.0.0.1"},
+	} {
+		if ka, kb := anonymousCaller(tc.a), anonymousCaller(tc.b); ka != kb {
+			t.Errorf("%s and %s: %q and %q, want one key", tc.a, tc.b, ka, kb)
+		}
+	}
+	for _, tc := range []struct{ a, b string }{
+		{"2001:db8:1:2::1", "2001:db8:1:3::1"},
+		{"10.0.0.1", "10.0.0.2"},
+		{"::1", "0.0.0.1"},
+	} {
+		if ka, kb := anonymousCaller(tc.a), anonymousCaller(tc.b); ka == kb {
+			t.Errorf("%s and %s: both %q, want two keys", tc.a, tc.b, ka)
+		}
+	}
+	if got := anonymousCaller("2001:db8:1:2:3:4:5:6"); got != "ip:2001:db8:1:2::/64" {
+		t.Errorf("key %q", got)
+	}
+	if got := anonymousCaller("192.0.2.7"); got != "ip:192.0.2.7" {
+		t.Errorf("key %q", got)
 	}
 }
