@@ -26,7 +26,10 @@ package gateway
 // CONVEX_RERUN_CONCURRENCY runs go to the services at once,
 // CONVEX_RERUN_CONCURRENCY_BUSY (one) while an ordinary request is in flight
 // at the gateway, and each worker rests after a run so that runs take at most
-// CONVEX_RERUN_SHARE_PERCENT of its time. The rest wait in the queue:
+// CONVEX_RERUN_SHARE_PERCENT of its time, unless the next run is one someone
+// waits for (a signed-in caller's first run, a run a mutation waits for; one
+// queued during a rest ends it). Anonymous first runs keep the rest: churning
+// anonymous Adds must not take runs past the share. The rest wait in the queue:
 // subscribers see a change later, requests keep their latency. The queue
 // serves signed-in callers' first runs first (a subscriber waits for them),
 // and runs a socket's mutation waits for (sync.go) with them; then signed-in
@@ -203,7 +206,10 @@ type liveQueries struct {
 	busy                         func() bool
 	// share is the part of each worker's time runs may take (0 < share <= 1):
 	// after a run of d, a worker rests d*(1-share)/share before the next.
-	share   float64
+	share float64
+	// waited is closed (and replaced) when a run someone waits for is
+	// queued: a resting worker stops resting for it.
+	waited  chan struct{}
 	queue   [runClasses][]queueEntry
 	picks   int // queue pops, for anonymousEvery
 	workers int // goroutines running the queue
@@ -218,7 +224,7 @@ func newLiveQueries(x *convexSide, concurrency int) *liveQueries {
 		concurrency = defaultRerunConcurrency
 	}
 	h := &liveQueries{x: x, byKey: map[string]*liveQuery{}, byService: map[string]map[*liveQuery]struct{}{}, ofCaller: map[string]int{},
-		concurrency: concurrency, busyConcurrency: 1, share: 1, timeout: 30 * time.Second}
+		concurrency: concurrency, busyConcurrency: 1, share: 1, timeout: 30 * time.Second, waited: make(chan struct{})}
 	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
 		out := x.invoke(ctx, invocation{called: ops.Query, path: lq.path, args: lq.args, token: token, identity: lq.identity})
 		if out.err != nil {
@@ -387,6 +393,10 @@ func (h *liveQueries) touch(lq *liveQuery) {
 	lq.queued, lq.class = true, c
 	lq.entry++
 	h.queue[c] = append(h.queue[c], queueEntry{lq: lq, gen: lq.entry})
+	if c == classFirst {
+		close(h.waited)
+		h.waited = make(chan struct{})
+	}
 	if h.workers < h.limit() {
 		h.workers++
 		go h.work()
@@ -439,9 +449,18 @@ func (h *liveQueries) work() {
 			continue // dropped meanwhile
 		}
 		took := h.runOnce(lq)
-		if h.share > 0 && h.share < 1 {
+		if h.share > 0 && h.share < 1 && !h.waitedQueued() {
+			// The rest keeps re-runs to their share; a run someone waits for
+			// (a signed-in caller's first run, a run a mutation waits for)
+			// goes without one, also when it is queued during the rest.
+			waited := h.waited
 			h.mu.Unlock()
-			time.Sleep(time.Duration(float64(took) * (1 - h.share) / h.share))
+			rest := time.NewTimer(time.Duration(float64(took) * (1 - h.share) / h.share))
+			select {
+			case <-rest.C:
+			case <-waited:
+				rest.Stop()
+			}
 			h.mu.Lock()
 		}
 		if h.workers < h.limit() && h.queued() {
@@ -450,6 +469,21 @@ func (h *liveQueries) work() {
 		}
 	}
 	h.workers--
+}
+
+// waitedQueued reports a run someone waits for in the queue (the first
+// class: pop takes it next). h.mu is held.
+func (h *liveQueries) waitedQueued() bool {
+	q := h.queue[classFirst]
+	for len(q) > 0 && (q[0].gen != q[0].lq.entry || len(q[0].lq.subs) == 0) {
+		if q[0].gen == q[0].lq.entry {
+			q[0].lq.queued = false // dropped meanwhile, as work skips it
+		}
+		q[0] = queueEntry{}
+		q = q[1:] // stale (it moved) or dropped
+	}
+	h.queue[classFirst] = q
+	return len(q) > 0
 }
 
 // queued reports entries in the queue (stale ones too). h.mu is held.

@@ -146,8 +146,12 @@ func TestLiveQueryAnonymousFirstRunsYield(t *testing.T) {
 	h.subscribe(&querySub{id: 2, conn: schedulerConn{}}, "svc", "anon-re", []byte(`{}`), nil)
 	g.next()
 	h.subscribe(&querySub{id: 3, conn: schedulerConn{}}, "other", "blocker", []byte(`{}`), nil)
-	time.Sleep(20 * time.Millisecond) // blocker runs; the rest queue behind it
-	h.changed("svc")                  // a signed-in and an anonymous re-run
+	for deadline := time.Now().Add(5 * time.Second); len(g.started()) < 3; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("blocker did not run")
+		}
+	} // blocker runs; the rest queue behind it
+	h.changed("svc") // a signed-in and an anonymous re-run
 	const churn = 12
 	for i := range churn {
 		h.subscribe(&querySub{id: uint32(10 + i), conn: schedulerConn{}}, "other", fmt.Sprintf("anon-first-%02d", i), []byte(`{}`), nil)
@@ -265,5 +269,76 @@ func TestAddressKey(t *testing.T) {
 	}
 	if got := anonymousCaller("192.0.2.7"); got != "ip:192.0.2.7" {
 		t.Errorf("key %q", got)
+	}
+}
+
+// A run slot does not rest before a run someone waits for (a signed-in first
+// run, a run a mutation waits for), and such a run queued while it rests ends
+// the rest: the rest keeps re-runs to their share, and a subscriber or a
+// mutation is not made to wait for it. It still rests before a re-run.
+func TestLiveQueryNoRestBeforeWaitedRuns(t *testing.T) {
+	h := newLiveQueries(nil, 1)
+	h.share = 0.5
+	const took = 200 * time.Millisecond
+	var mu sync.Mutex
+	starts, ends := map[string]time.Time{}, map[string]time.Time{}
+	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
+		mu.Lock()
+		key := lq.path
+		if _, again := starts[key]; again {
+			key += "-again"
+		}
+		starts[key] = time.Now()
+		mu.Unlock()
+		time.Sleep(took)
+		mu.Lock()
+		ends[key] = time.Now()
+		mu.Unlock()
+		return outcome{value: json.RawMessage(`1`)}
+	}
+	u := &auth.Identity{Sub: "u"}
+	mine := schedulerConn{id: u}
+	h.subscribe(&querySub{id: 1, conn: mine}, "svc", "a", []byte(`{}`), u)
+	time.Sleep(took / 4)
+	h.subscribe(&querySub{id: 2, conn: mine}, "svc2", "b", []byte(`{}`), u) // a first run, queued behind a
+	time.Sleep(took + took/2)                                               // a ended, b runs
+	h.changed("svc")                                                        // a re-run, queued behind b
+	waited := make(chan struct{})
+	var asked time.Time
+	go func() {
+		// b ended and the slot rests (a re-run is next) when the awaited
+		// run comes: the rest ends for it.
+		for {
+			mu.Lock()
+			done := !ends["b"].IsZero()
+			mu.Unlock()
+			if done {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(took / 4)
+		mu.Lock()
+		asked = time.Now()
+		mu.Unlock()
+		h.changedAndWait(context.Background(), mine, "svc2") // b again, awaited: ahead of a's re-run
+		close(waited)
+	}()
+	select {
+	case <-waited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the awaited run did not end")
+	}
+	time.Sleep(3 * took)
+	mu.Lock()
+	defer mu.Unlock()
+	if gap := starts["b"].Sub(ends["a"]); gap > took/2 {
+		t.Fatalf("the first run started %v after the run before it ended", gap)
+	}
+	if gap := starts["b-again"].Sub(asked); asked.Before(ends["b"]) || gap > took/2 {
+		t.Fatalf("the awaited run started %v after it was asked for, %v after the run before it ended", gap, starts["b-again"].Sub(ends["b"]))
+	}
+	if starts["a-again"].IsZero() || starts["a-again"].Sub(ends["b-again"]) < took*8/10 {
+		t.Fatalf("the re-run started %v after the run before it ended, want a rest of about %v", starts["a-again"].Sub(ends["b-again"]), took)
 	}
 }
