@@ -60,6 +60,9 @@ type Config struct {
 	// A socket that has not authenticated this long after it opened counts
 	// as anonymous for AnonMaxConnectionsPerIP (0: 5 s).
 	AuthGrace time.Duration `env:"CONVEX_AUTH_GRACE" default:"5s"`
+	// Sockets per IP address within AuthGrace, neither signed in nor counted
+	// as anonymous yet (0: no cap).
+	PendingMaxConnectionsPerIP int `env:"CONVEX_PENDING_MAX_CONNECTIONS_PER_IP" default:"100"`
 	// Live query runs at once (live.go), and while ordinary requests are in
 	// flight (0: 2 and 1).
 	RerunConcurrency     int `env:"CONVEX_RERUN_CONCURRENCY" default:"2"`

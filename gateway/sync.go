@@ -60,7 +60,8 @@ package gateway
 // in all are capped too, live.go), MaxConnectionsPerCaller sockets per
 // signed-in subject, AnonMaxConnectionsPerIP sockets without a token per IP
 // address (a socket counts as anonymous once it adds a query or calls a
-// function before any Authenticate, or once AuthGrace passes without one),
+// function before any Authenticate, or once AuthGrace passes without one;
+// until then it counts among PendingMaxConnectionsPerIP),
 // MaxLiveQueriesPerCaller distinct live queries per signed-in subject across
 // its sockets (live.go), MaxConnectionsPerIP sockets of any kind
 // per IP address and MaxConnections in all (more close with
@@ -339,6 +340,7 @@ type syncConn struct {
 	authGen    uint64
 	expiry     *time.Timer
 	held       *clientMessage // a message waiting for the query budget
+	unsettled  bool           // counted among its address's sockets without a caller yet
 }
 
 type connEvent struct {
@@ -488,6 +490,7 @@ func (c *syncConn) cleanup() {
 	if c.callerKey != "" {
 		c.x.conns.release(c.callerKey)
 	}
+	c.settled()
 	c.x.conns.release(allSocketsKey)
 	c.x.conns.release(ipSocketsKey + c.anon)
 	c.ws.Close()
@@ -685,6 +688,7 @@ func (c *syncConn) authenticate(m clientMessage) error {
 			c.x.conns.release(c.callerKey)
 		}
 		c.callerKey = key
+		c.settled()
 	}
 	prev := c.identity()
 	if identityKey(prev) != identityKey(next.identityOrNil()) {
@@ -851,8 +855,9 @@ func tooManyQueries(limit int) *apperr.Error {
 
 // Keys of connCounter besides the callers' ("ip:<address>", "sub:<subject>").
 const (
-	allSocketsKey = "*"
-	ipSocketsKey  = "sockets-of:"
+	allSocketsKey     = "*"
+	ipSocketsKey      = "sockets-of:"
+	pendingSocketsKey = "unsettled-of:" // sockets without a caller yet (AuthGrace)
 )
 
 // admitSocket counts a new socket against the caps in all and per IP
@@ -867,6 +872,12 @@ func (x *convexSide) admitSocket(c *syncConn) error {
 		x.conns.release(allSocketsKey)
 		return overLimit("TooManyConcurrentRequests: at most %d sockets per IP address", cfg.MaxConnectionsPerIP)
 	}
+	if !x.conns.acquire(pendingSocketsKey+c.anon, cfg.PendingMaxConnectionsPerIP) {
+		x.conns.release(allSocketsKey)
+		x.conns.release(ipSocketsKey + c.anon)
+		return overLimit("TooManyConcurrentRequests: at most %d sockets per IP address without a token yet", cfg.PendingMaxConnectionsPerIP)
+	}
+	c.unsettled = true
 	return nil
 }
 
@@ -891,7 +902,17 @@ func (c *syncConn) settleAnonymous() error {
 		return overLimit("TooManyConcurrentRequests: at most %d %s", limit, what)
 	}
 	c.callerKey = key
+	c.settled()
 	return nil
+}
+
+// settled ends the socket's count among its address's sockets without a
+// caller yet (admitSocket), once it has one. Owned by the loop.
+func (c *syncConn) settled() {
+	if c.unsettled {
+		c.unsettled = false
+		c.x.conns.release(pendingSocketsKey + c.anon)
+	}
 }
 
 // socketLimit is how many sockets caller key may hold: a signed-in user's

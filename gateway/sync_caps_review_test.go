@@ -342,3 +342,58 @@ func TestLiveQueryNoRestBeforeWaitedRuns(t *testing.T) {
 		t.Fatalf("the re-run started %v after the run before it ended, want a rest of about %v", starts["a-again"].Sub(ends["b-again"]), took)
 	}
 }
+
+// Sockets still within their grace (neither signed in nor counted anonymous)
+// are capped per address too, so reopening idle sockets every grace period
+// does not hold more than that cap plus the anonymous one; signing in or
+// going anonymous makes room.
+func TestSyncPendingSocketsPerIP(t *testing.T) {
+	_, boardURL := startBoard(t, ops.Topics{})
+	g, gw := startConvexGateway(t, boardURL, func(c *Config) {
+		c.AnonMaxConnectionsPerIP, c.MaxConnectionsPerIP, c.PendingMaxConnectionsPerIP, c.AuthGrace = 5, 100, 2, time.Hour
+	})
+	const ip = "127.0.4.2"
+	idle := func(session string) *syncClient {
+		c := dialSyncFrom(t, gw, ip)
+		c.send(map[string]any{"type": "Connect", "sessionId": session, "connectionCount": 0, "lastCloseReason": "InitialConnect"})
+		return c
+	}
+	// admitted waits for n sockets of the address without a caller yet (the
+	// server admits sockets in no particular order).
+	admitted := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+			g.convex.conns.mu.Lock()
+			got := g.convex.conns.n[pendingSocketsKey+"ip:"+ip]
+			g.convex.conns.mu.Unlock()
+			if got == n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d sockets without a caller, want %d", got, n)
+			}
+		}
+	}
+	a, b := idle("pending-a"), idle("pending-b")
+	admitted(2)
+	dialSyncFrom(t, gw, ip).closedWith(fws.CloseTryAgainLater, "TooManyConcurrentRequests")
+	a.send(map[string]any{"type": "Authenticate", "tokenType": "User", "value": token(t, "u-pending", time.Hour), "baseVersion": 0})
+	modifyQuerySet(a, 0)
+	a.until("Transition")
+	modifyQuerySet(b, 0) // anonymous now
+	b.expect("Transition")
+	c, d := idle("pending-c"), idle("pending-d")
+	admitted(2)
+	idle("pending-e").closedWith(fws.CloseTryAgainLater, "TooManyConcurrentRequests")
+	for _, s := range []*syncClient{c, d} {
+		modifyQuerySet(s, 0)
+		s.expect("Transition")
+	}
+	// Another address has its own.
+	for i := range 2 {
+		o := dialSyncFrom(t, gw, "127.0.4.3")
+		o.send(map[string]any{"type": "Connect", "sessionId": fmt.Sprintf("pending-o%d", i), "connectionCount": 0, "lastCloseReason": "InitialConnect"})
+		modifyQuerySet(o, 0)
+		o.expect("Transition")
+	}
+}
