@@ -79,12 +79,17 @@ func (s *svc) addItem(ctx context.Context, a *addItemArgs) (string, error) {
 		if !store.IsNotFound(err) {
 			return "", err
 		}
-		n, err := items.CountDocuments(ctx, bson.M{"customerId": p.ID, "productId": a.ProductID})
-		if err != nil {
-			return "", err
-		}
-		if n > 0 {
+		// No line took the quantity: either there is none, or it would pass the
+		// maximum, or a concurrent first add created it since (then add to it).
+		var existing cartItem
+		err = items.FindOne(ctx, bson.M{"customerId": p.ID, "productId": a.ProductID}).Decode(&existing)
+		switch {
+		case err == nil && existing.Quantity > MaxQuantity-a.Quantity:
 			return "", apperr.New(apperr.FailedPrecondition, "a cart holds at most %d of one product", MaxQuantity)
+		case err == nil:
+			return "", store.ErrConflict
+		case !store.IsNotFound(err):
+			return "", err
 		}
 		line = cartItem{ID: ids.New("carts"), CustomerID: p.ID, ProductID: a.ProductID, StoreID: prod.StoreID, Name: prod.Name, UnitPrice: price, Quantity: a.Quantity, CreationTime: now()}
 		// The line count and the insert in one transaction, so concurrent adds of
