@@ -11,7 +11,7 @@ GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 MODDIRS = $(shell $(GO) list -m -f '{{.Dir}}')
 BIN := bin/marketplace
 
-.PHONY: help run run-distributed test build token sign-webhook pay seed bench fuzz fmt
+.PHONY: help run run-distributed test build contracts-check contracts-accept token sign-webhook pay seed bench fuzz fmt
 .DEFAULT_GOAL := help
 
 ## help: this list (each target's `##` comment)
@@ -41,6 +41,18 @@ test:
 	@unformatted="$$($(GOFMT) -l $(MODDIRS))"; if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 12m $(PKGS)
+
+## contracts-check: regenerate the published contracts (public and internal operations, event payloads) and fail on a breaking change against the snapshot in contracts/ (oasdiff; CHANGELOG.md)
+contracts-check: bin/oasdiff
+	@GO=$(GO) OASDIFF=$(CURDIR)/bin/oasdiff bash tools/oasdiff/contracts.sh check
+
+## contracts-accept: make the regenerated contracts the snapshot in contracts/ (each changed contract needs a `## <contract> <version>` entry in CHANGELOG.md; writes contracts/ACCEPTED)
+contracts-accept: bin/oasdiff
+	@GO=$(GO) OASDIFF=$(CURDIR)/bin/oasdiff bash tools/oasdiff/contracts.sh accept
+
+# oasdiff from its own module (tools/oasdiff), kept out of go.work.
+bin/oasdiff: tools/oasdiff/go.mod tools/oasdiff/go.sum
+	cd tools/oasdiff && GOWORK=off $(GO) build -o $(CURDIR)/bin/oasdiff github.com/oasdiff/oasdiff
 
 ## token: a development token, e.g. make token SUB=user-1 ROLES=admin
 token:

@@ -1,0 +1,146 @@
+package apischema
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"sort"
+
+	"marketplace/libs/ops"
+)
+
+// The published contracts (contracts/ at the repository's root, checked by
+// `make contracts-check` with oasdiff): the public operations are the
+// OpenAPI document itself; the internal operations and the event payloads
+// are OpenAPI documents of their own, so that the same tool judges them with
+// the right side's rules. An internal operation is a POST whose request body
+// is its arguments (provider-side rules: a removed or renamed argument, a
+// new required one, a narrowed type break its callers) and whose 200 answer
+// is its return value (consumer-side rules: a removed field breaks them). An
+// event type is the 200 answer of a pseudo-path GET /events/<type>: a
+// consumer reads it as it reads an answer, so a removed or renamed field, a
+// narrowed type or a new enum value it does not know are breaks and an added
+// field is not.
+
+// ContractVersion is the contract documents' info.version; the version each
+// contract is accepted at is in contracts/ACCEPTED (CHANGELOG.md says why).
+const ContractVersion = Version
+
+// InternalPath is an internal operation's pseudo-path in the internal
+// contract. On the wire it is POST /api/query or /api/mutation on the
+// callee's own address with {"path": ..., "args": ...}.
+func InternalPath(path string) string { return "/internal/" + path }
+
+// EventPath is an event type's pseudo-path in the events contract.
+func EventPath(typ string) string { return "/events/" + typ }
+
+// InternalOpenAPI renders the internal operations (those New left out of the
+// public surface) as an OpenAPI 3.1 document of their own.
+func (a *API) InternalOpenAPI() ([]byte, error) {
+	schemas := obj{}
+	paths := obj{}
+	for _, o := range a.internal {
+		schemas[o.Path+".Args"] = argsOrEmpty(o.ArgsSchema)
+		schemas[o.Path+".Returns"] = returnsOrAny(o.Returns)
+		paths[InternalPath(o.Path)] = obj{"post": obj{
+			"operationId": o.Path,
+			"summary":     o.Summary,
+			"description": "Internal " + string(o.Kind) + " of the " + o.Service + " service, called by other services as POST /api/" + string(o.Kind) + " on its address with {\"path\": \"" + o.Path + "\", \"args\": <the request body here>} and the service credential; the answer is the value itself, a failure the contract's error body.",
+			"tags":        []string{o.Service},
+			"x-marketplace": obj{
+				"path": o.Path, "kind": o.Kind, "service": o.Service, "endpoint": "/api/" + string(o.Kind),
+			},
+			"requestBody": obj{"required": true, "content": obj{mimeJSON: obj{"schema": ref(o.Path + ".Args")}}},
+			"responses": obj{
+				"200": obj{"description": "the return value", "content": obj{mimeJSON: obj{"schema": ref(o.Path + ".Returns")}}},
+			},
+		}}
+	}
+	return contractDocument("Marketplace internal operations",
+		"The operations services call on each other (access internal: refused to outside callers), generated from the services' declarations (GET /ops). Each is described on a pseudo-path /internal/<operation path> so that a breaking-change tool can judge it: the request body is the arguments object, the 200 answer the return value.",
+		a.tags(a.internal), paths, schemas)
+}
+
+// Event is one published event type (libs/contracts/events lists them).
+type Event struct {
+	Type     string
+	Topic    string
+	Producer string
+	Payload  reflect.Type
+}
+
+// EventsOpenAPI renders the event payloads as an OpenAPI 3.1 document: each
+// event type is the 200 answer of GET /events/<type>, its schema the
+// payload's as encoding/json writes it (fields without omitempty required).
+func EventsOpenAPI(events []Event) ([]byte, error) {
+	schemas := obj{}
+	paths := obj{}
+	producers := map[string]bool{}
+	for _, e := range events {
+		name := e.Payload.String() // e.g. payouts.PayoutEvent
+		schemas[name] = ops.ResultSchemaOf(e.Payload)
+		producers[e.Producer] = true
+		paths[EventPath(e.Type)] = obj{"get": obj{
+			"operationId": "event." + e.Type,
+			"summary":     "The data of a " + e.Type + " event",
+			"description": "Published by the " + e.Producer + " service on topic " + e.Topic + " as a CloudEvents envelope whose type is " + e.Type + " and whose data is this object. The path is a pseudo-path: consumers read the payload as a client reads an answer.",
+			"tags":        []string{e.Producer},
+			"x-marketplace": obj{
+				"type": e.Type, "topic": e.Topic, "producer": e.Producer, "payload": name,
+			},
+			"responses": obj{
+				"200": obj{"description": "the event's data", "content": obj{mimeJSON: obj{"schema": ref(name)}}},
+			},
+		}}
+	}
+	var tags []obj
+	for p := range producers {
+		tags = append(tags, obj{"name": p, "description": "Events the " + p + " service publishes."})
+	}
+	sort.Slice(tags, func(i, j int) bool { return tags[i]["name"].(string) < tags[j]["name"].(string) })
+	return contractDocument("Marketplace events",
+		"The payloads of the events services publish on the broker, generated from the contract types in libs/contracts (libs/contracts/events lists them). Each event type is described as the 200 answer of a pseudo-path GET /events/<type> so that a breaking-change tool judges it with the consumer's rules.",
+		tags, paths, schemas)
+}
+
+func argsOrEmpty(s *ops.Schema) any {
+	if s == nil {
+		return obj{"type": "object"}
+	}
+	return s
+}
+
+func (a *API) tags(list []Operation) []obj {
+	services := map[string]bool{}
+	for _, o := range list {
+		services[o.Service] = true
+	}
+	var tags []obj
+	for s := range services {
+		tags = append(tags, obj{"name": s, "description": "Internal operations of the " + s + " service."})
+	}
+	sort.Slice(tags, func(i, j int) bool { return tags[i]["name"].(string) < tags[j]["name"].(string) })
+	return tags
+}
+
+func contractDocument(title, description string, tags []obj, paths, schemas obj) ([]byte, error) {
+	doc := obj{
+		"openapi": "3.1.0",
+		"info": obj{
+			"title":       title,
+			"version":     ContractVersion,
+			"description": description + " The version each contract is accepted at is in contracts/ACCEPTED, and CHANGELOG.md says what each version changed.",
+		},
+		"tags":       tags,
+		"paths":      paths,
+		"components": obj{"schemas": schemas},
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
