@@ -41,9 +41,28 @@ const BrokerReady = "broker ready at "
 
 // Names of the processes that are not services.
 const (
-	Broker  = "broker"
-	Gateway = "gateway"
-	self    = "launch"
+	Broker    = "broker"
+	Gateway   = "gateway"
+	Processor = "processor" // the payment processor simulator (`marketplace processor`)
+	self      = "launch"
+)
+
+// The processor simulator of the distributed mode.
+const (
+	// ProcessorDir is its directory under DATA_DIR: its intents and the URL
+	// file `marketplace pay` reads (the all-in-one's is DATA_DIR/processor-simulator).
+	ProcessorDir = "distributed/processor-simulator"
+	// EnvProcessorWebhookURL is where `marketplace processor` sends its
+	// webhooks: the gateway's POST /processor/webhook.
+	EnvProcessorWebhookURL = "PROCESSOR_WEBHOOK_URL"
+	// SimulatorPublishableKey is its publishable key when
+	// PROCESSOR_PUBLISHABLE_KEY is not set (a publishable key is no secret),
+	// as in the all-in-one.
+	SimulatorPublishableKey = "pk_test_simulator"
+	// processorKeyFile keeps its secret key in DATA_DIR when
+	// PROCESSOR_SECRET_KEY is not set: the all-in-one's file, so `make pay`
+	// finds the key of either mode.
+	processorKeyFile = "processor-secret-key"
 )
 
 // Options tailor a run; Getenv, Environ and Stdout come from the process.
@@ -80,6 +99,8 @@ type System struct {
 	Brokers       []string
 	DevSecret     string // empty when an identity provider is configured
 	WebhookSecret string // what the payments service checks processor signatures with
+	ProcessorURL  string // the processor simulator; empty when PROCESSOR_API_URL names a processor
+	ProcessorKey  string // its secret key (what the payments service calls with)
 	procs         map[string]*proc
 }
 
@@ -146,7 +167,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	width := len(self)
-	for _, n := range append(modules.Names(), Broker, Gateway) {
+	for _, n := range append(modules.Names(), Broker, Gateway, Processor) {
 		width = max(width, len(n))
 	}
 	out := &output{w: o.Stdout, width: width}
@@ -220,7 +241,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	// One call for every port, so that none is handed out twice: the
 	// services', the gateway's (used if HTTP_ADDR asks for any port) and the broker's.
-	ports, err := freePorts(len(order) + 2)
+	ports, err := freePorts(len(order) + 3)
 	if err != nil {
 		return err
 	}
@@ -269,6 +290,42 @@ func Run(ctx context.Context, o Options) error {
 	}
 	sys.Brokers = brokers
 
+	// The processor: without PROCESSOR_API_URL the payments service pays
+	// through the processor simulator, a program of its own started before it,
+	// which sends its webhooks to the gateway.
+	var processorProc *proc
+	processorEnv := map[string]string{}
+	if u := o.Getenv(payments.EnvAPIURL); u == "" {
+		if err := refuseLiveKeys(o.Getenv); err != nil {
+			return err
+		}
+		key := o.Getenv(payments.EnvSecretKey)
+		if key == "" {
+			k, err := secretFile(dataDir, processorKeyFile)
+			if err != nil {
+				return err
+			}
+			key = "sk_test_" + k
+		}
+		pk := o.Getenv(payments.EnvPublishableKey)
+		if pk == "" {
+			pk = SimulatorPublishableKey
+		}
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[len(order)+2]))
+		sys.ProcessorURL, sys.ProcessorKey = "http://"+addr, key
+		processorEnv = map[string]string{payments.EnvAPIURL: sys.ProcessorURL, payments.EnvSecretKey: key, payments.EnvPublishableKey: pk}
+		processorProc = newProc(out, Processor, binaries["marketplace"],
+			[]string{"processor", "-data", filepath.Join(dataDir, ProcessorDir)}, withEnv(o.Environ, map[string]string{
+				"HTTP_ADDR": addr, payments.EnvSecretKey: key, payments.EnvPublishableKey: pk, payments.EnvWebhookSecret: webhookSecret,
+				EnvProcessorWebhookURL: sys.BaseURL + "/processor/webhook", "ADVERTISE_ADDR": "", "METRICS_ADDR": "",
+			}, "INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", "KAFKA_BROKERS", "AUTH_DEV_SECRET"))
+		processorProc.readyURL = sys.ProcessorURL + "/readyz"
+		sys.procs[Processor] = processorProc
+		logf("development payments: the processor simulator at %s; pay for an intent with: make pay INTENT=<paymentIntentId> [OUTCOME=failed]", sys.ProcessorURL)
+	} else {
+		logf("%s is set: no processor simulator, the payments service pays through %s", payments.EnvAPIURL, u)
+	}
+
 	// Discovery: static addresses, or Consul (each program registers itself).
 	discovery := map[string]string{"SERVICE_ADDRS": strings.Join(staticAddrs, ",")}
 	if cfg.ConsulAddr != "" {
@@ -294,6 +351,9 @@ func Run(ctx context.Context, o Options) error {
 		}
 		if m.Name == payments.Module.Name {
 			set[payments.EnvWebhookSecret] = webhookSecret
+			merge(set, processorEnv)
+		} else {
+			set[payments.EnvSecretKey] = "" // the payments service's alone
 		}
 		if cfg.MongoURI == "" {
 			set["DB_EMBEDDED"] = "true"
@@ -306,6 +366,9 @@ func Run(ctx context.Context, o Options) error {
 		p.readyURL = sys.Services[m.Name] + "/readyz"
 		if brokerProc != nil {
 			p.deps = append(p.deps, brokerProc)
+		}
+		if m.Name == payments.Module.Name && processorProc != nil {
+			p.deps = append(p.deps, processorProc)
 		}
 		services = append(services, p)
 		sys.procs[m.Name] = p
@@ -327,12 +390,15 @@ func Run(ctx context.Context, o Options) error {
 	merge(gwSet, discovery, auth)
 	// The gateway gets no database, internal token or processor secret.
 	gw := newProc(out, Gateway, binaries[Gateway], nil, withEnv(o.Environ, gwSet,
-		"INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", payments.EnvWebhookSecret, payments.EnvPublishableKey))
+		"INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", payments.EnvWebhookSecret, payments.EnvPublishableKey, payments.EnvSecretKey))
 	gw.readyURL = sys.BaseURL + "/readyz"
 	gw.deps = services
 	sys.procs[Gateway] = gw
 
 	all := slices.Clone(services)
+	if processorProc != nil {
+		all = append([]*proc{processorProc}, all...)
+	}
 	if brokerProc != nil {
 		all = append([]*proc{brokerProc}, all...)
 	}
@@ -344,6 +410,8 @@ func Run(ctx context.Context, o Options) error {
 			addr = brokers[0]
 		case gw:
 			addr = gwAddr
+		case processorProc:
+			addr = strings.TrimPrefix(sys.ProcessorURL, "http://")
 		}
 		logf("%-*s %s  (%s)", width, p.name, addr, p.path)
 	}
@@ -367,6 +435,9 @@ func Run(ctx context.Context, o Options) error {
 	stopAll := func() error {
 		stopSupervising()
 		groups := [][]*proc{{gw}, services}
+		if processorProc != nil {
+			groups = append(groups, []*proc{processorProc})
+		}
 		if brokerProc != nil {
 			groups = append(groups, []*proc{brokerProc})
 		}
@@ -403,7 +474,7 @@ func Run(ctx context.Context, o Options) error {
 	var fatal error
 	select {
 	case <-ctx.Done():
-		logf("stopping: the gateway, then the services, then the broker")
+		logf("stopping: the gateway, then the services, then the processor simulator and the broker")
 	case fatal = <-fatalc:
 		logf("stopping everything: %v", fatal)
 	}
@@ -491,4 +562,20 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// refuseLiveKeys stops a start that would hand live processor keys to the
+// simulator: without PROCESSOR_API_URL the payments service pays through it,
+// so "payments" no card ever paid would be taken.
+func refuseLiveKeys(getenv func(string) string) error {
+	for _, name := range []string{payments.EnvSecretKey, payments.EnvPublishableKey} {
+		v := getenv(name)
+		for _, live := range []string{"sk_live_", "rk_live_", "pk_live_"} {
+			if strings.HasPrefix(v, live) {
+				return fmt.Errorf("%s is a live key (%s...) but %s is not set, so the payments service would pay through the processor simulator with it: set %s=https://api.stripe.com to pay through the processor, or use test keys with the simulator",
+					name, live, payments.EnvAPIURL, payments.EnvAPIURL)
+			}
+		}
+	}
+	return nil
 }

@@ -136,7 +136,7 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 	sys, h := f.start(t)
 	recs := records(f.records)
 	services := modules.Names()
-	for _, n := range append(slices.Clone(services), "broker", "gateway") {
+	for _, n := range append(slices.Clone(services), "broker", "gateway", "processor") {
 		if len(recs[n]) != 1 {
 			t.Fatalf("%s ran %d times", n, len(recs[n]))
 		}
@@ -178,9 +178,35 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 		if secret, has := env[payments.EnvWebhookSecret]; (n == "payments") != has || (has && secret != "whsec_fixture") {
 			t.Errorf("%s: %s=%q (the payments service's alone)", n, payments.EnvWebhookSecret, secret)
 		}
+		// The payments service pays through the processor simulator; no other
+		// service gets its secret key.
+		if key, has := env[payments.EnvSecretKey]; (n == "payments") != has || (has && key != sys.ProcessorKey) {
+			t.Errorf("%s: %s=%q (the payments service's alone)", n, payments.EnvSecretKey, key)
+		}
+		if n == "payments" && (env[payments.EnvAPIURL] != sys.ProcessorURL || env[payments.EnvPublishableKey] != launch.SimulatorPublishableKey) {
+			t.Errorf("payments: %s=%q %s=%q, want the simulator at %s", payments.EnvAPIURL, env[payments.EnvAPIURL],
+				payments.EnvPublishableKey, env[payments.EnvPublishableKey], sys.ProcessorURL)
+		}
+	}
+	// The processor simulator: a program of its own on its own address, with
+	// the key the payments service calls with (kept in DATA_DIR, as the
+	// all-in-one keeps it, for `make pay`), sending its signed webhooks to the
+	// gateway; it gets no database, broker or internal token.
+	proc := recs["processor"][0]
+	keyFile, _ := os.ReadFile(filepath.Join(f.env["DATA_DIR"], "processor-secret-key"))
+	if !strings.HasPrefix(sys.ProcessorURL, "http://127.0.0.1:") || sys.ProcessorKey != "sk_test_"+strings.TrimSpace(string(keyFile)) ||
+		!slices.Equal(proc.Args, []string{"processor", "-data", filepath.Join(f.env["DATA_DIR"], launch.ProcessorDir)}) ||
+		proc.Env["HTTP_ADDR"] != strings.TrimPrefix(sys.ProcessorURL, "http://") || proc.Env[payments.EnvSecretKey] != sys.ProcessorKey ||
+		proc.Env[payments.EnvWebhookSecret] != "whsec_fixture" || proc.Env[launch.EnvProcessorWebhookURL] != sys.BaseURL+"/processor/webhook" {
+		t.Errorf("processor: url %q key %q args %q env %v", sys.ProcessorURL, sys.ProcessorKey, proc.Args, proc.Env)
+	}
+	for _, k := range []string{"INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", "KAFKA_BROKERS", "AUTH_DEV_SECRET"} {
+		if _, has := proc.Env[k]; has {
+			t.Errorf("the processor got %s", k)
+		}
 	}
 	gw := recs["gateway"][0].Env
-	for _, k := range []string{"INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", payments.EnvWebhookSecret} {
+	for _, k := range []string{"INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", payments.EnvWebhookSecret, payments.EnvSecretKey} {
 		if _, has := gw[k]; has {
 			t.Errorf("the gateway got %s", k)
 		}
@@ -221,14 +247,17 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 		}
 	}
 	pos(`(?m)^broker *\| broker ready at 127\.0\.0\.1:\d+$`)
+	if pos(`(?m)^launch *\| processor ready \(pid \d+\)$`) > pos(`(?m)^payments *\| \{"msg":"fake payments started"\}$`) {
+		t.Errorf("payments started before the processor simulator was ready")
+	}
 	pos(`(?m)^launch *\| marketplace ready at ` + regexp.QuoteMeta(sys.BaseURL) + ` `)
 
 	if err := h.stop(t); err != nil {
 		t.Fatalf("a clean stop returned %v", err)
 	}
 	order := stops(f.records)
-	if len(order) != len(services)+2 || order[0] != "gateway" || order[len(order)-1] != "broker" {
-		t.Fatalf("stop order %v: want the gateway first, then the services, then the broker", order)
+	if len(order) != len(services)+3 || order[0] != "gateway" || order[len(order)-2] != "processor" || order[len(order)-1] != "broker" {
+		t.Fatalf("stop order %v: want the gateway first, then the services, then the processor, then the broker", order)
 	}
 	for n, rs := range records(f.records) {
 		if alive(rs[0].PID) {
@@ -243,12 +272,17 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 func TestInfrastructureSettings(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, "MONGODB_URI", "mongodb://db:27017/?replicaSet=rs0", "DB_EMBEDDED", "true",
-		"KAFKA_BROKERS", "k1:9092,k2:9092")
+		"KAFKA_BROKERS", "k1:9092,k2:9092", "PROCESSOR_API_URL", "https://processor.example", "PROCESSOR_SECRET_KEY", "sk_test_fixture")
 	// Consul is set for the programs alone: the stand-ins do not register.
 	sys, _ := f.start(t)
 	recs := records(f.records)
 	if len(recs["broker"]) != 0 {
 		t.Errorf("a broker was started although KAFKA_BROKERS is set")
+	}
+	// A processor named: no simulator, the payments service pays through it.
+	if pay := recs["payments"][0].Env; len(recs["processor"]) != 0 || sys.ProcessorURL != "" ||
+		pay[payments.EnvAPIURL] != "https://processor.example" || pay[payments.EnvSecretKey] != "sk_test_fixture" {
+		t.Errorf("PROCESSOR_API_URL is set, yet processor runs %d, ProcessorURL %q, payments env %v", len(recs["processor"]), sys.ProcessorURL, pay)
 	}
 	if !slices.Equal(sys.Brokers, []string{"k1:9092", "k2:9092"}) {
 		t.Errorf("brokers %v", sys.Brokers)

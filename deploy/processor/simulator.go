@@ -16,6 +16,7 @@ package processor
 //	POST /v1/payment_intents/{id}/cancel  cancel, then sends payment_intent.canceled
 //	GET  /simulator/payment_intents/{id}  what the simulator holds of an intent: the intent, the create request's
 //	                                      form body as received, and every webhook delivery with its answer
+//	GET  /livez, GET /readyz              200 (probes of `marketplace processor`)
 //
 // Webhooks are signed as the processor signs them (Sign) and sent before the
 // confirm or cancel answers, so whoever confirmed can read the delivery's
@@ -269,6 +270,11 @@ func (s *Simulator) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/payment_intents/{id}/confirm", s.confirm)
 	mux.HandleFunc("POST /v1/payment_intents/{id}/cancel", s.cancel)
 	mux.HandleFunc("GET /simulator/payment_intents/{id}", s.inspect)
+	// Probes of the simulator run as a program of its own (`marketplace
+	// processor`): it is ready once it serves.
+	for _, probe := range []string{"GET /livez", "GET /readyz"} {
+		mux.HandleFunc(probe, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &APIError{status: http.StatusNotFound, Type: "invalid_request_error",
 			Message: fmt.Sprintf("Unrecognized request URL (%s: %s).", r.Method, r.URL.Path)})

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"marketplace/deploy/launch"
 	"marketplace/deploy/processor"
 	"marketplace/libs/program"
 	"marketplace/services/payments"
@@ -132,4 +133,35 @@ func Simulator(getenv func(string) string) (url, key string, err error) {
 		key = "sk_test_" + k
 	}
 	return url, key, nil
+}
+
+// Simulators is how `marketplace pay` reaches the processor simulators run
+// with the same environment: the all-in-one's (`make run`) and the
+// distributed mode's (`make run-distributed`, launch.ProcessorDir), each
+// whose URL is in DATA_DIR, and the secret key both take.
+func Simulators(getenv func(string) string) (urls []string, key string, err error) {
+	cfg, err := program.Load(getenv)
+	if err != nil {
+		return nil, "", err
+	}
+	if u := getenv(payments.EnvAPIURL); u != "" {
+		return nil, "", fmt.Errorf("%s is set (%s): payments go through that processor, not a simulator", payments.EnvAPIURL, u)
+	}
+	for _, dir := range []string{simulatorDir, launch.ProcessorDir} {
+		if u, err := processor.SimulatorURL(filepath.Join(cfg.DataDir, dir)); err == nil && u != "" {
+			urls = append(urls, u)
+		}
+	}
+	if len(urls) == 0 {
+		return nil, "", fmt.Errorf("no processor simulator in %s yet: start the system with `make run` or `make run-distributed` (same DATA_DIR)", cfg.DataDir)
+	}
+	key = getenv(payments.EnvSecretKey)
+	if key == "" {
+		k, err := readSecret(getenv, payments.EnvSecretKey, processorKeyFile)
+		if err != nil {
+			return nil, "", err
+		}
+		key = "sk_test_" + k
+	}
+	return urls, key, nil
 }

@@ -3,9 +3,10 @@
 //	marketplace [run]                         the gateway and every service, embedded engines
 //	marketplace token -sub USER [-roles admin] [-ttl 24h]
 //	marketplace sign-webhook -file BODY       prints the processor-signature header for BODY
-//	marketplace pay -intent PI [-outcome failed]  settles a payment intent with the all-in-one's processor simulator
+//	marketplace pay -intent PI [-outcome failed]  settles a payment intent with the processor simulator (either mode's)
 //	marketplace run-distributed [-bin DIR]    the broker, every service and the gateway as processes of their own binaries
 //	marketplace broker [-port 9092] [-data DIR]  the embedded Kafka-protocol broker on its own
+//	marketplace processor [-webhook URL] [-data DIR]  the payment processor simulator on its own (HTTP_ADDR)
 package main
 
 import (
@@ -46,10 +47,12 @@ func runArgs(ctx context.Context, args []string, getenv func(string) string, std
 		return pay(ctx, args, getenv, stdout)
 	case "broker":
 		return broker(ctx, args, getenv, stdout, os.Stderr)
+	case "processor":
+		return processorCmd(ctx, args, getenv, stdout, os.Stderr)
 	case "run-distributed":
 		return runDistributed(ctx, args, getenv, stdout, os.Stderr)
 	}
-	return fmt.Errorf("unknown command %q (run, run-distributed, broker, token, sign-webhook, pay)", cmd)
+	return fmt.Errorf("unknown command %q (run, run-distributed, broker, processor, token, sign-webhook, pay)", cmd)
 }
 
 func token(args []string, getenv func(string) string, stdout io.Writer) error {

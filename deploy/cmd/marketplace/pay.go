@@ -16,7 +16,8 @@ import (
 	"marketplace/deploy/system"
 )
 
-// pay settles a payment intent with the all-in-one's processor simulator, as
+// pay settles a payment intent with the processor simulator (the all-in-one's
+// or the distributed mode's, whichever holds the intent), as
 // the customer's card form would with the real processor: the simulator
 // confirms (or declines, or cancels) it and sends the signed webhook to the
 // gateway. The outcome is one JSON line on stdout.
@@ -45,12 +46,13 @@ func pay(ctx context.Context, args []string, getenv func(string) string, stdout 
 	default:
 		return fmt.Errorf("pay: -outcome must be succeeded, failed or canceled, got %q", *outcome)
 	}
-	base, key, err := system.Simulator(getenv)
+	bases, key, err := system.Simulators(getenv)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	base := holder(ctx, bases, key, id)
 	call := func(method, path string, body io.Reader, out any) (int, error) {
 		req, err := http.NewRequestWithContext(ctx, method, base+path, body)
 		if err != nil {
@@ -62,7 +64,7 @@ func pay(ctx context.Context, args []string, getenv func(string) string, stdout 
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			return 0, fmt.Errorf("the processor simulator at %s does not answer (is `make run` running with this DATA_DIR?): %w", base, err)
+			return 0, fmt.Errorf("the processor simulator at %s does not answer (is `make run` or `make run-distributed` running with this DATA_DIR?): %w", base, err)
 		}
 		defer resp.Body.Close()
 		raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -101,4 +103,28 @@ func pay(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return fmt.Errorf("pay: the webhook %s was answered %d %s%s", d.Type, d.Status, strings.TrimSpace(d.Body), d.Error)
 	}
 	return nil
+}
+
+// holder is the simulator among bases that holds the intent; when none does
+// (or none answers), the first, whose answer then says why.
+func holder(ctx context.Context, bases []string, key, intent string) string {
+	for _, base := range bases {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/payment_intents/"+url.PathEscape(intent), nil)
+		if err != nil {
+			cancel()
+			continue
+		}
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		cancel()
+		if err != nil {
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return base
+		}
+	}
+	return bases[0]
 }
