@@ -155,13 +155,21 @@ func Simulators(getenv func(string) string) (urls []string, key string, err erro
 	if len(urls) == 0 {
 		return nil, "", fmt.Errorf("no processor simulator in %s yet: start the system with `make run` or `make run-distributed` (same DATA_DIR)", cfg.DataDir)
 	}
-	key = getenv(payments.EnvSecretKey)
-	if key == "" {
-		k, err := readSecret(getenv, payments.EnvSecretKey, processorKeyFile)
-		if err != nil {
-			return nil, "", err
-		}
-		key = "sk_test_" + k
+	if key, err = SimulatorKey(getenv); err != nil {
+		return nil, "", err
 	}
 	return urls, key, nil
+}
+
+// SimulatorKey is the secret key the simulators take: PROCESSOR_SECRET_KEY, or
+// the one both modes keep in DATA_DIR.
+func SimulatorKey(getenv func(string) string) (string, error) {
+	if key := getenv(payments.EnvSecretKey); key != "" {
+		return key, nil
+	}
+	k, err := readSecret(getenv, payments.EnvSecretKey, processorKeyFile)
+	if err != nil {
+		return "", err
+	}
+	return "sk_test_" + k, nil
 }

@@ -25,6 +25,7 @@ func pay(ctx context.Context, args []string, getenv func(string) string, stdout 
 	fs := flag.NewFlagSet("pay", flag.ContinueOnError)
 	intent := fs.String("intent", "", "the payment intent (paymentIntentId of customers.checkout.createPaymentIntent)")
 	outcome := fs.String("outcome", "succeeded", "succeeded (a card that pays), failed (a declined card) or canceled")
+	simURL := fs.String("simulator", "", "the simulator's base URL (default: found in DATA_DIR; e.g. compose's http://127.0.0.1:8081)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -46,7 +47,15 @@ func pay(ctx context.Context, args []string, getenv func(string) string, stdout 
 	default:
 		return fmt.Errorf("pay: -outcome must be succeeded, failed or canceled, got %q", *outcome)
 	}
-	bases, key, err := system.Simulators(getenv)
+	var bases []string
+	var key string
+	var err error
+	if *simURL != "" {
+		bases = []string{strings.TrimRight(*simURL, "/")}
+		key, err = system.SimulatorKey(getenv)
+	} else {
+		bases, key, err = system.Simulators(getenv)
+	}
 	if err != nil {
 		return err
 	}
