@@ -35,11 +35,12 @@ run-distributed:
 	$(GO) build -o bin/ $(DIST_PKGS)
 	DB_EMBEDDED=$${DB_EMBEDDED:-true} ./$(BIN) run-distributed -bin bin
 
-## test: every module's tests (unit, fuzz seed corpora, black-box through the gateway)
+## test: every module's tests (unit, fuzz seed corpora, black-box through the gateway), after the published contracts' check (contracts-check)
 test:
 	@bash .ci/check-large-files
 	@unformatted="$$($(GOFMT) -l $(MODDIRS))"; if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@$(MAKE) --no-print-directory contracts-check
 	$(GO) test -race -count=1 -timeout 12m $(PKGS)
 
 ## contracts-check: regenerate the published contracts (public and internal operations, event payloads) and fail on a breaking change against the snapshot in contracts/ (oasdiff; CHANGELOG.md)
