@@ -63,9 +63,9 @@ token:
 sign-webhook:
 	@$(GO) build -o $(BIN) ./deploy/cmd/marketplace && ./$(BIN) sign-webhook -file "$(FILE)"
 
-## pay: pay a payment intent with the `make run` processor simulator, which sends the webhook, e.g. make pay INTENT=pi_... [OUTCOME=failed|canceled]
+## pay: pay a payment intent with the processor simulator of `make run` or `make run-distributed` (the one holding it), which sends the webhook, e.g. make pay INTENT=pi_... [OUTCOME=failed|canceled] [SIMULATOR=http://127.0.0.1:8081]
 pay:
-	@$(GO) build -o $(BIN) ./deploy/cmd/marketplace && ./$(BIN) pay -intent "$(INTENT)" -outcome "$(or $(OUTCOME),succeeded)"
+	@$(GO) build -o $(BIN) ./deploy/cmd/marketplace && ./$(BIN) pay -intent "$(INTENT)" -outcome "$(or $(OUTCOME),succeeded)" -simulator "$(SIMULATOR)"
 
 ## seed: fill the running `make run` with demo data through its API, with a progress bar per phase (SEED=1 SEED_SCALE=1: 30 stores, 200 customers, 1,000 orders, 2,000 reviews, 18 payouts; README "Demo data")
 seed:
