@@ -17,6 +17,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GO=${GO:-go}
 OASDIFF=${OASDIFF:-$root/bin/oasdiff}
 CONTRACTS=(public internal events)
+# Where the snapshot and the changelog are (overridden by tests), and
+# CONTRACTS_GENERATED: a directory of already generated documents to use
+# instead of generating them (tests).
+SNAPSHOT=${CONTRACTS_DIR:-$root/contracts}
+CHANGELOG=${CHANGELOG:-$root/CHANGELOG.md}
 
 # oasdiff's options: errors fail; a removed (or renamed) request property is
 # an error, not a warning; allOf is merged (the /api/run answers wrap values
@@ -36,6 +41,10 @@ build_oasdiff() {
 # generate DIR: the contracts as the declarations at the working tree give them.
 generate() {
 	local out=$1 log
+	if [[ -n ${CONTRACTS_GENERATED:-} ]]; then
+		cp "$CONTRACTS_GENERATED"/*.openapi.json "$out"/
+		return
+	fi
 	log=$(mktemp)
 	if ! (cd "$root" && CONTRACTS_OUT="$out" "$GO" test -count=1 -run '^TestContractsGenerate$' ./deploy/e2e >"$log" 2>&1); then
 		cat "$log" >&2
@@ -77,13 +86,13 @@ diff_dirs() {
 
 # accepted NAME: the version contracts/ACCEPTED records for a contract.
 accepted() {
-	awk -v c="$1" '$1 == c { print $2 }' "$root/contracts/ACCEPTED" 2>/dev/null || true
+	awk -v c="$1" '$1 == c { print $2 }' "$SNAPSHOT/ACCEPTED" 2>/dev/null || true
 }
 
 # changelog NAME: the newest version CHANGELOG.md has an entry for
 # (its first "## NAME VERSION" heading).
 changelog() {
-	awk -v c="$1" '$1 == "##" && $2 == c { print $3; exit }' "$root/CHANGELOG.md" 2>/dev/null || true
+	awk -v c="$1" '$1 == "##" && $2 == c { print $3; exit }' "$CHANGELOG" 2>/dev/null || true
 }
 
 newer() { # newer A B: version A is greater than version B
@@ -99,7 +108,7 @@ accept() {
 	for c in "${CONTRACTS[@]}"; do
 		old=$(accepted "$c")
 		new=$(changelog "$c")
-		if [[ -f $root/contracts/$c.openapi.json ]] && cmp -s "$root/contracts/$c.openapi.json" "$tmp/$c.openapi.json" && [[ -n $old ]]; then
+		if [[ -f $SNAPSHOT/$c.openapi.json ]] && cmp -s "$SNAPSHOT/$c.openapi.json" "$tmp/$c.openapi.json" && [[ -n $old ]]; then
 			versions+=("$c $old")
 			continue
 		fi
@@ -108,7 +117,7 @@ accept() {
 			bad=1
 			continue
 		fi
-		if [[ -n $old && -f $root/contracts/$c.openapi.json ]] && ! judge "$root/contracts" "$tmp" "$c" >/dev/null 2>&1; then
+		if [[ -n $old && -f $SNAPSHOT/$c.openapi.json ]] && ! judge "$SNAPSHOT" "$tmp" "$c" >/dev/null 2>&1; then
 			if [[ ${new%%.*} == "${old%%.*}" ]]; then
 				echo "contracts: the $c contract has a breaking change: its version must move to a new major (CHANGELOG.md has $new, accepted $old), published beside the old one for the deprecation window" >&2
 				bad=1
@@ -118,16 +127,16 @@ accept() {
 		versions+=("$c $new")
 	done
 	((bad == 0)) || return 1
-	mkdir -p "$root/contracts"
+	mkdir -p "$SNAPSHOT"
 	for c in "${CONTRACTS[@]}"; do
-		cp "$tmp/$c.openapi.json" "$root/contracts/$c.openapi.json"
+		cp "$tmp/$c.openapi.json" "$SNAPSHOT/$c.openapi.json"
 	done
 	{
 		echo "# The published contracts, written by make contracts-accept: the commit"
 		echo "# they were accepted at and each contract's version (CHANGELOG.md)."
 		echo "commit $(git -C "$root" rev-parse HEAD)"
 		printf '%s\n' "${versions[@]}"
-	} >"$root/contracts/ACCEPTED"
+	} >"$SNAPSHOT/ACCEPTED"
 	echo "contracts: accepted: ${versions[*]}"
 }
 
@@ -136,7 +145,7 @@ check)
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	generate "$tmp"
-	diff_dirs "$root/contracts" "$tmp"
+	diff_dirs "$SNAPSHOT" "$tmp"
 	;;
 accept) accept ;;
 diff)
