@@ -1,0 +1,116 @@
+package apischema
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// The internal contract holds the internal operations only, each a POST on
+// /internal/<path> whose request body is its arguments and whose 200 answer
+// is its return value.
+func TestInternalContract(t *testing.T) {
+	b, err := sample().InternalOpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		OpenAPI string `json:"openapi"`
+		Paths   map[string]struct {
+			Post struct {
+				RequestBody struct {
+					Required bool `json:"required"`
+					Content  map[string]struct {
+						Schema map[string]string `json:"schema"`
+					} `json:"content"`
+				} `json:"requestBody"`
+				Responses map[string]struct {
+					Content map[string]struct {
+						Schema map[string]string `json:"schema"`
+					} `json:"content"`
+				} `json:"responses"`
+			} `json:"post"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]json.RawMessage `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.OpenAPI != "3.1.0" || len(doc.Paths) != 1 {
+		t.Fatalf("openapi %q, paths %v", doc.OpenAPI, doc.Paths)
+	}
+	p, ok := doc.Paths["/internal/stores.items.internalOnly"]
+	if !ok {
+		t.Fatalf("the internal operation is missing: %v", doc.Paths)
+	}
+	if got := p.Post.RequestBody.Content["application/json"].Schema["$ref"]; !p.Post.RequestBody.Required || got != "#/components/schemas/stores.items.internalOnly.Args" {
+		t.Errorf("request body %v", p.Post.RequestBody)
+	}
+	if got := p.Post.Responses["200"].Content["application/json"].Schema["$ref"]; got != "#/components/schemas/stores.items.internalOnly.Returns" {
+		t.Errorf("answer %q", got)
+	}
+	for _, name := range []string{"stores.items.internalOnly.Args", "stores.items.internalOnly.Returns"} {
+		if _, ok := doc.Components.Schemas[name]; !ok {
+			t.Errorf("no schema %s", name)
+		}
+	}
+}
+
+type payload struct {
+	ID     string `json:"id"`
+	Amount int64  `json:"amountFils"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// An event type is the 200 answer of GET /events/<type>, its payload's
+// fields required unless omitempty (a consumer may rely on them).
+func TestEventsContract(t *testing.T) {
+	b, err := EventsOpenAPI([]Event{
+		{Type: "thing.done", Topic: "things", Producer: "shop", Payload: reflect.TypeFor[payload]()},
+		{Type: "thing.undone", Topic: "things", Producer: "shop", Payload: reflect.TypeFor[payload]()},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]struct {
+			Get struct {
+				Responses map[string]struct {
+					Content map[string]struct {
+						Schema map[string]string `json:"schema"`
+					} `json:"content"`
+				} `json:"responses"`
+				Ext map[string]string `json:"x-marketplace"`
+			} `json:"get"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]struct {
+				Required   []string                   `json:"required"`
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []string{"thing.done", "thing.undone"} {
+		p, ok := doc.Paths["/events/"+typ]
+		if !ok {
+			t.Fatalf("no path for %s: %v", typ, doc.Paths)
+		}
+		if got := p.Get.Responses["200"].Content["application/json"].Schema["$ref"]; got != "#/components/schemas/apischema.payload" {
+			t.Errorf("%s: payload %q", typ, got)
+		}
+		if p.Get.Ext["topic"] != "things" || p.Get.Ext["producer"] != "shop" || p.Get.Ext["type"] != typ {
+			t.Errorf("%s: x-marketplace %v", typ, p.Get.Ext)
+		}
+	}
+	s := doc.Components.Schemas["apischema.payload"]
+	slices.Sort(s.Required)
+	if !slices.Equal(s.Required, []string{"amountFils", "id"}) || len(s.Properties) != 3 {
+		t.Errorf("payload schema: required %v, properties %v", s.Required, s.Properties)
+	}
+}
