@@ -24,15 +24,17 @@ run: build
 
 ## build: the all-in-one binary (bin/marketplace)
 build:
-	$(GO) build -o $(BIN) ./deploy/cmd/marketplace
+	$(GO) build -buildvcs=auto -o $(BIN) ./deploy/cmd/marketplace
 
 # The programs of the distributed mode: the marketplace binary (its broker and
-# launcher), the gateway and one binary per service.
+# launcher), the gateway and one binary per service. -buildvcs=auto stamps the
+# commit into the programs (GET /version, their start lines) even where GOFLAGS
+# turns it off; outside a git checkout they say commit "unknown".
 DIST_PKGS = ./deploy/cmd/marketplace ./deploy/cmd/gateway $(addprefix ./,$(wildcard services/*/cmd/*))
 
 ## run-distributed: the broker, every service and the gateway as separate processes of their own binaries (bin/), each service on its own embedded database file (DB_EMBEDDED=true, as no MongoDB is assumed; set MONGODB_URI to use one)
 run-distributed:
-	$(GO) build -o bin/ $(DIST_PKGS)
+	$(GO) build -buildvcs=auto -o bin/ $(DIST_PKGS)
 	DB_EMBEDDED=$${DB_EMBEDDED:-true} ./$(BIN) run-distributed -bin bin
 
 ## test: every module's tests (unit, fuzz seed corpora, black-box through the gateway), after the published contracts' check (contracts-check)

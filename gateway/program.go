@@ -13,6 +13,7 @@ import (
 	"marketplace/libs/httpserver"
 	"marketplace/libs/program"
 	"marketplace/libs/telemetry"
+	build "marketplace/libs/version"
 )
 
 // App builds the public server: common middleware, CORS on every response, the
@@ -47,7 +48,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, serv
 		return errors.New("the gateway routes to no service: set GATEWAY_SERVICES")
 	}
 	logger := pc.Logger(stdout).With("program", "gateway")
-	logger.Info("starting", "config", config.Describe(&pc), "gateway", config.Describe(&gc))
+	logger.Info("starting", append(build.Get().Attrs(), "config", config.Describe(&pc), "gateway", config.Describe(&gc))...)
 	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "gateway", OTLPEndpoint: pc.OTLPEndpoint})
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ package processor
 //	GET  /simulator/payment_intents/{id}  what the simulator holds of an intent: the intent, the create request's
 //	                                      form body as received, and every webhook delivery with its answer
 //	GET  /livez, GET /readyz              200 (probes of `marketplace processor`)
+//	GET  /version                         the build it runs (libs/version)
 //
 // Webhooks are signed as the processor signs them (Sign) and sent before the
 // confirm or cancel answers, so whoever confirmed can read the delivery's
@@ -46,6 +47,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"marketplace/libs/version"
 )
 
 // Payment methods the simulator knows, as the processor's test mode names them.
@@ -275,6 +278,10 @@ func (s *Simulator) Handler() http.Handler {
 	for _, probe := range []string{"GET /livez", "GET /readyz"} {
 		mux.HandleFunc(probe, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	}
+	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(version.Get())
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &APIError{status: http.StatusNotFound, Type: "invalid_request_error",
 			Message: fmt.Sprintf("Unrecognized request URL (%s: %s).", r.Method, r.URL.Path)})

@@ -33,6 +33,7 @@ import (
 	"marketplace/libs/service"
 	"marketplace/libs/store"
 	"marketplace/libs/telemetry"
+	"marketplace/libs/version"
 	"marketplace/services/payments"
 	"marketplace/services/reviews"
 )
@@ -168,7 +169,7 @@ func Run(ctx context.Context, o Options) error {
 	if cfg.InternalToken == "" {
 		cfg.InternalToken = randomHex(32) // only this process's services know it
 	}
-	logger.Info("starting all-in-one", "config", config.Describe(&cfg))
+	logger.Info("starting all-in-one", append(version.Get().Attrs(), "config", config.Describe(&cfg))...)
 	verifier, err := cfg.Verifier(ctx)
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/telemetry"
+	"marketplace/libs/version"
 )
 
 // Config holds the server's limits.
@@ -107,6 +108,9 @@ func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fib
 		app.Use(m)
 	}
 	app.Get("/livez", func(c *fiber.Ctx) error { return c.SendString("ok") })
+	// The build this program runs (libs/version): which version and commit
+	// answers here, for operators and for tests of mixed versions.
+	app.Get("/version", func(c *fiber.Ctx) error { return c.JSON(version.Get()) })
 	app.Get("/readyz", func(c *fiber.Ctx) error {
 		ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
 		defer cancel()
@@ -218,7 +222,7 @@ func recoverer() fiber.Handler {
 
 // routine are the paths polled by machines (the gateway's declarations fetch,
 // probes): their successful answers are logged at debug.
-var routine = map[string]bool{"/ops": true, "/livez": true, "/readyz": true, "/health": true, telemetry.MetricsPath: true}
+var routine = map[string]bool{"/ops": true, "/livez": true, "/readyz": true, "/health": true, "/version": true, telemetry.MetricsPath: true}
 
 func accessLog(logger *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {

@@ -172,7 +172,7 @@ func DescribeRoutes(rs []Route) []RouteDescriptor {
 // reservedPaths are served by every service or by the gateway itself: no
 // route may take them.
 var reservedPaths = map[string]bool{
-	"/ops": true, "/livez": true, "/readyz": true, "/health": true, "/metrics": true,
+	"/ops": true, "/livez": true, "/readyz": true, "/health": true, "/metrics": true, "/version": true,
 	"/api/query": true, "/api/mutation": true, "/api/operations": true, "/api/openapi.json": true,
 }
 

@@ -26,6 +26,7 @@ import (
 	"marketplace/libs/service"
 	"marketplace/libs/store"
 	"marketplace/libs/telemetry"
+	"marketplace/libs/version"
 )
 
 // Config is the configuration every program reads.
@@ -178,7 +179,7 @@ func RunService(ctx context.Context, m service.Module, getenv func(string) strin
 		return err
 	}
 	logger := cfg.Logger(stdout).With("program", m.Name)
-	logger.Info("starting", "config", config.Describe(&cfg))
+	logger.Info("starting", append(version.Get().Attrs(), "config", config.Describe(&cfg))...)
 	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: m.Name, OTLPEndpoint: cfg.OTLPEndpoint})
 	if err != nil {
 		return err

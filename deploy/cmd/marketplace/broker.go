@@ -12,6 +12,7 @@ import (
 	"marketplace/deploy/modules"
 	"marketplace/libs/events"
 	"marketplace/libs/program"
+	"marketplace/libs/version"
 )
 
 // BrokerReadyPrefix starts the line `marketplace broker` prints (on stderr, and
@@ -55,7 +56,7 @@ func broker(ctx context.Context, args []string, getenv func(string) string, stdo
 	// Close saves the state to the data directory.
 	defer b.Close()
 	addr := b.Addrs()[0]
-	logger.Info(BrokerReadyPrefix+addr, "addr", addr, "dataDir", *dir, "topics", len(topics))
+	logger.Info(BrokerReadyPrefix+addr, append(version.Get().Attrs(), "addr", addr, "dataDir", *dir, "topics", len(topics))...)
 	fmt.Fprintf(stderr, "%s%s (data in %s); services take it as KAFKA_BROKERS=%s\n", BrokerReadyPrefix, addr, *dir, addr)
 	<-ctx.Done()
 	logger.Info("broker stopping: saving its state", "dataDir", *dir)

@@ -7,10 +7,12 @@
 //	marketplace run-distributed [-bin DIR]    the broker, every service and the gateway as processes of their own binaries
 //	marketplace broker [-port 9092] [-data DIR]  the embedded Kafka-protocol broker on its own
 //	marketplace processor [-webhook URL] [-data DIR]  the payment processor simulator on its own (HTTP_ADDR)
+//	marketplace version [-json]                the build: version, commit (and whether the tree was modified), Go
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,6 +25,7 @@ import (
 	"marketplace/deploy/system"
 	"marketplace/libs/auth"
 	"marketplace/libs/program"
+	"marketplace/libs/version"
 )
 
 func main() { program.Main("marketplace", run) }
@@ -47,12 +50,14 @@ func runArgs(ctx context.Context, args []string, getenv func(string) string, std
 		return pay(ctx, args, getenv, stdout)
 	case "broker":
 		return broker(ctx, args, getenv, stdout, os.Stderr)
+	case "version":
+		return printVersion(args, stdout)
 	case "processor":
 		return processorCmd(ctx, args, getenv, stdout, os.Stderr)
 	case "run-distributed":
 		return runDistributed(ctx, args, getenv, stdout, os.Stderr)
 	}
-	return fmt.Errorf("unknown command %q (run, run-distributed, broker, processor, token, sign-webhook, pay)", cmd)
+	return fmt.Errorf("unknown command %q (run, run-distributed, broker, processor, token, sign-webhook, pay, version)", cmd)
 }
 
 func token(args []string, getenv func(string) string, stdout io.Writer) error {
@@ -108,5 +113,21 @@ func signWebhook(args []string, getenv func(string) string, stdout io.Writer) er
 		return err
 	}
 	fmt.Fprintln(stdout, processor.Sign(secret, body, time.Now()))
+	return nil
+}
+
+// printVersion prints the build this binary runs (libs/version): one line,
+// or with -json the object GET /version answers.
+func printVersion(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the JSON object GET /version answers")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	v := version.Get()
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(v)
+	}
+	fmt.Fprintln(stdout, "marketplace", v)
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"marketplace/deploy/launch"
 	"marketplace/deploy/processor"
 	"marketplace/libs/program"
+	"marketplace/libs/version"
 	"marketplace/services/payments"
 )
 
@@ -69,6 +70,6 @@ func processorCmd(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return fmt.Errorf("processor: %w", err)
 	}
-	logger.Info("processor simulator ready at http://"+ln.Addr().String(), "addr", ln.Addr().String(), "webhook", *webhook, "dataDir", *dir)
+	logger.Info("processor simulator ready at http://"+ln.Addr().String(), append(version.Get().Attrs(), "addr", ln.Addr().String(), "webhook", *webhook, "dataDir", *dir)...)
 	return sim.Serve(ctx, ln)
 }

@@ -16,6 +16,7 @@ import (
 
 	"marketplace/deploy/launch"
 	"marketplace/deploy/processor"
+	"marketplace/libs/version"
 )
 
 // `marketplace processor` runs the simulator as a program of its own (the
@@ -128,5 +129,24 @@ func TestProcessorCommandAndPayFindsItsSimulator(t *testing.T) {
 	err = runArgs(ctx, []string{"pay", "-intent", in.ID, "-simulator", distributed + "/"}, getenv, &out)
 	if err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Errorf("paying a paid intent again at -simulator: %v %s", err, out.String())
+	}
+}
+
+// `marketplace version` prints the build (libs/version): one line, or the
+// JSON object GET /version answers.
+func TestVersionCommand(t *testing.T) {
+	var line, obj bytes.Buffer
+	if err := runArgs(context.Background(), []string{"version"}, func(string) string { return "" }, &line); err != nil {
+		t.Fatal(err)
+	}
+	if err := runArgs(context.Background(), []string{"version", "-json"}, func(string) string { return "" }, &obj); err != nil {
+		t.Fatal(err)
+	}
+	var got version.Info
+	if err := json.Unmarshal(obj.Bytes(), &got); err != nil || got != version.Get() {
+		t.Fatalf("version -json: %s (%v), want %+v", obj.String(), err, version.Get())
+	}
+	if want := "marketplace " + version.Get().String() + "\n"; line.String() != want {
+		t.Fatalf("version: %q, want %q", line.String(), want)
 	}
 }
