@@ -56,8 +56,24 @@ func FromBuildInfo(bi *debug.BuildInfo, ok bool) Info {
 	return info
 }
 
+// stampedCommit is the commit given at link time, for builds without the
+// repository (an image built from a context without .git):
+//
+//	go build -ldflags "-X marketplace/libs/version.stampedCommit=$(git rev-parse HEAD)"
+//
+// What Go recorded from version control wins over it.
+var stampedCommit string
+
 // Get is this binary's build, read once.
-var Get = sync.OnceValue(func() Info { return FromBuildInfo(debug.ReadBuildInfo()) })
+var Get = sync.OnceValue(func() Info { return withStamp(FromBuildInfo(debug.ReadBuildInfo()), stampedCommit) })
+
+// withStamp is info with the link-time commit when Go recorded none.
+func withStamp(info Info, stamped string) Info {
+	if info.Commit == Unknown && stamped != "" {
+		info.Commit = stamped
+	}
+	return info
+}
 
 // Attrs are the start line's attributes: version, commit and modified.
 func (i Info) Attrs() []any {

@@ -29,8 +29,16 @@ func TestFromBuildInfo(t *testing.T) {
 	if none := FromBuildInfo(nil, false); none.Version != "devel" || none.Commit != Unknown {
 		t.Errorf("no build info: %+v", none)
 	}
+	// A commit given at link time (an image built without .git) fills in an
+	// unknown one, never one Go recorded.
+	if got := withStamp(bare, "fedcba98"); got.Commit != "fedcba98" {
+		t.Errorf("stamped: %+v", got)
+	}
+	if got := withStamp(want, "fedcba98"); got.Commit != want.Commit {
+		t.Errorf("the stamp replaced the recorded commit: %+v", got)
+	}
 	// This test binary: whatever Go recorded, Get agrees with ReadBuildInfo.
-	if g := Get(); g != FromBuildInfo(debug.ReadBuildInfo()) || g.Go == "" {
+	if g := Get(); g != withStamp(FromBuildInfo(debug.ReadBuildInfo()), stampedCommit) || g.Go == "" {
 		t.Errorf("Get() = %+v", g)
 	}
 }
