@@ -98,8 +98,8 @@ func TestTheLauncherCommand(t *testing.T) {
 				t.Fatal("no ready line within 90s")
 			}
 		}
-		if len(pids) != 11 {
-			t.Fatalf("ready programs %v: want the broker, 9 services and the gateway", pids)
+		if _, sim := pids["processor"]; len(pids) != 12 || !sim {
+			t.Fatalf("ready programs %v: want the broker, the processor simulator, 9 services and the gateway", pids)
 		}
 		if err := l.cmd.Process.Signal(syscall.SIGINT); err != nil {
 			t.Fatal(err)
@@ -112,7 +112,7 @@ func TestTheLauncherCommand(t *testing.T) {
 				t.Errorf("%s (pid %d) still runs after the launcher exited: %v", name, pid, err)
 			}
 		}
-		if out := l.output(); !strings.Contains(out, "stopping: the gateway, then the services, then the broker") || !strings.Contains(out, "launch         | stopped") {
+		if out := l.output(); !strings.Contains(out, "stopping: the gateway, then the services, then the processor simulator and the broker") || !strings.Contains(out, "launch         | stopped") {
 			t.Errorf("no orderly stop in the output")
 		}
 	})
