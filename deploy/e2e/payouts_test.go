@@ -3,11 +3,11 @@ package e2e
 import (
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	st "marketplace/deploy/systemtest"
+	"marketplace/libs/clocktest"
 )
 
 // Payouts and wallets, black-box through the gateway: the workflow of section
@@ -37,19 +37,8 @@ const (
 	validIBAN = "AE070331234567890123456"
 )
 
-// testClock is the services' clock in tests that move time.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newTestClock(t time.Time) *testClock { return &testClock{t: t} }
-
-func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-
-func (c *testClock) Advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
-
-func (c *testClock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
+// newTestClock is the services' clock in tests that move time.
+func newTestClock(t time.Time) *clocktest.Clock { return clocktest.New(t) }
 
 type walletView struct {
 	ID               string  `json:"_id"`

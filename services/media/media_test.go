@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/auth"
+	"marketplace/libs/clocktest"
 	contract "marketplace/libs/contracts/media"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
@@ -34,26 +34,13 @@ import (
 
 var secret = []byte("0123456789abcdef0123456789abcdef")
 
-// clock is a settable clock for service.Env.Now.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 type harness struct {
 	app   *fiber.App
 	base  string // where app listens
 	reg   *ops.Registry
 	db    *store.DB
 	svc   *svc
-	clock *clock
+	clock *clocktest.Clock
 	dir   string // the blob directory
 	set   Settings
 }
@@ -68,7 +55,7 @@ func newHarness(t *testing.T, tune ...func(*Settings)) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close(context.Background()) })
-	h := &harness{db: db, clock: &clock{t: time.Now()}, dir: t.TempDir(), set: DefaultSettings()}
+	h := &harness{db: db, clock: clocktest.New(time.Now()), dir: t.TempDir(), set: DefaultSettings()}
 	h.set.BlobURL = "file://" + filepath.ToSlash(h.dir)
 	h.set.UploadInterval = 0 // the rate is tested on its own
 	for _, f := range tune {
@@ -296,11 +283,11 @@ func TestUploadRateLimit(t *testing.T) {
 		t.Fatalf("4th upload at once: %d Retry-After=%q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 	h.mustUpload(t, "other", onePixelGIF)
-	h.clock.Add(15 * time.Second)
+	h.clock.Advance(15 * time.Second)
 	if resp, _ := h.upload(t, "eager", "image/gif", onePixelGIF); resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "5" {
 		t.Fatalf("15 s later: %d Retry-After=%q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	h.clock.Add(5 * time.Second)
+	h.clock.Advance(5 * time.Second)
 	h.mustUpload(t, "eager", onePixelGIF)
 }
 
@@ -313,7 +300,7 @@ func TestDailyQuota(t *testing.T) {
 	h := newHarness(t, func(s *Settings) { s.DailyUploadBytes = 3 * size })
 	for i := 0; i < 3; i++ {
 		h.mustUpload(t, "heavy", gifOfSize(size))
-		h.clock.Add(time.Hour)
+		h.clock.Advance(time.Hour)
 	}
 	check := func(when string) {
 		t.Helper()
@@ -328,7 +315,7 @@ func TestDailyQuota(t *testing.T) {
 	h.mustUpload(t, "light", gifOfSize(size)) // someone else's quota is their own
 	h.start(t)                                // a restart
 	check("after a restart")
-	h.clock.Add(21 * time.Hour)
+	h.clock.Advance(21 * time.Hour)
 	h.mustUpload(t, "heavy", gifOfSize(size))
 }
 
@@ -352,7 +339,7 @@ func TestTotalCap(t *testing.T) {
 	if _, ok := h.record(t, a); !ok {
 		t.Fatal("the first upload is gone")
 	}
-	h.clock.Add(h.set.UnreferencedGrace + time.Minute)
+	h.clock.Advance(h.set.UnreferencedGrace + time.Minute)
 	if n, err := h.svc.sweep(context.Background()); err != nil || n != 2 {
 		t.Fatalf("sweep: %d %v", n, err)
 	}
@@ -382,11 +369,11 @@ func TestUnreferencedUploadsAreSwept(t *testing.T) {
 	if _, err := h.reg.Invoke(ctx, ops.Mutation, contract.OpClaim, raw, false); err == nil {
 		t.Fatal("the internal claim answered an outside call")
 	}
-	h.clock.Add(h.set.UnreferencedGrace - time.Minute)
+	h.clock.Advance(h.set.UnreferencedGrace - time.Minute)
 	if n, err := h.svc.sweep(ctx); err != nil || n != 0 {
 		t.Fatalf("sweep within the grace period: %d %v", n, err)
 	}
-	h.clock.Add(2 * time.Minute)
+	h.clock.Advance(2 * time.Minute)
 	if n, err := h.svc.sweep(ctx); err != nil || n != 2 {
 		t.Fatalf("sweep after the grace period: %d %v", n, err)
 	}
@@ -469,7 +456,7 @@ func TestMigratesLegacyGridFS(t *testing.T) {
 	if h.usage(t) != int64(len(onePixelGIF)) {
 		t.Fatalf("usage after the migration: %d", h.usage(t))
 	}
-	h.clock.Add(48 * time.Hour)
+	h.clock.Advance(48 * time.Hour)
 	if n, _ := h.svc.sweep(ctx); n != 0 {
 		t.Fatal("a migrated upload was swept")
 	}
@@ -491,7 +478,7 @@ func TestGridFSBlobs(t *testing.T) {
 	if u, _ := h.record(t, id); u.Referenced {
 		t.Fatal("a restart claimed an upload")
 	}
-	h.clock.Add(h.set.UnreferencedGrace + time.Minute)
+	h.clock.Advance(h.set.UnreferencedGrace + time.Minute)
 	if n, err := h.svc.sweep(context.Background()); err != nil || n != 1 {
 		t.Fatalf("sweep: %d %v", n, err)
 	}

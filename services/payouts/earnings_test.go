@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/clocktest"
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
 	contract "marketplace/libs/contracts/payouts"
@@ -23,24 +24,12 @@ import (
 	"marketplace/libs/store"
 )
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // testSvc is the service on an in-memory database, with a clock and wallet
 // settings of the test's choosing, its handlers called directly.
 type testSvc struct {
 	*svc
 	db       *store.DB
-	clock    *clock
+	clock    *clocktest.Clock
 	settings *walletSettings // nil: the configuration service is down
 	// orders is the customers service's orders (getOrderFacts), ordersDown
 	// makes it fail, asked counts its calls.
@@ -68,7 +57,7 @@ func newTestSvc(t *testing.T) *testSvc {
 	if err := db.EnsureIndexes(ctx, append(indexes(), events.ConsumerIndexes()...)...); err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{t: time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)}
+	c := clocktest.New(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC))
 	ts := &testSvc{db: db, clock: c, settings: &defaultWalletSettings}
 	logger := slog.New(slog.DiscardHandler)
 	ts.svc = newSvc(service.Env{DB: db, Outbox: events.NewOutbox(db, "payouts"), Relay: events.NewRelay(db, &eventstest.Recorder{}, logger),

@@ -111,7 +111,7 @@ func TestTotalsAgreeWithThePayouts(t *testing.T) {
 	now := start
 	for step := range 2000 {
 		now = now.Add(time.Duration(rng.IntN(40)) * time.Minute)
-		ts.clock.t = now
+		ts.clock.Set(now)
 		if len(ps) == 0 || rng.IntN(3) == 0 {
 			st := stores[rng.IntN(len(stores))]
 			p := &payoutDoc{ID: fmt.Sprint("p", step), StoreID: st, StoreName: "Store " + st, Status: StatusRequested,
