@@ -3,11 +3,17 @@
 // and `secret:"true"` tags; supported types are string, bool, int, float64,
 // time.Duration and []string (comma-separated). A struct that has a
 // `Validate() error` method is validated after loading.
+//
+// A secret (and a field tagged `file:"true"`, such as a user name kept next to
+// its password) can also be given as a file: NAME_FILE holds the path, as
+// Kubernetes and Docker mount secrets, so the value never sits in the
+// environment. One trailing line break is not part of the value.
 package config
 
 import (
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -24,6 +30,18 @@ func Load(getenv func(string) string, dst any) error {
 	walk(v.Elem(), func(f reflect.StructField, fv reflect.Value) {
 		name := f.Tag.Get("env")
 		raw := getenv(name)
+		if path := getenv(name + FileSuffix); path != "" && fromFile(f) {
+			if raw != "" {
+				errs = append(errs, fmt.Errorf("set %s or %s%s, not both", name, name, FileSuffix))
+				return
+			}
+			v, err := readValueFile(path)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s%s: %w", name, FileSuffix, err))
+				return
+			}
+			raw = v
+		}
 		if raw == "" {
 			raw = f.Tag.Get("default")
 		}
@@ -46,6 +64,28 @@ func Load(getenv func(string) string, dst any) error {
 		}
 	}
 	return nil
+}
+
+// FileSuffix ends the name of the variable that gives a secret's file.
+const FileSuffix = "_FILE"
+
+// fromFile reports whether the field may be given as a file (NAME_FILE).
+func fromFile(f reflect.StructField) bool {
+	return f.Tag.Get("secret") == "true" || f.Tag.Get("file") == "true"
+}
+
+// readValueFile reads a value from a file, without the line break that
+// `echo` and most editors leave at its end.
+func readValueFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	v := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	if v == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	return v, nil
 }
 
 // Describe renders the configuration for a start-up log line with secrets masked.

@@ -2,6 +2,8 @@ package config
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +64,49 @@ func TestLoadReportsEveryProblem(t *testing.T) {
 	err = Load(env(map[string]string{"MUST": "x", "RATE_LIMIT": "-1"}), &s)
 	if err == nil || !strings.Contains(err.Error(), "must not be negative") {
 		t.Fatalf("validation not run: %v", err)
+	}
+}
+
+type fromFiles struct {
+	User     string `env:"KAFKA_SASL_USERNAME" file:"true"`
+	Password string `env:"KAFKA_SASL_PASSWORD" secret:"true"`
+	Brokers  string `env:"KAFKA_BROKERS"`
+}
+
+// Secrets (and fields tagged file) can be given as files, NAME_FILE, the way
+// Kubernetes mounts a Secret; other settings cannot; a value and a file at
+// once, an unreadable file and an empty one are refused, naming the variable.
+func TestLoadFromFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	user, pass, brokers, empty := write("user", "svc-payouts\n"), write("pass", " s3cret with spaces \r\n"), write("brokers", "k:9092"), write("empty", "\n")
+	var s fromFiles
+	if err := Load(env(map[string]string{"KAFKA_SASL_USERNAME_FILE": user, "KAFKA_SASL_PASSWORD_FILE": pass, "KAFKA_BROKERS_FILE": brokers}), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.User != "svc-payouts" || s.Password != " s3cret with spaces " || s.Brokers != "" {
+		t.Fatalf("loaded %+v: want the files' values without their final line break, and no file for a setting that is not secret", s)
+	}
+	if d := Describe(&s); strings.Contains(d, "s3cret") || !strings.Contains(d, "KAFKA_SASL_PASSWORD=***") || !strings.Contains(d, "KAFKA_SASL_USERNAME=svc-payouts") {
+		t.Fatalf("describe: %s", d)
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"KAFKA_SASL_PASSWORD": "x", "KAFKA_SASL_PASSWORD_FILE": pass}, "set KAFKA_SASL_PASSWORD or KAFKA_SASL_PASSWORD_FILE, not both"},
+		{map[string]string{"KAFKA_SASL_PASSWORD_FILE": filepath.Join(dir, "missing")}, "KAFKA_SASL_PASSWORD_FILE: open " + filepath.Join(dir, "missing")},
+		{map[string]string{"KAFKA_SASL_USERNAME_FILE": empty}, "KAFKA_SASL_USERNAME_FILE: " + empty + " is empty"},
+	} {
+		var s fromFiles
+		if err := Load(env(tc.env), &s); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Load(%v) = %v, want an error with %q", tc.env, err, tc.want)
+		}
 	}
 }
