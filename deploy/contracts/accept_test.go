@@ -13,7 +13,8 @@ import (
 func accept(t *testing.T, snapshotDir, changelog, generated string) (error, string) {
 	t.Helper()
 	cmd := exec.Command("bash", filepath.Join(root, "tools", "oasdiff", "contracts.sh"), "accept")
-	cmd.Env = append(os.Environ(), "CONTRACTS_DIR="+snapshotDir, "CHANGELOG="+changelog, "CONTRACTS_GENERATED="+generated)
+	cmd.Env = append(os.Environ(), "CONTRACTS_DIR="+snapshotDir, "CHANGELOG="+changelog, "CONTRACTS_GENERATED="+generated,
+		"VERSIONS_GO="+filepath.Join(snapshotDir, "contracts_gen.go"))
 	out, err := cmd.CombinedOutput()
 	return err, string(out)
 }
@@ -105,5 +106,10 @@ func TestContractsAccept(t *testing.T) {
 	}
 	if acc = readFile(t, filepath.Join(snap, "ACCEPTED")); !strings.Contains(acc, "events 2.0.0\n") {
 		t.Fatalf("ACCEPTED after the major change:\n%s", acc)
+	}
+	// The versions compiled into the programs (libs/version) follow ACCEPTED.
+	want := `var accepted = Contracts{Public: "1.0.0", Internal: "1.0.0", Events: "2.0.0"}`
+	if gen := readFile(t, filepath.Join(snap, "contracts_gen.go")); !strings.Contains(gen, want) || !strings.Contains(gen, "package version\n") {
+		t.Fatalf("the generated versions after the major change:\n%s", gen)
 	}
 }
