@@ -10,6 +10,7 @@ import (
 	"marketplace/deploy/modules"
 	st "marketplace/deploy/systemtest"
 	"marketplace/libs/apischema"
+	"marketplace/libs/contracts"
 	"marketplace/libs/contracts/events"
 	"marketplace/libs/ops"
 )
@@ -42,6 +43,13 @@ func TestContractsGenerate(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs := map[string][]byte{"public.openapi.json": public, "internal.openapi.json": internal, "events.openapi.json": ev}
+	// Each contract publishes the meanings of the enums it uses; an enum
+	// without declared meanings fails here.
+	for name, doc := range docs {
+		if docs[name], err = apischema.AddEnumMeanings(doc, contracts.Enums); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
 
 	// What each document must hold: the internal operations the services
 	// declare, every listed event type.

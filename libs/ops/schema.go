@@ -527,11 +527,27 @@ func resultFields(t reflect.Type, s *Schema, seen map[reflect.Type]bool) {
 			fs = cloneSchema(fs)
 			fs.Description, fs.Pattern = cmp.Or(d, fs.Description), cmp.Or(p, fs.Pattern)
 		}
+		if e := sf.Tag.Get("enum"); e != "" {
+			fs = enumSchema(sf.Type, fs, e)
+		}
 		s.Properties = append(s.Properties, Prop{Name: name, Schema: fs})
 		if !hasOpt(opts, "omitempty") && !hasOpt(opts, "omitzero") {
 			s.Required = append(s.Required, name)
 		}
 	}
+}
+
+// enumSchema is fs restricted to the values an `enum` tag lists ("a|b|c"): a
+// string field of an answer or an event payload whose value set is part of
+// the contract (libs/contracts.Enums says what each value means). An
+// omitempty field's empty value is absent, so it is never listed.
+func enumSchema(t reflect.Type, fs *Schema, tag string) *Schema {
+	if t.Kind() != reflect.String {
+		return unknown(t, fmt.Sprintf("enum tag %q on a field that is not a string", tag))
+	}
+	fs = cloneSchema(fs)
+	fs.Enum = strings.Split(tag, "|")
+	return fs
 }
 
 // taggedSchema is the schema a `schema` tag declares for a return field whose

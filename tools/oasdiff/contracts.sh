@@ -16,6 +16,9 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GO=${GO:-go}
 OASDIFF=${OASDIFF:-$root/bin/oasdiff}
+# The enum meanings' judge (tools/oasdiff/enummeanings): what oasdiff cannot
+# see, a value of an enum that changed its meaning (x-enum-meanings).
+ENUMMEANINGS=${ENUMMEANINGS:-$(dirname "$OASDIFF")/enummeanings}
 CONTRACTS=(public internal events)
 # Where the snapshot and the changelog are (overridden by tests), and
 # CONTRACTS_GENERATED: a directory of already generated documents to use
@@ -39,10 +42,12 @@ OPTS=(--fail-on ERR --severity-levels "$root/tools/oasdiff/severity-levels.txt" 
 	--allow-external-refs=false -q '^/api/(query|mutation)$' --color never)
 
 build_oasdiff() {
-	if [[ -x $OASDIFF && $OASDIFF -nt $root/tools/oasdiff/go.sum && $OASDIFF -nt $root/tools/oasdiff/go.mod ]]; then
-		return
+	if ! [[ -x $OASDIFF && $OASDIFF -nt $root/tools/oasdiff/go.sum && $OASDIFF -nt $root/tools/oasdiff/go.mod ]]; then
+		(cd "$root/tools/oasdiff" && GOWORK=off "$GO" build -o "$OASDIFF" github.com/oasdiff/oasdiff)
 	fi
-	(cd "$root/tools/oasdiff" && GOWORK=off "$GO" build -o "$OASDIFF" github.com/oasdiff/oasdiff)
+	if ! [[ -x $ENUMMEANINGS && $ENUMMEANINGS -nt $root/tools/oasdiff/enummeanings/main.go ]]; then
+		(cd "$root/tools/oasdiff" && GOWORK=off "$GO" build -o "$ENUMMEANINGS" ./enummeanings)
+	fi
 }
 
 # generate DIR: the contracts as the declarations at the working tree give them.
@@ -62,9 +67,13 @@ generate() {
 	rm -f "$log"
 }
 
-# judge BASE NEW NAME: oasdiff breaking on one document; prints its report.
+# judge BASE NEW NAME: oasdiff breaking on one document, then the enum
+# meanings' judge; prints their reports.
 judge() {
-	"$OASDIFF" breaking "$1/$3.openapi.json" "$2/$3.openapi.json" "${OPTS[@]}"
+	local failed=0
+	"$OASDIFF" breaking "$1/$3.openapi.json" "$2/$3.openapi.json" "${OPTS[@]}" || failed=1
+	"$ENUMMEANINGS" "$1/$3.openapi.json" "$2/$3.openapi.json" || failed=1
+	return $failed
 }
 
 diff_dirs() {

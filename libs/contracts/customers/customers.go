@@ -68,13 +68,13 @@ type OrderEvent struct {
 	PlatformCommission money.Fils `json:"platformCommissionFils"`
 	StoreEarnings      money.Fils `json:"storeEarningsFils"`
 	PaymentIntentID    string     `json:"paymentIntentId"`
-	PaymentStatus      string     `json:"paymentStatus"`
+	PaymentStatus      string     `json:"paymentStatus" enum:"paid|under_review"`
 	AmountPaid         money.Fils `json:"amountPaidFils,omitempty"`
 	Currency           string     `json:"currency,omitempty"`
 	ReviewReason       string     `json:"reviewReason,omitempty"`
-	Status             string     `json:"status"`
-	From               string     `json:"from,omitempty"`
-	To                 string     `json:"to,omitempty"`
+	Status             string     `json:"status" enum:"pending|confirmed|preparing|out_for_delivery|delivered|cancelled"`
+	From               string     `json:"from,omitempty" enum:"pending|confirmed|preparing|out_for_delivery|delivered|cancelled"`
+	To                 string     `json:"to,omitempty" enum:"pending|confirmed|preparing|out_for_delivery|delivered|cancelled"`
 	ChangedBy          string     `json:"changedBy,omitempty"`
 }
 

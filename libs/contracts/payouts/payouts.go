@@ -73,11 +73,11 @@ type PayoutEvent struct {
 	RequestedAmount      money.Fils `json:"requestedAmountFils"`
 	ProcessingFee        money.Fils `json:"processingFeeFils"`
 	NetAmount            money.Fils `json:"netAmountFils"`
-	Status               string     `json:"status"`
-	From                 string     `json:"from,omitempty"`
+	Status               string     `json:"status" enum:"requested|approved|processing|completed|cancelled|failed"`
+	From                 string     `json:"from,omitempty" enum:"requested|approved|processing|completed|cancelled|failed"`
 	AdminUserID          string     `json:"adminUserId,omitempty"`
 	Reason               string     `json:"reason,omitempty"`
-	ProcessingMethod     string     `json:"processingMethod,omitempty"`
+	ProcessingMethod     string     `json:"processingMethod,omitempty" enum:"bank_transfer|manual|third_party"`
 	TransactionReference string     `json:"transactionReference,omitempty"`
 	BalanceRestored      bool       `json:"balanceRestored,omitempty"`
 }
@@ -94,8 +94,8 @@ type WalletEvent struct {
 	StoreName        string     `json:"storeName"`
 	StoreOwnerUserID string     `json:"storeOwnerUserId"`
 	TransactionID    string     `json:"transactionId,omitempty"`
-	Type             string     `json:"type,omitempty"`
-	AdjustmentType   string     `json:"adjustmentType,omitempty"`
+	Type             string     `json:"type,omitempty" enum:"earning|release|payout|bonus|penalty|pending_credit|pending_debit"`
+	AdjustmentType   string     `json:"adjustmentType,omitempty" enum:"add_balance|deduct_balance|add_pending|deduct_pending|move_pending_to_available"`
 	Amount           money.Fils `json:"amountFils"`
 	Available        money.Fils `json:"availableBalanceFils"`
 	Pending          money.Fils `json:"pendingBalanceFils"`

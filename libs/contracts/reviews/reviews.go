@@ -51,7 +51,7 @@ type FlagRaised struct {
 	FlagID          string `json:"flagId"`
 	ReviewID        string `json:"reviewId"`
 	StoreID         string `json:"storeId"`
-	Reason          string `json:"reason"`
+	Reason          string `json:"reason" enum:"spam|inappropriate|fake|offensive|irrelevant|other"`
 	Description     string `json:"description"`
 	FlaggedByUserID string `json:"flaggedByUserId"`
 }
@@ -85,9 +85,9 @@ type FlagResolved struct {
 	FlagID          string `json:"flagId"`
 	ReviewID        string `json:"reviewId"`
 	StoreID         string `json:"storeId"`
-	Reason          string `json:"reason"`
-	Status          string `json:"status"` // dismissed or resolved
-	Action          string `json:"action"` // dismiss or hide_review
+	Reason          string `json:"reason" enum:"spam|inappropriate|fake|offensive|irrelevant|other"`
+	Status          string `json:"status" enum:"dismissed|resolved"`
+	Action          string `json:"action" enum:"dismiss|hide_review"`
 	AdminUserID     string `json:"adminUserId"`
 	AdminNotes      string `json:"adminNotes,omitempty"`
 	FlaggedByUserID string `json:"flaggedByUserId"`
