@@ -104,8 +104,9 @@ func check(t *testing.T, dir string) (error, string) {
 
 // TestContractsCheck: the unchanged snapshot passes; a renamed event field, a
 // renamed public argument (required or optional) or answer field, a removed
-// event type and a renamed internal answer field fail, naming the break; an added optional
-// field or argument passes.
+// event type, a renamed internal answer field and an enum value whose meaning
+// changed or went fail, naming the break; an added optional field or
+// argument and an added enum value pass.
 func TestContractsCheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds oasdiff")
@@ -146,6 +147,18 @@ func TestContractsCheck(t *testing.T) {
 		{"event type removed", "events.openapi.json", func(t *testing.T, doc map[string]any) {
 			delete(doc["paths"].(map[string]any), "/events/order.status_changed")
 		}, []string{"events contract", "GET /events/order.status_changed"}},
+		{"enum value's meaning changed", "events.openapi.json", func(t *testing.T, doc map[string]any) {
+			// oasdiff sees values, not meanings: the enum meanings' judge
+			// compares x-enum-meanings.
+			m, ok := doc["x-enum-meanings"].(map[string]any)["orderStatus"].(map[string]any)
+			if !ok || m["delivered"] == nil {
+				t.Fatal("the snapshot has no meaning of orderStatus delivered")
+			}
+			m["delivered"] = "left at the door, whoever took it"
+		}, []string{"events contract", "enum-value-meaning-changed", `orderStatus: value "delivered" changed its meaning`}},
+		{"enum value removed from the meanings", "public.openapi.json", func(t *testing.T, doc map[string]any) {
+			delete(doc["x-enum-meanings"].(map[string]any)["flagReason"].(map[string]any), "fake")
+		}, []string{"public contract", `flagReason: value "fake" is gone`}},
 		{"internal answer field renamed", "internal.openapi.json", func(t *testing.T, doc map[string]any) {
 			s := schema(t, doc, "customers.orders.getPurchaseFacts.Returns")
 			rename(t, s, "hasDeliveredOrder", "delivered")
@@ -178,6 +191,9 @@ func TestContractsCheck(t *testing.T) {
 		{"optional public argument added", "public.openapi.json", func(t *testing.T, doc map[string]any) {
 			s := schema(t, doc, "admins.catalog.createCity.Args")
 			s["properties"].(map[string]any)["code"] = map[string]any{"type": "string"}
+		}},
+		{"enum value added with its meaning", "events.openapi.json", func(t *testing.T, doc map[string]any) {
+			doc["x-enum-meanings"].(map[string]any)["orderStatus"].(map[string]any)["returned"] = "sent back by the customer"
 		}},
 		{"internal answer field added", "internal.openapi.json", func(t *testing.T, doc map[string]any) {
 			s := schema(t, doc, "customers.orders.getPurchaseFacts.Returns")
