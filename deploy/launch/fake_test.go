@@ -30,6 +30,7 @@ const fakeEnv = "LAUNCH_FAKE_PROGRAM"
 //	FAKE_IGNORE_TERM      a program that ignores SIGTERM
 type record struct {
 	Name string            `json:"name"`
+	Exe  string            `json:"exe"` // the binary started
 	Args []string          `json:"args"`
 	Env  map[string]string `json:"env"`
 	PID  int               `json:"pid"`
@@ -46,7 +47,7 @@ func fakeMain() int {
 	if name == "marketplace" && len(os.Args) > 1 {
 		name = os.Args[1] // marketplace broker ...
 	}
-	b, _ := json.Marshal(record{Name: name, Args: os.Args[1:], Env: env, PID: os.Getpid()})
+	b, _ := json.Marshal(record{Name: name, Exe: os.Args[0], Args: os.Args[1:], Env: env, PID: os.Getpid()})
 	_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s.%d.json", name, os.Getpid())), b, 0o600)
 	fmt.Printf(`{"msg":"fake %s started"}`+"\n", name)
 	if os.Getenv("FAKE_FAIL") == name {

@@ -70,6 +70,10 @@ type Options struct {
 	// BinDir holds the binaries: marketplace (the broker), gateway and one per
 	// service, named after it (`go build -o DIR ./deploy/cmd/... ./services/*/cmd/*`).
 	BinDir string
+	// BinFrom takes a program's binary from another directory than BinDir:
+	// program name (a service, "gateway" or "marketplace") -> directory. Runs
+	// that mix versions (make test-mixed-versions) use it.
+	BinFrom map[string]string
 	// Getenv reads the launcher's settings (program.Config: HTTP_ADDR is the
 	// gateway's address, DATA_DIR, MONGODB_URI, DB_EMBEDDED, KAFKA_BROKERS,
 	// CONSUL_HTTP_ADDR, AUTH_*, INTERNAL_SERVICE_TOKEN).
@@ -174,18 +178,28 @@ func Run(ctx context.Context, o Options) error {
 	logf := func(format string, args ...any) { out.line(self, fmt.Sprintf(format, args...)) }
 
 	// Binaries first: a missing one is a build step not taken.
+	programs := append(modules.Names(), Gateway, "marketplace")
+	for n := range o.BinFrom {
+		if !slices.Contains(programs, n) {
+			return fmt.Errorf("launch: a binary from elsewhere for %q, which is no program (programs: %s)", n, strings.Join(programs, ", "))
+		}
+	}
 	bin := func(name string) (string, error) {
-		p, err := filepath.Abs(filepath.Join(o.BinDir, name))
+		dir := o.BinDir
+		if d, ok := o.BinFrom[name]; ok {
+			dir = d
+		}
+		p, err := filepath.Abs(filepath.Join(dir, name))
 		if err != nil {
 			return "", err
 		}
 		if st, err := os.Stat(p); err != nil || st.IsDir() {
-			return "", fmt.Errorf("no binary %s: build the programs first (make run-distributed does: go build -o %s ./deploy/cmd/marketplace ./deploy/cmd/gateway ./services/*/cmd/*)", p, o.BinDir)
+			return "", fmt.Errorf("no binary %s: build the programs first (make run-distributed does: go build -o %s ./deploy/cmd/marketplace ./deploy/cmd/gateway ./services/*/cmd/*)", p, dir)
 		}
 		return p, nil
 	}
 	binaries := map[string]string{}
-	for _, n := range append(modules.Names(), Gateway, "marketplace") {
+	for _, n := range programs {
 		if binaries[n], err = bin(n); err != nil {
 			return err
 		}

@@ -352,6 +352,49 @@ func TestInfrastructureSettings(t *testing.T) {
 	})
 }
 
+// BinFrom takes the binaries it names from their own directories (a run that
+// mixes versions), the others from BinDir; a name that is no program, or a
+// directory without the binary, stops the start before anything runs.
+func TestBinariesFromAnotherDirectory(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	other := fakeBin(t, []string{"customers", "gateway"})
+	f.opts.BinFrom = map[string]string{"customers": other, "gateway": other}
+	f.start(t)
+	recs := records(f.records)
+	for _, n := range append(modules.Names(), "gateway", "broker", "processor") {
+		dir := f.opts.BinDir
+		if n == "customers" || n == "gateway" {
+			dir = other
+		}
+		want := filepath.Join(dir, n)
+		if n == "broker" || n == "processor" {
+			want = filepath.Join(dir, "marketplace")
+		}
+		if len(recs[n]) != 1 || recs[n][0].Exe != want {
+			t.Errorf("%s ran from %v, want %s", n, recs[n], want)
+		}
+	}
+
+	for _, c := range []struct {
+		from map[string]string
+		want string
+	}{
+		{map[string]string{"customer": other}, `"customer", which is no program`},
+		{map[string]string{"reviews": other}, "no binary " + filepath.Join(other, "reviews")},
+	} {
+		f := newFixture(t)
+		f.opts.BinFrom = c.from
+		_, done := f.run(context.Background())
+		if err := <-done; err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("BinFrom %v: Run = %v, want %q", c.from, err, c.want)
+		}
+		if n := len(records(f.records)); n != 0 {
+			t.Errorf("BinFrom %v: %d programs were started", c.from, n)
+		}
+	}
+}
+
 // A program that exits before it is ready at start stops everything, and the
 // launcher fails with its last lines.
 func TestAProgramDyingAtStartStopsEverything(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"marketplace/deploy/launch"
 )
@@ -19,6 +20,18 @@ func runDistributed(ctx context.Context, args []string, getenv func(string) stri
 	fs.SetOutput(stderr)
 	binDir := fs.String("bin", "", "directory of the binaries: marketplace, gateway and one per service (default: this binary's)")
 	brokerPort := fs.Int("broker-port", 0, "the broker's port on 127.0.0.1 (0: any free port)")
+	binFrom := map[string]string{}
+	fs.Func("bin-from", "`program=DIR`: that program's binary from DIR instead of -bin (repeatable; e.g. customers=/tmp/old to run another version of it)", func(v string) error {
+		name, dir, ok := strings.Cut(v, "=")
+		if !ok || name == "" || dir == "" {
+			return fmt.Errorf("want program=DIR, got %q", v)
+		}
+		if _, dup := binFrom[name]; dup {
+			return fmt.Errorf("%s given twice", name)
+		}
+		binFrom[name] = dir
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -36,6 +49,6 @@ func runDistributed(ctx context.Context, args []string, getenv func(string) stri
 		*binDir = filepath.Dir(exe)
 	}
 	return launch.Run(ctx, launch.Options{
-		BinDir: *binDir, Getenv: getenv, Environ: os.Environ(), Stdout: stdout, BrokerPort: *brokerPort,
+		BinDir: *binDir, BinFrom: binFrom, Getenv: getenv, Environ: os.Environ(), Stdout: stdout, BrokerPort: *brokerPort,
 	})
 }

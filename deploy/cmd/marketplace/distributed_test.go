@@ -17,6 +17,10 @@ func TestRunDistributedArguments(t *testing.T) {
 		{[]string{"-broker-port", "70000"}, "-broker-port 70000 is not a port"},
 		{[]string{"extra"}, `unexpected arguments ["extra"]`},
 		{[]string{"-bin", t.TempDir()}, "no binary"}, // nothing built there
+		{[]string{"-bin-from", "customers"}, `want program=DIR, got "customers"`},
+		{[]string{"-bin-from", "=dir"}, `want program=DIR`},
+		{[]string{"-bin-from", "customers=a", "-bin-from", "customers=b"}, "customers given twice"},
+		{[]string{"-bin-from", "customer=" + t.TempDir()}, `"customer", which is no program`},
 	} {
 		err := runDistributed(context.Background(), c.args, getenv, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
