@@ -11,7 +11,7 @@ GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 MODDIRS = $(shell $(GO) list -m -f '{{.Dir}}')
 BIN := bin/marketplace
 
-.PHONY: help run run-distributed test build contracts-check contracts-accept token sign-webhook pay seed bench fuzz fmt
+.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept token sign-webhook pay seed bench fuzz fmt
 .DEFAULT_GOAL := help
 
 ## help: this list (each target's `##` comment)
@@ -44,6 +44,10 @@ test:
 	$(GO) vet $(PKGS)
 	@$(MAKE) --no-print-directory contracts-check
 	$(GO) test -race -count=1 -timeout 12m $(PKGS)
+
+## test-mixed-versions: the distributed mode with one service (customers, payouts, reviews, notifications in turn) at another version than the rest, both ways round, the journey passing each time: contracts/ACCEPTED's commit (or MIXED_OLD_COMMIT) against the current code, the current code against its next version (-tags nextversion); MIXED_RUN=<pattern> for some cases
+test-mixed-versions:
+	@GO=$(GO) bash deploy/distributed/mixed-versions.sh
 
 ## contracts-check: regenerate the published contracts (public and internal operations, event payloads) and fail on a breaking change against the snapshot in contracts/ (oasdiff; CHANGELOG.md)
 contracts-check: bin/oasdiff

@@ -15,26 +15,12 @@ import (
 // `marketplace pay` (what `make pay` runs) pays it there, and the simulator's
 // signed webhook through the gateway makes the order.
 func TestCheckoutPaysWithTheProcessorSimulator(t *testing.T) {
-	env := testEnv(t)
-	r := start(t, env)
+	r := start(t, testEnv(t))
 	if r.ProcessorURL == "" || r.PID("processor") == 0 {
 		t.Fatalf("no processor simulator runs (url %q)", r.ProcessorURL)
 	}
 	sh := newShop(t, r, 1)
-	var city, area, address string
-	r.must(t, "mutation", sh.admin, "admins.catalog.createCity", map[string]any{"name": "Dubai", "nameArabic": "دبي"}, &city)
-	r.must(t, "mutation", sh.admin, "admins.catalog.createArea", map[string]any{"name": "Marina", "city": city}, &area)
-	r.must(t, "mutation", sh.users[0], "customers.addresses.createAddress", map[string]any{"customerId": sh.customers[0], "name": "Home",
-		"fullAddress": "Villa 7, Marina Walk", "city": city, "area": area}, &address)
-
-	var in struct {
-		PaymentIntentID string  `json:"paymentIntentId"`
-		ClientSecret    string  `json:"clientSecret"`
-		Amount          float64 `json:"amount"`
-		PublishableKey  string  `json:"publishableKey"`
-	}
-	r.must(t, "mutation", sh.users[0], "customers.checkout.createPaymentIntent",
-		map[string]any{"storeId": sh.store, "addressId": address, "deliveryType": "standard"}, &in)
+	in := sh.createPaymentIntent(t, r, 0)
 	if !strings.HasPrefix(in.PaymentIntentID, "pi_") || !strings.HasPrefix(in.ClientSecret, in.PaymentIntentID+"_secret_") ||
 		math.Round(in.Amount*100) != orderFils || in.PublishableKey == "" {
 		t.Fatalf("intent %+v", in)
@@ -44,11 +30,42 @@ func TestCheckoutPaysWithTheProcessorSimulator(t *testing.T) {
 	if none != nil {
 		t.Fatalf("an order before the payment: %+v", none)
 	}
+	o := r.pay(t, sh.users[0], in.PaymentIntentID)
+	if math.Round(o.Total*100) != orderFils {
+		t.Fatalf("order %+v after the payment", o)
+	}
+}
 
-	// make pay INTENT=...: the binary finds the simulator and its key in
-	// DATA_DIR, as for the all-in-one.
-	cmd := exec.Command(filepath.Join(binaries(t), "marketplace"), "pay", "-intent", in.PaymentIntentID)
-	cmd.Env = environ(map[string]string{"DATA_DIR": env["DATA_DIR"], "LOG_LEVEL": "warn"})
+type intentView struct {
+	PaymentIntentID string  `json:"paymentIntentId"`
+	ClientSecret    string  `json:"clientSecret"`
+	Amount          float64 `json:"amount"`
+	PublishableKey  string  `json:"publishableKey"`
+}
+
+// createPaymentIntent is customer i's checkout of their cart's lines of the
+// shop's store, to a delivery address saved for it.
+func (sh *shop) createPaymentIntent(t *testing.T, r *running, i int) intentView {
+	t.Helper()
+	var city, area, address string
+	r.must(t, "mutation", sh.admin, "admins.catalog.createCity", map[string]any{"name": "Dubai", "nameArabic": "دبي"}, &city)
+	r.must(t, "mutation", sh.admin, "admins.catalog.createArea", map[string]any{"name": "Marina", "city": city}, &area)
+	r.must(t, "mutation", sh.users[i], "customers.addresses.createAddress", map[string]any{"customerId": sh.customers[i], "name": "Home",
+		"fullAddress": "Villa 7, Marina Walk", "city": city, "area": area}, &address)
+	var in intentView
+	r.must(t, "mutation", sh.users[i], "customers.checkout.createPaymentIntent",
+		map[string]any{"storeId": sh.store, "addressId": address, "deliveryType": "standard"}, &in)
+	return in
+}
+
+// pay pays an intent as `make pay INTENT=...` does, with the marketplace
+// binary of the run, which finds the simulator and its key in DATA_DIR as for
+// the all-in-one; the simulator's webhook through the gateway makes the
+// order, which the customer (token) then sees, confirmed and paid.
+func (r *running) pay(t *testing.T, token, intent string) orderView {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(r.bin, "marketplace"), "pay", "-intent", intent)
+	cmd.Env = environ(map[string]string{"DATA_DIR": r.env["DATA_DIR"], "LOG_LEVEL": "warn"})
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("marketplace pay: %v\n%s%s", err, out, stderrOf(err))
@@ -62,17 +79,16 @@ func TestCheckoutPaysWithTheProcessorSimulator(t *testing.T) {
 			Body   string `json:"body"`
 		} `json:"webhook"`
 	}
-	if err := json.Unmarshal(out, &paid); err != nil || paid.PaymentIntentID != in.PaymentIntentID || paid.Status != "succeeded" ||
+	if err := json.Unmarshal(out, &paid); err != nil || paid.PaymentIntentID != intent || paid.Status != "succeeded" ||
 		paid.Webhook.Type != "payment_intent.succeeded" || paid.Webhook.Status != 200 {
 		t.Fatalf("marketplace pay said %s (%v)", out, err)
 	}
-
 	var o *orderView
-	r.must(t, "query", sh.users[0], "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": in.PaymentIntentID}, &o)
-	if o == nil || o.PaymentIntentID != in.PaymentIntentID || math.Round(o.Total*100) != orderFils || o.Status != "confirmed" ||
-		o.PaymentStatus != "paid" || paid.Webhook.Body != "Order created: "+o.ID {
+	r.must(t, "query", token, "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": intent}, &o)
+	if o == nil || o.PaymentIntentID != intent || o.Status != "confirmed" || o.PaymentStatus != "paid" || paid.Webhook.Body != "Order created: "+o.ID {
 		t.Fatalf("order %+v after the payment (webhook answered %q)", o, paid.Webhook.Body)
 	}
+	return *o
 }
 
 func stderrOf(err error) string {

@@ -129,27 +129,37 @@ func environ(env map[string]string) []string {
 // running is a started distributed system.
 type running struct {
 	*launch.System
+	env  map[string]string
+	bin  string // the directory of the marketplace binary (`make pay` runs it)
 	log  *logBuffer
 	hc   *http.Client
 	stop func() error // stops the launcher and returns what Run returned
 }
 
-// start runs the launcher until the test ends.
-func start(t *testing.T, env map[string]string) *running {
+// start runs the launcher until the test ends, on the binaries built from
+// this checkout unless adjust sets BinDir.
+func start(t *testing.T, env map[string]string, adjust ...func(*launch.Options)) *running {
 	t.Helper()
-	bin := binaries(t)
 	logs := &logBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *launch.System, 1)
 	done := make(chan error, 1)
+	o := launch.Options{
+		Getenv: func(k string) string { return env[k] }, Environ: environ(env), Stdout: logs,
+		OnReady: func(s *launch.System) { ready <- s },
+	}
+	for _, f := range adjust {
+		f(&o)
+	}
+	if o.BinDir == "" {
+		o.BinDir = binaries(t)
+	}
 	began := time.Now()
-	go func() {
-		done <- launch.Run(ctx, launch.Options{
-			BinDir: bin, Getenv: func(k string) string { return env[k] }, Environ: environ(env), Stdout: logs,
-			OnReady: func(s *launch.System) { ready <- s },
-		})
-	}()
-	r := &running{log: logs, hc: &http.Client{Timeout: 20 * time.Second}}
+	go func() { done <- launch.Run(ctx, o) }()
+	r := &running{env: env, bin: o.BinDir, log: logs, hc: &http.Client{Timeout: 20 * time.Second}}
+	if d, ok := o.BinFrom["marketplace"]; ok {
+		r.bin = d
+	}
 	var stopped bool
 	var runErr error
 	r.stop = func() error {
