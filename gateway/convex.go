@@ -466,8 +466,12 @@ func (x *convexSide) invoke(ctx context.Context, in invocation) outcome {
 
 // unknownFunction is the answer for a path no service declares (or an
 // internal one), in Convex's words, with the contract's code and the nearest
-// public names (details.suggestions).
+// public names (details.suggestions); or the UNAVAILABLE of an operation of
+// a contract version the gateway does not serve (versions.go).
 func (g *Gateway) unknownFunction(path string) *apperr.Error {
+	if refused := g.refusal(path); refused != nil {
+		return refused
+	}
 	d := map[string]any{"reason": ops.ReasonUnknownOperation}
 	if near := g.suggest(path); len(near) > 0 {
 		d["suggestions"] = near

@@ -28,6 +28,7 @@ import (
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
 	"marketplace/libs/telemetry"
+	build "marketplace/libs/version"
 )
 
 // HealthMessage is the fixed body of GET /health.
@@ -84,6 +85,9 @@ type rawRoute struct {
 	service string
 	desc    ops.RouteDescriptor
 	pattern ops.PathPattern
+	// refused is the answer to every request of the route when its service
+	// declares a public contract this gateway does not serve (versions.go).
+	refused *apperr.Error
 }
 
 // Gateway holds the routing table and the upstream client.
@@ -108,6 +112,14 @@ type Gateway struct {
 	// bodyLimit bounds the bytes of a streamed body forwarded (the server's
 	// HTTP_BODY_LIMIT, set by App).
 	bodyLimit atomic.Int64
+
+	// refused are the public operations of services that declare a public
+	// contract this gateway does not serve, with their answer; serves are
+	// the majors of the public contract it serves, and refusalsLogged the
+	// service versions already logged as refused (versions.go).
+	refused        atomic.Pointer[map[string]refusedOp]
+	serves         []int
+	refusalsLogged sync.Map
 }
 
 // New builds a gateway; call Refresh (or Run) before serving.
@@ -127,6 +139,8 @@ func New(cfg Config, resolver ops.Resolver, verifier auth.Verifier, logger *slog
 	}
 	empty := map[string]route{}
 	g.routes.Store(&empty)
+	g.refused.Store(&map[string]refusedOp{})
+	g.serves = servedMajors()
 	g.raw.Store(&[]rawRoute{})
 	g.missing.Store(cfg.Services)
 	g.convex = newConvexSide(g)
@@ -150,13 +164,14 @@ const streamAnswersOver = 64 << 10
 func (g *Gateway) Refresh(ctx context.Context) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	old, oldRaw := *g.routes.Load(), *g.raw.Load()
+	old, oldRaw, oldRefused := *g.routes.Load(), *g.raw.Load(), *g.refused.Load()
 	next := make(map[string]route, len(old))
+	nextRefused := map[string]refusedOp{}
 	var nextRaw []rawRoute
 	var missing []string
 	var errs []error
 	for _, svc := range g.cfg.Services {
-		descs, routes, topics, err := g.fetch(ctx, svc)
+		decl, err := g.fetch(ctx, svc)
 		if err != nil {
 			missing = append(missing, svc)
 			errs = append(errs, err)
@@ -165,19 +180,29 @@ func (g *Gateway) Refresh(ctx context.Context) error {
 					next[p] = r
 				}
 			}
-			var kept []ops.RouteDescriptor
-			for _, r := range oldRaw {
+			for p, r := range oldRefused {
 				if r.service == svc {
-					kept = append(kept, r.desc)
+					nextRefused[p] = r
 				}
 			}
-			nextRaw = g.addRaw(nextRaw, svc, kept)
+			var kept []ops.RouteDescriptor
+			var refusal *apperr.Error
+			for _, r := range oldRaw {
+				if r.service == svc {
+					kept, refusal = append(kept, r.desc), r.refused
+				}
+			}
+			nextRaw = g.addRaw(nextRaw, svc, kept, refusal)
 			continue
 		}
-		nextRaw = g.addRaw(nextRaw, svc, routes)
+		// A service of a public contract this gateway does not serve keeps
+		// its operations and routes in the table, each answering why.
+		refusal := g.contractRefusal(svc, decl.Contracts)
+		nextRaw = g.addRaw(nextRaw, svc, decl.Routes, refusal)
 		g.answered.Store(svc, true)
-		g.convex.declare(svc, topics)
-		for _, d := range descs {
+		g.convex.declare(svc, decl.Topics)
+		refusedOps := 0
+		for _, d := range decl.Operations {
 			if d.Access == ops.Internal {
 				continue // never routable from outside
 			}
@@ -185,11 +210,23 @@ func (g *Gateway) Refresh(ctx context.Context) error {
 				g.logger.Error("operation declared by two services", "path", d.Path, "services", prev.service+","+svc)
 				continue
 			}
+			if refusal != nil {
+				nextRefused[d.Path] = refusedOp{service: svc, answer: refusal}
+				refusedOps++
+				continue
+			}
 			next[d.Path] = route{service: svc, kind: d.Kind, access: d.Access, desc: d}
 		}
+		if refusal != nil {
+			g.logRefusal(svc, decl.Contracts, refusal, refusedOps, len(decl.Routes))
+		}
+	}
+	for p := range next {
+		delete(nextRefused, p) // served by another service
 	}
 	g.routes.Store(&next)
 	g.raw.Store(&nextRaw)
+	g.refused.Store(&nextRefused)
 	g.missing.Store(missing)
 	return errors.Join(errs...)
 }
@@ -197,7 +234,8 @@ func (g *Gateway) Refresh(ctx context.Context) error {
 // addRaw adds the raw routes svc declared to table. A declaration the gateway
 // cannot honour (bad path, method or access), or one that could match a
 // request another service's route already matches, is left out and logged.
-func (g *Gateway) addRaw(table []rawRoute, svc string, routes []ops.RouteDescriptor) []rawRoute {
+// refused, when not nil, is the answer to each of them (versions.go).
+func (g *Gateway) addRaw(table []rawRoute, svc string, routes []ops.RouteDescriptor, refused *apperr.Error) []rawRoute {
 next:
 	for _, d := range routes {
 		if err := d.Validate(); err != nil {
@@ -211,35 +249,42 @@ next:
 			}
 		}
 		p, _ := ops.CompilePath(d.Path) // valid: checked above
-		table = append(table, rawRoute{service: svc, desc: d, pattern: p})
+		table = append(table, rawRoute{service: svc, desc: d, pattern: p, refused: refused})
 	}
 	return table
 }
 
-func (g *Gateway) fetch(ctx context.Context, svc string) ([]ops.Descriptor, []ops.RouteDescriptor, ops.Topics, error) {
+// declaration is what a service's GET /ops declares.
+type declaration struct {
+	// Contracts are the contract versions the service implements; empty in
+	// a service built before it declared them (version.Legacy).
+	Contracts  build.Contracts       `json:"contracts"`
+	Operations []ops.Descriptor      `json:"operations"`
+	Routes     []ops.RouteDescriptor `json:"routes"`
+	ops.Topics
+}
+
+func (g *Gateway) fetch(ctx context.Context, svc string) (declaration, error) {
+	var body declaration
 	base, err := g.resolver.Resolve(ctx, svc)
 	if err != nil {
-		return nil, nil, ops.Topics{}, err
+		return body, err
 	}
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	req.SetRequestURI(base + "/ops")
 	if err := g.hc.DoTimeout(req, resp, 5*time.Second); err != nil {
-		return nil, nil, ops.Topics{}, fmt.Errorf("%s: %w", svc, err)
+		return body, fmt.Errorf("%s: %w", svc, err)
 	}
 	if resp.StatusCode() != 200 {
-		return nil, nil, ops.Topics{}, fmt.Errorf("%s: /ops answered %d", svc, resp.StatusCode())
-	}
-	var body struct {
-		Operations []ops.Descriptor      `json:"operations"`
-		Routes     []ops.RouteDescriptor `json:"routes"`
-		ops.Topics
+		return body, fmt.Errorf("%s: /ops answered %d", svc, resp.StatusCode())
 	}
 	if err := json.Unmarshal(resp.Body(), &body); err != nil {
-		return nil, nil, ops.Topics{}, fmt.Errorf("%s: %w", svc, err)
+		return declaration{}, fmt.Errorf("%s: %w", svc, err)
 	}
-	return body.Operations, body.Routes, body.Topics, nil
+	body.Contracts = body.Contracts.OrLegacy()
+	return body, nil
 }
 
 // Run refreshes the table until ctx is done: quickly while a service is missing,
@@ -287,7 +332,9 @@ func (g *Gateway) Operations() map[string]route { return *g.routes.Load() }
 func (g *Gateway) Routes() map[string]ops.RouteDescriptor {
 	out := map[string]ops.RouteDescriptor{}
 	for _, r := range *g.raw.Load() {
-		out[r.service+" "+r.desc.Method+" "+r.desc.Path] = r.desc
+		if r.refused == nil {
+			out[r.service+" "+r.desc.Method+" "+r.desc.Path] = r.desc
+		}
 	}
 	return out
 }
@@ -448,6 +495,9 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 		return httpserver.WriteError(c, apperr.New(apperr.NotFound, "no route %s %s", c.Method(), c.Path()))
 	}
 	c.Locals("op", r.desc.Method+" "+r.desc.Path)
+	if r.refused != nil {
+		return ops.WriteRouteError(c, r.desc.Errors, r.refused)
+	}
 	if c.Request().IsBodyStream() {
 		// A streamed body (ops.Route.StreamBody) not read to its end (refused
 		// here, or by the service before it read it all) is read and dropped

@@ -33,7 +33,9 @@ func (g *Gateway) apiOf(table *map[string]route, raw *[]rawRoute) *apischema.API
 	}
 	routes := make([]apischema.Route, 0, len(*raw))
 	for _, r := range *raw {
-		routes = append(routes, apischema.Route{Service: r.service, RouteDescriptor: r.desc})
+		if r.refused == nil { // not served: not part of the document
+			routes = append(routes, apischema.Route{Service: r.service, RouteDescriptor: r.desc})
+		}
 	}
 	return apischema.New(list, routes)
 }

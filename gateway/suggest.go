@@ -10,8 +10,12 @@ import (
 )
 
 // unknownOperation is the answer for a path the public table does not have:
-// NOT_FOUND naming the nearest public operations, if any.
+// NOT_FOUND naming the nearest public operations, if any, or UNAVAILABLE for
+// an operation of a contract version the gateway does not serve (versions.go).
 func (g *Gateway) unknownOperation(path string) *apperr.Error {
+	if refused := g.refusal(path); refused != nil {
+		return refused
+	}
 	d := map[string]any{"reason": ops.ReasonUnknownOperation}
 	msg := fmt.Sprintf("unknown operation %q", path)
 	if near := g.suggest(path); len(near) > 0 {

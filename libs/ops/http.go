@@ -11,6 +11,7 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/version"
 )
 
 // HeaderInternalToken proves a call comes from another service. The gateway strips
@@ -111,6 +112,11 @@ type Server struct {
 	// Topics are the event topics the service publishes and consumes, listed
 	// by GET /ops: the gateway follows them to refresh live queries.
 	Topics Topics
+	// Contracts are the contract versions GET /ops declares; zero: those this
+	// binary was built with (version.BuiltContracts). The gateway refuses to
+	// route a public operation of a major it does not serve, and a calling
+	// service's Client names the internal version in its errors.
+	Contracts version.Contracts
 }
 
 // Topics are the event topics a service writes and reads.
@@ -123,8 +129,12 @@ type Topics struct {
 func (s *Server) Mount(app *fiber.App) {
 	app.Post("/api/query", s.handle(Query))
 	app.Post("/api/mutation", s.handle(Mutation))
+	contracts := s.Contracts
+	if contracts == (version.Contracts{}) {
+		contracts = version.BuiltContracts()
+	}
 	app.Get("/ops", func(c *fiber.Ctx) error {
-		return c.JSON(fiber.Map{"service": s.Registry.Service, "operations": s.Registry.Describe(), "routes": DescribeRoutes(s.Routes),
+		return c.JSON(fiber.Map{"service": s.Registry.Service, "contracts": contracts, "operations": s.Registry.Describe(), "routes": DescribeRoutes(s.Routes),
 			"publishes": s.Topics.Publishes, "consumes": s.Topics.Consumes})
 	})
 	s.mountRoutes(app)

@@ -203,6 +203,12 @@ func (r *Registry) Invoke(ctx context.Context, kind Kind, path string, raw []byt
 // (as opposed to a record that does not exist).
 const ReasonUnknownOperation = "unknown_operation"
 
+// ReasonContractVersionUnsupported marks an UNAVAILABLE answered because two
+// programs implement contract versions that cannot work together: a gateway
+// that does not serve a service's public major, a caller whose required
+// argument the callee's version does not know.
+const ReasonContractVersionUnsupported = "contract_version_unsupported"
+
 // CheckCall applies the kind and access rules shared by the gateway and services.
 func CheckCall(ctx context.Context, opKind Kind, access Access, called Kind, path string) error {
 	if opKind != called {
