@@ -55,6 +55,7 @@ func (o *Outbox) Add(ctx context.Context, topic, eventType, subject string, data
 	if err != nil {
 		return Envelope{}, fmt.Errorf("events: outbox add %s: marshal data: %w", eventType, err)
 	}
+	raw = withNextPayload(raw) // the nextversion build's added field (nextversion.go)
 	id, err := NewID()
 	if err != nil {
 		return Envelope{}, err

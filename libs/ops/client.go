@@ -27,6 +27,8 @@ type Client struct {
 	internalToken string
 	hc            *fasthttp.Client
 	timeout       time.Duration
+	// callees are the declarations of the services it calls (callees.go).
+	callees *callees
 }
 
 // NewClient builds a client; timeout bounds each call that has no earlier deadline.
@@ -35,6 +37,7 @@ func NewClient(r Resolver, internalToken string, timeout time.Duration) *Client 
 		resolver:      r,
 		internalToken: internalToken,
 		timeout:       timeout,
+		callees:       newCallees(),
 		hc: &fasthttp.Client{
 			MaxConnsPerHost:     512,
 			ReadTimeout:         timeout,
@@ -59,7 +62,7 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 	if err != nil {
 		return apperr.Wrap(err, apperr.Unavailable, "%s is unavailable", service)
 	}
-	rawArgs, err := json.Marshal(args)
+	rawArgs, err := c.encodeArgs(ctx, service, base, path, args)
 	if err != nil {
 		return err
 	}
@@ -102,6 +105,13 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 				// Our own call is wrong (a version skew, a mismatched internal token):
 				// a bug of the calling service, not a missing record of the client's.
 				return apperr.Wrap(fmt.Errorf("%s refused operation %s: %s", service, path, e.Message), apperr.Internal, "internal error")
+			}
+			// An argument the callee does not know: sent once more without it,
+			// or refused naming the callee's version (callees.go).
+			if retry, err := c.afterUnknownArgument(ctx, service, base, path, args, e); err != nil {
+				return err
+			} else if retry != nil {
+				return c.call(retry, service, kind, path, args, out)
 			}
 			return &apperr.Error{Code: e.Code, Message: e.Message, Details: e.Details}
 		}

@@ -169,6 +169,11 @@ func join(path, name string) string {
 	return path + "." + name
 }
 
+// msgUnknownArgument ends the refusal of an argument the declaration does not
+// have ("<field>: unknown argument"): every release answers it so, and a
+// calling Client recognises it (callees.go).
+const msgUnknownArgument = "unknown argument"
+
 func decodeStruct(raw []byte, v reflect.Value, path string) error {
 	if raw[0] != '{' {
 		return apperr.Invalid(path, "must be an object")
@@ -187,7 +192,7 @@ func decodeStruct(raw []byte, v reflect.Value, path string) error {
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
-		return apperr.Invalid(join(path, unknown[0]), "unknown argument")
+		return apperr.Invalid(join(path, unknown[0]), msgUnknownArgument)
 	}
 	for i := range s.fields {
 		f := &s.fields[i]

@@ -177,7 +177,7 @@ func (s *Server) handle(kind Kind) fiber.Handler {
 		if err != nil {
 			return httpserver.WriteError(c, err)
 		}
-		b, err := json.Marshal(res)
+		b, err := encodeAnswer(res)
 		if err != nil {
 			return httpserver.WriteError(c, err)
 		}

@@ -447,7 +447,7 @@ func (s *Server) runIdempotent(c *fiber.Ctx, ctx context.Context, req Request, c
 	res, err := s.Registry.Invoke(rctx, Mutation, req.Path, req.Args, false)
 	var body []byte
 	if err == nil {
-		body, err = json.Marshal(res)
+		body, err = encodeAnswer(res)
 	}
 	if err != nil {
 		status, kept := apperr.Body(err) // what WriteError sends, byte for byte

@@ -89,6 +89,9 @@ func declare[A, R any](kind Kind, path string, access Access, summary string, h 
 	}
 	op.run = func(ctx context.Context, raw []byte, res *Resolvers) (any, error) {
 		a := new(A)
+		if err := acceptNextArg(access, &raw); err != nil {
+			return nil, err
+		}
 		if err := Decode(raw, a); err != nil {
 			return nil, err
 		}
@@ -279,6 +282,7 @@ func (r *Registry) Describe() []Descriptor {
 			sf := t.Field(f.index)
 			d.Args = append(d.Args, argDoc(f, sf))
 		}
+		declareNext(&d)
 		out = append(out, d)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
