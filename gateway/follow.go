@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"marketplace/libs/events"
 )
 
 const (
@@ -63,16 +65,18 @@ func newFollower(x *convexSide) *follower {
 	return &follower{x: x, reading: map[topicPartition]bool{}, waits: map[topicPartition]*commitWait{}}
 }
 
+// followClientID names the gateway's connections to Kafka.
+const followClientID = "gateway-live"
+
 // followEvents reads the declared topics until ctx ends.
 func (x *convexSide) followEvents(ctx context.Context) {
 	brokers := x.g.cfg.Brokers
-	if len(brokers) == 0 {
+	if len(brokers.Addrs) == 0 {
 		x.g.logger.Info("live queries: no KAFKA_BROKERS, so only writes through the gateway refresh them")
 		return
 	}
 	f := x.events
-	f.client = &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 5 * time.Second,
-		Transport: &kafka.Transport{DialTimeout: 5 * time.Second, ClientID: "gateway-live"}}
+	f.client = &kafka.Client{Addr: brokers.Addr(), Timeout: 5 * time.Second, Transport: brokers.Transport(followClientID)}
 	for {
 		wait := x.g.cfg.RefreshInterval
 		if !f.startReaders(ctx, brokers) {
@@ -99,7 +103,7 @@ func (x *convexSide) declaredTopics() []string {
 
 // startReaders starts a reader on every partition of the declared topics not
 // read yet; it reports whether every declared topic has readers.
-func (f *follower) startReaders(ctx context.Context, brokers []string) bool {
+func (f *follower) startReaders(ctx context.Context, brokers events.Brokers) bool {
 	topics := f.x.declaredTopics()
 	if len(topics) == 0 {
 		return false
@@ -134,11 +138,11 @@ func (f *follower) startReaders(ctx context.Context, brokers []string) bool {
 }
 
 // read follows one partition from its end.
-func (f *follower) read(ctx context.Context, brokers []string, tp topicPartition) {
+func (f *follower) read(ctx context.Context, brokers events.Brokers, tp topicPartition) {
 	r := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: brokers, Topic: tp.topic, Partition: tp.partition,
+		Brokers: brokers.Addrs, Topic: tp.topic, Partition: tp.partition,
 		MinBytes: 1, MaxBytes: 1 << 20, MaxWait: followReaderWait, StartOffset: kafka.LastOffset,
-		Dialer: &kafka.Dialer{Timeout: 5 * time.Second, DualStack: true, ClientID: "gateway-live"},
+		Dialer: brokers.Dialer(followClientID),
 	})
 	defer r.Close()
 	for {

@@ -25,6 +25,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
+	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
 	"marketplace/libs/telemetry"
@@ -41,11 +42,12 @@ type Config struct {
 	RefreshInterval time.Duration `env:"GATEWAY_ROUTES_REFRESH" default:"15s"`
 	RateLimitRPS    float64       `env:"RATE_LIMIT_RPS" default:"50"`
 	RateLimitBurst  int           `env:"RATE_LIMIT_BURST" default:"100"`
-	// Convex clients (convex.go, sync.go): the live queries' limits, and the
-	// brokers whose events refresh them (the all-in-one passes its own).
-	Brokers                 []string `env:"KAFKA_BROKERS"`
-	MaxQueriesPerConnection int      `env:"CONVEX_MAX_QUERIES_PER_CONNECTION" default:"500"`
-	MaxConnectionsPerCaller int      `env:"CONVEX_MAX_CONNECTIONS_PER_CALLER" default:"50"`
+	// Convex clients (convex.go, sync.go): the brokers whose events refresh
+	// the live queries (the program's KAFKA_ settings, or the all-in-one's
+	// own broker), and the live queries' limits.
+	Brokers                 events.Brokers
+	MaxQueriesPerConnection int `env:"CONVEX_MAX_QUERIES_PER_CONNECTION" default:"500"`
+	MaxConnectionsPerCaller int `env:"CONVEX_MAX_CONNECTIONS_PER_CALLER" default:"50"`
 	// Sockets without a token: per IP address and per socket (0: as the
 	// signed-in limits above). Every socket: per IP address and in all, and
 	// the distinct live queries in all and of anonymous callers (0: no cap).

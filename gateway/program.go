@@ -44,6 +44,9 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, serv
 	if len(gc.Services) == 0 {
 		gc.Services = services
 	}
+	if gc.Brokers, err = pc.Kafka(); err != nil {
+		return err
+	}
 	if len(gc.Services) == 0 {
 		return errors.New("the gateway routes to no service: set GATEWAY_SERVICES")
 	}

@@ -904,16 +904,19 @@ func TestSyncLimitsAndPing(t *testing.T) {
 
 // Events: a topic the service publishes re-runs its queries at once; one it
 // consumes, once the consumer group committed past the event (its effect is
-// visible then, not before).
+// visible then, not before). The broker requires SASL/SCRAM, as the
+// all-in-one's does: the gateway follows it with the credentials it is given.
 func TestSyncFollowsEvents(t *testing.T) {
-	broker, err := events.StartBroker("", "board.events", "board.inbox")
+	broker, err := events.StartBrokerWith(events.BrokerOptions{Topics: []string{"board.events", "board.inbox"},
+		Users: []events.Credentials{{Mechanism: events.SASLScramSHA512, Username: "board", Password: "board-password"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer broker.Close()
+	kb := broker.Brokers()
 	b, boardURL := startBoard(t, ops.Topics{Publishes: []string{"board.events"}, Consumes: []string{"board.inbox"}})
-	g, gw := startConvexGateway(t, boardURL, func(c *Config) { c.Brokers = broker.Addrs() })
-	w := &kafka.Writer{Addr: kafka.TCP(broker.Addrs()...), BatchTimeout: time.Millisecond, AllowAutoTopicCreation: true}
+	g, gw := startConvexGateway(t, boardURL, func(c *Config) { c.Brokers = kb })
+	w := &kafka.Writer{Addr: kb.Addr(), Transport: kb.Transport("board"), BatchTimeout: time.Millisecond, AllowAutoTopicCreation: true}
 	defer w.Close()
 	publish := func(topic string) {
 		t.Helper()
@@ -922,7 +925,7 @@ func TestSyncFollowsEvents(t *testing.T) {
 		}
 	}
 	// The board's consumer applies an event 300 ms after reading it, then commits.
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: broker.Addrs(), GroupID: "board-consumer", GroupTopics: []string{"board.inbox"},
+	r := kafka.NewReader(kafka.ReaderConfig{Brokers: kb.Addrs, Dialer: kb.Dialer("board"), GroupID: "board-consumer", GroupTopics: []string{"board.inbox"},
 		MinBytes: 1, MaxBytes: 1 << 20, MaxWait: 50 * time.Millisecond, HeartbeatInterval: 100 * time.Millisecond, SessionTimeout: time.Second,
 		RebalanceTimeout: time.Second, StartOffset: kafka.FirstOffset})
 	defer r.Close()

@@ -27,7 +27,7 @@ func TestStoreCreatedEventIsPublished(t *testing.T) {
 	// The topic has several partitions and, on a shared broker, other tests' events:
 	// look for this store's event by key.
 	for p := 0; p < 3; p++ {
-		rp := kafka.NewReader(kafka.ReaderConfig{Brokers: s.Brokers, Topic: "catalog", Partition: p, MaxWait: 50 * time.Millisecond})
+		rp := kafka.NewReader(kafka.ReaderConfig{Brokers: s.Brokers.Addrs, Dialer: s.Brokers.Dialer("e2e"), Topic: "catalog", Partition: p, MaxWait: 50 * time.Millisecond})
 		for {
 			pctx, pcancel := context.WithTimeout(ctx, time.Second)
 			m, err := rp.ReadMessage(pctx)

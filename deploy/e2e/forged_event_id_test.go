@@ -82,10 +82,10 @@ func TestForgedEventWithARealDeliverysID(t *testing.T) {
 // takeDelivery reads the orders topic in the payouts consumer group until
 // the order's delivered event, commits it for the group (its partition then
 // resumes after it) and returns it.
-func takeDelivery(t *testing.T, brokers []string, orderID string) kafka.Message {
+func takeDelivery(t *testing.T, brokers events.Brokers, orderID string) kafka.Message {
 	t.Helper()
 	r := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: brokers, GroupID: "payouts", GroupTopics: []string{customers.TopicOrders},
+		Brokers: brokers.Addrs, Dialer: brokers.Dialer("e2e"), GroupID: "payouts", GroupTopics: []string{customers.TopicOrders},
 		MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 50 * time.Millisecond, StartOffset: kafka.FirstOffset,
 		HeartbeatInterval: 100 * time.Millisecond, SessionTimeout: time.Second, RebalanceTimeout: time.Second, ReadLagInterval: -1,
 	})

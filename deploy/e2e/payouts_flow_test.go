@@ -15,11 +15,11 @@ import (
 
 // findEvent reads topic for the event keyed key that match accepts, and
 // returns its raw message value.
-func findEvent(t *testing.T, brokers []string, topic, key string, match func(events.Envelope) bool) []byte {
+func findEvent(t *testing.T, brokers events.Brokers, topic, key string, match func(events.Envelope) bool) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	conn, err := kafka.DialContext(ctx, "tcp", brokers[0])
+	conn, err := brokers.Dialer("e2e").DialContext(ctx, "tcp", brokers.Addrs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func findEvent(t *testing.T, brokers []string, topic, key string, match func(eve
 		t.Fatal(err)
 	}
 	for _, p := range parts {
-		r := kafka.NewReader(kafka.ReaderConfig{Brokers: brokers, Topic: topic, Partition: p.ID, MaxWait: 50 * time.Millisecond})
+		r := kafka.NewReader(kafka.ReaderConfig{Brokers: brokers.Addrs, Dialer: brokers.Dialer("e2e"), Topic: topic, Partition: p.ID, MaxWait: 50 * time.Millisecond})
 		for {
 			pctx, pcancel := context.WithTimeout(ctx, time.Second)
 			m, err := r.ReadMessage(pctx)
@@ -53,7 +53,7 @@ func findEvent(t *testing.T, brokers []string, topic, key string, match func(eve
 
 // publish puts an event on a topic as a producer would (same key, same
 // partition: kafka-go's hash balancer).
-func publish(t *testing.T, brokers []string, topic, key string, value []byte) {
+func publish(t *testing.T, brokers events.Brokers, topic, key string, value []byte) {
 	t.Helper()
 	pub := events.NewKafkaPublisher(brokers, nil)
 	defer pub.Close()

@@ -562,7 +562,7 @@ func TestReviewsEventsArePublished(t *testing.T) {
 	eventually(t, "the review's ten events", func() bool {
 		got = nil
 		for p := 0; p < 3; p++ {
-			r := kafka.NewReader(kafka.ReaderConfig{Brokers: s.Brokers, Topic: "reviews", Partition: p, MaxWait: 50 * time.Millisecond})
+			r := kafka.NewReader(kafka.ReaderConfig{Brokers: s.Brokers.Addrs, Dialer: s.Brokers.Dialer("e2e"), Topic: "reviews", Partition: p, MaxWait: 50 * time.Millisecond})
 			for {
 				ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 				m, err := r.ReadMessage(ctx)

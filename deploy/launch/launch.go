@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"marketplace/deploy/modules"
+	"marketplace/libs/events"
 	"marketplace/libs/program"
 	"marketplace/services/payments"
 )
@@ -106,6 +107,9 @@ type System struct {
 	ProcessorURL  string // the processor simulator; empty when PROCESSOR_API_URL names a processor
 	ProcessorKey  string // its secret key (what the payments service calls with)
 	procs         map[string]*proc
+
+	// KafkaUser is the SASL user of the broker of its own (none with KAFKA_BROKERS).
+	KafkaUser events.Credentials
 }
 
 // PID is the process id of a program's current run (0 if it never ran).
@@ -288,7 +292,17 @@ func Run(ctx context.Context, o Options) error {
 
 	var brokerProc *proc
 	brokers := cfg.KafkaBrokers
+	// kafkaEnv is what the broker of its own requires and the services and
+	// the gateway (only they) authenticate with: the SASL user of KAFKA_SASL_*,
+	// else one made for this run. With KAFKA_BROKERS they read the
+	// KAFKA_ settings of the environment.
+	kafkaEnv := map[string]string{}
 	if len(brokers) == 0 {
+		user, err := cfg.BrokerUser()
+		if err != nil {
+			return err
+		}
+		sys.KafkaUser, kafkaEnv = user, kafkaUserEnv(user)
 		port := o.BrokerPort
 		if port == 0 {
 			port = ports[len(order)+1]
@@ -296,7 +310,7 @@ func Run(ctx context.Context, o Options) error {
 		brokers = []string{net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
 		kafkaDir := filepath.Join(dataDir, "distributed", "kafka")
 		brokerProc = newProc(out, Broker, binaries["marketplace"],
-			[]string{"broker", "-port", strconv.Itoa(port), "-data", kafkaDir}, withEnv(o.Environ, nil, "HTTP_ADDR"))
+			[]string{"broker", "-port", strconv.Itoa(port), "-data", kafkaDir}, withEnv(o.Environ, kafkaEnv, "HTTP_ADDR"))
 		brokerProc.readyLine = BrokerReady
 		sys.procs[Broker] = brokerProc
 	} else {
@@ -332,7 +346,7 @@ func Run(ctx context.Context, o Options) error {
 			[]string{"processor", "-data", filepath.Join(dataDir, ProcessorDir)}, withEnv(o.Environ, map[string]string{
 				"HTTP_ADDR": addr, payments.EnvSecretKey: key, payments.EnvPublishableKey: pk, payments.EnvWebhookSecret: webhookSecret,
 				EnvProcessorWebhookURL: sys.BaseURL + "/processor/webhook", "ADVERTISE_ADDR": "", "METRICS_ADDR": "",
-			}, "INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", "KAFKA_BROKERS", "AUTH_DEV_SECRET"))
+			}, slices.Concat(kafkaVars, []string{"INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", "AUTH_DEV_SECRET"})...))
 		processorProc.readyURL = sys.ProcessorURL + "/readyz"
 		sys.procs[Processor] = processorProc
 		logf("development payments: the processor simulator at %s; pay for an intent with: make pay INTENT=<paymentIntentId> [OUTCOME=failed]", sys.ProcessorURL)
@@ -375,7 +389,7 @@ func Run(ctx context.Context, o Options) error {
 		if cfg.ConsulAddr != "" {
 			set["ADVERTISE_ADDR"] = serviceAddr[m.Name]
 		}
-		merge(set, discovery, auth)
+		merge(set, discovery, auth, kafkaEnv)
 		p := newProc(out, m.Name, binaries[m.Name], nil, withEnv(o.Environ, set))
 		p.readyURL = sys.Services[m.Name] + "/readyz"
 		if brokerProc != nil {
@@ -401,7 +415,7 @@ func Run(ctx context.Context, o Options) error {
 	if cfg.ConsulAddr != "" {
 		gwSet["ADVERTISE_ADDR"] = net.JoinHostPort(probeHost, gwPort)
 	}
-	merge(gwSet, discovery, auth)
+	merge(gwSet, discovery, auth, kafkaEnv)
 	// The gateway gets no database, internal token or processor secret.
 	gw := newProc(out, Gateway, binaries[Gateway], nil, withEnv(o.Environ, gwSet,
 		"INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", payments.EnvWebhookSecret, payments.EnvPublishableKey, payments.EnvSecretKey))
@@ -504,6 +518,23 @@ func brokerText(p *proc, brokers []string) string {
 		return "Kafka at " + strings.Join(brokers, ",")
 	}
 	return "the broker at " + brokers[0]
+}
+
+// kafkaVars are the settings of a Kafka client: the processor simulator gets
+// none of them.
+var kafkaVars = []string{"KAFKA_BROKERS", "KAFKA_TLS_ENABLED", "KAFKA_TLS_CA_FILE", "KAFKA_TLS_CERT_FILE", "KAFKA_TLS_KEY_FILE", "KAFKA_TLS_SERVER_NAME",
+	"KAFKA_SASL_MECHANISM", "KAFKA_SASL_USERNAME", "KAFKA_SASL_USERNAME_FILE", "KAFKA_SASL_PASSWORD", "KAFKA_SASL_PASSWORD_FILE"}
+
+// kafkaUserEnv are the settings that authenticate as user; the other KAFKA_
+// settings of the environment are unset (the broker of its own speaks no
+// TLS, and a _FILE beside its value would be refused).
+func kafkaUserEnv(user events.Credentials) map[string]string {
+	env := map[string]string{}
+	for _, k := range kafkaVars[1:] {
+		env[k] = ""
+	}
+	env["KAFKA_SASL_MECHANISM"], env["KAFKA_SASL_USERNAME"], env["KAFKA_SASL_PASSWORD"] = user.Mechanism, user.Username, user.Password
+	return env
 }
 
 // merge copies every map of from into dst.

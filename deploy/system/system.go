@@ -66,7 +66,7 @@ type Info struct {
 	BaseURL   string
 	DevSecret string            // empty when an identity provider is configured
 	Services  map[string]string // service name -> base URL
-	Brokers   []string
+	Brokers   events.Brokers    // with the embedded broker's credentials
 	// The processor simulator's base URL and secret key; empty when
 	// PROCESSOR_API_URL names a processor.
 	ProcessorURL string
@@ -190,18 +190,28 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer stopMetrics()
 
-	brokers := cfg.KafkaBrokers
-	if len(brokers) == 0 {
-		dir := ""
-		if !o.Memory {
-			dir = filepath.Join(cfg.DataDir, "kafka")
+	brokers, err := cfg.Kafka()
+	if err != nil {
+		return err
+	}
+	if len(brokers.Addrs) == 0 {
+		// The embedded broker requires a SASL user (KAFKA_SASL_*, else one
+		// made for this run that only this process knows): no other process
+		// on the machine can read the events or publish a forged one.
+		user, err := cfg.BrokerUser()
+		if err != nil {
+			return err
 		}
-		b, err := events.StartBroker(dir, modules.Topics(modules.All)...)
+		bo := events.BrokerOptions{Topics: modules.Topics(modules.All), Users: []events.Credentials{user}}
+		if !o.Memory {
+			bo.DataDir = filepath.Join(cfg.DataDir, "kafka")
+		}
+		b, err := events.StartBrokerWith(bo)
 		if err != nil {
 			return err
 		}
 		defer b.Close()
-		brokers = b.Addrs()
+		brokers = b.Brokers()
 	}
 
 	resolver := discovery.NewStatic(nil)
@@ -267,9 +277,7 @@ func Run(ctx context.Context, o Options) error {
 		names[i] = m.Name
 	}
 	gc.Services = names
-	if len(gc.Brokers) == 0 {
-		gc.Brokers = brokers // live queries follow the embedded broker's events
-	}
+	gc.Brokers = brokers // live queries follow the services' events
 	var gres ops.Resolver = resolver
 	if o.GatewayResolver != nil {
 		gres = o.GatewayResolver(resolver)

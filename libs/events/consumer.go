@@ -127,7 +127,7 @@ func (h *commitHooks) run() {
 
 // ConsumerConfig configures RunConsumer. Zero durations take the defaults above.
 type ConsumerConfig struct {
-	Brokers []string
+	Brokers Brokers
 	GroupID string
 	Topics  []string // must exist before the consumer starts: new topics are not watched for
 	DB      *store.DB
@@ -257,10 +257,10 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 
 	kick := make(chan struct{}, 1) // a partition reader is out of range: check now
 	rc := kafka.ReaderConfig{
-		Brokers:        cfg.Brokers,
+		Brokers:        cfg.Brokers.Addrs,
 		GroupID:        cfg.GroupID,
 		GroupTopics:    cfg.Topics,
-		Dialer:         &kafka.Dialer{Timeout: 5 * time.Second, DualStack: true, ClientID: cfg.GroupID},
+		Dialer:         cfg.Brokers.Dialer(cfg.GroupID),
 		GroupBalancers: []kafka.GroupBalancer{kafka.RangeGroupBalancer{}, kafka.RoundRobinGroupBalancer{}},
 		MinBytes:       1,
 		MaxBytes:       10 << 20,

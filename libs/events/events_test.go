@@ -56,7 +56,7 @@ func newHarness(t *testing.T, dataDir string) *harness {
 	}
 	h.broker = b
 	h.db = openDB(t, ctx)
-	h.pub = NewKafkaPublisher(b.Addrs(), h.logger)
+	h.pub = NewKafkaPublisher(b.Brokers(), h.logger)
 	h.outbox = NewOutbox(h.db, "orders-svc")
 	if err := h.db.EnsureIndexes(ctx, append(h.outbox.Indexes(), ConsumerIndexes()...)...); err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func (h *harness) startRelay(r *Relay) (context.CancelFunc, <-chan error) {
 
 func (h *harness) startConsumer(group string, db *store.DB, handler Handler, maxAttempts int, opts ...func(*ConsumerConfig)) context.CancelFunc {
 	cfg := ConsumerConfig{
-		Brokers: h.broker.Addrs(), GroupID: group, Topics: []string{topic}, DB: db,
+		Brokers: h.broker.Brokers(), GroupID: group, Topics: []string{topic}, DB: db,
 		Handler: handler, Publisher: h.pub, Logger: h.logger, MaxAttempts: maxAttempts,
 		SessionTimeout: time.Second, RebalanceTimeout: time.Second, HeartbeatInterval: 100 * time.Millisecond,
 	}
@@ -518,7 +518,7 @@ func TestBrokerRestartKeepsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.broker = b // closed by the harness
-	h.pub = NewKafkaPublisher(b.Addrs(), h.logger)
+	h.pub = NewKafkaPublisher(b.Brokers(), h.logger)
 
 	// A consumer with a fresh database would handle the old events again if
 	// the group's committed offsets had been lost.
@@ -582,10 +582,10 @@ func TestConsumerCreatesMissingTopics(t *testing.T) {
 	defer cancel()
 	db, _ := store.Open(ctx, store.Options{Name: "late", Memory: true})
 	got := make(chan Envelope, 1)
-	go RunConsumer(ctx, ConsumerConfig{Brokers: b.Addrs(), GroupID: "late", Topics: []string{"fresh"}, DB: db,
+	go RunConsumer(ctx, ConsumerConfig{Brokers: b.Brokers(), GroupID: "late", Topics: []string{"fresh"}, DB: db,
 		SessionTimeout: time.Second, RebalanceTimeout: time.Second, HeartbeatInterval: 100 * time.Millisecond,
 		Handler: func(_ context.Context, e Envelope) error { got <- e; return nil }})
-	pub := NewKafkaPublisher(b.Addrs(), nil)
+	pub := NewKafkaPublisher(b.Brokers(), nil)
 	defer pub.Close()
 	time.Sleep(500 * time.Millisecond) // let the consumer join before the first publish
 	env := Envelope{ID: "evt_late", Type: "x.happened", Source: "test", Time: time.Now(), Subject: "s", Data: json.RawMessage(`{}`)}

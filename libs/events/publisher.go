@@ -36,14 +36,14 @@ type KafkaPublisher struct {
 }
 
 // NewKafkaPublisher returns a publisher for the given brokers.
-func NewKafkaPublisher(brokers []string, logger *slog.Logger) *KafkaPublisher {
+func NewKafkaPublisher(brokers Brokers, logger *slog.Logger) *KafkaPublisher {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &KafkaPublisher{
 		logger: logger,
 		w: &kafka.Writer{
-			Addr: kafka.TCP(brokers...),
+			Addr: brokers.Addr(),
 			// Hash keeps one key on one partition, so one aggregate's events stay ordered.
 			Balancer: &kafka.Hash{},
 			// The default batch timeout (1 s) would delay every small write by a second.
@@ -57,7 +57,7 @@ func NewKafkaPublisher(brokers []string, logger *slog.Logger) *KafkaPublisher {
 			AllowAutoTopicCreation: true,
 			// Our own transport: the shared default one keeps a dead connection
 			// after a broker restart.
-			Transport: &kafka.Transport{DialTimeout: 5 * time.Second, ClientID: "marketplace-events"},
+			Transport: brokers.Transport("marketplace-events"),
 		},
 	}
 }

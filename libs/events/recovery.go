@@ -129,9 +129,9 @@ func groupOffsets(ctx context.Context, client *kafka.Client, group string, topic
 // monitor checks the group's offsets until ctx ends: at once, every
 // CheckInterval, and on a kick (kafka-go reported an out-of-range offset).
 func (c *consumer) monitor(ctx context.Context, kick <-chan struct{}) {
-	tr := &kafka.Transport{DialTimeout: 5 * time.Second, ClientID: c.cfg.GroupID}
+	tr := c.cfg.Brokers.Transport(c.cfg.GroupID)
 	defer tr.CloseIdleConnections()
-	client := &kafka.Client{Addr: kafka.TCP(c.cfg.Brokers...), Transport: tr, Timeout: 10 * time.Second}
+	client := &kafka.Client{Addr: c.cfg.Brokers.Addr(), Transport: tr, Timeout: 10 * time.Second}
 	t := time.NewTicker(c.cfg.CheckInterval)
 	defer t.Stop()
 	for {

@@ -106,7 +106,7 @@ func TestConsumerRecoversFromTruncatedLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.broker = b // closed by the harness
-	h.pub = NewKafkaPublisher(b.Addrs(), h.logger)
+	h.pub = NewKafkaPublisher(b.Brokers(), h.logger)
 	pastEnd := 0
 	for _, p := range readOffsets(t, b.Addrs(), "g1") {
 		if p.pastEnd() {

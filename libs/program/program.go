@@ -22,6 +22,7 @@ import (
 	"marketplace/libs/auth"
 	"marketplace/libs/config"
 	"marketplace/libs/discovery"
+	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
@@ -39,7 +40,6 @@ type Config struct {
 	DBNamePrefix  string        `env:"DB_NAME_PREFIX"` // database name = prefix + service name (shared test servers)
 	StartEmpty    []string      `env:"DB_START_EMPTY"` // services whose lost database file may start empty on purpose (store.EnvStartEmpty)
 	EmbeddedDB    bool          `env:"DB_EMBEDDED"`    // a service on its own may use a private embedded database file (local multi-process runs only)
-	KafkaBrokers  []string      `env:"KAFKA_BROKERS"`
 	ConsulAddr    string        `env:"CONSUL_HTTP_ADDR"`
 	ServiceAddrs  []string      `env:"SERVICE_ADDRS"` // static discovery: name=http://host:port,...
 	JWKSURL       string        `env:"AUTH_JWKS_URL"`
@@ -55,6 +55,9 @@ type Config struct {
 	ReadTimeout   time.Duration `env:"HTTP_READ_TIMEOUT" default:"10s"`
 	WriteTimeout  time.Duration `env:"HTTP_WRITE_TIMEOUT" default:"10s"`
 	IdleTimeout   time.Duration `env:"HTTP_IDLE_TIMEOUT" default:"60s"`
+
+	// Kafka: KAFKA_BROKERS, KAFKA_TLS_*, KAFKA_SASL_* (libs/events).
+	events.KafkaSettings
 }
 
 // Validate checks the settings that depend on each other.
@@ -77,6 +80,9 @@ func (c *Config) Validate() error {
 		if host, _, err := net.SplitHostPort(c.HTTPAddr); err != nil || host == "" || net.ParseIP(host).IsUnspecified() {
 			return fmt.Errorf("with CONSUL_HTTP_ADDR, set ADVERTISE_ADDR: HTTP_ADDR %q is not an address other services can reach", c.HTTPAddr)
 		}
+	}
+	if _, err := c.Kafka(); err != nil {
+		return err
 	}
 	switch strings.ToLower(c.LogLevel) {
 	case "debug", "info", "warn", "error":
@@ -195,6 +201,10 @@ func RunService(ctx context.Context, m service.Module, getenv func(string) strin
 	if len(cfg.KafkaBrokers) == 0 {
 		return errors.New("KAFKA_BROKERS is required for a service on its own (the all-in-one embeds a broker)")
 	}
+	brokers, err := cfg.Kafka()
+	if err != nil {
+		return err
+	}
 	if cfg.MongoURI == "" {
 		if !cfg.EmbeddedDB {
 			return errors.New("MONGODB_URI is required for a service on its own: without it each process would open a private embedded database " +
@@ -222,7 +232,7 @@ func RunService(ctx context.Context, m service.Module, getenv func(string) strin
 		dbo.Monitor = telemetry.MongoMonitor()
 	}
 	return service.Run(ctx, service.Options{
-		Module: m, Listener: ln, DB: dbo, Brokers: cfg.KafkaBrokers,
+		Module: m, Listener: ln, DB: dbo, Brokers: brokers,
 		Resolver: resolver, Verifier: verifier, InternalToken: cfg.InternalToken,
 		Logger: logger, HTTP: httpCfg, Getenv: getenv,
 	})

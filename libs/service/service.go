@@ -29,7 +29,7 @@ type Env struct {
 	Outbox    *events.Outbox
 	Relay     *events.Relay // Kick it after a transaction that added events
 	Publisher events.Publisher
-	Brokers   []string
+	Brokers   events.Brokers
 	Calls     *ops.Client
 	// Settings is the module's own typed settings (Module.Settings), loaded
 	// from the environment; nil for a module without any.
@@ -69,7 +69,7 @@ type Options struct {
 	Module        Module
 	Listener      net.Listener
 	DB            store.Options
-	Brokers       []string
+	Brokers       events.Brokers
 	Publisher     events.Publisher // optional; defaults to a Kafka publisher on Brokers
 	Resolver      ops.Resolver
 	Verifier      auth.Verifier
@@ -113,6 +113,9 @@ func Run(ctx context.Context, o Options) (err error) {
 		err = errors.Join(err, db.Close(cctx))
 	}()
 
+	if err := checkBrokers(ctx, o.Brokers, o.Module.Name, logger); err != nil {
+		return fmt.Errorf("%s: %w", o.Module.Name, err)
+	}
 	pub := o.Publisher
 	if pub == nil {
 		kp := events.NewKafkaPublisher(o.Brokers, logger)
@@ -168,8 +171,8 @@ func Run(ctx context.Context, o Options) (err error) {
 	defer stopObserving()
 
 	checks := []httpserver.Check{{Name: "database", Fn: db.Ping}}
-	if len(o.Brokers) > 0 {
-		checks = append(checks, httpserver.Check{Name: "broker", Fn: brokerCheck(o.Brokers)})
+	if len(o.Brokers.Addrs) > 0 {
+		checks = append(checks, httpserver.Check{Name: "broker", Fn: brokerCheck(o.Brokers, o.Module.Name)})
 	}
 	checks = append(checks, built.Checks...)
 	hc := o.HTTP
@@ -203,19 +206,28 @@ func Run(ctx context.Context, o Options) (err error) {
 	return err
 }
 
-// brokerCheck proves a broker accepts connections.
-func brokerCheck(brokers []string) func(context.Context) error {
-	return func(ctx context.Context) error {
-		var d net.Dialer
-		var errs []error
-		for _, b := range brokers {
-			c, err := d.DialContext(ctx, "tcp", b)
-			if err == nil {
-				c.Close()
-				return nil
-			}
-			errs = append(errs, err)
-		}
-		return errors.Join(errs...)
+// checkBrokers refuses to start a service the brokers refuse (credentials,
+// TLS): retrying cannot cure that, and the refusal names the setting. A
+// broker that does not answer yet is only logged: the publisher and the
+// consumers retry until it does.
+func checkBrokers(ctx context.Context, brokers events.Brokers, clientID string, logger *slog.Logger) error {
+	if len(brokers.Addrs) == 0 {
+		return nil
 	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	err := brokers.Check(cctx, clientID)
+	if errors.Is(err, events.ErrBrokerRefused) {
+		return err
+	}
+	if err != nil {
+		logger.Warn("kafka does not answer yet; publishing and consuming will retry", "err", err)
+	}
+	return nil
+}
+
+// brokerCheck proves a broker accepts this service (libs/events Check: its
+// TLS and credentials too, and a refusal names the setting).
+func brokerCheck(brokers events.Brokers, clientID string) func(context.Context) error {
+	return func(ctx context.Context) error { return brokers.Check(ctx, clientID) }
 }

@@ -60,12 +60,12 @@ func startService(t *testing.T) *harness {
 	ready, done := make(chan struct{}), make(chan error, 1)
 	go func() {
 		done <- service.Run(ctx, service.Options{
-			Module: Module, Listener: ln, DB: store.Options{Memory: true}, Brokers: broker.Addrs(), Verifier: verifier,
+			Module: Module, Listener: ln, DB: store.Options{Memory: true}, Brokers: broker.Brokers(), Verifier: verifier,
 			Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
 			HTTP:   cfg, Ready: ready,
 		})
 	}()
-	pub := events.NewKafkaPublisher(broker.Addrs(), nil)
+	pub := events.NewKafkaPublisher(broker.Brokers(), nil)
 	// Cleanups run last-in first-out: the service stops before the broker.
 	t.Cleanup(func() {
 		pub.Close()

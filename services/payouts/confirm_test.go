@@ -268,7 +268,7 @@ func TestUnconfirmedCountedOnceAfterABatchRollback(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- events.RunConsumer(ctx, events.ConsumerConfig{
-			Brokers: b.Addrs(), GroupID: "payouts-test", Topics: []string{customers.TopicOrders}, DB: ts.db,
+			Brokers: b.Brokers(), GroupID: "payouts-test", Topics: []string{customers.TopicOrders}, DB: ts.db,
 			Handler: func(ctx context.Context, env events.Envelope) error {
 				if env.ID == forged.ID {
 					runs.Add(1)
@@ -336,7 +336,7 @@ func withBroker(t *testing.T, ts *testSvc) (context.Context, context.CancelFunc,
 	if err := ts.db.EnsureIndexes(ctx, events.ConsumerIndexes()...); err != nil {
 		t.Fatal(err)
 	}
-	pub := events.NewKafkaPublisher(b.Addrs(), ts.env.Logger)
+	pub := events.NewKafkaPublisher(b.Brokers(), ts.env.Logger)
 	t.Cleanup(func() { pub.Close() })
 	return ctx, cancel, b, pub
 }

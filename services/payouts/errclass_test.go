@@ -99,7 +99,7 @@ func TestPermanentErrorIsDeadLettered(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- events.RunConsumer(ctx, events.ConsumerConfig{
-			Brokers: b.Addrs(), GroupID: "payouts-test", Topics: []string{customers.TopicOrders}, DB: ts.db,
+			Brokers: b.Brokers(), GroupID: "payouts-test", Topics: []string{customers.TopicOrders}, DB: ts.db,
 			Handler: ts.onEvent, Prepare: ts.prepare, Publisher: dlq, Logger: ts.env.Logger, MaxAttempts: 2,
 			RetryBackoff: 10 * time.Millisecond, BatchWait: 300 * time.Millisecond,
 			SessionTimeout: time.Second, RebalanceTimeout: time.Second, HeartbeatInterval: 100 * time.Millisecond,

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
+
+	"marketplace/libs/events"
 )
 
 // Discovery rows: searchNearby over 1,000 stores spread over Dubai, Sharjah
@@ -37,7 +39,7 @@ func around(r *rand.Rand, lat, lng, km float64) (float64, float64) {
 }
 
 // benchSearch stores the 1,000 stores and measures searchNearby.
-func benchSearch(base string, brokers []string, tok func(sub string, roles ...string) string, conns int, dur, warm time.Duration) (row, string, error) {
+func benchSearch(base string, brokers events.Brokers, tok func(sub string, roles ...string) string, conns int, dur, warm time.Duration) (row, string, error) {
 	admin := tok("bench-admin", "admin")
 	r := rand.New(rand.NewPCG(searchSeed, searchSeed))
 	type spot struct {

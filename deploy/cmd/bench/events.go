@@ -18,6 +18,7 @@ import (
 
 	"marketplace/deploy/processor"
 	"marketplace/deploy/system"
+	"marketplace/libs/events"
 )
 
 // Event rows: the webhook load again, once the database already holds a
@@ -64,7 +65,7 @@ func eventStoredCounts() ([]int, error) {
 
 // benchEvents runs the event rows. stored is how many orders earlier rows
 // left in the database.
-func benchEvents(base, secret string, brokers []string, token func(sub string) string, storeID, productID string, stored, conc int) ([]eventRow, error) {
+func benchEvents(base, secret string, brokers events.Brokers, token func(sub string) string, storeID, productID string, stored, conc int) ([]eventRow, error) {
 	counts, err := eventStoredCounts()
 	if err != nil {
 		return nil, err
@@ -253,10 +254,12 @@ func deliver(base, secret, id, customer, storeID string) error {
 
 // groupLags is how many records each consumer group has not committed yet,
 // over all partitions of the topics it has offsets on.
-func groupLags(brokers []string) (map[string]int64, error) {
+func groupLags(brokers events.Brokers) (map[string]int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	client := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 5 * time.Second}
+	tr := brokers.Transport("bench")
+	defer tr.CloseIdleConnections()
+	client := &kafka.Client{Addr: brokers.Addr(), Transport: tr, Timeout: 5 * time.Second}
 	out := map[string]int64{}
 	for _, g := range consumerGroups {
 		committed, err := client.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: g})
@@ -294,7 +297,7 @@ func groupLags(brokers []string) (map[string]int64, error) {
 }
 
 // waitCaughtUp waits until no watched group has lag, and says when.
-func waitCaughtUp(brokers []string, limit time.Duration) (time.Time, error) {
+func waitCaughtUp(brokers events.Brokers, limit time.Duration) (time.Time, error) {
 	deadline := time.Now().Add(limit)
 	for {
 		lags, err := groupLags(brokers)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"slices"
@@ -20,7 +21,9 @@ import (
 
 // `marketplace broker` listens on the port it is given, creates every topic of
 // the module list (and their dead-letter topics), says so with its ready
-// line, and keeps records in its data directory across a restart.
+// line, requires the SASL user it is given, and keeps records in its data
+// directory across a restart; the user is the restart's own (the launcher
+// makes a new one per run), the previous one is refused.
 func TestBrokerCommand(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -30,11 +33,27 @@ func TestBrokerCommand(t *testing.T) {
 	ln.Close()
 	dir := t.TempDir()
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	getenv := func(k string) string { return map[string]string{"LOG_LEVEL": "warn"}[k] }
-
-	// run starts the broker and returns once its ready line is out.
-	run := func() (stop func()) {
+	settings := func(password string) map[string]string {
+		return map[string]string{"KAFKA_SASL_MECHANISM": "SCRAM-SHA-512", "KAFKA_SASL_USERNAME": "marketplace", "KAFKA_SASL_PASSWORD": password}
+	}
+	client := func(password string) events.Brokers {
 		t.Helper()
+		s := settings(password)
+		b, err := events.KafkaSettings{KafkaBrokers: []string{addr}, KafkaSASLMechanism: s["KAFKA_SASL_MECHANISM"],
+			KafkaSASLUsername: s["KAFKA_SASL_USERNAME"], KafkaSASLPassword: s["KAFKA_SASL_PASSWORD"]}.Kafka()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+
+	// run starts the broker requiring the user with password and returns
+	// once its ready line is out.
+	run := func(password string) (stop func()) {
+		t.Helper()
+		env := settings(password)
+		env["LOG_LEVEL"] = "warn"
+		getenv := func(k string) string { return env[k] }
 		ctx, cancel := context.WithCancel(context.Background())
 		pr, pw := io.Pipe()
 		done := make(chan error, 1)
@@ -53,7 +72,7 @@ func TestBrokerCommand(t *testing.T) {
 		}()
 		select {
 		case line := <-ready:
-			if !strings.HasPrefix(line, launch.BrokerReady+addr+" ") || !strings.Contains(line, dir) {
+			if !strings.HasPrefix(line, launch.BrokerReady+addr+" ") || !strings.Contains(line, dir) || !strings.Contains(line, "KAFKA_SASL_MECHANISM=SCRAM-SHA-512") || strings.Contains(line, password) {
 				t.Fatalf("ready line %q", line)
 			}
 		case err := <-done:
@@ -69,10 +88,14 @@ func TestBrokerCommand(t *testing.T) {
 		}
 	}
 
-	stop := run()
+	stop := run("first-run-password")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	conn, err := kafka.DialContext(ctx, "tcp", addr)
+	if err := (events.Brokers{Addrs: []string{addr}}).Check(ctx, "test"); !errors.Is(err, events.ErrBrokerRefused) {
+		t.Fatalf("a client without credentials: %v, want refused", err)
+	}
+	first := client("first-run-password").Dialer("test")
+	conn, err := first.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +114,7 @@ func TestBrokerCommand(t *testing.T) {
 		}
 	}
 	topic := modules.Topics(modules.All)[0]
-	leader, err := kafka.DialLeader(ctx, "tcp", addr, topic, 0)
+	leader, err := first.DialLeader(ctx, "tcp", addr, topic, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,9 +124,12 @@ func TestBrokerCommand(t *testing.T) {
 	leader.Close()
 	stop()
 
-	stop = run()
+	stop = run("second-run-password")
 	defer stop()
-	leader, err = kafka.DialLeader(ctx, "tcp", addr, topic, 0)
+	if err := client("first-run-password").Check(ctx, "test"); !errors.Is(err, events.ErrBrokerRefused) {
+		t.Fatalf("the previous run's password after a restart: %v, want refused", err)
+	}
+	leader, err = client("second-run-password").Dialer("test").DialLeader(ctx, "tcp", addr, topic, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,18 +145,22 @@ func TestBrokerCommand(t *testing.T) {
 }
 
 func TestBrokerCommandArguments(t *testing.T) {
-	getenv := func(string) string { return "" }
 	for _, c := range []struct {
 		args []string
 		want string
+		env  map[string]string
 	}{
-		{[]string{"-port", "70000"}, "-port 70000 is not a port"},
-		{[]string{"-port", "-1"}, "-port -1 is not a port"},
-		{[]string{"-data", ""}, "-data is required"},
-		{[]string{"extra"}, `unexpected arguments ["extra"]`},
-		{[]string{"-bogus"}, "flag provided but not defined"},
+		{nil, "set KAFKA_SASL_MECHANISM (SCRAM-SHA-512), KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD", nil},
+		{[]string{"-no-auth"}, "-no-auth and KAFKA_SASL_MECHANISM: choose one", map[string]string{"KAFKA_SASL_MECHANISM": "SCRAM-SHA-256", "KAFKA_SASL_USERNAME": "u", "KAFKA_SASL_PASSWORD": "p"}},
+		{nil, "without TLS: unset the KAFKA_TLS_ settings", map[string]string{"KAFKA_TLS_ENABLED": "true"}},
+		{nil, `KAFKA_SASL_MECHANISM "GSSAPI" must be`, map[string]string{"KAFKA_SASL_MECHANISM": "GSSAPI"}},
+		{[]string{"-port", "70000"}, "-port 70000 is not a port", nil},
+		{[]string{"-port", "-1"}, "-port -1 is not a port", nil},
+		{[]string{"-data", ""}, "-data is required", nil},
+		{[]string{"extra"}, `unexpected arguments ["extra"]`, nil},
+		{[]string{"-bogus"}, "flag provided but not defined", nil},
 	} {
-		err := broker(context.Background(), c.args, getenv, io.Discard, io.Discard)
+		err := broker(context.Background(), append([]string{"-data", t.TempDir()}, c.args...), func(k string) string { return c.env[k] }, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("broker %q: %v, want %q", c.args, err, c.want)
 		}

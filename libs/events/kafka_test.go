@@ -1,0 +1,391 @@
+package events
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"marketplace/libs/config"
+)
+
+// testCA is a certificate authority made for one test, with the files a
+// client's settings name.
+type testCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	pool *x509.CertPool
+	file string // the CA certificate, PEM
+}
+
+func newTestCA(t *testing.T, dir, name string) *testCA {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	ca := &testCA{cert: cert, key: key, pool: x509.NewCertPool(), file: filepath.Join(dir, name+".pem")}
+	ca.pool.AddCert(cert)
+	writePEM(t, ca.file, "CERTIFICATE", der)
+	return ca
+}
+
+// issue makes a certificate signed by the CA: a server's for 127.0.0.1 and
+// kafka.internal, or a client's; it returns it and its files.
+func (ca *testCA) issue(t *testing.T, dir, name string, server bool) (tls.Certificate, string, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	if server {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		tmpl.IPAddresses, tmpl.DNSNames = []net.IP{net.IPv4(127, 0, 0, 1)}, []string{"kafka.internal"}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, name+".pem"), filepath.Join(dir, name+"-key.pem")
+	writePEM(t, certFile, "CERTIFICATE", der)
+	writePEM(t, keyFile, "EC PRIVATE KEY", keyDER)
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pair, certFile, keyFile
+}
+
+func writePEM(t *testing.T, path, kind string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// loadKafka reads KafkaSettings from env as a program does (libs/config, the
+// password also from a file) and builds its brokers.
+func loadKafka(env map[string]string) (Brokers, error) {
+	var s KafkaSettings
+	if err := config.Load(func(k string) string { return env[k] }, &s); err != nil {
+		return Brokers{}, err
+	}
+	return s.Kafka()
+}
+
+// The settings' rules: each bad combination is refused at start, naming the
+// setting; good ones build the TLS and SASL they say.
+func TestKafkaSettings(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t, dir, "ca")
+	_, certFile, keyFile := ca.issue(t, dir, "client", false)
+	notPEM := filepath.Join(dir, "not.pem")
+	if err := os.WriteFile(notPEM, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	password := filepath.Join(dir, "password")
+	if err := os.WriteFile(password, []byte("from-a-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	scram := map[string]string{"KAFKA_SASL_MECHANISM": "SCRAM-SHA-512", "KAFKA_SASL_USERNAME": "payouts", "KAFKA_SASL_PASSWORD": "pw"}
+	with := func(base map[string]string, kv ...string) map[string]string {
+		out := map[string]string{"KAFKA_BROKERS": "kafka-1:9093,kafka-2:9093"}
+		for k, v := range base {
+			out[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			out[kv[i]] = kv[i+1]
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string // an error holding it; "" is no error
+		mech string // the SASL mechanism built
+		tls  bool   // TLS built
+	}{
+		{"nothing: plaintext, no authentication", with(nil), "", "", false},
+		{"SCRAM-SHA-512", with(scram), "", "SCRAM-SHA-512", false},
+		{"SCRAM-SHA-256 in lower case", with(scram, "KAFKA_SASL_MECHANISM", "scram-sha-256"), "", "SCRAM-SHA-256", false},
+		{"the password from a file", with(scram, "KAFKA_SASL_PASSWORD", "", "KAFKA_SASL_PASSWORD_FILE", password), "", "SCRAM-SHA-512", false},
+		{"the password and its file", with(scram, "KAFKA_SASL_PASSWORD_FILE", password), "set KAFKA_SASL_PASSWORD or KAFKA_SASL_PASSWORD_FILE, not both", "", false},
+		{"an unreadable password file", with(scram, "KAFKA_SASL_PASSWORD", "", "KAFKA_SASL_PASSWORD_FILE", filepath.Join(dir, "missing")), "KAFKA_SASL_PASSWORD_FILE: open", "", false},
+		{"an unknown mechanism", with(scram, "KAFKA_SASL_MECHANISM", "GSSAPI"), `KAFKA_SASL_MECHANISM "GSSAPI" must be SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN`, "", false},
+		{"a mechanism without a user", with(scram, "KAFKA_SASL_USERNAME", ""), "KAFKA_SASL_MECHANISM=SCRAM-SHA-512 needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD", "", false},
+		{"a mechanism without a password", with(scram, "KAFKA_SASL_PASSWORD", ""), "KAFKA_SASL_MECHANISM=SCRAM-SHA-512 needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD", "", false},
+		{"credentials without a mechanism", with(scram, "KAFKA_SASL_MECHANISM", ""), "KAFKA_SASL_USERNAME or KAFKA_SASL_PASSWORD is set without KAFKA_SASL_MECHANISM", "", false},
+		{"PLAIN without TLS", with(scram, "KAFKA_SASL_MECHANISM", "PLAIN"), "KAFKA_SASL_MECHANISM=PLAIN sends the password as it is: use it only with TLS", "", false},
+		{"PLAIN over TLS", with(scram, "KAFKA_SASL_MECHANISM", "PLAIN", "KAFKA_TLS_ENABLED", "true"), "", "PLAIN", true},
+		{"TLS with the system's roots", with(nil, "KAFKA_TLS_ENABLED", "true"), "", "", true},
+		{"a CA file implies TLS", with(nil, "KAFKA_TLS_CA_FILE", ca.file), "", "", true},
+		{"a server name implies TLS", with(nil, "KAFKA_TLS_SERVER_NAME", "kafka.internal"), "", "", true},
+		{"an unreadable CA", with(nil, "KAFKA_TLS_CA_FILE", filepath.Join(dir, "missing.pem")), "KAFKA_TLS_CA_FILE: open " + filepath.Join(dir, "missing.pem"), "", false},
+		{"a CA file without a certificate", with(nil, "KAFKA_TLS_CA_FILE", notPEM), "KAFKA_TLS_CA_FILE: " + notPEM + " holds no PEM certificate", "", false},
+		{"a client certificate", with(scram, "KAFKA_TLS_CA_FILE", ca.file, "KAFKA_TLS_CERT_FILE", certFile, "KAFKA_TLS_KEY_FILE", keyFile), "", "SCRAM-SHA-512", true},
+		{"a certificate without its key", with(nil, "KAFKA_TLS_CERT_FILE", certFile), "a client certificate needs both KAFKA_TLS_CERT_FILE and KAFKA_TLS_KEY_FILE", "", false},
+		{"a key without its certificate", with(nil, "KAFKA_TLS_KEY_FILE", keyFile), "a client certificate needs both KAFKA_TLS_CERT_FILE and KAFKA_TLS_KEY_FILE", "", false},
+		{"a certificate with another's key", with(nil, "KAFKA_TLS_CERT_FILE", certFile, "KAFKA_TLS_KEY_FILE", notPEM), "KAFKA_TLS_CERT_FILE, KAFKA_TLS_KEY_FILE:", "", false},
+		{"TLS off explicitly", with(nil, "KAFKA_TLS_ENABLED", "false"), "", "", false},
+		{"TLS not a boolean", with(nil, "KAFKA_TLS_ENABLED", "yes please"), "KAFKA_TLS_ENABLED", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := loadKafka(tc.env)
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("error %v, want one with %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b.Addrs) != 2 || b.Addrs[1] != "kafka-2:9093" {
+				t.Errorf("addresses %q", b.Addrs)
+			}
+			if mech := ""; b.SASL != nil {
+				if mech = b.SASL.Name(); mech != tc.mech {
+					t.Errorf("SASL %s, want %q", mech, tc.mech)
+				}
+			} else if tc.mech != "" {
+				t.Errorf("no SASL, want %s", tc.mech)
+			}
+			if (b.TLS != nil) != tc.tls {
+				t.Fatalf("TLS %v, want %v", b.TLS != nil, tc.tls)
+			}
+			if b.TLS != nil {
+				if b.TLS.MinVersion < tls.VersionTLS12 || b.TLS.ServerName != tc.env["KAFKA_TLS_SERVER_NAME"] ||
+					(b.TLS.RootCAs != nil) != (tc.env["KAFKA_TLS_CA_FILE"] != "") || (len(b.TLS.Certificates) == 1) != (tc.env["KAFKA_TLS_CERT_FILE"] != "") {
+					t.Errorf("TLS config %+v", b.TLS)
+				}
+			}
+			if d := b.Dialer("x"); d.TLS != b.TLS || d.SASLMechanism != b.SASL {
+				t.Error("the dialer does not carry the settings' TLS and SASL")
+			}
+			if tr := b.Transport("x"); tr.TLS != b.TLS || tr.SASL != b.SASL {
+				t.Error("the transport does not carry the settings' TLS and SASL")
+			}
+		})
+	}
+}
+
+// A client with the settings a broker requires, SASL/SCRAM over TLS with a
+// client certificate (a CA, the broker's and the client's certificates made
+// here), creates topics, publishes and consumes in a group through the
+// embedded broker; a wrong password, no credentials, a plaintext client, a
+// client without its certificate and one that does not trust the broker's
+// are refused, each told which settings to look at.
+func TestSASLAndTLSAgainstTheEmbeddedBroker(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t, dir, "ca")
+	serverCert, _, _ := ca.issue(t, dir, "broker", true)
+	clientCert, certFile, keyFile := ca.issue(t, dir, "client", false)
+	const topic = "payouts"
+	b, err := StartBrokerWith(BrokerOptions{
+		Topics:    []string{topic},
+		Users:     []Credentials{{Mechanism: SASLScramSHA512, Username: "payouts", Password: "s3cret-payouts"}},
+		TLS:       &tls.Config{Certificates: []tls.Certificate{serverCert}, ClientCAs: ca.pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12},
+		ClientTLS: &tls.Config{RootCAs: ca.pool, Certificates: []tls.Certificate{clientCert}, MinVersion: tls.VersionTLS12},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	passwordFile := filepath.Join(dir, "kafka-password")
+	if err := os.WriteFile(passwordFile, []byte("s3cret-payouts\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	right := map[string]string{
+		"KAFKA_BROKERS": b.Addrs()[0], "KAFKA_TLS_CA_FILE": ca.file, "KAFKA_TLS_CERT_FILE": certFile, "KAFKA_TLS_KEY_FILE": keyFile,
+		"KAFKA_SASL_MECHANISM": "SCRAM-SHA-512", "KAFKA_SASL_USERNAME": "payouts", "KAFKA_SASL_PASSWORD_FILE": passwordFile,
+	}
+	brokers, err := loadKafka(right)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := brokers.Check(ctx, "test"); err != nil {
+		t.Fatalf("the right settings: %v", err)
+	}
+	if err := EnsureTopics(ctx, brokers, 1, 1, "more"); err != nil {
+		t.Fatalf("create a topic: %v", err)
+	}
+	pub := NewKafkaPublisher(brokers, nil)
+	defer pub.Close()
+	if err := pub.Publish(ctx, Message{Topic: topic, Key: []byte("store-1"), Value: []byte(`{"earning":"80.70"}`)}); err != nil {
+		t.Fatalf("publish: %v", err)
+	}
+	r := kafka.NewReader(kafka.ReaderConfig{
+		Brokers: brokers.Addrs, Dialer: brokers.Dialer("test"), GroupID: "payouts", GroupTopics: []string{topic},
+		StartOffset: kafka.FirstOffset, MaxWait: 50 * time.Millisecond, HeartbeatInterval: 100 * time.Millisecond,
+		SessionTimeout: time.Second, RebalanceTimeout: time.Second, ReadLagInterval: -1,
+	})
+	defer r.Close()
+	m, err := r.FetchMessage(ctx)
+	if err != nil || string(m.Value) != `{"earning":"80.70"}` {
+		t.Fatalf("consume: %q, %v", m.Value, err)
+	}
+	if err := r.CommitMessages(ctx, m); err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+
+	otherCA := newTestCA(t, dir, "other-ca")
+	for _, tc := range []struct {
+		name string
+		env  map[string]string // changes to the right settings; "" unsets
+		want string
+	}{
+		{"a wrong password", map[string]string{"KAFKA_SASL_PASSWORD_FILE": "", "KAFKA_SASL_PASSWORD": "guessed"}, "refused the SASL credentials (KAFKA_SASL_MECHANISM=SCRAM-SHA-512"},
+		{"another mechanism", map[string]string{"KAFKA_SASL_MECHANISM": "SCRAM-SHA-256"}, "refused the SASL credentials (KAFKA_SASL_MECHANISM=SCRAM-SHA-256"},
+		{"no credentials", map[string]string{"KAFKA_SASL_MECHANISM": "", "KAFKA_SASL_USERNAME": "", "KAFKA_SASL_PASSWORD_FILE": ""}, "requires authentication: set KAFKA_SASL_MECHANISM"},
+		{"plaintext", map[string]string{"KAFKA_TLS_CA_FILE": "", "KAFKA_TLS_CERT_FILE": "", "KAFKA_TLS_KEY_FILE": ""}, "does it require TLS (KAFKA_TLS_ENABLED)?"},
+		{"without the client certificate", map[string]string{"KAFKA_TLS_CERT_FILE": "", "KAFKA_TLS_KEY_FILE": ""}, "does it require a client certificate (KAFKA_TLS_CERT_FILE, KAFKA_TLS_KEY_FILE)?"},
+		{"not trusting the broker", map[string]string{"KAFKA_TLS_CA_FILE": otherCA.file}, "its certificate is not trusted (KAFKA_TLS_CA_FILE, KAFKA_TLS_SERVER_NAME)"},
+		{"another server name", map[string]string{"KAFKA_TLS_SERVER_NAME": "kafka.elsewhere"}, "its certificate is not trusted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{}
+			for k, v := range right {
+				env[k] = v
+			}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			wrong, err := loadKafka(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			err = wrong.Check(ctx, "test")
+			t.Logf("refused: %v", err)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("check: %v, want an error with %q", err, tc.want)
+			}
+			if strings.Contains(tc.want, "KAFKA_") && !errors.Is(err, ErrBrokerRefused) {
+				t.Errorf("%v is not ErrBrokerRefused", err)
+			}
+			p := NewKafkaPublisher(wrong, nil)
+			defer p.Close()
+			if err := p.Publish(ctx, Message{Topic: topic, Key: []byte("store-1"), Value: []byte(`{"forged":true}`)}); err == nil {
+				t.Fatal("published with the wrong settings")
+			}
+		})
+	}
+	// Nothing but the one event reached the topic.
+	var values []string
+	for p := range brokerPartitions {
+		pr := kafka.NewReader(kafka.ReaderConfig{Brokers: brokers.Addrs, Dialer: brokers.Dialer("test"), Topic: topic, Partition: p, MaxWait: 50 * time.Millisecond})
+		for {
+			pctx, pcancel := context.WithTimeout(ctx, 500*time.Millisecond)
+			m, err := pr.ReadMessage(pctx)
+			pcancel()
+			if err != nil {
+				break
+			}
+			values = append(values, string(m.Value))
+		}
+		pr.Close()
+	}
+	if len(values) != 1 {
+		t.Errorf("the topic holds %q, want only the event published with the right settings", values)
+	}
+}
+
+// A broker restarted on its data directory requires the users of this start:
+// those of the previous start are refused, the records are kept.
+func TestBrokerUsersAreEachStarts(t *testing.T) {
+	dir := t.TempDir()
+	user := func(pw string) Credentials {
+		return Credentials{Mechanism: SASLScramSHA256, Username: "marketplace", Password: pw}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b, err := StartBrokerWith(BrokerOptions{DataDir: dir, Topics: []string{"orders"}, Users: []Credentials{user("first-start")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := b.Brokers()
+	pub := NewKafkaPublisher(first, nil)
+	if err := pub.Publish(ctx, Message{Topic: "orders", Key: []byte("o1"), Value: []byte("kept")}); err != nil {
+		t.Fatal(err)
+	}
+	pub.Close()
+	b.Close()
+	if _, err := os.Stat(filepath.Join(dir, savedUsersFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the users are left in the data directory: %v", err)
+	}
+
+	b, err = StartBrokerWith(BrokerOptions{DataDir: dir, Topics: []string{"orders"}, Users: []Credentials{user("second-start")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	stale := first
+	stale.Addrs = b.Addrs() // the port is new
+	if err := stale.Check(ctx, "test"); !errors.Is(err, ErrBrokerRefused) {
+		t.Fatalf("the first start's password: %v, want refused", err)
+	}
+	if err := b.Brokers().Check(ctx, "test"); err != nil {
+		t.Fatalf("the second start's password: %v", err)
+	}
+	if n := len(readTopicWith(t, b.Brokers(), "orders", 1)); n != 1 {
+		t.Fatalf("%d records after the restart, want 1", n)
+	}
+}
+
+// readTopicWith reads n messages of a topic from the start with a fresh group.
+func readTopicWith(t *testing.T, b Brokers, topic string, n int) []kafka.Message {
+	t.Helper()
+	r := kafka.NewReader(kafka.ReaderConfig{
+		Brokers: b.Addrs, Dialer: b.Dialer("test"), GroupID: "verify-" + rand.Text(), GroupTopics: []string{topic},
+		MaxWait: 50 * time.Millisecond, StartOffset: kafka.FirstOffset,
+		HeartbeatInterval: 100 * time.Millisecond, SessionTimeout: time.Second, RebalanceTimeout: time.Second, ReadLagInterval: -1,
+	})
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var out []kafka.Message
+	for len(out) < n {
+		m, err := r.FetchMessage(ctx)
+		if err != nil {
+			t.Fatalf("read %s: got %d of %d messages: %v", topic, len(out), n, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
