@@ -5,6 +5,7 @@ package ops
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 
 	"marketplace/libs/apperr"
 )
@@ -14,8 +15,10 @@ import (
 // compatible release would add, added to every operation at once rather
 // than by editing each type.
 //
-//   - Every operation's answer that is a JSON object (or an array of them)
-//     carries one more field, nextField (NextAnswerField).
+//   - Every operation's answer that is a record (a Go struct, or a list of
+//     them) carries one more field, nextField (NextAnswerField). A
+//     dictionary (a Go map: ids to records, say) gets none: a key more there
+//     would be an entry more, which no compatible release adds.
 //   - Every internal operation declares and accepts one more optional
 //     argument, nextArg: a string.
 //   - Every call a Client makes sends nextArg: left out for a callee that
@@ -47,28 +50,37 @@ func withNextArg(raw []byte) []byte {
 	return withField(raw, nextArg)
 }
 
-// encodeAnswer is an operation's answer as JSON, with nextField in it.
+// encodeAnswer is an operation's answer as JSON, with nextField in it when
+// it is a record or a list of records.
 func encodeAnswer(res any) ([]byte, error) {
 	b, err := json.Marshal(res)
 	if err != nil || len(b) == 0 {
 		return b, err
 	}
-	switch b[0] {
-	case '{':
+	t := reflect.TypeOf(res)
+	switch {
+	case isRecord(t):
 		return withField(b, nextField), nil
-	case '[':
+	case t != nil && t.Kind() == reflect.Slice && isRecord(t.Elem()) && b[0] == '[':
 		var items []json.RawMessage
 		if err := json.Unmarshal(b, &items); err != nil {
 			return b, nil
 		}
 		for i, it := range items {
-			if len(it) > 0 && it[0] == '{' {
-				items[i] = withField(it, nextField)
-			}
+			items[i] = withField(it, nextField)
 		}
 		return json.Marshal(items)
 	}
 	return b, nil
+}
+
+// isRecord reports whether values of t are records: structs (or pointers to
+// them), whose JSON objects a compatible release may add a field to.
+func isRecord(t reflect.Type) bool {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t != nil && t.Kind() == reflect.Struct
 }
 
 // withField adds key: nextValue first in a JSON object (other values are
@@ -122,7 +134,7 @@ func acceptNextArg(access Access, raw *[]byte) error {
 }
 
 // declareNext adds nextArg to an internal operation's declared arguments and
-// nextField to the schema of an answer that is an object.
+// nextField to the schema of an answer that is a record or a list of them.
 func declareNext(d *Descriptor) {
 	if d.Access == Internal {
 		d.Args = append(d.Args, ArgDoc{Name: nextArg, Type: "string", Required: false})
@@ -134,12 +146,26 @@ func declareNext(d *Descriptor) {
 			Description: "Added by the next version (build tag nextversion)."}})
 		d.ArgsSchema = s
 	}
-	if d.Returns != nil && d.Returns.Type.Has("object") && d.Returns.Properties != nil {
-		s := cloneSchema(d.Returns)
-		s.Properties = append(slicesClone(s.Properties), Prop{Name: nextField, Schema: &Schema{Type: Types{"string"},
-			Description: "Added by the next version (build tag nextversion)."}})
-		d.Returns = s
+	if d.Returns == nil {
+		return
 	}
+	record := func(s *Schema) *Schema {
+		if s == nil || !s.Type.Has("object") || s.Properties == nil {
+			return s
+		}
+		c := cloneSchema(s)
+		c.Properties = append(slicesClone(s.Properties), Prop{Name: nextField, Schema: &Schema{Type: Types{"string"},
+			Description: "Added by the next version (build tag nextversion)."}})
+		c.Required = append(append([]string(nil), s.Required...), nextField)
+		return c
+	}
+	if d.Returns.Type.Has("array") && d.Returns.Items != nil {
+		c := cloneSchema(d.Returns)
+		c.Items = record(d.Returns.Items)
+		d.Returns = c
+		return
+	}
+	d.Returns = record(d.Returns)
 }
 
 func slicesClone(p Props) Props { return append(Props(nil), p...) }

@@ -22,15 +22,16 @@ type item struct {
 	ID string `json:"id"`
 }
 
-// TestNextVersionAnswers: every answer that is an object, and every object of
-// an answer that is an array, carries the added field; other answers are as
-// they were.
+// TestNextVersionAnswers: every answer that is a record, and every record of
+// an answer that is a list, carries the added field; a dictionary (a map:
+// a key more would be an entry more) and other answers are as they were.
 func TestNextVersionAnswers(t *testing.T) {
 	reg := NewRegistry("shop",
 		NewQuery("shop.items.one", Public, "", func(context.Context, *NoArgs) (item, error) { return item{ID: "a"}, nil }),
 		NewQuery("shop.items.empty", Public, "", func(context.Context, *NoArgs) (struct{}, error) { return struct{}{}, nil }),
 		NewQuery("shop.items.list", Public, "", func(context.Context, *NoArgs) ([]item, error) { return []item{{ID: "a"}, {ID: "b"}}, nil }),
 		NewQuery("shop.items.name", Public, "", func(context.Context, *NoArgs) (string, error) { return "n", nil }),
+		NewQuery("shop.items.byId", Public, "", func(context.Context, *NoArgs) (map[string]item, error) { return map[string]item{"a": {ID: "a"}}, nil }),
 	)
 	app := fiber.New(fiber.Config{DisableStartupMessage: true})
 	(&Server{Registry: reg}).Mount(app)
@@ -54,6 +55,7 @@ func TestNextVersionAnswers(t *testing.T) {
 		"shop.items.empty": `{"nextVersionField":"added by the next version"}`,
 		"shop.items.list":  `[{"nextVersionField":"added by the next version","id":"a"},{"nextVersionField":"added by the next version","id":"b"}]`,
 		"shop.items.name":  `"n"`,
+		"shop.items.byId":  `{"a":{"id":"a"}}`,
 	} {
 		if got := call(path); got != want {
 			t.Errorf("%s: %s, want %s", path, got, want)
@@ -61,8 +63,13 @@ func TestNextVersionAnswers(t *testing.T) {
 	}
 	// The declaration says so.
 	for _, d := range reg.Describe() {
-		if d.Path == "shop.items.one" && d.Returns.Properties.Get(NextAnswerField) == nil {
-			t.Errorf("%s does not declare %s: %+v", d.Path, NextAnswerField, d.Returns)
+		record := d.Returns
+		if d.Path == "shop.items.list" {
+			record = d.Returns.Items
+		}
+		declared := record.Properties.Get(NextAnswerField) != nil && slices.Contains(record.Required, NextAnswerField)
+		if want := d.Path != "shop.items.name" && d.Path != "shop.items.byId"; declared != want {
+			t.Errorf("%s declares %s: %v, want %v (%+v)", d.Path, NextAnswerField, declared, want, record)
 		}
 	}
 	var c version.Contracts = version.BuiltContracts()
