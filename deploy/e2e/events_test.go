@@ -40,13 +40,14 @@ func TestStoreCreatedEventIsPublished(t *testing.T) {
 			}
 			rp.Close()
 			var env struct {
-				ID, Type, Source, Subject, Time string
-				Data                            map[string]any
+				ID, Type, Source, Subject, Time, DataSchema string
+				Data                                        map[string]any
 			}
 			if err := json.Unmarshal(m.Value, &env); err != nil {
 				t.Fatal(err)
 			}
 			if env.Type != "store.created" || env.Source != "catalog" || env.Subject != storeID || env.ID == "" || env.Time == "" ||
+				env.DataSchema != "urn:marketplace:event:store.created:v1" ||
 				env.Data["storeId"] != storeID || env.Data["tier"] != "premium" || env.Data["ownerUserId"] != "owner-1" {
 				t.Fatalf("event: %+v", env)
 			}

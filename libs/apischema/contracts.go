@@ -66,7 +66,32 @@ type Event struct {
 	Type     string
 	Topic    string
 	Producer string
-	Payload  reflect.Type
+	// Version is the major version of Payload: the one the producer
+	// publishes now, which its envelopes' dataschema names.
+	Version int
+	Payload reflect.Type
+	// Older are earlier major versions the producer still publishes beside
+	// Version, each until its deprecation window ends (expand/contract).
+	Older []EventVersion
+}
+
+// EventVersion is an older major version of an event type's payload.
+type EventVersion struct {
+	Version int
+	Payload reflect.Type
+	// Until is the date (YYYY-MM-DD) before which the producer keeps
+	// publishing it; after it, its owner ends the window once no consumer
+	// group reads it (decisions: versioned events).
+	Until string
+}
+
+// Versions are the major versions e is published in, the current one first.
+func (e Event) Versions() []int {
+	out := []int{e.Version}
+	for _, o := range e.Older {
+		out = append(out, o.Version)
+	}
+	return out
 }
 
 // EventsOpenAPI renders the event payloads as an OpenAPI 3.1 document: each

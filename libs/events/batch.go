@@ -12,7 +12,9 @@ package events
 // transaction stops taking events after BatchMaxTime and commits; the rest
 // of the batch goes into the next one (it holds the embedded engine's write
 // lock, and a handler may call another service). Messages that are not
-// envelopes are dead-lettered before the batch's transaction.
+// envelopes, and events in no version the consumer reads, are dead-lettered
+// before the batch's transaction; events it does not handle (another type,
+// or a copy of an event in another version, versions.go) are left out of it.
 //
 // The guarantees are those of one event at a time: an offset is committed only
 // after the transaction that recorded its event, so a crash in between
@@ -84,6 +86,7 @@ type batchItem struct {
 	idx     int // in the batch
 	msg     kafka.Message
 	env     Envelope
+	version int // the major version of env's data
 	headers map[string]string
 }
 
@@ -117,7 +120,19 @@ func (c *consumer) settle(ctx context.Context, batch []kafka.Message) int {
 			}
 			continue
 		}
-		items = append(items, batchItem{idx: i, msg: msg, env: env, headers: headersFromKafka(msg.Headers)})
+		headers := headersFromKafka(msg.Headers)
+		r, version, why := c.route(env)
+		switch r {
+		case skipIt:
+			c.logger.DebugContext(ctx, "events: not handled", "id", env.ID, "type", env.Type, "why", why)
+			continue
+		case parkIt:
+			if !c.park(ctx, msg, headers, env, version, why) {
+				return 0
+			}
+			continue
+		}
+		items = append(items, batchItem{idx: i, msg: msg, env: env, version: version, headers: headers})
 	}
 	done := 0 // items committed
 	// settled is the batch prefix settled once done items are.
@@ -162,12 +177,15 @@ func (c *consumer) settle(ctx context.Context, batch []kafka.Message) int {
 
 // settleOneByOne handles a batch's messages one at a time, in order, after
 // the batch failed on one event (whose run in the batch was its first
-// attempt); the undecodable ones are already dead-lettered. It returns how
-// many are settled.
+// attempt); the undecodable ones, and those not to be handled, are already
+// settled. It returns how many are settled.
 func (c *consumer) settleOneByOne(ctx context.Context, batch []kafka.Message, failed *batchHandlerError) int {
 	for i, msg := range batch {
 		env, err := Decode(msg.Value)
 		if err != nil {
+			continue
+		}
+		if r, _, _ := c.route(env); r != handleIt {
 			continue
 		}
 		attempt := 1
@@ -196,10 +214,12 @@ func (c *consumer) settleOneByOne(ctx context.Context, batch []kafka.Message, fa
 func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, error) {
 	keys := make([]string, len(items))
 	digests := make([]string, len(items))
+	copies := make([][]string, len(items))
 	envs := make([]Envelope, len(items))
 	for i, it := range items {
 		keys[i] = c.processedKey(it.env.ID)
 		digests[i] = contentDigest(it.env)
+		copies[i] = copyDigests(it.env)
 		envs[i] = it.env
 	}
 	ctx, err := c.prepare(ctx, envs)
@@ -208,9 +228,11 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 	}
 	recorded, covered := 0, 0
 	var hooks *commitHooks
+	var handled []batchItem // by the committed run
 	err = c.cfg.DB.Tx(ctx, func(tx context.Context) error {
 		start := time.Now()
 		recorded, covered = 0, 0
+		handled = handled[:0]
 		tx, hooks = withCommitHooks(tx)
 		parts := c.cfg.DB.Partitioned(processedCollection)
 		known, err := processedAmong(tx, parts, keys)
@@ -224,7 +246,7 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 				break // the rest in the next transaction
 			}
 			covered = i + 1
-			key, seen, err := c.dedupeKey(tx, parts, known, it.msg.Topic, it.env, digests[i])
+			key, seen, err := c.dedupeKey(tx, parts, known, it.msg.Topic, it.env, digests[i], copies[i])
 			if err != nil {
 				return err
 			}
@@ -236,10 +258,11 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 				return &batchHandlerError{id: it.env.ID, err: err}
 			}
 			doc := processedDoc{ID: key, EventID: it.env.ID, Group: c.cfg.GroupID, Topic: it.msg.Topic,
-				Type: it.env.Type, ProcessedAt: time.Now().UTC(), Digest: digests[i]}
+				Type: it.env.Type, ProcessedAt: time.Now().UTC(), Digest: digests[i], Copies: copies[i]}
 			known[key] = doc // the same event twice in one batch
 			fresh = append(fresh, key)
 			docs[key] = doc
+			handled = append(handled, it)
 		}
 		for _, g := range parts.Group(fresh) {
 			batch := make([]any, len(g.At))
@@ -260,6 +283,9 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 		return 0, err
 	}
 	hooks.run()
+	for _, it := range handled {
+		c.versions.handledOne(it.env.Type, it.version)
+	}
 	if recorded > 0 && c.cfg.AfterCommit != nil {
 		c.cfg.AfterCommit()
 	}
@@ -276,7 +302,7 @@ func processedAmong(ctx context.Context, parts store.Partitioned, keys []string)
 			in[j] = keys[at]
 		}
 		cur, err := g.Coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: in}}}},
-			options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "topic", Value: 1}, {Key: "type", Value: 1}, {Key: "digest", Value: 1}}))
+			options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "topic", Value: 1}, {Key: "type", Value: 1}, {Key: "digest", Value: 1}, {Key: "copies", Value: 1}}))
 		if err != nil {
 			return nil, err
 		}

@@ -202,7 +202,7 @@ func TestBatchCrashBetweenCommitAndOffsetCommit(t *testing.T) {
 	handler, calls := h.effectHandler("")
 	crash := errors.New("process died")
 	cfg := ConsumerConfig{
-		Brokers: h.broker.Brokers(), GroupID: "g1", Topics: []string{topic}, DB: h.db, Handler: handler, Publisher: h.pub, Logger: h.logger,
+		Brokers: h.broker.Brokers(), GroupID: "g1", Topics: []string{topic}, DB: h.db, Handler: handler, Handles: testVersions, Publisher: h.pub, Logger: h.logger,
 		SessionTimeout: time.Second, RebalanceTimeout: time.Second, HeartbeatInterval: 100 * time.Millisecond,
 		BatchWait: 300 * time.Millisecond, BeforeOffsetCommit: func() error { return crash },
 	}

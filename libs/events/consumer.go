@@ -132,6 +132,11 @@ type ConsumerConfig struct {
 	Topics  []string // must exist before the consumer starts: new topics are not watched for
 	DB      *store.DB
 	Handler Handler
+	// Handles declares, per event type, the major versions of its payload
+	// that Handler reads (versions.go). An event of a type not declared is
+	// acknowledged without running Handler; one none of whose copies is in
+	// a version declared is parked on the dead-letter topic at once.
+	Handles Versions
 	// Prepare, if set, runs before each handler transaction, outside it.
 	Prepare   Prepare
 	Publisher Publisher // for the dead-letter topics; nil: one is made from Brokers
@@ -187,6 +192,9 @@ type processedDoc struct {
 	// Digest is the event's contentDigest; empty in records written before
 	// digests.
 	Digest string `bson:"digest,omitempty"`
+	// Copies are the digests of the event's copies in other versions
+	// (versions.go), as its envelope named them.
+	Copies []string `bson:"copies,omitempty"`
 }
 
 // ConsumerIndexes serves the pruning of old processed ids. The processed ids
@@ -216,6 +224,8 @@ type consumer struct {
 	logger *slog.Logger
 	tracer trace.Tracer
 	status *ConsumerStatus
+	// versions counts events parked for their version and handled by version.
+	versions *versionStats
 
 	mu      sync.Mutex
 	reader  *kafka.Reader // the current one, for the offset monitor
@@ -228,11 +238,18 @@ type consumer struct {
 // done, then returns nil. Each event is handled and recorded as processed in
 // one transaction (one per batch of available events, batch.go) before its
 // offset is committed, so delivery is at least once and handling exactly once
-// per group. A handler that keeps failing, or a message that is not an
-// envelope, is sent to "<topic>.dlq" with an "error" header and skipped.
+// per group. A handler that keeps failing, a message that is not an
+// envelope, or an event in no version the consumer reads (cfg.Handles), is
+// sent to "<topic>.dlq" with an "error" header and skipped.
 func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 	if cfg.DB == nil || cfg.Handler == nil || cfg.GroupID == "" || len(cfg.Topics) == 0 {
 		return errors.New("events: consumer needs DB, Handler, GroupID and Topics")
+	}
+	if len(cfg.Handles) == 0 {
+		return errors.New("events: consumer needs Handles: the versions of each event type its handler reads")
+	}
+	if err := cfg.Handles.Check(); err != nil {
+		return fmt.Errorf("events: consumer Handles: %w", err)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -301,8 +318,9 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 	if status == nil {
 		status = NewConsumerStatus(0)
 	}
-	c := &consumer{cfg: cfg, pub: pub, logger: logger, tracer: otel.Tracer(tracerName), status: status}
+	c := &consumer{cfg: cfg, pub: pub, logger: logger, tracer: otel.Tracer(tracerName), status: status, versions: newVersionStats(cfg.Handles)}
 	defer observeConsumer(cfg.GroupID, cfg.Topics, status)()
+	defer observeVersions(cfg.GroupID, c.versions)()
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -399,6 +417,13 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message, attempt int) b
 		return c.deadLetter(ctx, msg, headers, err)
 	}
 	span.SetAttributes(attribute.String("messaging.message.id", env.ID), attribute.String("cloudevents.event_type", env.Type))
+	switch r, version, why := c.route(env); r {
+	case skipIt:
+		c.logger.DebugContext(ctx, "events: not handled", "id", env.ID, "type", env.Type, "why", why)
+		return true
+	case parkIt:
+		return c.park(ctx, msg, headers, env, version, why)
+	}
 
 	wait := c.cfg.RetryBackoff
 	infraWait := time.Duration(0)
@@ -448,7 +473,7 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message, attempt int) b
 // processOnce runs the handler and records the event in one transaction. An
 // event this group already processed is skipped.
 func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) error {
-	digest := contentDigest(env)
+	digest, copies := contentDigest(env), copyDigests(env)
 	ctx, err := c.prepare(ctx, []Envelope{env})
 	if err != nil {
 		return err
@@ -461,7 +486,7 @@ func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) 
 		if err != nil {
 			return err
 		}
-		key, seen, err := c.dedupeKey(tx, parts, known, topic, env, digest)
+		key, seen, err := c.dedupeKey(tx, parts, known, topic, env, digest, copies)
 		if err != nil {
 			return err
 		}
@@ -474,7 +499,7 @@ func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) 
 			return handlerError{err}
 		}
 		_, err = parts.For(key).InsertOne(tx, processedDoc{
-			ID: key, EventID: env.ID, Group: c.cfg.GroupID, Topic: topic, Type: env.Type, ProcessedAt: time.Now().UTC(), Digest: digest,
+			ID: key, EventID: env.ID, Group: c.cfg.GroupID, Topic: topic, Type: env.Type, ProcessedAt: time.Now().UTC(), Digest: digest, Copies: copies,
 		})
 		if store.IsDuplicate(err) {
 			return errSeen // processed concurrently (real MongoDB); roll this copy back
@@ -487,6 +512,9 @@ func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) 
 	}
 	if err == nil {
 		hooks.run()
+		if v, verr := env.Version(); verr == nil {
+			c.versions.handledOne(env.Type, v)
+		}
 		if c.cfg.AfterCommit != nil {
 			c.cfg.AfterCommit()
 		}

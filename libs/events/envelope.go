@@ -19,12 +19,22 @@ const timeLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // Envelope is what travels on every topic (JSON).
 type Envelope struct {
-	ID      string          `json:"id"`      // unique event id, "evt_" + 32 hex digits
-	Type    string          `json:"type"`    // e.g. "order.created"
-	Source  string          `json:"source"`  // producing service, e.g. "customers"
-	Time    time.Time       `json:"time"`    // RFC 3339 with milliseconds, UTC
-	Subject string          `json:"subject"` // aggregate id; also the Kafka message key
-	Data    json.RawMessage `json:"data"`
+	ID      string    `json:"id"`      // unique event id, "evt_" + 32 hex digits
+	Type    string    `json:"type"`    // e.g. "order.created"
+	Source  string    `json:"source"`  // producing service, e.g. "customers"
+	Time    time.Time `json:"time"`    // RFC 3339 with milliseconds, UTC
+	Subject string    `json:"subject"` // aggregate id; also the Kafka message key
+	// DataSchema names the type and major version of Data (CloudEvents'
+	// dataschema): DataSchemaOf(Type, major), e.g.
+	// "urn:marketplace:event:order.created:v1". Empty in envelopes of
+	// producers that predate versions: those carry version 1 (Version).
+	DataSchema string `json:"dataschema,omitempty"`
+	// Copies names the event's copies in other major versions, published
+	// beside this one during a deprecation window (versions.go): "v1:<digest>"
+	// entries, comma-separated, each the version and content digest of one
+	// copy. Empty when the event is published in one version.
+	Copies string          `json:"copies,omitempty"`
+	Data   json.RawMessage `json:"data"`
 }
 
 // MarshalJSON writes Time with millisecond precision.
@@ -36,7 +46,9 @@ func (e Envelope) MarshalJSON() ([]byte, error) {
 	}{plain: plain(e), Time: e.Time.UTC().Format(timeLayout)})
 }
 
-// Decode parses and checks an envelope read from a topic.
+// Decode parses and checks an envelope read from a topic. Its dataschema is
+// not checked here (a consumer parks a version it cannot read, versions.go);
+// a copies attribute that does not parse is an error.
 func Decode(b []byte) (Envelope, error) {
 	var env Envelope
 	if err := json.Unmarshal(b, &env); err != nil {
@@ -44,6 +56,9 @@ func Decode(b []byte) (Envelope, error) {
 	}
 	if env.ID == "" || env.Type == "" {
 		return Envelope{}, errors.New("events: decode envelope: id and type are required")
+	}
+	if _, err := parseCopies(env.Copies); err != nil {
+		return Envelope{}, fmt.Errorf("events: decode envelope %s: %w", env.ID, err)
 	}
 	return env, nil
 }

@@ -26,6 +26,9 @@ import (
 
 const topic = "orders"
 
+// testVersions are the event types the tests publish and handle, in version 1.
+var testVersions = Versions{"order.created": {1}, "order.status_changed": {1}, "order.cancelled": {1}, "order.last": {1}}
+
 func TestMain(m *testing.M) {
 	// The propagator is process-global in otel; the default one propagates nothing.
 	otel.SetTextMapPropagator(propagation.TraceContext{})
@@ -57,7 +60,7 @@ func newHarness(t *testing.T, dataDir string) *harness {
 	h.broker = b
 	h.db = openDB(t, ctx)
 	h.pub = NewKafkaPublisher(b.Brokers(), h.logger)
-	h.outbox = NewOutbox(h.db, "orders-svc")
+	h.outbox = NewOutbox(h.db, "orders-svc", testVersions)
 	if err := h.db.EnsureIndexes(ctx, append(h.outbox.Indexes(), ConsumerIndexes()...)...); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +103,7 @@ func (h *harness) startRelay(r *Relay) (context.CancelFunc, <-chan error) {
 func (h *harness) startConsumer(group string, db *store.DB, handler Handler, maxAttempts int, opts ...func(*ConsumerConfig)) context.CancelFunc {
 	cfg := ConsumerConfig{
 		Brokers: h.broker.Brokers(), GroupID: group, Topics: []string{topic}, DB: db,
-		Handler: handler, Publisher: h.pub, Logger: h.logger, MaxAttempts: maxAttempts,
+		Handler: handler, Handles: testVersions, Publisher: h.pub, Logger: h.logger, MaxAttempts: maxAttempts,
 		SessionTimeout: time.Second, RebalanceTimeout: time.Second, HeartbeatInterval: 100 * time.Millisecond,
 	}
 	for _, o := range opts {
@@ -584,7 +587,7 @@ func TestConsumerCreatesMissingTopics(t *testing.T) {
 	got := make(chan Envelope, 1)
 	go RunConsumer(ctx, ConsumerConfig{Brokers: b.Brokers(), GroupID: "late", Topics: []string{"fresh"}, DB: db,
 		SessionTimeout: time.Second, RebalanceTimeout: time.Second, HeartbeatInterval: 100 * time.Millisecond,
-		Handler: func(_ context.Context, e Envelope) error { got <- e; return nil }})
+		Handler: func(_ context.Context, e Envelope) error { got <- e; return nil }, Handles: Versions{"x.happened": {1}}})
 	pub := NewKafkaPublisher(b.Brokers(), nil)
 	defer pub.Close()
 	time.Sleep(500 * time.Millisecond) // let the consumer join before the first publish

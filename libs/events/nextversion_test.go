@@ -31,7 +31,7 @@ func TestNextVersionPayloadField(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	db := openDB(t, ctx)
-	o := NewOutbox(db, "orders-svc")
+	o := NewOutbox(db, "orders-svc", testVersions)
 	var env Envelope
 	err := db.Tx(ctx, func(tx context.Context) error {
 		var err error

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -15,8 +17,11 @@ import (
 
 const outboxCollection = "outbox"
 
-// outboxDoc is one event waiting to be published.
+// outboxDoc is one event waiting to be published (one copy of it, when it is
+// published in several versions).
 type outboxDoc struct {
+	// ID is the event's id; "<id>/v<major>" for its copies in older
+	// versions (they share the event's id).
 	ID string `bson:"_id"`
 	// Seq orders the relay's reads. createdAt alone has only millisecond
 	// precision in BSON, and two events of one aggregate written in the same
@@ -32,53 +37,114 @@ type outboxDoc struct {
 // Outbox writes events in the same transaction as the state change, so an
 // event exists if and only if the change committed.
 type Outbox struct {
-	db      *store.DB
-	source  string
-	lastSeq atomic.Int64
+	db       *store.DB
+	source   string
+	versions Versions
+	lastSeq  atomic.Int64
 }
 
 // NewOutbox returns an outbox whose events name source as their producer.
-func NewOutbox(db *store.DB, source string) *Outbox {
-	return &Outbox{db: db, source: source}
+// versions are the versions it publishes of each event type (from
+// libs/contracts/events): Add refuses a type without any.
+func NewOutbox(db *store.DB, source string, versions Versions) *Outbox {
+	return &Outbox{db: db, source: source, versions: versions}
 }
 
 // Add records an event. ctx must be the one db.Tx hands to its function: an
 // Add outside a transaction is written at once and would survive a rollback
-// of the state change it describes. data is marshalled to JSON (a
-// json.RawMessage is taken as is). The trace context in ctx travels with the
-// event.
+// of the state change it describes. The envelope's dataschema names the
+// version the type is published in. data is marshalled to JSON (a
+// json.RawMessage is taken as is); for a type published in several versions
+// (a deprecation window, versions.go) it must be a ByVersion holding the
+// data in each of them, and one envelope per version is written, all in one
+// insert and with the event's id, each naming the others in its copies.
+// Add returns the envelope of the current version. The trace context in ctx
+// travels with the event.
 func (o *Outbox) Add(ctx context.Context, topic, eventType, subject string, data any) (Envelope, error) {
 	if topic == "" || eventType == "" {
 		return Envelope{}, errors.New("events: outbox add: topic and event type are required")
 	}
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return Envelope{}, fmt.Errorf("events: outbox add %s: marshal data: %w", eventType, err)
+	versions := o.versions[eventType]
+	if err := checkVersions(eventType, versions); err != nil {
+		return Envelope{}, fmt.Errorf("events: outbox add %s: the versions it is published in (libs/contracts/events): %w", eventType, err)
 	}
-	raw = withNextPayload(raw) // the nextversion build's added field (nextversion.go)
+	payloads, err := payloadsOf(eventType, versions, data)
+	if err != nil {
+		return Envelope{}, err
+	}
 	id, err := NewID()
 	if err != nil {
 		return Envelope{}, err
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	env := Envelope{ID: id, Type: eventType, Source: o.source, Time: now, Subject: subject, Data: raw}
-	body, err := json.Marshal(env)
+	envs := make([]Envelope, len(versions))
+	refs := make([]copyRef, len(versions))
+	for i, v := range versions {
+		raw, err := json.Marshal(payloads[i])
+		if err != nil {
+			return Envelope{}, fmt.Errorf("events: outbox add %s: marshal data of version %d: %w", eventType, v, err)
+		}
+		raw = withNextPayload(raw) // the nextversion build's added field (nextversion.go)
+		envs[i] = Envelope{ID: id, Type: eventType, Source: o.source, Time: now, Subject: subject, DataSchema: DataSchemaOf(eventType, v), Data: raw}
+		refs[i] = copyRef{version: v, digest: contentDigest(envs[i])}
+	}
+	headers := InjectTrace(ctx)
+	docs := make([]any, len(envs))
+	for i := range envs {
+		if len(envs) > 1 {
+			envs[i].Copies = formatCopies(slices.Delete(slices.Clone(refs), i, i+1))
+		}
+		body, err := json.Marshal(envs[i])
+		if err != nil {
+			return Envelope{}, fmt.Errorf("events: outbox add %s: marshal envelope: %w", eventType, err)
+		}
+		docID := id
+		if i > 0 {
+			docID = id + "/v" + strconv.Itoa(versions[i])
+		}
+		docs[i] = outboxDoc{
+			ID:        docID,
+			Seq:       o.nextSeq(),
+			Topic:     topic,
+			Key:       subject,
+			Envelope:  string(body),
+			Headers:   headers,
+			CreatedAt: now,
+		}
+	}
+	coll := o.db.Collection(outboxCollection)
+	if len(docs) == 1 {
+		_, err = coll.InsertOne(ctx, docs[0])
+	} else {
+		_, err = coll.InsertMany(ctx, docs)
+	}
 	if err != nil {
-		return Envelope{}, fmt.Errorf("events: outbox add %s: marshal envelope: %w", eventType, err)
-	}
-	doc := outboxDoc{
-		ID:        id,
-		Seq:       o.nextSeq(),
-		Topic:     topic,
-		Key:       subject,
-		Envelope:  string(body),
-		Headers:   InjectTrace(ctx),
-		CreatedAt: now,
-	}
-	if _, err := o.db.Collection(outboxCollection).InsertOne(ctx, doc); err != nil {
 		return Envelope{}, fmt.Errorf("events: outbox add %s: %w", eventType, err)
 	}
-	return env, nil
+	return envs[0], nil
+}
+
+// payloadsOf is data in each of versions, in their order.
+func payloadsOf(eventType string, versions []int, data any) ([]any, error) {
+	byVersion, ok := data.(ByVersion)
+	if !ok {
+		if len(versions) > 1 {
+			return nil, fmt.Errorf("events: outbox add %s: it is published in versions %s: its data must be an events.ByVersion holding each", eventType, versionList(versions))
+		}
+		return []any{data}, nil
+	}
+	if len(byVersion) != len(versions) {
+		return nil, fmt.Errorf("events: outbox add %s: data in %d versions, it is published in versions %s", eventType, len(byVersion), versionList(versions))
+	}
+	out := make([]any, len(versions))
+	for i, v := range versions {
+		d, ok := byVersion[v]
+		if !ok {
+			return nil, fmt.Errorf("events: outbox add %s: no data of version %d (it is published in versions %s)", eventType, v, versionList(versions))
+		}
+		out[i] = d
+	}
+	return out, nil
 }
 
 // nextSeq is the wall clock in nanoseconds, bumped so it never repeats or goes

@@ -14,6 +14,7 @@ import (
 
 	"marketplace/libs/auth"
 	"marketplace/libs/config"
+	contractevents "marketplace/libs/contracts/events"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
@@ -62,6 +63,9 @@ type Module struct {
 	// environment at start, logged with secrets masked, handed over as
 	// Env.Settings.
 	Settings func() any
+	// Events, if set, are the versions of the event types it publishes
+	// (tests); nil: those libs/contracts/events declares.
+	Events events.Versions
 }
 
 // Options configure one running service.
@@ -122,7 +126,11 @@ func Run(ctx context.Context, o Options) (err error) {
 		defer kp.Close()
 		pub = kp
 	}
-	outbox := events.NewOutbox(db, o.Module.Name)
+	versions := o.Module.Events
+	if versions == nil {
+		versions = contractevents.Versions()
+	}
+	outbox := events.NewOutbox(db, o.Module.Name, versions)
 	relay := events.NewRelay(db, pub, logger)
 	if o.RelayFault != nil {
 		relay.BeforePublish = o.RelayFault

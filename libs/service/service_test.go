@@ -55,7 +55,7 @@ type tSettings struct {
 }
 
 func (m *testModule) module() service.Module {
-	return service.Module{Name: "t", Build: m.build, Settings: func() any { return &tSettings{} }}
+	return service.Module{Name: "t", Build: m.build, Settings: func() any { return &tSettings{} }, Events: events.Versions{"item.created": {1}}}
 }
 
 func (m *testModule) build(_ context.Context, env service.Env) (*service.Built, error) {
@@ -319,7 +319,7 @@ func TestRunServesTheModule(t *testing.T) {
 			t.Fatal(err)
 		}
 		if msg.Topic != "items" || string(msg.Key) != want || env.Type != "item.created" || env.Source != "t" ||
-			env.Subject != want || data.SKU != want {
+			env.Subject != want || data.SKU != want || env.DataSchema != "urn:marketplace:event:item.created:v1" {
 			t.Errorf("message %d = topic %q key %q envelope %+v", i, msg.Topic, msg.Key, env)
 		}
 	}

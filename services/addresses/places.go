@@ -2,7 +2,6 @@ package addresses
 
 import (
 	"context"
-	"encoding/json"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
@@ -57,16 +56,17 @@ func (s *svc) applyPlaces(ctx context.Context, ps ...place) error {
 	return nil
 }
 
-// placeEvents are the catalog events the projection follows.
-var placeEvents = map[string]bool{catalog.EventCityCreated: true, catalog.EventCityUpdated: true, catalog.EventAreaCreated: true, catalog.EventAreaUpdated: true}
+// placeEvents are the catalog events the projection follows, in the
+// versions onCatalogEvent reads.
+var placeEvents = events.Versions{catalog.EventCityCreated: {1}, catalog.EventCityUpdated: {1}, catalog.EventAreaCreated: {1}, catalog.EventAreaUpdated: {1}}
 
 // onCatalogEvent is the consumer's handler: ctx is its transaction.
 func (s *svc) onCatalogEvent(ctx context.Context, env events.Envelope) error {
-	if !placeEvents[env.Type] {
+	if _, ok := placeEvents[env.Type]; !ok {
 		return nil // stores and the like: not ours
 	}
 	var p catalog.Place
-	if err := json.Unmarshal(env.Data, &p); err != nil {
+	if err := events.DecodeData(env, &p); err != nil {
 		return err
 	}
 	return s.applyPlaces(ctx, placeOf(p))
@@ -79,7 +79,7 @@ const placesGroup = "addresses.places"
 func (s *svc) consume(ctx context.Context) error {
 	return events.RunConsumer(ctx, events.ConsumerConfig{
 		Brokers: s.env.Brokers, GroupID: placesGroup, Topics: []string{catalog.Topic},
-		DB: s.env.DB, Handler: s.onCatalogEvent, Publisher: s.env.Publisher, Logger: s.env.Logger,
+		DB: s.env.DB, Handler: s.onCatalogEvent, Handles: placeEvents, Publisher: s.env.Publisher, Logger: s.env.Logger,
 		Status: s.placesStatus,
 	})
 }

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -61,8 +60,8 @@ func (s *svc) onConfigEvent(ctx context.Context, env events.Envelope) error {
 		return nil
 	}
 	var c platformconfig.ConfigChanged
-	if err := json.Unmarshal(env.Data, &c); err != nil {
-		return fmt.Errorf("%s %s: bad data: %w", env.Type, env.ID, err)
+	if err := events.DecodeData(env, &c); err != nil {
+		return err
 	}
 	// Version 0 is a configuration made before its changes were numbered (no
 	// history yet), announced at the configuration service's start: taken
@@ -76,11 +75,15 @@ func (s *svc) onConfigEvent(ctx context.Context, env events.Envelope) error {
 // settingsGroup is the consumer group of the copy.
 const settingsGroup = "catalog.searchSettings"
 
+// settingsEvents are the events the copy follows, in the versions
+// onConfigEvent reads.
+var settingsEvents = events.Versions{platformconfig.EventConfigChanged: {1}}
+
 // consumeSettings follows the configuration's topic until ctx ends.
 func (s *svc) consumeSettings(ctx context.Context) error {
 	return events.RunConsumer(ctx, events.ConsumerConfig{
 		Brokers: s.env.Brokers, GroupID: settingsGroup, Topics: []string{platformconfig.Topic},
-		DB: s.env.DB, Handler: s.onConfigEvent, Publisher: s.env.Publisher, Logger: s.env.Logger,
+		DB: s.env.DB, Handler: s.onConfigEvent, Handles: settingsEvents, Publisher: s.env.Publisher, Logger: s.env.Logger,
 		Status: s.settingsStatus,
 	})
 }

@@ -1,8 +1,6 @@
 package notifications
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -80,6 +78,15 @@ const (
 	EventReviewShown          = reviews.EventShown
 )
 
+// handles are the event types notificationsFor maps, in the versions it
+// reads.
+var handles = events.Versions{
+	EventOrderCreated: {1}, EventOrderStatusChanged: {1}, EventPaymentFailed: {1}, EventReviewFlagRaised: {1},
+	EventPayoutRequested: {1}, EventPayoutApproved: {1}, EventPayoutRejected: {1}, EventPayoutProcessing: {1},
+	EventPayoutCompleted: {1}, EventPayoutFailed: {1}, EventWalletAdjusted: {1},
+	EventReviewStoreResponded: {1}, EventReviewHidden: {1}, EventReviewShown: {1},
+}
+
 // Topics followed.
 var Topics = []string{customers.TopicOrders, payments.Topic, reviews.Topic, payouts.TopicPayouts, payouts.TopicWallets}
 
@@ -122,19 +129,6 @@ func statusLabel(s string) string {
 		return l
 	}
 	return strings.ReplaceAll(clip(s, maxName), "_", " ")
-}
-
-// decodeData reads an event's data object into v. Anything but a JSON object
-// whose fields have the expected types is an error.
-func decodeData(env events.Envelope, v any) error {
-	raw := bytes.TrimSpace(env.Data)
-	if len(raw) == 0 || raw[0] != '{' {
-		return fmt.Errorf("%s %s: data must be a JSON object", env.Type, env.ID)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("%s %s: bad data: %w", env.Type, env.ID, err)
-	}
-	return nil
 }
 
 func required(env events.Envelope, fields ...string) error {
@@ -196,7 +190,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 	switch env.Type {
 	case EventOrderCreated:
 		var d customers.OrderEvent
-		if err := decodeData(env, &d); err != nil {
+		if err := events.DecodeData(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "orderId", d.OrderID); err != nil {
@@ -241,7 +235,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		}
 	case EventOrderStatusChanged:
 		var d customers.OrderEvent
-		if err := decodeData(env, &d); err != nil {
+		if err := events.DecodeData(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "orderId", d.OrderID, "to", d.To); err != nil {
@@ -267,7 +261,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		}
 	case EventPaymentFailed:
 		var d payments.PaymentFailed
-		if err := decodeData(env, &d); err != nil {
+		if err := events.DecodeData(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "paymentIntentId", d.PaymentIntentID); err != nil {
@@ -288,7 +282,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		}
 	case EventReviewFlagRaised:
 		var d reviews.FlagRaised
-		if err := decodeData(env, &d); err != nil {
+		if err := events.DecodeData(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "flagId", d.FlagID, "reviewId", d.ReviewID); err != nil {
@@ -309,7 +303,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 			idMap("flagId", d.FlagID, "reviewId", d.ReviewID, "storeId", d.StoreID, "reason", d.Reason, "flaggedByUserId", d.FlaggedByUserID)))
 	case EventPayoutRequested, EventPayoutApproved, EventPayoutRejected, EventPayoutProcessing, EventPayoutCompleted, EventPayoutFailed:
 		var d payouts.PayoutEvent
-		if err := decodeData(env, &d); err != nil {
+		if err := events.DecodeData(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "payoutId", d.PayoutID); err != nil {
@@ -318,7 +312,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		out = append(out, payoutNotifications(env.Type, d, base)...)
 	case EventWalletAdjusted:
 		var d payouts.WalletEvent
-		if err := decodeData(env, &d); err != nil {
+		if err := events.DecodeData(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "walletId", d.WalletID); err != nil {
@@ -330,7 +324,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		}
 	case EventReviewStoreResponded:
 		var d reviews.StoreResponded
-		if err := decodeData(env, &d); err != nil {
+		if err := events.DecodeData(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "reviewId", d.ReviewID); err != nil {
@@ -350,7 +344,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		}
 	case EventReviewHidden, EventReviewShown:
 		var d reviews.Review
-		if err := decodeData(env, &d); err != nil {
+		if err := events.DecodeData(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "reviewId", d.ReviewID); err != nil {

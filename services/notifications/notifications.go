@@ -70,7 +70,7 @@ func now() int64 { return time.Now().UnixMilli() }
 func (s *svc) consume(ctx context.Context) error {
 	return events.RunConsumer(ctx, events.ConsumerConfig{
 		Brokers: s.env.Brokers, GroupID: GroupID, Topics: Topics,
-		DB: s.env.DB, Handler: s.onEvent, Publisher: s.env.Publisher, Logger: s.env.Logger, Status: s.status,
+		DB: s.env.DB, Handler: s.onEvent, Handles: handles, Publisher: s.env.Publisher, Logger: s.env.Logger, Status: s.status,
 	})
 }
 

@@ -23,6 +23,7 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
+	contractevents "marketplace/libs/contracts/events"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ids"
@@ -217,7 +218,7 @@ func newHarness(t *testing.T, secret string) *harness {
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError}))
 	h := &harness{db: db, pub: &eventstest.Recorder{}, customers: startFakeCustomers(t), secret: secret}
 	h.resolver = &resolver{url: h.customers.url}
-	outbox := events.NewOutbox(db, "payments")
+	outbox := events.NewOutbox(db, "payments", contractevents.Versions())
 	relay := events.NewRelay(db, h.pub, logger)
 	relay.PollInterval = 20 * time.Millisecond
 	env := service.Env{

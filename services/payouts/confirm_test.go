@@ -277,6 +277,7 @@ func TestUnconfirmedCountedOnceAfterABatchRollback(t *testing.T) {
 			},
 			Prepare: ts.prepare, Publisher: pub, Logger: ts.env.Logger, MaxAttempts: 1, BatchWait: 300 * time.Millisecond,
 			AfterCommit:    func() { commits.Add(1) },
+			Handles:        consumed,
 			SessionTimeout: time.Second, RebalanceTimeout: time.Second, HeartbeatInterval: 100 * time.Millisecond,
 		})
 	}()

@@ -2,7 +2,6 @@ package payouts
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -24,10 +23,14 @@ import (
 func (s *svc) consume(ctx context.Context) error {
 	return events.RunConsumer(ctx, events.ConsumerConfig{
 		Brokers: s.env.Brokers, GroupID: GroupID, Topics: []string{catalog.Topic, customers.TopicOrders},
-		DB: s.env.DB, Handler: s.onEvent, Prepare: s.prepare, Publisher: s.env.Publisher, Logger: s.env.Logger, Status: s.status,
+		DB: s.env.DB, Handler: s.onEvent, Handles: consumed, Prepare: s.prepare, Publisher: s.env.Publisher, Logger: s.env.Logger, Status: s.status,
 		AfterCommit: s.env.Relay.Kick,
 	})
 }
+
+// consumed are the events the consumer follows, in the versions onEvent
+// reads.
+var consumed = events.Versions{catalog.EventStoreCreated: {1}, catalog.EventStoreUpdated: {1}, customers.EventOrderStatusChanged: {1}}
 
 // onEvent is the consumer's handler: ctx is its transaction, which also
 // records the event id as processed. Other event types are not ours.
@@ -35,7 +38,7 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 	switch env.Type {
 	case catalog.EventStoreCreated, catalog.EventStoreUpdated:
 		var d catalog.StoreEvent
-		if err := decodeData(env, &d); err != nil {
+		if err := events.DecodeData(env, &d); err != nil {
 			return err
 		}
 		if !ids.Valid("stores", d.StoreID) {
@@ -47,7 +50,7 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 		return s.onStoreEvent(ctx, env, d)
 	case customers.EventOrderStatusChanged:
 		var d customers.OrderEvent
-		if err := decodeData(env, &d); err != nil {
+		if err := events.DecodeData(env, &d); err != nil {
 			return err
 		}
 		if d.To != customers.StatusDelivered {
@@ -56,16 +59,6 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 		// Only which order was delivered is taken from the event: the
 		// customers service confirms the rest (confirm.go).
 		return s.onDelivered(ctx, env, d)
-	}
-	return nil
-}
-
-func decodeData(env events.Envelope, v any) error {
-	if len(env.Data) == 0 || env.Data[0] != '{' {
-		return fmt.Errorf("%s %s: data must be a JSON object", env.Type, env.ID)
-	}
-	if err := json.Unmarshal(env.Data, v); err != nil {
-		return fmt.Errorf("%s %s: bad data: %w", env.Type, env.ID, err)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"marketplace/libs/clocktest"
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
+	contractevents "marketplace/libs/contracts/events"
 	contract "marketplace/libs/contracts/payouts"
 	"marketplace/libs/events"
 	"marketplace/libs/events/eventstest"
@@ -60,7 +61,7 @@ func newTestSvc(t *testing.T) *testSvc {
 	c := clocktest.New(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC))
 	ts := &testSvc{db: db, clock: c, settings: &defaultWalletSettings}
 	logger := slog.New(slog.DiscardHandler)
-	ts.svc = newSvc(service.Env{DB: db, Outbox: events.NewOutbox(db, "payouts"), Relay: events.NewRelay(db, &eventstest.Recorder{}, logger),
+	ts.svc = newSvc(service.Env{DB: db, Outbox: events.NewOutbox(db, "payouts", contractevents.Versions()), Relay: events.NewRelay(db, &eventstest.Recorder{}, logger),
 		Logger: logger, Now: c.Now}, time.Minute)
 	ts.svc.storeOf = func(context.Context, string) (*catalog.Store, error) { return nil, nil }
 	ts.orders = map[string]customers.OrderFacts{}

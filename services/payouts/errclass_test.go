@@ -102,6 +102,7 @@ func TestPermanentErrorIsDeadLettered(t *testing.T) {
 			Brokers: b.Brokers(), GroupID: "payouts-test", Topics: []string{customers.TopicOrders}, DB: ts.db,
 			Handler: ts.onEvent, Prepare: ts.prepare, Publisher: dlq, Logger: ts.env.Logger, MaxAttempts: 2,
 			RetryBackoff: 10 * time.Millisecond, BatchWait: 300 * time.Millisecond,
+			Handles:        consumed,
 			SessionTimeout: time.Second, RebalanceTimeout: time.Second, HeartbeatInterval: 100 * time.Millisecond,
 		})
 	}()

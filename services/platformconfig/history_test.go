@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"marketplace/libs/contracts/catalog"
+	contractevents "marketplace/libs/contracts/events"
 	"marketplace/libs/events"
 	"marketplace/libs/money"
 	"marketplace/libs/page"
@@ -97,7 +98,7 @@ func newTestSvc(t *testing.T, now time.Time) (*svc, *store.DB) {
 	if err := db.EnsureIndexes(ctx, historyIndexes...); err != nil {
 		t.Fatal(err)
 	}
-	return &svc{env: service.Env{DB: db, Outbox: events.NewOutbox(db, "platformconfig"), Relay: events.NewRelay(db, nil, nil)},
+	return &svc{env: service.Env{DB: db, Outbox: events.NewOutbox(db, "platformconfig", contractevents.Versions()), Relay: events.NewRelay(db, nil, nil)},
 		now: func() time.Time { return now }}, db
 }
 

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"marketplace/libs/events"
 )
 
 // Every Event* string constant of the contract packages is an event type
@@ -64,5 +67,39 @@ func TestEveryDeclaredEventTypeIsListed(t *testing.T) {
 	}
 	if declared != len(All) {
 		t.Errorf("%d event types declared, %d listed", declared, len(All))
+	}
+}
+
+// Every event type declares the major version it is published in; an older
+// version still published is below it, once, with a payload struct and the
+// date its window lasts until; Versions is what an outbox takes.
+func TestEveryEventTypeDeclaresItsVersions(t *testing.T) {
+	for _, e := range All {
+		if e.Version < 1 {
+			t.Errorf("%s: version %d", e.Type, e.Version)
+		}
+		for _, o := range e.Older {
+			if o.Version < 1 || o.Version >= e.Version {
+				t.Errorf("%s: older version %d, current %d", e.Type, o.Version, e.Version)
+			}
+			if o.Payload == nil || o.Payload.Kind() != reflect.Struct {
+				t.Errorf("%s v%d: payload %v is not a struct", e.Type, o.Version, o.Payload)
+			}
+			if _, err := time.Parse(time.DateOnly, o.Until); err != nil {
+				t.Errorf("%s v%d: the window's end %q is not a date: %v", e.Type, o.Version, o.Until, err)
+			}
+		}
+	}
+	vs := Versions()
+	if err := events.Versions(vs).Check(); err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != len(All) {
+		t.Errorf("%d types versioned, %d listed", len(vs), len(All))
+	}
+	for _, e := range All {
+		if got := vs[e.Type]; len(got) == 0 || got[0] != e.Version {
+			t.Errorf("%s: published in %v, current version %d", e.Type, got, e.Version)
+		}
 	}
 }
