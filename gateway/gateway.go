@@ -541,7 +541,8 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 }
 
 // Headers relayed from the client to a service, and from a service's answer
-// to the client; nothing else crosses (X-Internal-Token never does).
+// to the client; nothing else crosses (a service's X-Service-Assertion never
+// does: internal operations stay out of the public's reach).
 // Content-Encoding crosses with the body it describes: the service that owns
 // the route decides whether it accepts one (the media service refuses a
 // compressed upload, whose size and bytes it could not check).

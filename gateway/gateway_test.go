@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,12 +21,28 @@ import (
 	"marketplace/libs/discovery"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
+	"marketplace/libs/serviceauth"
 )
 
 var secret = []byte("0123456789abcdef0123456789abcdef")
 
 type echoArgs struct {
 	Say *string `json:"say"`
+}
+
+// payoutsKey is the key of a service the fake service accepts internal calls
+// from: a client that got hold of one of its assertions still cannot use it
+// through the gateway.
+var payoutsKey, _ = serviceauth.GenerateKey()
+
+// payoutsAssertion is a valid assertion of "payouts" for the fake service.
+func payoutsAssertion(t *testing.T) string {
+	t.Helper()
+	a, err := serviceauth.NewSigner("payouts", payoutsKey, nil).Assertion("fake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 // fakeService serves a small registry on loopback; stop closes it.
@@ -53,7 +70,9 @@ func fakeService(t *testing.T, seen chan<- http.Header) (url string, stop func()
 		}
 		return c.Next()
 	})
-	(&ops.Server{Registry: reg, Verifier: v, InternalToken: "svc-token", Routes: fakeRoutes}).Mount(app)
+	// "payouts" may call its internal operations, with a valid assertion.
+	peers := serviceauth.NewVerifier("fake", map[string]ed25519.PublicKey{"payouts": payoutsKey.Public().(ed25519.PublicKey)}, nil)
+	(&ops.Server{Registry: reg, Verifier: v, Peers: peers, Callers: []string{"payouts"}, Routes: fakeRoutes}).Mount(app)
 	// Served, but not declared: the gateway must never reach it.
 	app.Get("/undeclared", func(c *fiber.Ctx) error { return c.SendString("leak") })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -101,9 +120,14 @@ func TestGatewayRoutesForwardsAndHidesInternal(t *testing.T) {
 	if st, body, _ := post(t, gw, "query", `{"path":"fake.things.echo","args":{"say":"hi"}}`); st != 200 || body != `"hi"` {
 		t.Fatalf("echo: %d %s", st, body)
 	}
-	// The gateway strips the internal token a client might send: internal operations
-	// stay unreachable even with a stolen token.
-	st, body, _ := post(t, gw, "mutation", `{"path":"fake.things.secret"}`, ops.HeaderInternalToken, "svc-token")
+	// The gateway never forwards a service's assertion a client might send:
+	// internal operations stay unreachable even with a stolen one, which the
+	// service itself accepts.
+	stolen := payoutsAssertion(t)
+	if st, body, _ := post(t, url, "mutation", `{"path":"fake.things.secret"}`, serviceauth.Header, stolen); st != 200 || body != `"leak"` {
+		t.Fatalf("the assertion on the service itself: %d %s", st, body)
+	}
+	st, body, _ := post(t, gw, "mutation", `{"path":"fake.things.secret"}`, serviceauth.Header, stolen)
 	if st != 404 || !strings.Contains(body, "NOT_FOUND") {
 		t.Fatalf("internal op via gateway: %d %s", st, body)
 	}
@@ -122,11 +146,11 @@ func TestGatewayRoutesForwardsAndHidesInternal(t *testing.T) {
 	for len(seen) > 0 {
 		<-seen
 	}
-	if st, body, _ := post(t, gw, "query", `{"path":"fake.things.mine"}`, "Authorization", "Bearer "+tok, ops.HeaderInternalToken, "svc-token"); st != 200 || body != `"u1"` {
+	if st, body, _ := post(t, gw, "query", `{"path":"fake.things.mine"}`, "Authorization", "Bearer "+tok, serviceauth.Header, stolen); st != 200 || body != `"u1"` {
 		t.Fatalf("mine: %d %s", st, body)
 	}
 	h := <-seen
-	if h.Get(ops.HeaderInternalToken) != "" || h.Get("Authorization") != "Bearer "+tok || h.Get(httpserver.HeaderRequestID) == "" {
+	if h.Get(serviceauth.Header) != "" || h.Get("Authorization") != "Bearer "+tok || h.Get(httpserver.HeaderRequestID) == "" {
 		t.Fatalf("forwarded headers: %v", h)
 	}
 	// The gateway refuses an anonymous call to an authenticated operation itself.
@@ -361,10 +385,10 @@ func TestRawRoutesForward(t *testing.T) {
 	for len(seen) > 0 {
 		<-seen
 	}
-	if st, body, _ := do(t, "POST", gw+"/processor/webhook", "{}", "processor-signature", "t=1,v1=ab", ops.HeaderInternalToken, "svc-token"); st != 200 || body != "got {} signed t=1,v1=ab" {
+	if st, body, _ := do(t, "POST", gw+"/processor/webhook", "{}", "processor-signature", "t=1,v1=ab", serviceauth.Header, payoutsAssertion(t)); st != 200 || body != "got {} signed t=1,v1=ab" {
 		t.Fatalf("webhook: %d %s", st, body)
 	}
-	if h := <-seen; h.Get(ops.HeaderInternalToken) != "" || h.Get(httpserver.HeaderRequestID) == "" {
+	if h := <-seen; h.Get(serviceauth.Header) != "" || h.Get(httpserver.HeaderRequestID) == "" {
 		t.Fatalf("forwarded headers: %v", h)
 	}
 	st, body, h := do(t, "GET", gw+"/files/ab-C_9?q=1", "")

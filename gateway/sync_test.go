@@ -153,7 +153,7 @@ func startBoard(t *testing.T, topics ops.Topics) (*board, string) {
 	}
 	v, _ := auth.NewHS256(secret, auth.Options{})
 	app := fiber.New(fiber.Config{DisableStartupMessage: true})
-	(&ops.Server{Registry: reg, Verifier: v, InternalToken: "svc-token", Topics: topics,
+	(&ops.Server{Registry: reg, Verifier: v, Topics: topics,
 		Idempotency: ops.NewIdempotency(db, slog.New(slog.DiscardHandler))}).Mount(app)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -9,10 +9,8 @@ import (
 	"marketplace/deploy/processor"
 	st "marketplace/deploy/systemtest"
 	"marketplace/libs/contracts/customers"
-	"marketplace/libs/discovery"
 	"marketplace/libs/events"
 	"marketplace/libs/ids"
-	"marketplace/libs/ops"
 )
 
 // Issue 18, item 1: a forged event credits no wallet. Anyone who can publish
@@ -111,8 +109,7 @@ func TestForgedDeliveryOfAMadeUpOrder(t *testing.T) {
 // earnings, another store) credits nothing more, neither to the order's
 // store nor to the store it names.
 func TestForgedDeliveryOfARealOrder(t *testing.T) {
-	const internal = "internal-token-for-forged-event-tests"
-	s := st.Start(t, st.WithEnv("INTERNAL_SERVICE_TOKEN", internal))
+	s := st.Start(t)
 	sh := newShop(t, s)
 	w := &payoutsWorld{s: s, admin: sh.admin, owner: sh.owner, store: sh.storeA}
 	if r := deliver(s, processor.Event("evt_forge_pay_1", "payment_intent.succeeded", sh.payment("pi_forge_1"))); r.Status != 200 {
@@ -158,9 +155,9 @@ func TestForgedDeliveryOfARealOrder(t *testing.T) {
 	w.confirmedReconciliation(t, sh.storeB)
 
 	// What the payouts service asked: the customers service's internal
-	// getOrderFacts, through its typed client; unknown ids absent. It is not
-	// reachable through the gateway.
-	client := customers.NewClient(ops.NewClient(discovery.NewStatic(s.Services), internal, 5*time.Second))
+	// getOrderFacts, through its typed client as the payouts service; unknown
+	// ids absent. It is not reachable through the gateway.
+	client := customers.NewClient(s.CallsAs("payouts"))
 	facts, err := client.OrderFacts(context.Background(), []string{order.ID, ids.New("orders")})
 	if err != nil {
 		t.Fatal(err)

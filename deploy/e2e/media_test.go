@@ -21,9 +21,8 @@ import (
 	st "marketplace/deploy/systemtest"
 	"marketplace/libs/apperr"
 	"marketplace/libs/contracts/media"
-	"marketplace/libs/discovery"
 	"marketplace/libs/ids"
-	"marketplace/libs/ops"
+	"marketplace/libs/serviceauth"
 )
 
 // tinyImages are small valid images of the four accepted types.
@@ -198,18 +197,17 @@ func TestMediaDownloadNotFound(t *testing.T) {
 }
 
 // TestMediaOwnershipCheck: the internal operation other services call (as the
-// reviews service will, before attaching photos) tells, for each id, whether
+// reviews service does, before attaching photos) tells, for each id, whether
 // the file exists and whether the given user uploaded it; it is unreachable
-// through the gateway and without the internal token.
+// through the gateway and without the reviews service's assertion.
 func TestMediaOwnershipCheck(t *testing.T) {
-	const internal = "internal-token-for-media-tests"
-	s := st.Start(t, st.WithEnv("INTERNAL_SERVICE_TOKEN", internal))
+	s := st.Start(t)
 	png := tinyImages(t)["image/png"]
 	mine := storageID(t, upload(s, s.Token("alice"), "image/png", png))
 	theirs := storageID(t, upload(s, s.Token("bob"), "image/png", png))
 	unknown := ids.New(media.IDKind)
 
-	client := media.NewClient(ops.NewClient(discovery.NewStatic(s.Services), internal, 5*time.Second))
+	client := media.NewClient(s.CallsAs("reviews"))
 	ctx := context.Background()
 	got, err := client.CheckOwnership(ctx, "alice", []string{mine, theirs, unknown, mine})
 	if err != nil {
@@ -247,16 +245,21 @@ func TestMediaOwnershipCheck(t *testing.T) {
 		}
 	}
 
-	// Not reachable through the gateway, even with the internal token.
+	// Not reachable through the gateway, even with the reviews service's
+	// assertion.
 	args := map[string]any{"storageIds": []string{mine}, "userId": "alice"}
 	st.Expect(t, s.Query(s.Token("alice"), media.OpCheckOwnership, args), "NOT_FOUND")
 	b, _ := json.Marshal(map[string]any{"path": media.OpCheckOwnership, "args": args})
-	st.Expect(t, s.Do("POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", ops.HeaderInternalToken: internal}), "NOT_FOUND")
-	// Nor on the service's own address without the internal token.
-	st.Expect(t, s.DoAt(s.Services[media.Service], "POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json"}), "NOT_FOUND")
-	r := s.DoAt(s.Services[media.Service], "POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", ops.HeaderInternalToken: internal})
+	reviews := s.Assertion("reviews", media.Service)
+	st.Expect(t, s.Do("POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", serviceauth.Header: reviews}), "NOT_FOUND")
+	// Nor on the service's own address without it, or with the assertion of
+	// a service that does not declare calls to media (payouts).
+	for _, a := range []string{"", s.Assertion("payouts", media.Service)} {
+		st.Expect(t, s.DoAt(s.Services[media.Service], "POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", serviceauth.Header: a}), "NOT_FOUND")
+	}
+	r := s.DoAt(s.Services[media.Service], "POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", serviceauth.Header: reviews})
 	if r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"owned":true`) {
-		t.Fatalf("direct call with the internal token: %d %s", r.Status, r.Body)
+		t.Fatalf("direct call with the reviews service's assertion: %d %s", r.Status, r.Body)
 	}
 }
 

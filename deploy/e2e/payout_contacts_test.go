@@ -5,14 +5,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	st "marketplace/deploy/systemtest"
+	"marketplace/libs/apperr"
 	"marketplace/libs/contracts/catalog"
-	"marketplace/libs/discovery"
 	"marketplace/libs/events"
 	"marketplace/libs/ids"
-	"marketplace/libs/ops"
 )
 
 // eventHold holds back every event the services publish (their outbox
@@ -60,9 +58,8 @@ func (h *eventHold) free() {
 // its owner and the owner's phone as the catalog has them; and still once
 // the event is out.
 func TestPayoutListingsNameTheOwnerWithTheStoreEventHeldBack(t *testing.T) {
-	const internal = "internal-token-for-payout-contacts-tests"
 	hold := newEventHold()
-	s := st.Start(t, st.WithRelayFault(hold.fault), st.WithEnv("INTERNAL_SERVICE_TOKEN", internal))
+	s := st.Start(t, st.WithRelayFault(hold.fault))
 	t.Cleanup(hold.free) // before the system stops (cleanups run last first)
 	admin, owner := s.Token("admin-1", "admin"), s.Token("owner-7")
 	initConfig(t, s)
@@ -103,14 +100,19 @@ func TestPayoutListingsNameTheOwnerWithTheStoreEventHeldBack(t *testing.T) {
 	named("approvePayout's answer with store.created held back", okAs[payoutView](t, w.move(opApprove, payout)))
 
 	// What the payouts service read: the catalog's internal getStoreContacts,
-	// through its typed client, uncached; not reachable through the gateway.
-	client := catalog.NewClient(ops.NewClient(discovery.NewStatic(s.Services), internal, 5*time.Second))
+	// through its typed client as the payouts service, uncached; not
+	// reachable through the gateway, nor by a service that does not declare
+	// calls to the catalog (notifications).
+	client := catalog.NewClient(s.CallsAs("payouts"))
 	contacts, err := client.StoreContacts(context.Background(), []string{store, ids.New("stores")})
 	if c, ok := contacts[store]; err != nil || len(contacts) != 1 || !ok || c.Name != "Held Bakery" || c.OwnerUserID != "owner-7" ||
 		c.OwnerName != "Layla Haddad" || c.OwnerPhone != "+971507654321" || c.Version < 1 {
 		t.Fatalf("store contacts %+v %v", contacts, err)
 	}
 	expectError(t, s.Query(admin, catalog.OpGetStoreContacts, map[string]any{"storeIds": []string{store}}), "NOT_FOUND")
+	if _, err := catalog.NewClient(s.CallsAs("notifications")).StoreContacts(context.Background(), []string{store}); apperr.CodeOf(err) != apperr.Internal {
+		t.Fatalf("an undeclared caller's store contacts: %v", err)
+	}
 
 	hold.free()
 	findEvent(t, s.Brokers, "catalog", store, func(e events.Envelope) bool { return e.Type == "store.created" })

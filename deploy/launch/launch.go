@@ -33,6 +33,7 @@ import (
 	"marketplace/deploy/modules"
 	"marketplace/libs/events"
 	"marketplace/libs/program"
+	"marketplace/libs/serviceauth"
 	"marketplace/services/payments"
 )
 
@@ -77,7 +78,7 @@ type Options struct {
 	BinFrom map[string]string
 	// Getenv reads the launcher's settings (program.Config: HTTP_ADDR is the
 	// gateway's address, DATA_DIR, MONGODB_URI, DB_EMBEDDED, KAFKA_BROKERS,
-	// CONSUL_HTTP_ADDR, AUTH_*, INTERNAL_SERVICE_TOKEN).
+	// CONSUL_HTTP_ADDR, AUTH_*).
 	Getenv func(string) string
 	// Environ is every program's base environment (os.Environ()); the
 	// launcher's settings for each program replace what it names.
@@ -246,9 +247,15 @@ func Run(ctx context.Context, o Options) error {
 		}
 		logf("development webhooks: signed with the secret in %s (make sign-webhook FILE=<body.json>)", filepath.Join(dataDir, webhookSecretFile))
 	}
-	internalToken := cfg.InternalToken
-	if internalToken == "" {
-		internalToken = randomHex(32) // only this run's programs know it
+	// A key pair per service, new every run: each service signs its calls
+	// with its own key and accepts internal calls only from the modules that
+	// declare calls to it. The programs that are no service get none.
+	serviceKeys, publicKeys, err := serviceauth.Pairs(modules.Names())
+	if err != nil {
+		return err
+	}
+	if cfg.ServiceKey != "" || len(cfg.PublicKeys) > 0 || len(cfg.InternalCallers) > 0 {
+		logf("SERVICE_KEY, SERVICE_KEY_FILE, SERVICE_PUBLIC_KEYS and INTERNAL_CALLERS are ignored: every service gets a key of its own for this run")
 	}
 
 	// Addresses: the gateway's from HTTP_ADDR, free loopback ports for the
@@ -310,7 +317,7 @@ func Run(ctx context.Context, o Options) error {
 		brokers = []string{net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
 		kafkaDir := filepath.Join(dataDir, "distributed", "kafka")
 		brokerProc = newProc(out, Broker, binaries["marketplace"],
-			[]string{"broker", "-port", strconv.Itoa(port), "-data", kafkaDir}, withEnv(o.Environ, kafkaEnv, "HTTP_ADDR"))
+			[]string{"broker", "-port", strconv.Itoa(port), "-data", kafkaDir}, withEnv(o.Environ, kafkaEnv, slices.Concat(credentialVars, []string{"HTTP_ADDR"})...))
 		brokerProc.readyLine = BrokerReady
 		sys.procs[Broker] = brokerProc
 	} else {
@@ -346,7 +353,7 @@ func Run(ctx context.Context, o Options) error {
 			[]string{"processor", "-data", filepath.Join(dataDir, ProcessorDir)}, withEnv(o.Environ, map[string]string{
 				"HTTP_ADDR": addr, payments.EnvSecretKey: key, payments.EnvPublishableKey: pk, payments.EnvWebhookSecret: webhookSecret,
 				EnvProcessorWebhookURL: sys.BaseURL + "/processor/webhook", "ADVERTISE_ADDR": "", "METRICS_ADDR": "",
-			}, slices.Concat(kafkaVars, []string{"INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", "AUTH_DEV_SECRET"})...))
+			}, slices.Concat(credentialVars, kafkaVars, []string{"MONGODB_URI", "DB_EMBEDDED", "AUTH_DEV_SECRET"})...))
 		processorProc.readyURL = sys.ProcessorURL + "/readyz"
 		sys.procs[Processor] = processorProc
 		logf("development payments: the processor simulator at %s; pay for an intent with: make pay INTENT=<paymentIntentId> [OUTCOME=failed]", sys.ProcessorURL)
@@ -367,12 +374,14 @@ func Run(ctx context.Context, o Options) error {
 		auth["AUTH_DEV_SECRET"] = devSecret
 	}
 
+	publicKeyList := serviceauth.FormatPublicKeys(publicKeys)
 	var services []*proc
 	for _, m := range order {
 		set := map[string]string{
-			"HTTP_ADDR": serviceAddr[m.Name], "DATA_DIR": dbDir, "KAFKA_BROKERS": strings.Join(brokers, ","),
-			"INTERNAL_SERVICE_TOKEN": internalToken, "PUBLIC_BASE_URL": publicURL,
-			payments.EnvWebhookSecret: "", // the payments service's alone
+			"HTTP_ADDR": serviceAddr[m.Name], "DATA_DIR": dbDir, "KAFKA_BROKERS": strings.Join(brokers, ","), "PUBLIC_BASE_URL": publicURL,
+			// Its own key, every service's public key, and who may call it.
+			"SERVICE_KEY": serviceauth.EncodePrivateKey(serviceKeys[m.Name]), "SERVICE_KEY_FILE": "", "SERVICE_PUBLIC_KEYS": publicKeyList,
+			"INTERNAL_CALLERS": strings.Join(modules.Callers(modules.All, m.Name), ","), payments.EnvWebhookSecret: "", // the webhook secret is the payments service's alone
 			// A service serves /metrics on its own port; one METRICS_ADDR
 			// for all would be taken by the first (the gateway keeps it).
 			"METRICS_ADDR": "", "ADVERTISE_ADDR": "",
@@ -416,9 +425,9 @@ func Run(ctx context.Context, o Options) error {
 		gwSet["ADVERTISE_ADDR"] = net.JoinHostPort(probeHost, gwPort)
 	}
 	merge(gwSet, discovery, auth, kafkaEnv)
-	// The gateway gets no database, internal token or processor secret.
+	// The gateway gets no database, service key or processor secret.
 	gw := newProc(out, Gateway, binaries[Gateway], nil, withEnv(o.Environ, gwSet,
-		"INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", payments.EnvWebhookSecret, payments.EnvPublishableKey, payments.EnvSecretKey))
+		slices.Concat(credentialVars, []string{"MONGODB_URI", "DB_EMBEDDED", payments.EnvWebhookSecret, payments.EnvPublishableKey, payments.EnvSecretKey})...))
 	gw.readyURL = sys.BaseURL + "/readyz"
 	gw.deps = services
 	sys.procs[Gateway] = gw
@@ -536,6 +545,10 @@ func kafkaUserEnv(user events.Credentials) map[string]string {
 	env["KAFKA_SASL_MECHANISM"], env["KAFKA_SASL_USERNAME"], env["KAFKA_SASL_PASSWORD"] = user.Mechanism, user.Username, user.Password
 	return env
 }
+
+// credentialVars are the settings of a service's credentials: the launcher
+// sets them for each service, and no other program gets them.
+var credentialVars = []string{"SERVICE_KEY", "SERVICE_KEY_FILE", "SERVICE_PUBLIC_KEYS", "INTERNAL_CALLERS"}
 
 // merge copies every map of from into dst.
 func merge(dst map[string]string, from ...map[string]string) {

@@ -17,6 +17,7 @@ import (
 	"marketplace/deploy/launch"
 	"marketplace/deploy/modules"
 	"marketplace/deploy/system"
+	"marketplace/libs/serviceauth"
 	"marketplace/services/payments"
 )
 
@@ -131,7 +132,7 @@ func (f *fixture) start(t *testing.T) (*launch.System, *handle) {
 // it stops the gateway first and the broker last.
 func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, "INTERNAL_SERVICE_TOKEN", "", "PROCESSOR_WEBHOOK_SECRET", "whsec_fixture", "AUTH_DEV_SECRET", "fixture-dev-secret-0123",
+	f := newFixture(t, "INTERNAL_CALLERS", "stale", "PROCESSOR_WEBHOOK_SECRET", "whsec_fixture", "AUTH_DEV_SECRET", "fixture-dev-secret-0123",
 		"METRICS_ADDR", "127.0.0.1:19464", "ADVERTISE_ADDR", "somewhere:1")
 	sys, h := f.start(t)
 	recs := records(f.records)
@@ -150,16 +151,38 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 	for _, n := range services {
 		static = append(static, n+"="+sys.Services[n])
 	}
-	token := recs[services[0]][0].Env["INTERNAL_SERVICE_TOKEN"]
-	if len(token) < 32 {
-		t.Errorf("internal token %q", token)
+	// Each service its own key, every service's public key, and as callers
+	// the modules that declare calls to it.
+	publicKeys := recs[services[0]][0].Env["SERVICE_PUBLIC_KEYS"]
+	pubs, err := serviceauth.ParsePublicKeys(strings.Split(publicKeys, ","))
+	if err != nil || len(pubs) != len(services) {
+		t.Fatalf("SERVICE_PUBLIC_KEYS=%q: %v", publicKeys, err)
+	}
+	seen := map[string]bool{}
+	for _, n := range services {
+		env := recs[n][0].Env
+		key, err := serviceauth.ParsePrivateKey(env["SERVICE_KEY"])
+		if err != nil || !pubs[n].Equal(key.Public()) || seen[env["SERVICE_KEY"]] {
+			t.Errorf("%s: SERVICE_KEY is not its own (%v)", n, err)
+		}
+		seen[env["SERVICE_KEY"]] = true
+		if env["SERVICE_PUBLIC_KEYS"] != publicKeys {
+			t.Errorf("%s: SERVICE_PUBLIC_KEYS=%q", n, env["SERVICE_PUBLIC_KEYS"])
+		}
+		callers, has := env["INTERNAL_CALLERS"]
+		if want := strings.Join(modules.Callers(modules.All, n), ","); callers != want || has != (want != "") {
+			t.Errorf("%s: INTERNAL_CALLERS=%q, want %q", n, callers, want)
+		}
+	}
+	if c := recs["catalog"][0].Env["INTERNAL_CALLERS"]; c != "addresses,customers,payments,payouts,platformconfig,reviews" {
+		t.Errorf("catalog: INTERNAL_CALLERS=%q", c)
 	}
 	for _, n := range services {
 		env := recs[n][0].Env
 		want := map[string]string{
 			"HTTP_ADDR": strings.TrimPrefix(sys.Services[n], "http://"), "KAFKA_BROKERS": sys.Brokers[0],
 			"DATA_DIR": filepath.Join(f.env["DATA_DIR"], "distributed", "db"), "DB_EMBEDDED": "true",
-			"INTERNAL_SERVICE_TOKEN": token, "AUTH_DEV_SECRET": "fixture-dev-secret-0123", "LOG_LEVEL": "warn",
+			"AUTH_DEV_SECRET": "fixture-dev-secret-0123", "LOG_LEVEL": "warn",
 			"PUBLIC_BASE_URL": sys.BaseURL,
 		}
 		for k, v := range want {
@@ -191,7 +214,7 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 	// The processor simulator: a program of its own on its own address, with
 	// the key the payments service calls with (kept in DATA_DIR, as the
 	// all-in-one keeps it, for `make pay`), sending its signed webhooks to the
-	// gateway; it gets no database, broker or internal token.
+	// gateway; it gets no database, broker or service key.
 	proc := recs["processor"][0]
 	keyFile, _ := os.ReadFile(filepath.Join(f.env["DATA_DIR"], "processor-secret-key"))
 	if !strings.HasPrefix(sys.ProcessorURL, "http://127.0.0.1:") || sys.ProcessorKey != "sk_test_"+strings.TrimSpace(string(keyFile)) ||
@@ -200,15 +223,21 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 		proc.Env[payments.EnvWebhookSecret] != "whsec_fixture" || proc.Env[launch.EnvProcessorWebhookURL] != sys.BaseURL+"/processor/webhook" {
 		t.Errorf("processor: url %q key %q args %q env %v", sys.ProcessorURL, sys.ProcessorKey, proc.Args, proc.Env)
 	}
-	for _, k := range []string{"INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", "KAFKA_BROKERS", "AUTH_DEV_SECRET"} {
+	credentials := []string{"SERVICE_KEY", "SERVICE_KEY_FILE", "SERVICE_PUBLIC_KEYS", "INTERNAL_CALLERS"}
+	for _, k := range append([]string{"MONGODB_URI", "DB_EMBEDDED", "KAFKA_BROKERS", "AUTH_DEV_SECRET"}, credentials...) {
 		if _, has := proc.Env[k]; has {
 			t.Errorf("the processor got %s", k)
 		}
 	}
 	gw := recs["gateway"][0].Env
-	for _, k := range []string{"INTERNAL_SERVICE_TOKEN", "MONGODB_URI", "DB_EMBEDDED", payments.EnvWebhookSecret, payments.EnvSecretKey} {
+	for _, k := range append([]string{"MONGODB_URI", "DB_EMBEDDED", payments.EnvWebhookSecret, payments.EnvSecretKey}, credentials...) {
 		if _, has := gw[k]; has {
 			t.Errorf("the gateway got %s", k)
+		}
+	}
+	for _, k := range credentials {
+		if _, has := broker.Env[k]; has {
+			t.Errorf("the broker got %s", k)
 		}
 	}
 	if gw["KAFKA_BROKERS"] != sys.Brokers[0] { // it follows the topics for live queries

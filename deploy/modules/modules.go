@@ -58,6 +58,20 @@ func Topics(ms []service.Module) []string {
 	return slices.Compact(out)
 }
 
+// Callers are the modules of ms that declare calls to the module named name,
+// sorted: the services whose calls it accepts on its internal operations
+// (INTERNAL_CALLERS).
+func Callers(ms []service.Module, name string) []string {
+	var out []string
+	for _, m := range ms {
+		if slices.Contains(m.Calls, name) {
+			out = append(out, m.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // StartOrder sorts ms so that every module starts after the modules it calls
 // (those in ms), keeping the list's order otherwise. A call to a module that is
 // not declared, or a cycle of calls, is an error.

@@ -7,6 +7,7 @@ package system
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -31,6 +32,7 @@ import (
 	"marketplace/libs/ops"
 	"marketplace/libs/program"
 	"marketplace/libs/service"
+	"marketplace/libs/serviceauth"
 	"marketplace/libs/store"
 	"marketplace/libs/telemetry"
 	"marketplace/libs/version"
@@ -75,6 +77,9 @@ type Info struct {
 	// and the gateway's, one registry): the metrics listener, never the
 	// gateway's public port. Empty when they are not served.
 	MetricsURL string
+	// ServiceKeys are the services' private keys of this run (tests sign
+	// calls as a service with them); nobody outside the process has them.
+	ServiceKeys map[string]ed25519.PrivateKey
 }
 
 // Run starts everything and blocks until ctx is done.
@@ -166,9 +171,6 @@ func Run(ctx context.Context, o Options) error {
 			}
 		}
 	}
-	if cfg.InternalToken == "" {
-		cfg.InternalToken = randomHex(32) // only this process's services know it
-	}
 	logger.Info("starting all-in-one", append(version.Get().Attrs(), "config", config.Describe(&cfg))...)
 	verifier, err := cfg.Verifier(ctx)
 	if err != nil {
@@ -233,6 +235,18 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	// A key pair per service, new every run: each service signs its calls
+	// with its own key, and accepts internal calls only from the modules
+	// that declare calls to it.
+	names := make([]string, len(run))
+	for i, m := range run {
+		names[i] = m.Name
+	}
+	serviceKeys, publicKeys, err := serviceauth.Pairs(names)
+	if err != nil {
+		return err
+	}
+	info.ServiceKeys = serviceKeys
 	sctx, stopServices := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	errc := make(chan error, len(run))
@@ -250,13 +264,14 @@ func Run(ctx context.Context, o Options) error {
 		if !dbo.Memory && dbo.URI == "" {
 			dbo.DataDir = filepath.Join(cfg.DataDir, "db")
 		}
+		creds := serviceauth.Credentials{Key: serviceKeys[m.Name], Peers: publicKeys, Callers: modules.Callers(run, m.Name)}
 		ready := make(chan struct{})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			err := service.Run(sctx, service.Options{
 				Module: m, Listener: ln, DB: dbo, Brokers: brokers, Resolver: resolver, Verifier: verifier,
-				InternalToken: cfg.InternalToken, Logger: logger, HTTP: httpCfg, Getenv: o.Getenv, Configure: configure,
+				Credentials: creds, Logger: logger, HTTP: httpCfg, Getenv: o.Getenv, Configure: configure,
 				Ready: ready, RelayFault: o.RelayFault, Now: o.Now,
 			})
 			if err != nil {
@@ -272,10 +287,6 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 
-	names := make([]string, len(run))
-	for i, m := range run {
-		names[i] = m.Name
-	}
 	gc.Services = names
 	gc.Brokers = brokers // live queries follow the services' events
 	var gres ops.Resolver = resolver

@@ -22,8 +22,10 @@ import (
 	"marketplace/deploy/system"
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
+	"marketplace/libs/discovery"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
+	"marketplace/libs/serviceauth"
 )
 
 // The processor settings every test system runs with.
@@ -160,6 +162,33 @@ func (s *Sys) Token(sub string, roles ...string) string {
 		s.tb.Fatal(err)
 	}
 	return tok
+}
+
+// CallsAs is a client of the services' own addresses that signs its calls as
+// service, with that service's key of this run: a test calls internal
+// operations as that service would (or as one the callee does not accept).
+func (s *Sys) CallsAs(service string) *ops.Client {
+	s.tb.Helper()
+	key, ok := s.ServiceKeys[service]
+	if !ok {
+		s.tb.Fatalf("no service %q runs", service)
+	}
+	return ops.NewClient(discovery.NewStatic(s.Services), serviceauth.NewSigner(service, key, nil), 5*time.Second)
+}
+
+// Assertion is service's assertion for a call to callee (the value of
+// serviceauth.Header), signed with service's key of this run.
+func (s *Sys) Assertion(service, callee string) string {
+	s.tb.Helper()
+	key, ok := s.ServiceKeys[service]
+	if !ok {
+		s.tb.Fatalf("no service %q runs", service)
+	}
+	a, err := serviceauth.NewSigner(service, key, nil).Assertion(callee)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	return a
 }
 
 // Result is a response: the status and the raw body, decodable on demand.

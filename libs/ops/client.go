@@ -11,6 +11,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/serviceauth"
 )
 
 // Resolver finds a service's base URL (see package discovery).
@@ -20,24 +21,26 @@ type Resolver interface {
 
 // Client calls other services' operations directly (through discovery, never
 // through the public gateway). It forwards the caller's token so the callee applies
-// its own rules to the same identity, and proves it is a service with the internal
-// token.
+// its own rules to the same identity, and proves which service it is with an
+// assertion signed for the callee (serviceauth.Header).
 type Client struct {
-	resolver      Resolver
-	internalToken string
-	hc            *fasthttp.Client
-	timeout       time.Duration
+	resolver Resolver
+	signer   *serviceauth.Signer
+	hc       *fasthttp.Client
+	timeout  time.Duration
 	// callees are the declarations of the services it calls (callees.go).
 	callees *callees
 }
 
-// NewClient builds a client; timeout bounds each call that has no earlier deadline.
-func NewClient(r Resolver, internalToken string, timeout time.Duration) *Client {
+// NewClient builds a client that signs its calls with signer (nil: calls
+// carry no assertion, and the callees' internal operations refuse them);
+// timeout bounds each call that has no earlier deadline.
+func NewClient(r Resolver, signer *serviceauth.Signer, timeout time.Duration) *Client {
 	return &Client{
-		resolver:      r,
-		internalToken: internalToken,
-		timeout:       timeout,
-		callees:       newCallees(),
+		resolver: r,
+		signer:   signer,
+		timeout:  timeout,
+		callees:  newCallees(),
 		hc: &fasthttp.Client{
 			MaxConnsPerHost:     512,
 			ReadTimeout:         timeout,
@@ -76,8 +79,12 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 	req.SetRequestURI(base + "/api/" + string(kind))
 	req.Header.SetMethod(fasthttp.MethodPost)
 	req.Header.SetContentType("application/json")
-	if c.internalToken != "" {
-		req.Header.Set(HeaderInternalToken, c.internalToken)
+	if c.signer != nil {
+		a, err := c.signer.Assertion(service)
+		if err != nil {
+			return apperr.Wrap(err, apperr.Internal, "internal error")
+		}
+		req.Header.Set(serviceauth.Header, a)
 	}
 	if tok := tokenFrom(ctx); tok != "" {
 		req.Header.Set("Authorization", tok)
@@ -102,8 +109,10 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 	if status != fasthttp.StatusOK {
 		if e, ok := apperr.Parse(status, payload); ok {
 			if e.Code == apperr.NotFound && e.Details["reason"] == ReasonUnknownOperation {
-				// Our own call is wrong (a version skew, a mismatched internal token):
-				// a bug of the calling service, not a missing record of the client's.
+				// Our own call is wrong (a version skew, a call the callee does
+				// not accept from this service: an undeclared edge, keys it does
+				// not know): a bug of the calling service or of its deployment,
+				// not a missing record of the client's.
 				return apperr.Wrap(fmt.Errorf("%s refused operation %s: %s", service, path, e.Message), apperr.Internal, "internal error")
 			}
 			// An argument the callee does not know: sent once more without it,

@@ -3,20 +3,17 @@ package ops
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
+	"log/slog"
 
 	"github.com/gofiber/fiber/v2"
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/serviceauth"
 	"marketplace/libs/version"
 )
-
-// HeaderInternalToken proves a call comes from another service. The gateway strips
-// it from public requests.
-const HeaderInternalToken = "X-Internal-Token"
 
 // Request is the body of POST /api/query and /api/mutation.
 type Request struct {
@@ -100,9 +97,18 @@ func tokenFrom(ctx context.Context) string { s, _ := ctx.Value(tokenKey{}).(stri
 // Server exposes a registry over HTTP: POST /api/query, POST /api/mutation and
 // GET /ops (the declarations the gateway routes by).
 type Server struct {
-	Registry      *Registry
-	Verifier      auth.Verifier
-	InternalToken string
+	Registry *Registry
+	Verifier auth.Verifier
+	// Peers verifies the assertions other services send (serviceauth.Header);
+	// Callers are the services whose verified calls may reach internal
+	// operations (INTERNAL_CALLERS: the modules that declare calls to this
+	// one). Nil Peers verifies none, so no call is internal (peers.go).
+	Peers   *serviceauth.Verifier
+	Callers []string
+	// Logger receives the internal calls refused to a request that carried an
+	// assertion; nil logs nothing.
+	Logger   *slog.Logger
+	refusals *peerRefusals
 	// Idempotency keeps the outcomes of mutations called with an Idempotency-Key
 	// (idempotency.go); nil ignores the header.
 	Idempotency *Idempotency
@@ -127,6 +133,7 @@ type Topics struct {
 
 // Mount adds the routes to app.
 func (s *Server) Mount(app *fiber.App) {
+	s.refusals = newPeerRefusals()
 	app.Post("/api/query", s.handle(Query))
 	app.Post("/api/mutation", s.handle(Mutation))
 	contracts := s.Contracts
@@ -138,11 +145,6 @@ func (s *Server) Mount(app *fiber.App) {
 			"publishes": s.Topics.Publishes, "consumes": s.Topics.Consumes})
 	})
 	s.mountRoutes(app)
-}
-
-func (s *Server) isInternal(c *fiber.Ctx) bool {
-	got := c.Get(HeaderInternalToken)
-	return s.InternalToken != "" && got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.InternalToken)) == 1
 }
 
 func (s *Server) handle(kind Kind) fiber.Handler {
@@ -159,9 +161,9 @@ func (s *Server) handle(kind Kind) fiber.Handler {
 		if rid, ok := c.Locals("requestid").(string); ok {
 			ctx = withRequestID(ctx, rid)
 		}
-		internal := s.isInternal(c)
-		// Idempotency keys: for mutations of outside callers (another service's
-		// calls carry none); on queries the header is ignored.
+		internal := s.internalCall(ctx, c, req.Path)
+		// Idempotency keys: for mutations of outside callers (a declared
+		// caller's calls carry none); on queries the header is ignored.
 		if kind == Mutation && !internal && s.Idempotency != nil {
 			key, present, err := IdempotencyKeyOf(&c.Request().Header)
 			if err != nil {

@@ -21,6 +21,7 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/serviceauth"
 	"marketplace/libs/store"
 )
 
@@ -140,6 +141,7 @@ type idemWorld struct {
 	fails   atomic.Int64 // runs of "exists"
 	flaky   atomic.Int64 // runs of "flaky"
 	publics atomic.Int64 // runs of "public"
+	peers   *testPeers
 	delay   atomic.Int64 // how long "add" takes, in nanoseconds
 	hold    chan struct{}
 	started chan struct{}
@@ -199,7 +201,8 @@ func newIdemWorld(t *testing.T) *idemWorld {
 		NewQuery("t.idem.read", Authenticated, "", func(context.Context, *NoArgs) (int64, error) { return w.total.Load(), nil }),
 	)
 	w.app = httpserver.New("t", httpserver.Defaults(), logger, nil)
-	(&Server{Registry: reg, Verifier: subVerifier{}, InternalToken: "svc", Idempotency: w.ids}).Mount(w.app)
+	w.peers = newTestPeers(t, "t", "svc", "undeclared")
+	(&Server{Registry: reg, Verifier: subVerifier{}, Peers: w.peers.verifier, Callers: []string{"svc"}, Idempotency: w.ids}).Mount(w.app)
 	return w
 }
 
@@ -483,11 +486,34 @@ func TestIdempotencyKeyWhereItDoesNotApply(t *testing.T) {
 	}
 	for range 2 {
 		w.call("mutation", "", "anon", "t.idem.public", "")
-		w.call("mutation", "", "svc", "t.idem.internal", "", HeaderInternalToken, "svc")
+		w.call("mutation", "", "svc", "t.idem.internal", "", serviceauth.Header, w.peers.assertion("svc", "t"))
 	}
 	if w.publics.Load() != 4 {
 		t.Errorf("anonymous and internal calls: %d runs, want 4", w.publics.Load())
 	}
+	// A declared caller's call runs each time, for a user too (services send
+	// no key; one they relay is not theirs to keep)...
+	for range 2 {
+		if r := w.call("mutation", "u1", "svc-key", "t.idem.add", `{"n":1}`, serviceauth.Header, w.peers.assertion("svc", "t")); r.status != 200 || r.replayed {
+			t.Errorf("a declared caller's call: %+v", r)
+		}
+	}
+	if w.total.Load() != 2 || w.records() != 0 {
+		t.Errorf("a declared caller's calls: total %d, %d records", w.total.Load(), w.records())
+	}
+	// ...and only a declared caller's verified assertion skips the key: an
+	// undeclared service's, a forged one or one for another service is an
+	// outsider's call, whose key is honoured (the second call replays).
+	for name, a := range map[string]string{
+		"undeclared": w.peers.assertion("undeclared", "t"), "forged": w.peers.forged("svc", "t"), "for another service": w.peers.assertion("svc", "other"),
+	} {
+		first := w.call("mutation", "u1", "k-"+name, "t.idem.add", `{"n":1}`, serviceauth.Header, a)
+		again := w.call("mutation", "u1", "k-"+name, "t.idem.add", `{"n":1}`, serviceauth.Header, a)
+		if first.status != 200 || first.replayed || !again.replayed || again.body != first.body {
+			t.Errorf("%s assertion: the key was not honoured: %+v then %+v", name, first, again)
+		}
+	}
+	kept := w.records() // those three keys
 	// Refused before a handler runs: the key stays free.
 	if r := w.call("mutation", "", "free", "t.idem.add", `{"n":1}`); r.code != "UNAUTHENTICATED" {
 		t.Errorf("anonymous: %+v", r)
@@ -495,8 +521,8 @@ func TestIdempotencyKeyWhereItDoesNotApply(t *testing.T) {
 	if r := w.call("mutation", "u1", "free", "t.idem.read", ""); r.code != "INVALID_ARGUMENT" {
 		t.Errorf("query through /api/mutation: %+v", r)
 	}
-	if w.records() != 0 {
-		t.Errorf("%d records kept for calls that keep nothing", w.records())
+	if w.records() != kept {
+		t.Errorf("%d records kept for calls that keep nothing", w.records()-kept)
 	}
 	if r := w.call("mutation", "u1", "free", "t.idem.add", `{"n":1}`); r.status != 200 || r.replayed {
 		t.Errorf("the free key: %+v", r)

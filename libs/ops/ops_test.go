@@ -119,7 +119,8 @@ func TestServerAndClient(t *testing.T) {
 	secret := []byte("0123456789abcdef0123456789abcdef")
 	v, _ := auth.NewHS256(secret, auth.Options{})
 	app := fiber.New()
-	(&Server{Registry: testRegistry(), Verifier: v, InternalToken: "svc-secret"}).Mount(app)
+	peers := newTestPeers(t, "t", "caller")
+	(&Server{Registry: testRegistry(), Verifier: v, Peers: peers.verifier, Callers: []string{"caller"}}).Mount(app)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -129,14 +130,14 @@ func TestServerAndClient(t *testing.T) {
 	res := staticResolver{"t": "http://" + ln.Addr().String()}
 	ctx := context.Background()
 
-	c := NewClient(res, "svc-secret", 2*time.Second)
+	c := NewClient(res, peers.signer("caller"), 2*time.Second)
 	var s string
 	if err := c.Mutation(ctx, "t", "t.ops.internal", nil, &s); err != nil || s != "anonymous" {
 		t.Fatalf("internal call: %q %v", s, err)
 	}
-	// Without the internal token the operation does not exist.
+	// Without an assertion the operation does not exist.
 	// (To a service client that is a bug of its own: INTERNAL, not the client's NOT_FOUND.)
-	outsider := NewClient(res, "", 2*time.Second)
+	outsider := NewClient(res, nil, 2*time.Second)
 	if err := outsider.Mutation(ctx, "t", "t.ops.internal", nil, &s); apperr.CodeOf(err) != apperr.Internal {
 		t.Fatalf("outsider reached internal op: %v", err)
 	}
@@ -156,7 +157,7 @@ func TestServerAndClient(t *testing.T) {
 		t.Fatalf("junk token: %v", err)
 	}
 	// An unknown or dead service is UNAVAILABLE, quickly.
-	dead := NewClient(staticResolver{"t": "http://127.0.0.1:1"}, "", time.Second)
+	dead := NewClient(staticResolver{"t": "http://127.0.0.1:1"}, nil, time.Second)
 	if err := dead.Query(ctx, "t", "t.ops.public", nil, &s); apperr.CodeOf(err) != apperr.Unavailable {
 		t.Fatalf("dead service: %v", err)
 	}

@@ -55,7 +55,7 @@ func TestClientPropagatesTheTrace(t *testing.T) {
 	}
 	go app.Listener(ln)
 	defer app.Shutdown()
-	c := NewClient(staticResolver{"t": "http://" + ln.Addr().String()}, "", 2*time.Second)
+	c := NewClient(staticResolver{"t": "http://" + ln.Addr().String()}, nil, 2*time.Second)
 
 	var s string
 	if err := c.Query(context.Background(), "t", "t.ops.public", nil, &s); err != nil {

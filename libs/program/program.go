@@ -25,6 +25,7 @@ import (
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/service"
+	"marketplace/libs/serviceauth"
 	"marketplace/libs/store"
 	"marketplace/libs/telemetry"
 	"marketplace/libs/version"
@@ -46,7 +47,6 @@ type Config struct {
 	Issuer        string        `env:"AUTH_ISSUER"`
 	Audience      string        `env:"AUTH_AUDIENCE"`
 	DevSecret     string        `env:"AUTH_DEV_SECRET" secret:"true"`
-	InternalToken string        `env:"INTERNAL_SERVICE_TOKEN" secret:"true"`
 	OTLPEndpoint  string        `env:"OTEL_EXPORTER_OTLP_ENDPOINT"`
 	MetricsAddr   string        `env:"METRICS_ADDR"` // a listener of its own for /metrics (see Metrics)
 	LogLevel      string        `env:"LOG_LEVEL" default:"info"`
@@ -58,6 +58,13 @@ type Config struct {
 
 	// Kafka: KAFKA_BROKERS, KAFKA_TLS_*, KAFKA_SASL_* (libs/events).
 	events.KafkaSettings
+
+	// A service's credentials for calls between services (libs/serviceauth):
+	// its own Ed25519 private key, the public keys of the services, and the
+	// services that may call its internal operations.
+	ServiceKey      string   `env:"SERVICE_KEY" secret:"true"` // or SERVICE_KEY_FILE (libs/config)
+	PublicKeys      []string `env:"SERVICE_PUBLIC_KEYS"`       // service=<base64 public key>,...
+	InternalCallers []string `env:"INTERNAL_CALLERS"`
 }
 
 // Validate checks the settings that depend on each other.
@@ -84,6 +91,14 @@ func (c *Config) Validate() error {
 	if _, err := c.Kafka(); err != nil {
 		return err
 	}
+	if c.ServiceKey != "" {
+		if _, err := serviceauth.ParsePrivateKey(c.ServiceKey); err != nil {
+			return fmt.Errorf("SERVICE_KEY: %w", err)
+		}
+	}
+	if _, err := serviceauth.ParsePublicKeys(c.PublicKeys); err != nil {
+		return err
+	}
 	switch strings.ToLower(c.LogLevel) {
 	case "debug", "info", "warn", "error":
 	default:
@@ -95,8 +110,40 @@ func (c *Config) Validate() error {
 // Load reads the configuration.
 func Load(getenv func(string) string) (Config, error) {
 	var c Config
+	if getenv(legacyInternalToken) != "" {
+		// Refused rather than ignored: an operator who sets it expects calls
+		// between services to be authenticated by it, and must learn that they
+		// are authenticated otherwise now.
+		return c, fmt.Errorf("config: %s is no longer read: each service proves its calls with a key of its own. "+
+			"Unset it, and give each service SERVICE_KEY (or SERVICE_KEY_FILE), SERVICE_PUBLIC_KEYS and INTERNAL_CALLERS "+
+			"(marketplace keygen makes keys; make run and make run-distributed make them for you)", legacyInternalToken)
+	}
 	err := config.Load(getenv, &c)
 	return c, err
+}
+
+// legacyInternalToken is the shared token every service once proved its calls
+// with; per-service keys replaced it.
+const legacyInternalToken = "INTERNAL_SERVICE_TOKEN"
+
+// Credentials are the service's credentials for calls between services, from
+// SERVICE_KEY (or the file SERVICE_KEY_FILE names), SERVICE_PUBLIC_KEYS and
+// INTERNAL_CALLERS.
+func (c *Config) Credentials() (serviceauth.Credentials, error) {
+	var cr serviceauth.Credentials
+	if c.ServiceKey != "" {
+		k, err := serviceauth.ParsePrivateKey(c.ServiceKey)
+		if err != nil {
+			return cr, fmt.Errorf("SERVICE_KEY: %w", err)
+		}
+		cr.Key = k
+	}
+	peers, err := serviceauth.ParsePublicKeys(c.PublicKeys)
+	if err != nil {
+		return cr, err
+	}
+	cr.Peers, cr.Callers = peers, c.InternalCallers
+	return cr, nil
 }
 
 // HTTP are the server limits of the configuration.
@@ -217,6 +264,10 @@ func RunService(ctx context.Context, m service.Module, getenv func(string) strin
 	if err != nil {
 		return err
 	}
+	creds, err := cfg.Credentials()
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return err
@@ -233,7 +284,7 @@ func RunService(ctx context.Context, m service.Module, getenv func(string) strin
 	}
 	return service.Run(ctx, service.Options{
 		Module: m, Listener: ln, DB: dbo, Brokers: brokers,
-		Resolver: resolver, Verifier: verifier, InternalToken: cfg.InternalToken,
+		Resolver: resolver, Verifier: verifier, Credentials: creds,
 		Logger: logger, HTTP: httpCfg, Getenv: getenv,
 	})
 }

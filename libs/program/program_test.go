@@ -3,11 +3,16 @@ package program
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -18,11 +23,13 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
+	"marketplace/libs/config"
 	"marketplace/libs/discovery"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/logtest"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
+	"marketplace/libs/serviceauth"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -97,6 +104,13 @@ func TestValidate(t *testing.T) {
 		{"consul with an empty host", map[string]string{"CONSUL_HTTP_ADDR": "consul:8500", "HTTP_ADDR": ":8080"}, "set ADVERTISE_ADDR"},
 		{"consul with an advertised address", map[string]string{"CONSUL_HTTP_ADDR": "consul:8500", "HTTP_ADDR": "0.0.0.0:8080", "ADVERTISE_ADDR": "catalog:8080"}, ""},
 		{"consul with a concrete listen address", map[string]string{"CONSUL_HTTP_ADDR": "consul:8500", "HTTP_ADDR": "10.0.0.5:8080"}, ""},
+		{"the shared internal token", map[string]string{"INTERNAL_SERVICE_TOKEN": "anything"}, "INTERNAL_SERVICE_TOKEN is no longer read"},
+		{"a service key that is not one", map[string]string{"SERVICE_KEY": "not a key!"}, "SERVICE_KEY: must be an Ed25519 key"},
+		{"a service key too short", map[string]string{"SERVICE_KEY": "secret"}, "SERVICE_KEY: an Ed25519 seed is 32 bytes"},
+		{"a service key ok", map[string]string{"SERVICE_KEY": testKey}, ""},
+		{"public keys without a name", map[string]string{"SERVICE_PUBLIC_KEYS": "catalog=" + testPublic + ",AAAA"}, `SERVICE_PUBLIC_KEYS entry "AAAA"`},
+		{"a public key that is not one", map[string]string{"SERVICE_PUBLIC_KEYS": "catalog=AAAA"}, "the key of catalog"},
+		{"public keys ok", map[string]string{"SERVICE_PUBLIC_KEYS": "catalog=" + testPublic + ", payouts=" + testPublic, "INTERNAL_CALLERS": "payouts"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -442,5 +456,130 @@ func TestRunServiceNeedsMongoDBUnlessEmbeddedIsAsked(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), `"level":"WARN"`) || !strings.Contains(logs.String(), "DB_EMBEDDED=true") {
 		t.Fatalf("the embedded database was not announced loudly:\n%s", logs.String())
+	}
+}
+
+var (
+	testPrivate, _ = serviceauth.GenerateKey()
+	testKey        = serviceauth.EncodePrivateKey(testPrivate)
+	testPublic     = serviceauth.EncodePublicKey(testPrivate.Public().(ed25519.PublicKey))
+)
+
+// The shared token is refused with the names of the settings that replace it.
+func TestLegacyInternalTokenIsRefused(t *testing.T) {
+	_, err := Load(env(map[string]string{"INTERNAL_SERVICE_TOKEN": "0123456789abcdef"}))
+	for _, name := range []string{"SERVICE_KEY", "SERVICE_KEY_FILE", "SERVICE_PUBLIC_KEYS", "INTERNAL_CALLERS", "marketplace keygen"} {
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("the refusal does not name %s: %v", name, err)
+		}
+	}
+}
+
+// A service's key comes from SERVICE_KEY or from the file SERVICE_KEY_FILE
+// names (base64 or PEM, as a mounted Secret holds it); the start line masks
+// SERVICE_KEY.
+func TestCredentials(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	der, _ := x509.MarshalPKCS8PrivateKey(testPrivate)
+	pemFile := write("key.pem", string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})))
+	for name, vars := range map[string]map[string]string{
+		"SERVICE_KEY":              {"SERVICE_KEY": testKey},
+		"SERVICE_KEY_FILE, base64": {"SERVICE_KEY_FILE": write("key", testKey+"\n")},
+		"SERVICE_KEY_FILE, PEM":    {"SERVICE_KEY_FILE": pemFile},
+	} {
+		vars["SERVICE_PUBLIC_KEYS"], vars["INTERNAL_CALLERS"] = "payouts="+testPublic, "payouts"
+		cfg, err := Load(env(vars))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := cfg.Credentials()
+		if err != nil || !c.Key.Equal(testPrivate) || !c.Peers["payouts"].Equal(testPrivate.Public()) || !reflect.DeepEqual(c.Callers, []string{"payouts"}) {
+			t.Errorf("%s: %+v %v", name, c, err)
+		}
+		if d := config.Describe(&cfg); strings.Contains(d, testKey) {
+			t.Errorf("%s: the start line shows the key: %s", name, d)
+		}
+	}
+	for name, c := range map[string]struct{ file, want string }{
+		"a missing file": {filepath.Join(dir, "nope"), "SERVICE_KEY_FILE"},
+		"an empty file":  {write("empty", "\n"), "SERVICE_KEY_FILE"},
+		"not a key":      {write("junk", "junk!"), "SERVICE_KEY: must be an Ed25519 key"},
+	} {
+		if _, err := Load(env(map[string]string{"SERVICE_KEY_FILE": c.file})); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+	if _, err := Load(env(map[string]string{"SERVICE_KEY": testKey, "SERVICE_KEY_FILE": pemFile})); err == nil {
+		t.Error("SERVICE_KEY and SERVICE_KEY_FILE at once accepted")
+	}
+	cfg, _ := Load(env(nil))
+	if c, err := cfg.Credentials(); err != nil || c.Key != nil || len(c.Peers) != 0 || len(c.Callers) != 0 {
+		t.Fatalf("none set: %+v %v", c, err)
+	}
+}
+
+// A service run on its own without keys: one that declares calls does not
+// start (it names the setting and the command that makes a key); one with
+// internal operations starts and warns that no service can call them; keys
+// that cannot work stop the start.
+func TestRunServiceWithoutKeys(t *testing.T) {
+	internal := ops.NewMutation("probe.things.internal", ops.Internal, "", func(context.Context, *ops.NoArgs) (string, error) { return "ok", nil })
+	m := service.Module{Name: "probe", Calls: []string{"catalog"}, Build: func(context.Context, service.Env) (*service.Built, error) {
+		return &service.Built{Registry: ops.NewRegistry("probe", internal)}, nil
+	}}
+	vars := map[string]string{"HTTP_ADDR": "127.0.0.1:0", "KAFKA_BROKERS": "127.0.0.1:1", "DATA_DIR": t.TempDir(), "AUTH_DEV_SECRET": devSecret, "DB_EMBEDDED": "true"}
+	var out bytes.Buffer
+	err := RunService(context.Background(), m, env(vars), &out)
+	if err == nil || !strings.Contains(err.Error(), "calls catalog") || !strings.Contains(err.Error(), "set SERVICE_KEY or SERVICE_KEY_FILE") ||
+		!strings.Contains(err.Error(), "marketplace keygen probe") {
+		t.Fatalf("a caller without a key: %v", err)
+	}
+
+	vars["INTERNAL_CALLERS"] = "payouts"
+	vars["SERVICE_KEY"] = testKey
+	if err := RunService(context.Background(), m, env(vars), &out); err == nil || !strings.Contains(err.Error(), "INTERNAL_CALLERS names payouts") {
+		t.Fatalf("a caller without a public key: %v", err)
+	}
+	other, _ := serviceauth.GenerateKey()
+	vars["SERVICE_PUBLIC_KEYS"] = "payouts=" + testPublic + ",probe=" + serviceauth.EncodePublicKey(other.Public().(ed25519.PublicKey))
+	if err := RunService(context.Background(), m, env(vars), &out); err == nil || !strings.Contains(err.Error(), "SERVICE_KEY is not the key") {
+		t.Fatalf("a key that is not the published one: %v", err)
+	}
+
+	m.Calls = nil
+	delete(vars, "SERVICE_KEY")
+	delete(vars, "SERVICE_PUBLIC_KEYS")
+	delete(vars, "INTERNAL_CALLERS")
+	var logs logtest.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- RunService(ctx, m, env(vars), &logs) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), "service listening") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the service did not start; logs:\n%s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	warned := false
+	for _, r := range logs.Records(t) {
+		if r["level"] == "WARN" && strings.Contains(r["msg"].(string), "no other service can call this service's internal operations") &&
+			strings.Contains(r["msg"].(string), "INTERNAL_CALLERS") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Fatalf("no warning about the internal operations:\n%s", logs.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
+	"marketplace/libs/serviceauth"
 	"marketplace/libs/store"
 )
 
@@ -70,17 +72,21 @@ type Module struct {
 
 // Options configure one running service.
 type Options struct {
-	Module        Module
-	Listener      net.Listener
-	DB            store.Options
-	Brokers       events.Brokers
-	Publisher     events.Publisher // optional; defaults to a Kafka publisher on Brokers
-	Resolver      ops.Resolver
-	Verifier      auth.Verifier
-	InternalToken string
-	Logger        *slog.Logger
-	HTTP          httpserver.Config
-	Getenv        func(string) string
+	Module    Module
+	Listener  net.Listener
+	DB        store.Options
+	Brokers   events.Brokers
+	Publisher events.Publisher // optional; defaults to a Kafka publisher on Brokers
+	Resolver  ops.Resolver
+	Verifier  auth.Verifier
+	// Credentials prove this service's calls to others and verify theirs to
+	// it (serviceauth). Without a key a module that declares Calls does not
+	// start; without public keys or callers no other service may call its
+	// internal operations, which it logs at start.
+	Credentials serviceauth.Credentials
+	Logger      *slog.Logger
+	HTTP        httpserver.Config
+	Getenv      func(string) string
 	// Configure, if set, adjusts the module's loaded settings (the all-in-one
 	// supplies development secrets it keeps in DATA_DIR).
 	Configure func(settings any)
@@ -101,6 +107,10 @@ func Run(ctx context.Context, o Options) (err error) {
 		}
 	}()
 	logger := o.Logger.With("service", o.Module.Name)
+	signer, peers, err := credentials(o.Module, o.Credentials)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.Module.Name, err)
+	}
 	if o.DB.Name == "" {
 		o.DB.Name = o.Module.Name
 	}
@@ -156,7 +166,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	}
 	built, err := o.Module.Build(ctx, Env{
 		Name: o.Module.Name, Logger: logger, DB: db, Outbox: outbox, Relay: relay, Publisher: pub,
-		Brokers: o.Brokers, Calls: ops.NewClient(o.Resolver, o.InternalToken, 5*time.Second), Settings: settings, Now: now,
+		Brokers: o.Brokers, Calls: ops.NewClient(o.Resolver, signer, 5*time.Second), Settings: settings, Now: now,
 	})
 	if err != nil {
 		return fmt.Errorf("%s: build: %w", o.Module.Name, err)
@@ -166,6 +176,10 @@ func Run(ctx context.Context, o Options) (err error) {
 	}
 	if err := ops.CheckRoutes(built.Routes); err != nil {
 		return fmt.Errorf("%s: %w", o.Module.Name, err)
+	}
+	if internal := built.Registry.InternalPaths(); len(internal) > 0 && (peers == nil || len(o.Credentials.Callers) == 0) {
+		logger.Warn("no other service can call this service's internal operations: set SERVICE_PUBLIC_KEYS and INTERNAL_CALLERS (the services that call it)",
+			"internal_operations", len(internal), "callers", o.Credentials.Callers, "public_keys", len(o.Credentials.Peers))
 	}
 	idem := ops.NewIdempotency(db, logger) // Idempotency-Key outcomes, in the service's own database
 	if err := db.EnsureIndexes(ctx, append(append(built.Indexes, outbox.Indexes()...), idem.Indexes()...)...); err != nil {
@@ -187,7 +201,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	hc.KnownOp = ops.KnownOperations(built.Registry, built.Routes)
 	hc.StreamBody = ops.StreamsBody(built.Routes) // nil unless a route streams its body (media uploads)
 	app := httpserver.New(o.Module.Name, hc, logger, checks)
-	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, InternalToken: o.InternalToken, Idempotency: idem, Routes: built.Routes,
+	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, Peers: peers, Callers: o.Credentials.Callers, Logger: logger, Idempotency: idem, Routes: built.Routes,
 		Topics: ops.Topics{Publishes: o.Module.Publishes, Consumes: o.Module.Consumes}}).Mount(app)
 
 	bctx, stop := context.WithCancel(ctx)
@@ -212,6 +226,29 @@ func Run(ctx context.Context, o Options) (err error) {
 	stop()
 	wg.Wait()
 	return err
+}
+
+// credentials makes m's signer (nil without a key) and the verifier of its
+// callers' assertions (nil without public keys). A module that declares
+// calls needs its key: without one every call it makes to an internal
+// operation would fail, so it does not start.
+func credentials(m Module, c serviceauth.Credentials) (*serviceauth.Signer, *serviceauth.Verifier, error) {
+	if err := c.Check(m.Name); err != nil {
+		return nil, nil, err
+	}
+	if c.Key == nil && len(m.Calls) > 0 {
+		return nil, nil, fmt.Errorf("it calls %s, and proves its calls with a key of its own: set SERVICE_KEY or SERVICE_KEY_FILE (marketplace keygen %s makes one)",
+			strings.Join(m.Calls, ", "), m.Name)
+	}
+	var signer *serviceauth.Signer
+	if c.Key != nil {
+		signer = serviceauth.NewSigner(m.Name, c.Key, nil)
+	}
+	var peers *serviceauth.Verifier
+	if len(c.Peers) > 0 {
+		peers = serviceauth.NewVerifier(m.Name, c.Peers, nil)
+	}
+	return signer, peers, nil
 }
 
 // checkBrokers refuses to start a service the brokers refuse (credentials,

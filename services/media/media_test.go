@@ -85,7 +85,7 @@ func (h *harness) start(t *testing.T) {
 	cfg.BodyLimit = 6 << 20
 	cfg.StreamBody = ops.StreamsBody(built.Routes) // as service.Run does: the upload's body streams
 	app := httpserver.New("media", cfg, logger, nil)
-	(&ops.Server{Registry: built.Registry, Verifier: v, InternalToken: "svc", Routes: built.Routes}).Mount(app)
+	(&ops.Server{Registry: built.Registry, Verifier: v, Routes: built.Routes}).Mount(app)
 	if h.app != nil {
 		_ = h.app.Shutdown()
 	}

@@ -3,6 +3,7 @@ package payments
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,14 +30,30 @@ import (
 	"marketplace/libs/ids"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
+	"marketplace/libs/serviceauth"
 	"marketplace/libs/store"
 )
 
 const (
-	testSecret        = "whsec_test_secret"
-	testPublishable   = "pk_test_123"
-	testInternalToken = "internal-token-for-tests"
+	testSecret      = "whsec_test_secret"
+	testPublishable = "pk_test_123"
 )
+
+// testServiceKey is the payments service's key in these tests: the fake
+// customers and catalog services answer only calls signed with it.
+var testServiceKey, _ = serviceauth.GenerateKey()
+
+// fromPayments reports whether assertion is the payments service's, addressed
+// to one of the services the fake stands in for.
+func fromPayments(assertion string) bool {
+	keys := map[string]ed25519.PublicKey{Module.Name: testServiceKey.Public().(ed25519.PublicKey)}
+	for _, callee := range []string{customers.Service, catalog.Service} {
+		if caller, err := serviceauth.NewVerifier(callee, keys, nil).Verify(assertion); err == nil && caller == Module.Name {
+			return true
+		}
+	}
+	return false
+}
 
 // opCall is one call the fake customers service received.
 type opCall struct {
@@ -83,7 +100,7 @@ func startFakeCustomers(t *testing.T) *fakeCustomers {
 			if err := json.Unmarshal(c.Body(), &req); err != nil {
 				return send(c, nil, apperr.New(apperr.InvalidArgument, "bad body"))
 			}
-			if c.Get(ops.HeaderInternalToken) != testInternalToken {
+			if !fromPayments(c.Get(serviceauth.Header)) {
 				return send(c, nil, apperr.New(apperr.NotFound, "unknown operation").WithDetails(map[string]any{"reason": ops.ReasonUnknownOperation}))
 			}
 			f.mu.Lock()
@@ -223,7 +240,7 @@ func newHarness(t *testing.T, secret string) *harness {
 	relay.PollInterval = 20 * time.Millisecond
 	env := service.Env{
 		Name: "payments", Logger: logger, DB: db, Outbox: outbox, Relay: relay, Publisher: h.pub,
-		Calls:    ops.NewClient(h.resolver, testInternalToken, 2*time.Second),
+		Calls:    ops.NewClient(h.resolver, serviceauth.NewSigner(Module.Name, testServiceKey, nil), 2*time.Second),
 		Settings: &Settings{WebhookSecret: secret, PublishableKey: testPublishable},
 		Now:      time.Now,
 	}
@@ -237,7 +254,7 @@ func newHarness(t *testing.T, secret string) *harness {
 	cfg := httpserver.Defaults()
 	cfg.AccessLog = false
 	h.app = httpserver.New("payments", cfg, logger, nil)
-	(&ops.Server{Registry: built.Registry, InternalToken: testInternalToken, Routes: built.Routes}).Mount(h.app)
+	(&ops.Server{Registry: built.Registry, Routes: built.Routes}).Mount(h.app)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = relay.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
@@ -843,7 +860,7 @@ func TestModuleUnderServiceRun(t *testing.T) {
 	go func() {
 		done <- service.Run(ctx, service.Options{
 			Module: Module, Listener: ln, DB: store.Options{Memory: true}, Publisher: &eventstest.Recorder{},
-			Resolver: &resolver{url: fake.url}, InternalToken: testInternalToken,
+			Resolver: &resolver{url: fake.url}, Credentials: serviceauth.Credentials{Key: testServiceKey},
 			Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
 			HTTP:   cfg, Ready: ready,
 			Getenv: func(k string) string {
