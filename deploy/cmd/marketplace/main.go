@@ -8,6 +8,7 @@
 //	marketplace broker [-port 9092] [-data DIR]  the embedded Kafka-protocol broker on its own
 //	marketplace processor [-webhook URL] [-data DIR]  the payment processor simulator on its own (HTTP_ADDR)
 //	marketplace version [-json]                the build: version, commit (and whether the tree was modified), Go
+//	marketplace keygen [-all] [SERVICE...]     a key pair per service (SERVICE_KEY, SERVICE_PUBLIC_KEYS) for deployments
 package main
 
 import (
@@ -52,12 +53,14 @@ func runArgs(ctx context.Context, args []string, getenv func(string) string, std
 		return broker(ctx, args, getenv, stdout, os.Stderr)
 	case "version":
 		return printVersion(args, stdout)
+	case "keygen":
+		return keygen(args, stdout)
 	case "processor":
 		return processorCmd(ctx, args, getenv, stdout, os.Stderr)
 	case "run-distributed":
 		return runDistributed(ctx, args, getenv, stdout, os.Stderr)
 	}
-	return fmt.Errorf("unknown command %q (run, run-distributed, broker, processor, token, sign-webhook, pay, version)", cmd)
+	return fmt.Errorf("unknown command %q (run, run-distributed, broker, processor, token, sign-webhook, pay, version, keygen)", cmd)
 }
 
 func token(args []string, getenv func(string) string, stdout io.Writer) error {

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"marketplace/deploy/modules"
+	"marketplace/libs/serviceauth"
+)
+
+// keygen makes a key pair for each service named (or every module, -all) and
+// prints them in the form of an environment file, which docker compose reads
+// as .env and whose lines an operator copies into Kubernetes:
+//
+//	# comments saying where each line goes
+//	PAYOUTS_SERVICE_KEY=<private key>   that service's SERVICE_KEY (its Secret, nothing else)
+//	SERVICE_PUBLIC_KEYS=payouts=<public key>,...   every service's SERVICE_PUBLIC_KEYS (a ConfigMap)
+//
+// Keys are printed once and kept nowhere: what is lost is made anew (every
+// service then needs the new public key).
+func keygen(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("keygen", flag.ContinueOnError)
+	all := fs.Bool("all", false, "a key pair for every service of the module list")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	names := fs.Args()
+	if *all {
+		if len(names) > 0 {
+			return errors.New("keygen: name services or give -all, not both")
+		}
+		names = modules.Names()
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("keygen: name the services to make keys for (marketplace keygen payouts reviews), or -all; the services: %s", strings.Join(modules.Names(), ", "))
+	}
+	for _, n := range names {
+		if !slices.Contains(modules.Names(), n) {
+			return fmt.Errorf("keygen: %q is not a service; the services: %s", n, strings.Join(modules.Names(), ", "))
+		}
+	}
+	priv, pub, err := serviceauth.Pairs(names)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "# Private keys: each is its own service's SERVICE_KEY and goes nowhere else")
+	fmt.Fprintln(stdout, "# (Kubernetes: the Secret <service>-service-key; compose: this file as .env).")
+	for _, n := range slices.Sorted(maps.Keys(priv)) {
+		fmt.Fprintf(stdout, "%s_SERVICE_KEY=%s\n", strings.ToUpper(n), serviceauth.EncodePrivateKey(priv[n]))
+	}
+	fmt.Fprintln(stdout, "# Public keys: every service's SERVICE_PUBLIC_KEYS, not secret (Kubernetes: the ConfigMap")
+	fmt.Fprintln(stdout, "# marketplace-service-keys). Keys of services made earlier are added to this list, not replaced.")
+	fmt.Fprintf(stdout, "SERVICE_PUBLIC_KEYS=%s\n", serviceauth.FormatPublicKeys(pub))
+	return nil
+}
