@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"reflect"
 	"sort"
+	"strconv"
 
+	"marketplace/libs/events"
 	"marketplace/libs/ops"
 )
 
@@ -17,10 +19,10 @@ import (
 // is its arguments (provider-side rules: a removed or renamed argument, a
 // new required one, a narrowed type break its callers) and whose 200 answer
 // is its return value (consumer-side rules: a removed field breaks them). An
-// event type is the 200 answer of a pseudo-path GET /events/<type>: a
-// consumer reads it as it reads an answer, so a removed or renamed field, a
-// narrowed type or a new enum value it does not know are breaks and an added
-// field is not.
+// event type's major version is the 200 answer of a pseudo-path
+// GET /events/<type>[/v<major>]: a consumer reads it as it reads an answer,
+// so a removed or renamed field, a narrowed type or a new enum value it does
+// not know are breaks and an added field is not.
 
 // ContractVersion is the contract documents' info.version; the version each
 // contract is accepted at is in contracts/ACCEPTED (CHANGELOG.md says why).
@@ -31,8 +33,22 @@ const ContractVersion = Version
 // callee's own address with {"path": ..., "args": ...}.
 func InternalPath(path string) string { return "/internal/" + path }
 
-// EventPath is an event type's pseudo-path in the events contract.
-func EventPath(typ string) string { return "/events/" + typ }
+// EventPath is an event type's pseudo-path in the events contract: that of
+// its version 1.
+func EventPath(typ string) string { return EventVersionPath(typ, 1) }
+
+// EventVersionPath is the pseudo-path of a major version of an event type's
+// payload: /events/<type> for version 1 (the path it had before versions,
+// kept so the snapshot judges it as before), /events/<type>/v<major> for the
+// others. A new major version is thus a new path beside the old one, and the
+// old one's removal, at the end of its deprecation window, a breaking change
+// the check refuses until it is accepted as one.
+func EventVersionPath(typ string, version int) string {
+	if version == 1 {
+		return "/events/" + typ
+	}
+	return "/events/" + typ + "/v" + strconv.Itoa(version)
+}
 
 // InternalOpenAPI renders the internal operations (those New left out of the
 // public surface) as an OpenAPI 3.1 document of their own.
@@ -95,28 +111,46 @@ func (e Event) Versions() []int {
 }
 
 // EventsOpenAPI renders the event payloads as an OpenAPI 3.1 document: each
-// event type is the 200 answer of GET /events/<type>, its schema the
-// payload's as encoding/json writes it (fields without omitempty required).
-func EventsOpenAPI(events []Event) ([]byte, error) {
+// major version of an event type is the 200 answer of
+// GET EventVersionPath(type, version), its schema the payload's as
+// encoding/json writes it (fields without omitempty required), with the
+// dataschema its envelopes carry; an older version still published is
+// marked deprecated, with the end of its window.
+func EventsOpenAPI(list []Event) ([]byte, error) {
 	schemas := obj{}
 	paths := obj{}
 	producers := map[string]bool{}
-	for _, e := range events {
-		name := e.Payload.String() // e.g. payouts.PayoutEvent
-		schemas[name] = ops.ResultSchemaOf(e.Payload)
+	for _, e := range list {
 		producers[e.Producer] = true
-		paths[EventPath(e.Type)] = obj{"get": obj{
-			"operationId": "event." + e.Type,
-			"summary":     "The data of a " + e.Type + " event",
-			"description": "Published by the " + e.Producer + " service on topic " + e.Topic + " as a CloudEvents envelope whose type is " + e.Type + " and whose data is this object. The path is a pseudo-path: consumers read the payload as a client reads an answer.",
-			"tags":        []string{e.Producer},
-			"x-marketplace": obj{
-				"type": e.Type, "topic": e.Topic, "producer": e.Producer, "payload": name,
-			},
-			"responses": obj{
-				"200": obj{"description": "the event's data", "content": obj{mimeJSON: obj{"schema": ref(name)}}},
-			},
-		}}
+		current := EventVersion{Version: e.Version, Payload: e.Payload}
+		for i, v := range append([]EventVersion{current}, e.Older...) {
+			name := v.Payload.String() // e.g. payouts.PayoutEvent
+			schemas[name] = ops.ResultSchemaOf(v.Payload)
+			dataschema := events.DataSchemaOf(e.Type, v.Version)
+			opID := "event." + e.Type
+			if v.Version != 1 {
+				opID += ".v" + strconv.Itoa(v.Version)
+			}
+			ext := obj{"type": e.Type, "topic": e.Topic, "producer": e.Producer, "payload": name,
+				"version": v.Version, "dataschema": dataschema}
+			get := obj{
+				"operationId": opID,
+				"summary":     "The data of a " + e.Type + " event, version " + strconv.Itoa(v.Version),
+				"description": "Published by the " + e.Producer + " service on topic " + e.Topic + " as a CloudEvents envelope whose type is " + e.Type +
+					", whose dataschema is " + dataschema + " (an envelope without dataschema is version 1) and whose data is this object. The path is a pseudo-path: consumers read the payload as a client reads an answer.",
+				"tags":          []string{e.Producer},
+				"x-marketplace": ext,
+				"responses": obj{
+					"200": obj{"description": "the event's data", "content": obj{mimeJSON: obj{"schema": ref(name)}}},
+				},
+			}
+			if i > 0 {
+				get["deprecated"] = true
+				ext["until"] = v.Until
+				get["description"] = get["description"].(string) + " Deprecated: published beside version " + strconv.Itoa(e.Version) + " until " + v.Until + " at least, then removed once no consumer reads it."
+			}
+			paths[EventVersionPath(e.Type, v.Version)] = obj{"get": get}
+		}
 	}
 	var tags []obj
 	for p := range producers {
@@ -124,7 +158,7 @@ func EventsOpenAPI(events []Event) ([]byte, error) {
 	}
 	sort.Slice(tags, func(i, j int) bool { return tags[i]["name"].(string) < tags[j]["name"].(string) })
 	return contractDocument("Marketplace events",
-		"The payloads of the events services publish on the broker, generated from the contract types in libs/contracts (libs/contracts/events lists them). Each event type is described as the 200 answer of a pseudo-path GET /events/<type> so that a breaking-change tool judges it with the consumer's rules.",
+		"The payloads of the events services publish on the broker, generated from the contract types in libs/contracts (libs/contracts/events lists them). Each major version of an event type's payload is described as the 200 answer of a pseudo-path, GET /events/<type> for version 1 and GET /events/<type>/v<major> for later ones, so that a breaking-change tool judges it with the consumer's rules. Envelopes name the version of their data in their dataschema, urn:marketplace:event:<type>:v<major>.",
 		tags, paths, schemas)
 }
 

@@ -66,11 +66,12 @@ type payload struct {
 }
 
 // An event type is the 200 answer of GET /events/<type>, its payload's
-// fields required unless omitempty (a consumer may rely on them).
+// fields required unless omitempty (a consumer may rely on them), with its
+// version and dataschema.
 func TestEventsContract(t *testing.T) {
 	b, err := EventsOpenAPI([]Event{
-		{Type: "thing.done", Topic: "things", Producer: "shop", Payload: reflect.TypeFor[payload]()},
-		{Type: "thing.undone", Topic: "things", Producer: "shop", Payload: reflect.TypeFor[payload]()},
+		{Type: "thing.done", Topic: "things", Producer: "shop", Version: 1, Payload: reflect.TypeFor[payload]()},
+		{Type: "thing.undone", Topic: "things", Producer: "shop", Version: 1, Payload: reflect.TypeFor[payload]()},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +84,8 @@ func TestEventsContract(t *testing.T) {
 						Schema map[string]string `json:"schema"`
 					} `json:"content"`
 				} `json:"responses"`
-				Ext map[string]string `json:"x-marketplace"`
+				Ext        map[string]any `json:"x-marketplace"`
+				Deprecated bool           `json:"deprecated"`
 			} `json:"get"`
 		} `json:"paths"`
 		Components struct {
@@ -104,13 +106,51 @@ func TestEventsContract(t *testing.T) {
 		if got := p.Get.Responses["200"].Content["application/json"].Schema["$ref"]; got != "#/components/schemas/apischema.payload" {
 			t.Errorf("%s: payload %q", typ, got)
 		}
-		if p.Get.Ext["topic"] != "things" || p.Get.Ext["producer"] != "shop" || p.Get.Ext["type"] != typ {
-			t.Errorf("%s: x-marketplace %v", typ, p.Get.Ext)
+		if p.Get.Ext["topic"] != "things" || p.Get.Ext["producer"] != "shop" || p.Get.Ext["type"] != typ ||
+			p.Get.Ext["version"] != 1.0 || p.Get.Ext["dataschema"] != "urn:marketplace:event:"+typ+":v1" || p.Get.Deprecated {
+			t.Errorf("%s: x-marketplace %v, deprecated %v", typ, p.Get.Ext, p.Get.Deprecated)
 		}
 	}
 	s := doc.Components.Schemas["apischema.payload"]
 	slices.Sort(s.Required)
 	if !slices.Equal(s.Required, []string{"amountFils", "id"}) || len(s.Properties) != 3 {
 		t.Errorf("payload schema: required %v, properties %v", s.Required, s.Properties)
+	}
+}
+
+type payloadV2 struct {
+	ID     string `json:"id"`
+	Amount string `json:"amount"`
+}
+
+// A new major version is a path of its own beside the old one, which is
+// marked deprecated with the end of its window while it is still published.
+func TestEventsContractVersions(t *testing.T) {
+	b, err := EventsOpenAPI([]Event{{Type: "thing.done", Topic: "things", Producer: "shop", Version: 2, Payload: reflect.TypeFor[payloadV2](),
+		Older: []EventVersion{{Version: 1, Payload: reflect.TypeFor[payload](), Until: "2030-01-31"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]struct {
+			Get struct {
+				OperationID string         `json:"operationId"`
+				Deprecated  bool           `json:"deprecated"`
+				Ext         map[string]any `json:"x-marketplace"`
+			} `json:"get"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	v1, v2 := doc.Paths["/events/thing.done"].Get, doc.Paths["/events/thing.done/v2"].Get
+	if len(doc.Paths) != 2 || v1.OperationID != "event.thing.done" || v2.OperationID != "event.thing.done.v2" {
+		t.Fatalf("paths %+v", doc.Paths)
+	}
+	if !v1.Deprecated || v1.Ext["until"] != "2030-01-31" || v1.Ext["payload"] != "apischema.payload" || v1.Ext["dataschema"] != "urn:marketplace:event:thing.done:v1" {
+		t.Errorf("version 1: %+v", v1)
+	}
+	if v2.Deprecated || v2.Ext["version"] != 2.0 || v2.Ext["payload"] != "apischema.payloadV2" || v2.Ext["dataschema"] != "urn:marketplace:event:thing.done:v2" {
+		t.Errorf("version 2: %+v", v2)
 	}
 }
