@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"marketplace/deploy/modules"
+	"marketplace/libs/config"
 	"marketplace/libs/events"
 	"marketplace/libs/program"
 	"marketplace/libs/serviceauth"
@@ -240,7 +241,10 @@ func Run(ctx context.Context, o Options) error {
 		}
 		logf("development auth: tokens signed with the secret in %s are accepted (make token SUB=<user id> ROLES=admin)", filepath.Join(dataDir, devSecretFile))
 	}
-	webhookSecret := o.Getenv(payments.EnvWebhookSecret)
+	webhookSecret, err := config.Lookup(o.Getenv, payments.EnvWebhookSecret)
+	if err != nil {
+		return err
+	}
 	if webhookSecret == "" {
 		if webhookSecret, err = secretFile(dataDir, webhookSecretFile); err != nil {
 			return err
@@ -334,7 +338,10 @@ func Run(ctx context.Context, o Options) error {
 		if err := refuseLiveKeys(o.Getenv); err != nil {
 			return err
 		}
-		key := o.Getenv(payments.EnvSecretKey)
+		key, err := config.Lookup(o.Getenv, payments.EnvSecretKey)
+		if err != nil {
+			return err
+		}
 		if key == "" {
 			k, err := secretFile(dataDir, processorKeyFile)
 			if err != nil {
@@ -560,12 +567,17 @@ func merge(dst map[string]string, from ...map[string]string) {
 }
 
 // withEnv is base with the variables of set replaced (an empty value unsets)
-// and those of drop removed.
+// and those of drop removed, each in either form: a secret given as a file
+// (NAME_FILE, libs/config) goes with its variable.
 func withEnv(base []string, set map[string]string, drop ...string) []string {
 	var out []string
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
+		name := strings.TrimSuffix(k, config.FileSuffix)
 		if _, ok := set[k]; ok || slices.Contains(drop, k) {
+			continue
+		}
+		if _, ok := set[name]; ok || slices.Contains(drop, name) {
 			continue
 		}
 		out = append(out, kv)
@@ -627,7 +639,10 @@ func randomHex(n int) string {
 // so "payments" no card ever paid would be taken.
 func refuseLiveKeys(getenv func(string) string) error {
 	for _, name := range []string{payments.EnvSecretKey, payments.EnvPublishableKey} {
-		v := getenv(name)
+		v, err := config.Lookup(getenv, name) // the secret key may be a file
+		if err != nil {
+			return err
+		}
 		for _, live := range []string{"sk_live_", "rk_live_", "pk_live_"} {
 			if strings.HasPrefix(v, live) {
 				return fmt.Errorf("%s is a live key (%s...) but %s is not set, so the payments service would pay through the processor simulator with it: set %s=https://api.stripe.com to pay through the processor, or use test keys with the simulator",

@@ -10,6 +10,7 @@ import (
 
 	"marketplace/deploy/launch"
 	"marketplace/deploy/processor"
+	"marketplace/libs/config"
 	"marketplace/libs/program"
 	"marketplace/services/payments"
 )
@@ -38,7 +39,10 @@ func startSimulator(ctx context.Context, o Options, dataDir, webhookSecret, webh
 	if err := refuseLiveKeys(o.Getenv); err != nil {
 		return nil, err
 	}
-	key := o.Getenv(payments.EnvSecretKey)
+	key, err := config.Lookup(o.Getenv, payments.EnvSecretKey)
+	if err != nil {
+		return nil, err
+	}
 	if key == "" {
 		k, err := secretFile(dataDir, processorKeyFile, o.Memory)
 		if err != nil {
@@ -80,7 +84,10 @@ func startSimulator(ctx context.Context, o Options, dataDir, webhookSecret, webh
 // default URL) would take "payments" that no card ever paid.
 func refuseLiveKeys(getenv func(string) string) error {
 	for _, name := range []string{payments.EnvSecretKey, payments.EnvPublishableKey} {
-		v := getenv(name)
+		v, err := config.Lookup(getenv, name) // the secret key may be a file
+		if err != nil {
+			return err
+		}
 		for _, live := range []string{"sk_live_", "rk_live_", "pk_live_"} {
 			if strings.HasPrefix(v, live) {
 				return fmt.Errorf("%s is a live key (%s...) but %s is not set, so the all-in-one would run its processor simulator with it: set %s=https://api.stripe.com to pay through the processor, or use test keys with the simulator",
@@ -124,13 +131,8 @@ func Simulator(getenv func(string) string) (url, key string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("no processor simulator in %s yet: start the system with `make run` (same DATA_DIR): %w", cfg.DataDir, err)
 	}
-	key = getenv(payments.EnvSecretKey)
-	if key == "" {
-		k, err := readSecret(getenv, payments.EnvSecretKey, processorKeyFile)
-		if err != nil {
-			return "", "", err
-		}
-		key = "sk_test_" + k
+	if key, err = SimulatorKey(getenv); err != nil {
+		return "", "", err
 	}
 	return url, key, nil
 }
@@ -164,8 +166,8 @@ func Simulators(getenv func(string) string) (urls []string, key string, err erro
 // SimulatorKey is the secret key the simulators take: PROCESSOR_SECRET_KEY, or
 // the one both modes keep in DATA_DIR.
 func SimulatorKey(getenv func(string) string) (string, error) {
-	if key := getenv(payments.EnvSecretKey); key != "" {
-		return key, nil
+	if key, err := config.Lookup(getenv, payments.EnvSecretKey); err != nil || key != "" {
+		return key, err
 	}
 	k, err := readSecret(getenv, payments.EnvSecretKey, processorKeyFile)
 	if err != nil {

@@ -112,7 +112,10 @@ func Run(ctx context.Context, o Options) error {
 	// Without a webhook secret in the environment the payments service gets the
 	// development one kept in DATA_DIR, so `make sign-webhook` works as is.
 	var configure func(any)
-	webhookSecret := o.Getenv(payments.EnvWebhookSecret)
+	webhookSecret, err := config.Lookup(o.Getenv, payments.EnvWebhookSecret)
+	if err != nil {
+		return err
+	}
 	if webhookSecret == "" {
 		ws, err := secretFile(cfg.DataDir, webhookSecretFile, o.Memory)
 		if err != nil {
@@ -356,8 +359,8 @@ func secretFile(dir, name string, memory bool) (string, error) {
 
 // readSecret is the environment's value of env, else the all-in-one's file.
 func readSecret(getenv func(string) string, env, file string) (string, error) {
-	if v := getenv(env); v != "" {
-		return v, nil
+	if v, err := config.Lookup(getenv, env); err != nil || v != "" {
+		return v, err
 	}
 	cfg, err := program.Load(getenv)
 	if err != nil {

@@ -30,17 +30,12 @@ func Load(getenv func(string) string, dst any) error {
 	walk(v.Elem(), func(f reflect.StructField, fv reflect.Value) {
 		name := f.Tag.Get("env")
 		raw := getenv(name)
-		if path := getenv(name + FileSuffix); path != "" && fromFile(f) {
-			if raw != "" {
-				errs = append(errs, fmt.Errorf("set %s or %s%s, not both", name, name, FileSuffix))
+		if fromFile(f) {
+			var err error
+			if raw, err = Lookup(getenv, name); err != nil {
+				errs = append(errs, err)
 				return
 			}
-			v, err := readValueFile(path)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s%s: %w", name, FileSuffix, err))
-				return
-			}
-			raw = v
 		}
 		if raw == "" {
 			raw = f.Tag.Get("default")
@@ -72,6 +67,25 @@ const FileSuffix = "_FILE"
 // fromFile reports whether the field may be given as a file (NAME_FILE).
 func fromFile(f reflect.StructField) bool {
 	return f.Tag.Get("secret") == "true" || f.Tag.Get("file") == "true"
+}
+
+// Lookup reads one secret as Load does: the variable name, or the file
+// NAME_FILE names; "" when neither is set. Programs that act on a secret
+// before loading the settings that hold it (a development default when it is
+// not set) read it with Lookup, so a file counts as set.
+func Lookup(getenv func(string) string, name string) (string, error) {
+	v, path := getenv(name), getenv(name+FileSuffix)
+	if path == "" {
+		return v, nil
+	}
+	if v != "" {
+		return "", fmt.Errorf("set %s or %s%s, not both", name, name, FileSuffix)
+	}
+	v, err := readValueFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s%s: %w", name, FileSuffix, err)
+	}
+	return v, nil
 }
 
 // readValueFile reads a value from a file, without the line break that

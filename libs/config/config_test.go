@@ -110,3 +110,28 @@ func TestLoadFromFiles(t *testing.T) {
 		}
 	}
 }
+
+// Lookup reads one secret as Load does, for programs that act on it before
+// loading the settings that hold it.
+func TestLookup(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(p, []byte("from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+		err  string
+	}{
+		{map[string]string{}, "", ""},
+		{map[string]string{"S": "from-env"}, "from-env", ""},
+		{map[string]string{"S_FILE": p}, "from-file", ""},
+		{map[string]string{"S": "x", "S_FILE": p}, "", "set S or S_FILE, not both"},
+		{map[string]string{"S_FILE": p + ".missing"}, "", "S_FILE: open " + p + ".missing"},
+	} {
+		v, err := Lookup(env(tc.env), "S")
+		if v != tc.want || (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("Lookup(%v) = %q, %v; want %q, %q", tc.env, v, err, tc.want, tc.err)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"marketplace/deploy/launch"
 	"marketplace/deploy/processor"
+	"marketplace/libs/config"
 	"marketplace/libs/program"
 	"marketplace/libs/version"
 	"marketplace/services/payments"
@@ -40,7 +41,14 @@ func processorCmd(ctx context.Context, args []string, getenv func(string) string
 	if fs.NArg() > 0 {
 		return fmt.Errorf("processor: unexpected arguments %q", fs.Args())
 	}
-	key, secret := getenv(payments.EnvSecretKey), getenv(payments.EnvWebhookSecret)
+	key, err := config.Lookup(getenv, payments.EnvSecretKey)
+	if err != nil {
+		return fmt.Errorf("processor: %w", err)
+	}
+	secret, err := config.Lookup(getenv, payments.EnvWebhookSecret)
+	if err != nil {
+		return fmt.Errorf("processor: %w", err)
+	}
 	pk := getenv(payments.EnvPublishableKey)
 	if pk == "" {
 		pk = launch.SimulatorPublishableKey
