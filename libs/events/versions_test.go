@@ -206,7 +206,8 @@ func (s *syncBuffer) lines(t *testing.T, substr string) []map[string]any {
 // cannot parse) is parked on the dead-letter topic at once, without running
 // the handler, with one log line naming the event's type, version and id and
 // the versions the consumer reads, and counted; the consumer goes on with the
-// next event. An envelope without dataschema is version 1.
+// next event. An envelope without dataschema is version 1. An event of a type
+// the consumer does not declare is acknowledged, neither handled nor parked.
 func TestUnknownVersionIsParked(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -234,13 +235,15 @@ func TestUnknownVersionIsParked(t *testing.T) {
 			// No dataschema is version 1: parked by a consumer that reads only 2.
 			legacyStatus := legacy
 			legacyStatus.ID, legacyStatus.Type = "evt_legacy_status", "order.status_changed"
+			undeclared := Envelope{ID: "evt_undeclared", Type: "order.cancelled", Source: "customers", Time: time.Now(), Subject: "ord_1",
+				DataSchema: DataSchemaOf("order.cancelled", 7), Data: json.RawMessage(`{}`)}
 			last := Envelope{ID: "evt_last", Type: "order.last", Source: "test", Time: time.Now(), Subject: "ord_1", Data: json.RawMessage(`{}`)}
-			if err := h.pub.Publish(h.ctx, envMsg(t, newer), envMsg(t, unreadable), envMsg(t, legacy), envMsg(t, legacyStatus), envMsg(t, last)); err != nil {
+			if err := h.pub.Publish(h.ctx, envMsg(t, newer), envMsg(t, unreadable), envMsg(t, legacy), envMsg(t, legacyStatus), envMsg(t, undeclared), envMsg(t, last)); err != nil {
 				t.Fatal(err)
 			}
 			rec.waitSeen(t, 8*time.Second, legacy.ID, last.ID)
 			time.Sleep(100 * time.Millisecond)
-			for _, id := range []string{newer.ID, unreadable.ID, legacyStatus.ID} {
+			for _, id := range []string{newer.ID, unreadable.ID, legacyStatus.ID, undeclared.ID} {
 				if n := rec.callsOf(id); n != 0 {
 					t.Errorf("%s: handler ran %d times", id, n)
 				}
