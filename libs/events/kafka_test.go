@@ -2,16 +2,9 @@ package events
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,80 +14,8 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"marketplace/libs/config"
+	"marketplace/libs/tlstest"
 )
-
-// testCA is a certificate authority made for one test, with the files a
-// client's settings name.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pool *x509.CertPool
-	file string // the CA certificate, PEM
-}
-
-func newTestCA(t *testing.T, dir, name string) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	ca := &testCA{cert: cert, key: key, pool: x509.NewCertPool(), file: filepath.Join(dir, name+".pem")}
-	ca.pool.AddCert(cert)
-	writePEM(t, ca.file, "CERTIFICATE", der)
-	return ca
-}
-
-// issue makes a certificate signed by the CA: a server's for 127.0.0.1 and
-// kafka.internal, or a client's; it returns it and its files.
-func (ca *testCA) issue(t *testing.T, dir, name string, server bool) (tls.Certificate, string, string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	if server {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-		tmpl.IPAddresses, tmpl.DNSNames = []net.IP{net.IPv4(127, 0, 0, 1)}, []string{"kafka.internal"}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile := filepath.Join(dir, name+".pem"), filepath.Join(dir, name+"-key.pem")
-	writePEM(t, certFile, "CERTIFICATE", der)
-	writePEM(t, keyFile, "EC PRIVATE KEY", keyDER)
-	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pair, certFile, keyFile
-}
-
-func writePEM(t *testing.T, path, kind string, der []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // loadKafka reads KafkaSettings from env as a program does (libs/config, the
 // password also from a file) and builds its brokers.
@@ -110,8 +31,9 @@ func loadKafka(env map[string]string) (Brokers, error) {
 // setting; good ones build the TLS and SASL they say.
 func TestKafkaSettings(t *testing.T) {
 	dir := t.TempDir()
-	ca := newTestCA(t, dir, "ca")
-	_, certFile, keyFile := ca.issue(t, dir, "client", false)
+	ca := tlstest.NewCA(t, "ca")
+	client := ca.Client(t, "client")
+	certFile, keyFile := client.CertFile, client.KeyFile
 	notPEM := filepath.Join(dir, "not.pem")
 	if err := os.WriteFile(notPEM, []byte("hello"), 0o600); err != nil {
 		t.Fatal(err)
@@ -151,11 +73,11 @@ func TestKafkaSettings(t *testing.T) {
 		{"PLAIN without TLS", with(scram, "KAFKA_SASL_MECHANISM", "PLAIN"), "KAFKA_SASL_MECHANISM=PLAIN sends the password as it is: use it only with TLS", "", false},
 		{"PLAIN over TLS", with(scram, "KAFKA_SASL_MECHANISM", "PLAIN", "KAFKA_TLS_ENABLED", "true"), "", "PLAIN", true},
 		{"TLS with the system's roots", with(nil, "KAFKA_TLS_ENABLED", "true"), "", "", true},
-		{"a CA file implies TLS", with(nil, "KAFKA_TLS_CA_FILE", ca.file), "", "", true},
+		{"a CA file implies TLS", with(nil, "KAFKA_TLS_CA_FILE", ca.File), "", "", true},
 		{"a server name implies TLS", with(nil, "KAFKA_TLS_SERVER_NAME", "kafka.internal"), "", "", true},
 		{"an unreadable CA", with(nil, "KAFKA_TLS_CA_FILE", filepath.Join(dir, "missing.pem")), "KAFKA_TLS_CA_FILE: open " + filepath.Join(dir, "missing.pem"), "", false},
 		{"a CA file without a certificate", with(nil, "KAFKA_TLS_CA_FILE", notPEM), "KAFKA_TLS_CA_FILE: " + notPEM + " holds no PEM certificate", "", false},
-		{"a client certificate", with(scram, "KAFKA_TLS_CA_FILE", ca.file, "KAFKA_TLS_CERT_FILE", certFile, "KAFKA_TLS_KEY_FILE", keyFile), "", "SCRAM-SHA-512", true},
+		{"a client certificate", with(scram, "KAFKA_TLS_CA_FILE", ca.File, "KAFKA_TLS_CERT_FILE", certFile, "KAFKA_TLS_KEY_FILE", keyFile), "", "SCRAM-SHA-512", true},
 		{"a certificate without its key", with(nil, "KAFKA_TLS_CERT_FILE", certFile), "a client certificate needs both KAFKA_TLS_CERT_FILE and KAFKA_TLS_KEY_FILE", "", false},
 		{"a key without its certificate", with(nil, "KAFKA_TLS_KEY_FILE", keyFile), "a client certificate needs both KAFKA_TLS_CERT_FILE and KAFKA_TLS_KEY_FILE", "", false},
 		{"a certificate with another's key", with(nil, "KAFKA_TLS_CERT_FILE", certFile, "KAFKA_TLS_KEY_FILE", notPEM), "KAFKA_TLS_CERT_FILE, KAFKA_TLS_KEY_FILE:", "", false},
@@ -210,15 +132,15 @@ func TestKafkaSettings(t *testing.T) {
 // are refused, each told which settings to look at.
 func TestSASLAndTLSAgainstTheEmbeddedBroker(t *testing.T) {
 	dir := t.TempDir()
-	ca := newTestCA(t, dir, "ca")
-	serverCert, _, _ := ca.issue(t, dir, "broker", true)
-	clientCert, certFile, keyFile := ca.issue(t, dir, "client", false)
+	ca := tlstest.NewCA(t, "ca")
+	server, client := ca.Server(t, "broker", "kafka.internal"), ca.Client(t, "client")
+	serverCert, clientCert, certFile, keyFile := server.Pair, client.Pair, client.CertFile, client.KeyFile
 	const topic = "payouts"
 	b, err := StartBrokerWith(BrokerOptions{
 		Topics:    []string{topic},
 		Users:     []Credentials{{Mechanism: SASLScramSHA512, Username: "payouts", Password: "s3cret-payouts"}},
-		TLS:       &tls.Config{Certificates: []tls.Certificate{serverCert}, ClientCAs: ca.pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12},
-		ClientTLS: &tls.Config{RootCAs: ca.pool, Certificates: []tls.Certificate{clientCert}, MinVersion: tls.VersionTLS12},
+		TLS:       &tls.Config{Certificates: []tls.Certificate{serverCert}, ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12},
+		ClientTLS: &tls.Config{RootCAs: ca.Pool, Certificates: []tls.Certificate{clientCert}, MinVersion: tls.VersionTLS12},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +151,7 @@ func TestSASLAndTLSAgainstTheEmbeddedBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 	right := map[string]string{
-		"KAFKA_BROKERS": b.Addrs()[0], "KAFKA_TLS_CA_FILE": ca.file, "KAFKA_TLS_CERT_FILE": certFile, "KAFKA_TLS_KEY_FILE": keyFile,
+		"KAFKA_BROKERS": b.Addrs()[0], "KAFKA_TLS_CA_FILE": ca.File, "KAFKA_TLS_CERT_FILE": certFile, "KAFKA_TLS_KEY_FILE": keyFile,
 		"KAFKA_SASL_MECHANISM": "SCRAM-SHA-512", "KAFKA_SASL_USERNAME": "payouts", "KAFKA_SASL_PASSWORD_FILE": passwordFile,
 	}
 	brokers, err := loadKafka(right)
@@ -263,7 +185,7 @@ func TestSASLAndTLSAgainstTheEmbeddedBroker(t *testing.T) {
 		t.Fatalf("commit: %v", err)
 	}
 
-	otherCA := newTestCA(t, dir, "other-ca")
+	otherCA := tlstest.NewCA(t, "other-ca")
 	for _, tc := range []struct {
 		name string
 		env  map[string]string // changes to the right settings; "" unsets
@@ -274,7 +196,7 @@ func TestSASLAndTLSAgainstTheEmbeddedBroker(t *testing.T) {
 		{"no credentials", map[string]string{"KAFKA_SASL_MECHANISM": "", "KAFKA_SASL_USERNAME": "", "KAFKA_SASL_PASSWORD_FILE": ""}, "requires authentication: set KAFKA_SASL_MECHANISM"},
 		{"plaintext", map[string]string{"KAFKA_TLS_CA_FILE": "", "KAFKA_TLS_CERT_FILE": "", "KAFKA_TLS_KEY_FILE": ""}, "does it require TLS (KAFKA_TLS_ENABLED)?"},
 		{"without the client certificate", map[string]string{"KAFKA_TLS_CERT_FILE": "", "KAFKA_TLS_KEY_FILE": ""}, "does it require a client certificate (KAFKA_TLS_CERT_FILE, KAFKA_TLS_KEY_FILE)?"},
-		{"not trusting the broker", map[string]string{"KAFKA_TLS_CA_FILE": otherCA.file}, "its certificate is not trusted (KAFKA_TLS_CA_FILE, KAFKA_TLS_SERVER_NAME)"},
+		{"not trusting the broker", map[string]string{"KAFKA_TLS_CA_FILE": otherCA.File}, "its certificate is not trusted (KAFKA_TLS_CA_FILE, KAFKA_TLS_SERVER_NAME)"},
 		{"another server name", map[string]string{"KAFKA_TLS_SERVER_NAME": "kafka.elsewhere"}, "its certificate is not trusted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,83 @@
+package store
+
+import (
+	"context"
+	"crypto/tls"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"marketplace/libs/tlstest"
+)
+
+// MongoDB's TLS is configured in MONGODB_URI (deploy/README.md): the URI's
+// tls, tlsCAFile and tlsCertificateKeyFile reach the driver as they are. A
+// server here that speaks TLS, not MongoDB, sees whether a client's handshake
+// completed: with the URI's CA and client certificate it does; trusting
+// another CA, or without TLS, it does not; a CA file that cannot be read
+// stops Open.
+func TestMongoTLSThroughTheURI(t *testing.T) {
+	ca := tlstest.NewCA(t, "mongo-ca")
+	server, client := ca.Server(t, "mongo"), ca.Client(t, "payouts")
+	other := tlstest.NewCA(t, "other-ca")
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{server.Pair},
+		ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	handshakes := make(chan error, 100)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				handshakes <- c.(*tls.Conn).Handshake()
+			}()
+		}
+	}()
+	base := "mongodb://" + ln.Addr().String() + "/?directConnection=true&serverSelectionTimeoutMS=1500"
+	q := url.QueryEscape
+	for _, tc := range []struct {
+		name string
+		opts string
+		ok   bool
+	}{
+		{"the URI's CA and client certificate", "&tls=true&tlsCAFile=" + q(ca.File) + "&tlsCertificateKeyFile=" + q(client.BothFile), true},
+		{"another CA", "&tls=true&tlsCAFile=" + q(other.File) + "&tlsCertificateKeyFile=" + q(client.BothFile), false},
+		{"no TLS", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for len(handshakes) > 0 {
+				<-handshakes
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			db, err := Open(ctx, Options{Name: "payouts", URI: base + tc.opts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close(context.Background())
+			pctx, pcancel := context.WithTimeout(ctx, 2*time.Second)
+			defer pcancel()
+			_ = db.Ping(pctx) // the server speaks no MongoDB: only the handshake matters
+			select {
+			case err := <-handshakes:
+				if (err == nil) != tc.ok {
+					t.Fatalf("server-side handshake: %v, want ok=%v", err, tc.ok)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the client never connected")
+			}
+		})
+	}
+	_, err = Open(context.Background(), Options{Name: "payouts", URI: base + "&tls=true&tlsCAFile=" + q(ca.File+".missing")})
+	if err == nil || !strings.Contains(err.Error(), "store: connect payouts") || !strings.Contains(err.Error(), ".missing") {
+		t.Fatalf("an unreadable tlsCAFile: %v", err)
+	}
+}
