@@ -1,0 +1,247 @@
+import { Checkbox, Group, Input, SegmentedControl, Select, Stack, Table, Text, TextInput, Textarea, Title } from "@mantine/core";
+import { api } from "@marketplace/api";
+import { useQuery } from "convex/react";
+import type { FunctionReturnType } from "convex/server";
+import { useMemo, useState } from "react";
+import { useActionForm } from "../app/action";
+import { useI18n } from "../app/i18n";
+import type { MessageKey } from "../app/messages";
+import { useSession } from "../app/session";
+import { ConfirmAction } from "../ui/ConfirmAction";
+import { Loading } from "../ui/Loading";
+import { StatusBadge } from "../ui/StatusBadge";
+
+type Payout = FunctionReturnType<typeof api.admins.payoutOperations.getPendingPayouts>[number];
+
+const STATUSES = ["all", "requested", "approved", "processing"] as const;
+const LIMIT = 500;
+
+// The payout queue: open payouts (requested, approved, processing), live.
+// Each row's actions are the moves its status allows, each confirmed first.
+export default function PayoutQueue() {
+  const { t, money, dateTime } = useI18n();
+  const [storeId, setStoreId] = useState<string | null>(null);
+  const [status, setStatus] = useState<(typeof STATUSES)[number]>("all");
+  const all = useQuery(api.admins.payoutOperations.getPendingPayouts, { limit: LIMIT });
+  const ofStore = useQuery(api.admins.payoutOperations.getPendingPayouts, storeId ? { storeId, limit: LIMIT } : "skip");
+  const stores = useMemo(() => {
+    const m = new Map<string, string>();
+    for (const p of all ?? []) m.set(p.storeId, p.storeName);
+    if (storeId && !m.has(storeId)) m.set(storeId, storeId);
+    return [...m].map(([value, label]) => ({ value, label })).sort((a, b) => a.label.localeCompare(b.label));
+  }, [all, storeId]);
+  const rows = (storeId ? ofStore : all)?.filter((p) => status === "all" || p.status === status);
+
+  return (
+    <Stack>
+      <Title order={2}>{t("payouts.title")}</Title>
+      <Text size="sm">{t("payouts.intro")}</Text>
+      <Group align="flex-end">
+        <Select
+          label={t("payouts.filterStore")}
+          placeholder={t("payouts.allStores")}
+          data={stores}
+          value={storeId}
+          onChange={setStoreId}
+          clearable
+          searchable
+          w={260}
+          data-testid="filter-store"
+        />
+        <Stack gap={4}>
+          <Input.Label id="status-filter-label" component="span">
+            {t("payouts.filterStatus")}
+          </Input.Label>
+          <SegmentedControl
+            aria-labelledby="status-filter-label"
+            value={status}
+            onChange={(v) => setStatus(v as (typeof STATUSES)[number])}
+            data={STATUSES.map((s) => ({ value: s, label: t(`status.${s}` as MessageKey) }))}
+          />
+        </Stack>
+        {rows && (
+          <Text size="sm" data-testid="payout-count">
+            {t("payouts.count", { n: rows.length })}
+          </Text>
+        )}
+      </Group>
+      {rows === undefined ? (
+        <Loading />
+      ) : rows.length === 0 ? (
+        <Text data-testid="payouts-empty">{t("payouts.none")}</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={900}>
+          <Table striped highlightOnHover verticalSpacing="sm" data-testid="payout-queue">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t("payouts.store")}</Table.Th>
+                <Table.Th>{t("payouts.owner")}</Table.Th>
+                <Table.Th>{t("payouts.amounts")}</Table.Th>
+                <Table.Th>{t("payouts.bank")}</Table.Th>
+                <Table.Th>{t("payouts.date")}</Table.Th>
+                <Table.Th>{t("payouts.status")}</Table.Th>
+                <Table.Th>{t("payouts.actions")}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((p) => (
+                <Table.Tr key={p._id} data-payout={p._id} data-status={p.status}>
+                  <Table.Td>
+                    <Text fw={600} title={p.storeId}>
+                      {p.storeName}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text>{p.storeOwnerName}</Text>
+                    <Text size="xs" dir="ltr">
+                      {p.storeOwnerPhone}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm">
+                      {t("payouts.requested")}: <b>{money(p.requestedAmount)}</b>
+                    </Text>
+                    <Text size="sm">
+                      {t("payouts.fee")}: {money(p.processingFee)}
+                    </Text>
+                    <Text size="sm">
+                      {t("payouts.net")}: {money(p.netAmount)}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm" ff="monospace" dir="ltr">
+                      {p.bankDetails.IBAN}
+                    </Text>
+                    <Text size="sm">{p.bankDetails.bankName}</Text>
+                    <Text size="sm">{p.bankDetails.accountHolderName}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{dateTime(p.requestDate)}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={p.status} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Actions payout={p} />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Stack>
+  );
+}
+
+function Actions({ payout }: { payout: Payout }) {
+  const s = payout.status;
+  return (
+    <Group gap="xs">
+      {s === "requested" && <Approve payout={payout} />}
+      {s === "requested" && <Reject payout={payout} />}
+      {s === "approved" && <Processing payout={payout} />}
+      {s === "processing" && <Complete payout={payout} />}
+      {(s === "approved" || s === "processing") && <Fail payout={payout} />}
+    </Group>
+  );
+}
+
+function useTitle(key: MessageKey, p: Payout) {
+  const { t, money } = useI18n();
+  return t(key, { amount: money(p.requestedAmount), store: p.storeName });
+}
+
+const optional = (s: string) => (s.trim() === "" ? undefined : s.trim());
+
+function Approve({ payout }: { payout: Payout }) {
+  const { t } = useI18n();
+  const { identity } = useSession();
+  const form = useActionForm({
+    initial: { adminNotes: "" },
+    mutation: api.admins.payoutOperations.approvePayout,
+    args: (v) => ({ payoutId: payout._id, adminUserId: identity.sub, adminNotes: optional(v.adminNotes) }),
+  });
+  return (
+    <ConfirmAction label={t("action.approve")} title={useTitle("action.approve.title", payout)} form={form} testId="approve">
+      <Textarea label={`${t("field.notes")} (${t("optional")})`} {...form.input("adminNotes")} />
+    </ConfirmAction>
+  );
+}
+
+function Reject({ payout }: { payout: Payout }) {
+  const { t } = useI18n();
+  const { identity } = useSession();
+  const form = useActionForm({
+    initial: { rejectionReason: "" },
+    mutation: api.admins.payoutOperations.rejectPayout,
+    validate: { rejectionReason: (v) => (v.trim() ? null : t("required")) },
+    args: (v) => ({ payoutId: payout._id, adminUserId: identity.sub, rejectionReason: v.rejectionReason.trim() }),
+  });
+  return (
+    <ConfirmAction label={t("action.reject")} title={useTitle("action.reject.title", payout)} form={form} color="red" testId="reject">
+      <Textarea label={t("field.reason")} required {...form.input("rejectionReason")} />
+    </ConfirmAction>
+  );
+}
+
+function Processing({ payout }: { payout: Payout }) {
+  const { t } = useI18n();
+  const { identity } = useSession();
+  const form = useActionForm({
+    initial: { processingMethod: "bank_transfer", transactionReference: "" },
+    mutation: api.admins.payoutOperations.markPayoutAsProcessing,
+    args: (v) => ({
+      payoutId: payout._id,
+      adminUserId: identity.sub,
+      processingMethod: v.processingMethod as "bank_transfer" | "manual" | "third_party",
+      transactionReference: optional(v.transactionReference),
+    }),
+  });
+  return (
+    <ConfirmAction label={t("action.processing")} title={useTitle("action.processing.title", payout)} form={form} testId="processing">
+      <Select
+        label={t("field.method")}
+        data={(["bank_transfer", "manual", "third_party"] as const).map((m) => ({ value: m, label: t(`method.${m}`) }))}
+        value={form.values.processingMethod}
+        onChange={(v) => v && form.set("processingMethod", v)}
+        error={form.fieldError("processingMethod")}
+        allowDeselect={false}
+        comboboxProps={{ withinPortal: false }}
+      />
+      <TextInput label={`${t("field.reference")} (${t("optional")})`} {...form.input("transactionReference")} />
+    </ConfirmAction>
+  );
+}
+
+function Complete({ payout }: { payout: Payout }) {
+  const { t } = useI18n();
+  const { identity } = useSession();
+  const form = useActionForm({
+    initial: { transactionReference: "" },
+    mutation: api.admins.payoutOperations.completePayout,
+    args: (v) => ({ payoutId: payout._id, adminUserId: identity.sub, transactionReference: optional(v.transactionReference) }),
+  });
+  return (
+    <ConfirmAction label={t("action.complete")} title={useTitle("action.complete.title", payout)} form={form} color="green" testId="complete">
+      <TextInput label={`${t("field.reference")} (${t("optional")})`} {...form.input("transactionReference")} />
+    </ConfirmAction>
+  );
+}
+
+function Fail({ payout }: { payout: Payout }) {
+  const { t } = useI18n();
+  const { identity } = useSession();
+  const form = useActionForm({
+    initial: { failureReason: "", restoreBalance: true },
+    mutation: api.admins.payoutOperations.markPayoutAsFailed,
+    validate: { failureReason: (v) => (v.trim() ? null : t("required")) },
+    args: (v) => ({ payoutId: payout._id, adminUserId: identity.sub, failureReason: v.failureReason.trim(), restoreBalance: v.restoreBalance }),
+  });
+  return (
+    <ConfirmAction label={t("action.fail")} title={useTitle("action.fail.title", payout)} form={form} color="red" testId="fail">
+      <Textarea label={t("field.reason")} required {...form.input("failureReason")} />
+      <Checkbox label={t("field.restoreBalance")} {...form.checkbox("restoreBalance")} />
+    </ConfirmAction>
+  );
+}

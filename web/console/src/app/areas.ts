@@ -1,0 +1,25 @@
+import type { ComponentType } from "react";
+import type { MessageKey } from "./messages";
+
+// The screens of each area. A new screen is one entry here and one
+// component: the navigation, the route, lazy loading and the error boundary
+// come from the shell.
+export interface Screen {
+  /** The path under the area: /admin/<path>. */
+  path: string;
+  label: MessageKey;
+  load(): Promise<{ default: ComponentType }>;
+}
+
+export type AreaName = "admin" | "store";
+
+export const screens: Record<AreaName, Screen[]> = {
+  admin: [{ path: "payouts", label: "nav.payouts", load: () => import("../admin/PayoutQueue") }],
+  store: [{ path: "wallet", label: "nav.wallet", load: () => import("../store/Wallet") }],
+};
+
+export function areaOf(pathname: string): AreaName | null {
+  if (pathname === "/admin" || pathname.startsWith("/admin/")) return "admin";
+  if (pathname === "/store" || pathname.startsWith("/store/")) return "store";
+  return null;
+}

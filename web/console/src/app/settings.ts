@@ -1,0 +1,22 @@
+// The console's settings, served by the gateway (GET /console/config.json,
+// from CONSOLE_OIDC_ISSUER and CONSOLE_OIDC_CLIENT_ID): where production
+// sign-in goes. Without them the console offers only the token screen
+// (development tokens, `make console`).
+
+export interface OIDCSettings {
+  issuer: string;
+  clientId: string;
+}
+
+export interface Settings {
+  oidc: OIDCSettings | null;
+}
+
+let pending: Promise<Settings> | null = null;
+
+export function loadSettings(): Promise<Settings> {
+  pending ??= fetch("/console/config.json", { credentials: "omit", cache: "no-cache" })
+    .then((r) => (r.ok ? (r.json() as Promise<Settings>) : { oidc: null }))
+    .catch(() => ({ oidc: null }));
+  return pending;
+}

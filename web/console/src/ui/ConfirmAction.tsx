@@ -1,0 +1,60 @@
+import { Alert, Button, Group, Modal, Stack, Text } from "@mantine/core";
+import { useState, type ReactNode } from "react";
+import type { ActionForm } from "../app/action";
+import { useI18n } from "../app/i18n";
+
+// A button that opens a confirmation: the question, the action's fields, and
+// Confirm. The server's refusal shows in the dialog (next to its field or
+// above the buttons) and the dialog stays open; success closes it.
+export function ConfirmAction<R>(props: {
+  label: string;
+  title: string;
+  form: ActionForm<any, R>;
+  color?: string;
+  children?: ReactNode;
+  testId?: string;
+}) {
+  const { t } = useI18n();
+  const [opened, setOpened] = useState(false);
+  const { form } = props;
+  const close = () => {
+    if (form.pending) return;
+    setOpened(false);
+    form.reset();
+  };
+  return (
+    <>
+      <Button size="xs" variant="light" color={props.color} onClick={() => setOpened(true)} data-testid={props.testId}>
+        {props.label}
+      </Button>
+      <Modal opened={opened} onClose={close} title={props.label} centered closeButtonProps={{ "aria-label": t("close") }}>
+        <form
+          noValidate
+          onSubmit={async (e) => {
+            e.preventDefault();
+            const done = await form.submit();
+            if (done !== undefined) close();
+          }}
+        >
+          <Stack>
+            <Text>{props.title}</Text>
+            {props.children}
+            {form.formError && (
+              <Alert color="red" role="alert" title={form.formError.code}>
+                {form.formError.message}
+              </Alert>
+            )}
+            <Group justify="flex-end">
+              <Button variant="default" onClick={close} disabled={form.pending}>
+                {t("cancel")}
+              </Button>
+              <Button type="submit" color={props.color} loading={form.pending}>
+                {t("confirm")}
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,117 @@
+// Package webtest is what tests of the console need around it: the app's
+// folder, its npm packages installed from its lock (once, whichever test
+// asks first; tests of several packages may ask at once) and a Chromium for
+// Playwright to drive. Only tests import it.
+package webtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// AppDir is the console's folder, web/console.
+func AppDir(tb testing.TB) string {
+	tb.Helper()
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		tb.Fatal("webtest: cannot locate its own source")
+	}
+	return filepath.Join(filepath.Dir(self), "..", "console")
+}
+
+// Node returns the paths of node and npm, or skips the test, loudly, where
+// they are missing (as the repository's other npm-based tests do).
+func Node(tb testing.TB) (node, npm string) {
+	tb.Helper()
+	node, nodeErr := exec.LookPath("node")
+	npm, npmErr := exec.LookPath("npm")
+	if nodeErr != nil || npmErr != nil {
+		msg := "SKIPPING " + tb.Name() + ": node (20.19 or later) and npm are needed for the console (apt-get install -y nodejs npm)"
+		fmt.Fprintln(os.Stderr, msg)
+		tb.Skip(msg)
+	}
+	return node, npm
+}
+
+// Install runs npm ci in the console's folder unless node_modules was
+// installed from the same package-lock.json already. A lock file serialises
+// installs of tests running at once in other packages.
+func Install(tb testing.TB) string {
+	tb.Helper()
+	_, npm := Node(tb)
+	dir := AppDir(tb)
+	lockFile, err := os.OpenFile(filepath.Join(dir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer lockFile.Close()
+	if err := syscall.Flock(int(lockFile.Fd()), syscall.LOCK_EX); err != nil {
+		tb.Fatal(err)
+	}
+	defer syscall.Flock(int(lockFile.Fd()), syscall.LOCK_UN)
+	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stamp := filepath.Join(dir, "node_modules", ".installed-lock.json")
+	if have, err := os.ReadFile(stamp); err == nil && bytes.Equal(have, lock) {
+		return dir
+	}
+	Run(tb, dir, 10*time.Minute, nil, npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
+	if err := os.WriteFile(stamp, lock, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// Chromium is Debian's chromium, which Playwright drives (its own browser
+// download cannot work on these machines). CHROMIUM names another binary.
+// Where it is missing, root installs it with apt-get; anyone else is told
+// the command.
+func Chromium(tb testing.TB) string {
+	tb.Helper()
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		return p
+	}
+	const bin = "/usr/bin/chromium"
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	const cmd = "apt-get update && apt-get install -y chromium"
+	if os.Geteuid() != 0 {
+		tb.Fatalf("Chromium is missing (%s): install it with `sudo sh -c '%s'`, or set CHROMIUM to a Chromium binary", bin, cmd)
+	}
+	tb.Logf("installing Chromium: %s", cmd)
+	env := []string{"DEBIAN_FRONTEND=noninteractive"}
+	Run(tb, "/", 15*time.Minute, env, "sh", "-c", cmd)
+	if _, err := os.Stat(bin); err != nil {
+		tb.Fatalf("Chromium is still missing after %s: %v", cmd, err)
+	}
+	return bin
+}
+
+// Run runs a command in dir and fails the test when it fails; its output is
+// logged either way (go test -v shows it).
+func Run(tb testing.TB, dir string, timeout time.Duration, env []string, name string, args ...string) string {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	tb.Logf("%s %s:\n%s", filepath.Base(name), strings.Join(args, " "), out)
+	if err != nil {
+		tb.Fatalf("%s %s: %v (output above)", filepath.Base(name), strings.Join(args, " "), err)
+	}
+	return string(out)
+}
