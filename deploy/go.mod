@@ -116,4 +116,5 @@ replace (
 	marketplace/services/payouts => ../services/payouts
 	marketplace/services/platformconfig => ../services/platformconfig
 	marketplace/services/reviews => ../services/reviews
+	marketplace/web => ../web
 )

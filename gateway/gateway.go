@@ -30,6 +30,7 @@ import (
 	"marketplace/libs/ops"
 	"marketplace/libs/telemetry"
 	build "marketplace/libs/version"
+	"marketplace/web/console"
 )
 
 // HealthMessage is the fixed body of GET /health.
@@ -73,6 +74,8 @@ type Config struct {
 	// The percentage of each run slot's time runs may take: after a run, the
 	// slot rests in proportion (0 or 100: no rest).
 	RerunSharePercent int `env:"CONVEX_RERUN_SHARE_PERCENT" default:"50"`
+	// The console and the portal (console.go): production sign-in's provider.
+	Console console.Config
 }
 
 type route struct {
@@ -366,6 +369,7 @@ func (g *Gateway) Mount(app *fiber.App) {
 		}
 		return c.JSON(out)
 	})
+	g.mountConsole(app) // /admin/, /store/ and their assets
 	// Last: every request no route above took is matched against the raw
 	// routes the services declared, by exact method and path, or is 404.
 	app.Use(g.handleRaw)

@@ -9,6 +9,7 @@ require (
 	github.com/segmentio/kafka-go v0.4.51
 	github.com/valyala/fasthttp v1.52.0
 	marketplace/libs v0.0.0
+	marketplace/web v0.0.0
 )
 
 require (
@@ -86,4 +87,7 @@ require (
 	gopkg.in/tomb.v2 v2.0.0-20161208151619-d5d1b5820637 // indirect
 )
 
-replace marketplace/libs => ../libs
+replace (
+	marketplace/libs => ../libs
+	marketplace/web => ../web
+)
