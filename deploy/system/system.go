@@ -314,6 +314,7 @@ func Run(ctx context.Context, o Options) error {
 	// whose message holds "ready" and the URL; people get it on stderr too.
 	logger.Info("marketplace ready at "+info.BaseURL, "url", info.BaseURL)
 	fmt.Fprintf(hints, "marketplace ready at %s\n", info.BaseURL)
+	printConsoleLink(hints, info, cfg.AuthOptions())
 	if o.OnReady != nil {
 		o.OnReady(info)
 	}

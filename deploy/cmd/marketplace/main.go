@@ -2,6 +2,7 @@
 //
 //	marketplace [run]                         the gateway and every service, embedded engines
 //	marketplace token -sub USER [-roles admin] [-ttl 24h]
+//	marketplace console [-owner USER] [-ttl 1h]  sign-in links to the admin console and the store portal (development tokens)
 //	marketplace sign-webhook -file BODY       prints the processor-signature header for BODY
 //	marketplace pay -intent PI [-outcome failed]  settles a payment intent with the processor simulator (either mode's)
 //	marketplace run-distributed [-bin DIR]    the broker, every service and the gateway as processes of their own binaries
@@ -45,6 +46,8 @@ func runArgs(ctx context.Context, args []string, getenv func(string) string, std
 		return system.Run(ctx, system.Options{Getenv: getenv, Stdout: stdout, Stderr: os.Stderr})
 	case "token":
 		return token(args, getenv, stdout)
+	case "console":
+		return consoleLinks(ctx, args, getenv, stdout)
 	case "sign-webhook":
 		return signWebhook(args, getenv, stdout)
 	case "pay":
@@ -60,7 +63,7 @@ func runArgs(ctx context.Context, args []string, getenv func(string) string, std
 	case "run-distributed":
 		return runDistributed(ctx, args, getenv, stdout, os.Stderr)
 	}
-	return fmt.Errorf("unknown command %q (run, run-distributed, broker, processor, token, sign-webhook, pay, version, keygen)", cmd)
+	return fmt.Errorf("unknown command %q (run, run-distributed, broker, processor, token, console, sign-webhook, pay, version, keygen)", cmd)
 }
 
 func token(args []string, getenv func(string) string, stdout io.Writer) error {

@@ -50,7 +50,7 @@ func TestRunPrintsOnlyJSONOnStdout(t *testing.T) {
 	if !sawReady {
 		t.Errorf("no ready line with %s on stdout", info.BaseURL)
 	}
-	for _, hint := range []string{"make token", "make sign-webhook", "ready at " + info.BaseURL} {
+	for _, hint := range []string{"make token", "make sign-webhook", "ready at " + info.BaseURL, "admin console", info.BaseURL + "/admin/#token="} {
 		if !strings.Contains(stderr.String(), hint) {
 			t.Errorf("stderr lacks %q:\n%s", hint, stderr.String())
 		}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"marketplace/deploy/system"
+	"marketplace/libs/auth"
+	"marketplace/libs/program"
+)
+
+// consoleLinks prints development sign-in links to the admin console and the
+// store portal of the running system: an administrator's, and a store
+// owner's (by default the owner of the first store the system lists). The
+// tokens are minted with the development secret, as `make token`'s, and
+// travel in the links' fragments (system.ConsoleLink).
+func consoleLinks(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := program.Load(getenv)
+	if err != nil {
+		return err
+	}
+	base := cfg.PublicBaseURL
+	if base == "" {
+		base = "http://" + cfg.HTTPAddr
+	}
+	fs := flag.NewFlagSet("console", flag.ContinueOnError)
+	url := fs.String("url", base, "the gateway's URL")
+	admin := fs.String("admin", system.DevAdmin, "the administrator's user id")
+	owner := fs.String("owner", "", "the store owner's user id (default: the owner of the first store the system lists)")
+	ttl := fs.Duration("ttl", system.ConsoleLinkTTL, "how long the links sign in")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *ttl <= 0 || *ttl > 24*time.Hour {
+		return fmt.Errorf("console: -ttl must be more than 0 and at most 24h, got %s", *ttl)
+	}
+	if cfg.JWKSURL != "" {
+		return errors.New("console: this system verifies tokens with an identity provider (AUTH_JWKS_URL): sign in there; development links need the development secret")
+	}
+	secret, err := system.DevSecret(getenv)
+	if err != nil {
+		return err
+	}
+	link, err := system.ConsoleLink(*url, "admin", secret, *admin, []string{auth.RoleAdmin}, *ttl, cfg.AuthOptions())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "admin console, as the administrator %s (valid %s):\n  %s\n", *admin, system.Lifetime(*ttl), link)
+	ownerSub, storeName := *owner, ""
+	if ownerSub == "" {
+		ownerSub, storeName, err = firstStoreOwner(ctx, *url)
+		if err != nil {
+			fmt.Fprintf(stdout, "store portal: no store owner to sign in as (%v); create a store in the console or run `make seed`, or name one: make console OWNER=<user id>\n", err)
+			return nil
+		}
+	}
+	link, err = system.ConsoleLink(*url, "store", secret, ownerSub, nil, *ttl, cfg.AuthOptions())
+	if err != nil {
+		return err
+	}
+	about := ""
+	if storeName != "" {
+		about = ", owner of " + storeName
+	}
+	fmt.Fprintf(stdout, "store portal, as the store owner %s%s (valid %s):\n  %s\n", ownerSub, about, system.Lifetime(*ttl), link)
+	return nil
+}
+
+// firstStoreOwner asks the running system for its first store (a public
+// query) and answers its owner.
+func firstStoreOwner(ctx context.Context, base string) (owner, store string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	body := []byte(`{"path":"catalog.stores.listStores","args":{"paginationOpts":{"numItems":1,"cursor":null}}}`)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+"/api/query", bytes.NewReader(body))
+	if err != nil {
+		return "", "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", "", fmt.Errorf("the system at %s does not answer: start it with `make run`", base)
+	}
+	defer resp.Body.Close()
+	var page struct {
+		Page []struct {
+			Name        string `json:"name"`
+			OwnerUserID string `json:"ownerUserId"`
+		} `json:"page"`
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", "", fmt.Errorf("listing stores answered %s", resp.Status)
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&page); err != nil {
+		return "", "", fmt.Errorf("listing stores: %w", err)
+	}
+	if len(page.Page) == 0 {
+		return "", "", errors.New("the system has no store yet")
+	}
+	return page.Page[0].OwnerUserID, page.Page[0].Name, nil
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"marketplace/libs/auth"
+)
+
+// TestConsoleCommand: `marketplace console` prints sign-in links to both
+// areas, the token in each link's fragment (never its query), minted with
+// the development secret for the administrator and the first store's owner,
+// expiring after -ttl; without a store it says how to get one; with an
+// identity provider configured it refuses.
+func TestConsoleCommand(t *testing.T) {
+	secret := "0123456789abcdef0123456789abcdef"
+	stores := `{"page":[{"_id":"sto_1","name":"Al Noor Bakery","ownerUserId":"owner-7"}],"isDone":true,"continueCursor":""}`
+	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path != "/api/query" || !strings.Contains(string(body), `"catalog.stores.listStores"`) {
+			http.Error(w, "unexpected call", http.StatusBadRequest)
+			return
+		}
+		io.WriteString(w, stores)
+	}))
+	defer gw.Close()
+	env := map[string]string{"AUTH_DEV_SECRET": secret, "DATA_DIR": t.TempDir(), "PUBLIC_BASE_URL": gw.URL}
+	getenv := func(k string) string { return env[k] }
+	run := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := runArgs(context.Background(), append([]string{"console"}, args...), getenv, &out)
+		return out.String(), err
+	}
+	out, err := run("-ttl", "10m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := regexp.MustCompile(`https?://\S+`).FindAllString(out, -1)
+	if len(links) != 2 || !strings.Contains(out, "owner-7, owner of Al Noor Bakery") || !strings.Contains(out, "valid 10m") {
+		t.Fatalf("output:\n%s", out)
+	}
+	v, _ := auth.NewHS256([]byte(secret), auth.Options{})
+	for i, want := range []struct{ path, sub string }{{"/admin/", "admin-1"}, {"/store/", "owner-7"}} {
+		u, err := url.Parse(links[i])
+		if err != nil || u.Path != want.path || u.RawQuery != "" || !strings.HasPrefix(u.Fragment, "token=") {
+			t.Fatalf("link %q: the token must be in the fragment of %s", links[i], want.path)
+		}
+		id, err := v.Verify(context.Background(), strings.TrimPrefix(u.Fragment, "token="))
+		if err != nil || id.Sub != want.sub || (want.sub == "admin-1") != id.IsAdmin() {
+			t.Fatalf("link %s: %+v %v", want.path, id, err)
+		}
+		if left := time.Until(id.Expires); left > 10*time.Minute || left < 9*time.Minute {
+			t.Fatalf("link %s expires in %s, want 10m", want.path, left)
+		}
+	}
+
+	stores = `{"page":[],"isDone":true,"continueCursor":""}`
+	if out, err = run(); err != nil || !strings.Contains(out, "no store yet") || strings.Count(out, "#token=") != 1 {
+		t.Fatalf("without a store: %v\n%s", err, out)
+	}
+	if out, err = run("-owner", "owner-9"); err != nil || !strings.Contains(out, "store owner owner-9") || strings.Count(out, "#token=") != 2 {
+		t.Fatalf("a named owner: %v\n%s", err, out)
+	}
+	if _, err := run("-ttl", "48h"); err == nil {
+		t.Fatal("a two-day link accepted")
+	}
+	env["AUTH_JWKS_URL"], env["AUTH_DEV_SECRET"] = "https://id.example/jwks", ""
+	env["AUTH_ISSUER"], env["AUTH_AUDIENCE"] = "https://id.example", "marketplace"
+	if _, err := run(); err == nil || !strings.Contains(err.Error(), "identity provider") {
+		t.Fatalf("with an identity provider: %v", err)
+	}
+}
