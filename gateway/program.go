@@ -52,6 +52,11 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, serv
 	}
 	logger := pc.Logger(stdout).With("program", "gateway")
 	logger.Info("starting", append(build.Get().Attrs(), "config", config.Describe(&pc), "gateway", config.Describe(&gc))...)
+	// Kafka only refreshes live queries here, but credentials it refuses are
+	// a mistake to stop at, as the services do.
+	if err := gc.Brokers.CheckAtStart(ctx, followClientID, logger); err != nil {
+		return err
+	}
 	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "gateway", OTLPEndpoint: pc.OTLPEndpoint})
 	if err != nil {
 		return err

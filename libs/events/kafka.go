@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"strings"
@@ -228,6 +229,27 @@ func (b Brokers) Check(ctx context.Context, clientID string) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// CheckAtStart is what a program does with Check as it starts: a refusal
+// (ErrBrokerRefused: credentials, TLS) is returned, for the program to stop,
+// since retrying cannot cure it and the error names the setting; brokers that
+// do not answer yet are only logged, the clients retry until they do. No
+// addresses: nothing to check.
+func (b Brokers) CheckAtStart(ctx context.Context, clientID string, logger *slog.Logger) error {
+	if len(b.Addrs) == 0 {
+		return nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	err := b.Check(cctx, clientID)
+	if errors.Is(err, ErrBrokerRefused) {
+		return err
+	}
+	if err != nil {
+		logger.Warn("kafka does not answer yet; its clients will retry", "err", err)
+	}
+	return nil
 }
 
 func (b Brokers) check(ctx context.Context, clientID, addr string) error {

@@ -127,7 +127,7 @@ func Run(ctx context.Context, o Options) (err error) {
 		err = errors.Join(err, db.Close(cctx))
 	}()
 
-	if err := checkBrokers(ctx, o.Brokers, o.Module.Name, logger); err != nil {
+	if err := o.Brokers.CheckAtStart(ctx, o.Module.Name, logger); err != nil {
 		return fmt.Errorf("%s: %w", o.Module.Name, err)
 	}
 	pub := o.Publisher
@@ -249,26 +249,6 @@ func credentials(m Module, c serviceauth.Credentials) (*serviceauth.Signer, *ser
 		peers = serviceauth.NewVerifier(m.Name, c.Peers, nil)
 	}
 	return signer, peers, nil
-}
-
-// checkBrokers refuses to start a service the brokers refuse (credentials,
-// TLS): retrying cannot cure that, and the refusal names the setting. A
-// broker that does not answer yet is only logged: the publisher and the
-// consumers retry until it does.
-func checkBrokers(ctx context.Context, brokers events.Brokers, clientID string, logger *slog.Logger) error {
-	if len(brokers.Addrs) == 0 {
-		return nil
-	}
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	err := brokers.Check(cctx, clientID)
-	if errors.Is(err, events.ErrBrokerRefused) {
-		return err
-	}
-	if err != nil {
-		logger.Warn("kafka does not answer yet; publishing and consuming will retry", "err", err)
-	}
-	return nil
 }
 
 // brokerCheck proves a broker accepts this service (libs/events Check: its
