@@ -21,6 +21,7 @@ require (
 	marketplace/services/payouts v0.0.0
 	marketplace/services/platformconfig v0.0.0
 	marketplace/services/reviews v0.0.0
+	marketplace/web v0.0.0
 )
 
 require (

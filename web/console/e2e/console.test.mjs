@@ -1,0 +1,245 @@
+// The console and the portal in a real browser: Debian's Chromium driven by
+// playwright-core, against the whole system that deploy/e2e
+// (TestConsoleInBrowser) starts in-process and fills. axe-core checks every
+// screen (no serious or critical violation), and each screen's screenshot, in
+// English and Arabic, is written to docs/console/.
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { AxeBuilder } from "@axe-core/playwright";
+import { chromium } from "playwright-core";
+
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run this through go test ./deploy/e2e -run TestConsoleInBrowser`);
+  return v;
+};
+const URL = env("CONSOLE_URL");
+const SHOTS = env("SCREENSHOTS");
+const STORE_ID = env("STORE_ID");
+const IBAN = env("IBAN");
+const WAIT = { timeout: 15_000 };
+
+let browser;
+before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  // The flags a sandboxed machine with a closed network needs (see
+  // .library/env/machines/go.md): no sandbox as root, no background calls home.
+  const args = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
+  if (process.getuid?.() === 0) args.push("--no-sandbox");
+  browser = await chromium.launch({ executablePath: env("CHROMIUM"), headless: true, args });
+});
+after(async () => {
+  await browser?.close();
+});
+
+/** An element's text with Intl's no-break spaces as plain ones. */
+async function text(locator) {
+  return (await locator.innerText()).replace(/[\u00a0\u202f]/g, " ");
+}
+
+async function open(path, token) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US", timezoneId: "Europe/London" });
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  // Convex's client logs a refused mutation too; the screens show those.
+  page.on("console", (m) => m.type() === "error" && !m.text().startsWith("[CONVEX M(") && problems.push(`console error: ${m.text()}`));
+  page.problems = problems;
+  await page.goto(URL + path + (token ? `#token=${token}` : ""));
+  return page;
+}
+
+/** axe-core on the page as it is: no serious or critical violation. */
+async function accessible(page, what) {
+  const r = await new AxeBuilder({ page }).analyze();
+  const bad = r.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  assert.deepEqual(
+    bad.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => `${n.target.join(" ")} ${n.html.slice(0, 160)}`).join(", ")}`),
+    [],
+    `${what}: accessibility violations`,
+  );
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true, animations: "disabled" });
+}
+
+/** The screen, checked and photographed in the language it shows, then in the other. */
+async function bothLanguages(page, name, check) {
+  for (const lang of ["en", "ar"]) {
+    await page.locator(`html[lang="${lang}"]`).waitFor(WAIT);
+    if (check) await check(lang);
+    await accessible(page, `${name} (${lang})`);
+    await shot(page, `${name}-${lang}`);
+    await page.getByTestId("language").first().click();
+  }
+  await page.locator('html[lang="en"]').waitFor(WAIT);
+}
+
+test("sign-in screen: a token is pasted, a malformed or expired one is refused in place", async () => {
+  const page = await open("/admin/");
+  await page.getByRole("heading", { name: /Sign in/ }).waitFor(WAIT);
+  await bothLanguages(page, "signin", async (lang) => {
+    assert.equal(await page.locator("html").getAttribute("dir"), lang === "ar" ? "rtl" : "ltr");
+  });
+  const input = page.getByTestId("token-input");
+  await input.fill("not a token");
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByText("This is not a token").waitFor(WAIT);
+  await input.fill(env("EXPIRED_TOKEN"));
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByText("This token expired").waitFor(WAIT);
+  // A good one signs in without a reload.
+  await input.fill(env("ADMIN_TOKEN"));
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.getByRole("heading", { name: "Payout queue" }).waitFor(WAIT);
+  // The token never shows in the address bar.
+  assert.ok(!page.url().includes("token"), page.url());
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test("a screen a role may not use says so", async () => {
+  const admin = await open("/admin/", env("USER_TOKEN"));
+  await admin.getByTestId("denied").waitFor(WAIT);
+  assert.match(await admin.getByTestId("denied").innerText(), /for administrators.*user-1/);
+  assert.equal(admin.url(), `${URL}/admin/`, "the token left the address bar");
+  await bothLanguages(admin, "denied-admin");
+  await admin.context().close();
+
+  const store = await open("/store/", env("USER_TOKEN"));
+  await store.getByTestId("denied").waitFor(WAIT);
+  assert.match(await store.getByTestId("denied").innerText(), /own no store/);
+  await accessible(store, "portal without a store");
+  await store.context().close();
+});
+
+test("journey 1: a payout requested in the portal is worked in the console, live on both sides", async () => {
+  const admin = await open("/admin/", env("ADMIN_TOKEN"));
+  const owner = await open("/store/", env("OWNER_TOKEN"));
+
+  // First load of the console: the script it fetched (gzipped, as sent).
+  let scriptBytes = 0;
+  const probe = await browser.newContext();
+  const probePage = await probe.newPage();
+  probePage.on("response", async (r) => {
+    if (r.url().endsWith(".js")) scriptBytes += Number((await r.allHeaders())["content-length"] ?? 0);
+  });
+  const started = Date.now();
+  await probePage.goto(`${URL}/admin/#token=${env("ADMIN_TOKEN")}`);
+  await probePage.getByText("No open payouts.").waitFor(WAIT);
+  console.log(`console first load: ${(scriptBytes / 1024).toFixed(1)} KB of script over the wire, first queue rendered after ${Date.now() - started} ms`);
+  await probe.close();
+
+  await admin.getByText("No open payouts.").waitFor(WAIT);
+  await owner.getByTestId("wallet-available").waitFor(WAIT);
+  assert.equal(await text(owner.getByTestId("wallet-available")), "AED 500.00");
+  await owner.getByTestId("payout-rules").waitFor(WAIT);
+  assert.match(await text(owner.getByTestId("payout-rules")), /Minimum AED 100\.00.*fee of AED 2\.00/);
+  // Neither page reloads from here on: live updates only.
+  await admin.evaluate(() => (window.__sameDocument = true));
+  await owner.evaluate(() => (window.__sameDocument = true));
+
+  // The IBAN and the minimum are checked before anything is sent.
+  const form = owner.locator("form", { has: owner.locator('input[name="IBAN"]') });
+  await form.locator('input[name="amount"]').fill("50");
+  await form.locator('input[name="IBAN"]').fill(IBAN.slice(0, -1) + ((Number(IBAN.at(-1)) + 1) % 10));
+  await form.locator('input[name="bankName"]').fill("Emirates NBD");
+  await form.locator('input[name="accountHolderName"]').fill("Sara Al Marri");
+  await form.getByRole("button", { name: "Request payout" }).click();
+  await owner.getByText("The check digits do not match").waitFor(WAIT);
+  await owner.getByText("The minimum payout is AED 100.00.").waitFor(WAIT);
+  assert.equal(await form.locator('input[name="IBAN"]').getAttribute("aria-invalid"), "true");
+  await owner.getByText("No payouts yet.").waitFor(WAIT);
+
+  await form.locator('input[name="amount"]').fill("250");
+  await form.locator('input[name="IBAN"]').fill(IBAN.replace(/(.{4})/g, "$1 ").trim()); // as people write it
+  await owner.getByText("You receive AED 248.00").waitFor(WAIT);
+  await form.getByRole("button", { name: "Request payout" }).click();
+  await owner.getByText("Payout requested.").waitFor(WAIT);
+  const ownerRow = owner.locator("[data-testid=payout-list] tr[data-payout]");
+  await ownerRow.waitFor(WAIT);
+  const payoutId = await ownerRow.getAttribute("data-payout");
+  assert.equal(await ownerRow.getAttribute("data-status"), "requested");
+  await owner.getByTestId("wallet-available").filter({ hasText: "AED 250.00" }).waitFor(WAIT);
+
+  // The console's queue shows it without a reload.
+  const row = admin.locator(`tr[data-payout="${payoutId}"]`);
+  await row.waitFor(WAIT);
+  const rowText = await text(row);
+  for (const part of ["Al Noor Bakery", "Sara Al Marri", "+971501234567", "AED 250.00", "AED 2.00", "AED 248.00", IBAN, "Emirates NBD"]) {
+    assert.ok(rowText.includes(part), `the queue's row lacks ${part}: ${rowText}`);
+  }
+  await bothLanguages(admin, "payout-queue");
+  await bothLanguages(owner, "wallet");
+
+  // Filters: by status and by store.
+  await admin.getByText("Approved", { exact: true }).click();
+  await admin.getByTestId("payouts-empty").waitFor(WAIT);
+  await admin.getByText("Requested", { exact: true }).click();
+  await row.waitFor(WAIT);
+  await admin.getByText("All", { exact: true }).click();
+
+  // A refusal from the server shows next to its field, and the dialog stays.
+  await row.getByTestId("reject").click();
+  let dialog = admin.getByRole("dialog");
+  await dialog.locator('textarea[name="rejectionReason"]').fill("x".repeat(1001));
+  await accessible(admin, "reject dialog");
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await dialog.locator('textarea[name="rejectionReason"][aria-invalid="true"]').waitFor(WAIT);
+  assert.match(await dialog.innerText(), /rejectionReason/);
+  await shot(admin, "payout-reject-refused-en");
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await dialog.waitFor({ state: "hidden", ...WAIT });
+
+  // The owner follows in Arabic from here: statuses arrive in either language.
+  await owner.getByTestId("language").first().click();
+  await owner.locator('html[dir="rtl"]').waitFor(WAIT);
+
+  // Approve.
+  await row.getByTestId("approve").click();
+  dialog = admin.getByRole("dialog");
+  await dialog.getByText("Approve the payout of AED 250.00 to Al Noor Bakery?").waitFor(WAIT);
+  await accessible(admin, "approve dialog");
+  await shot(admin, "payout-approve-en");
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await dialog.waitFor({ state: "hidden", ...WAIT });
+  await row.and(admin.locator('[data-status="approved"]')).waitFor(WAIT);
+  await owner.locator(`tr[data-payout="${payoutId}"][data-status="approved"]`).waitFor(WAIT);
+  assert.match(await owner.locator(`tr[data-payout="${payoutId}"]`).innerText(), /معتمد/);
+
+  // Mark processing, with its method and reference.
+  await row.getByTestId("processing").click();
+  dialog = admin.getByRole("dialog");
+  await dialog.locator('input[name="transactionReference"]').fill("TRX-2026-0001");
+  await accessible(admin, "processing dialog");
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await dialog.waitFor({ state: "hidden", ...WAIT });
+  await owner.locator(`tr[data-payout="${payoutId}"][data-status="processing"]`).waitFor(WAIT);
+
+  // Complete: it leaves the queue; the owner sees it completed and paid out.
+  await row.getByTestId("complete").click();
+  dialog = admin.getByRole("dialog");
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await dialog.waitFor({ state: "hidden", ...WAIT });
+  await row.waitFor({ state: "detached", ...WAIT });
+  await admin.getByText("No open payouts.").waitFor(WAIT);
+  await owner.locator(`tr[data-payout="${payoutId}"][data-status="completed"]`).waitFor(WAIT);
+  await owner.getByTestId("wallet-paid-out").filter({ hasText: "250.00" }).waitFor(WAIT);
+
+  // The Arabic portal is laid out right to left: the navigation on the right.
+  const nav = await owner.locator("nav").first().boundingBox();
+  const main = await owner.locator("main").first().boundingBox();
+  assert.ok(nav.x > main.x, `navigation at x=${nav.x}, content at x=${main.x}: not right to left`);
+  await accessible(owner, "portal in Arabic after the journey");
+
+  for (const p of [admin, owner]) {
+    assert.equal(await p.evaluate(() => window.__sameDocument), true, "a page reloaded");
+    assert.deepEqual(p.problems, []);
+  }
+  console.log(`PAYOUT ${payoutId}`);
+  await admin.context().close();
+  await owner.context().close();
+});
