@@ -19,7 +19,9 @@ import (
 // journey 1 of issue 20 across two browser contexts (an owner requests a
 // payout, it appears in the console's queue without a reload, the
 // administrator approves, marks it processing and completes it while the
-// owner's portal shows each status). axe-core checks every screen, and the
+// owner's portal shows each status), and a session that expires while a form
+// is being filled, signed in again over the screen with the form intact.
+// axe-core checks every screen, and the
 // screenshots go to docs/console/. Skipped, loudly, without node; Chromium
 // is installed when missing and the test runs as root (webtest.Chromium).
 func TestConsoleInBrowser(t *testing.T) {
@@ -52,6 +54,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		"EXPIRED_TOKEN=" + expired,
 		"STORE_ID=" + w.store,
 		"IBAN=" + validIBAN,
+		"DEV_SECRET=" + s.DevSecret,
 	}, node, "--test", "--test-reporter=spec", filepath.Join("e2e", "console.test.mjs"))
 
 	// What the browser did, as the API sees it.
@@ -70,14 +73,18 @@ func TestConsoleInBrowser(t *testing.T) {
 		} `json:"page"`
 	}
 	st.MustOK(t, s.Query(w.owner, opListPayouts, map[string]any{"storeId": w.store, "paginationOpts": map[string]any{"numItems": 10, "cursor": nil}})).Decode(t, &page)
-	if len(page.Page) != 1 {
+	// The journey's payout, completed; the one requested after signing in again, open.
+	if len(page.Page) != 2 {
 		t.Fatalf("payouts: %+v", page.Page)
 	}
-	p := page.Page[0]
+	p, again := page.Page[1], page.Page[0] // newest first
 	if p.ID != m[1] || p.Status != "completed" || p.RequestedAmount != 250 || p.ProcessingMethod != "bank_transfer" || p.TransactionReference != "TRX-2026-0001" || p.ApprovedBy != "admin-1" {
 		t.Fatalf("the payout after the journey: %+v", p)
 	}
-	if wallet := w.getWallet(t, w.owner, w.store); wallet.AvailableBalance != 250 || wallet.TotalPayouts != 250 {
+	if again.Status != "requested" || again.RequestedAmount != 150 {
+		t.Fatalf("the payout requested after signing in again: %+v", again)
+	}
+	if wallet := w.getWallet(t, w.owner, w.store); wallet.AvailableBalance != 100 || wallet.TotalPayouts != 250 {
 		t.Fatalf("the wallet after the journey: %+v", wallet)
 	}
 }

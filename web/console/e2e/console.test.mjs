@@ -4,6 +4,7 @@
 // screen (no serious or critical violation), and each screen's screenshot, in
 // English and Arabic, is written to docs/console/.
 import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -20,6 +21,14 @@ const SHOTS = env("SCREENSHOTS");
 const STORE_ID = env("STORE_ID");
 const IBAN = env("IBAN");
 const WAIT = { timeout: 15_000 };
+
+/** A development token, as `make token` mints them (HS256 with the system's secret). */
+function mint(sub, roles, ttlSeconds) {
+  const b64 = (v) => Buffer.from(JSON.stringify(v)).toString("base64url");
+  const now = Math.floor(Date.now() / 1000);
+  const body = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({ sub, roles, iat: now, exp: now + ttlSeconds })}`;
+  return `${body}.${createHmac("sha256", env("DEV_SECRET")).update(body).digest("base64url")}`;
+}
 
 let browser;
 before(async () => {
@@ -62,8 +71,8 @@ async function accessible(page, what) {
   );
 }
 
-async function shot(page, name) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true, animations: "disabled" });
+async function shot(page, name, { fullPage = true } = {}) {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage, animations: "disabled" });
 }
 
 /** The screen, checked and photographed in the language it shows, then in the other. */
@@ -190,7 +199,7 @@ test("journey 1: a payout requested in the portal is worked in the console, live
   await dialog.getByRole("button", { name: "Confirm" }).click();
   await dialog.locator('textarea[name="rejectionReason"][aria-invalid="true"]').waitFor(WAIT);
   assert.match(await dialog.innerText(), /rejectionReason/);
-  await shot(admin, "payout-reject-refused-en");
+  await shot(admin, "payout-reject-refused-en", { fullPage: false });
   await dialog.getByRole("button", { name: "Cancel" }).click();
   await dialog.waitFor({ state: "hidden", ...WAIT });
 
@@ -203,7 +212,7 @@ test("journey 1: a payout requested in the portal is worked in the console, live
   dialog = admin.getByRole("dialog");
   await dialog.getByText("Approve the payout of AED 250.00 to Al Noor Bakery?").waitFor(WAIT);
   await accessible(admin, "approve dialog");
-  await shot(admin, "payout-approve-en");
+  await shot(admin, "payout-approve-en", { fullPage: false });
   await dialog.getByRole("button", { name: "Confirm" }).click();
   await dialog.waitFor({ state: "hidden", ...WAIT });
   await row.and(admin.locator('[data-status="approved"]')).waitFor(WAIT);
@@ -241,5 +250,35 @@ test("journey 1: a payout requested in the portal is worked in the console, live
   }
   console.log(`PAYOUT ${payoutId}`);
   await admin.context().close();
+  await owner.context().close();
+});
+
+test("an expired session signs in again over the screen, and the form keeps what was filled", async () => {
+  const owner = await open("/store/", mint("owner-1", [], 8));
+  const form = owner.locator("form", { has: owner.locator('input[name="IBAN"]') });
+  await form.locator('input[name="amount"]').waitFor(WAIT);
+  await owner.evaluate(() => (window.__sameDocument = true));
+  await form.locator('input[name="amount"]').fill("150");
+  await form.locator('input[name="IBAN"]').fill(IBAN);
+  await form.locator('input[name="bankName"]').fill("Emirates NBD");
+  await form.locator('input[name="accountHolderName"]').fill("Sara Al Marri");
+
+  // The gateway ends the session when the token expires; the console asks
+  // for a new one in a dialog over the screen.
+  const dialog = owner.getByRole("dialog");
+  await dialog.getByText("Your session has expired").waitFor({ timeout: 30_000 });
+  await accessible(owner, "sign-in again dialog");
+  await shot(owner, "signin-again-en", { fullPage: false });
+  await dialog.getByTestId("token-input").fill(env("OWNER_TOKEN"));
+  await dialog.getByRole("button", { name: "Sign in", exact: true }).click();
+  await dialog.waitFor({ state: "hidden", ...WAIT });
+
+  assert.equal(await form.locator('input[name="amount"]').inputValue(), "150");
+  assert.equal(await form.locator('input[name="accountHolderName"]').inputValue(), "Sara Al Marri");
+  await form.getByRole("button", { name: "Request payout" }).click();
+  await owner.getByText("Payout requested.").waitFor(WAIT);
+  await owner.locator('[data-testid=payout-list] tr[data-status="requested"]').waitFor(WAIT);
+  assert.equal(await owner.evaluate(() => window.__sameDocument), true, "the page reloaded");
+  assert.deepEqual(owner.problems, []);
   await owner.context().close();
 });
