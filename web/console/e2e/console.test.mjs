@@ -20,7 +20,8 @@ const URL = env("CONSOLE_URL");
 const SHOTS = env("SCREENSHOTS");
 const STORE_ID = env("STORE_ID");
 const IBAN = env("IBAN");
-const WAIT = { timeout: 15_000 };
+// Generous: make test runs every package at once on two cores.
+const WAIT = { timeout: 30_000 };
 
 /** A development token, as `make token` mints them (HS256 with the system's secret). */
 function mint(sub, roles, ttlSeconds) {
@@ -254,7 +255,7 @@ test("journey 1: a payout requested in the portal is worked in the console, live
 });
 
 test("an expired session signs in again over the screen, and the form keeps what was filled", async () => {
-  const owner = await open("/store/", mint("owner-1", [], 8));
+  const owner = await open("/store/", mint("owner-1", [], 15));
   const form = owner.locator("form", { has: owner.locator('input[name="IBAN"]') });
   await form.locator('input[name="amount"]').waitFor(WAIT);
   await owner.evaluate(() => (window.__sameDocument = true));
@@ -266,7 +267,7 @@ test("an expired session signs in again over the screen, and the form keeps what
   // The gateway ends the session when the token expires; the console asks
   // for a new one in a dialog over the screen.
   const dialog = owner.getByRole("dialog");
-  await dialog.getByText("Your session has expired").waitFor({ timeout: 30_000 });
+  await dialog.getByText("Your session has expired").waitFor({ timeout: 45_000 });
   await accessible(owner, "sign-in again dialog");
   await shot(owner, "signin-again-en", { fullPage: false });
   await dialog.getByTestId("token-input").fill(env("OWNER_TOKEN"));
