@@ -328,28 +328,40 @@ func callArgs(args any) []argName {
 
 // afterUnknownArgument decides what follows a callee's refusal of an
 // argument it does not know: retry (once, without it) when the argument is
-// optional, a refusal naming the callee's version when it is required, and
-// nothing (the callee's answer stands) for anything else.
+// optional, and otherwise a refusal naming the callee's version, never the
+// callee's answer itself: a handler returns its calls' errors as its own
+// answer, and its caller would take an unknown-argument refusal for one of
+// its own call's arguments, refused before the operation ran, and send again
+// an operation that did run (a mutation). Nothing for any other answer.
 func (c *Client) afterUnknownArgument(ctx context.Context, service, base, path string, args any, e *apperr.Error) (retry context.Context, err error) {
 	name, ok := unknownArgument(e)
-	if !ok || ctx.Value(omitKey{}) != nil {
+	if !ok {
 		return nil, nil
 	}
-	d := c.callees.refresh(ctx, service, base)
-	for _, a := range callArgs(args) {
-		if a.name != name {
-			continue
-		}
-		if !a.required {
-			return context.WithValue(ctx, omitKey{}, name), nil
-		}
-		v := version.Legacy.Internal
-		if d != nil {
-			v = d.contracts.Internal
-		}
-		return nil, versionRefusal(service, path, name, v)
+	d := c.callees.refresh(ctx, service, base) // at most once a second
+	v := version.Legacy.Internal
+	if d != nil {
+		v = d.contracts.Internal
 	}
-	return nil, nil
+	if ctx.Value(omitKey{}) == nil {
+		for _, a := range callArgs(args) {
+			if a.name != name {
+				continue
+			}
+			if !a.required {
+				return context.WithValue(ctx, omitKey{}, name), nil
+			}
+			return nil, versionRefusal(service, path, name, v)
+		}
+	}
+	// Refused again after the retry (a rolling deploy), or an argument this
+	// call does not declare (raw arguments).
+	return nil, apperr.New(apperr.Unavailable,
+		"%s (internal contract %s) refused the argument %s of %s as unknown: it needs a newer %s",
+		service, v, name, path, service).WithDetails(map[string]any{
+		"reason": ReasonContractVersionUnsupported, "service": service, "operation": path, "argument": name,
+		"contract": "internal", "declared": v,
+	})
 }
 
 // unknownArgument is the top-level argument a callee's answer refuses as

@@ -234,9 +234,11 @@ func TestRollingDeployRetriesOnce(t *testing.T) {
 		}
 	}
 	var out calleeAnswer
-	// Two unknown arguments: one retry only, and the second refusal stands.
+	// Two unknown arguments: one retry only, and the second refusal stands,
+	// as UNAVAILABLE naming the callee's version (never as the callee's
+	// INVALID_ARGUMENT, which the caller's own caller would take for its own).
 	err := c.Query(ctx, "shop", "t.items.get", newerArgs{Name: "a", Extra: &extra, More: &more}, &out)
-	if e := apperr.From(err); e.Code != apperr.InvalidArgument || !strings.Contains(e.Message, "unknown argument") {
+	if e := apperr.From(err); e.Code != apperr.Unavailable || e.Details["reason"] != ReasonContractVersionUnsupported || e.Details["argument"] != "more" {
 		t.Fatalf("two unknown arguments: %v", err)
 	}
 	if calls := callee.sent(); len(calls) != 2 {
