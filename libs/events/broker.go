@@ -34,9 +34,15 @@ type BrokerOptions struct {
 	// topics are created on first use.
 	Topics []string
 	// Users, if any, are the SASL users the broker requires every client to
-	// authenticate as; none: no authentication. They are this start's: a
-	// user list saved in DataDir by an earlier start is dropped.
+	// authenticate as; none: no authentication. They are superusers, whom no
+	// ACL holds; the broker's own clients (creating Topics and the ACLs of
+	// ACLUsers, Brokers) use the first.
 	Users []Credentials
+	// ACLUsers are the other SASL users, each allowed only what its ACLs say
+	// (Kafka's simple authorizer: anything else is refused). They need Users.
+	// Users and ACLs are this start's: those saved in DataDir by an earlier
+	// start are dropped.
+	ACLUsers []ACLUser
 	// TLS, if set, is the listener's TLS (its certificate); ClientTLS is how
 	// this process's own clients reach it (trusting that certificate), used
 	// for creating Topics and handed out by Brokers.
@@ -78,14 +84,26 @@ func StartBrokerWith(o BrokerOptions) (*Broker, error) {
 	if o.Port != 0 {
 		opts = append(opts, kfake.Ports(o.Port))
 	}
+	if len(o.ACLUsers) > 0 && len(o.Users) == 0 {
+		return nil, errors.New("events: a broker with ACLUsers needs a superuser in Users: its own clients create their ACLs")
+	}
 	if len(o.Users) > 0 {
-		opts = append(opts, kfake.EnableSASL())
+		// With authentication, ACLs hold every user but the superusers: a
+		// user without ACLs may do nothing.
+		opts = append(opts, kfake.EnableSASL(), kfake.EnableACLs())
+		seen := map[string]bool{}
 		for _, u := range o.Users {
-			if _, err := u.mechanism(); err != nil || u.Username == "" || u.Password == "" {
-				return nil, fmt.Errorf("events: broker user %q: a mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512), a name and a password are needed", u.Username)
+			if err := checkBrokerUser(u, seen); err != nil {
+				return nil, err
 			}
-			// Superuser: kfake checks no ACLs here, every user may do everything.
 			opts = append(opts, kfake.Superuser(u.Mechanism, u.Username, u.Password))
+		}
+		for _, u := range o.ACLUsers {
+			if err := checkBrokerUser(u.Credentials, seen); err != nil {
+				return nil, err
+			}
+			// The ACLs are created once the broker runs (createACLs).
+			opts = append(opts, kfake.User(u.Mechanism, u.Username, u.Password))
 		}
 	}
 	if o.TLS != nil {
@@ -103,28 +121,52 @@ func StartBrokerWith(o BrokerOptions) (*Broker, error) {
 		b.Close()
 		return nil, err
 	}
+	if err := b.createACLs(o.ACLUsers); err != nil {
+		b.Close()
+		return nil, err
+	}
 	return b, nil
 }
 
-// kfake saves its SASL users in its data directory and, on a restart, puts
-// them in place of the configured ones; PLAIN passwords are saved as they
-// are. The users are configuration, not data: each start takes its own.
-const savedUsersFile = "sasl.json"
+func checkBrokerUser(u Credentials, seen map[string]bool) error {
+	if _, err := u.mechanism(); err != nil || u.Username == "" || u.Password == "" {
+		return fmt.Errorf("events: broker user %q: a mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512), a name and a password are needed", u.Username)
+	}
+	if seen[u.Username] {
+		return fmt.Errorf("events: broker user %q is given twice", u.Username)
+	}
+	seen[u.Username] = true
+	return nil
+}
+
+// kfake saves its SASL users and its ACLs in its data directory and, on a
+// restart, puts them in place of the configured ones; PLAIN passwords are
+// saved as they are. Users and ACLs are configuration, not data: each start
+// takes its own.
+var savedUsersFiles = []string{"sasl.json", "acls.json"}
 
 func dropSavedUsers(dataDir string) error {
-	if err := os.Remove(filepath.Join(dataDir, savedUsersFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("events: broker: drop the users an earlier start saved: %w", err)
+	for _, f := range savedUsersFiles {
+		if err := os.Remove(filepath.Join(dataDir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("events: broker: drop the users and ACLs an earlier start saved: %w", err)
+		}
 	}
 	return nil
 }
 
 // Brokers is how a client of this process reaches the broker: its address,
-// the first user's credentials and ClientTLS.
+// the first user's credentials (a superuser's) and ClientTLS.
 func (b *Broker) Brokers() Brokers {
-	out := Brokers{Addrs: b.Addrs(), TLS: b.opts.ClientTLS}
-	if len(b.opts.Users) > 0 {
-		out.SASL, _ = b.opts.Users[0].mechanism() // checked at start
+	if len(b.opts.Users) == 0 {
+		return Brokers{Addrs: b.Addrs(), TLS: b.opts.ClientTLS}
 	}
+	return b.BrokersAs(b.opts.Users[0])
+}
+
+// BrokersAs is how a client of this process reaches the broker as user.
+func (b *Broker) BrokersAs(user Credentials) Brokers {
+	out := Brokers{Addrs: b.Addrs(), TLS: b.opts.ClientTLS}
+	out.SASL, _ = user.mechanism() // an unknown mechanism: none, which the broker refuses
 	return out
 }
 
@@ -168,7 +210,7 @@ func EnsureTopics(ctx context.Context, brokers Brokers, partitions, replication 
 func (b *Broker) Addrs() []string { return b.cluster.ListenAddrs() }
 
 // Close stops the broker, saving its state first when it has a data
-// directory (not its users: the next start takes its own).
+// directory (not its users and ACLs: the next start takes its own).
 func (b *Broker) Close() {
 	b.cluster.Close()
 	if b.opts.DataDir != "" {

@@ -268,8 +268,10 @@ func TestBrokerUsersAreEachStarts(t *testing.T) {
 	}
 	pub.Close()
 	b.Close()
-	if _, err := os.Stat(filepath.Join(dir, savedUsersFile)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the users are left in the data directory: %v", err)
+	for _, f := range savedUsersFiles {
+		if _, err := os.Stat(filepath.Join(dir, f)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is left in the data directory: %v", f, err)
+		}
 	}
 
 	b, err = StartBrokerWith(BrokerOptions{DataDir: dir, Topics: []string{"orders"}, Users: []Credentials{user("second-start")}})
