@@ -21,6 +21,7 @@ import (
 	"go.mongodb.org/mongo-driver/event"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
+	"go.mongodb.org/mongo-driver/x/mongo/driver/connstring"
 )
 
 // The embedded engine keeps an oplog for change streams, which nothing here
@@ -77,6 +78,9 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	switch {
 	case opts.URI != "":
+		if err := checkURI(opts.URI); err != nil {
+			return nil, fmt.Errorf("store: connect %s: %w", opts.Name, err)
+		}
 		co := options.Client().ApplyURI(opts.URI).SetTimeout(10 * time.Second)
 		if opts.Monitor != nil {
 			co.SetMonitor(opts.Monitor)
@@ -338,4 +342,19 @@ func (d *DB) EnsureIndexes(ctx context.Context, idx ...Index) error {
 		}
 	}
 	return d.markCreated()
+}
+
+// checkURI refuses a connection string that turns TLS's check of the server
+// off (tlsInsecure, sslInsecure): the driver would trust any certificate, so
+// anyone on the path could stand in for the database, and nothing else would
+// say so. A private CA goes in tlsCAFile (deploy/README.md).
+func checkURI(uri string) error {
+	cs, err := connstring.Parse(uri)
+	if err != nil {
+		return nil // the driver's own error says what is wrong with it
+	}
+	if cs.SSLInsecure {
+		return errors.New("MONGODB_URI sets tlsInsecure (or sslInsecure), which accepts any server certificate: remove it, and trust a private CA with tlsCAFile")
+	}
+	return nil
 }

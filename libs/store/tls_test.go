@@ -81,3 +81,23 @@ func TestMongoTLSThroughTheURI(t *testing.T) {
 		t.Fatalf("an unreadable tlsCAFile: %v", err)
 	}
 }
+
+// TestMongoURIRefusesTLSWithoutVerification: tlsInsecure (sslInsecure) turns
+// off the check of the server's certificate, so anyone on the path could
+// stand in for the database; a URI with it stops Open naming the option
+// rather than connecting (a private CA goes in tlsCAFile).
+func TestMongoURIRefusesTLSWithoutVerification(t *testing.T) {
+	for _, opt := range []string{"tlsInsecure=true", "sslInsecure=true", "TLSINSECURE=true"} {
+		uri := "mongodb://127.0.0.1:1/?directConnection=true&tls=true&" + opt
+		_, err := Open(context.Background(), Options{Name: "payouts", URI: uri})
+		if err == nil || !strings.Contains(err.Error(), "store: connect payouts") || !strings.Contains(err.Error(), "tlsInsecure") {
+			t.Errorf("%s: %v, want a refusal naming tlsInsecure", opt, err)
+		}
+	}
+	// tlsInsecure=false is the default, said out loud.
+	db, err := Open(context.Background(), Options{Name: "payouts", URI: "mongodb://127.0.0.1:1/?directConnection=true&tls=true&tlsInsecure=false"})
+	if err != nil {
+		t.Fatalf("tlsInsecure=false: %v", err)
+	}
+	db.Close(context.Background())
+}
