@@ -110,13 +110,16 @@ func (c *Config) Validate() error {
 // Load reads the configuration.
 func Load(getenv func(string) string) (Config, error) {
 	var c Config
-	if getenv(legacyInternalToken) != "" {
-		// Refused rather than ignored: an operator who sets it expects calls
-		// between services to be authenticated by it, and must learn that they
-		// are authenticated otherwise now.
+	for _, name := range []string{legacyInternalToken, legacyInternalToken + config.FileSuffix} {
+		if getenv(name) == "" {
+			continue
+		}
+		// Refused rather than ignored: an operator who sets it (or its file,
+		// as any secret) expects calls between services to be authenticated
+		// by it, and must learn that they are authenticated otherwise now.
 		return c, fmt.Errorf("config: %s is no longer read: each service proves its calls with a key of its own. "+
 			"Unset it, and give each service SERVICE_KEY (or SERVICE_KEY_FILE), SERVICE_PUBLIC_KEYS and INTERNAL_CALLERS "+
-			"(marketplace keygen makes keys; make run and make run-distributed make them for you)", legacyInternalToken)
+			"(marketplace keygen makes keys; make run and make run-distributed make them for you)", name)
 	}
 	err := config.Load(getenv, &c)
 	return c, err

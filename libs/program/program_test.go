@@ -473,6 +473,12 @@ func TestLegacyInternalTokenIsRefused(t *testing.T) {
 			t.Errorf("the refusal does not name %s: %v", name, err)
 		}
 	}
+	// Given as a file (a mounted Secret, as every secret could be) it is
+	// refused alike, not silently ignored.
+	_, err = Load(env(map[string]string{"INTERNAL_SERVICE_TOKEN_FILE": "/run/secrets/internal-token"}))
+	if err == nil || !strings.Contains(err.Error(), "INTERNAL_SERVICE_TOKEN_FILE") || !strings.Contains(err.Error(), "SERVICE_KEY") {
+		t.Errorf("INTERNAL_SERVICE_TOKEN_FILE: %v, want refused", err)
+	}
 }
 
 // A service's key comes from SERVICE_KEY or from the file SERVICE_KEY_FILE
