@@ -143,11 +143,21 @@ type copyRef struct {
 	digest  string
 }
 
+// maxCopies bounds the copies an envelope may name: an event is published in
+// its current version and the few still in a deprecation window. More is no
+// producer's envelope, and refusing it early keeps a forged one from costing
+// a parse quadratic in its length at every look, and a processed record as
+// large as the message.
+const maxCopies = 16
+
 // parseCopies reads a copies attribute: "v<major>:<64 hex digits>" entries,
-// comma-separated, each version once.
+// comma-separated, each version once, at most maxCopies.
 func parseCopies(s string) ([]copyRef, error) {
 	if s == "" {
 		return nil, nil
+	}
+	if n := strings.Count(s, ",") + 1; n > maxCopies {
+		return nil, fmt.Errorf("copies: %d entries, an event has at most %d copies", n, maxCopies)
 	}
 	var out []copyRef
 	for entry := range strings.SplitSeq(s, ",") {
