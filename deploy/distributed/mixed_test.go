@@ -1,8 +1,10 @@
 package distributed_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 
 	"marketplace/deploy/launch"
 	"marketplace/deploy/modules"
+	"marketplace/libs/version"
 )
 
 // Mixed versions (make test-mixed-versions, issue 19 item 3): the distributed
@@ -77,6 +80,59 @@ func (c mixedCase) String() string {
 	return s
 }
 
+// programBuild is what a running program says it is: the commit it was
+// built from (GET /version) and the contract versions it declares (GET /ops).
+type programBuild struct {
+	commit    string
+	modified  bool
+	contracts version.Contracts
+}
+
+func buildOf(t *testing.T, r *running, base string) programBuild {
+	t.Helper()
+	get := func(path string, out any) {
+		resp, err := r.hc.Get(base + path)
+		if err != nil {
+			t.Fatalf("GET %s%s: %v", base, path, err)
+		}
+		defer resp.Body.Close()
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s%s: %d %v", base, path, resp.StatusCode, err)
+		}
+	}
+	var info version.Info
+	get("/version", &info)
+	var ops struct {
+		Contracts version.Contracts `json:"contracts"`
+	}
+	get("/ops", &ops)
+	return programBuild{commit: info.Commit, modified: info.Modified, contracts: ops.Contracts.OrLegacy()}
+}
+
+// checkBuilds holds the running case to what it claims: the service under
+// test runs another build than its peers (catalog, never a case's service,
+// stands for them), and a current or next build declares the contracts it
+// should; otherwise a case would pass with every program at one version.
+func (c mixedCase) checkBuilds(t *testing.T, r *running) {
+	t.Helper()
+	single, peer := buildOf(t, r, r.Services[c.service]), buildOf(t, r, r.Services["catalog"])
+	if single == peer {
+		t.Fatalf("%s runs the same build as its peers (%+v): the case mixes no versions", c.service, single)
+	}
+	built := version.BuiltContracts() // this test's own build: current
+	for _, b := range []struct {
+		rel   release
+		build programBuild
+	}{{c.single, single}, {c.others, peer}} {
+		switch {
+		case b.rel.name == "current" && b.build.contracts != built:
+			t.Fatalf("the %s build declares contracts %+v, want %+v", b.rel.name, b.build.contracts, built)
+		case b.rel.name == "next" && b.build.contracts == built:
+			t.Fatalf("the next build declares the current contracts %+v", built)
+		}
+	}
+}
+
 type mixedResult struct {
 	c        mixedCase
 	passed   bool
@@ -116,6 +172,8 @@ func TestMixedVersions(t *testing.T) {
 						from := c.binFrom(current)
 						t.Logf("%s", c)
 						r := start(t, testEnv(t, "PAYOUTS_RELEASE_INTERVAL", "1s"), func(o *launch.Options) { o.BinDir, o.BinFrom = c.others.dir, from })
+						step = "versions"
+						c.checkBuilds(t, r)
 						journey(t, r, func(s string) { step = s })
 					})
 					if step != "" {
