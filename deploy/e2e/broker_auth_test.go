@@ -3,25 +3,31 @@ package e2e
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"marketplace/deploy/modules"
 	st "marketplace/deploy/systemtest"
+	"marketplace/libs/contracts/customers"
 	"marketplace/libs/events"
+	"marketplace/libs/events/eventstest"
 )
 
-// The all-in-one's embedded broker requires the SASL user made for the run:
-// a client without its credentials, or with a wrong password, is refused
-// every request (reading the topics' metadata, publishing a forged event)
-// and told why; the run's credentials pass.
+// The all-in-one's embedded broker requires the users made for the run: a
+// client without credentials, or with a wrong password, is refused every
+// request (reading the topics' metadata, publishing a forged event) and told
+// why; each program's own credentials pass.
 func TestEmbeddedBrokerRequiresTheRunsCredentials(t *testing.T) {
 	s := st.Start(t)
-	if s.Brokers.SASL == nil || s.Brokers.SASL.Name() != events.SASLScramSHA512 {
-		t.Fatalf("the all-in-one's brokers %+v: want SCRAM-SHA-512 credentials", s.Brokers)
+	for _, name := range append(modules.Names(), modules.Gateway) {
+		if b := s.KafkaAs(name); b.SASL == nil || b.SASL.Name() != events.SASLScramSHA512 {
+			t.Fatalf("%s's Kafka user %+v: want SCRAM-SHA-512 credentials", name, b)
+		}
 	}
 	wrong, err := events.KafkaSettings{KafkaBrokers: s.Brokers.Addrs, KafkaSASLMechanism: events.SASLScramSHA512,
-		KafkaSASLUsername: "marketplace", KafkaSASLPassword: "guessed-password"}.Kafka()
+		KafkaSASLUsername: "customers", KafkaSASLPassword: "guessed-password"}.Kafka()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +56,102 @@ func TestEmbeddedBrokerRequiresTheRunsCredentials(t *testing.T) {
 	// The run's own credentials pass the same check.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := s.Brokers.Check(ctx, "e2e"); err != nil {
-		t.Fatalf("the run's credentials: %v", err)
+	for _, name := range append(modules.Names(), modules.Gateway) {
+		if err := s.KafkaAs(name).Check(ctx, "e2e"); err != nil {
+			t.Fatalf("%s's credentials: %v", name, err)
+		}
 	}
+}
+
+// Issue 19: each service is its own Kafka user, allowed by the broker only
+// what the module list declares. With a service's credentials, writing a
+// topic it does not publish (reviews' user writing orders: an order
+// delivered, as forged in issue 18) is refused by the broker, and so is
+// reading a topic it does not consume or joining another's consumer group;
+// what it publishes and consumes passes, for every service, the gateway
+// (which reads the topics and writes none) and every topic and dead-letter
+// topic. The services' consumers run in groups of their own, under their
+// users: every group the consumers report is one of its module's, on topics
+// that module consumes, and every module that consumes has one.
+func TestKafkaUsersHoldEachServiceToItsTopics(t *testing.T) {
+	s := st.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := eventstest.Write(ctx, s.KafkaAs("reviews"), customers.TopicOrders, st.ProbeEvent("reviews")); !eventstest.Refused(err) {
+		t.Fatalf("reviews' user wrote on orders: %v, want refused by the broker", err)
+	}
+	if err := eventstest.Write(ctx, s.KafkaAs("customers"), customers.TopicOrders, st.ProbeEvent("customers")); err != nil {
+		t.Fatalf("customers' user on orders, the topic it publishes: %v", err)
+	}
+	if err := eventstest.Read(ctx, s.KafkaAs("reviews"), customers.TopicOrders); !eventstest.Refused(err) {
+		t.Fatalf("reviews' user read orders: %v, want refused by the broker", err)
+	}
+	if err := eventstest.Read(ctx, s.KafkaAs("payouts"), customers.TopicOrders); err != nil {
+		t.Fatalf("payouts' user on orders, a topic it consumes: %v", err)
+	}
+	st.CheckKafkaRights(t, modules.All, s.KafkaAs)
+
+	// The consumers' groups, as their lag metric names them once each has
+	// read its group's offsets (under its own user).
+	groups := map[string][]string{} // group -> topics
+	eventually(t, "every consuming module's group reports its lag", func() bool {
+		groups = consumerGroups(s.Metrics())
+		for _, m := range modules.All {
+			if len(m.Consumes) > 0 && !slices.ContainsFunc(mapKeys(groups), func(g string) bool { return groupOf(m.Name, g) }) {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("consumer groups and their topics: %v", groups)
+	for g, topics := range groups {
+		owner := -1
+		for i, m := range modules.All {
+			if groupOf(m.Name, g) {
+				owner = i
+			}
+		}
+		if owner < 0 {
+			t.Errorf("consumer group %s is no module's (a module's groups are <module> and <module>.<what>)", g)
+			continue
+		}
+		m := modules.All[owner]
+		for _, tp := range topics {
+			if !slices.Contains(m.Consumes, tp) {
+				t.Errorf("%s's group %s reads %s, which %s does not consume", m.Name, g, tp, m.Name)
+			}
+		}
+	}
+}
+
+// groupOf reports whether group is one of module's consumer groups.
+func groupOf(module, group string) bool {
+	return group == module || strings.HasPrefix(group, module+".")
+}
+
+// consumerGroups are the groups of the consumer lag metric, with their topics.
+func consumerGroups(metrics string) map[string][]string {
+	out := map[string][]string{}
+	for _, line := range strings.Split(metrics, "\n") {
+		m := sampleLine.FindStringSubmatch(line)
+		if m == nil || m[1] != "marketplace_consumer_lag" {
+			continue
+		}
+		labels := map[string]string{}
+		for _, p := range labelPair.FindAllStringSubmatch(m[2], -1) {
+			labels[p[1]] = p[2]
+		}
+		if g := labels["group"]; g != "" && !slices.Contains(out[g], labels["topic"]) {
+			out[g] = append(out[g], labels["topic"])
+		}
+	}
+	return out
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

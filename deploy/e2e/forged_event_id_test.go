@@ -42,8 +42,11 @@ func TestForgedEventWithARealDeliverysID(t *testing.T) {
 		moveOrder(t, s, sh.owner, orderID)
 
 		// The attacker: the real delivery, read off the topic, and its offset
-		// committed for the payouts group.
-		real := takeDelivery(t, s.Brokers, orderID)
+		// committed for the payouts group (as the payouts service's Kafka
+		// user: the only one that may join its group); then the forged copy
+		// and the real event again, as the customers service's (the only
+		// one that may write orders).
+		real := takeDelivery(t, s.KafkaAs("payouts"), orderID)
 		env, err := events.Decode(real.Value)
 		if err != nil {
 			t.Fatal(err)
@@ -57,8 +60,8 @@ func TestForgedEventWithARealDeliverysID(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		publish(t, s.Brokers, customers.TopicOrders, orderID, forged)
-		publish(t, s.Brokers, customers.TopicOrders, orderID, real.Value)
+		publish(t, s, customers.TopicOrders, orderID, forged)
+		publish(t, s, customers.TopicOrders, orderID, real.Value)
 	})
 	t.Run("with payouts", func(t *testing.T) {
 		s := st.Start(t, st.WithDataDir(dir))

@@ -13,11 +13,11 @@ import (
 	"marketplace/libs/ids"
 )
 
-// Issue 18, item 1: a forged event credits no wallet. Anyone who can publish
-// on the broker (the embedded one listens on loopback without
-// authentication) can write an order.status_changed event; the payouts
-// consumer credits only what the customers service, the owner of the orders,
-// confirms.
+// Issue 18, item 1: a forged event credits no wallet. Whoever holds the
+// credentials of a broker user that may write the orders topic (since issue
+// 19 only the customers service's: the tests forge with them, publish) can
+// write an order.status_changed event; the payouts consumer credits only
+// what the customers service, the owner of the orders, confirms.
 
 const unconfirmedEarningsMetric = "marketplace_payouts_unconfirmed_earnings_total"
 
@@ -44,7 +44,8 @@ func awaitUnconfirmed(t *testing.T, s *st.Sys, reason string, before float64, mo
 	})
 }
 
-// forgeDelivery publishes, as an attacker on the broker would, an
+// forgeDelivery publishes, as an attacker with the customers service's
+// Kafka credentials would, an
 // order.status_changed event (to delivered) for orderID and storeID with the
 // earnings given, keyed by the order as the customers service keys its own.
 func forgeDelivery(t *testing.T, s *st.Sys, eventID, orderID, storeID string, earningsFils int64) {
@@ -58,7 +59,7 @@ func forgeDelivery(t *testing.T, s *st.Sys, eventID, orderID, storeID string, ea
 	if err != nil {
 		t.Fatal(err)
 	}
-	publish(t, s.Brokers, "orders", orderID, raw)
+	publish(t, s, "orders", orderID, raw)
 }
 
 type confirmedReconciliation struct {

@@ -22,7 +22,8 @@ func unconfirmedStoreEvents(s *st.Sys, reason string) float64 {
 	return v
 }
 
-// forgeStoreUpdated publishes, as an attacker on the broker would, a
+// forgeStoreUpdated publishes, as an attacker with the catalog service's
+// Kafka credentials (the one user that may write its topic) would, a
 // store.updated for storeID giving it to ownerUserID at version.
 func forgeStoreUpdated(t *testing.T, s *st.Sys, eventID, storeID, ownerUserID string, version int64) {
 	t.Helper()
@@ -32,7 +33,7 @@ func forgeStoreUpdated(t *testing.T, s *st.Sys, eventID, storeID, ownerUserID st
 	if err != nil {
 		t.Fatal(err)
 	}
-	publish(t, s.Brokers, catalog.Topic, storeID, raw)
+	publish(t, s, catalog.Topic, storeID, raw)
 }
 
 // within polls cond for up to d and tells whether it held.

@@ -51,11 +51,16 @@ func findEvent(t *testing.T, brokers events.Brokers, topic, key string, match fu
 	return nil
 }
 
-// publish puts an event on a topic as a producer would (same key, same
-// partition: kafka-go's hash balancer).
-func publish(t *testing.T, brokers events.Brokers, topic, key string, value []byte) {
+// publish puts an event on a topic as its producer would (same key, same
+// partition: kafka-go's hash balancer), with the credentials of the service
+// that publishes the topic: the only broker user allowed to write it
+// (TestKafkaUsersHoldEachServiceToItsTopics). A test that forges an event
+// with them shows what a consumer does with facts from a user that may write
+// the topic: a leaked or misused producer's credentials, or a bug of the
+// producer; it still trusts no content it cannot confirm.
+func publish(t *testing.T, s *st.Sys, topic, key string, value []byte) {
 	t.Helper()
-	pub := events.NewKafkaPublisher(brokers, nil)
+	pub := events.NewKafkaPublisher(s.KafkaPublisherOf(topic), nil)
 	defer pub.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -171,19 +176,19 @@ func TestEarningsFromDeliveredOrders(t *testing.T) {
 		var d struct{ To string }
 		return e.Type == "order.status_changed" && json.Unmarshal(e.Data, &d) == nil && d.To == "delivered"
 	})
-	publish(t, s.Brokers, "orders", second.ID, raw)
+	publish(t, s, "orders", second.ID, raw)
 	var env map[string]any
 	if err := json.Unmarshal(raw, &env); err != nil {
 		t.Fatal(err)
 	}
 	env["id"] = "evt_redelivered_copy"
 	copyRaw, _ := json.Marshal(env)
-	publish(t, s.Brokers, "orders", second.ID, copyRaw)
+	publish(t, s, "orders", second.ID, copyRaw)
 	data := env["data"].(map[string]any)
 	data["orderId"], data["storeEarningsFils"] = "ord_sentinel", 100
 	env["id"] = "evt_sentinel"
 	sentinel, _ := json.Marshal(env)
-	publish(t, s.Brokers, "orders", second.ID, sentinel)
+	publish(t, s, "orders", second.ID, sentinel)
 	awaitUnconfirmed(t, s, "unknown_order", unknown)
 	wallet = w.getWallet(t, w.owner, w.store)
 	if want := 80.7 + *second.StoreEarnings; wallet.TotalOrders != 2 || wallet.TotalEarnings != want || wallet.PendingBalance != *second.StoreEarnings {

@@ -252,7 +252,7 @@ func TestMetricsEndpoint(t *testing.T) {
 
 	// A message that is not an event is parked in orders.dlq by each group
 	// that reads the topic.
-	publish(t, s.Brokers, customers.TopicOrders, "poison", []byte("not an event"))
+	publish(t, s, customers.TopicOrders, "poison", []byte("not an event"))
 	eventually(t, "poison message dead-lettered", func() bool {
 		n, _ := sample(s.Metrics(), "marketplace_events_dead_lettered_total", dlq)
 		return n == 1

@@ -36,9 +36,46 @@ type record struct {
 	PID  int               `json:"pid"`
 }
 
+// fakeSettingsFile, in the stand-ins' BinDir, holds the FAKE_ settings too,
+// for a program whose environment the launcher keeps to a few variables (the
+// broker).
+const fakeSettingsFile = "fake-settings.json"
+
+// isFake reports whether this test binary was started as a stand-in: by the
+// name of a program, through a link in a BinDir.
+func isFake() bool {
+	return os.Getenv(fakeEnv) == "1" || slices.Contains(programs, filepath.Base(os.Args[0]))
+}
+
+// fakeSetting is a FAKE_ setting of the environment, else of the settings file.
+func fakeSetting(k string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	var settings map[string]string
+	b, _ := os.ReadFile(filepath.Join(filepath.Dir(os.Args[0]), fakeSettingsFile))
+	_ = json.Unmarshal(b, &settings)
+	return settings[k]
+}
+
+// writeFakeSettings puts the FAKE_ settings of env in dir's settings file.
+func writeFakeSettings(dir string, env map[string]string) error {
+	settings := map[string]string{}
+	for k, v := range env {
+		if strings.HasPrefix(k, "FAKE_") {
+			settings[k] = v
+		}
+	}
+	b, err := json.Marshal(settings)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, fakeSettingsFile), b, 0o600)
+}
+
 func fakeMain() int {
 	name := filepath.Base(os.Args[0])
-	dir := os.Getenv("FAKE_RECORDS")
+	dir := fakeSetting("FAKE_RECORDS")
 	env := map[string]string{}
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
@@ -50,11 +87,11 @@ func fakeMain() int {
 	b, _ := json.Marshal(record{Name: name, Exe: os.Args[0], Args: os.Args[1:], Env: env, PID: os.Getpid()})
 	_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s.%d.json", name, os.Getpid())), b, 0o600)
 	fmt.Printf(`{"msg":"fake %s started"}`+"\n", name)
-	if os.Getenv("FAKE_FAIL") == name {
+	if fakeSetting("FAKE_FAIL") == name {
 		fmt.Fprintf(os.Stderr, "%s: fake failure at start\n", name)
 		return 3
 	}
-	if os.Getenv("FAKE_FAIL_RESTARTS") == name {
+	if fakeSetting("FAKE_FAIL_RESTARTS") == name {
 		marker := filepath.Join(dir, name+".started")
 		if _, err := os.Stat(marker); err == nil {
 			fmt.Fprintf(os.Stderr, "%s: fake failure on restart\n", name)
@@ -63,7 +100,7 @@ func fakeMain() int {
 		_ = os.WriteFile(marker, nil, 0o600)
 	}
 	sigs := make(chan os.Signal, 1)
-	if os.Getenv("FAKE_IGNORE_TERM") == name {
+	if fakeSetting("FAKE_IGNORE_TERM") == name {
 		signal.Ignore(syscall.SIGTERM)
 	} else {
 		signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
@@ -79,7 +116,7 @@ func fakeMain() int {
 	} else {
 		ln, err = net.Listen("tcp", os.Getenv("HTTP_ADDR"))
 		if err == nil {
-			never := os.Getenv("FAKE_NEVER_READY") == name
+			never := fakeSetting("FAKE_NEVER_READY") == name
 			go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if never {
 					w.WriteHeader(http.StatusServiceUnavailable)

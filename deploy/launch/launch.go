@@ -110,8 +110,10 @@ type System struct {
 	ProcessorKey  string // its secret key (what the payments service calls with)
 	procs         map[string]*proc
 
-	// KafkaUser is the SASL user of the broker of its own (none with KAFKA_BROKERS).
-	KafkaUser events.Credentials
+	// KafkaUsers are the SASL users of the broker of its own, by program
+	// (the services' names, Gateway), each allowed only its topics and
+	// groups (modules.KafkaACLs); none with KAFKA_BROKERS.
+	KafkaUsers map[string]events.Credentials
 }
 
 // PID is the process id of a program's current run (0 if it never ran).
@@ -303,17 +305,31 @@ func Run(ctx context.Context, o Options) error {
 
 	var brokerProc *proc
 	brokers := cfg.KafkaBrokers
-	// kafkaEnv is what the broker of its own requires and the services and
-	// the gateway (only they) authenticate with: the SASL user of KAFKA_SASL_*,
-	// else one made for this run. With KAFKA_BROKERS they read the
-	// KAFKA_ settings of the environment.
-	kafkaEnv := map[string]string{}
+	// kafkaEnv is what each service and the gateway (only they) authenticate
+	// with: with a broker of its own, a user each, made for this run, that
+	// the broker allows only its topics and groups; with KAFKA_BROKERS they
+	// read the KAFKA_ settings of the environment.
+	kafkaEnv := func(string) map[string]string { return nil }
 	if len(brokers) == 0 {
-		user, err := cfg.BrokerUser()
-		if err != nil {
+		if err := cfg.CheckEmbedded(); err != nil {
 			return err
 		}
-		sys.KafkaUser, kafkaEnv = user, kafkaUserEnv(user)
+		users := modules.KafkaUsers(modules.All)
+		sys.KafkaUsers = map[string]events.Credentials{}
+		creds := make([]events.Credentials, 0, len(users))
+		for _, u := range users {
+			sys.KafkaUsers[u.Username] = u.Credentials
+			creds = append(creds, u.Credentials)
+		}
+		kafkaEnv = func(name string) map[string]string { return kafkaUserEnv(sys.KafkaUsers[name]) }
+		// The broker learns them from a file only it and the launcher can
+		// read, kept while the run lasts (a restarted broker reads it
+		// again), never from its command line.
+		usersFile := filepath.Join(dataDir, "distributed", BrokerUsersFile)
+		if err := WriteBrokerUsers(usersFile, creds); err != nil {
+			return err
+		}
+		defer os.Remove(usersFile)
 		port := o.BrokerPort
 		if port == 0 {
 			port = ports[len(order)+1]
@@ -321,7 +337,7 @@ func Run(ctx context.Context, o Options) error {
 		brokers = []string{net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
 		kafkaDir := filepath.Join(dataDir, "distributed", "kafka")
 		brokerProc = newProc(out, Broker, binaries["marketplace"],
-			[]string{"broker", "-port", strconv.Itoa(port), "-data", kafkaDir}, withEnv(o.Environ, kafkaEnv, slices.Concat(credentialVars, []string{"HTTP_ADDR"})...))
+			[]string{"broker", "-port", strconv.Itoa(port), "-data", kafkaDir, "-users", usersFile}, brokerEnv(o.Environ))
 		brokerProc.readyLine = BrokerReady
 		sys.procs[Broker] = brokerProc
 	} else {
@@ -405,7 +421,7 @@ func Run(ctx context.Context, o Options) error {
 		if cfg.ConsulAddr != "" {
 			set["ADVERTISE_ADDR"] = serviceAddr[m.Name]
 		}
-		merge(set, discovery, auth, kafkaEnv)
+		merge(set, discovery, auth, kafkaEnv(m.Name))
 		p := newProc(out, m.Name, binaries[m.Name], nil, withEnv(o.Environ, set))
 		p.readyURL = sys.Services[m.Name] + "/readyz"
 		if brokerProc != nil {
@@ -431,7 +447,7 @@ func Run(ctx context.Context, o Options) error {
 	if cfg.ConsulAddr != "" {
 		gwSet["ADVERTISE_ADDR"] = net.JoinHostPort(probeHost, gwPort)
 	}
-	merge(gwSet, discovery, auth, kafkaEnv)
+	merge(gwSet, discovery, auth, kafkaEnv(modules.Gateway))
 	// The gateway gets no database, service key or processor secret.
 	gw := newProc(out, Gateway, binaries[Gateway], nil, withEnv(o.Environ, gwSet,
 		slices.Concat(credentialVars, []string{"MONGODB_URI", "DB_EMBEDDED", payments.EnvWebhookSecret, payments.EnvPublishableKey, payments.EnvSecretKey})...))
@@ -551,6 +567,25 @@ func kafkaUserEnv(user events.Credentials) map[string]string {
 	}
 	env["KAFKA_SASL_MECHANISM"], env["KAFKA_SASL_USERNAME"], env["KAFKA_SASL_PASSWORD"] = user.Mechanism, user.Username, user.Password
 	return env
+}
+
+// brokerVars are the variables of the environment the broker of its own
+// gets: the system's basics, the Go runtime's and the log's settings. The
+// launcher's environment holds the other programs' secrets (keys, database
+// URIs, the processor's and the webhook's secrets); the broker needs none
+// of them, and its users come from a file.
+var brokerVars = []string{"PATH", "HOME", "USER", "TMPDIR", "TZ", "LANG", "LC_ALL",
+	"GODEBUG", "GOGC", "GOMAXPROCS", "GOMEMLIMIT", "GOTRACEBACK", "GOCOVERDIR", "LOG_LEVEL", "LOG_FORMAT"}
+
+// brokerEnv is the broker's environment: brokerVars of base, nothing else.
+func brokerEnv(base []string) []string {
+	var out []string
+	for _, kv := range base {
+		if k, _, _ := strings.Cut(kv, "="); slices.Contains(brokerVars, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // credentialVars are the settings of a service's credentials: the launcher

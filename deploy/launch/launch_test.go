@@ -3,6 +3,7 @@ package launch_test
 import (
 	"bytes"
 	"context"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(fakeEnv) == "1" {
+	if isFake() {
 		os.Exit(fakeMain())
 	}
 	os.Exit(m.Run())
@@ -79,6 +80,10 @@ func (f *fixture) run(ctx context.Context) (ready chan *launch.System, done chan
 		o.Environ = append(o.Environ, k+"="+v)
 	}
 	o.OnReady = func(s *launch.System) { ready <- s }
+	if err := writeFakeSettings(o.BinDir, f.env); err != nil {
+		done <- err
+		return ready, done
+	}
 	go func() { done <- launch.Run(ctx, o) }()
 	return ready, done
 }
@@ -144,7 +149,8 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 	}
 	broker := recs["broker"][0]
 	if len(sys.Brokers) != 1 || !slices.Equal(broker.Args, []string{"broker", "-port", strings.TrimPrefix(sys.Brokers[0], "127.0.0.1:"),
-		"-data", filepath.Join(f.env["DATA_DIR"], "distributed", "kafka")}) {
+		"-data", filepath.Join(f.env["DATA_DIR"], "distributed", "kafka"),
+		"-users", filepath.Join(f.env["DATA_DIR"], "distributed", launch.BrokerUsersFile)}) {
 		t.Errorf("broker args %q, brokers %v", broker.Args, sys.Brokers)
 	}
 	var static []string
@@ -235,10 +241,10 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 			t.Errorf("the gateway got %s", k)
 		}
 	}
-	for _, k := range credentials {
-		if _, has := broker.Env[k]; has {
-			t.Errorf("the broker got %s", k)
-		}
+	// The broker gets none of the other programs' settings or secrets: of
+	// the fixture's environment, the log level alone.
+	if want := map[string]string{"LOG_LEVEL": "warn"}; !maps.Equal(broker.Env, want) {
+		t.Errorf("the broker's environment %v, want %v", broker.Env, want)
 	}
 	if gw["KAFKA_BROKERS"] != sys.Brokers[0] { // it follows the topics for live queries
 		t.Errorf("gateway KAFKA_BROKERS=%q, want %q", gw["KAFKA_BROKERS"], sys.Brokers[0])

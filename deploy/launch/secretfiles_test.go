@@ -33,15 +33,14 @@ func TestSecretsGivenAsFiles(t *testing.T) {
 		t.Errorf("webhook secret %q, processor key %q, dev secret %q: want the files'", sys.WebhookSecret, sys.ProcessorKey, sys.DevSecret)
 	}
 	recs := records(f.records)
-	// (The broker takes the environment as it is: it reads no secret.)
-	for _, n := range append(modules.Names(), "gateway", "processor") {
+	for _, n := range append(modules.Names(), "gateway", "processor", "broker") {
 		env := recs[n][0].Env
 		for k := range env {
 			if strings.HasSuffix(k, "_FILE") {
 				t.Errorf("%s got %s", n, k)
 			}
 		}
-		if n != "processor" && env["AUTH_DEV_SECRET"] != "dev-secret-from-a-file" {
+		if n != "processor" && n != "broker" && env["AUTH_DEV_SECRET"] != "dev-secret-from-a-file" {
 			t.Errorf("%s: AUTH_DEV_SECRET=%q", n, env["AUTH_DEV_SECRET"])
 		}
 	}

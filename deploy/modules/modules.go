@@ -11,7 +11,9 @@ package modules
 import (
 	"fmt"
 	"slices"
+	"strings"
 
+	"marketplace/libs/events"
 	"marketplace/libs/service"
 	"marketplace/services/addresses"
 	"marketplace/services/catalog"
@@ -70,6 +72,80 @@ func Callers(ms []service.Module, name string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Gateway is the Kafka user of the gateway, beside the modules' own (each
+// module's user is named after it).
+const Gateway = "gateway"
+
+// KafkaACLs are what each Kafka user may do, by user: a module's user (its
+// name) and the gateway's. They are the one source of the Kafka ACLs of
+// every mode: the embedded broker's users (make run, make run-distributed)
+// and the clusters' (k8s/kafka-users.yaml, held to them by a test).
+//
+// A module writes the topics it publishes and the dead-letter topics
+// (<topic>.dlq) of those it consumes; it reads the topics it consumes in its
+// consumer groups, named after it ("<module>" or "<module>.<what>"); it may
+// create the topics it writes or reads (its consumers make sure their
+// topics and dead-letter topics exist before reading, its publisher's first
+// event may create its topic). Describe comes with Read and Write. The
+// gateway reads every topic a module publishes or consumes, without a group,
+// and describes the consumers' groups (their committed offsets: live queries
+// re-run once the consumers are past an event). Nothing else: a module
+// cannot write another's topics, read what it does not consume, or join
+// another's groups.
+func KafkaACLs(ms []service.Module) map[string][]events.ACL {
+	out := map[string][]events.ACL{}
+	topic := func(name, op string) events.ACL {
+		return events.ACL{Resource: events.ResourceTopic, Name: name, Operation: op}
+	}
+	var gateway []events.ACL
+	for _, m := range ms {
+		acls := []events.ACL{}
+		for _, t := range m.Publishes {
+			acls = append(acls, topic(t, events.OpWrite), topic(t, events.OpCreate))
+		}
+		for _, t := range m.Consumes {
+			dlq := t + events.DLQSuffix
+			acls = append(acls, topic(t, events.OpRead), topic(t, events.OpCreate), topic(dlq, events.OpWrite), topic(dlq, events.OpCreate))
+		}
+		if len(m.Consumes) > 0 {
+			for _, g := range ConsumerGroups(m.Name) {
+				acls = append(acls, events.ACL{Resource: events.ResourceGroup, Name: g.Name, Prefix: g.Prefix, Operation: events.OpRead})
+				gateway = append(gateway, events.ACL{Resource: events.ResourceGroup, Name: g.Name, Prefix: g.Prefix, Operation: events.OpDescribe})
+			}
+		}
+		out[m.Name] = events.SortACLs(acls)
+	}
+	for _, t := range Topics(ms) {
+		gateway = append(gateway, topic(t, events.OpRead))
+	}
+	out[Gateway] = events.SortACLs(gateway)
+	return out
+}
+
+// KafkaUsers are the Kafka users of an embedded broker for ms: one per
+// module and the gateway's, each with a password made now and its
+// KafkaACLs, sorted by name.
+func KafkaUsers(ms []service.Module) []events.ACLUser {
+	acls := KafkaACLs(ms)
+	out := make([]events.ACLUser, 0, len(acls))
+	for name, a := range acls {
+		out = append(out, events.ACLUser{Credentials: events.NewUser(name), ACLs: a})
+	}
+	slices.SortFunc(out, func(a, b events.ACLUser) int { return strings.Compare(a.Username, b.Username) })
+	return out
+}
+
+// ConsumerGroups are the names a module's consumer groups may take: its own
+// name, or its name, a dot and what the group keeps ("addresses.places").
+// A module named as the start of another's name ("pay", "payouts") could not
+// take the other's groups: the prefix ends with the dot.
+func ConsumerGroups(module string) []events.ACL {
+	return []events.ACL{
+		{Resource: events.ResourceGroup, Name: module},
+		{Resource: events.ResourceGroup, Name: module + ".", Prefix: true},
+	}
 }
 
 // StartOrder sorts ms so that every module starts after the modules it calls

@@ -68,7 +68,13 @@ type Info struct {
 	BaseURL   string
 	DevSecret string            // empty when an identity provider is configured
 	Services  map[string]string // service name -> base URL
-	Brokers   events.Brokers    // with the embedded broker's credentials
+	// Brokers are the gateway's Kafka user: it reads every topic a service
+	// publishes or consumes and describes the consumers' groups, and writes
+	// nothing. Kafka has each program's own user, by name (the services',
+	// modules.Gateway): tests write a topic as the service that publishes
+	// it, as no other user may. With KAFKA_BROKERS all are the settings' user.
+	Brokers events.Brokers
+	Kafka   map[string]events.Brokers
 	// The processor simulator's base URL and secret key; empty when
 	// PROCESSOR_API_URL names a processor.
 	ProcessorURL string
@@ -195,19 +201,32 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer stopMetrics()
 
+	run := o.Modules
+	if run == nil {
+		run = modules.All
+	}
+	run, err = modules.StartOrder(run)
+	if err != nil {
+		return err
+	}
 	brokers, err := cfg.Kafka()
 	if err != nil {
 		return err
 	}
+	// Each program's Kafka user: with KAFKA_BROKERS, the one of the
+	// settings for all; the embedded broker makes one per service and the
+	// gateway for this run, each allowed only its own topics and groups
+	// (modules.KafkaACLs), and a superuser for its own set-up that nobody
+	// gets: no process on the machine can read the events or publish one,
+	// and no service can publish on another's topic.
+	kafkaOf := func(string) events.Brokers { return brokers }
 	if len(brokers.Addrs) == 0 {
-		// The embedded broker requires a SASL user (KAFKA_SASL_*, else one
-		// made for this run that only this process knows): no other process
-		// on the machine can read the events or publish a forged one.
-		user, err := cfg.BrokerUser()
-		if err != nil {
+		if err := cfg.CheckEmbedded(); err != nil {
 			return err
 		}
-		bo := events.BrokerOptions{Topics: modules.Topics(modules.All), Users: []events.Credentials{user}}
+		users := modules.KafkaUsers(withModules(modules.All, run))
+		bo := events.BrokerOptions{Topics: modules.Topics(withModules(modules.All, run)),
+			Users: []events.Credentials{events.NewUser("broker-admin")}, ACLUsers: users}
 		if !o.Memory {
 			bo.DataDir = filepath.Join(cfg.DataDir, "kafka")
 		}
@@ -216,11 +235,19 @@ func Run(ctx context.Context, o Options) error {
 			return err
 		}
 		defer b.Close()
-		brokers = b.Brokers()
+		own := map[string]events.Brokers{}
+		for _, u := range users {
+			own[u.Username] = b.BrokersAs(u.Credentials)
+		}
+		kafkaOf = func(name string) events.Brokers { return own[name] }
 	}
 
 	resolver := discovery.NewStatic(nil)
-	info := Info{DevSecret: cfg.DevSecret, Services: map[string]string{}, Brokers: brokers}
+	info := Info{DevSecret: cfg.DevSecret, Services: map[string]string{}, Brokers: kafkaOf(modules.Gateway), Kafka: map[string]events.Brokers{}}
+	for _, m := range withModules(modules.All, run) {
+		info.Kafka[m.Name] = kafkaOf(m.Name)
+	}
+	info.Kafka[modules.Gateway] = kafkaOf(modules.Gateway)
 	if metricsAddr != "" {
 		info.MetricsURL = "http://" + metricsAddr + telemetry.MetricsPath
 	}
@@ -229,14 +256,6 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if cfg.JWKSURL != "" {
 		info.DevSecret = ""
-	}
-	run := o.Modules
-	if run == nil {
-		run = modules.All
-	}
-	run, err = modules.StartOrder(run)
-	if err != nil {
-		return err
 	}
 	// A key pair per service, new every run: each service signs its calls
 	// with its own key, and accepts internal calls only from the modules
@@ -273,7 +292,7 @@ func Run(ctx context.Context, o Options) error {
 		go func() {
 			defer wg.Done()
 			err := service.Run(sctx, service.Options{
-				Module: m, Listener: ln, DB: dbo, Brokers: brokers, Resolver: resolver, Verifier: verifier,
+				Module: m, Listener: ln, DB: dbo, Brokers: kafkaOf(m.Name), Resolver: resolver, Verifier: verifier,
 				Credentials: creds, Logger: logger, HTTP: httpCfg, Getenv: o.Getenv, Configure: configure,
 				Ready: ready, RelayFault: o.RelayFault, Now: o.Now,
 			})
@@ -291,7 +310,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 
 	gc.Services = names
-	gc.Brokers = brokers // live queries follow the services' events
+	gc.Brokers = kafkaOf(modules.Gateway) // live queries follow the services' events
 	var gres ops.Resolver = resolver
 	if o.GatewayResolver != nil {
 		gres = o.GatewayResolver(resolver)
@@ -332,6 +351,17 @@ func Run(ctx context.Context, o Options) error {
 		err = errors.Join(err, e)
 	}
 	return err
+}
+
+// withModules is ms and those of more that ms lacks (a test's own module).
+func withModules(ms, more []service.Module) []service.Module {
+	out := slices.Clone(ms)
+	for _, m := range more {
+		if !slices.ContainsFunc(out, func(o service.Module) bool { return o.Name == m.Name }) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Development secrets the all-in-one keeps in DATA_DIR when the environment sets

@@ -139,21 +139,26 @@ func (s KafkaSettings) KafkaUser() (Credentials, error) {
 	return c, nil
 }
 
-// BrokerUser is the SASL user an embedded broker requires (the all-in-one's,
-// the distributed launcher's): the one the settings name, else a
-// SCRAM-SHA-512 user made now whose random password only the caller knows
-// and hands to its own programs. TLS settings are refused: they configure the
-// connection to KAFKA_BROKERS, and the embedded broker listens on loopback
-// without TLS.
-func (s KafkaSettings) BrokerUser() (Credentials, error) {
+// CheckEmbedded refuses the settings that cannot apply to an embedded
+// broker (no KAFKA_BROKERS; the all-in-one's, the distributed launcher's):
+// it listens on loopback without TLS, and it makes its users itself, one for
+// each service and the gateway, every start (NewUser), so that each is
+// allowed only its own topics. The KAFKA_TLS_ and KAFKA_SASL_ settings
+// configure the connection to KAFKA_BROKERS.
+func (s KafkaSettings) CheckEmbedded() error {
 	if s.KafkaTLSConfigured() {
-		return Credentials{}, errors.New("the KAFKA_TLS_ settings are for KAFKA_BROKERS: the embedded broker (no KAFKA_BROKERS) listens on loopback without TLS; unset them, or set KAFKA_BROKERS")
+		return errors.New("the KAFKA_TLS_ settings are for KAFKA_BROKERS: the embedded broker (no KAFKA_BROKERS) listens on loopback without TLS; unset them, or set KAFKA_BROKERS")
 	}
-	c, err := s.KafkaUser()
-	if err != nil || c.Mechanism != "" {
-		return c, err
+	if s.KafkaSASLMechanism != "" || s.KafkaSASLUsername != "" || s.KafkaSASLPassword != "" {
+		return errors.New("the KAFKA_SASL_ settings are for KAFKA_BROKERS: the embedded broker (no KAFKA_BROKERS) makes a user for each service and the gateway, with a new password every start, each allowed only its own topics; unset them, or set KAFKA_BROKERS")
 	}
-	return Credentials{Mechanism: SASLScramSHA512, Username: "marketplace", Password: rand.Text()}, nil
+	return nil
+}
+
+// NewUser is a SCRAM-SHA-512 user named name with a random password made
+// now, which only the caller knows and hands on.
+func NewUser(name string) Credentials {
+	return Credentials{Mechanism: SASLScramSHA512, Username: name, Password: rand.Text()}
 }
 
 // KafkaTLSConfigured reports whether any TLS setting is given.

@@ -6,24 +6,27 @@ import (
 	"errors"
 	"io"
 	"net"
-	"slices"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"marketplace/deploy/launch"
 	"marketplace/deploy/modules"
+	"marketplace/deploy/systemtest"
 	"marketplace/libs/events"
+	"marketplace/libs/events/eventstest"
 )
 
 // `marketplace broker` listens on the port it is given, creates every topic of
 // the module list (and their dead-letter topics), says so with its ready
-// line, requires the SASL user it is given, and keeps records in its data
-// directory across a restart; the user is the restart's own (the launcher
-// makes a new one per run), the previous one is refused.
+// line, requires the SASL users of its -users file (one per service and the
+// gateway) and holds each to what the module list allows it, and keeps
+// records in its data directory across a restart; the users are the
+// restart's own (the launcher makes new ones per run), the previous ones are
+// refused.
 func TestBrokerCommand(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -32,33 +35,38 @@ func TestBrokerCommand(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	dir := t.TempDir()
+	usersFile := filepath.Join(t.TempDir(), "users.json")
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	settings := func(password string) map[string]string {
-		return map[string]string{"KAFKA_SASL_MECHANISM": "SCRAM-SHA-512", "KAFKA_SASL_USERNAME": "marketplace", "KAFKA_SASL_PASSWORD": password}
-	}
-	client := func(password string) events.Brokers {
+	client := func(u events.Credentials) events.Brokers {
 		t.Helper()
-		s := settings(password)
-		b, err := events.KafkaSettings{KafkaBrokers: []string{addr}, KafkaSASLMechanism: s["KAFKA_SASL_MECHANISM"],
-			KafkaSASLUsername: s["KAFKA_SASL_USERNAME"], KafkaSASLPassword: s["KAFKA_SASL_PASSWORD"]}.Kafka()
+		b, err := events.KafkaSettings{KafkaBrokers: []string{addr}, KafkaSASLMechanism: u.Mechanism,
+			KafkaSASLUsername: u.Username, KafkaSASLPassword: u.Password}.Kafka()
 		if err != nil {
 			t.Fatal(err)
 		}
 		return b
 	}
 
-	// run starts the broker requiring the user with password and returns
-	// once its ready line is out.
-	run := func(password string) (stop func()) {
+	// run starts the broker requiring a new user for each program and
+	// returns them once its ready line is out.
+	run := func() (users map[string]events.Credentials, stop func()) {
 		t.Helper()
-		env := settings(password)
-		env["LOG_LEVEL"] = "warn"
+		users = map[string]events.Credentials{}
+		var creds []events.Credentials
+		for _, u := range modules.KafkaUsers(modules.All) {
+			users[u.Username] = u.Credentials
+			creds = append(creds, u.Credentials)
+		}
+		if err := launch.WriteBrokerUsers(usersFile, creds); err != nil {
+			t.Fatal(err)
+		}
+		env := map[string]string{"LOG_LEVEL": "warn"}
 		getenv := func(k string) string { return env[k] }
 		ctx, cancel := context.WithCancel(context.Background())
 		pr, pw := io.Pipe()
 		done := make(chan error, 1)
 		go func() {
-			done <- broker(ctx, []string{"-port", strconv.Itoa(port), "-data", dir}, getenv, io.Discard, pw)
+			done <- broker(ctx, []string{"-port", strconv.Itoa(port), "-data", dir, "-users", usersFile}, getenv, io.Discard, pw)
 			pw.Close()
 		}()
 		ready := make(chan string, 1)
@@ -72,15 +80,20 @@ func TestBrokerCommand(t *testing.T) {
 		}()
 		select {
 		case line := <-ready:
-			if !strings.HasPrefix(line, launch.BrokerReady+addr+" ") || !strings.Contains(line, dir) || !strings.Contains(line, "KAFKA_SASL_MECHANISM=SCRAM-SHA-512") || strings.Contains(line, password) {
+			if !strings.HasPrefix(line, launch.BrokerReady+addr+" ") || !strings.Contains(line, dir) || !strings.Contains(line, "allowed only its own topics and groups") {
 				t.Fatalf("ready line %q", line)
+			}
+			for _, u := range users {
+				if strings.Contains(line, u.Password) {
+					t.Fatalf("ready line %q shows a password", line)
+				}
 			}
 		case err := <-done:
 			t.Fatalf("broker: %v", err)
 		case <-time.After(20 * time.Second):
 			t.Fatal("no ready line within 20s")
 		}
-		return func() {
+		return users, func() {
 			cancel()
 			if err := <-done; err != nil {
 				t.Errorf("broker stopped with %v", err)
@@ -88,72 +101,106 @@ func TestBrokerCommand(t *testing.T) {
 		}
 	}
 
-	stop := run("first-run-password")
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	users, stop := run()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := (events.Brokers{Addrs: []string{addr}}).Check(ctx, "test"); !errors.Is(err, events.ErrBrokerRefused) {
 		t.Fatalf("a client without credentials: %v, want refused", err)
 	}
-	first := client("first-run-password").Dialer("test")
-	conn, err := first.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts, err := conn.ReadPartitions()
-	conn.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var topics []string
-	for _, p := range parts {
-		topics = append(topics, p.Topic)
-	}
-	for _, tp := range modules.Topics(modules.All) {
-		if !slices.Contains(topics, tp) || !slices.Contains(topics, tp+events.DLQSuffix) {
-			t.Errorf("topic %s (or its dead-letter topic) missing: %v", tp, topics)
+	// Every topic and dead-letter topic exists: each is seen by a user that
+	// may use it.
+	seen := map[string]bool{}
+	for _, u := range users {
+		conn, err := client(u).Dialer("test").DialContext(ctx, "tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts, err := conn.ReadPartitions()
+		conn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range parts {
+			seen[p.Topic] = true
 		}
 	}
-	topic := modules.Topics(modules.All)[0]
-	leader, err := first.DialLeader(ctx, "tcp", addr, topic, 0)
-	if err != nil {
+	for _, tp := range systemtest.KafkaTopics(modules.All) {
+		if !seen[tp] {
+			t.Errorf("topic %s missing: %v", tp, seen)
+		}
+	}
+	// Each user may do what the module list says, and nothing more.
+	systemtest.CheckKafkaRights(t, modules.All, func(name string) events.Brokers { return client(users[name]) })
+
+	if err := eventstest.Write(ctx, client(users["customers"]), "orders", []byte("kept across a restart")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := leader.WriteMessages(kafka.Message{Key: []byte("k"), Value: []byte("kept across a restart")}); err != nil {
-		t.Fatal(err)
-	}
-	leader.Close()
 	stop()
 
-	stop = run("second-run-password")
+	second, stop := run()
 	defer stop()
-	if err := client("first-run-password").Check(ctx, "test"); !errors.Is(err, events.ErrBrokerRefused) {
+	if err := client(users["payouts"]).Check(ctx, "test"); !errors.Is(err, events.ErrBrokerRefused) {
 		t.Fatalf("the previous run's password after a restart: %v, want refused", err)
 	}
-	leader, err = client("second-run-password").Dialer("test").DialLeader(ctx, "tcp", addr, topic, 0)
+	leader, err := client(second["payouts"]).Dialer("test").DialLeader(ctx, "tcp", addr, "orders", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer leader.Close()
 	leader.SetDeadline(time.Now().Add(10 * time.Second))
-	if last, err := leader.ReadLastOffset(); err != nil || last != 1 {
-		t.Fatalf("after a restart the partition ends at %d (%v), want 1", last, err)
+	var last string
+	for {
+		m, err := leader.ReadMessage(1 << 20)
+		if err != nil {
+			break
+		}
+		last = string(m.Value)
+		if last == "kept across a restart" {
+			break
+		}
 	}
-	m, err := leader.ReadMessage(1 << 20)
-	if err != nil || string(m.Value) != "kept across a restart" {
-		t.Fatalf("after a restart: %q, %v", m.Value, err)
+	if last != "kept across a restart" {
+		t.Fatalf("after a restart the last record read is %q, want the one written before", last)
+	}
+	// The restart holds the users to the module list again (ACLs are each
+	// start's, recreated): reviews may still not write orders.
+	if err := eventstest.Write(ctx, client(second["reviews"]), "orders", systemtest.ProbeEvent("reviews")); !eventstest.Refused(err) {
+		t.Fatalf("reviews writes orders after a restart: %v, want refused", err)
 	}
 }
 
 func TestBrokerCommandArguments(t *testing.T) {
+	dir := t.TempDir()
+	users := func(name, content string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := `[{"name":"reviews","mechanism":"SCRAM-SHA-512","password":"a-long-enough-password"}]`
 	for _, c := range []struct {
 		args []string
 		want string
 		env  map[string]string
 	}{
-		{nil, "set KAFKA_SASL_MECHANISM (SCRAM-SHA-512), KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD", nil},
-		{[]string{"-no-auth"}, "-no-auth and KAFKA_SASL_MECHANISM: choose one", map[string]string{"KAFKA_SASL_MECHANISM": "SCRAM-SHA-256", "KAFKA_SASL_USERNAME": "u", "KAFKA_SASL_PASSWORD": "p"}},
+		{nil, "-users FILE is required", nil},
+		{[]string{"-no-auth", "-users", users("ok.json", good, 0o600)}, "-no-auth and -users: choose one", nil},
 		{nil, "without TLS: unset the KAFKA_TLS_ settings", map[string]string{"KAFKA_TLS_ENABLED": "true"}},
-		{nil, `KAFKA_SASL_MECHANISM "GSSAPI" must be`, map[string]string{"KAFKA_SASL_MECHANISM": "GSSAPI"}},
+		{[]string{"-users", users("ok2.json", good, 0o600)}, "the KAFKA_SASL_ settings are a client's", map[string]string{"KAFKA_SASL_MECHANISM": "SCRAM-SHA-512", "KAFKA_SASL_USERNAME": "u", "KAFKA_SASL_PASSWORD": "p"}},
+		{[]string{"-users", users("open.json", good, 0o644)}, "make it readable by its owner only", nil},
+		{[]string{"-users", filepath.Join(dir, "missing.json")}, "no such file", nil},
+		{[]string{"-users", users("junk.json", "name=pw", 0o600)}, "not a JSON list of users", nil},
+		{[]string{"-users", users("empty.json", "[]", 0o600)}, "names no user", nil},
+		{[]string{"-users", users("stranger.json", `[{"name":"admin","mechanism":"SCRAM-SHA-512","password":"a-long-enough-password"}]`, 0o600)},
+			`user "admin" is neither a service of the module list nor "gateway"`, nil},
+		{[]string{"-users", users("twice.json", `[{"name":"reviews","mechanism":"SCRAM-SHA-512","password":"a-long-enough-password"},{"name":"reviews","mechanism":"SCRAM-SHA-512","password":"a-long-enough-password"}]`, 0o600)},
+			"user reviews is named twice", nil},
+		{[]string{"-users", users("plain.json", `[{"name":"reviews","mechanism":"PLAIN","password":"a-long-enough-password"}]`, 0o600)}, `mechanism "PLAIN"`, nil},
+		{[]string{"-users", users("short.json", `[{"name":"reviews","mechanism":"SCRAM-SHA-512","password":"short"}]`, 0o600)}, "at least 16 characters", nil},
 		{[]string{"-port", "70000"}, "-port 70000 is not a port", nil},
 		{[]string{"-port", "-1"}, "-port -1 is not a port", nil},
 		{[]string{"-data", ""}, "-data is required", nil},

@@ -1,0 +1,116 @@
+package systemtest
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"marketplace/deploy/modules"
+	"marketplace/libs/events"
+	"marketplace/libs/events/eventstest"
+	"marketplace/libs/service"
+)
+
+// KafkaRights are the topics a Kafka user may write and read.
+type KafkaRights struct {
+	Write, Read []string
+}
+
+// KafkaRightsOf says, from the module list and in the rule's own words, what
+// each Kafka user may do (tests hold the brokers to it, whatever ACLs
+// modules.KafkaACLs computes): a module writes the topics it publishes and
+// the dead-letter topics of those it consumes, and reads the topics it
+// consumes; the gateway reads every topic a module publishes or consumes and
+// writes none.
+func KafkaRightsOf(ms []service.Module) map[string]KafkaRights {
+	out := map[string]KafkaRights{}
+	for _, m := range ms {
+		r := KafkaRights{Write: slices.Clone(m.Publishes), Read: slices.Clone(m.Consumes)}
+		for _, t := range m.Consumes {
+			r.Write = append(r.Write, t+events.DLQSuffix)
+		}
+		out[m.Name] = r
+	}
+	out[modules.Gateway] = KafkaRights{Read: modules.Topics(ms)}
+	return out
+}
+
+// KafkaTopics are every topic of ms and their dead-letter topics.
+func KafkaTopics(ms []service.Module) []string {
+	var out []string
+	for _, t := range modules.Topics(ms) {
+		out = append(out, t, t+events.DLQSuffix)
+	}
+	return out
+}
+
+// ProbeEvent is what CheckKafkaRights writes where a user may write: an
+// envelope of a type no consumer declares, which consumers acknowledge
+// without handling.
+func ProbeEvent(user string) []byte {
+	id, _ := events.NewID()
+	b, _ := json.Marshal(events.Envelope{ID: id, Type: "acl.probe", Source: user, Time: time.Now().UTC(), Subject: "acl-probe", Data: json.RawMessage(`{}`)})
+	return b
+}
+
+// CheckKafkaRights has the broker answer, as each user of ms (and the
+// gateway's; as reaches the user), a write and a read of every topic and
+// dead-letter topic, and a join of every module's consumer groups: each is
+// allowed exactly when KafkaRightsOf says, and a module that consumes joins
+// its own groups only ("<module>" and "<module>.<what>", not
+// "<module><more>"). Allowed writes put a ProbeEvent on the topic.
+func CheckKafkaRights(t *testing.T, ms []service.Module, as func(user string) events.Brokers) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rights := KafkaRightsOf(ms)
+	topics := KafkaTopics(ms)
+	verdict := func(user, what string, want bool, err error) {
+		t.Helper()
+		switch {
+		case want && err != nil:
+			t.Errorf("%s: %s refused: %v", user, what, err)
+		case !want && !eventstest.Refused(err):
+			t.Errorf("%s: %s: %v, want refused by the broker's ACLs", user, what, err)
+		}
+	}
+	for user, r := range rights {
+		b := as(user)
+		for _, topic := range topics {
+			verdict(user, "write "+topic, slices.Contains(r.Write, topic), eventstest.Write(ctx, b, topic, ProbeEvent(user)))
+			verdict(user, "read "+topic, slices.Contains(r.Read, topic), eventstest.Read(ctx, b, topic))
+		}
+		for _, m := range ms {
+			for _, g := range []string{m.Name, m.Name + ".probe", m.Name + "probe"} {
+				want := user == m.Name && len(m.Consumes) > 0 && g != m.Name+"probe"
+				verdict(user, "join group "+g, want, eventstest.JoinGroup(ctx, b, g, topics[0]))
+			}
+		}
+	}
+}
+
+// KafkaAs is the Kafka user of the program named name: a service, or
+// modules.Gateway (which Info.Brokers also is).
+func (s *Sys) KafkaAs(name string) events.Brokers {
+	s.tb.Helper()
+	b, ok := s.Kafka[name]
+	if !ok {
+		s.tb.Fatalf("no Kafka user %q (users: a service's name, %q)", name, modules.Gateway)
+	}
+	return b
+}
+
+// KafkaPublisherOf is the Kafka user of the service that publishes topic:
+// the one user the broker lets write it.
+func (s *Sys) KafkaPublisherOf(topic string) events.Brokers {
+	s.tb.Helper()
+	for _, m := range modules.All {
+		if slices.Contains(m.Publishes, topic) {
+			return s.KafkaAs(m.Name)
+		}
+	}
+	s.tb.Fatalf("no module publishes %s", topic)
+	return events.Brokers{}
+}
