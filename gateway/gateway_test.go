@@ -56,7 +56,7 @@ func fakeService(t *testing.T, seen chan<- http.Header) (url string, stop func()
 			return "", nil
 		}),
 		ops.NewQuery("fake.things.mine", ops.Authenticated, "", func(ctx context.Context, _ *ops.NoArgs) (string, error) { return ops.Caller(ctx).Sub, nil }),
-		ops.NewMutation("fake.things.secret", ops.Internal, "", func(ctx context.Context, _ *ops.NoArgs) (string, error) { return "leak", nil }),
+		ops.NewMutation("fake.things.secret", ops.Internal, "", func(ctx context.Context, _ *ops.NoArgs) (string, error) { return "leak", nil }, ops.CalledBy("payouts")),
 	)
 	app := fiber.New()
 	app.Use(func(c *fiber.Ctx) error {

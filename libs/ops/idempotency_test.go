@@ -194,7 +194,7 @@ func newIdemWorld(t *testing.T) *idemWorld {
 			}
 		}),
 		NewMutation("t.idem.public", Public, "", func(context.Context, *NoArgs) (int64, error) { return w.publics.Add(1), nil }),
-		NewMutation("t.idem.internal", Internal, "", func(context.Context, *NoArgs) (int64, error) { return w.publics.Add(1), nil }),
+		NewMutation("t.idem.internal", Internal, "", func(context.Context, *NoArgs) (int64, error) { return w.publics.Add(1), nil }, CalledBy("svc")),
 		NewMutation("t.idem.identity", Authenticated, "", func(ctx context.Context, _ *NoArgs) (string, error) {
 			return IdempotencyOf(ctx), nil
 		}),

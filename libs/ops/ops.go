@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -58,6 +59,10 @@ type Op struct {
 	storeField  int // index of the storeArg argument
 	storeLookup func(ctx context.Context, value string) (string, error)
 	run         func(ctx context.Context, raw []byte, res *Resolvers) (any, error)
+	// callers are the services that may call an internal operation
+	// (CalledBy, callers.go); callersDeclared tells CalledBy() from none.
+	callers         []string
+	callersDeclared bool
 }
 
 // NoArgs is the argument struct of operations that take none.
@@ -77,6 +82,7 @@ func declare[A, R any](kind Kind, path string, access Access, summary string, h 
 	for _, o := range opts {
 		o(&op)
 	}
+	op.checkCallers()
 	if rt.Kind() != reflect.Interface && op.resultType != rt {
 		panic("ops: " + path + " returns " + rt.String() + ": Returns is only for handlers that return an interface")
 	}
@@ -144,7 +150,8 @@ func (r *Registry) WithResolvers(res Resolvers) *Registry {
 }
 
 // Check reports a declaration the registry cannot serve: an access level whose
-// resolver is missing. Services run it when they start.
+// resolver is missing, an internal operation that does not declare its
+// callers (CalledBy). Services run it when they start.
 func (r *Registry) Check() error {
 	for _, op := range r.ops {
 		switch {
@@ -152,6 +159,8 @@ func (r *Registry) Check() error {
 			return fmt.Errorf("ops: %s needs a customer resolver (Registry.WithResolvers)", op.Path)
 		case isStoreAccess(op.Access) && r.resolvers.Store == nil:
 			return fmt.Errorf("ops: %s needs a store resolver (Registry.WithResolvers)", op.Path)
+		case op.Access == Internal && !op.callersDeclared:
+			return fmt.Errorf("ops: %s is internal: name the services that call it with ops.CalledBy (CalledBy() if none does)", op.Path)
 		}
 	}
 	return nil
@@ -244,6 +253,9 @@ type Descriptor struct {
 	ArgsSchema *Schema       `json:"argsSchema,omitempty"`
 	Returns    *Schema       `json:"returns,omitempty"`
 	Errors     []apperr.Code `json:"errors,omitempty"`
+	// Callers are the services that may call an internal operation
+	// (CalledBy), sorted; absent on an internal one no service may call.
+	Callers []string `json:"callers,omitempty"`
 }
 
 // ArgDoc describes one argument for the API reference and for clients that
@@ -276,7 +288,8 @@ func (r *Registry) Describe() []Descriptor {
 	out := make([]Descriptor, 0, len(r.ops))
 	for _, op := range r.ops {
 		d := Descriptor{Path: op.Path, Kind: op.Kind, Access: op.Access, StoreArg: op.storeArg, Summary: op.Summary,
-			ArgsSchema: ArgsSchemaOf(op.argsType), Returns: ResultSchemaOf(op.resultType), Errors: ErrorsOf(op.Kind, op.Access, op.errors)}
+			ArgsSchema: ArgsSchemaOf(op.argsType), Returns: ResultSchemaOf(op.resultType), Errors: ErrorsOf(op.Kind, op.Access, op.errors),
+			Callers: slices.Clone(op.callers)}
 		t := op.argsType
 		for _, f := range specOf(t).fields {
 			sf := t.Field(f.index)

@@ -38,7 +38,7 @@ func testRegistry() *Registry {
 		NewQuery("t.ops.public", Public, "", echo),
 		NewQuery("t.ops.authed", Authenticated, "", echo),
 		NewMutation("t.ops.admin", Admin, "", func(ctx context.Context, a *adminArgs) (string, error) { return a.AdminUserID, nil }),
-		NewMutation("t.ops.internal", Internal, "", echo),
+		NewMutation("t.ops.internal", Internal, "", echo, CalledBy("caller", "payouts")),
 	)
 }
 

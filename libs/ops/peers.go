@@ -20,6 +20,10 @@ const (
 	// RefusedUndeclaredCaller: the assertion verified, but its service is not
 	// among the callee's declared callers (INTERNAL_CALLERS).
 	RefusedUndeclaredCaller = "undeclared_caller"
+	// RefusedNotACallerOfOperation: the assertion verified and its service
+	// is a declared caller of the callee, but not of this operation
+	// (CalledBy).
+	RefusedNotACallerOfOperation = "not_a_caller_of_operation"
 	// RefusedNoKeys: the callee has no public keys, so it verifies no
 	// assertion (a service started without its settings).
 	RefusedNoKeys = "no_keys"
@@ -61,13 +65,15 @@ func newPeerRefusals() *peerRefusals {
 }
 
 // internalCall reports whether the request is a call of another service that
-// may reach internal operations: one with a service assertion that verifies
-// and names a declared caller (Server.Callers). Any other call is an
-// outsider's: an internal operation answers it NOT_FOUND as an unknown
-// operation (Registry.Invoke), and mutations honour its Idempotency-Key. When
-// such a call carried an assertion and asked for an internal operation, the
-// refusal is logged at warn (caller, callee, operation, reason) and counted:
-// a service calling outside its declared edges, or keys that do not match.
+// may reach the operation at path: one with a service assertion that
+// verifies and names a declared caller of the callee (Server.Callers) and,
+// when path is an internal operation, one of that operation's callers
+// (CalledBy). Any other call is an outsider's: an internal operation answers
+// it NOT_FOUND as an unknown operation (Registry.Invoke), and mutations
+// honour its Idempotency-Key. When such a call carried an assertion and
+// asked for an internal operation, the refusal is logged at warn (caller,
+// callee, operation, reason) and counted: a service calling outside its
+// declared edges or operations, or keys that do not match.
 func (s *Server) internalCall(ctx context.Context, c *fiber.Ctx, path string) bool {
 	tok := c.Get(serviceauth.Header)
 	if tok == "" {
@@ -79,7 +85,10 @@ func (s *Server) internalCall(ctx context.Context, c *fiber.Ctx, path string) bo
 		who, err := s.Peers.Verify(tok)
 		switch {
 		case err == nil && slices.Contains(s.Callers, who):
-			return true
+			if op, ok := s.Registry.ops[path]; !ok || op.mayCall(who) {
+				return true // an unknown path is answered as unknown all the same
+			}
+			caller, reason = who, RefusedNotACallerOfOperation
 		case err == nil:
 			caller, reason = who, RefusedUndeclaredCaller
 		default:

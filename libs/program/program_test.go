@@ -536,7 +536,7 @@ func TestCredentials(t *testing.T) {
 // internal operations starts and warns that no service can call them; keys
 // that cannot work stop the start.
 func TestRunServiceWithoutKeys(t *testing.T) {
-	internal := ops.NewMutation("probe.things.internal", ops.Internal, "", func(context.Context, *ops.NoArgs) (string, error) { return "ok", nil })
+	internal := ops.NewMutation("probe.things.internal", ops.Internal, "", func(context.Context, *ops.NoArgs) (string, error) { return "ok", nil }, ops.CalledBy("payouts"))
 	m := service.Module{Name: "probe", Calls: []string{"catalog"}, Build: func(context.Context, service.Env) (*service.Built, error) {
 		return &service.Built{Registry: ops.NewRegistry("probe", internal)}, nil
 	}}

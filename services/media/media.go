@@ -133,9 +133,11 @@ func newService(ctx context.Context, env service.Env) (*svc, *service.Built, err
 	return s, &service.Built{
 		Registry: ops.NewRegistry(contract.Service,
 			ops.NewQuery(contract.OpCheckOwnership, ops.Internal,
-				"For each storage id: whether the file exists and whether userId uploaded it (in the order asked).", s.checkOwnership),
+				"For each storage id: whether the file exists and whether userId uploaded it (in the order asked).", s.checkOwnership,
+				ops.CalledBy()), // no service calls it (reviews claim their photos): kept in the contract, refused to all
 			ops.NewMutation(contract.OpClaim, ops.Internal,
-				"For each storage id: whether the file exists and whether userId uploaded it (in the order asked); the ones userId uploaded are marked referenced and kept for good.", s.claim),
+				"For each storage id: whether the file exists and whether userId uploaded it (in the order asked); the ones userId uploaded are marked referenced and kept for good.", s.claim,
+				ops.CalledBy("reviews")),
 		),
 		Indexes: []store.Index{
 			{Collection: uploadsColl, Keys: bson.D{{Key: "uploadedBy", Value: 1}, {Key: "createdAt", Value: 1}}, Name: "uploads_by_user"},

@@ -44,10 +44,10 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("admins.platformAdmin.getCommissionPreview", ops.Authenticated, "The commission of an order of a store.", s.preview,
 				ops.Errors(apperr.FailedPrecondition)), // no configuration in force
 			// The same calculation for other services (orders freeze it at creation).
-			ops.NewQuery("admins.platformAdmin.computeCommission", ops.Internal, "The commission of an order of a store.", s.preview),
+			ops.NewQuery("admins.platformAdmin.computeCommission", ops.Internal, "The commission of an order of a store.", s.preview, ops.CalledBy("customers")),
 			// The wallet settings in force, for the payouts service (which reads them
 			// in event handlers, without a caller's token).
-			ops.NewQuery(contract.OpGetWalletSettings, ops.Internal, "The wallet settings of the configuration in force.", s.walletSettings),
+			ops.NewQuery(contract.OpGetWalletSettings, ops.Internal, "The wallet settings of the configuration in force.", s.walletSettings, ops.CalledBy("payouts")),
 		),
 		Indexes: append([]store.Index{
 			// At most one active configuration: createInitialPlatformConfig's rule,
