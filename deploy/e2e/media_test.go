@@ -196,10 +196,13 @@ func TestMediaDownloadNotFound(t *testing.T) {
 	}
 }
 
-// TestMediaOwnershipCheck: the internal operation other services call (as the
-// reviews service does, before attaching photos) tells, for each id, whether
-// the file exists and whether the given user uploaded it; it is unreachable
+// TestMediaOwnershipCheck: the internal operation the reviews service calls
+// before attaching photos (media.files.claim) tells, for each id, whether the
+// file exists and whether the given user uploaded it; it is unreachable
 // through the gateway and without the reviews service's assertion.
+// media.files.checkOwnership, which answers the same without claiming, is
+// declared for no caller (no service calls it): refused to every service,
+// reviews included.
 func TestMediaOwnershipCheck(t *testing.T) {
 	s := st.Start(t)
 	png := tinyImages(t)["image/png"]
@@ -209,7 +212,7 @@ func TestMediaOwnershipCheck(t *testing.T) {
 
 	client := media.NewClient(s.CallsAs("reviews"))
 	ctx := context.Background()
-	got, err := client.CheckOwnership(ctx, "alice", []string{mine, theirs, unknown, mine})
+	got, err := client.Claim(ctx, "alice", []string{mine, theirs, unknown, mine})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +233,7 @@ func TestMediaOwnershipCheck(t *testing.T) {
 	if bad := media.NotOwned(got); len(bad) != 2 || bad[0] != theirs || bad[1] != unknown {
 		t.Errorf("NotOwned = %v", bad)
 	}
-	if got, err := client.CheckOwnership(ctx, "bob", []string{theirs}); err != nil || !got[0].Owned {
+	if got, err := client.Claim(ctx, "bob", []string{theirs}); err != nil || !got[0].Owned {
 		t.Errorf("bob's own upload: %+v %v", got, err)
 	}
 
@@ -240,7 +243,7 @@ func TestMediaOwnershipCheck(t *testing.T) {
 		eleven[i] = mine
 	}
 	for name, ids := range map[string][]string{"eleven ids": eleven, "a malformed id": {"nope"}, "another kind": {ids.New("stores")}, "none": {}} {
-		if _, err := client.CheckOwnership(ctx, "alice", ids); apperr.CodeOf(err) != apperr.InvalidArgument {
+		if _, err := client.Claim(ctx, "alice", ids); apperr.CodeOf(err) != apperr.InvalidArgument {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -248,19 +251,26 @@ func TestMediaOwnershipCheck(t *testing.T) {
 	// Not reachable through the gateway, even with the reviews service's
 	// assertion.
 	args := map[string]any{"storageIds": []string{mine}, "userId": "alice"}
-	st.Expect(t, s.Query(s.Token("alice"), media.OpCheckOwnership, args), "NOT_FOUND")
-	b, _ := json.Marshal(map[string]any{"path": media.OpCheckOwnership, "args": args})
+	st.Expect(t, s.Mutation(s.Token("alice"), media.OpClaim, args), "NOT_FOUND")
+	b, _ := json.Marshal(map[string]any{"path": media.OpClaim, "args": args})
 	reviews := s.Assertion("reviews", media.Service)
-	st.Expect(t, s.Do("POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", serviceauth.Header: reviews}), "NOT_FOUND")
+	st.Expect(t, s.Do("POST", "/api/mutation", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", serviceauth.Header: reviews}), "NOT_FOUND")
 	// Nor on the service's own address without it, or with the assertion of
 	// a service that does not declare calls to media (payouts).
 	for _, a := range []string{"", s.Assertion("payouts", media.Service)} {
-		st.Expect(t, s.DoAt(s.Services[media.Service], "POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", serviceauth.Header: a}), "NOT_FOUND")
+		st.Expect(t, s.DoAt(s.Services[media.Service], "POST", "/api/mutation", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", serviceauth.Header: a}), "NOT_FOUND")
 	}
-	r := s.DoAt(s.Services[media.Service], "POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", serviceauth.Header: reviews})
+	r := s.DoAt(s.Services[media.Service], "POST", "/api/mutation", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", serviceauth.Header: reviews})
 	if r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"owned":true`) {
 		t.Fatalf("direct call with the reviews service's assertion: %d %s", r.Status, r.Body)
 	}
+	// checkOwnership: no caller, so the reviews service's call is refused
+	// as an outsider's.
+	if _, err := client.CheckOwnership(ctx, "alice", []string{mine}); apperr.CodeOf(err) != apperr.Internal {
+		t.Errorf("checkOwnership as reviews: %v", err)
+	}
+	b, _ = json.Marshal(map[string]any{"path": media.OpCheckOwnership, "args": args})
+	st.Expect(t, s.DoAt(s.Services[media.Service], "POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", serviceauth.Header: reviews}), "NOT_FOUND")
 }
 
 // TestMediaUploadContentEncodingThroughGateway: the gateway forwards
