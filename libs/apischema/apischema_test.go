@@ -34,7 +34,7 @@ func sample() *API {
 		ops.NewQuery("stores.items.listItems", ops.Public, "Items of a store.", list),
 		ops.NewQuery("stores.items.getMine", ops.Authenticated, "Mine.", get),
 		ops.NewMutation("admins.items.addItem", ops.Admin, "Add one.", add),
-		ops.NewQuery("stores.items.internalOnly", ops.Internal, "Services only.", get),
+		ops.NewQuery("stores.items.internalOnly", ops.Internal, "Services only.", get, ops.CalledBy("reviews", "payouts")),
 	)
 	var list2 []Operation
 	for _, d := range r.Describe() {

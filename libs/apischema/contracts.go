@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 
 	"marketplace/libs/events"
 	"marketplace/libs/ops"
@@ -58,13 +59,14 @@ func (a *API) InternalOpenAPI() ([]byte, error) {
 	for _, o := range a.internal {
 		schemas[o.Path+".Args"] = argsOrEmpty(o.ArgsSchema)
 		schemas[o.Path+".Returns"] = returnsOrAny(o.Returns)
+		callers := append([]string{}, o.Callers...) // [] when no service may call it
 		paths[InternalPath(o.Path)] = obj{"post": obj{
 			"operationId": o.Path,
 			"summary":     o.Summary,
-			"description": "Internal " + string(o.Kind) + " of the " + o.Service + " service, called by other services as POST /api/" + string(o.Kind) + " on its address with {\"path\": \"" + o.Path + "\", \"args\": <the request body here>} and the service credential; the answer is the value itself, a failure the contract's error body.",
+			"description": "Internal " + string(o.Kind) + " of the " + o.Service + " service, called by other services as POST /api/" + string(o.Kind) + " on its address with {\"path\": \"" + o.Path + "\", \"args\": <the request body here>} and the service credential; the answer is the value itself, a failure the contract's error body. " + callersSentence(callers),
 			"tags":        []string{o.Service},
 			"x-marketplace": obj{
-				"path": o.Path, "kind": o.Kind, "service": o.Service, "endpoint": "/api/" + string(o.Kind),
+				"path": o.Path, "kind": o.Kind, "service": o.Service, "endpoint": "/api/" + string(o.Kind), "callers": callers,
 			},
 			"requestBody": obj{"required": true, "content": obj{mimeJSON: obj{"schema": ref(o.Path + ".Args")}}},
 			"responses": obj{
@@ -75,6 +77,16 @@ func (a *API) InternalOpenAPI() ([]byte, error) {
 	return contractDocument("Marketplace internal operations",
 		"The operations services call on each other (access internal: refused to outside callers), generated from the services' declarations (GET /ops). Each is described on a pseudo-path /internal/<operation path> so that a breaking-change tool can judge it: the request body is the arguments object, the 200 answer the return value.",
 		a.tags(a.internal), paths, schemas)
+}
+
+// callersSentence says which services may call an internal operation
+// (x-marketplace.callers): any other service's call is refused as an
+// outsider's.
+func callersSentence(callers []string) string {
+	if len(callers) == 0 {
+		return "No service may call it (refused as an unknown operation)."
+	}
+	return "Only " + strings.Join(callers, ", ") + " may call it; any other service is refused as an unknown operation."
 }
 
 // Event is one published event type (libs/contracts/events lists them).

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+
+	"marketplace/libs/ops"
 )
 
 // The internal contract holds the internal operations only, each a POST on
@@ -19,6 +22,10 @@ func TestInternalContract(t *testing.T) {
 		OpenAPI string `json:"openapi"`
 		Paths   map[string]struct {
 			Post struct {
+				Description string `json:"description"`
+				Ext         struct {
+					Callers []string `json:"callers"`
+				} `json:"x-marketplace"`
 				RequestBody struct {
 					Required bool `json:"required"`
 					Content  map[string]struct {
@@ -56,6 +63,19 @@ func TestInternalContract(t *testing.T) {
 		if _, ok := doc.Components.Schemas[name]; !ok {
 			t.Errorf("no schema %s", name)
 		}
+	}
+	// Its callers (ops.CalledBy), sorted, in x-marketplace and the description.
+	if !slices.Equal(p.Post.Ext.Callers, []string{"payouts", "reviews"}) || !strings.Contains(p.Post.Description, "Only payouts, reviews may call it") {
+		t.Errorf("callers %v, description %q", p.Post.Ext.Callers, p.Post.Description)
+	}
+	// An operation no service may call says so: callers is [], not absent.
+	none := New([]Operation{{Service: "shop", Descriptor: ops.Descriptor{Path: "shop.files.check", Kind: ops.Query, Access: ops.Internal}}}, nil)
+	b, err = none.InternalOpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"callers":[]`) && !strings.Contains(string(b), `"callers": []`) {
+		t.Errorf("no callers: %s", b)
 	}
 }
 
