@@ -7,13 +7,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"marketplace/deploy/modules"
+	"marketplace/deploy/systemtest"
+	"marketplace/libs/events"
 )
 
 // Checkout in the distributed mode, as deploy/README.md walks it: the
 // payments service creates the payment intent with the processor simulator
 // (`marketplace processor`, a program of its own that the launcher starts),
 // `marketplace pay` (what `make pay` runs) pays it there, and the simulator's
-// signed webhook through the gateway makes the order.
+// signed webhook through the gateway makes the order. The programs' Kafka
+// users are held to their ACLs.
 func TestCheckoutPaysWithTheProcessorSimulator(t *testing.T) {
 	r := start(t, testEnv(t))
 	if r.ProcessorURL == "" || r.PID("processor") == 0 {
@@ -34,6 +39,22 @@ func TestCheckoutPaysWithTheProcessorSimulator(t *testing.T) {
 	if math.Round(o.Total*100) != orderFils {
 		t.Fatalf("order %+v after the payment", o)
 	}
+
+	// The broker (`marketplace broker -users`) holds each program's own
+	// Kafka user, the launcher's for this run, to what the module list
+	// allows it: the journey above ran with them, and nothing more passes.
+	kafka := func(user string) events.Brokers {
+		u, ok := r.KafkaUsers[user]
+		if !ok {
+			t.Fatalf("no Kafka user %q: %v", user, r.KafkaUsers)
+		}
+		b, err := events.KafkaSettings{KafkaBrokers: r.Brokers, KafkaSASLMechanism: u.Mechanism, KafkaSASLUsername: u.Username, KafkaSASLPassword: u.Password}.Kafka()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	systemtest.CheckKafkaRights(t, modules.All, kafka)
 }
 
 type intentView struct {
