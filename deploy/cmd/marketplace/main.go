@@ -6,7 +6,7 @@
 //	marketplace sign-webhook -file BODY       prints the processor-signature header for BODY
 //	marketplace pay -intent PI [-outcome failed]  settles a payment intent with the processor simulator (either mode's)
 //	marketplace run-distributed [-bin DIR]    the broker, every service and the gateway as processes of their own binaries
-//	marketplace broker [-port 9092] [-data DIR]  the embedded Kafka-protocol broker on its own
+//	marketplace broker [-port 9092] [-data DIR] (-users FILE | -no-auth)  the embedded Kafka-protocol broker on its own
 //	marketplace processor [-webhook URL] [-data DIR]  the payment processor simulator on its own (HTTP_ADDR)
 //	marketplace version [-json]                the build: version, commit (and whether the tree was modified), Go
 //	marketplace keygen [-all] [SERVICE...]     a key pair per service (SERVICE_KEY, SERVICE_PUBLIC_KEYS) for deployments
