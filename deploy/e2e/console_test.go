@@ -22,7 +22,8 @@ import (
 // owner's portal shows each status), and a session that expires while a form
 // is being filled, signed in again over the screen with the form intact.
 // axe-core checks every screen, and the
-// screenshots go to docs/console/. Skipped, loudly, without node; Chromium
+// screenshots go where webtest.Screenshots says (docs/console/ with
+// UPDATE_SCREENSHOTS=1 or for a picture missing there). Skipped, loudly, without node; Chromium
 // is installed when missing and the test runs as root (webtest.Chromium).
 func TestConsoleInBrowser(t *testing.T) {
 	dir := webtest.Install(t)
@@ -40,22 +41,17 @@ func TestConsoleInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shots, err := filepath.Abs(filepath.Join("..", "..", "docs", "console"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := webtest.Run(t, dir, 5*time.Minute, []string{
-		"CONSOLE_URL=" + s.BaseURL,
-		"CHROMIUM=" + chromium,
-		"SCREENSHOTS=" + shots,
-		"ADMIN_TOKEN=" + w.admin,
-		"OWNER_TOKEN=" + w.owner,
-		"USER_TOKEN=" + s.Token("user-1"),
-		"EXPIRED_TOKEN=" + expired,
-		"STORE_ID=" + w.store,
-		"IBAN=" + validIBAN,
-		"DEV_SECRET=" + s.DevSecret,
-	}, node, "--test", "--test-reporter=spec", filepath.Join("e2e", "console.test.mjs"))
+	out := webtest.Run(t, dir, 5*time.Minute, append(webtest.Screenshots(t),
+		"CONSOLE_URL="+s.BaseURL,
+		"CHROMIUM="+chromium,
+		"ADMIN_TOKEN="+w.admin,
+		"OWNER_TOKEN="+w.owner,
+		"USER_TOKEN="+s.Token("user-1"),
+		"EXPIRED_TOKEN="+expired,
+		"STORE_ID="+w.store,
+		"IBAN="+validIBAN,
+		"DEV_SECRET="+s.DevSecret,
+	), node, "--test", "--test-reporter=spec", filepath.Join("e2e", "console.test.mjs"))
 
 	// What the browser did, as the API sees it.
 	m := regexp.MustCompile(`PAYOUT (pay_[0-9a-f]+)`).FindStringSubmatch(out)

@@ -115,3 +115,21 @@ func Run(tb testing.TB, dir string, timeout time.Duration, env []string, name st
 	}
 	return string(out)
 }
+
+// Screenshots are the environment a browser test photographs with:
+// SCREENSHOTS, where this run writes its pictures (a temporary folder, so
+// `make test` leaves the checkout as it was, or docs/console itself when
+// UPDATE_SCREENSHOTS=1), and SCREENSHOTS_DOCS, docs/console, where a
+// picture missing from the documentation is written too.
+func Screenshots(tb testing.TB) []string {
+	tb.Helper()
+	docs, err := filepath.Abs(filepath.Join(AppDir(tb), "..", "..", "docs", "console"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir := tb.TempDir()
+	if os.Getenv("UPDATE_SCREENSHOTS") == "1" {
+		dir = docs
+	}
+	return []string{"SCREENSHOTS=" + dir, "SCREENSHOTS_DOCS=" + docs}
+}

@@ -2,10 +2,10 @@
 // playwright-core, against the whole system that deploy/e2e
 // (TestConsoleInBrowser) starts in-process and fills. axe-core checks every
 // screen (no serious or critical violation), and each screen's screenshot, in
-// English and Arabic, is written to docs/console/.
+// English and Arabic, is taken (see shot).
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { AxeBuilder } from "@axe-core/playwright";
@@ -72,8 +72,17 @@ async function accessible(page, what) {
   );
 }
 
+// Every run writes to SCREENSHOTS (a temporary folder unless
+// UPDATE_SCREENSHOTS=1 points it at docs/console: webtest.Screenshots), and a
+// picture docs/console lacks is written there too.
 async function shot(page, name, { fullPage = true } = {}) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage, animations: "disabled" });
+  const file = join(SHOTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage, animations: "disabled" });
+  const docs = process.env.SCREENSHOTS_DOCS;
+  if (docs && !existsSync(join(docs, `${name}.png`))) {
+    mkdirSync(docs, { recursive: true });
+    copyFileSync(file, join(docs, `${name}.png`));
+  }
 }
 
 /** The screen, checked and photographed in the language it shows, then in the other. */

@@ -15,7 +15,13 @@ export type AreaName = "admin" | "store";
 
 export const screens: Record<AreaName, Screen[]> = {
   admin: [{ path: "payouts", label: "nav.payouts", load: () => import("../admin/PayoutQueue") }],
-  store: [{ path: "wallet", label: "nav.wallet", load: () => import("../store/Wallet") }],
+  store: [
+    { path: "wallet", label: "nav.wallet", load: () => import("../store/Wallet") },
+    { path: "orders", label: "nav.orders", load: () => import("../store/Orders") },
+    { path: "reviews", label: "nav.reviews", load: () => import("../store/Reviews") },
+    { path: "products", label: "nav.products", load: () => import("../store/Products") },
+    { path: "notifications", label: "nav.notifications", load: () => import("../store/Notifications") },
+  ],
 };
 
 export function areaOf(pathname: string): AreaName | null {

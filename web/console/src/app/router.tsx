@@ -25,11 +25,15 @@ export function usePath(): string {
   return path;
 }
 
-export function Link({ to, ...rest }: { to: string } & AnchorHTMLAttributes<HTMLAnchorElement>) {
+// A component library passes its own onClick (Mantine's NavLink does): it
+// runs first, and must not replace this one, or every click loads the page
+// again (a screen's state and the live socket lost).
+export function Link({ to, onClick: theirs, ...rest }: { to: string } & AnchorHTMLAttributes<HTMLAnchorElement>) {
   const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
-    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    theirs?.(e);
+    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     e.preventDefault();
     navigate(to);
   };
-  return <a href={to} onClick={onClick} {...rest} />;
+  return <a href={to} {...rest} onClick={onClick} />;
 }

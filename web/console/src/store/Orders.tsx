@@ -1,0 +1,194 @@
+import { Alert, Button, Group, Input, SegmentedControl, Stack, Table, Text, Title } from "@mantine/core";
+import { api } from "@marketplace/api";
+import { usePaginatedQuery } from "convex/react";
+import type { FunctionReturnType } from "convex/server";
+import { useState } from "react";
+import { useActionForm } from "../app/action";
+import { useI18n } from "../app/i18n";
+import type { MessageKey } from "../app/messages";
+import { ConfirmAction } from "../ui/ConfirmAction";
+import { Loading } from "../ui/Loading";
+import { OrderStatusBadge } from "./OrderStatusBadge";
+import { nextStatuses, ORDER_STATUSES, type OrderStatus } from "./orderStatus";
+import { useStore } from "./StoreContext";
+
+type Order = FunctionReturnType<typeof api.stores.orders.listStoreOrders>["page"][number];
+const FILTERS = ["all", ...ORDER_STATUSES] as const;
+const PAYMENTS = new Set(["paid", "under_review", "pending", "refunded"]);
+
+/** A short, readable order number: the id's last six characters. */
+export const orderNumber = (id: string) => `#${id.slice(-6).toUpperCase()}`;
+
+// The store's orders, live (new orders and every move appear by themselves),
+// with the moves the server allows as buttons; cancelling asks first.
+export default function Orders() {
+  const { t } = useI18n();
+  const { store } = useStore();
+  const [filter, setFilter] = useState<(typeof FILTERS)[number]>("all");
+  const { results, status, loadMore } = usePaginatedQuery(
+    api.stores.orders.listStoreOrders,
+    { storeId: store._id, status: filter === "all" ? undefined : filter },
+    { initialNumItems: 25 },
+  );
+  return (
+    <Stack>
+      <Title order={2}>
+        {t("orders.title")}: {store.name}
+      </Title>
+      <Text size="sm">{t("orders.intro")}</Text>
+      <Stack gap={4}>
+        <Input.Label id="order-filter-label" component="span">
+          {t("orders.filter")}
+        </Input.Label>
+        <SegmentedControl
+          aria-labelledby="order-filter-label"
+          value={filter}
+          onChange={(v) => setFilter(v as (typeof FILTERS)[number])}
+          data={FILTERS.map((s) => ({ value: s, label: s === "all" ? t("orders.all") : t(`order.status.${s}` as MessageKey) }))}
+          data-testid="order-filter"
+          style={{ flexWrap: "wrap" }}
+        />
+      </Stack>
+      {status === "LoadingFirstPage" ? (
+        <Loading />
+      ) : results.length === 0 ? (
+        <Text data-testid="orders-empty">{t("orders.none")}</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={980}>
+          <Table striped verticalSpacing="sm" data-testid="orders">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t("orders.order")}</Table.Th>
+                <Table.Th>{t("orders.items")}</Table.Th>
+                <Table.Th>{t("orders.total")}</Table.Th>
+                <Table.Th>{t("orders.delivery")}</Table.Th>
+                <Table.Th>{t("orders.payment")}</Table.Th>
+                <Table.Th>{t("orders.status")}</Table.Th>
+                <Table.Th>{t("orders.next")}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {results.map((o) => (
+                <OrderRow key={o._id} order={o} />
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {status === "CanLoadMore" && (
+        <Button variant="default" onClick={() => loadMore(25)} w="fit-content">
+          {t("history.more")}
+        </Button>
+      )}
+    </Stack>
+  );
+}
+
+function OrderRow({ order: o }: { order: Order }) {
+  const { t, money, dateTime } = useI18n();
+  const payment = `payment.${o.paymentStatus}` as MessageKey;
+  return (
+    <Table.Tr data-order={o._id} data-status={o.status}>
+      <Table.Td>
+        <Text fw={600} title={o._id} dir="ltr">
+          {orderNumber(o._id)}
+        </Text>
+        <Text size="xs">{dateTime(o._creationTime)}</Text>
+      </Table.Td>
+      <Table.Td>
+        {o.items.map((it) => (
+          <Text size="sm" key={it.productId}>
+            {it.quantity} × {it.name} <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
+          </Text>
+        ))}
+      </Table.Td>
+      <Table.Td>
+        <Text size="sm" fw={600}>
+          {money(o.total)}
+        </Text>
+        {o.storeEarnings != null && (
+          <Text size="xs">
+            {t("orders.earnings")}: {money(o.storeEarnings)}
+          </Text>
+        )}
+      </Table.Td>
+      <Table.Td>
+        <Text size="sm">{o.deliveryAddress.fullAddress}</Text>
+        <Text size="xs">
+          {o.deliveryAddress.area}, {o.deliveryAddress.city}
+        </Text>
+        <Text size="xs" dir="ltr">
+          {o.deliveryAddress.phoneNumber}
+        </Text>
+      </Table.Td>
+      <Table.Td>
+        <Text size="sm">{PAYMENTS.has(o.paymentStatus) ? t(payment) : o.paymentStatus}</Text>
+      </Table.Td>
+      <Table.Td>
+        <OrderStatusBadge status={o.status} />
+      </Table.Td>
+      <Table.Td>
+        <Moves order={o} />
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
+function Moves({ order }: { order: Order }) {
+  const { t } = useI18n();
+  const next = nextStatuses(order.status, order.paymentStatus);
+  if (order.paymentStatus === "under_review") {
+    return (
+      <Text size="xs" maw={220} data-testid="order-held">
+        {t("orders.held")}
+      </Text>
+    );
+  }
+  if (next.length === 0) return <Text size="sm">{t("orders.final")}</Text>;
+  return (
+    <Group gap="xs">
+      {next.map((s) => (s === "cancelled" ? <Cancel key={s} order={order} /> : <Move key={s} order={order} to={s} />))}
+    </Group>
+  );
+}
+
+function useMove(order: Order, to: OrderStatus) {
+  return useActionForm({
+    initial: {},
+    mutation: api.stores.orders.updateOrderStatus,
+    args: () => ({ orderId: order._id, status: to }),
+  });
+}
+
+// A step along the delivery path: one click. A refusal (the order moved
+// meanwhile, say) shows under the buttons and the row stays as it was.
+function Move({ order, to }: { order: Order; to: OrderStatus }) {
+  const { t } = useI18n();
+  const form = useMove(order, to);
+  return (
+    <Stack gap={4}>
+      <Button size="xs" onClick={() => void form.submit()} loading={form.pending} data-testid={`move-${to}`}>
+        {t(`order.move.${to}` as MessageKey)}
+      </Button>
+      {form.formError && (
+        <Alert color="red" role="alert" p="xs" maw={260}>
+          {form.formError.message}
+        </Alert>
+      )}
+    </Stack>
+  );
+}
+
+function Cancel({ order }: { order: Order }) {
+  const { t, money } = useI18n();
+  const form = useMove(order, "cancelled");
+  return (
+    <ConfirmAction
+      label={t("order.move.cancelled")}
+      title={t("order.cancel.title", { id: orderNumber(order._id), total: money(order.total) })}
+      form={form}
+      color="red"
+      testId="move-cancelled"
+    />
+  );
+}

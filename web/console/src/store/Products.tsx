@@ -1,0 +1,257 @@
+import { Alert, Badge, Button, Card, Checkbox, Group, Modal, SimpleGrid, Stack, Switch, Table, Text, TextInput, Title } from "@mantine/core";
+import { api } from "@marketplace/api";
+import { useQuery } from "convex/react";
+import type { FunctionReturnType } from "convex/server";
+import { useState } from "react";
+import { useActionForm, type Refusal } from "../app/action";
+import { useI18n } from "../app/i18n";
+import { Loading } from "../ui/Loading";
+import { useStore } from "./StoreContext";
+
+type Product = FunctionReturnType<typeof api.stores.products.listProducts>[number];
+
+// The store's products: its details (category and city in the chosen
+// language), a form to add one, and the list, live, with each product's
+// availability switched in place and its name and price edited in a dialog.
+// Prices are checked to be positive numbers here; the server checks the rest
+// (two decimals at most, the name's length) and its refusal shows at the field.
+export default function Products() {
+  const { t } = useI18n();
+  const { store } = useStore();
+  return (
+    <Stack>
+      <Title order={2}>
+        {t("products.title")}: {store.name}
+      </Title>
+      <StoreFacts storeId={store._id} />
+      <NewProduct storeId={store._id} key={store._id} />
+      <ProductList storeId={store._id} />
+    </Stack>
+  );
+}
+
+function StoreFacts({ storeId }: { storeId: string }) {
+  const { t, name } = useI18n();
+  const store = useQuery(api.stores.catalog.getStore, { storeId });
+  const categories = useQuery(api.catalog.categories.listCategories, {});
+  const cities = useQuery(api.catalog.locations.listCities, {});
+  const areas = useQuery(api.catalog.locations.listAreas, store?.city ? { city: store.city } : "skip");
+  if (store === undefined || categories === undefined || cities === undefined) return <Loading />;
+  if (store === null) return null;
+  // The store names its category, city and area by id; their records have
+  // the names (categories and cities in Arabic too).
+  const category = categories.find((c) => c._id === store.primaryCategoryId);
+  const city = cities.find((c) => c._id === store.city);
+  const area = areas?.find((a) => a._id === store.area);
+  const facts: [string, string | null, string][] = [
+    [t("products.category"), category ? name(category) : null, "category"],
+    [t("products.city"), city ? name(city) : null, "city"],
+    [t("products.area"), area ? area.name : null, "area"],
+  ];
+  return (
+    <Card withBorder component="section" aria-labelledby="facts-title" data-testid="store-facts">
+      <Stack gap="xs">
+        <Group gap="sm">
+          <Title order={3} id="facts-title">
+            {t("products.store")}
+          </Title>
+          <Badge color={store.isOpen ? "green" : "gray"} variant="light">
+            {store.isOpen ? t("products.open") : t("products.closed")}
+          </Badge>
+        </Group>
+        <SimpleGrid cols={{ base: 1, sm: 3 }}>
+          {facts
+            .filter(([, v]) => v)
+            .map(([label, value, id]) => (
+              <div key={id}>
+                <Text size="sm">{label}</Text>
+                <Text fw={600} data-testid={`store-${id}`}>
+                  {value}
+                </Text>
+              </div>
+            ))}
+        </SimpleGrid>
+      </Stack>
+    </Card>
+  );
+}
+
+const priceOK = (v: string) => {
+  const n = Number(v.trim());
+  return v.trim() !== "" && Number.isFinite(n) && n > 0;
+};
+
+/** The server names fields as its arguments do: name, price. */
+const describePrice = (t: (k: "products.priceBad") => string) => (r: Refusal) => (r.field === "price" && r.code === "INVALID_ARGUMENT" ? `${r.message} (${t("products.priceBad")})` : null);
+
+function NewProduct({ storeId }: { storeId: string }) {
+  const { t } = useI18n();
+  const [done, setDone] = useState(false);
+  const form = useActionForm({
+    initial: { name: "", price: "", isAvailable: true },
+    mutation: api.stores.products.createProduct,
+    validate: {
+      name: (v) => (v.trim() ? null : t("required")),
+      price: (v) => (priceOK(v) ? null : t("products.priceBad")),
+    },
+    args: (v) => ({ storeId, name: v.name.trim(), price: Number(v.price.trim()), isAvailable: v.isAvailable }),
+    describe: describePrice(t),
+    onDone: () => setDone(true),
+  });
+  return (
+    <Card withBorder component="section" aria-labelledby="new-product-title">
+      <form
+        noValidate
+        onSubmit={(e) => {
+          setDone(false);
+          void form.submit(e).then((r) => r !== undefined && form.reset());
+        }}
+      >
+        <Stack>
+          <Title order={3} id="new-product-title">
+            {t("products.new")}
+          </Title>
+          <SimpleGrid cols={{ base: 1, md: 3 }}>
+            <TextInput label={t("products.name")} required {...form.input("name")} />
+            <TextInput label={t("products.price")} inputMode="decimal" required dir="ltr" {...form.input("price")} />
+            <Checkbox label={t("products.available")} mt={{ md: 30 }} {...form.checkbox("isAvailable")} />
+          </SimpleGrid>
+          {form.formError && (
+            <Alert color="red" role="alert" title={form.formError.code}>
+              {form.formError.message}
+            </Alert>
+          )}
+          {done && (
+            <Alert color="green" role="status">
+              {t("products.created")}
+            </Alert>
+          )}
+          <Group>
+            <Button type="submit" loading={form.pending} data-testid="create-product">
+              {t("products.create")}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
+function ProductList({ storeId }: { storeId: string }) {
+  const { t, money, dateTime } = useI18n();
+  const products = useQuery(api.stores.products.listProducts, { storeId });
+  if (products === undefined) return <Loading />;
+  if (products.length === 0) return <Text data-testid="products-empty">{t("products.none")}</Text>;
+  return (
+    <Table.ScrollContainer minWidth={700}>
+      <Table striped verticalSpacing="sm" data-testid="products">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{t("products.name")}</Table.Th>
+            <Table.Th>{t("products.price")}</Table.Th>
+            <Table.Th>{t("products.available")}</Table.Th>
+            <Table.Th>{t("products.added")}</Table.Th>
+            <Table.Th>{t("products.edit")}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {products.map((p) => (
+            <Table.Tr key={p._id} data-product={p._id} data-available={p.isAvailable}>
+              <Table.Td>{p.name}</Table.Td>
+              <Table.Td>{money(p.price)}</Table.Td>
+              <Table.Td>
+                <Availability product={p} />
+              </Table.Td>
+              <Table.Td>{dateTime(p._creationTime)}</Table.Td>
+              <Table.Td>
+                <EditProduct product={p} />
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+function Availability({ product: p }: { product: Product }) {
+  const { t } = useI18n();
+  const form = useActionForm({
+    initial: {},
+    mutation: api.stores.products.updateProduct,
+    args: () => ({ productId: p._id, isAvailable: !p.isAvailable }),
+  });
+  return (
+    <Stack gap={4}>
+      <Switch
+        checked={p.isAvailable}
+        disabled={form.pending}
+        onChange={() => void form.submit()}
+        label={p.isAvailable ? t("products.available") : t("products.unavailable")}
+        aria-label={t("products.availableLabel", { name: p.name })}
+        data-testid="availability"
+      />
+      {form.formError && (
+        <Text size="xs" c="red.9" role="alert">
+          {form.formError.message}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+function EditProduct({ product: p }: { product: Product }) {
+  const { t } = useI18n();
+  const [opened, setOpened] = useState(false);
+  const form = useActionForm({
+    initial: { name: p.name, price: String(p.price) },
+    mutation: api.stores.products.updateProduct,
+    validate: {
+      name: (v) => (v.trim() ? null : t("required")),
+      price: (v) => (priceOK(v) ? null : t("products.priceBad")),
+    },
+    args: (v) => ({ productId: p._id, name: v.name.trim(), price: Number(v.price.trim()) }),
+    describe: describePrice(t),
+  });
+  const open = () => {
+    form.reset();
+    form.set("name", p.name);
+    form.set("price", String(p.price));
+    setOpened(true);
+  };
+  const close = () => !form.pending && setOpened(false);
+  return (
+    <>
+      <Button size="xs" variant="default" onClick={open} data-testid="edit-product">
+        {t("products.edit")}
+      </Button>
+      <Modal opened={opened} onClose={close} title={t("products.editTitle", { name: p.name })} centered closeButtonProps={{ "aria-label": t("close") }}>
+        <form
+          noValidate
+          onSubmit={async (e) => {
+            const r = await form.submit(e);
+            if (r !== undefined) setOpened(false);
+          }}
+        >
+          <Stack>
+            <TextInput label={t("products.name")} required {...form.input("name")} />
+            <TextInput label={t("products.price")} inputMode="decimal" required dir="ltr" {...form.input("price")} />
+            {form.formError && (
+              <Alert color="red" role="alert" title={form.formError.code}>
+                {form.formError.message}
+              </Alert>
+            )}
+            <Group justify="flex-end">
+              <Button variant="default" onClick={close} disabled={form.pending}>
+                {t("cancel")}
+              </Button>
+              <Button type="submit" loading={form.pending}>
+                {t("products.save")}
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Modal>
+    </>
+  );
+}
