@@ -1,0 +1,91 @@
+// Production sign-in in a real browser: OpenID Connect authorization code
+// with PKCE (oidc-client-ts) against a real OpenID provider on loopback
+// (deploy/oidcprovider, zitadel/oidc's example server issuing the platform's
+// tokens), driven by deploy/e2e TestConsoleSignInWithOpenIDProvider. The
+// gateway verifies the tokens through the provider's keys (AUTH_JWKS_URL);
+// development tokens are not accepted there.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { accessible, call, env, launch, open, shot, WAIT } from "./browser.mjs";
+
+const ISSUER = env("OIDC_ISSUER");
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+/** Through the provider's own login screen, back to the console with a code. */
+async function signIn(page, username) {
+  const button = page.getByRole("button", { name: `Sign in with ${new URL(ISSUER).host}` });
+  await button.waitFor(WAIT);
+  await button.click();
+  await page.waitForURL((u) => u.href.startsWith(ISSUER), WAIT);
+  await page.locator("#username").fill(username);
+  await page.locator("#password").fill("verysecure");
+  await page.getByRole("button", { name: "Login" }).click();
+}
+
+async function tokenOf(page) {
+  return page.evaluate(() => sessionStorage.getItem("marketplace.token"));
+}
+
+test("an administrator signs in through the OpenID provider (code flow with PKCE) and reaches the console", async () => {
+  const page = await open(browser, "/admin/");
+  await page.getByRole("heading", { name: /Sign in/ }).waitFor(WAIT);
+  await accessible(page, "sign-in with a provider");
+  await shot(page, "signin-oidc-en");
+  // The request the console sends to the provider: the code flow with PKCE (S256).
+  const authorize = page.waitForRequest((r) => r.url().startsWith(`${ISSUER}/auth`), WAIT);
+  const signingIn = signIn(page, "admin@marketplace.test");
+  const q = new URL((await authorize).url()).searchParams;
+  assert.equal(q.get("response_type"), "code");
+  assert.equal(q.get("client_id"), env("OIDC_CLIENT_ID"));
+  assert.equal(q.get("code_challenge_method"), "S256");
+  assert.ok((q.get("code_challenge") ?? "").length >= 43, "no PKCE challenge");
+  assert.ok(q.get("state"), "no state");
+  await signingIn;
+
+  await page.getByRole("heading", { name: "Payout queue" }).waitFor(WAIT);
+  await page.getByTestId("signed-in-as").filter({ hasText: "admin-1" }).waitFor(WAIT);
+  // The code and state left the address bar.
+  assert.equal(new URL(page.url()).search, "");
+  // The token is the provider's (RS256, its issuer, the console's audience) and the gateway takes it.
+  const token = await tokenOf(page);
+  const [head, claims] = token.split(".").slice(0, 2).map((p) => JSON.parse(Buffer.from(p, "base64url").toString()));
+  assert.equal(head.alg, "RS256");
+  assert.equal(claims.iss, ISSUER);
+  assert.equal(claims.sub, "admin-1");
+  assert.deepEqual(claims.roles, ["admin"]);
+  await call("mutation", token, "admins.platformAdmin.createInitialPlatformConfig", { adminUserId: "admin-1" });
+  const store = await call("mutation", token, "admins.catalog.createStore", {
+    name: "Al Noor Bakery",
+    ownerUserId: "owner-1",
+    ownerName: "Sara Al Marri",
+    ownerPhone: "+971501234567",
+  });
+  assert.match(store, /\w/);
+  // A development token is not accepted where the provider verifies tokens.
+  await assert.rejects(call("query", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZG1pbi0xIiwicm9sZXMiOlsiYWRtaW4iXX0.x", "catalog.categories.listCategories", {}), /401|UNAUTHENTICATED/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test("a store owner signs in through the provider and reaches the portal; the console says it is not theirs", async () => {
+  const page = await open(browser, "/store/");
+  await signIn(page, "owner@marketplace.test");
+  await page.getByTestId("store-name").filter({ hasText: "Al Noor Bakery" }).waitFor(WAIT);
+  await page.getByTestId("signed-in-as").filter({ hasText: "owner-1" }).waitFor(WAIT);
+  await page.getByTestId("wallet-available").or(page.getByText("This store has no wallet yet")).first().waitFor(WAIT);
+  await accessible(page, "portal signed in through the provider");
+
+  // The same tab at the console: a screen the role may not use says so.
+  const token = await tokenOf(page);
+  await page.goto(`${env("CONSOLE_URL")}/admin/#token=${token}`);
+  await page.getByTestId("denied").waitFor(WAIT);
+  assert.match(await page.getByTestId("denied").innerText(), /for administrators.*owner-1/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
