@@ -55,9 +55,12 @@ func run() error {
 	flag.Parse()
 
 	// The embedded engine rows first, each on a fresh all-in-one of its own (engine.go).
-	engine, err := benchEngine(*orderConc)
-	if err != nil {
-		return err
+	var engine *engineResult
+	var err error
+	if !*consoleOnly {
+		if engine, err = benchEngine(*orderConc); err != nil {
+			return err
+		}
 	}
 	if *engineOnly {
 		printEngine(engine)
@@ -146,6 +149,9 @@ func run() error {
 	if *liveOnly {
 		return runLiveOnly(info.BaseURL, tok)
 	}
+	if *consoleOnly {
+		return runConsoleOnly(info.BaseURL, tok)
+	}
 	if *floodOnly {
 		return runFloodOnly(info.BaseURL, tok)
 	}
@@ -233,6 +239,10 @@ func run() error {
 		return err
 	}
 
+	// The console in the browser (console.go): one cold load, before the
+	// flood rows leave the gateway busy.
+	consoleRow := benchConsole(info.BaseURL, tok)
+
 	// Convex clients' live queries (live.go).
 	liveRows, err := benchLive(info.BaseURL, tok, *liveRounds)
 	if err != nil {
@@ -269,6 +279,7 @@ func run() error {
 	printEventRows(eventRows)
 	printLive(liveRows)
 	printFlood(flood)
+	printConsole(consoleRow)
 	fmt.Println()
 	if rows[2].skipped == "" {
 		fmt.Printf("gateway / nginx throughput: %.2f (goal >= 0.90)\n", rows[1].rps/rows[2].rps)
