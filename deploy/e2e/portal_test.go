@@ -17,7 +17,8 @@ import (
 // TestPortalInBrowser drives the store owner's portal in Debian's Chromium
 // (web/console/e2e/portal.test.mjs): the orders, live, with the moves the
 // server allows as buttons (a new order and a move made elsewhere appear by
-// themselves, cancelling asks first); the reviews with their statistics and
+// themselves, cancelling asks first, a held payment's order appears once an
+// administrator confirms it); the reviews with their statistics and
 // the store's reply, added and updated, a refusal next to the text; the
 // products (added, a refused price next to its field, edited, made
 // unavailable); the owner's notifications; and journey 5 of issue 20: in
@@ -67,6 +68,8 @@ func TestPortalInBrowser(t *testing.T) {
 	}
 	first := order(noor, "pi_portal_1", map[string]int{bread: 2}, 3500) // 2 × 12.50 + 10.00
 	second := order(omar, "pi_portal_2", map[string]int{cake: 1}, 5000) // 40.00 + 10.00
+	// Paid 10.00 for 22.50: held for the platform's review, out of the owner's list until confirmed.
+	held := order(noor, "pi_portal_3", map[string]int{bread: 1}, 1000)
 	addReviewOK(t, s, noor.token, reviewArgs(store, 5, "title", "Best bread in Jumeirah", "comment", "Still warm when it arrived."))
 	omarReview := addReviewOK(t, s, omar.token, reviewArgs(store, 3, "comment", "Good cake, slow delivery."))
 	eventually(t, "the owner's new-order notifications", func() bool { return count(inbox(t, s, owner), "new_order") == 2 })
@@ -80,6 +83,7 @@ func TestPortalInBrowser(t *testing.T) {
 		"STORE_ID="+store,
 		"FIRST_ORDER="+first,
 		"SECOND_ORDER="+second,
+		"HELD_ORDER="+held,
 		"DEV_SECRET="+s.DevSecret,
 	), node, "--test", "--test-reporter=spec", filepath.Join("e2e", "portal.test.mjs"))
 
@@ -90,7 +94,7 @@ func TestPortalInBrowser(t *testing.T) {
 	for _, o := range orders.Page {
 		status[o.ID] = o.Status
 	}
-	if status[first] != "delivered" || status[second] != "cancelled" {
+	if status[first] != "delivered" || status[second] != "cancelled" || status[held] != "confirmed" {
 		t.Fatalf("orders after the journey: %v", status)
 	}
 	review := getReview(t, s, owner, omarReview)
@@ -120,7 +124,7 @@ func TestPortalInBrowser(t *testing.T) {
 	if !found || len(products) != 3 {
 		t.Fatalf("products after the journey: %+v", products)
 	}
-	if n := inbox(t, s, owner); count(n, "new_order") != 2 {
+	if n := inbox(t, s, owner); count(n, "new_order") != 3 { // the held order's came when it was confirmed
 		t.Fatalf("notifications: %+v", n)
 	} else {
 		read := 0

@@ -63,6 +63,8 @@ async function open(path, token) {
 
 /** axe-core on the page as it is: no serious or critical violation. */
 async function accessible(page, what) {
+  // A dialog fading in is measured half transparent: wait for transitions to end.
+  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== "running"), null, WAIT);
   const r = await new AxeBuilder({ page }).analyze();
   const bad = r.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(
