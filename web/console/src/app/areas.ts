@@ -14,7 +14,14 @@ export interface Screen {
 export type AreaName = "admin" | "store";
 
 export const screens: Record<AreaName, Screen[]> = {
-  admin: [{ path: "payouts", label: "nav.payouts", load: () => import("../admin/PayoutQueue") }],
+  admin: [
+    { path: "payouts", label: "nav.payouts", load: () => import("../admin/PayoutQueue") },
+    { path: "payout-stats", label: "nav.payoutStats", load: () => import("../admin/PayoutStats") },
+    { path: "moderation", label: "nav.moderation", load: () => import("../admin/Moderation") },
+    { path: "held-payments", label: "nav.held", load: () => import("../admin/HeldPayments") },
+    { path: "wallets", label: "nav.wallets", load: () => import("../admin/Wallets") },
+    { path: "commission", label: "nav.commission", load: () => import("../admin/Commission") },
+  ],
   store: [
     { path: "wallet", label: "nav.wallet", load: () => import("../store/Wallet") },
     { path: "orders", label: "nav.orders", load: () => import("../store/Orders") },

@@ -1,6 +1,8 @@
 // The console's words, in English and Arabic. English is the source of the
 // keys: the Arabic table must have every one (the type says so), so a screen
 // cannot ship half translated.
+import { adminAr, adminEn } from "../admin/messages";
+
 export const en = {
   "app.title": "Marketplace",
   "area.admin": "Admin console",
@@ -206,6 +208,7 @@ export const en = {
   "ledger.description": "Description",
   "ledger.date": "Date",
   "ledger.none": "No transactions yet.",
+  ...adminEn,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -415,4 +418,5 @@ export const ar: Record<MessageKey, string> = {
   "ledger.description": "الوصف",
   "ledger.date": "التاريخ",
   "ledger.none": "لا توجد معاملات بعد.",
+  ...adminAr,
 };

@@ -1,0 +1,110 @@
+package e2e
+
+import (
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"marketplace/deploy/processor"
+	st "marketplace/deploy/systemtest"
+	"marketplace/web/webtest"
+)
+
+// TestConsoleAdminInBrowser drives the administrators' screens of the
+// console (web/console/e2e/admin.test.mjs) in Debian's Chromium against the
+// whole system started in-process: journey 2 of issue 20 (a customer flags
+// a review with photos through the API, it appears in the moderation queue
+// without a reload, the administrator hides it, and it leaves the store's
+// reviews), journey 3 (a held payment confirmed; the order reaches the
+// store's orders), journey 4 (the commission preview on screen equals
+// getCommissionPreview for the same figures, before and after a change of
+// the defaults, and a refusal next to its field), a wallet adjusted with a
+// reason (a refusal left in place, reconciliation consistent), and the payout
+// statistics' charts. axe-core checks every screen in both languages. This
+// test then confirms each outcome through the API.
+func TestConsoleAdminInBrowser(t *testing.T) {
+	dir := webtest.Install(t)
+	node, _ := webtest.Node(t)
+	chromium := webtest.Chromium(t)
+	s := st.Start(t)
+	rs := newReviewShop(t, s) // admin-1; owner-1's Bakery and Florist; user-1 (Noor) with a confirmed order of Bakery
+	rs.deliverOrder(t, rs.orderA)
+
+	// A review of the Bakery with two photos, to be flagged in the journey.
+	imgs := tinyImages(t)
+	photos := []string{storageID(t, upload(s, rs.user, "image/png", imgs["image/png"])), storageID(t, upload(s, rs.user, "image/jpeg", imgs["image/jpeg"]))}
+	review := addReviewOK(t, s, rs.user, reviewArgs(rs.storeA, 1, "title", "Stale bread", "comment", "The bread was stale and the box was crushed.", "photoIds", photos))
+	flagger, _ := makeCustomers(t, s, "flagger", 1)
+
+	// A held payment: the customer's Florist lines (2 × 99.99 + 10.00) paid 10.00.
+	held := processor.Payment{
+		IntentID: "pi_console_held", AmountFils: 1000, CustomerID: rs.customer, StoreID: rs.storeB,
+		Address:      processor.Address{FullAddress: "Villa 7, Street 3", City: "Dubai", Area: "Jumeirah", PhoneNumber: "+971501111111"},
+		DeliveryType: "standard", DeliveryFee: "10.00",
+	}
+	if r := deliver(s, processor.Event("evt_console_held", "payment_intent.succeeded", held)); r.Status != 200 {
+		t.Fatalf("held payment: %d %s", r.Status, r.Body)
+	}
+	heldOrder := orderOf(t, s, rs.user, "pi_console_held")
+	if heldOrder.PaymentStatus != "under_review" {
+		t.Fatalf("the order is not held: %+v", heldOrder)
+	}
+
+	// Completed payouts of both stores, for the statistics.
+	w := &payoutsWorld{s: s, admin: rs.admin, owner: rs.owner}
+	for i, store := range []string{rs.storeA, rs.storeB} {
+		wallet := w.getWallet(t, w.owner, store).ID
+		w.credit(t, store, wallet, 1000)
+		w.pay(t, okID(t, w.request(w.owner, store, 300+100*i)))
+	}
+	okID(t, w.request(w.owner, rs.storeA, 150)) // one open
+
+	walletA := w.getWallet(t, w.owner, rs.storeA)
+	out := webtest.Run(t, dir, 5*time.Minute, append(webtest.Screenshots(t),
+		"CONSOLE_URL="+s.BaseURL,
+		"CHROMIUM="+chromium,
+		"ADMIN_TOKEN="+rs.admin,
+		"FLAGGER_TOKEN="+flagger[0],
+		"REVIEW_ID="+review,
+		"STORE_ID="+rs.storeA,
+		"HELD_ORDER="+heldOrder.ID,
+	), node, "--test", "--test-reporter=spec", filepath.Join("e2e", "admin.test.mjs"))
+
+	// Journey 2: the review is hidden, its flag resolved, and the store's list leaves it out.
+	for _, r := range allReviews(t, s, rs.owner, rs.storeA, nil) {
+		if r.ID == review {
+			t.Fatalf("the hidden review is still listed: %+v", r)
+		}
+	}
+	flags := listFlags(t, s, rs.admin, "resolved")
+	if len(flags) != 1 || flags[0].ReviewID != review {
+		t.Fatalf("resolved flags: %+v", flags)
+	}
+	// Journey 3: the held order is confirmed and paid, and the store lists it.
+	if o := orderOf(t, s, rs.user, "pi_console_held"); o.Status != "confirmed" || o.PaymentStatus != "paid" || o.PaymentReview == nil || o.PaymentReview.ResolvedBy != "admin-1" {
+		t.Fatalf("the held order after the journey: %+v", o)
+	}
+	var orders struct {
+		Page []orderView `json:"page"`
+	}
+	st.MustOK(t, s.Query(rs.owner, "stores.orders.listStoreOrders", map[string]any{"storeId": rs.storeB, "paginationOpts": map[string]any{"numItems": 50, "cursor": nil}})).Decode(t, &orders)
+	if len(orders.Page) != 1 || orders.Page[0].ID != heldOrder.ID {
+		t.Fatalf("the Florist's orders: %+v", orders.Page)
+	}
+	// Journey 4: the defaults saved on screen are in force.
+	if c := mustActive(t, s, rs.admin); c.MaximumCommission != 80 || c.MinimumCommission != 1 {
+		t.Fatalf("the defaults after the journey: %+v", c)
+	}
+	// The adjustment: 25.50 more, with its reason, and nothing from the refused one.
+	m := regexp.MustCompile(`ADJUSTED (\S+)`).FindStringSubmatch(out)
+	if m == nil || m[1] != "25.50" {
+		t.Fatalf("the journey adjusted no wallet: %q", m)
+	}
+	if after := w.getWallet(t, w.owner, rs.storeA); after.AvailableBalance != walletA.AvailableBalance+25.5 {
+		t.Fatalf("available %v after adjusting %v by 25.50", after.AvailableBalance, walletA.AvailableBalance)
+	}
+	if r := w.reconciled(t, rs.storeA); !r.Consistent {
+		t.Fatalf("reconciliation after the journey: %+v", r)
+	}
+}

@@ -1,1 +1,0 @@
-import{H as e,R as t,j as n}from"./action-Dl2qZcIf.js";import{s as r}from"./index-CDGXks6C.js";var i=e(),a=n(e=>{let n=t([`Input`,`InputWrapper`,`TextInput`],null,e);return(0,i.jsx)(r,{component:`input`,...n,__staticSelector:`TextInput`})});a.classes=r.classes,a.displayName=`@mantine/core/TextInput`;export{a as t};

@@ -1,0 +1,225 @@
+// The administrators' screens in a real browser (deploy/e2e
+// TestConsoleAdminInBrowser starts the system and fills it): the moderation
+// queue (journey 2), held payments (journey 3), the commission configuration
+// and its preview (journey 4), wallets with an adjustment, and the payout
+// statistics' charts. Every screen is checked by axe-core and photographed
+// in both languages; no page reloads, everything arrives live.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { accessible, amountOf, bothLanguages, call, env, launch, open, shot, text, WAIT } from "./browser.mjs";
+
+const ADMIN = env("ADMIN_TOKEN");
+let browser;
+let admin;
+before(async () => {
+  browser = await launch();
+  admin = await open(browser, "/admin/moderation", ADMIN);
+  await admin.getByRole("heading", { name: "Moderation queue" }).waitFor(WAIT);
+  await admin.evaluate(() => (window.__sameDocument = true));
+});
+after(async () => {
+  if (admin) {
+    assert.equal(await admin.evaluate(() => window.__sameDocument), true, "the console reloaded");
+    assert.deepEqual(admin.problems, []);
+  }
+  await browser?.close();
+});
+
+const nav = (name) => admin.getByRole("navigation").getByRole("link", { name, exact: true }).click();
+
+/** Confirms the open dialog and waits for it to close. */
+async function confirmDialog(what) {
+  const dialog = admin.getByRole("dialog");
+  await dialog.waitFor(WAIT);
+  await accessible(admin, `${what} dialog`);
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await dialog.waitFor({ state: "hidden", ...WAIT });
+}
+
+test("journey 2: a review flagged through the API appears live; hiding it leaves the decision in the history", async () => {
+  await admin.getByTestId("moderation-empty").waitFor(WAIT);
+  await call("mutation", env("FLAGGER_TOKEN"), "stores.reviews.flagReview", {
+    reviewId: env("REVIEW_ID"),
+    reason: "fake",
+    description: "I was never at this store with this person.",
+  });
+  const card = admin.locator(`article[data-review="${env("REVIEW_ID")}"]`);
+  await card.waitFor(WAIT);
+  const cardText = await text(card);
+  for (const part of ["Bakery", "Stale bread", "The bread was stale", "flagger 0", "Fake", "I was never at this store"]) {
+    assert.ok(cardText.includes(part), `the flagged review lacks ${part}: ${cardText}`);
+  }
+  // Its two photos, loaded from the storage route.
+  const photos = card.getByTestId("review-photo");
+  assert.equal(await photos.count(), 2);
+  await admin.waitForFunction(() => [...document.querySelectorAll('[data-testid="review-photo"]')].every((i) => i.complete && i.naturalWidth > 0), null, WAIT);
+  await bothLanguages(admin, "moderation", async (lang) => {
+    if (lang === "ar") assert.match(await text(card), /مزيّف/);
+  });
+
+  // Dismissing asks first; cancelling leaves it.
+  await card.getByTestId("dismiss-flag").click();
+  await admin.getByRole("dialog").getByText("Dismiss the report of flagger 0?").waitFor(WAIT);
+  await admin.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+  await admin.getByRole("dialog").waitFor({ state: "hidden", ...WAIT });
+
+  await card.getByTestId("hide-review").click();
+  await admin.getByRole("dialog").locator('textarea[name="adminNotes"]').fill("Reported as fake; the photos do not match.");
+  await shot(admin, "moderation-hide-en", { fullPage: false });
+  await confirmDialog("hide review");
+  await card.waitFor({ state: "detached", ...WAIT });
+  await admin.getByTestId("moderation-empty").waitFor(WAIT);
+
+  // The store's public list no longer has it.
+  const list = await call("query", ADMIN, "stores.reviews.getStoreReviews", { storeId: env("STORE_ID"), paginationOpts: { numItems: 50, cursor: null } });
+  assert.ok(!list.page.some((r) => r._id === env("REVIEW_ID")), "the hidden review is still in the store's reviews");
+
+  await admin.getByText("Decisions", { exact: true }).click();
+  const decided = admin.locator('[data-testid="moderation-history"] tr[data-status="resolved"]');
+  await decided.waitFor(WAIT);
+  const decidedText = await text(decided);
+  for (const part of ["Review hidden", "admin-1", "Bakery", "Reported as fake"]) assert.ok(decidedText.includes(part), `the decision lacks ${part}: ${decidedText}`);
+  await bothLanguages(admin, "moderation-history");
+  await admin.getByText("Pending", { exact: true }).click();
+});
+
+test("journey 3: a held payment is confirmed and leaves the list", async () => {
+  await nav("Held payments");
+  const held = admin.locator(`article[data-order="${env("HELD_ORDER")}"]`);
+  await held.waitFor(WAIT);
+  const heldText = (await text(held)).toLowerCase();
+  for (const part of ["Florist", "The amount paid differs from the total", "AED 209.98", "AED 10.00", "2 × Roses", "Villa 7, Street 3"]) {
+    assert.ok(heldText.includes(part.toLowerCase()), `the held order lacks ${part}: ${heldText}`);
+  }
+  await bothLanguages(admin, "held-payments");
+  await held.getByTestId("held-confirm").click();
+  await admin.getByRole("dialog").getByText(`Confirm order ${env("HELD_ORDER")} of Florist?`).waitFor(WAIT);
+  await shot(admin, "held-confirm-en", { fullPage: false });
+  await confirmDialog("confirm held order");
+  await held.waitFor({ state: "detached", ...WAIT });
+  await admin.getByTestId("held-empty").waitFor(WAIT);
+});
+
+/** The preview's figures as shown, by name. */
+async function figures(testId) {
+  const card = admin.getByTestId(testId);
+  const out = {};
+  for (const cell of await card.locator("[data-figure]").all()) out[await cell.getAttribute("data-figure")] = await text(cell);
+  return out;
+}
+
+/** getCommissionPreview's answer, shown as the screen shows figures. */
+async function serverPreview(subtotal, deliveryFee) {
+  const p = await call("query", ADMIN, "admins.platformAdmin.getCommissionPreview", { storeId: env("STORE_ID"), subtotal, deliveryFee });
+  const aed = (n) => `AED ${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  return {
+    total: aed(p.totalAmount),
+    rate: `${Math.round(p.commissionRate * 1e6) / 1e4}%`,
+    percentage: aed(p.commissionBreakdown.percentageCommission),
+    fixed: aed(p.commissionBreakdown.fixedFeeAmount),
+    platform: aed(p.platformCommission),
+    earnings: aed(p.storeEarnings),
+  };
+}
+
+test("journey 4: the commission preview equals getCommissionPreview, before and after the defaults change", async () => {
+  await nav("Commission");
+  const form = admin.getByTestId("defaults-form");
+  await form.waitFor(WAIT);
+  await admin.getByTestId("preview-store").waitFor(WAIT);
+  assert.equal(await admin.getByTestId("preview-store").inputValue(), "Bakery");
+  // An order large enough for the platform's maximum (50.00) to apply.
+  await admin.locator('input[name="previewSubtotal"]').fill("2000.45");
+  await admin.locator('input[name="previewDeliveryFee"]').fill("7.50");
+  const expected = await serverPreview(2000.45, 7.5);
+  assert.equal(expected.platform, "AED 50.00"); // 5% of 2007.95 and 2.00 is 102.40: clamped
+  await admin.waitForFunction(() => document.querySelector('[data-testid="preview-server"] [data-figure="total"]')?.textContent?.includes("2,007.95"), null, WAIT);
+  assert.deepEqual(await figures("preview-draft"), expected, "the preview of the figures as typed");
+  assert.deepEqual(await figures("preview-server"), expected, "the server's preview on screen");
+  await admin.getByTestId("preview-draft").getByText("the maximum applied").waitFor(WAIT);
+
+  // A maximum typed but not saved: the draft follows, the server's stays.
+  await form.locator('input[name="maximumCommission"]').fill("80.00");
+  await admin.getByTestId("preview-draft").locator('[data-figure="platform"]').filter({ hasText: "80.00" }).waitFor(WAIT);
+  assert.equal((await figures("preview-server")).platform, "AED 50.00");
+
+  // A minimum above the maximum: the server refuses it next to its field.
+  await form.locator('input[name="minimumCommission"]').fill("90.00");
+  await admin.getByTestId("save-defaults").click();
+  await admin.getByRole("dialog").getByText("Change the platform's default commission?").waitFor(WAIT);
+  await confirmDialog("save defaults");
+  await form.locator('input[name="minimumCommission"][aria-invalid="true"]').waitFor(WAIT);
+  assert.match(await text(form), /must not exceed maximumCommission/);
+  await shot(admin, "commission-refused-en", { fullPage: false });
+  assert.equal((await serverPreview(2000.45, 7.5)).platform, "AED 50.00", "a refused change was applied");
+
+  await form.locator('input[name="minimumCommission"]').fill("1.00");
+  await admin.getByTestId("save-defaults").click();
+  await confirmDialog("save defaults");
+  await form.getByText("Saved.").waitFor(WAIT);
+  await admin.getByTestId("preview-server").locator('[data-figure="platform"]').filter({ hasText: "80.00" }).waitFor(WAIT);
+  const after = await serverPreview(2000.45, 7.5);
+  assert.equal(after.platform, "AED 80.00");
+  assert.deepEqual(await figures("preview-draft"), after);
+  assert.deepEqual(await figures("preview-server"), after);
+
+  // Another order, under every clamp: the same on screen and from the API.
+  await admin.locator('input[name="previewSubtotal"]').fill("123.45");
+  const small = await serverPreview(123.45, 7.5);
+  await admin.getByTestId("preview-server").locator('[data-figure="total"]').filter({ hasText: "130.95" }).waitFor(WAIT);
+  assert.deepEqual(await figures("preview-draft"), small);
+  assert.deepEqual(await figures("preview-server"), small);
+  await admin.locator('[data-testid="config-history"] tr[data-operation="updatePlatformConfig"]').first().waitFor(WAIT);
+  await bothLanguages(admin, "commission");
+});
+
+test("wallets: an adjustment with a reason, a refusal left in place, the ledger and reconciliation live", async () => {
+  await nav("Wallets");
+  await admin.getByTestId("wallet-store").click();
+  await admin.getByRole("option", { name: "Bakery", exact: true }).click();
+  const available = admin.getByTestId("wallet-available");
+  await available.waitFor(WAIT);
+  const before = amountOf(await text(available));
+  await admin.locator('[data-testid="reconcile"][data-consistent="true"]').waitFor(WAIT);
+
+  await admin.getByTestId("adjust-wallet").click();
+  const dialog = admin.getByRole("dialog");
+  await dialog.getByTestId("adjust-type").click();
+  await dialog.getByRole("option", { name: "Deduct from the available balance" }).click();
+  await dialog.locator('input[name="amount"]').fill("99999");
+  await dialog.locator('input[name="reason"]').fill("More than there is");
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await dialog.locator('[role="alert"], input[aria-invalid="true"]').first().waitFor(WAIT);
+  await accessible(admin, "refused adjustment");
+  await shot(admin, "wallet-adjust-refused-en", { fullPage: false });
+  assert.equal(amountOf(await text(available)), before, "a refused adjustment changed the balance");
+
+  await dialog.getByTestId("adjust-type").click();
+  await dialog.getByRole("option", { name: "Add to the available balance" }).click();
+  await dialog.locator('input[name="amount"]').fill("25.50");
+  await dialog.locator('input[name="reason"]').fill("Goodwill credit for a crushed box");
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await dialog.waitFor({ state: "hidden", ...WAIT });
+  await admin.getByTestId("adjusted").waitFor(WAIT);
+  await admin.waitForFunction(
+    ([want]) => Number(document.querySelector('[data-testid="wallet-available"]')?.textContent?.replace(/[^\d.-]/g, "")) === want,
+    [Math.round((before + 25.5) * 100) / 100],
+    WAIT,
+  );
+  await admin.locator('[data-testid="ledger"] tr', { hasText: "Goodwill credit for a crushed box" }).waitFor(WAIT);
+  await admin.locator('[data-testid="reconcile"][data-consistent="true"]').waitFor(WAIT);
+  await bothLanguages(admin, "wallets");
+  console.log("ADJUSTED 25.50");
+});
+
+test("payout statistics: figures and charts, the charts fetched after the figures", async () => {
+  await nav("Payout statistics");
+  await admin.getByTestId("stat-month").waitFor(WAIT);
+  assert.match(await text(admin.getByTestId("stat-month")), /AED 700\.00\s*2 payouts/);
+  assert.match(await text(admin.getByTestId("stat-pending")), /AED 150\.00\s*1 payouts/);
+  await admin.locator('[data-testid="chart-per-day"] .recharts-bar-rectangle').first().waitFor(WAIT);
+  await admin.locator('[data-testid="chart-top-stores"] .recharts-bar-rectangle').nth(1).waitFor(WAIT);
+  assert.match(await text(admin.getByTestId("chart-top-stores")), /Florist[\s\S]*Bakery|Bakery[\s\S]*Florist/);
+  await admin.locator('[data-testid="chart-average-time"] .recharts-surface').waitFor(WAIT);
+  await bothLanguages(admin, "payout-stats");
+});

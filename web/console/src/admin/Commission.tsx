@@ -1,0 +1,484 @@
+import { Alert, Badge, Button, Card, Group, Modal, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { api } from "@marketplace/api";
+import { useQuery, usePaginatedQuery } from "convex/react";
+import type { FunctionReturnType } from "convex/server";
+import { useEffect, useState } from "react";
+import { useActionForm, type ActionForm } from "../app/action";
+import { useI18n } from "../app/i18n";
+import type { MessageKey } from "../app/messages";
+import { useSession } from "../app/session";
+import { ConfirmAction } from "../ui/ConfirmAction";
+import { Loading } from "../ui/Loading";
+import { percentOfRate, preview, rateOfPercent, type Config, type Preview as PreviewFigures } from "./commission";
+import { StorePicker, useAllStores } from "./stores";
+
+type ActiveConfig = NonNullable<FunctionReturnType<typeof api.admins.platformAdmin.getActivePlatformConfig>>;
+const TIERS = ["basic", "premium", "enterprise"] as const;
+const AMOUNT = /^\d+(\.\d{1,2})?$/;
+const PERCENT = /^\d+(\.\d{1,4})?$/;
+
+// Commission configuration: the defaults (edited, then saved after a
+// confirmation), each category's and tier's entry, a preview of an order of
+// a store with the defaults as typed (computed here exactly as the server
+// does) beside the server's own getCommissionPreview, and the change history.
+export default function Commission() {
+  const { t } = useI18n();
+  const config = useQuery(api.admins.platformAdmin.getActivePlatformConfig, {});
+  return (
+    <Stack>
+      <Title order={2}>{t("comm.title")}</Title>
+      <Text size="sm">{t("comm.intro")}</Text>
+      {config === undefined ? <Loading /> : config === null ? <Text>{t("comm.none")}</Text> : <Configured config={config} />}
+    </Stack>
+  );
+}
+
+type DefaultsValues = { defaultCommissionRate: string; fixedFeePerOrder: string; minimumCommission: string; maximumCommission: string };
+
+function valuesOf(c: ActiveConfig): DefaultsValues {
+  return {
+    defaultCommissionRate: percentOfRate(c.defaultCommissionRate),
+    fixedFeePerOrder: c.fixedFeePerOrder.toFixed(2),
+    minimumCommission: c.minimumCommission.toFixed(2),
+    maximumCommission: c.maximumCommission.toFixed(2),
+  };
+}
+
+function Configured({ config }: { config: ActiveConfig }) {
+  const { t } = useI18n();
+  const { identity } = useSession();
+  const [saved, setSaved] = useState(false);
+  const form = useActionForm({
+    initial: valuesOf(config),
+    mutation: api.admins.platformAdmin.updatePlatformConfig,
+    validate: {
+      defaultCommissionRate: (v) => (PERCENT.test(v.trim()) ? null : t("comm.rate")),
+      fixedFeePerOrder: (v) => (AMOUNT.test(v.trim()) ? null : t("wallets.badAmount")),
+      minimumCommission: (v) => (AMOUNT.test(v.trim()) ? null : t("wallets.badAmount")),
+      maximumCommission: (v) => (AMOUNT.test(v.trim()) ? null : t("wallets.badAmount")),
+    },
+    args: (v) => ({
+      adminUserId: identity.sub,
+      configId: config._id,
+      defaultCommissionRate: rateOfPercent(v.defaultCommissionRate),
+      fixedFeePerOrder: Number(v.fixedFeePerOrder),
+      minimumCommission: Number(v.minimumCommission),
+      maximumCommission: Number(v.maximumCommission),
+    }),
+    onDone: () => setSaved(true),
+  });
+  // The draft: the defaults as typed, where they read as numbers.
+  const v = form.values;
+  const draft: Config = {
+    ...config,
+    defaultCommissionRate: PERCENT.test(v.defaultCommissionRate.trim()) ? rateOfPercent(v.defaultCommissionRate) : config.defaultCommissionRate,
+    fixedFeePerOrder: AMOUNT.test(v.fixedFeePerOrder.trim()) ? Number(v.fixedFeePerOrder) : config.fixedFeePerOrder,
+    minimumCommission: AMOUNT.test(v.minimumCommission.trim()) ? Number(v.minimumCommission) : config.minimumCommission,
+    maximumCommission: AMOUNT.test(v.maximumCommission.trim()) ? Number(v.maximumCommission) : config.maximumCommission,
+  };
+  return (
+    <Stack>
+      <Defaults form={form} saved={saved} onEdit={() => setSaved(false)} />
+      <CommissionPreview draft={draft} />
+      <SimpleGrid cols={{ base: 1, lg: 2 }}>
+        <Categories config={config} />
+        <Tiers config={config} />
+      </SimpleGrid>
+      <History configId={config._id} />
+    </Stack>
+  );
+}
+
+function Defaults({ form, saved, onEdit }: { form: ActionForm<DefaultsValues, unknown>; saved: boolean; onEdit(): void }) {
+  const { t } = useI18n();
+  const [asking, setAsking] = useState(false);
+  const field = (key: keyof DefaultsValues, label: MessageKey) => {
+    const p = form.input(key);
+    return (
+      <TextInput
+        label={t(label)}
+        inputMode="decimal"
+        required
+        {...p}
+        onChange={(e) => {
+          p.onChange(e);
+          onEdit();
+        }}
+      />
+    );
+  };
+  return (
+    <Card withBorder component="section" aria-labelledby="defaults-title">
+      <form
+        noValidate
+        data-testid="defaults-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setAsking(true);
+        }}
+      >
+        <Stack>
+          <Title order={3} id="defaults-title">
+            {t("comm.defaults")}
+          </Title>
+          <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }}>
+            {field("defaultCommissionRate", "comm.rate")}
+            {field("fixedFeePerOrder", "comm.fixed")}
+            {field("minimumCommission", "comm.minimum")}
+            {field("maximumCommission", "comm.maximum")}
+          </SimpleGrid>
+          {form.formError && (
+            <Alert color="red" role="alert" title={form.formError.code}>
+              {form.formError.message}
+            </Alert>
+          )}
+          {saved && (
+            <Alert color="green" role="status">
+              {t("comm.saved")}
+            </Alert>
+          )}
+          <Group>
+            <Button type="submit" loading={form.pending} data-testid="save-defaults">
+              {t("comm.save")}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+      <Modal opened={asking} onClose={() => setAsking(false)} title={t("comm.save")} centered closeButtonProps={{ "aria-label": t("close") }}>
+        <Stack>
+          <Text>{t("comm.save.title")}</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setAsking(false)}>
+              {t("cancel")}
+            </Button>
+            <Button
+              onClick={() => {
+                setAsking(false);
+                void form.submit();
+              }}
+            >
+              {t("confirm")}
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </Card>
+  );
+}
+
+function CommissionPreview({ draft }: { draft: Config }) {
+  const { t } = useI18n();
+  const stores = useAllStores();
+  const [storeId, setStoreId] = useState<string | null>(null);
+  const [subtotal, setSubtotal] = useState("100.00");
+  const [deliveryFee, setDeliveryFee] = useState("10.00");
+  useEffect(() => {
+    if (storeId === null && stores && stores.length > 0) setStoreId(stores[0]._id);
+  }, [storeId, stores]);
+  const store = stores?.find((s) => s._id === storeId);
+  const ok = AMOUNT.test(subtotal.trim()) && AMOUNT.test(deliveryFee.trim());
+  const server = useQuery(
+    api.admins.platformAdmin.getCommissionPreview,
+    store && ok ? { storeId: store._id, subtotal: Number(subtotal), deliveryFee: Number(deliveryFee) } : "skip",
+  );
+  const local = store && ok ? preview(draft, store, Number(subtotal), Number(deliveryFee)) : null;
+  return (
+    <Card withBorder component="section" aria-labelledby="preview-title">
+      <Stack>
+        <Title order={3} id="preview-title">
+          {t("comm.preview")}
+        </Title>
+        <Text size="sm">{t("comm.previewIntro")}</Text>
+        <Group align="flex-start">
+          <StorePicker stores={stores} value={storeId} onChange={setStoreId} testId="preview-store" />
+          <TextInput
+            label={t("comm.subtotal")}
+            inputMode="decimal"
+            value={subtotal}
+            onChange={(e) => setSubtotal(e.currentTarget.value)}
+            error={AMOUNT.test(subtotal.trim()) ? null : t("wallets.badAmount")}
+            name="previewSubtotal"
+          />
+          <TextInput
+            label={t("comm.deliveryFee")}
+            inputMode="decimal"
+            value={deliveryFee}
+            onChange={(e) => setDeliveryFee(e.currentTarget.value)}
+            error={AMOUNT.test(deliveryFee.trim()) ? null : t("wallets.badAmount")}
+            name="previewDeliveryFee"
+          />
+        </Group>
+        {store && (
+          <Text size="sm">
+            {t("comm.tier")}: {t(`comm.tier.${store.tier}` as MessageKey)}
+          </Text>
+        )}
+        <SimpleGrid cols={{ base: 1, md: 2 }}>
+          <Figures title={t("comm.draft")} p={local} testId="preview-draft" />
+          <Figures title={t("comm.server")} p={server ?? null} testId="preview-server" loading={!!store && ok && server === undefined} />
+        </SimpleGrid>
+      </Stack>
+    </Card>
+  );
+}
+
+function Figures({ title, p, testId, loading }: { title: string; p: PreviewFigures | null; testId: string; loading?: boolean }) {
+  const { t, money } = useI18n();
+  const rows: [MessageKey, string, string][] = p
+    ? [
+        ["comm.total", money(p.totalAmount), "total"],
+        ["comm.effectiveRate", `${percentOfRate(p.commissionRate)}%`, "rate"],
+        ["comm.percentage", money(p.commissionBreakdown.percentageCommission), "percentage"],
+        ["comm.fixedPart", money(p.commissionBreakdown.fixedFeeAmount), "fixed"],
+        ["comm.platform", money(p.platformCommission), "platform"],
+        ["comm.earnings", money(p.storeEarnings), "earnings"],
+      ]
+    : [];
+  return (
+    <Card withBorder data-testid={testId}>
+      <Text fw={700}>{title}</Text>
+      {loading ? (
+        <Loading />
+      ) : (
+        p && (
+          <>
+            <Table withRowBorders={false} verticalSpacing={2}>
+              <Table.Tbody>
+                {rows.map(([label, value, id]) => (
+                  <Table.Tr key={id}>
+                    <Table.Th>{t(label)}</Table.Th>
+                    <Table.Td data-figure={id}>{value}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+            <Group gap="xs">
+              {p.commissionBreakdown.minimumApplied && <Badge variant="light">{t("comm.minimumApplied")}</Badge>}
+              {p.commissionBreakdown.maximumApplied && <Badge variant="light">{t("comm.maximumApplied")}</Badge>}
+            </Group>
+          </>
+        )
+      )}
+    </Card>
+  );
+}
+
+function EntryCells({ e }: { e: { commissionRate?: number | null; fixedFee?: number | null; minimumCommission?: number | null } }) {
+  const { t, money } = useI18n();
+  const inherit = <Text span size="sm" c="dimmed">{t("comm.inherit")}</Text>;
+  return (
+    <>
+      <Table.Td>{e.commissionRate != null ? `${percentOfRate(e.commissionRate)}%` : inherit}</Table.Td>
+      <Table.Td>{e.fixedFee != null ? money(e.fixedFee) : inherit}</Table.Td>
+      <Table.Td>{e.minimumCommission != null ? money(e.minimumCommission) : inherit}</Table.Td>
+    </>
+  );
+}
+
+type EntryValues = { categoryId: string; commissionRate: string; fixedFee: string; minimumCommission: string };
+
+function entryFields(form: ActionForm<EntryValues, unknown>, t: (k: MessageKey) => string) {
+  return (
+    <>
+      <TextInput label={t("comm.rate")} inputMode="decimal" required {...form.input("commissionRate")} />
+      <TextInput label={`${t("comm.fixed")} (${t("optional")})`} inputMode="decimal" {...form.input("fixedFee")} />
+      <TextInput label={`${t("comm.minimum")} (${t("optional")})`} inputMode="decimal" {...form.input("minimumCommission")} />
+    </>
+  );
+}
+
+const optionalAmount = (v: string) => (v.trim() === "" ? undefined : Number(v));
+const entryRules = (t: (k: MessageKey) => string) => ({
+  commissionRate: (v: string) => (PERCENT.test(v.trim()) ? null : t("comm.rate")),
+  fixedFee: (v: string) => (v.trim() === "" || AMOUNT.test(v.trim()) ? null : t("wallets.badAmount")),
+  minimumCommission: (v: string) => (v.trim() === "" || AMOUNT.test(v.trim()) ? null : t("wallets.badAmount")),
+});
+
+function Categories({ config }: { config: ActiveConfig }) {
+  const { t, name } = useI18n();
+  const { identity } = useSession();
+  const categories = useQuery(api.catalog.categories.listCategories, {});
+  const nameOf = (id: string) => {
+    const c = categories?.find((x) => x._id === id);
+    return c ? name(c) : id;
+  };
+  const form = useActionForm({
+    initial: { categoryId: "", commissionRate: "", fixedFee: "", minimumCommission: "" } as EntryValues,
+    mutation: api.admins.platformAdmin.addCategoryCommission,
+    validate: { ...entryRules(t), categoryId: (v: string) => (v ? null : t("required")) },
+    args: (v) => ({
+      adminUserId: identity.sub,
+      configId: config._id,
+      categoryId: v.categoryId,
+      commissionRate: rateOfPercent(v.commissionRate),
+      fixedFee: optionalAmount(v.fixedFee),
+      minimumCommission: optionalAmount(v.minimumCommission),
+    }),
+  });
+  return (
+    <Card withBorder component="section" aria-labelledby="categories-title">
+      <Stack>
+        <Group justify="space-between">
+          <Title order={3} id="categories-title">
+            {t("comm.categories")}
+          </Title>
+          <ConfirmAction label={t("comm.setCategory")} title={t("comm.setCategory.title")} form={form} testId="set-category">
+            <Select
+              label={t("comm.category")}
+              data={(categories ?? []).map((c) => ({ value: c._id, label: name(c) }))}
+              value={form.values.categoryId || null}
+              onChange={(v) => form.set("categoryId", v ?? "")}
+              error={form.fieldError("categoryId")}
+              searchable
+              required
+              comboboxProps={{ withinPortal: false }}
+            />
+            {entryFields(form, t)}
+          </ConfirmAction>
+        </Group>
+        {config.categoryCommissions.length === 0 ? (
+          <Text size="sm">{t("comm.noEntries")}</Text>
+        ) : (
+          <Table data-testid="category-commissions">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t("comm.category")}</Table.Th>
+                <Table.Th>{t("comm.rate")}</Table.Th>
+                <Table.Th>{t("comm.fixed")}</Table.Th>
+                <Table.Th>{t("comm.minimum")}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {config.categoryCommissions.map((e) => (
+                <Table.Tr key={e.categoryId} data-category={e.categoryId}>
+                  <Table.Td>{nameOf(e.categoryId)}</Table.Td>
+                  <EntryCells e={e} />
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+      </Stack>
+    </Card>
+  );
+}
+
+function Tiers({ config }: { config: ActiveConfig }) {
+  const { t } = useI18n();
+  return (
+    <Card withBorder component="section" aria-labelledby="tiers-title">
+      <Stack>
+        <Title order={3} id="tiers-title">
+          {t("comm.tiers")}
+        </Title>
+        <Table data-testid="tier-commissions">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t("comm.tier")}</Table.Th>
+              <Table.Th>{t("comm.rate")}</Table.Th>
+              <Table.Th>{t("comm.fixed")}</Table.Th>
+              <Table.Th>{t("comm.minimum")}</Table.Th>
+              <Table.Th>{t("payouts.actions")}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {TIERS.map((tier) => {
+              const e = config.storeTierCommissions.find((x) => x.tierName === tier) ?? {};
+              return (
+                <Table.Tr key={tier} data-tier={tier}>
+                  <Table.Td>{t(`comm.tier.${tier}`)}</Table.Td>
+                  <EntryCells e={e} />
+                  <Table.Td>
+                    <EditTier configId={config._id} tier={tier} entry={e} />
+                  </Table.Td>
+                </Table.Tr>
+              );
+            })}
+          </Table.Tbody>
+        </Table>
+      </Stack>
+    </Card>
+  );
+}
+
+function EditTier({ configId, tier, entry }: { configId: string; tier: (typeof TIERS)[number]; entry: { commissionRate?: number | null; fixedFee?: number | null; minimumCommission?: number | null } }) {
+  const { t } = useI18n();
+  const { identity } = useSession();
+  const form = useActionForm({
+    initial: {
+      categoryId: "",
+      commissionRate: entry.commissionRate != null ? percentOfRate(entry.commissionRate) : "",
+      fixedFee: entry.fixedFee != null ? entry.fixedFee.toFixed(2) : "",
+      minimumCommission: entry.minimumCommission != null ? entry.minimumCommission.toFixed(2) : "",
+    } as EntryValues,
+    mutation: api.admins.platformAdmin.setTierCommission,
+    validate: entryRules(t),
+    args: (v) => ({
+      adminUserId: identity.sub,
+      configId,
+      tierName: tier,
+      commissionRate: rateOfPercent(v.commissionRate),
+      fixedFee: optionalAmount(v.fixedFee),
+      minimumCommission: optionalAmount(v.minimumCommission),
+    }),
+  });
+  return (
+    <ConfirmAction label={t("comm.editTier")} title={t("comm.editTier.title", { tier: t(`comm.tier.${tier}`) })} form={form} testId={`edit-tier-${tier}`}>
+      {entryFields(form, t)}
+    </ConfirmAction>
+  );
+}
+
+function History({ configId }: { configId: string }) {
+  const { t, dateTime } = useI18n();
+  const { results, status, loadMore } = usePaginatedQuery(api.admins.platformAdmin.getConfigHistory, { configId }, { initialNumItems: 20 });
+  const show = (v: unknown) => (v === null || v === undefined ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v));
+  return (
+    <Card withBorder component="section" aria-labelledby="history-title">
+      <Stack>
+        <Title order={3} id="history-title">
+          {t("comm.history")}
+        </Title>
+        {status === "LoadingFirstPage" ? (
+          <Loading />
+        ) : results.length === 0 ? (
+          <Text>{t("comm.historyNone")}</Text>
+        ) : (
+          <Table.ScrollContainer minWidth={800}>
+            <Table striped data-testid="config-history">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t("comm.changedAt")}</Table.Th>
+                  <Table.Th>{t("comm.changedBy")}</Table.Th>
+                  <Table.Th>{t("comm.operation")}</Table.Th>
+                  <Table.Th>{t("comm.changes")}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {results.map((h) => (
+                  <Table.Tr key={h._id} data-operation={h.operation}>
+                    <Table.Td>{dateTime(h.changedAt)}</Table.Td>
+                    <Table.Td>{h.changedBy}</Table.Td>
+                    <Table.Td>{h.operation}</Table.Td>
+                    <Table.Td>
+                      {h.changes.map((c) => (
+                        <Text size="xs" key={c.field} ff="monospace" dir="ltr" style={{ wordBreak: "break-all" }}>
+                          {c.field}: {show(c.oldValue)} → {show(c.newValue)}
+                        </Text>
+                      ))}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+        {status === "CanLoadMore" && (
+          <Button variant="default" onClick={() => loadMore(20)} w="fit-content">
+            {t("history.more")}
+          </Button>
+        )}
+      </Stack>
+    </Card>
+  );
+}

@@ -1,0 +1,242 @@
+import { Badge, Button, Card, Group, Image, SegmentedControl, SimpleGrid, Stack, Table, Text, Textarea, Title } from "@mantine/core";
+import { api } from "@marketplace/api";
+import { usePaginatedQuery } from "convex/react";
+import type { FunctionReturnType } from "convex/server";
+import { useMemo, useState } from "react";
+import { useActionForm } from "../app/action";
+import { useI18n } from "../app/i18n";
+import type { MessageKey } from "../app/messages";
+import { useSession } from "../app/session";
+import { ConfirmAction } from "../ui/ConfirmAction";
+import { Loading } from "../ui/Loading";
+
+type Flag = FunctionReturnType<typeof api.admins.reviewModeration.listFlags>["page"][number];
+
+const PAGE = 50;
+
+// The moderation queue: pending flags grouped by their review (the review,
+// its photos, every reporter's reason), live; dismiss one report or hide the
+// review (which resolves its other pending reports), each confirmed. The
+// decisions tab lists dismissed and resolved flags, newest decision first.
+export default function Moderation() {
+  const { t } = useI18n();
+  const [tab, setTab] = useState<"pending" | "history">("pending");
+  return (
+    <Stack>
+      <Title order={2}>{t("mod.title")}</Title>
+      <Text size="sm">{t("mod.intro")}</Text>
+      <SegmentedControl
+        w="fit-content"
+        value={tab}
+        onChange={(v) => setTab(v as "pending" | "history")}
+        data={[
+          { value: "pending", label: t("mod.pending") },
+          { value: "history", label: t("mod.history") },
+        ]}
+        data-testid="moderation-tab"
+      />
+      {tab === "pending" ? <Pending /> : <History />}
+    </Stack>
+  );
+}
+
+function useAllPages(status: "pending" | "dismissed" | "resolved") {
+  const q = usePaginatedQuery(api.admins.reviewModeration.listFlags, { status }, { initialNumItems: PAGE });
+  return q;
+}
+
+function Pending() {
+  const { t } = useI18n();
+  const { results, status, loadMore } = useAllPages("pending");
+  const groups = useMemo(() => {
+    const m = new Map<string, Flag[]>();
+    for (const f of results) m.set(f.reviewId, [...(m.get(f.reviewId) ?? []), f]);
+    return [...m.values()];
+  }, [results]);
+  if (status === "LoadingFirstPage") return <Loading />;
+  return (
+    <Stack data-testid="moderation-queue">
+      {groups.length === 0 && <Text data-testid="moderation-empty">{t("mod.none")}</Text>}
+      {groups.map((flags) => (
+        <FlaggedReview key={flags[0].reviewId} flags={flags} />
+      ))}
+      {status === "CanLoadMore" && (
+        <Button variant="default" onClick={() => loadMore(PAGE)} w="fit-content">
+          {t("history.more")}
+        </Button>
+      )}
+    </Stack>
+  );
+}
+
+function Stars({ n }: { n: number }) {
+  const { t } = useI18n();
+  return (
+    <Text span c="orange.9" fw={700} aria-label={t("mod.rating", { n })} role="img">
+      {"★".repeat(n)}
+      {"☆".repeat(Math.max(0, 5 - n))}
+    </Text>
+  );
+}
+
+function reasonLabel(t: (k: MessageKey) => string, reason: string) {
+  const key = `mod.reason.${reason}` as MessageKey;
+  const s = t(key);
+  return s === key ? reason : s;
+}
+
+function FlaggedReview({ flags }: { flags: Flag[] }) {
+  const { t, dateTime } = useI18n();
+  const r = flags[0].review;
+  return (
+    <Card withBorder component="article" data-review={r._id} aria-labelledby={`review-${r._id}`}>
+      <Stack gap="xs">
+        <Group justify="space-between" wrap="wrap">
+          <Group gap="xs">
+            <Title order={3} size="h5" id={`review-${r._id}`}>
+              {r.store.name}
+            </Title>
+            <Stars n={r.rating} />
+            {r.isVerifiedPurchase && (
+              <Badge variant="light" color="teal">
+                {t("mod.verified")}
+              </Badge>
+            )}
+            <Badge variant="light" color={r.isHidden ? "gray" : "blue"}>
+              {r.isHidden ? t("mod.hidden") : t("mod.visible")}
+            </Badge>
+          </Group>
+          <Text size="sm">
+            {t("mod.by", { name: r.customer.name })} · {dateTime(r._creationTime)}
+          </Text>
+        </Group>
+        {r.title && <Text fw={600}>{r.title}</Text>}
+        {r.comment && <Text style={{ whiteSpace: "pre-wrap" }}>{r.comment}</Text>}
+        {r.photoUrls.length > 0 && (
+          <SimpleGrid cols={{ base: 3, md: 6 }} spacing="xs">
+            {r.photoUrls.map((u, i) => (
+              <a key={u} href={u} target="_blank" rel="noreferrer">
+                <Image src={u} alt={t("mod.photo", { n: i + 1 })} h={96} fit="cover" radius="sm" data-testid="review-photo" />
+              </a>
+            ))}
+          </SimpleGrid>
+        )}
+        <Title order={4} size="h6">
+          {t("mod.reports")}
+        </Title>
+        <Stack gap={6}>
+          {flags.map((f) => (
+            <Group key={f._id} justify="space-between" wrap="nowrap" data-flag={f._id}>
+              <div>
+                <Text size="sm">
+                  <b>{f.flaggedBy.name}</b>: {reasonLabel(t, f.reason)} · {dateTime(f._creationTime)}
+                </Text>
+                {f.description && (
+                  <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
+                    {f.description}
+                  </Text>
+                )}
+              </div>
+              <Decide flag={f} action="dismiss" />
+            </Group>
+          ))}
+        </Stack>
+        <Group justify="flex-end">
+          <Decide flag={flags[0]} action="hide_review" />
+        </Group>
+      </Stack>
+    </Card>
+  );
+}
+
+function Decide({ flag, action }: { flag: Flag; action: "dismiss" | "hide_review" }) {
+  const { t } = useI18n();
+  const { identity } = useSession();
+  const form = useActionForm({
+    initial: { adminNotes: "" },
+    mutation: api.admins.reviewModeration.resolveFlag,
+    args: (v) => ({ flagId: flag._id, adminUserId: identity.sub, action, adminNotes: v.adminNotes.trim() === "" ? undefined : v.adminNotes.trim() }),
+  });
+  const hide = action === "hide_review";
+  return (
+    <ConfirmAction
+      label={hide ? t("mod.hide") : t("mod.dismiss")}
+      title={hide ? t("mod.hide.title", { store: flag.review.store.name }) : t("mod.dismiss.title", { name: flag.flaggedBy.name })}
+      form={form}
+      color={hide ? "red" : undefined}
+      testId={hide ? "hide-review" : "dismiss-flag"}
+    >
+      <Textarea label={`${t("field.adminNotes")} (${t("optional")})`} {...form.input("adminNotes")} />
+    </ConfirmAction>
+  );
+}
+
+function History() {
+  const { t, dateTime } = useI18n();
+  const dismissed = useAllPages("dismissed");
+  const resolved = useAllPages("resolved");
+  const rows = useMemo(
+    () => [...dismissed.results, ...resolved.results].sort((a, b) => (b.resolution?.resolvedAt ?? 0) - (a.resolution?.resolvedAt ?? 0)),
+    [dismissed.results, resolved.results],
+  );
+  if (dismissed.status === "LoadingFirstPage" || resolved.status === "LoadingFirstPage") return <Loading />;
+  if (rows.length === 0) return <Text data-testid="moderation-history-empty">{t("mod.noHistory")}</Text>;
+  return (
+    <Stack>
+      <Table.ScrollContainer minWidth={900}>
+        <Table striped verticalSpacing="sm" data-testid="moderation-history">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t("mod.decidedAt")}</Table.Th>
+              <Table.Th>{t("mod.decision")}</Table.Th>
+              <Table.Th>{t("payouts.store")}</Table.Th>
+              <Table.Th>{t("mod.reports")}</Table.Th>
+              <Table.Th>{t("mod.decidedBy")}</Table.Th>
+              <Table.Th>{t("field.notes")}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((f) => (
+              <Table.Tr key={f._id} data-flag={f._id} data-status={f.status}>
+                <Table.Td>{dateTime(f.resolution?.resolvedAt)}</Table.Td>
+                <Table.Td>
+                  <Text size="sm">{f.resolution ? t(`mod.action.${f.resolution.action}` as MessageKey) : f.status}</Text>
+                  {(f.resolution?.through && f.resolution.through !== "resolveFlag") || f.resolution?.byFlagId ? (
+                    <Text size="xs">{t("mod.through")}</Text>
+                  ) : null}
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{f.review.store.name}</Text>
+                  <Stars n={f.review.rating} />
+                  <Text size="xs" lineClamp={2}>
+                    {f.review.title ?? f.review.comment}
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{t("mod.reportedBy", { name: f.flaggedBy.name, reason: reasonLabel(t, f.reason) })}</Text>
+                  <Text size="xs">
+                    {t("mod.flaggedAt")}: {dateTime(f._creationTime)}
+                  </Text>
+                </Table.Td>
+                <Table.Td>{f.resolution?.adminUserId}</Table.Td>
+                <Table.Td style={{ whiteSpace: "pre-wrap" }}>{f.resolution?.adminNotes}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {(dismissed.status === "CanLoadMore" || resolved.status === "CanLoadMore") && (
+        <Button
+          variant="default"
+          w="fit-content"
+          onClick={() => {
+            if (dismissed.status === "CanLoadMore") dismissed.loadMore(PAGE);
+            if (resolved.status === "CanLoadMore") resolved.loadMore(PAGE);
+          }}
+        >
+          {t("history.more")}
+        </Button>
+      )}
+    </Stack>
+  );
+}
