@@ -373,10 +373,10 @@ func Run(ctx context.Context, o Options) error {
 		sys.ProcessorURL, sys.ProcessorKey = "http://"+addr, key
 		processorEnv = map[string]string{payments.EnvAPIURL: sys.ProcessorURL, payments.EnvSecretKey: key, payments.EnvPublishableKey: pk}
 		processorProc = newProc(out, Processor, binaries["marketplace"],
-			[]string{"processor", "-data", filepath.Join(dataDir, ProcessorDir)}, withEnv(o.Environ, map[string]string{
+			[]string{"processor", "-data", filepath.Join(dataDir, ProcessorDir)}, withEnv(simulatorEnv(o.Environ), map[string]string{
 				"HTTP_ADDR": addr, payments.EnvSecretKey: key, payments.EnvPublishableKey: pk, payments.EnvWebhookSecret: webhookSecret,
-				EnvProcessorWebhookURL: sys.BaseURL + "/processor/webhook", "ADVERTISE_ADDR": "", "METRICS_ADDR": "",
-			}, slices.Concat(credentialVars, kafkaVars, []string{"MONGODB_URI", "DB_EMBEDDED", "AUTH_DEV_SECRET"})...))
+				EnvProcessorWebhookURL: sys.BaseURL + "/processor/webhook",
+			}))
 		processorProc.readyURL = sys.ProcessorURL + "/readyz"
 		sys.procs[Processor] = processorProc
 		logf("development payments: the processor simulator at %s; pay for an intent with: make pay INTENT=<paymentIntentId> [OUTCOME=failed]", sys.ProcessorURL)
@@ -582,6 +582,20 @@ func brokerEnv(base []string) []string {
 	var out []string
 	for _, kv := range base {
 		if k, _, _ := strings.Cut(kv, "="); slices.Contains(brokerVars, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// simulatorEnv is the processor simulator's environment before its own
+// settings: what the broker gets and the telemetry settings (OTEL_*). Like
+// the broker it needs none of the other programs' settings or secrets, and
+// an allowlist cannot miss the next one.
+func simulatorEnv(base []string) []string {
+	out := brokerEnv(base)
+	for _, kv := range base {
+		if strings.HasPrefix(kv, "OTEL_") {
 			out = append(out, kv)
 		}
 	}
