@@ -30,7 +30,8 @@ func startOpenIDProvider(t *testing.T) string {
 	}
 	// Loopback redirect URIs match on any port (RFC 8252, 7.3): the console's
 	// port is the system's, chosen when it starts.
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-client", oidcClientID, "-redirect", "http://127.0.0.1/admin/,http://127.0.0.1/store/")
+	// Access tokens of 20 s: the test sees one renewed with the refresh token.
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-client", oidcClientID, "-redirect", "http://127.0.0.1/admin/,http://127.0.0.1/store/", "-access-ttl", "20s")
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -69,7 +70,10 @@ func startOpenIDProvider(t *testing.T) string {
 // administrator signs in with the authorization code flow and PKCE through
 // the provider's login screen and reaches the payout queue, with the
 // provider's RS256 token the gateway accepts; a store owner signs in to the
-// portal the same way and is told the console is not for them.
+// portal the same way and is told the console is not for them; when the
+// owner's access token expires while a form is being filled, the console
+// renews it with the provider's refresh token in the background (no dialog,
+// no reload) and the form goes through.
 func TestConsoleSignInWithOpenIDProvider(t *testing.T) {
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)

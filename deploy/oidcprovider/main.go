@@ -4,7 +4,9 @@
 // loopback and issuing the platform's tokens: JWT access tokens signed RS256
 // with keys published at /keys, whose sub is the user id and whose roles
 // claim holds admin for administrators, for the audience of the console's
-// client id. The console's client is public (no secret) and must use PKCE.
+// client id. The console's client is public (no secret) and must use PKCE;
+// asking for offline_access, it gets a refresh token that renews the access
+// token (-access-ttl, 5 minutes unless told).
 //
 // It is a module of its own, outside go.work, so its dependencies reach no
 // program of the platform; tests build it (GOWORK=off go build) and run it:
@@ -25,6 +27,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/zitadel/oidc/v3/example/server/exampleop"
 	"github.com/zitadel/oidc/v3/example/server/storage"
@@ -51,7 +54,20 @@ func (u users) ExampleClientID() string { return storage.ServiceUserID }
 // platformStorage is the example's storage issuing the platform's tokens.
 type platformStorage struct {
 	*storage.Storage
-	users users
+	users     users
+	accessTTL time.Duration // the access tokens' lifetime (the example's is 5 minutes)
+}
+
+// CreateAccessToken and CreateAccessAndRefreshTokens give the access token
+// the provider's lifetime (-access-ttl: tests of renewal want seconds).
+func (s *platformStorage) CreateAccessToken(ctx context.Context, r op.TokenRequest) (string, time.Time, error) {
+	id, _, err := s.Storage.CreateAccessToken(ctx, r)
+	return id, time.Now().Add(s.accessTTL), err
+}
+
+func (s *platformStorage) CreateAccessAndRefreshTokens(ctx context.Context, r op.TokenRequest, current string) (string, string, time.Time, error) {
+	id, refresh, _, err := s.Storage.CreateAccessAndRefreshTokens(ctx, r, current)
+	return id, refresh, time.Now().Add(s.accessTTL), err
 }
 
 // jwtClient makes the example's client's access tokens JWTs (the gateway
@@ -90,6 +106,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on (loopback)")
 	client := flag.String("client", "marketplace-console", "the console's client id (public, PKCE)")
 	redirect := flag.String("redirect", "", "the console's redirect URIs, comma-separated")
+	accessTTL := flag.Duration("access-ttl", 5*time.Minute, "access tokens' lifetime (refresh tokens renew them)")
 	flag.Parse()
 	if *redirect == "" {
 		fmt.Fprintln(os.Stderr, "oidcprovider: -redirect is required")
@@ -108,7 +125,7 @@ func main() {
 		"owner-1": {ID: "owner-1", Username: "owner@marketplace.test", Password: Password, FirstName: "Sara", LastName: "Al Marri",
 			Email: "owner@marketplace.test", EmailVerified: true, PreferredLanguage: language.Arabic},
 	}
-	st := &platformStorage{Storage: storage.NewStorage(us), users: us}
+	st := &platformStorage{Storage: storage.NewStorage(us), users: us, accessTTL: *accessTTL}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	router := exampleop.SetupServer(issuer, st, logger, false)
 	fmt.Printf("issuer %s\n", issuer)

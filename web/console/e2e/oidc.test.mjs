@@ -89,3 +89,34 @@ test("a store owner signs in through the provider and reaches the portal; the co
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
+
+test("an expired session is renewed with the provider's refresh token: no dialog, no reload, the form goes through", async () => {
+  const page = await open(browser, "/store/");
+  await signIn(page, "owner@marketplace.test");
+  // The provider returns to the area's first screen.
+  await page.getByTestId("store-name").waitFor(WAIT);
+  await page.getByRole("navigation").getByRole("link", { name: "Products", exact: true }).click();
+  const form = page.locator("form", { has: page.getByTestId("create-product") });
+  await form.locator('input[name="name"]').waitFor(WAIT);
+  await page.evaluate(() => (window.__sameDocument = true));
+  const first = await tokenOf(page);
+  const exp = (t) => JSON.parse(Buffer.from(t.split(".")[1], "base64url").toString()).exp;
+  await form.locator('input[name="name"]').fill("Saffron rusks");
+  await form.locator('input[name="price"]').fill("18");
+
+  // The provider's tokens last 20 s: the console renews before or when the gateway ends the session.
+  await page.waitForFunction((t) => sessionStorage.getItem("marketplace.token") !== t, first, { timeout: 60_000 });
+  const renewed = await tokenOf(page);
+  assert.ok(exp(renewed) > exp(first), "the renewed token does not outlive the first");
+  assert.equal(await page.getByRole("dialog").count(), 0, "the sign-in dialog appeared");
+  // Past the first token's expiry, the live socket runs on the renewed one.
+  await page.waitForFunction((e) => Date.now() / 1000 > e + 1, exp(first), { timeout: 60_000 });
+  assert.equal(await form.locator('input[name="name"]').inputValue(), "Saffron rusks");
+  await form.getByTestId("create-product").click();
+  await page.getByText("Product added.").waitFor(WAIT);
+  await page.locator("[data-testid=products] tr[data-product]", { hasText: "Saffron rusks" }).waitFor(WAIT);
+  assert.equal(await page.getByRole("dialog").count(), 0, "the sign-in dialog appeared");
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page reloaded");
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

@@ -3,8 +3,10 @@
 // only when the gateway names a provider, so development builds of the first
 // screen do not carry it.
 //
-// Seam for the next step (issue 20, "Production"): silent renewal before the
-// token expires, and the test against a real provider on loopback.
+// The session asks for offline_access: with the refresh token the provider
+// gives, an expired session is renewed in the background (renew), so the
+// screen and a form being filled stay as they are; only when the provider
+// refuses does the sign-in dialog appear.
 import { UserManager, WebStorageStateStore } from "oidc-client-ts";
 import type { OIDCSettings } from "./settings";
 
@@ -14,7 +16,10 @@ function manager(s: OIDCSettings, area: string): UserManager {
     client_id: s.clientId,
     redirect_uri: `${window.location.origin}/${area}/`,
     response_type: "code",
-    scope: "openid profile",
+    scope: "openid profile offline_access",
+    // Renewal is on demand (renew, when the session's token runs out), never
+    // in a hidden frame: the console's policy frames nothing.
+    automaticSilentRenew: false,
     userStore: new WebStorageStateStore({ store: window.sessionStorage }),
     stateStore: new WebStorageStateStore({ store: window.sessionStorage }),
   });
@@ -34,4 +39,20 @@ export async function finishSignIn(s: OIDCSettings, area: string): Promise<strin
 export function isSignInCallback(): boolean {
   const q = new URLSearchParams(window.location.search);
   return q.has("code") && q.has("state");
+}
+
+/**
+ * A fresh access token from the refresh token the provider gave at sign-in
+ * (oidc-client-ts's signinSilent uses it: a fetch to the token endpoint, no
+ * page or frame); null when there is none or the provider refuses it.
+ */
+export async function renew(s: OIDCSettings, area: string): Promise<string | null> {
+  try {
+    const m = manager(s, area);
+    if (!(await m.getUser())?.refresh_token) return null;
+    const user = await m.signinSilent();
+    return user?.access_token || null;
+  } catch {
+    return null;
+  }
 }

@@ -63,8 +63,12 @@ export function SessionGate({ area, convex, children }: { area: string; convex: 
   const tokenRef = useRef(token);
   const waiters = useRef<((t: string | null) => void)[]>([]);
 
+  const settingsRef = useRef<Settings | null>(null);
   useEffect(() => {
-    void loadSettings().then(setSettings);
+    void loadSettings().then((v) => {
+      settingsRef.current = v;
+      setSettings(v);
+    });
   }, []);
 
   const setToken = useCallback((next: string | null) => {
@@ -100,6 +104,16 @@ export function SessionGate({ area, convex, children }: { area: string; convex: 
       if (isIdentity(id)) return current;
     }
     if (!current) return null;
+    // Signed in through the identity provider: renew with its refresh token
+    // first, in the background; the dialog only when that fails.
+    const oidc = settingsRef.current?.oidc;
+    if (oidc) {
+      const renewed = await import("./oidc").then((o) => o.renew(oidc, area));
+      if (renewed && isIdentity(readToken(renewed, Date.now() + EXPIRY_MARGIN_MS))) {
+        setToken(renewed);
+        return renewed;
+      }
+    }
     setReauth(true);
     return new Promise<string | null>((resolve) => waiters.current.push(resolve));
   }, []);
