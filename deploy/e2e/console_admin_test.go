@@ -20,8 +20,10 @@ import (
 // store's orders), journey 4 (the commission preview on screen equals
 // getCommissionPreview for the same figures, before and after a change of
 // the defaults, and a refusal next to its field), a wallet adjusted with a
-// reason (a refusal left in place, reconciliation consistent), and the payout
-// statistics' charts. axe-core checks every screen in both languages. This
+// reason (a refusal left in place, reconciliation consistent), the payout
+// statistics' charts, the catalog (a city, its area, a store created,
+// placed and handed over; a duplicate refused in its form) and the
+// administrators' inbox (high priority marked, read, opening its screen). axe-core checks every screen in both languages. This
 // test then confirms each outcome through the API.
 func TestConsoleAdminInBrowser(t *testing.T) {
 	dir := webtest.Install(t)
@@ -106,5 +108,35 @@ func TestConsoleAdminInBrowser(t *testing.T) {
 	}
 	if r := w.reconciled(t, rs.storeA); !r.Consistent {
 		t.Fatalf("reconciliation after the journey: %+v", r)
+	}
+	// The catalog: the store created, placed in Sharjah's Al Majaz, premium, handed over to owner-3.
+	m = regexp.MustCompile(`STORE (\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatal("the journey named no store")
+	}
+	store := okAs[map[string]any](t, s.Query("", "stores.catalog.getStore", map[string]any{"storeId": m[1]}))
+	cities := okAs[[]map[string]any](t, s.Query("", "catalog.locations.listCities", map[string]any{}))
+	if len(cities) != 1 || cities[0]["name"] != "Sharjah" || cities[0]["nameArabic"] != "الشارقة" {
+		t.Fatalf("cities: %v", cities)
+	}
+	areas := okAs[[]map[string]any](t, s.Query("", "catalog.locations.listAreas", map[string]any{"city": cities[0]["_id"]}))
+	if len(areas) != 1 || areas[0]["name"] != "Al Majaz" {
+		t.Fatalf("areas: %v", areas)
+	}
+	if store["name"] != "Corniche Cafe" || store["ownerUserId"] != "owner-3" || store["tier"] != "premium" ||
+		store["city"] != cities[0]["_id"] || store["area"] != areas[0]["_id"] {
+		t.Fatalf("the store after the journey: %v", store)
+	}
+	// The inbox: the notice marked read.
+	m = regexp.MustCompile(`READ (\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatal("the journey marked no notice read")
+	}
+	read := false
+	for _, n := range inbox(t, s, rs.admin) {
+		read = read || n.ID == m[1] && n.Read && n.Type == "payment_review"
+	}
+	if !read {
+		t.Fatalf("notice %s is not a payment_review marked read", m[1])
 	}
 }

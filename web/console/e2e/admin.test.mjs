@@ -223,3 +223,83 @@ test("payout statistics: figures and charts, the charts fetched after the figure
   await admin.locator('[data-testid="chart-average-time"] .recharts-surface').waitFor(WAIT);
   await bothLanguages(admin, "payout-stats");
 });
+
+test("catalog: a city and its area, a store created, placed and handed over; a refusal shown in its form", async () => {
+  await nav("Catalog");
+  await admin.getByText("Cities and areas", { exact: true }).click();
+  const newCity = admin.getByTestId("new-city");
+  await newCity.locator('input[name="name"]').fill("Sharjah");
+  await newCity.locator('input[name="nameArabic"]').fill("الشارقة");
+  await newCity.getByRole("button", { name: "Add city" }).click();
+  const city = admin.locator('[data-testid="cities"] tr[data-city]', { hasText: "Sharjah" });
+  await city.waitFor(WAIT);
+  assert.equal(await newCity.locator('input[name="name"]').inputValue(), "", "the form was not emptied");
+  // The same name again: the server's refusal, in the form, and nothing added.
+  await newCity.locator('input[name="name"]').fill("sharjah");
+  await newCity.locator('input[name="nameArabic"]').fill("الشارقة");
+  await newCity.getByRole("button", { name: "Add city" }).click();
+  await newCity.getByRole("alert").filter({ hasText: "ALREADY_EXISTS" }).waitFor(WAIT);
+  assert.equal(await admin.locator('[data-testid="cities"] tr[data-city]', { hasText: /sharjah/i }).count(), 1);
+  await city.getByTestId("show-areas").click();
+  const newArea = admin.getByTestId("new-area");
+  await newArea.locator('input[name="name"]').fill("Al Majaz");
+  await newArea.getByRole("button", { name: "Add area" }).click();
+  await admin.locator('[data-testid="areas"] tr', { hasText: "Al Majaz" }).waitFor(WAIT);
+  await bothLanguages(admin, "catalog-cities", async (lang) => {
+    if (lang === "ar") await admin.getByRole("heading", { name: "مناطق الشارقة" }).waitFor(WAIT);
+  });
+
+  await admin.getByText("Stores", { exact: true }).click();
+  await admin.getByTestId("create-store").click();
+  let dialog = admin.getByRole("dialog");
+  await dialog.locator('input[name="name"]').fill("Corniche Cafe");
+  await dialog.locator('input[name="ownerUserId"]').fill("owner-2");
+  await dialog.locator('input[name="ownerName"]').fill("Khalid Al Suwaidi");
+  await dialog.locator('input[name="ownerPhone"]').fill("+971502222222");
+  await confirmDialog("create store");
+  const store = admin.locator('[data-testid="stores"] tr[data-store]', { hasText: "Corniche Cafe" });
+  await store.waitFor(WAIT);
+  assert.match(await text(store), /owner-2/);
+
+  await store.getByTestId("edit-store").click();
+  dialog = admin.getByRole("dialog");
+  await dialog.getByTestId("store-city").click();
+  await dialog.getByRole("option", { name: "Sharjah" }).click();
+  await dialog.getByTestId("store-area").click();
+  await dialog.getByRole("option", { name: "Al Majaz" }).click();
+  await dialog.getByTestId("store-tier").click();
+  await dialog.getByRole("option", { name: "Premium" }).click();
+  await confirmDialog("edit store");
+  await store.filter({ hasText: "Sharjah" }).filter({ hasText: "Premium" }).waitFor(WAIT);
+
+  await store.getByTestId("hand-over").click();
+  dialog = admin.getByRole("dialog");
+  await dialog.getByText("Hand Corniche Cafe over from Khalid Al Suwaidi").waitFor(WAIT);
+  await dialog.locator('input[name="ownerUserId"]').fill("owner-3");
+  await dialog.locator('input[name="ownerName"]').fill("Mariam Al Ali");
+  await dialog.locator('input[name="ownerPhone"]').fill("+971503333333");
+  await shot(admin, "catalog-hand-over-en", { fullPage: false });
+  await confirmDialog("hand over");
+  await store.filter({ hasText: "owner-3" }).waitFor(WAIT);
+  console.log(`STORE ${await store.getAttribute("data-store")}`);
+  await bothLanguages(admin, "catalog-stores");
+});
+
+test("notifications: the admin inbox, high priority marked, each notice opening its screen", async () => {
+  await nav("Notifications");
+  const held = admin.locator('[data-testid="inbox"] article[data-type="payment_review"]').first();
+  await held.waitFor(WAIT);
+  await held.getByTestId("high-priority").waitFor(WAIT);
+  await admin.locator('[data-testid="inbox"] article[data-type="review_flagged"]').first().waitFor(WAIT);
+  await admin.locator('[data-testid="inbox"] article[data-type="payout_requested"]').first().waitFor(WAIT);
+  await bothLanguages(admin, "inbox");
+  const id = await held.getAttribute("data-notification");
+  await held.getByTestId("mark-read").click();
+  await admin.locator(`article[data-notification="${id}"][data-read="true"]`).waitFor(WAIT);
+  await admin.getByTestId("unread-only").click();
+  await admin.locator(`article[data-notification="${id}"]`).waitFor({ state: "detached", ...WAIT });
+  await admin.getByTestId("unread-only").click();
+  await admin.locator(`article[data-notification="${id}"]`).getByRole("link", { name: "Open Held payments" }).click();
+  await admin.getByRole("heading", { name: "Held payments" }).waitFor(WAIT);
+  console.log(`READ ${id}`);
+});

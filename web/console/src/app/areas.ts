@@ -21,6 +21,8 @@ export const screens: Record<AreaName, Screen[]> = {
     { path: "held-payments", label: "nav.held", load: () => import("../admin/HeldPayments") },
     { path: "wallets", label: "nav.wallets", load: () => import("../admin/Wallets") },
     { path: "commission", label: "nav.commission", load: () => import("../admin/Commission") },
+    { path: "catalog", label: "nav.catalog", load: () => import("../admin/Catalog") },
+    { path: "notifications", label: "nav.inbox", load: () => import("../admin/Inbox") },
   ],
   store: [
     { path: "wallet", label: "nav.wallet", load: () => import("../store/Wallet") },
