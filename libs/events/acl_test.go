@@ -154,3 +154,34 @@ func readAll(t *testing.T, b events.Brokers, group, topic string) []string {
 		out = append(out, string(m.Value))
 	}
 }
+
+// While the broker runs, its data directory holds no users nor ACLs: kfake
+// saves its whole state when it starts on a fresh directory, sasl.json
+// included (each user's salted SCRAM password, which is enough to
+// authenticate as the user, the superuser's among them), in a file others
+// may read (0644). The users are this start's: on disk they would outlive a
+// broker killed before it closes.
+func TestBrokerLeavesNoUsersOnDiskWhileRunning(t *testing.T) {
+	for _, fresh := range []bool{true, false} {
+		dir := t.TempDir()
+		start := func() *events.Broker {
+			b, err := events.StartBrokerWith(events.BrokerOptions{DataDir: dir, Topics: []string{"orders"},
+				Users:    []events.Credentials{scram("admin", "admin-password-0123")},
+				ACLUsers: []events.ACLUser{{Credentials: scram("writer", "writer-password-0123"), ACLs: topicACLs("orders", events.OpWrite)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+		if !fresh { // a restart on a data directory an earlier start saved
+			start().Close()
+		}
+		b := start()
+		for _, f := range []string{"sasl.json", "acls.json"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Errorf("fresh data directory %v: %s is in the data directory while the broker runs", fresh, f)
+			}
+		}
+		b.Close()
+	}
+}

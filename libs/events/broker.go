@@ -117,15 +117,28 @@ func StartBrokerWith(o BrokerOptions) (*Broker, error) {
 		return nil, fmt.Errorf("events: start broker: %w", err)
 	}
 	b := &Broker{cluster: cluster, opts: o}
-	if err := b.createTopics(o.Topics); err != nil {
-		b.Close()
-		return nil, err
-	}
-	if err := b.createACLs(o.ACLUsers); err != nil {
-		b.Close()
-		return nil, err
+	// On a fresh data directory kfake saves its whole state as it starts,
+	// sasl.json included (each user's salted SCRAM password, enough to
+	// authenticate as the user, the superuser's among them; mode 0644), and
+	// creating ACLs saves acls.json: they would stay on disk for the whole
+	// run, and after a broker killed before it closes.
+	for _, step := range []func() error{b.dropSavedUsers, func() error { return b.createTopics(o.Topics) },
+		func() error { return b.createACLs(o.ACLUsers) }, b.dropSavedUsers} {
+		if err := step(); err != nil {
+			b.Close()
+			return nil, err
+		}
 	}
 	return b, nil
+}
+
+// dropSavedUsers removes the users and ACLs kfake saved in the data
+// directory (none without one).
+func (b *Broker) dropSavedUsers() error {
+	if b.opts.DataDir == "" {
+		return nil
+	}
+	return dropSavedUsers(b.opts.DataDir)
 }
 
 func checkBrokerUser(u Credentials, seen map[string]bool) error {
@@ -139,10 +152,12 @@ func checkBrokerUser(u Credentials, seen map[string]bool) error {
 	return nil
 }
 
-// kfake saves its SASL users and its ACLs in its data directory and, on a
+// kfake saves its SASL users and its ACLs in its data directory (as it
+// starts on a fresh one, when ACLs are created, as it closes) and, on a
 // restart, puts them in place of the configured ones; PLAIN passwords are
-// saved as they are. Users and ACLs are configuration, not data: each start
-// takes its own.
+// saved as they are, SCRAM ones salted (which is enough to authenticate).
+// Users and ACLs are configuration, not data: each start takes its own, and
+// none is left on disk while the broker runs or after it closes.
 var savedUsersFiles = []string{"sasl.json", "acls.json"}
 
 func dropSavedUsers(dataDir string) error {
