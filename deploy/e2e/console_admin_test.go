@@ -16,8 +16,9 @@ import (
 // whole system started in-process: journey 2 of issue 20 (a customer flags
 // a review with photos through the API, it appears in the moderation queue
 // without a reload, the administrator hides it, and it leaves the store's
-// reviews), journey 3 (a held payment confirmed; the order reaches the
-// store's orders), journey 4 (the commission preview on screen equals
+// reviews in the owner's portal, open in a second browser context), journey
+// 3 (a held payment confirmed; the order appears in the portal's orders),
+// journey 4 (the commission preview on screen equals
 // getCommissionPreview for the same figures, before and after a change of
 // the defaults, and a refusal next to its field), a wallet adjusted with a
 // reason (a refusal left in place, reconciliation consistent), the payout
@@ -67,6 +68,7 @@ func TestConsoleAdminInBrowser(t *testing.T) {
 		"CONSOLE_URL="+s.BaseURL,
 		"CHROMIUM="+chromium,
 		"ADMIN_TOKEN="+rs.admin,
+		"OWNER_TOKEN="+rs.owner,
 		"FLAGGER_TOKEN="+flagger[0],
 		"REVIEW_ID="+review,
 		"STORE_ID="+rs.storeA,

@@ -36,7 +36,25 @@ async function confirmDialog(what) {
   await dialog.waitFor({ state: "hidden", ...WAIT });
 }
 
-test("journey 2: a review flagged through the API appears live; hiding it leaves the decision in the history", async () => {
+/** The store owner's portal at path, in a browser context of its own, watched for reloads. */
+async function portal(path) {
+  const owner = await open(browser, path, env("OWNER_TOKEN"));
+  await owner.locator("main h2").first().waitFor(WAIT);
+  await owner.evaluate(() => (window.__sameDocument = true));
+  return owner;
+}
+
+async function closePortal(owner) {
+  assert.equal(await owner.evaluate(() => window.__sameDocument), true, "the portal reloaded");
+  assert.deepEqual(owner.problems, []);
+  await owner.context().close();
+}
+
+test("journey 2: a review flagged through the API appears live; hidden, it leaves the store's reviews in the portal; the decision is in the history", async () => {
+  // The owner watches the Bakery's reviews in the portal.
+  const owner = await portal("/store/reviews");
+  const ownersCopy = owner.locator(`article[data-review="${env("REVIEW_ID")}"]`);
+  await ownersCopy.waitFor(WAIT);
   await admin.getByTestId("moderation-empty").waitFor(WAIT);
   await call("mutation", env("FLAGGER_TOKEN"), "stores.reviews.flagReview", {
     reviewId: env("REVIEW_ID"),
@@ -69,6 +87,9 @@ test("journey 2: a review flagged through the API appears live; hiding it leaves
   await confirmDialog("hide review");
   await card.waitFor({ state: "detached", ...WAIT });
   await admin.getByTestId("moderation-empty").waitFor(WAIT);
+  // It leaves the store's reviews in the owner's portal, without a reload.
+  await ownersCopy.waitFor({ state: "detached", ...WAIT });
+  await closePortal(owner);
 
   // The store's public list no longer has it.
   const list = await call("query", ADMIN, "stores.reviews.getStoreReviews", { storeId: env("STORE_ID"), paginationOpts: { numItems: 50, cursor: null } });
@@ -83,7 +104,13 @@ test("journey 2: a review flagged through the API appears live; hiding it leaves
   await admin.getByText("Pending", { exact: true }).click();
 });
 
-test("journey 3: a held payment is confirmed and leaves the list", async () => {
+test("journey 3: a held payment is confirmed, leaves the list and appears in the portal's orders", async () => {
+  // The owner watches the Florist's orders: a held order is not the store's yet.
+  const owner = await portal("/store/orders");
+  await owner.getByRole("combobox", { name: "Store", exact: true }).click();
+  await owner.getByRole("option", { name: "Florist", exact: true }).click();
+  await owner.getByRole("heading", { name: /Florist/ }).waitFor(WAIT);
+  await owner.getByTestId("orders-empty").waitFor(WAIT);
   await nav("Held payments");
   const held = admin.locator(`article[data-order="${env("HELD_ORDER")}"]`);
   await held.waitFor(WAIT);
@@ -98,6 +125,9 @@ test("journey 3: a held payment is confirmed and leaves the list", async () => {
   await confirmDialog("confirm held order");
   await held.waitFor({ state: "detached", ...WAIT });
   await admin.getByTestId("held-empty").waitFor(WAIT);
+  // The store hears of it now: confirmed, in the portal's orders, without a reload.
+  await owner.locator(`tr[data-order="${env("HELD_ORDER")}"][data-status="confirmed"]`).waitFor(WAIT);
+  await closePortal(owner);
 });
 
 /** The preview's figures as shown, by name. */
