@@ -3,8 +3,10 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,6 +16,9 @@ import (
 
 	"marketplace/deploy/processor"
 	"marketplace/deploy/system"
+	"marketplace/libs/contracts/customers"
+	"marketplace/libs/events"
+	"marketplace/libs/events/eventstest"
 
 	st "marketplace/deploy/systemtest"
 )
@@ -24,13 +29,33 @@ import (
 func TestDataSurvivesARestart(t *testing.T) {
 	dir := t.TempDir()
 	var token, cityID string
+	var firstCustomers events.Brokers
 	t.Run("first run", func(t *testing.T) {
 		s := st.Start(t, st.WithDataDir(dir))
 		token = s.Token("admin-1", "admin")
 		st.MustOK(t, s.Mutation(token, "admins.catalog.createCity", map[string]any{"name": "Dubai", "nameArabic": "دبي"})).Decode(t, &cityID)
+		firstCustomers = s.KafkaAs("customers")
+		noKafkaUsersOnDisk(t, dir)
 	})
+	noKafkaUsersOnDisk(t, dir)
 	t.Run("second run", func(t *testing.T) {
 		s := st.Start(t, st.WithDataDir(dir))
+		noKafkaUsersOnDisk(t, dir)
+		// The Kafka users are each run's: the first run's password is
+		// refused, and the ACLs hold the new users as they held the old.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		old := firstCustomers
+		old.Addrs = s.KafkaAs("customers").Addrs // the port is each start's
+		if err := old.Check(ctx, "test"); !errors.Is(err, events.ErrBrokerRefused) {
+			t.Errorf("the first run's customers user after a restart: %v, want refused", err)
+		}
+		if err := eventstest.Write(ctx, s.KafkaAs("reviews"), customers.TopicOrders, st.ProbeEvent("reviews")); !eventstest.Refused(err) {
+			t.Errorf("reviews' user wrote on orders after a restart: %v, want refused", err)
+		}
+		if err := eventstest.Write(ctx, s.KafkaAs("customers"), customers.TopicOrders, st.ProbeEvent("customers")); err != nil {
+			t.Errorf("customers' user on orders after a restart: %v", err)
+		}
 		var cities []map[string]any
 		st.MustOK(t, s.Query(token, "catalog.locations.listCities", nil)).Decode(t, &cities)
 		if len(cities) != 1 || cities[0]["_id"] != cityID || cities[0]["name"] != "Dubai" {
@@ -38,6 +63,18 @@ func TestDataSurvivesARestart(t *testing.T) {
 		}
 		st.Expect(t, s.Mutation(token, "admins.catalog.createCity", map[string]any{"name": "dubai", "nameArabic": "x"}), "ALREADY_EXISTS")
 	})
+}
+
+// noKafkaUsersOnDisk fails if the embedded broker's data directory holds its
+// users or ACLs (kfake's sasl.json, acls.json): they are each start's, and a
+// SCRAM user's salted password saved there is enough to authenticate as it.
+func noKafkaUsersOnDisk(t *testing.T, dataDir string) {
+	t.Helper()
+	for _, f := range []string{"sasl.json", "acls.json"} {
+		if _, err := os.Stat(filepath.Join(dataDir, "kafka", f)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("kafka/%s in the data directory: %v", f, err)
+		}
+	}
 }
 
 // TestLocalWebhookSecret: without PROCESSOR_WEBHOOK_SECRET the all-in-one keeps a
