@@ -5,6 +5,7 @@ import type { FunctionReturnType } from "convex/server";
 import { useState } from "react";
 import { useActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
+import type { MessageKey } from "../app/messages";
 import { Loading } from "../ui/Loading";
 
 type Note = FunctionReturnType<typeof api.notifications.inbox.list>["page"][number];
@@ -39,16 +40,23 @@ export default function Notifications() {
   );
 }
 
+// The server writes a notification's title and body in English. In Arabic
+// the title is the type's (for the types an owner receives); the body stays
+// the server's words, marked as English so it reads left to right.
+const TYPES = new Set(["new_order", "payout_approved", "payout_rejected", "payout_processing", "payout_completed", "payout_failed", "wallet_adjusted"]);
+
 function NoteCard({ note: n }: { note: Note }) {
-  const { t, dateTime } = useI18n();
+  const { t, dateTime, lang } = useI18n();
+  const title = lang === "ar" && TYPES.has(n.type) ? t(`notifications.type.${n.type}` as MessageKey) : n.title;
+  const serverLang = lang === "ar" ? { lang: "en", dir: "ltr" as const } : {};
   const form = useActionForm({ initial: {}, mutation: api.notifications.inbox.markRead, args: () => ({ notificationId: n._id }) });
   return (
     <Card withBorder component="article" data-notification={n._id} data-type={n.type} data-read={n.read} aria-labelledby={`note-${n._id}`}>
       <Stack gap={4}>
         <Group justify="space-between" wrap="wrap">
           <Group gap="sm">
-            <Text fw={n.read ? 500 : 700} id={`note-${n._id}`}>
-              {n.title}
+            <Text fw={n.read ? 500 : 700} id={`note-${n._id}`} {...(title === n.title ? serverLang : {})}>
+              {title}
             </Text>
             <Badge variant="light" color={n.read ? "gray" : "blue"}>
               {n.read ? t("notifications.read") : t("notifications.unread")}
@@ -56,7 +64,9 @@ function NoteCard({ note: n }: { note: Note }) {
           </Group>
           <Text size="sm">{dateTime(n.eventTime || n._creationTime)}</Text>
         </Group>
-        <Text size="sm">{n.body}</Text>
+        <Text size="sm" {...serverLang}>
+          {n.body}
+        </Text>
         {!n.read && (
           <Button size="xs" variant="default" w="fit-content" onClick={() => void form.submit()} loading={form.pending} data-testid="mark-read">
             {t("notifications.markRead")}
