@@ -160,10 +160,11 @@ func readAll(t *testing.T, b events.Brokers, group, topic string) []string {
 // included (each user's salted SCRAM password, which is enough to
 // authenticate as the user, the superuser's among them), in a file others
 // may read (0644). The users are this start's: on disk they would outlive a
-// broker killed before it closes.
+// broker killed before it closes. A data directory the broker makes is its
+// owner's only.
 func TestBrokerLeavesNoUsersOnDiskWhileRunning(t *testing.T) {
 	for _, fresh := range []bool{true, false} {
-		dir := t.TempDir()
+		dir := filepath.Join(t.TempDir(), "kafka")
 		start := func() *events.Broker {
 			b, err := events.StartBrokerWith(events.BrokerOptions{DataDir: dir, Topics: []string{"orders"},
 				Users:    []events.Credentials{scram("admin", "admin-password-0123")},
@@ -177,6 +178,11 @@ func TestBrokerLeavesNoUsersOnDiskWhileRunning(t *testing.T) {
 			start().Close()
 		}
 		b := start()
+		if st, err := os.Stat(dir); err != nil {
+			t.Error(err)
+		} else if perm := st.Mode().Perm(); perm != 0o700 {
+			t.Errorf("the data directory the broker made has mode %04o, want 0700 (its records are the events)", perm)
+		}
 		for _, f := range []string{"sasl.json", "acls.json"} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 				t.Errorf("fresh data directory %v: %s is in the data directory while the broker runs", fresh, f)

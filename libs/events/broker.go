@@ -76,6 +76,12 @@ func StartBrokerWith(o BrokerOptions) (*Broker, error) {
 		kfake.GroupMinSessionTimeout(100 * time.Millisecond),
 	}
 	if o.DataDir != "" {
+		// The records are the events (orders, payouts, wallets): a directory
+		// made here is its owner's only, as the databases' are; kfake would
+		// make it readable by anyone (0755).
+		if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("events: broker: data directory: %w", err)
+		}
 		if err := dropSavedUsers(o.DataDir); err != nil {
 			return nil, err
 		}
