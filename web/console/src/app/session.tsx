@@ -16,6 +16,8 @@ import { isIdentity, readToken, takeTokenFromFragment, type Identity } from "./t
 
 const STORAGE_KEY = "marketplace.token";
 const EXPIRY_MARGIN_MS = 5_000;
+// How early a provider's token is renewed when Convex's client asks for a fresh one.
+const RENEW_AHEAD_MS = 60_000;
 
 export interface Session {
   identity: Identity;
@@ -97,22 +99,28 @@ export function SessionGate({ area, convex, children }: { area: string; convex: 
 
   // Convex's client asks for the token at sign-in and when the server says
   // it expired: an expired one waits for the sign-in dialog.
-  const fetchToken = useCallback(async () => {
+  const fetchToken = useCallback(async (args?: { forceRefreshToken: boolean }) => {
     const current = tokenRef.current;
+    const oidc = settingsRef.current?.oidc;
     if (current) {
-      const id = readToken(current, Date.now() + EXPIRY_MARGIN_MS);
+      // Convex's client asks for a fresh token shortly before this one
+      // expires (forceRefreshToken): with a provider's refresh token, renew
+      // then, so the socket never closes on an expired token.
+      const margin = oidc && args?.forceRefreshToken ? RENEW_AHEAD_MS : EXPIRY_MARGIN_MS;
+      const id = readToken(current, Date.now() + margin);
       if (isIdentity(id)) return current;
     }
     if (!current) return null;
     // Signed in through the identity provider: renew with its refresh token
-    // first, in the background; the dialog only when that fails.
-    const oidc = settingsRef.current?.oidc;
+    // first, in the background; the dialog only when that fails (an expired
+    // token), or the current one while it still holds (renewing ahead).
     if (oidc) {
       const renewed = await import("./oidc").then((o) => o.renew(oidc, area));
       if (renewed && isIdentity(readToken(renewed, Date.now() + EXPIRY_MARGIN_MS))) {
         setToken(renewed);
         return renewed;
       }
+      if (isIdentity(readToken(current, Date.now() + EXPIRY_MARGIN_MS))) return current;
     }
     setReauth(true);
     return new Promise<string | null>((resolve) => waiters.current.push(resolve));
