@@ -17,7 +17,8 @@ import (
 // a review with photos through the API, it appears in the moderation queue
 // without a reload, the administrator hides it, and it leaves the store's
 // reviews in the owner's portal, open in a second browser context), journey
-// 3 (a held payment confirmed; the order appears in the portal's orders),
+// 3 (a held payment confirmed; the order appears in the portal's orders; one
+// whose payment found no items offers only cancelling, and is cancelled),
 // journey 4 (the commission preview on screen equals
 // getCommissionPreview for the same figures, before and after a change of
 // the defaults, and a refusal next to its field), a wallet adjusted with a
@@ -53,6 +54,15 @@ func TestConsoleAdminInBrowser(t *testing.T) {
 	if heldOrder.PaymentStatus != "under_review" {
 		t.Fatalf("the order is not held: %+v", heldOrder)
 	}
+	// A second payment of the same lines finds none left: held, nothing to deliver.
+	held.IntentID = "pi_console_empty"
+	if r := deliver(s, processor.Event("evt_console_empty", "payment_intent.succeeded", held)); r.Status != 200 {
+		t.Fatalf("a payment without items: %d %s", r.Status, r.Body)
+	}
+	emptyOrder := orderOf(t, s, rs.user, "pi_console_empty")
+	if emptyOrder.PaymentReview == nil || emptyOrder.PaymentReview.Reason != "cart_empty" {
+		t.Fatalf("the order without items: %+v", emptyOrder)
+	}
 
 	// Completed payouts of both stores, for the statistics.
 	w := &payoutsWorld{s: s, admin: rs.admin, owner: rs.owner}
@@ -73,6 +83,7 @@ func TestConsoleAdminInBrowser(t *testing.T) {
 		"REVIEW_ID="+review,
 		"STORE_ID="+rs.storeA,
 		"HELD_ORDER="+heldOrder.ID,
+		"EMPTY_ORDER="+emptyOrder.ID,
 	), node, "--test", "--test-reporter=spec", filepath.Join("e2e", "admin.test.mjs"))
 
 	// Journey 2: the review is hidden, its flag resolved, and the store's list leaves it out.
@@ -88,6 +99,9 @@ func TestConsoleAdminInBrowser(t *testing.T) {
 	// Journey 3: the held order is confirmed and paid, and the store lists it.
 	if o := orderOf(t, s, rs.user, "pi_console_held"); o.Status != "confirmed" || o.PaymentStatus != "paid" || o.PaymentReview == nil || o.PaymentReview.ResolvedBy != "admin-1" {
 		t.Fatalf("the held order after the journey: %+v", o)
+	}
+	if o := orderOf(t, s, rs.user, "pi_console_empty"); o.Status != "cancelled" || o.PaymentStatus != "under_review" || o.PaymentReview.ResolvedBy != "admin-1" {
+		t.Fatalf("the order without items after the journey: %+v", o)
 	}
 	var orders struct {
 		Page []orderView `json:"page"`

@@ -114,6 +114,7 @@ test("journey 3: a held payment is confirmed, leaves the list and appears in the
   await nav("Held payments");
   const held = admin.locator(`article[data-order="${env("HELD_ORDER")}"]`);
   await held.waitFor(WAIT);
+  await admin.locator(`article[data-order="${env("EMPTY_ORDER")}"]`).waitFor(WAIT);
   const heldText = (await text(held)).toLowerCase();
   for (const part of ["Florist", "The amount paid differs from the total", "AED 209.98", "AED 10.00", "2 × Roses", "Villa 7, Street 3"]) {
     assert.ok(heldText.includes(part.toLowerCase()), `the held order lacks ${part}: ${heldText}`);
@@ -124,6 +125,15 @@ test("journey 3: a held payment is confirmed, leaves the list and appears in the
   await shot(admin, "held-confirm-en", { fullPage: false });
   await confirmDialog("confirm held order");
   await held.waitFor({ state: "detached", ...WAIT });
+
+  // A payment that found no items of the store: nothing to confirm, only to cancel.
+  const empty = admin.locator(`article[data-order="${env("EMPTY_ORDER")}"]`);
+  assert.match(await text(empty), /Paid, but nothing to order/i);
+  await empty.getByTestId("held-nothing").waitFor(WAIT);
+  assert.equal(await empty.getByTestId("held-confirm").count(), 0, "an order without items offers confirming");
+  await empty.getByTestId("held-cancel").click();
+  await confirmDialog("cancel held order");
+  await empty.waitFor({ state: "detached", ...WAIT });
   await admin.getByTestId("held-empty").waitFor(WAIT);
   // The store hears of it now: confirmed, in the portal's orders, without a reload.
   await owner.locator(`tr[data-order="${env("HELD_ORDER")}"][data-status="confirmed"]`).waitFor(WAIT);

@@ -128,9 +128,15 @@ function HeldOrder({ order: o }: { order: Order }) {
             </Table.Tr>
           </Table.Tbody>
         </Table>
+        {o.items.length === 0 && (
+          <Text size="sm" data-testid="held-nothing">
+            {t("held.nothing")}
+          </Text>
+        )}
         <Group justify="flex-end">
           <Move order={o} status="cancelled" />
-          <Move order={o} status="confirmed" />
+          {/* An order whose payment found no items of the store can only be cancelled (the server's rule). */}
+          {o.items.length > 0 && <Move order={o} status="confirmed" />}
         </Group>
       </Stack>
     </Card>
