@@ -246,7 +246,7 @@ test("wallets: an adjustment with a reason, a refusal left in place, the ledger 
     [Math.round((before + 25.5) * 100) / 100],
     WAIT,
   );
-  await admin.locator('[data-testid="ledger"] tr', { hasText: "Goodwill credit for a crushed box" }).waitFor(WAIT);
+  await admin.locator('[data-testid="ledger"] tr', { hasText: "Goodwill credit for a crushed box" }).filter({ hasText: "Added to available" }).waitFor(WAIT);
   await admin.locator('[data-testid="reconcile"][data-consistent="true"]').waitFor(WAIT);
   await bothLanguages(admin, "wallets");
   console.log("ADJUSTED 25.50");

@@ -159,6 +159,11 @@ function Reconciliation({ storeId }: { storeId: string }) {
 
 function Ledger({ storeId }: { storeId: string }) {
   const { t, money, dateTime } = useI18n();
+  // A type or status this screen has no words for shows as the server names it.
+  const label = (key: string, raw: string) => {
+    const s = t(key as MessageKey);
+    return s === key ? raw : s;
+  };
   const { results, status, loadMore } = usePaginatedQuery(api.stores.wallet.listTransactions, { storeId }, { initialNumItems: 20 });
   return (
     <Card withBorder component="section" aria-labelledby="ledger-title">
@@ -186,9 +191,9 @@ function Ledger({ storeId }: { storeId: string }) {
                 {results.map((x) => (
                   <Table.Tr key={x._id} data-type={x.type}>
                     <Table.Td>{dateTime(x._creationTime)}</Table.Td>
-                    <Table.Td>{x.type}</Table.Td>
+                    <Table.Td>{label(`tx.${x.type}`, x.type)}</Table.Td>
                     <Table.Td>{money(x.amount)}</Table.Td>
-                    <Table.Td>{x.status}</Table.Td>
+                    <Table.Td>{label(`tx.status.${x.status}`, x.status)}</Table.Td>
                     <Table.Td>{x.description}</Table.Td>
                   </Table.Tr>
                 ))}
