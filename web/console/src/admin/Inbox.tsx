@@ -50,8 +50,15 @@ export default function Inbox() {
   );
 }
 
+// The server writes a notice's title and body in English. In Arabic the
+// title is its type's (for the types the admin inbox receives); the body
+// stays the server's words, marked as English so it reads left to right.
+const titled = new Set(Object.keys(screenOf));
+
 function Notice({ note: n }: { note: Note }) {
-  const { t, dateTime } = useI18n();
+  const { t, dateTime, lang } = useI18n();
+  const title = lang === "ar" && titled.has(n.type) ? t(`inbox.type.${n.type}` as MessageKey) : n.title;
+  const serverLang = lang === "ar" ? { lang: "en", dir: "ltr" as const } : {};
   const form = useActionForm({ initial: {}, mutation: api.notifications.inbox.markRead, args: () => ({ notificationId: n._id }) });
   const target = screenOf[n.type];
   return (
@@ -59,8 +66,8 @@ function Notice({ note: n }: { note: Note }) {
       <Stack gap={4}>
         <Group justify="space-between" wrap="wrap">
           <Group gap="sm">
-            <Text fw={n.read ? 500 : 700} id={`note-${n._id}`}>
-              {n.title}
+            <Text fw={n.read ? 500 : 700} id={`note-${n._id}`} {...(title === n.title ? serverLang : {})}>
+              {title}
             </Text>
             {n.priority === "high" && (
               <Badge color="red" variant="light" data-testid="high-priority">
@@ -73,7 +80,9 @@ function Notice({ note: n }: { note: Note }) {
           </Group>
           <Text size="sm">{dateTime(n.eventTime || n._creationTime)}</Text>
         </Group>
-        <Text size="sm">{n.body}</Text>
+        <Text size="sm" {...serverLang}>
+          {n.body}
+        </Text>
         <Group gap="xs">
           {target && (
             <Button component={Link} to={target.path} size="xs" variant="light" data-testid="open-screen">
