@@ -106,6 +106,8 @@ var documentedAccess = map[string]ops.Access{
 	"customers.orders.getMyOrders": ops.Customer, "customers.orders.getOrderByPaymentIntent": ops.Authenticated,
 	"stores.orders.updateOrderStatus": ops.StoreOwnerOrAdmin,
 	"stores.orders.listStoreOrders":   ops.StoreOwnerOrAdmin,
+	// The console's and the portal's lists (issue 20; docs/decisions.md, "Orders", "Catalog").
+	"admins.orders.listHeldOrders": ops.Admin, "stores.catalog.listMyStores": ops.Authenticated,
 	// Checkout (issue 12; docs/decisions.md, "Checkout"): the caller's own address and cart.
 	"customers.checkout.createPaymentIntent": ops.Customer,
 

@@ -48,6 +48,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("admins.catalog.createStore", ops.Admin, "Create a store (its wallet follows through the store.created event).", s.createStore),
 			ops.NewMutation("admins.catalog.updateStore", ops.Admin, "Change the given fields of a store (store.updated); returns the store.", s.updateStore),
 			ops.NewMutation("stores.catalog.updateMyStore", ops.StoreOwner, "The owner changes their store's name, phone or open flag; returns the store.", s.updateMyStore, ops.StoreArg("storeId")),
+			ops.NewQuery("stores.catalog.listMyStores", ops.Authenticated, "The caller's stores (those they own) by name, as listStores shows them (paginated).", s.listMyStores),
 			ops.NewQuery("catalog.stores.listStores", ops.Public, "Stores by name, optionally of a category, city or area (paginated).", s.listStores),
 			ops.NewQuery("catalog.stores.searchNearby", ops.Public, "Open stores within a radius of a point, nearest first, each with distanceKm.", s.searchNearby,
 				ops.Errors(apperr.FailedPrecondition)), // no configuration in force: no radius
@@ -70,6 +71,8 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			{Collection: "areas", Keys: bson.D{{Key: "city", Value: 1}, {Key: "nameKey", Value: 1}}, Unique: true, Name: "city_name_unique"},
 			{Collection: "categories", Keys: bson.D{{Key: "nameKey", Value: 1}}, Unique: true, Name: "name_unique"},
 			{Collection: "stores", Keys: bson.D{{Key: "ownerUserId", Value: 1}}, Name: "owner"},
+			// listMyStores: an owner's stores by name (then id).
+			{Collection: "stores", Keys: bson.D{{Key: "ownerUserId", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "owner_by_name"},
 			// searchNearby's bounding box (geo.go).
 			{Collection: "stores", Keys: bson.D{{Key: "isOpen", Value: 1}, {Key: "latitude", Value: 1}, {Key: "longitude", Value: 1}}, Name: "open_by_position"},
 			// listStores: each filter it takes, in its order (name, then id).

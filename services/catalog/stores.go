@@ -343,6 +343,24 @@ func (s *svc) listStores(ctx context.Context, a *listStoresArgs) (page.Result[co
 	return page.Map(r, func(st *Store) contract.Store { return *visible(ctx, st) }), nil
 }
 
+type listMyStoresArgs struct {
+	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
+}
+
+// listMyStores pages the caller's stores (ownerUserId is the caller), by name
+// then id as listStores, open or not, with the owner's contact (theirs). An
+// administrator gets the stores they own, not every store (listStores is
+// that). A store handed to another owner leaves the former owner's list at
+// once: the list is read from the stores as committed.
+func (s *svc) listMyStores(ctx context.Context, a *listMyStoresArgs) (page.Result[contract.Store], error) {
+	r, err := page.Find(ctx, s.env.DB.Collection("stores"), bson.M{"ownerUserId": ops.Caller(ctx).Sub}, page.Sort{Field: "nameKey"}, a.PaginationOpts,
+		func(st *Store) (any, string) { return st.NameKey, st.ID })
+	if err != nil {
+		return page.Result[contract.Store]{}, err
+	}
+	return page.Map(r, func(st *Store) contract.Store { return *visible(ctx, st) }), nil
+}
+
 type searchNearbyArgs struct {
 	Latitude  float64  `json:"latitude" op:"required,min=-90,max=90"`
 	Longitude float64  `json:"longitude" op:"required,min=-180,max=180"`

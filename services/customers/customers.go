@@ -56,6 +56,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 				ops.StoreVia("orderId", s.storeOfOrder)),
 			ops.NewQuery("stores.orders.listStoreOrders", ops.StoreOwnerOrAdmin, "A store's orders, newest first, optionally of one status (store owner or administrator).", s.listStoreOrders,
 				ops.StoreArg("storeId")),
+			ops.NewQuery("admins.orders.listHeldOrders", ops.Admin, "Orders whose payment is held for review and not yet confirmed or cancelled, newest first, optionally of one store (administrators).", s.listHeldOrders),
 		).WithResolvers(ops.Resolvers{Customer: s.customerRef, Store: s.catalog.StoreRef}),
 		Indexes: []store.Index{
 			// One profile per user, held by the database.
@@ -72,6 +73,10 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			// A store's orders, newest first, and those of one status (listStoreOrders).
 			{Collection: "orders", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_store_newest"},
 			{Collection: "orders", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_store_status_newest"},
+			// The orders still held for review, newest first (listHeldOrders; of one
+			// store: by_store_status_newest). Only held orders enter it.
+			{Collection: "orders", Keys: bson.D{{Key: "status", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}},
+				Partial: bson.M{"paymentStatus": PaymentUnderReview}, Name: "held_by_status_newest"},
 			// A customer's delivered orders of a store (getPurchaseFacts: verified reviews).
 			{Collection: "orders", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "storeId", Value: 1}, {Key: "status", Value: 1}}, Name: "by_customer_store_status"},
 		},
