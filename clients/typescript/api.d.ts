@@ -156,6 +156,66 @@ export declare const api: {
         } | null
       >;
     };
+    orders: {
+      /**
+       * Orders whose payment is held for review and not yet confirmed or
+       * cancelled, newest first, optionally of one store (administrators).
+       *
+       * Query; access `admin`. Runs as `admins/orders:listHeldOrders` (POST /api/run/admins/orders/listHeldOrders).
+       */
+      listHeldOrders: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId?: string | null;
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          _id: string;
+          _creationTime: number;
+          customerId: string;
+          storeId: string;
+          storeName: string;
+          items: Array<{
+            productId: string;
+            name: string;
+            unitPrice: number;
+            quantity: number;
+            lineTotal: number;
+          }>;
+          subtotal: number;
+          deliveryFee: number;
+          total: number;
+          platformCommission?: number | null;
+          storeEarnings?: number | null;
+          amountPaid?: number | null;
+          deliveryAddress: {
+            fullAddress: string;
+            city: string;
+            area: string;
+            phoneNumber: string;
+          };
+          deliveryType: string;
+          paymentMethod: string;
+          paymentStatus: string;
+          paymentIntentId: string;
+          paymentReview?: {
+            reason: string;
+            expectedAmount: number;
+            amountPaid: number;
+            currency: string;
+            resolvedBy?: string;
+            resolvedAt?: number;
+          } | null;
+          status: string;
+          statusHistory: Array<{
+            status: string;
+            at: number;
+          }>;
+          updatedAt: number;
+        }>
+      >;
+    };
     payoutOperations: {
       /**
        * Adjust a store's wallet; returns the wallet.
@@ -1664,6 +1724,35 @@ export declare const api: {
           longitude: number | null;
           _creationTime: number;
         } | null
+      >;
+      /**
+       * The caller's stores (those they own) by name, as listStores shows them
+       * (paginated).
+       *
+       * Query; access `authenticated`. Runs as `stores/catalog:listMyStores` (POST /api/run/stores/catalog/listMyStores).
+       */
+      listMyStores: FunctionReference<
+        "query",
+        "public",
+        {
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          _id: string;
+          name: string;
+          ownerUserId: string;
+          ownerName?: string;
+          ownerPhone?: string;
+          primaryCategoryId: string | null;
+          tier: string;
+          isActive: boolean;
+          isOpen: boolean;
+          city: string | null;
+          area: string | null;
+          latitude: number | null;
+          longitude: number | null;
+          _creationTime: number;
+        }>
       >;
       /**
        * The owner changes their store's name, phone or open flag; returns the
