@@ -6,7 +6,7 @@
 // in both languages; no page reloads, everything arrives live.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { accessible, amountOf, bothLanguages, call, env, launch, open, shot, text, WAIT } from "./browser.mjs";
+import { accessible, amountOf, bothLanguages, call, counted, env, launch, open, shot, text, WAIT } from "./browser.mjs";
 
 const ADMIN = env("ADMIN_TOKEN");
 let browser;
@@ -343,6 +343,9 @@ test("notifications: the admin inbox, high priority marked, each notice opening 
   await admin.locator(`article[data-notification="${id}"][data-read="true"]`).waitFor(WAIT);
   await admin.getByTestId("unread-only").click();
   await admin.locator(`article[data-notification="${id}"]`).waitFor({ state: "detached", ...WAIT });
+  // Detached while the filtered list loads too: once loaded, still absent.
+  await counted(admin.locator('main [role="status"]'), 0, "the inbox still loading with unread only");
+  assert.equal(await admin.locator(`article[data-notification="${id}"]`).count(), 0, "a read notification listed with unread only");
   await admin.getByTestId("unread-only").click();
   await admin.locator(`article[data-notification="${id}"]`).getByRole("link", { name: "Open Held payments" }).click();
   await admin.getByRole("heading", { name: "Held payments" }).waitFor(WAIT);

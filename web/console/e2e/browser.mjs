@@ -24,6 +24,18 @@ export async function launch() {
   return chromium.launch({ executablePath: env("CHROMIUM"), headless: true, args });
 }
 
+/**
+ * Waits until locator matches n elements. A list whose query's arguments
+ * change (a filter switched) shows its loader and no rows for a moment: a
+ * count taken at once can read that moment, as it did on a loaded machine.
+ */
+export async function counted(locator, n, what) {
+  const end = Date.now() + WAIT.timeout;
+  let c;
+  while ((c = await locator.count()) !== n && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(c, n, what);
+}
+
 /** An element's text with Intl's no-break spaces as plain ones. */
 export async function text(locator) {
   return (await locator.innerText()).replace(/[\u00a0\u202f]/g, " ");
