@@ -155,6 +155,10 @@ func Run(ctx context.Context, o Options) error {
 	if baseURL == "" {
 		baseURL = "http://" + ln.Addr().String()
 	}
+	// Review photos are absolute URLs on baseURL; the console lets its pages load them.
+	if gc.Console.PublicBaseURL == "" {
+		gc.Console.PublicBaseURL = baseURL
+	}
 	// Without PROCESSOR_API_URL, payments go to the processor simulator, run
 	// here on loopback; it sends its webhooks to this gateway.
 	var sim *simulator

@@ -51,6 +51,10 @@ const (
 type Config struct {
 	OIDCIssuer   string `env:"CONSOLE_OIDC_ISSUER"`
 	OIDCClientID string `env:"CONSOLE_OIDC_CLIENT_ID"`
+	// PublicBaseURL is where review photos are served from (the reviews
+	// service makes their URLs absolute on it): its origin joins img-src,
+	// as the console may be opened on another name of the gateway.
+	PublicBaseURL string `env:"PUBLIC_BASE_URL"`
 }
 
 // Validate refuses half a provider and an issuer that is not an absolute
@@ -59,6 +63,9 @@ func (c Config) Validate() error {
 	if (c.OIDCIssuer == "") != (c.OIDCClientID == "") {
 		return errors.New("CONSOLE_OIDC_ISSUER and CONSOLE_OIDC_CLIENT_ID go together: set both or neither")
 	}
+	if _, err := photoOrigin(c.PublicBaseURL); err != nil {
+		return fmt.Errorf("PUBLIC_BASE_URL: %w", err)
+	}
 	if c.OIDCIssuer == "" {
 		return nil
 	}
@@ -66,6 +73,18 @@ func (c Config) Validate() error {
 		return fmt.Errorf("CONSOLE_OIDC_ISSUER: %w", err)
 	}
 	return nil
+}
+
+// photoOrigin is the origin of PUBLIC_BASE_URL ("" when unset).
+func photoOrigin(base string) (string, error) {
+	if base == "" {
+		return "", nil
+	}
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || u.User != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", fmt.Errorf("%q is not an absolute http(s) URL without credentials", base)
+	}
+	return u.Scheme + "://" + u.Host, nil
 }
 
 func issuerOrigin(issuer string) (string, error) {
@@ -149,6 +168,7 @@ type Server struct {
 	b        *bundle
 	settings []byte // GET /console/config.json
 	provider string // the identity provider's origin, for connect-src
+	photos   string // PUBLIC_BASE_URL's origin, for img-src
 }
 
 // New checks the configuration and the embedded build.
@@ -161,6 +181,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{b: b}
+	s.photos, _ = photoOrigin(cfg.PublicBaseURL)
 	type oidc struct {
 		Issuer   string `json:"issuer"`
 		ClientID string `json:"clientId"`
@@ -204,12 +225,16 @@ func (s *Server) policy(host string) string {
 	if s.provider != "" {
 		connect += " " + s.provider
 	}
+	img := "'self' data: blob:"
+	if s.photos != "" {
+		img += " " + s.photos
+	}
 	return strings.Join([]string{
 		"default-src 'none'",
 		"script-src 'self'",
 		// Mantine sets style attributes and CSS variables at run time.
 		"style-src 'self' 'unsafe-inline'",
-		"img-src 'self' data: blob:",
+		"img-src " + img,
 		"font-src 'self' data:",
 		"connect-src " + connect,
 		"manifest-src 'self'",

@@ -326,3 +326,25 @@ func tree(t *testing.T, root string) map[string][]byte {
 	}
 	return out
 }
+
+// Review photos are absolute URLs on PUBLIC_BASE_URL (the reviews service
+// builds them so), which need not be the host the console was opened on
+// (localhost and 127.0.0.1 on `make run`, a second name of the gateway):
+// img-src names that origin, or the browser blocks every photo.
+func TestConsolePhotosFromThePublicURL(t *testing.T) {
+	cfg := console.Config{PublicBaseURL: "http://127.0.0.1:8080/"}
+	resp, _ := get(t, app(t, cfg), http.MethodGet, "/admin/moderation", nil)
+	csp := resp.Header.Get("Content-Security-Policy")
+	if !strings.Contains(csp+";", "img-src 'self' data: blob: http://127.0.0.1:8080;") {
+		t.Errorf("the photos' origin is not in img-src: %q", csp)
+	}
+	resp, _ = get(t, app(t, console.Config{}), http.MethodGet, "/admin/moderation", nil)
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp+";", "img-src 'self' data: blob:;") {
+		t.Errorf("img-src without a public URL: %q", csp)
+	}
+	for _, bad := range []string{"127.0.0.1:8080", "ftp://h.example", "https://u:p@h.example", "https://"} {
+		if _, err := console.New(console.Config{PublicBaseURL: bad}); err == nil {
+			t.Errorf("PUBLIC_BASE_URL %q accepted", bad)
+		}
+	}
+}
