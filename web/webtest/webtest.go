@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,11 +36,46 @@ func Node(tb testing.TB) (node, npm string) {
 	node, nodeErr := exec.LookPath("node")
 	npm, npmErr := exec.LookPath("npm")
 	if nodeErr != nil || npmErr != nil {
-		msg := "SKIPPING " + tb.Name() + ": node (20.19 or later) and npm are needed for the console (apt-get install -y nodejs npm)"
+		msg := "SKIPPING " + tb.Name() + ": node (" + MinNode + " or later) and npm are needed for the console (apt-get install -y nodejs npm)"
+		fmt.Fprintln(os.Stderr, msg)
+		tb.Skip(msg)
+	}
+	// Debian 12's own nodejs is 18: npm ci installs the packages anyway (an
+	// engines warning) and Vite then fails with an error about something else.
+	out, err := exec.Command(node, "--version").Output()
+	if v := strings.TrimSpace(string(out)); err != nil || !NodeAtLeast(v, MinNode) {
+		msg := fmt.Sprintf("SKIPPING %s: the console's build and tests need node %s or later (package.json's engines), %s has %q", tb.Name(), MinNode, node, v)
 		fmt.Fprintln(os.Stderr, msg)
 		tb.Skip(msg)
 	}
 	return node, npm
+}
+
+// MinNode is the oldest node the console's packages run on (package.json's
+// engines: Vite's own floor).
+const MinNode = "20.19"
+
+// NodeAtLeast reads `node --version` ("v20.19.2") against a minimum ("20.19").
+func NodeAtLeast(version, min string) bool {
+	have := strings.Split(strings.TrimPrefix(strings.TrimSpace(version), "v"), ".")
+	want := strings.Split(min, ".")
+	for i, w := range want {
+		wn, err := strconv.Atoi(w)
+		if err != nil {
+			return false
+		}
+		if i >= len(have) {
+			return wn == 0
+		}
+		hn, err := strconv.Atoi(have[i])
+		if err != nil {
+			return false
+		}
+		if hn != wn {
+			return hn > wn
+		}
+	}
+	return true
 }
 
 // Install runs npm ci in the console's folder unless node_modules was
