@@ -1,78 +1,60 @@
-import { Badge, Card, Group, Stack, Table, Text, Title } from "@mantine/core";
+import { Badge, Button, Card, Group, Select, Stack, Table, Text, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery, useQuery } from "convex/react";
+import { usePaginatedQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useState } from "react";
 import { useActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { ConfirmAction } from "../ui/ConfirmAction";
 import { Loading } from "../ui/Loading";
+import { useAllStores } from "./stores";
 
-type Order = FunctionReturnType<typeof api.stores.orders.listStoreOrders>["page"][number];
+type Order = FunctionReturnType<typeof api.admins.orders.listHeldOrders>["page"][number];
 
 // Held payments: orders whose payment did not match (paymentStatus
-// under_review), to confirm or cancel. The public API has no "held orders"
-// query, so the screen finds the stores from the administrators' inbox
-// (every held order sends a payment_review notice naming its store) and
-// lists each such store's pending orders (administrators see held ones),
-// keeping the held. All of it is live: a new held order's notice adds its
-// store, and a decided order leaves the list.
-const NOTICES = 200;
+// under_review), to confirm or cancel, newest first, optionally of one store.
+// admins.orders.listHeldOrders answers exactly the still-held orders, live: a
+// new held order arrives by itself and a decided one leaves the list.
+const PAGE = 50;
 
 export default function HeldPayments() {
   const { t } = useI18n();
-  const notices = usePaginatedQuery(api.notifications.inbox.list, {}, { initialNumItems: NOTICES });
-  const storeIds = useMemo(() => {
-    const ids = new Set<string>();
-    for (const n of notices.results) if (n.type === "payment_review" && n.data.storeId) ids.add(n.data.storeId);
-    return [...ids].sort();
-  }, [notices.results]);
+  const stores = useAllStores();
+  const [storeId, setStoreId] = useState<string | null>(null);
+  const { results, status, loadMore } = usePaginatedQuery(api.admins.orders.listHeldOrders, storeId ? { storeId } : {}, { initialNumItems: PAGE });
   return (
     <Stack>
       <Title order={2}>{t("held.title")}</Title>
       <Text size="sm">{t("held.intro")}</Text>
-      {notices.status === "LoadingFirstPage" ? (
+      <Select
+        label={t("payouts.filterStore")}
+        placeholder={t("payouts.allStores")}
+        data={(stores ?? []).map((s) => ({ value: s._id, label: s.name }))}
+        value={storeId}
+        onChange={setStoreId}
+        clearable
+        searchable
+        w={260}
+        data-testid="held-filter-store"
+        comboboxProps={{ withinPortal: false }}
+      />
+      {status === "LoadingFirstPage" ? (
         <Loading />
       ) : (
-        <HeldOrders storeIds={storeIds} />
+        <Stack data-testid="held-payments">
+          {results.map((o) => (
+            <HeldOrder key={o._id} order={o} />
+          ))}
+          {results.length === 0 && <Text data-testid="held-empty">{t("held.none")}</Text>}
+          {status === "CanLoadMore" && (
+            <Button variant="default" onClick={() => loadMore(PAGE)} w="fit-content">
+              {t("history.more")}
+            </Button>
+          )}
+        </Stack>
       )}
     </Stack>
-  );
-}
-
-function HeldOrders({ storeIds }: { storeIds: string[] }) {
-  const { t } = useI18n();
-  // One live query per store that had a held order; each reports how many it
-  // holds, so the empty state is known once every store answered.
-  const [counts, setCounts] = useState<Record<string, number>>({});
-  const onCount = useCallback((id: string, n: number) => setCounts((c) => (c[id] === n ? c : { ...c, [id]: n })), []);
-  const answered = storeIds.every((id) => counts[id] !== undefined);
-  const total = storeIds.reduce((sum, id) => sum + (counts[id] ?? 0), 0);
-  return (
-    <Stack data-testid="held-payments">
-      {storeIds.map((id) => (
-        <StoreHeld key={id} storeId={id} onCount={onCount} />
-      ))}
-      {answered && total === 0 && <Text data-testid="held-empty">{t("held.none")}</Text>}
-    </Stack>
-  );
-}
-
-function StoreHeld({ storeId, onCount }: { storeId: string; onCount(id: string, n: number): void }) {
-  const r = useQuery(api.stores.orders.listStoreOrders, { storeId, status: "pending", paginationOpts: { numItems: 100, cursor: null } });
-  const held = r?.page.filter((o) => o.paymentStatus === "under_review");
-  const n = held?.length;
-  useEffect(() => {
-    if (n !== undefined) onCount(storeId, n);
-  }, [storeId, n, onCount]);
-  if (held === undefined) return <Loading />;
-  return (
-    <>
-      {held.map((o) => (
-        <HeldOrder key={o._id} order={o} />
-      ))}
-    </>
   );
 }
 

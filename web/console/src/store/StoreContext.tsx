@@ -1,17 +1,14 @@
 import { Select, Text } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { useConvex } from "convex/react";
-import type { FunctionReturnType } from "convex/server";
-import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
+import { usePaginatedQuery } from "convex/react";
+import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { useI18n } from "../app/i18n";
 import { useSession } from "../app/session";
-import { Loading } from "../ui/Loading";
 import { ErrorBoundary } from "../ui/ErrorBoundary";
+import { Loading } from "../ui/Loading";
 
-// The stores the signed-in owner owns, and the one the portal shows. The
-// public API has no "my stores" query, so the portal reads the store list
-// (catalog.stores.listStores, 100 a page) and keeps the caller's: fine for
-// the marketplace's size today; a query by owner is the step when it grows.
+// The stores the signed-in owner owns (stores.catalog.listMyStores, live, page
+// after page until the last), and the one the portal shows.
 
 export interface OwnedStore {
   _id: string;
@@ -27,7 +24,7 @@ interface StoreCtx {
 }
 
 const Ctx = createContext<StoreCtx | null>(null);
-const MAX_PAGES = 50;
+const PAGE = 100;
 
 export function useStore(): StoreCtx {
   const v = useContext(Ctx);
@@ -35,39 +32,28 @@ export function useStore(): StoreCtx {
   return v;
 }
 
-export function StoreProvider({ children, denied }: { children: ReactNode; denied: ReactNode }) {
-  const convex = useConvex();
+export function StoreProvider(props: { children: ReactNode; denied: ReactNode }) {
+  // A failing query throws while rendering: the boundary shows it.
+  return (
+    <ErrorBoundary>
+      <OwnedStores {...props} />
+    </ErrorBoundary>
+  );
+}
+
+function OwnedStores({ children, denied }: { children: ReactNode; denied: ReactNode }) {
   const { identity } = useSession();
-  const [stores, setStores] = useState<OwnedStore[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { results, status, loadMore } = usePaginatedQuery(api.stores.catalog.listMyStores, {}, { initialNumItems: PAGE });
+  useEffect(() => {
+    if (status === "CanLoadMore") loadMore(PAGE);
+  }, [status, loadMore]);
+  const stores = useMemo(
+    () => (status === "LoadingFirstPage" ? null : results.map((s): OwnedStore => ({ _id: s._id, name: s.name, isOpen: s.isOpen, isActive: s.isActive }))),
+    [results, status],
+  );
   const storageKey = `marketplace.store.${identity.sub}`;
   const [selected, setSelected] = useState<string | null>(() => sessionStorage.getItem(storageKey));
 
-  useEffect(() => {
-    let cancelled = false;
-    (async () => {
-      const mine: OwnedStore[] = [];
-      let cursor: string | null = null;
-      for (let i = 0; i < MAX_PAGES; i++) {
-        const page: FunctionReturnType<typeof api.catalog.stores.listStores> = await convex.query(api.catalog.stores.listStores, { paginationOpts: { numItems: 100, cursor } });
-        for (const s of page.page) if (s.ownerUserId === identity.sub) mine.push({ _id: s._id, name: s.name, isOpen: s.isOpen, isActive: s.isActive });
-        if (page.isDone) break;
-        cursor = page.continueCursor;
-      }
-      if (!cancelled) setStores(mine);
-    })().catch((e) => !cancelled && setError(e));
-    return () => {
-      cancelled = true;
-    };
-  }, [convex, identity.sub]);
-
-  if (error) {
-    return (
-      <ErrorBoundary>
-        <Thrower error={error} />
-      </ErrorBoundary>
-    );
-  }
   if (!stores) return <Loading />;
   if (stores.length === 0) return <>{denied}</>;
   const store = stores.find((s) => s._id === selected) ?? stores[0];
@@ -76,10 +62,6 @@ export function StoreProvider({ children, denied }: { children: ReactNode; denie
     sessionStorage.setItem(storageKey, id);
   };
   return <Ctx.Provider value={{ stores, store, select }}>{children}</Ctx.Provider>;
-}
-
-function Thrower({ error }: { error: unknown }): null {
-  throw error;
 }
 
 export function StorePicker() {

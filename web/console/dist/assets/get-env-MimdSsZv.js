@@ -1,0 +1,1 @@
+function e(){return`development`}export{e as t};
