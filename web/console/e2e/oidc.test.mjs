@@ -83,11 +83,24 @@ test("a store owner signs in through the provider and reaches the portal; the co
 
   // The same tab at the console: a screen the role may not use says so.
   const token = await tokenOf(page);
-  await page.goto(`${env("CONSOLE_URL")}/admin/#token=${token}`);
+  await page.goto(`${env("CONSOLE_URL")}/admin/`);
   await page.getByTestId("denied").waitFor(WAIT);
   assert.match(await page.getByTestId("denied").innerText(), /for administrators.*owner-1/);
   assert.deepEqual(page.problems, []);
   await page.context().close();
+
+  // A sign-in link carrying this real token, opened by someone else: where a
+  // provider is configured, links are off, or the link would sign its
+  // opener in as owner-1. The fragment leaves the address bar, unused.
+  const victim = await open(browser, "/store/", token);
+  await victim.getByText("Sign-in links are for development and are off here").waitFor(WAIT);
+  await victim.getByRole("button", { name: `Sign in with ${new URL(ISSUER).host}` }).waitFor(WAIT);
+  assert.equal(new URL(victim.url()).hash, "");
+  assert.equal(await tokenOf(victim), null);
+  assert.equal(await victim.getByTestId("signed-in-as").count(), 0);
+  await accessible(victim, "a sign-in link refused");
+  assert.deepEqual(victim.problems, []);
+  await victim.context().close();
 });
 
 test("an expired session is renewed with the provider's refresh token: no dialog, no reload, the form goes through", async () => {

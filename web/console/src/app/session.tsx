@@ -53,11 +53,13 @@ function store(token: string | null) {
 /** Signs in (token screen, link, provider), then renders children with the session. */
 export function SessionGate({ area, convex, children }: { area: string; convex: ConvexReactClient; children: ReactNode }) {
   const { t } = useI18n();
-  const [token, setTokenState] = useState<string | null>(() => {
-    const fromLink = takeTokenFromFragment();
-    if (fromLink) store(fromLink);
-    return fromLink ?? stored();
-  });
+  // A sign-in link's token leaves the address bar at once, but is used only
+  // once the settings say no identity provider is configured: where one is,
+  // a link would sign whoever opens it in as someone else (the link's
+  // owner), so it is dropped and the sign-in screen says links are off.
+  const [linkToken, setLinkToken] = useState<string | null>(() => takeTokenFromFragment());
+  const [linkRefused, setLinkRefused] = useState(false);
+  const [token, setTokenState] = useState<string | null>(() => stored());
   const [settings, setSettings] = useState<Settings | null>(null);
   const [callbackError, setCallbackError] = useState<string | null>(null);
   const [serverRefused, setServerRefused] = useState(false);
@@ -79,6 +81,13 @@ export function SessionGate({ area, convex, children }: { area: string; convex: 
     setTokenState(next);
     setServerRefused(false);
   }, []);
+
+  useEffect(() => {
+    if (!settings || linkToken === null) return;
+    if (settings.oidc || settings.unknown) setLinkRefused(true);
+    else setToken(linkToken);
+    setLinkToken(null);
+  }, [settings, linkToken, setToken]);
 
   // Coming back from the identity provider (?code=&state=).
   useEffect(() => {
@@ -162,8 +171,11 @@ export function SessionGate({ area, convex, children }: { area: string; convex: 
     [signedIn, identity, token, signOut],
   );
 
+  if (linkToken !== null) return <Loading fullScreen />;
   if (!session || serverRefused) {
-    const problem = serverRefused
+    const problem = linkRefused
+      ? t("signin.linkOff")
+      : serverRefused
       ? t("error.refused", { message: "the gateway does not accept this token (signed with another secret?)" })
       : identity && !isIdentity(identity)
         ? identity.kind === "expired"

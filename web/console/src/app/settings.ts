@@ -10,13 +10,15 @@ export interface OIDCSettings {
 
 export interface Settings {
   oidc: OIDCSettings | null;
+  /** The settings could not be read: whether a provider is configured is unknown. */
+  unknown?: true;
 }
 
 let pending: Promise<Settings> | null = null;
 
 export function loadSettings(): Promise<Settings> {
   pending ??= fetch("/console/config.json", { credentials: "omit", cache: "no-cache" })
-    .then((r) => (r.ok ? (r.json() as Promise<Settings>) : { oidc: null }))
-    .catch(() => ({ oidc: null }));
+    .then((r) => (r.ok ? (r.json() as Promise<Settings>) : { oidc: null, unknown: true as const }))
+    .catch(() => ({ oidc: null, unknown: true as const }));
   return pending;
 }
