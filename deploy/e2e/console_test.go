@@ -23,7 +23,7 @@ import (
 // is being filled, signed in again over the screen with the form intact.
 // axe-core checks every screen, and the
 // screenshots go where webtest.Screenshots says (docs/console/ with
-// UPDATE_SCREENSHOTS=1 or for a picture missing there). Skipped, loudly, without node; Chromium
+// UPDATE_SCREENSHOTS=1 or for a picture missing there). Skipped, loudly, without node 20.19+ (failed in CI: webtest.Node); Chromium
 // is installed when missing and the test runs as root (webtest.Chromium).
 func TestConsoleInBrowser(t *testing.T) {
 	dir := webtest.Install(t)

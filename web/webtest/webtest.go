@@ -29,26 +29,49 @@ func AppDir(tb testing.TB) string {
 	return filepath.Join(filepath.Dir(self), "..", "console")
 }
 
-// Node returns the paths of node and npm, or skips the test, loudly, where
-// they are missing (as the repository's other npm-based tests do).
+// Node returns the paths of node and npm. Where they are missing or node is
+// too old the test skips, loudly (as the repository's other npm-based tests
+// do), except in CI (CI set), where it fails with the command that fixes
+// it: a CI run must never pass without the console's journeys.
 func Node(tb testing.TB) (node, npm string) {
 	tb.Helper()
 	node, nodeErr := exec.LookPath("node")
 	npm, npmErr := exec.LookPath("npm")
-	if nodeErr != nil || npmErr != nil {
-		msg := "SKIPPING " + tb.Name() + ": node (" + MinNode + " or later) and npm are needed for the console (apt-get install -y nodejs npm)"
-		fmt.Fprintln(os.Stderr, msg)
-		tb.Skip(msg)
+	version := ""
+	if nodeErr == nil {
+		// Debian 12's own nodejs is 18: npm ci installs the packages anyway (an
+		// engines warning) and Vite then fails with an error about something else.
+		out, _ := exec.Command(node, "--version").Output()
+		version = strings.TrimSpace(string(out))
 	}
-	// Debian 12's own nodejs is 18: npm ci installs the packages anyway (an
-	// engines warning) and Vite then fails with an error about something else.
-	out, err := exec.Command(node, "--version").Output()
-	if v := strings.TrimSpace(string(out)); err != nil || !NodeAtLeast(v, MinNode) {
-		msg := fmt.Sprintf("SKIPPING %s: the console's build and tests need node %s or later (package.json's engines), %s has %q", tb.Name(), MinNode, node, v)
-		fmt.Fprintln(os.Stderr, msg)
-		tb.Skip(msg)
+	problem := NodeProblem(node, nodeErr == nil && npmErr == nil, version)
+	if problem == "" {
+		return node, npm
 	}
-	return node, npm
+	if os.Getenv("CI") != "" {
+		tb.Fatalf("%s: %s (CI is set: the console's tests must run)", tb.Name(), problem)
+	}
+	msg := "SKIPPING " + tb.Name() + ": " + problem
+	fmt.Fprintln(os.Stderr, msg)
+	tb.Skip(msg)
+	return "", ""
+}
+
+// InstallNode is the command that installs a node recent enough on Debian
+// (its own nodejs package is 18 on Debian 12): NodeSource's packages.
+const InstallNode = "curl -fsSL https://deb.nodesource.com/setup_22.x | sudo -E bash - && sudo apt-get install -y nodejs"
+
+// NodeProblem says why the console's tests cannot run with this node (found:
+// node and npm are on PATH; version: `node --version`), with the command
+// that fixes it, or "" when they can.
+func NodeProblem(node string, found bool, version string) string {
+	if !found {
+		return fmt.Sprintf("node (%s or later) and npm are needed for the console: install them with `%s`", MinNode, InstallNode)
+	}
+	if !NodeAtLeast(version, MinNode) {
+		return fmt.Sprintf("the console's build and tests need node %s or later (package.json's engines), %s has %q: install a newer one with `%s`", MinNode, node, version, InstallNode)
+	}
+	return ""
 }
 
 // MinNode is the oldest node the console's packages run on (package.json's
