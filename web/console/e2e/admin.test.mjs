@@ -119,6 +119,18 @@ test("journey 3: a held payment is confirmed, leaves the list and appears in the
   for (const part of ["Florist", "The amount paid differs from the total", "AED 209.98", "AED 10.00", "2 × Roses", "Villa 7, Street 3"]) {
     assert.ok(heldText.includes(part.toLowerCase()), `the held order lacks ${part}: ${heldText}`);
   }
+  // The store filter asks the server for one store's held orders: none of the Bakery, both of the Florist.
+  const filter = admin.getByTestId("held-filter-store");
+  await filter.click();
+  await admin.getByRole("option", { name: "Bakery", exact: true }).click();
+  await admin.getByTestId("held-empty").waitFor(WAIT);
+  await counted(admin.locator("article[data-held-row]"), 0, "the Bakery's held orders");
+  await filter.click();
+  await admin.getByRole("option", { name: "Florist", exact: true }).click();
+  await counted(admin.locator("article[data-held-row]"), 2, "the Florist's held orders");
+  await nav("Wallets");
+  await nav("Held payments");
+  await counted(admin.locator("article[data-held-row]"), 2, "every store's held orders");
   await bothLanguages(admin, "held-payments");
   await held.getByTestId("held-confirm").click();
   await admin.getByRole("dialog").getByText(`Confirm order ${env("HELD_ORDER")} of Florist?`).waitFor(WAIT);
