@@ -147,6 +147,8 @@ func (x *convexSide) mount(app *fiber.App) {
 	app.Post("/api/mutation", x.httpCall(ops.Mutation))
 	app.Post("/api/action", x.httpCall(kindAction))
 	app.Post("/api/run/*", x.httpRun)
+	app.Post("/api/query/*", x.httpOperationURL(ops.Query))
+	app.Post("/api/mutation/*", x.httpOperationURL(ops.Mutation))
 	sync := websocket.New(x.serveSync, websocket.Config{HandshakeTimeout: 10 * time.Second})
 	upgrade := func(c *fiber.Ctx) error {
 		if !websocket.IsWebSocketUpgrade(c) {
@@ -177,6 +179,25 @@ func (x *convexSide) httpCall(kind ops.Kind) fiber.Handler {
 		err := PlainBody(c) // before c.Body(), which would inflate it
 		if err == nil {
 			req, err = parseConvexBody(c.Body(), true)
+		}
+		return x.answerHTTP(c, kind, req, err)
+	}
+}
+
+// httpOperationURL answers an operation's own path (OperationURL) for
+// requests with a Convex-Client header, in Convex's shapes as /api/run does
+// but with the kind checked as on /api/query and /api/mutation; the body is
+// the arguments. The others go on to the contract's handler.
+func (x *convexSide) httpOperationURL(kind ops.Kind) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if len(c.Request().Header.Peek(HeaderConvexClient)) == 0 {
+			return c.Next()
+		}
+		var req convexRequest
+		err := PlainBody(c) // before c.Body(), which would inflate it
+		if err == nil {
+			req.path, err = operationOfURL(c, kind)
+			req.args = c.Body()
 		}
 		return x.answerHTTP(c, kind, req, err)
 	}

@@ -7,6 +7,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -360,8 +362,12 @@ func (g *Gateway) Mount(app *fiber.App) {
 	g.convex.mount(app) // first: it passes requests without a Convex-Client header on
 	app.Get("/health", func(c *fiber.Ctx) error { return c.SendString(HealthMessage) })
 	app.Get("/api/openapi.json", g.handleOpenAPI)
-	app.Post("/api/query", g.handleOp(ops.Query))
-	app.Post("/api/mutation", g.handleOp(ops.Mutation))
+	app.Post("/api/query", g.handleOp(ops.Query, false))
+	app.Post("/api/mutation", g.handleOp(ops.Mutation, false))
+	// One path per operation (OperationURL), for generated clients: the same
+	// handler, the operation named by the URL and the body its arguments.
+	app.Post("/api/query/*", g.handleOp(ops.Query, true))
+	app.Post("/api/mutation/*", g.handleOp(ops.Mutation, true))
 	app.Get("/api/operations", func(c *fiber.Ctx) error {
 		out := []fiber.Map{}
 		for p, r := range g.Operations() {
@@ -393,11 +399,19 @@ func CORS() fiber.Handler {
 	}
 }
 
-func (g *Gateway) handleOp(kind ops.Kind) fiber.Handler {
+// handleOp answers the contract's calls of an operation (section 2): on
+// /api/query and /api/mutation the body names it ({"path", "args"}); on its
+// own path (byURL: /api/<kind>/<area>/<module>/<function>) the URL names it
+// and the body is its arguments, rewritten here into the same {"path",
+// "args"} body, so both forms take the same steps below and reach the
+// service alike.
+func (g *Gateway) handleOp(kind ops.Kind, byURL bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		var path string
 		err := PlainBody(c)
-		if err == nil {
+		if err == nil && byURL {
+			path, err = urlOperation(c, kind)
+		} else if err == nil {
 			path, err = routePath(c.Body())
 		}
 		ctx := c.UserContext()
@@ -461,6 +475,56 @@ func PlainBody(c *fiber.Ctx) error {
 func routePath(body []byte) (string, error) {
 	r, err := ops.ParseRequest(body)
 	return r.Path, err
+}
+
+// OperationURL is an operation's own path in the contract's shapes, for
+// generated clients: "stores.reviews.addReview", a mutation, is
+// "/api/mutation/stores/reviews/addReview". Its body is the arguments object.
+func OperationURL(kind ops.Kind, path string) string {
+	return "/api/" + string(kind) + "/" + strings.ReplaceAll(path, ".", "/")
+}
+
+// urlOperation reads the operation a per-operation URL names and rewrites
+// the request's body, the operation's arguments (nothing for none), into
+// the {"path", "args"} body the owning service reads.
+func urlOperation(c *fiber.Ctx, kind ops.Kind) (string, error) {
+	path, err := operationOfURL(c, kind)
+	if err != nil {
+		return path, err
+	}
+	args := bytes.TrimSpace(c.Body())
+	body := make([]byte, 0, len(args)+len(path)+32)
+	body = append(body, `{"path":`...)
+	body = strconv.AppendQuote(body, path)
+	if len(args) > 0 {
+		if args[0] != '{' || !json.Valid(args) {
+			return path, apperr.New(apperr.InvalidArgument, "the body of POST %s is the operation's arguments: one JSON object ({} or nothing when it takes none)", c.Path())
+		}
+		body = append(body, `,"args":`...)
+		body = append(body, args...)
+	}
+	body = append(body, '}')
+	c.Request().SetBody(body)
+	return path, nil
+}
+
+// operationOfURL is the dotted path of the operation a per-operation URL
+// names. A name with other characters than letters, digits and underscores,
+// or an empty segment, names no operation.
+func operationOfURL(c *fiber.Ctx, kind ops.Kind) (string, error) {
+	name := strings.TrimPrefix(string(c.Request().URI().PathOriginal()), "/api/"+string(kind)+"/")
+	segs := strings.Split(name, "/")
+	valid := len(segs) >= 2
+	for _, s := range segs {
+		valid = valid && s != "" && strings.IndexFunc(s, func(r rune) bool {
+			return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		}) < 0
+	}
+	if !valid {
+		return "", apperr.New(apperr.NotFound, "unknown operation %q: name it in the URL as /api/%s/<area>/<module>/<function>", name, kind).
+			WithDetails(map[string]any{"reason": ops.ReasonUnknownOperation})
+	}
+	return strings.Join(segs, "."), nil
 }
 
 // methodsOf lists the methods path is served with, by the gateway's own

@@ -176,6 +176,11 @@ var reservedPaths = map[string]bool{
 	"/api/query": true, "/api/mutation": true, "/api/operations": true, "/api/openapi.json": true,
 }
 
+// reservedPrefixes are the gateway's families of one path per operation
+// (/api/query/<area>/<module>/<function>, the same under /api/mutation, and
+// Convex's /api/run/...): no route may take a path under them.
+var reservedPrefixes = []string{"/api/query/", "/api/mutation/", "/api/run/"}
+
 // Validate reports what is wrong with a declaration (services check theirs at
 // start; the gateway ignores a route it cannot honour).
 func (d RouteDescriptor) Validate() error {
@@ -197,6 +202,24 @@ func (d RouteDescriptor) Validate() error {
 	for r := range reservedPaths {
 		if d.Path == r || p.Match(r) {
 			return fmt.Errorf("ops: route path %s is or matches the reserved path %s", d.Path, r)
+		}
+	}
+	// The same probe under each reserved prefix: the route's segments after
+	// the prefix's own, parameters filled in.
+	segs := strings.Split(strings.TrimPrefix(d.Path, "/"), "/")
+	for _, prefix := range reservedPrefixes {
+		n := strings.Count(prefix, "/") - 1
+		if len(segs) <= n {
+			continue
+		}
+		probe := append(strings.Split(strings.Trim(prefix, "/"), "/"), segs[n:]...)
+		for i, s := range probe {
+			if strings.HasPrefix(s, ":") {
+				probe[i] = "x"
+			}
+		}
+		if p.Match("/" + strings.Join(probe, "/")) {
+			return fmt.Errorf("ops: route path %s is or matches a path under %s, reserved for operations", d.Path, prefix)
 		}
 	}
 	return nil

@@ -92,6 +92,9 @@ func TestCheckRoutes(t *testing.T) {
 		"reserved": {Method: "GET", Path: "/ops", Access: Public, Handler: h},
 		"matches":  {Method: "GET", Path: "/:page", Access: Public, Handler: h}, // would take /metrics
 		"query":    {Method: "POST", Path: "/api/query", Access: Public, Handler: h},
+		"op path":  {Method: "POST", Path: "/api/mutation/a/b/c", Access: Public, Handler: h},
+		"run":      {Method: "POST", Path: "/api/run/a/b/c", Access: Public, Handler: h},
+		"under":    {Method: "POST", Path: "/api/:kind/a/b", Access: Public, Handler: h}, // would take /api/query/a/b
 		"path":     {Method: "GET", Path: "/x/../y", Access: Public, Handler: h},
 		"handler":  {Method: "GET", Path: "/x", Access: Public},
 		"overlap":  {Method: "GET", Path: "/api/storage/thumbs", Access: Public, Handler: h},
