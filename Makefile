@@ -11,7 +11,7 @@ GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 MODDIRS = $(shell $(GO) list -m -f '{{.Dir}}')
 BIN := bin/marketplace
 
-.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept console token sign-webhook pay seed bench fuzz fmt
+.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept client console token sign-webhook pay seed bench fuzz fmt
 .DEFAULT_GOAL := help
 
 ## help: this list (each target's `##` comment)
@@ -60,6 +60,10 @@ contracts-accept: bin/oasdiff
 # oasdiff from its own module (tools/oasdiff), kept out of go.work.
 bin/oasdiff: tools/oasdiff/go.mod tools/oasdiff/go.sum
 	cd tools/oasdiff && GOWORK=off $(GO) build -o $(CURDIR)/bin/oasdiff github.com/oasdiff/oasdiff
+
+## client: the TypeScript client as an npm package, bin/marketplace-api.tgz, at the public contract's version (clients/typescript/README.md)
+client:
+	@bash clients/typescript/pack.sh
 
 ## console: sign-in links to the admin console (/admin/) and the store portal (/store/) of the running `make run`: development tokens valid 1 h in the links' fragments (OWNER=<user id>: that store owner; default the first store's)
 console:
