@@ -292,11 +292,7 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 		JoinGroupBackoff:  500 * time.Millisecond,
 		ReadLagInterval:   -1,
 		ErrorLogger: kafka.LoggerFunc(func(msg string, args ...any) {
-			level := slog.LevelWarn
-			if canceledReport(args) { // a reader closing, or restarted by the monitor
-				level = slog.LevelDebug
-			}
-			logger.Log(context.Background(), level, "events: kafka reader: "+fmt.Sprintf(msg, args...))
+			logger.Log(context.Background(), readerReportLevel(msg, args), "events: kafka reader: "+fmt.Sprintf(msg, args...))
 			if outOfRangeReport(msg, args) {
 				select {
 				case kick <- struct{}{}:

@@ -22,6 +22,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -237,6 +240,45 @@ func outOfRangeReport(msg string, args []any) bool {
 		}
 	}
 	return false
+}
+
+// readerReportLevel is the level of one of kafka-go's reader reports: its
+// own cancellation (a reader closing, or restarted by the monitor) and a
+// poll that timed out (a fetch or a connection's read deadline passing,
+// routine while the broker is busy or a partition idle: the reader just
+// polls again) are debug; any other error is a warning. A reader whose
+// fetches keep failing is still told: ConsumerStatus makes the consumer's
+// readiness check fail.
+func readerReportLevel(msg string, args []any) slog.Level {
+	if canceledReport(args) || timeoutReport(msg, args) {
+		return slog.LevelDebug
+	}
+	return slog.LevelWarn
+}
+
+// timeoutReport recognises a report of a poll that timed out: a deadline
+// passing on an open connection (net.Error's Timeout, "i/o timeout"), a
+// context's deadline, or the broker's own RequestTimedOut. A connection
+// that could not be opened in time ("dial tcp ...: i/o timeout": a broker
+// unreachable) is no poll and stays a warning.
+func timeoutReport(msg string, args []any) bool {
+	text := fmt.Sprintf(msg, args...)
+	if strings.Contains(text, "dial ") {
+		return false
+	}
+	for _, a := range args {
+		err, ok := a.(error)
+		if !ok {
+			continue
+		}
+		var ne net.Error
+		if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) ||
+			errors.Is(err, kafka.RequestTimedOut) || (errors.As(err, &ne) && ne.Timeout()) {
+			return true
+		}
+	}
+	// kafka-go formats some errors into the message itself.
+	return strings.HasSuffix(strings.TrimSpace(text), "i/o timeout")
 }
 
 // canceledReport recognises kafka-go's reports of its own cancellation.

@@ -30,6 +30,10 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	BodyLimit       int
 	AccessLog       bool
+	// AccessLogLevel is the level of the access lines (the zero value is
+	// info). The all-in-one logs its services' at debug: the gateway's line
+	// already tells of each call, once.
+	AccessLogLevel slog.Level
 	// Tracing adds OpenTelemetry server spans. Off when nothing exports them:
 	// the middleware costs several percent of a cheap request.
 	Tracing bool
@@ -96,7 +100,7 @@ func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fib
 		app.Use(boundBodies(cfg.BodyLimit, cfg.StreamBody))
 	}
 	if cfg.AccessLog {
-		app.Use(accessLog(logger))
+		app.Use(accessLog(logger, cfg.AccessLogLevel))
 	}
 	// Outside the recoverer, so a request that panicked is counted with its 500.
 	app.Use(newRequestMetrics(name, cfg.KnownOp).middleware())
@@ -224,7 +228,7 @@ func recoverer() fiber.Handler {
 // probes): their successful answers are logged at debug.
 var routine = map[string]bool{"/ops": true, "/livez": true, "/readyz": true, "/health": true, "/version": true, telemetry.MetricsPath: true}
 
-func accessLog(logger *slog.Logger) fiber.Handler {
+func accessLog(logger *slog.Logger, base slog.Level) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
 		err := c.Next()
@@ -234,7 +238,7 @@ func accessLog(logger *slog.Logger) fiber.Handler {
 		if op, ok := c.Locals("op").(string); ok {
 			attrs = append(attrs, "op", op)
 		}
-		level := slog.LevelInfo
+		level := base
 		if status < 400 && c.Method() == fiber.MethodGet && routine[c.Path()] {
 			level = slog.LevelDebug // the gateway's route refresh and the probes, every few seconds
 		}

@@ -50,6 +50,8 @@ type Config struct {
 	OTLPEndpoint  string        `env:"OTEL_EXPORTER_OTLP_ENDPOINT"`
 	MetricsAddr   string        `env:"METRICS_ADDR"` // a listener of its own for /metrics (see Metrics)
 	LogLevel      string        `env:"LOG_LEVEL" default:"info"`
+	LogFormat     string        `env:"LOG_FORMAT"` // text or json; unset: text on a terminal, else json
+	NoColor       string        `env:"NO_COLOR"`   // set and not empty: no colours in text logs (no-color.org)
 	AccessLog     bool          `env:"ACCESS_LOG" default:"true"`
 	BodyLimit     int           `env:"HTTP_BODY_LIMIT" default:"6291456"` // 6 MiB: photo uploads of 5 MiB plus headers
 	ReadTimeout   time.Duration `env:"HTTP_READ_TIMEOUT" default:"10s"`
@@ -104,6 +106,11 @@ func (c *Config) Validate() error {
 	default:
 		return fmt.Errorf("LOG_LEVEL %q must be debug, info, warn or error", c.LogLevel)
 	}
+	switch strings.ToLower(strings.TrimSpace(c.LogFormat)) {
+	case "", LogText, LogJSON:
+	default:
+		return fmt.Errorf("LOG_FORMAT %q must be text or json (unset: text on a terminal, json otherwise)", c.LogFormat)
+	}
 	return nil
 }
 
@@ -157,10 +164,15 @@ func (c *Config) HTTP() httpserver.Config {
 	return h
 }
 
-// Logger writes JSON logs at the configured level.
+// Logger writes logs at the configured level to w: JSON lines, or with
+// LOG_FORMAT=text (the default when w is a terminal) readable lines, in
+// colour on a terminal unless NO_COLOR is set.
 func (c *Config) Logger(w io.Writer) *slog.Logger {
 	var lvl slog.Level
 	_ = lvl.UnmarshalText([]byte(c.LogLevel))
+	if c.logFormat(w) == LogText {
+		return slog.New(newTextHandler(w, lvl, c.NoColor == "" && IsTerminal(w)))
+	}
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lvl}))
 }
 
