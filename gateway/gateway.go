@@ -368,17 +368,37 @@ func (g *Gateway) Mount(app *fiber.App) {
 	// handler, the operation named by the URL and the body its arguments.
 	app.Post("/api/query/*", g.handleOp(ops.Query, true))
 	app.Post("/api/mutation/*", g.handleOp(ops.Mutation, true))
-	app.Get("/api/operations", func(c *fiber.Ctx) error {
-		out := []fiber.Map{}
-		for p, r := range g.Operations() {
-			out = append(out, fiber.Map{"path": p, "kind": r.kind, "access": r.access, "service": r.service})
-		}
-		return c.JSON(out)
-	})
+	app.Get("/api/operations", g.handleOperations)
 	g.mountConsole(app) // /admin/, /store/ and their assets
 	// Last: every request no route above took is matched against the raw
 	// routes the services declared, by exact method and path, or is 404.
 	app.Use(g.handleRaw)
+}
+
+// operationEntry is one operation of GET /api/operations: what a client
+// (`marketplace call` and `ops`) needs to call it and to show it, from the
+// declarations.
+type operationEntry struct {
+	Path    string       `json:"path"`
+	Kind    ops.Kind     `json:"kind"`
+	Access  ops.Access   `json:"access"`
+	Service string       `json:"service"`
+	Summary string       `json:"summary,omitempty"`
+	Args    []ops.ArgDoc `json:"args"`
+}
+
+// handleOperations lists the public routing table, sorted by path.
+func (g *Gateway) handleOperations(c *fiber.Ctx) error {
+	out := []operationEntry{}
+	for p, r := range g.Operations() {
+		args := r.desc.Args
+		if args == nil {
+			args = []ops.ArgDoc{}
+		}
+		out = append(out, operationEntry{Path: p, Kind: r.kind, Access: r.access, Service: r.service, Summary: r.desc.Summary, Args: args})
+	}
+	slices.SortFunc(out, func(a, b operationEntry) int { return strings.Compare(a.Path, b.Path) })
+	return c.JSON(out)
 }
 
 // CORS sets the interface's CORS headers on every response and answers preflights.

@@ -648,14 +648,22 @@ func gatewayRoutes() obj {
 			"responses": obj{"200": obj{"description": "the OpenAPI 3.1 document", "content": obj{mimeJSON: obj{"schema": obj{"type": "object"}}}}},
 		}},
 		"/api/operations": obj{"get": obj{
-			"operationId": "getOperations", "summary": "The gateway's routing table: every public operation with its kind, access and service.",
+			"operationId": "getOperations", "summary": "The gateway's routing table: every public operation, sorted by path, with its kind, access, service, summary and arguments (what `marketplace call` and `marketplace ops` read).",
 			"tags": []string{"gateway"}, "security": []obj{{}},
 			"responses": obj{"200": obj{"description": "the operations", "content": obj{mimeJSON: obj{"schema": obj{
 				"type": "array", "items": obj{
-					"type": "object", "required": []string{"path", "kind", "access", "service"},
+					"type": "object", "required": []string{"path", "kind", "access", "service", "args"},
 					"properties": obj{
 						"path": obj{"type": "string"}, "kind": obj{"enum": []string{"query", "mutation"}},
-						"access": obj{"type": "string"}, "service": obj{"type": "string"},
+						"access": obj{"type": "string"}, "service": obj{"type": "string"}, "summary": obj{"type": "string"},
+						"args": obj{"type": "array", "description": "the arguments object's members, as the API reference lists them", "items": obj{
+							"type": "object", "required": []string{"name", "type", "required"},
+							"properties": obj{
+								"name": obj{"type": "string"}, "type": obj{"type": "string", "description": "e.g. string, number, number (AED), boolean, array of string, { field?: type }"},
+								"required": obj{"type": "boolean"}, "rules": obj{"type": "string", "description": "the declared validation rules"},
+								"fields": obj{"type": "array", "description": "the members of an object argument (or of an array's objects), described alike", "items": obj{"type": "object"}},
+							},
+						}},
 					},
 				},
 			}}}}},

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -31,12 +30,12 @@ func consoleLinks(ctx context.Context, args []string, getenv func(string) string
 	if base == "" {
 		base = "http://" + cfg.HTTPAddr
 	}
-	fs := flag.NewFlagSet("console", flag.ContinueOnError)
+	fs := newFlags("console")
 	url := fs.String("url", base, "the gateway's URL")
 	admin := fs.String("admin", system.DevAdmin, "the administrator's user id")
 	owner := fs.String("owner", "", "the store owner's user id (default: the owner of the first store the system lists)")
 	ttl := fs.Duration("ttl", system.ConsoleLinkTTL, "how long the links sign in")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *ttl <= 0 || *ttl > 24*time.Hour {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,8 +15,7 @@ import (
 // the broker, every service and the gateway as processes of their own
 // binaries, found in -bin (default: beside this binary).
 func runDistributed(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run-distributed", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("run-distributed")
 	binDir := fs.String("bin", "", "directory of the binaries: marketplace, gateway and one per service (default: this binary's)")
 	brokerPort := fs.Int("broker-port", 0, "the broker's port on 127.0.0.1 (0: any free port)")
 	binFrom := map[string]string{}
@@ -32,7 +30,7 @@ func runDistributed(ctx context.Context, args []string, getenv func(string) stri
 		binFrom[name] = dir
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -24,9 +23,9 @@ import (
 // Keys are printed once and kept nowhere: what is lost is made anew (every
 // service then needs the new public key).
 func keygen(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("keygen", flag.ContinueOnError)
+	fs := newFlags("keygen")
 	all := fs.Bool("all", false, "a key pair for every service of the module list")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	names := fs.Args()

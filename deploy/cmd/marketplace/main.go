@@ -1,6 +1,12 @@
-// Command marketplace is the all-in-one program and its development tools:
+// Command marketplace is the all-in-one program and its development tools
+// (`marketplace help` lists them, `marketplace help <command>` shows one's
+// flags and examples; every command also takes -h or --help):
 //
-//	marketplace [run]                         the gateway and every service, embedded engines
+//	marketplace [run]                         the gateway and every service, embedded engines (no command: run)
+//	marketplace call [flags] OPERATION [JSON | -]  calls one operation of a running system and prints its answer
+//	marketplace ops [FILTER] [-json]           the operations with their kind, access and arguments
+//	marketplace upload [-as USER] FILE        uploads a photo, prints its storageId
+//	marketplace completion bash|zsh           a shell completion script (commands, flags, operations)
 //	marketplace token -sub USER [-roles admin] [-ttl 24h]
 //	marketplace console [-owner USER] [-ttl 1h]  sign-in links to the admin console and the store portal (development tokens)
 //	marketplace sign-webhook -file BODY       prints the processor-signature header for BODY
@@ -10,17 +16,21 @@
 //	marketplace processor [-webhook URL] [-data DIR]  the payment processor simulator on its own (HTTP_ADDR)
 //	marketplace version [-json]                the build: version, commit (and whether the tree was modified), Go
 //	marketplace keygen [-all] [SERVICE...]     a key pair per service (SERVICE_KEY, SERVICE_PUBLIC_KEYS) for deployments
+//	marketplace help [COMMAND]                this list, or one command's usage
+//
+// Flags take one dash or two (-as, --as). Exit status: 0 done, 1 failed (a
+// call's error: its code and message on stderr), 2 a usage error.
 package main
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"marketplace/deploy/processor"
@@ -30,68 +40,33 @@ import (
 	"marketplace/libs/version"
 )
 
-func main() { program.Main("marketplace", run) }
-
-func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
-	return runArgs(ctx, os.Args[1:], getenv, stdout)
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := runCLI(ctx, os.Args[1:], &cli{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
 }
 
+// runArgs runs one command line with the process's stdin and stderr.
 func runArgs(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	cmd := "run"
-	if len(args) > 0 {
-		cmd, args = args[0], args[1:]
-	}
-	switch cmd {
-	case "run":
-		return system.Run(ctx, system.Options{Getenv: getenv, Stdout: stdout, Stderr: os.Stderr})
-	case "token":
-		return token(args, getenv, stdout)
-	case "console":
-		return consoleLinks(ctx, args, getenv, stdout)
-	case "sign-webhook":
-		return signWebhook(args, getenv, stdout)
-	case "pay":
-		return pay(ctx, args, getenv, stdout)
-	case "broker":
-		return broker(ctx, args, getenv, stdout, os.Stderr)
-	case "version":
-		return printVersion(args, stdout)
-	case "keygen":
-		return keygen(args, stdout)
-	case "processor":
-		return processorCmd(ctx, args, getenv, stdout, os.Stderr)
-	case "run-distributed":
-		return runDistributed(ctx, args, getenv, stdout, os.Stderr)
-	}
-	return fmt.Errorf("unknown command %q (run, run-distributed, broker, processor, token, console, sign-webhook, pay, version, keygen)", cmd)
+	return runCLI(ctx, args, &cli{getenv: getenv, stdin: os.Stdin, stdout: stdout, stderr: os.Stderr})
 }
 
 func token(args []string, getenv func(string) string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("token", flag.ContinueOnError)
-	sub := fs.String("sub", "", "user id (the token's subject)")
+	fs := newFlags("token")
+	sub := fs.String("sub", "", "user id (the token's subject); required")
 	roles := fs.String("roles", "", "comma-separated roles, e.g. admin")
 	ttl := fs.Duration("ttl", 24*time.Hour, "lifetime")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *sub == "" {
-		return errors.New("token: -sub is required")
+		return usageErr(fs, "-sub is required")
 	}
-	secret, err := system.DevSecret(getenv)
-	if err != nil {
-		return err
+	if fs.NArg() > 0 {
+		return usageErr(fs, "unexpected arguments %q", fs.Args())
 	}
-	cfg, err := program.Load(getenv)
-	if err != nil {
-		return err
-	}
-	var rs []string
-	for _, r := range strings.Split(*roles, ",") {
-		if r = strings.TrimSpace(r); r != "" {
-			rs = append(rs, r)
-		}
-	}
-	tok, err := auth.Mint([]byte(secret), *sub, rs, *ttl, cfg.AuthOptions())
+	tok, err := devToken(getenv, *sub, *roles, *ttl)
 	if err != nil {
 		return err
 	}
@@ -99,16 +74,37 @@ func token(args []string, getenv func(string) string, stdout io.Writer) error {
 	return nil
 }
 
+// devToken mints a development token as `make token` does: HS256 with the
+// development secret (AUTH_DEV_SECRET, or the one `make run` keeps in
+// DATA_DIR), with the issuer and audience the system expects.
+func devToken(getenv func(string) string, sub, roles string, ttl time.Duration) (string, error) {
+	secret, err := system.DevSecret(getenv)
+	if err != nil {
+		return "", err
+	}
+	cfg, err := program.Load(getenv)
+	if err != nil {
+		return "", err
+	}
+	var rs []string
+	for _, r := range strings.Split(roles, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			rs = append(rs, r)
+		}
+	}
+	return auth.Mint([]byte(secret), sub, rs, ttl, cfg.AuthOptions())
+}
+
 // signWebhook signs a body the way the processor does: t=<unix>,v1=<hex HMAC-SHA256
 // of "<t>.<body>"> keyed with PROCESSOR_WEBHOOK_SECRET.
 func signWebhook(args []string, getenv func(string) string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("sign-webhook", flag.ContinueOnError)
-	file := fs.String("file", "", "path of the raw request body")
-	if err := fs.Parse(args); err != nil {
+	fs := newFlags("sign-webhook")
+	file := fs.String("file", "", "path of the raw request body; required")
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *file == "" {
-		return errors.New("sign-webhook: -file is required")
+		return usageErr(fs, "-file is required")
 	}
 	secret, err := system.WebhookSecret(getenv)
 	if err != nil {
@@ -125,9 +121,9 @@ func signWebhook(args []string, getenv func(string) string, stdout io.Writer) er
 // printVersion prints the build this binary runs (libs/version): one line,
 // or with -json the object GET /version answers.
 func printVersion(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs := newFlags("version")
 	asJSON := fs.Bool("json", false, "print the JSON object GET /version answers")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	v := version.Get()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,11 +21,11 @@ import (
 // confirms (or declines, or cancels) it and sends the signed webhook to the
 // gateway. The outcome is one JSON line on stdout.
 func pay(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("pay", flag.ContinueOnError)
+	fs := newFlags("pay")
 	intent := fs.String("intent", "", "the payment intent (paymentIntentId of customers.checkout.createPaymentIntent)")
 	outcome := fs.String("outcome", "succeeded", "succeeded (a card that pays), failed (a declined card) or canceled")
 	simURL := fs.String("simulator", "", "the simulator's base URL (default: found in DATA_DIR; e.g. compose's http://127.0.0.1:8081)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	id := strings.TrimSpace(*intent)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -31,11 +30,10 @@ func processorCmd(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
-	fs := flag.NewFlagSet("processor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("processor")
 	dir := fs.String("data", filepath.Join(cfg.DataDir, launch.ProcessorDir), "data directory (intents, idempotency keys, the URL for `marketplace pay`)")
 	webhook := fs.String("webhook", getenv(launch.EnvProcessorWebhookURL), "where events go: the gateway's POST /processor/webhook (default "+launch.EnvProcessorWebhookURL+")")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

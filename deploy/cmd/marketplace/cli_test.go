@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestOperationPathSpellings(t *testing.T) {
+	for _, in := range []string{"stores.reviews.addReview", "stores/reviews:addReview", "stores/reviews/addReview", " stores.reviews.addReview "} {
+		if got, err := operationPath(in); err != nil || got != "stores.reviews.addReview" {
+			t.Errorf("operationPath(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "addReview", "stores..addReview", `{"storeId":"x"}`, "stores reviews.add"} {
+		if got, err := operationPath(bad); err == nil {
+			t.Errorf("operationPath(%q) = %q, want an error", bad, got)
+		}
+	}
+}
+
+func TestArgsObject(t *testing.T) {
+	for _, ok := range []string{`{}`, ` {"a":1} `, `{"a":{"b":[1,2]}}`, ``} {
+		if _, err := argsObject([]byte(ok)); err != nil {
+			t.Errorf("argsObject(%q): %v", ok, err)
+		}
+	}
+	// Numbers reach the gateway as written (no float64 round trip).
+	if got, _ := argsObject([]byte(`{"n":12345678901234567890}`)); string(got) != `{"n":12345678901234567890}` {
+		t.Errorf("arguments rewritten: %s", got)
+	}
+	for _, bad := range []struct{ in, want string }{
+		{`{bad`, `invalid character 'b' looking for beginning of object key string at byte 2`},
+		{`{"a":1`, "ends too early"},
+		{`[1,2]`, "must be a JSON object ({...}), got an array"},
+		{`"x"`, "got a string"},
+		{`null`, "got null"},
+		{`{"a":1} {"b":2}`, "more follows the value after byte 7"},
+	} {
+		_, err := argsObject([]byte(bad.in))
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("argsObject(%q) = %v, want %q", bad.in, err, bad.want)
+		}
+	}
+}
+
+func TestRenderAndGet(t *testing.T) {
+	answer := []byte(`{"page":[{"_id":"sto_1","n":2,"tags":["a"]}],"isDone":true,"z":null}`)
+	for _, c := range []struct {
+		get  string
+		raw  bool
+		want string
+	}{
+		{"", false, "{\n  \"page\": [\n    {\n      \"_id\": \"sto_1\",\n      \"n\": 2,\n      \"tags\": [\n        \"a\"\n      ]\n    }\n  ],\n  \"isDone\": true,\n  \"z\": null\n}\n"},
+		{"", true, string(answer) + "\n"},
+		{"page.0._id", false, "sto_1\n"},
+		{"page.0.n", false, "2\n"},
+		{"page.0.tags", true, `["a"]` + "\n"},
+		{"isDone", false, "true\n"},
+		{"z", false, "null\n"},
+	} {
+		var path []string
+		if c.get != "" {
+			path, _ = fieldPath(c.get)
+		}
+		got, err := render(answer, path, c.raw)
+		if err != nil || string(got) != c.want {
+			t.Errorf("render --get %q raw %v = %q, %v; want %q", c.get, c.raw, got, err, c.want)
+		}
+	}
+	// "." is the whole answer: a string answer (an id) printed raw.
+	whole, _ := fieldPath(".")
+	if got, err := render([]byte(`"cty_1"`), whole, false); err != nil || string(got) != "cty_1\n" {
+		t.Errorf("--get . of a string: %q, %v", got, err)
+	}
+	for _, c := range []struct{ get, want string }{
+		{"storeId", `--get storeId: no "storeId" in the answer (its keys: isDone, page, z)`},
+		{"page.3", `no "3" at page (an array of 1 items: an index 0 to 0)`},
+		{"page.0.x", `no "x" at page.0 (its keys: _id, n, tags)`},
+		{"isDone.a", `no "a" at isDone (it is a boolean, not an object or an array)`},
+	} {
+		path, _ := fieldPath(c.get)
+		_, err := render(answer, path, false)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--get %s: %v, want %q", c.get, err, c.want)
+		}
+	}
+	if _, err := fieldPath("page..id"); err == nil {
+		t.Error("an empty field name accepted")
+	}
+}
+
+func TestFlagsAnywhere(t *testing.T) {
+	fs := newFlags("call")
+	as := fs.String("as", "", "")
+	get := fs.String("get", "", "")
+	raw := fs.Bool("raw", false, "")
+	pos, err := parseInterleaved(fs, []string{"--as", "u1", "stores.x.y", `{"a":1}`, "--get", "storeId", "-raw"})
+	if err != nil || !slices.Equal(pos, []string{"stores.x.y", `{"a":1}`}) || *as != "u1" || *get != "storeId" || !*raw {
+		t.Fatalf("pos %q as %q get %q raw %v: %v", pos, *as, *get, *raw, err)
+	}
+	// "-" (stdin) is an argument; after "--" everything is.
+	fs = newFlags("call")
+	fs.String("as", "", "")
+	pos, err = parseInterleaved(fs, []string{"op.a.b", "-", "--", "--as"})
+	if err != nil || !slices.Equal(pos, []string{"op.a.b", "-", "--as"}) {
+		t.Fatalf("pos %q: %v", pos, err)
+	}
+	var usage *usageError
+	if _, err := parseInterleaved(newFlags("call"), []string{"op.a.b", "--bogus"}); !errors.As(err, &usage) {
+		t.Fatalf("an unknown flag: %v", err)
+	}
+	var help *helpRequest
+	if _, err := parseInterleaved(newFlags("call"), []string{"op.a.b", "--help"}); !errors.As(err, &help) {
+		t.Fatalf("--help after an argument: %v", err)
+	}
+}
+
+// Every command answers -h, --help and help <command> with its usage on
+// stdout (exit 0), listing its flags; usage errors are exit 2, other
+// failures exit 1; an unknown command names the nearest.
+func TestHelpAndExitCodes(t *testing.T) {
+	ctx := context.Background()
+	getenv := func(k string) string { return map[string]string{"DATA_DIR": t.TempDir()}[k] }
+	run := func(args ...string) (string, string, int) {
+		var out, errOut bytes.Buffer
+		err := runCLI(ctx, args, &cli{getenv: getenv, stdin: strings.NewReader(""), stdout: &out, stderr: &errOut})
+		code := exitCode(err, &errOut)
+		return out.String(), errOut.String(), code
+	}
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"help"}} {
+		out, _, code := run(args...)
+		if code != 0 || !strings.Contains(out, "Commands:") || !strings.Contains(out, "  call ") || !strings.Contains(out, "(no command: run)") {
+			t.Errorf("%q: exit %d\n%s", args, code, out)
+		}
+	}
+	for _, cmd := range commands {
+		fs := commandFlags(cmd)
+		for _, args := range [][]string{{cmd.name, "-h"}, {cmd.name, "--help"}, {"help", cmd.name}} {
+			out, errOut, code := run(args...)
+			if code != 0 || !strings.HasPrefix(out, "Usage: marketplace "+cmd.name) || errOut != "" {
+				t.Errorf("%q: exit %d, stdout\n%s\nstderr %s", args, code, out, errOut)
+			}
+			fs.VisitAll(func(f *flag.Flag) {
+				if !strings.Contains(out, "  --"+f.Name) {
+					t.Errorf("%q does not list --%s:\n%s", args, f.Name, out)
+				}
+			})
+			if len(cmd.examples) == 0 || !strings.Contains(out, "Examples:\n  "+cmd.examples[0]) {
+				t.Errorf("%q has no examples:\n%s", args, out)
+			}
+		}
+	}
+	if _, errOut, code := run("clal"); code != 2 || !strings.Contains(errOut, `unknown command "clal"; did you mean call?`) {
+		t.Errorf("unknown command: exit %d, %s", code, errOut)
+	}
+	if _, errOut, code := run("help", "tokn"); code != 2 || !strings.Contains(errOut, "did you mean token?") {
+		t.Errorf("help of an unknown command: exit %d, %s", code, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"call"}, "name the operation to call"},
+		{[]string{"call", "a.b.c", "{x"}, "the arguments are not valid JSON: invalid character 'x'"},
+		{[]string{"call", "a.b.c", "{}", "extra"}, `unexpected arguments ["extra"]`},
+		{[]string{"call", "--roles", "admin", "a.b.c"}, "--roles is for the --as token"},
+		{[]string{"call", "--as", "u", "--token", "t", "a.b.c"}, "--as and --token both name the caller"},
+		{[]string{"call", "a.b.c", "--get", "a..b"}, "--get: \"a..b\" has an empty field name"},
+		{[]string{"call", "--bogus", "a.b.c"}, "flag provided but not defined: -bogus"},
+		{[]string{"ops", "a", "b"}, "one filter at most"},
+		{[]string{"upload"}, "name one file"},
+		{[]string{"completion", "fish"}, `unknown shell "fish"`},
+		{[]string{"token"}, "-sub is required"},
+		{[]string{"run", "extra"}, `unexpected arguments ["extra"]`},
+	} {
+		out, errOut, code := run(c.args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "marketplace "+c.args[0]+": ") || !strings.Contains(errOut, c.want) ||
+			!strings.Contains(errOut, "Usage: marketplace "+c.args[0]) {
+			t.Errorf("%q: exit %d, stdout %q, stderr\n%s\nwant %q with the usage", c.args, code, out, errOut, c.want)
+		}
+	}
+	// A system that is not running: exit 1, saying where it was looked for.
+	if _, errOut, code := run("call", "--url", "http://127.0.0.1:1", "catalog.locations.listCities"); code != 1 ||
+		!strings.Contains(errOut, "is `make run` running at http://127.0.0.1:1?") {
+		t.Errorf("no system: exit %d, %s", code, errOut)
+	}
+}
