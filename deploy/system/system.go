@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -88,8 +89,40 @@ type Info struct {
 	ServiceKeys map[string]ed25519.PrivateKey
 }
 
-// Run starts everything and blocks until ctx is done.
+// Run starts everything and blocks until ctx is done. Once everything it
+// started has closed, it logs how long the system ran.
 func Run(ctx context.Context, o Options) error {
+	var st runState
+	err := run(ctx, o, &st)
+	st.stopped(err)
+	return err
+}
+
+// runState is what Run's last line tells: how long the system served.
+type runState struct {
+	logger *slog.Logger
+	ready  time.Time // zero: it never served
+}
+
+// stopped logs the shutdown line of a system that served.
+func (st *runState) stopped(err error) {
+	if st.logger == nil || st.ready.IsZero() {
+		return // a start that failed: the error says it all
+	}
+	d := time.Since(st.ready)
+	if d < time.Minute {
+		d = d.Round(100 * time.Millisecond)
+	} else {
+		d = d.Round(time.Second)
+	}
+	if err != nil {
+		st.logger.Error("marketplace stopped after "+d.String(), "uptime", d.String(), "err", err)
+		return
+	}
+	st.logger.Info("marketplace stopped after "+d.String(), "uptime", d.String())
+}
+
+func run(ctx context.Context, o Options, st *runState) error {
 	hints := o.Stderr
 	if hints == nil {
 		hints = io.Discard
@@ -103,6 +136,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	logger := cfg.Logger(o.Stdout).With("program", "marketplace")
+	st.logger = logger
 	if !o.Memory {
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			return fmt.Errorf("DATA_DIR: %w", err)
@@ -199,6 +233,10 @@ func Run(ctx context.Context, o Options) error {
 	// services' loopback ports do not serve them.
 	httpCfg := cfg.HTTP()
 	httpCfg.Tracing = tel.Tracing
+	// One access line a call: the gateway's (method, path, operation,
+	// status, duration). The services' lines of the same call, at debug.
+	serviceHTTP := httpCfg
+	serviceHTTP.AccessLogLevel = slog.LevelDebug
 	_, metricsAddr, stopMetrics, err := cfg.Metrics(ctx, tel, true, logger)
 	if err != nil {
 		return err
@@ -297,7 +335,7 @@ func Run(ctx context.Context, o Options) error {
 			defer wg.Done()
 			err := service.Run(sctx, service.Options{
 				Module: m, Listener: ln, DB: dbo, Brokers: kafkaOf(m.Name), Resolver: resolver, Verifier: verifier,
-				Credentials: creds, Logger: logger, HTTP: httpCfg, Getenv: o.Getenv, Configure: configure,
+				Credentials: creds, Logger: logger, HTTP: serviceHTTP, Getenv: o.Getenv, Configure: configure,
 				Ready: ready, RelayFault: o.RelayFault, Now: o.Now,
 			})
 			if err != nil {
@@ -333,11 +371,22 @@ func Run(ctx context.Context, o Options) error {
 	defer stopGateway()
 	serving = true
 	go func() { gerr <- httpserver.Serve(gctx, app, ln, httpCfg.ShutdownTimeout) }()
-	// The ready line is a JSON log line on stdout (every stdout line is JSON)
-	// whose message holds "ready" and the URL; people get it on stderr too.
-	logger.Info("marketplace ready at "+info.BaseURL, "url", info.BaseURL)
-	fmt.Fprintf(hints, "marketplace ready at %s\n", info.BaseURL)
+	// The ready line is a log line on stdout (JSON unless LOG_FORMAT=text or
+	// a terminal) whose message holds "ready" and the URL, with the
+	// summary's addresses; people get the summary on stderr too.
+	sum := newSummary(info, cfg, o.Memory, o.Stdout)
+	readyAttrs := []any{"url", info.BaseURL}
+	if cfg.LogFormatOf(o.Stdout) == program.LogJSON { // in text, the summary follows on the same terminal
+		readyAttrs = append(readyAttrs, sum.attrs()...)
+	}
+	logger.Info("marketplace ready at "+info.BaseURL, readyAttrs...)
+	sum.print(hints)
 	printConsoleLink(hints, info, cfg.AuthOptions())
+	st.ready = time.Now()
+	stopping := context.AfterFunc(ctx, func() {
+		logger.Info("marketplace stopping: finishing the calls in flight, then closing the services, the broker and the databases")
+	})
+	defer stopping()
 	if o.OnReady != nil {
 		o.OnReady(info)
 	}
