@@ -469,7 +469,7 @@ func (s *svc) updateOrderStatus(ctx context.Context, a *updateStatusArgs) (ops.N
 			return err
 		}
 		if !CanMove(o.Status, a.Status) {
-			return apperr.New(apperr.FailedPrecondition, "an order cannot move from %s to %s", o.Status, a.Status)
+			return illegalMove(o.Status, a.Status)
 		}
 		now := time.Now().UnixMilli()
 		set := bson.M{"status": a.Status, "updatedAt": now}

@@ -1,6 +1,12 @@
 package customers
 
-import contract "marketplace/libs/contracts/customers"
+import (
+	"fmt"
+	"strings"
+
+	"marketplace/libs/apperr"
+	contract "marketplace/libs/contracts/customers"
+)
 
 // Order statuses (platform contract, section 4), as the contract names them.
 const (
@@ -27,4 +33,38 @@ func CanMove(from, to string) bool {
 		}
 	}
 	return false
+}
+
+// NextStatuses are the statuses an order may move to from status, in the
+// order of the delivery path, cancelled last; none from delivered or
+// cancelled (final).
+func NextStatuses(from string) []string {
+	next := []string{}
+	for _, to := range append(forward[1:], StatusCancelled) {
+		if CanMove(from, to) {
+			next = append(next, to)
+		}
+	}
+	return next
+}
+
+// ReasonStatusNotAllowed is details.reason of a move the status machine
+// refuses.
+const ReasonStatusNotAllowed = "status_not_allowed"
+
+// illegalMove is the refusal of a move from one status to another that
+// CanMove refuses: the message and details name the statuses allowed from the
+// current one, so a caller learns the machine from the answer.
+func illegalMove(from, to string) *apperr.Error {
+	next := NextStatuses(from)
+	msg := fmt.Sprintf("an order cannot move from %s to %s: ", from, to)
+	if len(next) == 0 {
+		msg += fmt.Sprintf("%s is final, no status follows it", from)
+	} else {
+		msg += fmt.Sprintf("from %s it may move to %s (one step at a time along %s, or to cancelled before delivered)",
+			from, strings.Join(next, " or "), strings.Join(forward, ", "))
+	}
+	return apperr.New(apperr.FailedPrecondition, "%s", msg).WithDetails(map[string]any{
+		"reason": ReasonStatusNotAllowed, "current": from, "requested": to, "allowed": next,
+	})
 }

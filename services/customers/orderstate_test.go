@@ -1,6 +1,9 @@
 package customers
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestCanMove(t *testing.T) {
 	all := []string{StatusPending, StatusConfirmed, StatusPreparing, StatusOutForDelivery, StatusDelivered, StatusCancelled}
@@ -19,5 +22,27 @@ func TestCanMove(t *testing.T) {
 	}
 	if CanMove("bogus", StatusConfirmed) || CanMove(StatusConfirmed, "bogus") {
 		t.Error("unknown statuses move")
+	}
+}
+
+// TestNextStatuses: the statuses an illegal move's refusal names are exactly
+// those CanMove allows, in the delivery path's order, cancelled last.
+func TestNextStatuses(t *testing.T) {
+	want := map[string][]string{
+		StatusPending:        {StatusConfirmed, StatusCancelled},
+		StatusConfirmed:      {StatusPreparing, StatusCancelled},
+		StatusPreparing:      {StatusOutForDelivery, StatusCancelled},
+		StatusOutForDelivery: {StatusDelivered, StatusCancelled},
+		StatusDelivered:      {},
+		StatusCancelled:      {},
+	}
+	for from, next := range want {
+		if got := NextStatuses(from); !slices.Equal(got, next) {
+			t.Errorf("NextStatuses(%s) = %v, want %v", from, got, next)
+		}
+		e := illegalMove(from, StatusPending)
+		if !slices.Equal(e.Details["allowed"].([]string), next) || e.Details["current"] != from {
+			t.Errorf("illegalMove(%s): %v", from, e.Details)
+		}
 	}
 }

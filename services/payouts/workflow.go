@@ -2,6 +2,8 @@ package payouts
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
@@ -83,16 +85,8 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 	if err != nil {
 		return "", err
 	}
-	switch {
-	case a.Amount < cfg.MinPayout:
-		return "", apperr.New(apperr.FailedPrecondition, "amount: the minimum payout is %.2f AED", cfg.MinPayout.AED()).
-			WithDetails(map[string]any{"field": "amount", "reason": "below_minimum_payout"})
-	case a.Amount > cfg.MaxPayout:
-		return "", apperr.New(apperr.FailedPrecondition, "amount: the maximum payout is %.2f AED", cfg.MaxPayout.AED()).
-			WithDetails(map[string]any{"field": "amount", "reason": "above_maximum_payout"})
-	case a.Amount <= cfg.ProcessingFee:
-		return "", apperr.New(apperr.FailedPrecondition, "amount: must exceed the processing fee of %.2f AED", cfg.ProcessingFee.AED()).
-			WithDetails(map[string]any{"field": "amount", "reason": "not_above_fee"})
+	if err := s.checkPayoutAmount(ctx, st.ID, a.Amount, cfg); err != nil {
+		return "", err
 	}
 	caller := ops.Caller(ctx)
 	walletID := WalletIDOf(st.ID)
@@ -123,7 +117,7 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 			return err
 		}
 		if w == nil {
-			return s.shortOf(ctx, walletID, d)
+			return s.payoutShortOf(ctx, walletID, a.Amount, cfg)
 		}
 		if _, err := s.env.DB.Collection(payoutsColl).InsertOne(ctx, p); err != nil {
 			return err
@@ -148,6 +142,88 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 	}
 	s.env.Relay.Kick()
 	return p.ID, nil
+}
+
+// checkPayoutAmount refuses an amount outside the configuration's bounds
+// (FAILED_PRECONDITION, nothing written): below the minimum payout, above the
+// maximum, or not above the processing fee. The message and details give the
+// settings in force (AED) and the store's available balance, so the caller
+// can pick an amount that passes from the answer alone.
+func (s *svc) checkPayoutAmount(ctx context.Context, storeID string, amount money.Fils, cfg *walletSettings) error {
+	var msg, reason string
+	switch {
+	case amount < cfg.MinPayout:
+		msg, reason = fmt.Sprintf("amount: the minimum payout is %.2f AED", cfg.MinPayout.AED()), "below_minimum_payout"
+	case amount > cfg.MaxPayout:
+		msg, reason = fmt.Sprintf("amount: the maximum payout is %.2f AED", cfg.MaxPayout.AED()), "above_maximum_payout"
+	case amount <= cfg.ProcessingFee:
+		msg, reason = fmt.Sprintf("amount: must exceed the processing fee of %.2f AED", cfg.ProcessingFee.AED()), "not_above_fee"
+	default:
+		return nil
+	}
+	w, err := s.wallet(ctx, storeID)
+	if err != nil {
+		return err
+	}
+	var available money.Fils
+	if w != nil {
+		available = w.AvailableBalance
+	}
+	return apperr.New(apperr.FailedPrecondition, "%s (%.2f AED asked; payouts are from %.2f to %.2f AED, of which the processing fee of %.2f AED is kept; the store has %.2f AED available)",
+		msg, amount.AED(), cfg.MinPayout.AED(), cfg.MaxPayout.AED(), cfg.ProcessingFee.AED(), available.AED()).
+		WithDetails(map[string]any{
+			"field": "amount", "reason": reason, "amount": amount.AED(), "minPayoutAmount": cfg.MinPayout.AED(), "maxPayoutAmount": cfg.MaxPayout.AED(),
+			"processingFee": cfg.ProcessingFee.AED(), "availableBalance": available.AED(),
+		})
+}
+
+// payoutShortOf explains why a payout request's amount was refused by the
+// wallet (it must run in the request's transaction): the available balance
+// does not cover it. When earnings are still held, it says so: how much is
+// pending, the hold (pendingBalanceHoldDays) and when the oldest held
+// earning is released, and that an administrator may release it earlier
+// (adjustWalletBalance, move_pending_to_available).
+func (s *svc) payoutShortOf(ctx context.Context, walletID string, amount money.Fils, cfg *walletSettings) error {
+	w, err := s.walletByID(ctx, walletID)
+	if err != nil || w == nil || w.AvailableBalance >= amount {
+		if err == nil {
+			err = s.shortOf(ctx, walletID, Balances{Available: -amount})
+		}
+		return err
+	}
+	details := map[string]any{
+		"reason": "insufficient_balance", "balance": "available", "amount": amount.AED(),
+		"availableBalance": w.AvailableBalance.AED(), "pendingBalance": w.PendingBalance.AED(), "pendingBalanceHoldDays": cfg.HoldDays,
+	}
+	msg := fmt.Sprintf("insufficient available balance: %.2f AED available, %.2f AED needed", w.AvailableBalance.AED(), amount.AED())
+	if w.PendingBalance > 0 {
+		msg += fmt.Sprintf("; %.2f AED pending: earnings are held %d days after delivery (pendingBalanceHoldDays)", w.PendingBalance.AED(), cfg.HoldDays)
+		oldest, err := s.oldestHeld(ctx, walletID)
+		if err != nil {
+			return err
+		}
+		if oldest != nil {
+			msg += fmt.Sprintf(", the oldest (%.2f AED) is released at %s", oldest.HeldRemaining.AED(), time.UnixMilli(oldest.ReleaseAt).UTC().Format(time.RFC3339))
+			details["nextReleaseAt"], details["nextReleaseAmount"] = oldest.ReleaseAt, oldest.HeldRemaining.AED()
+		}
+		msg += "; an administrator may release held earnings earlier (admins.payoutOperations.adjustWalletBalance, move_pending_to_available)"
+	}
+	return apperr.New(apperr.FailedPrecondition, "%s", msg).WithDetails(details)
+}
+
+// oldestHeld is the wallet's oldest earning still held (part of it at
+// least), nil when none is.
+func (s *svc) oldestHeld(ctx context.Context, walletID string) (*txDoc, error) {
+	var e txDoc
+	err := s.env.DB.Collection(txColl).FindOne(ctx, bson.M{"walletId": walletID, "type": TxEarning, "status": TxPending, "heldRemaining": bson.M{"$gt": 0}},
+		options.FindOne().SetSort(bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}})).Decode(&e)
+	if store.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
 }
 
 // priorPayout is the payout a keyed request recorded under sourceKey, "" when
