@@ -17,14 +17,16 @@ import (
 )
 
 // App builds the public server: common middleware, CORS on every response, the
-// routes, and a readiness probe that waits for the routing table. Its metrics
-// are labelled by the operations of the routing table; /metrics is never
-// served on this public port (program.Config.Metrics).
-func (g *Gateway) App(h httpserver.Config, logger *slog.Logger) *fiber.App {
+// routes, and a readiness probe that waits for the routing table, and the
+// checks of more (the all-in-one's: each in-process service's readiness). Its
+// metrics are labelled by the operations of the routing table; /metrics is
+// never served on this public port (program.Config.Metrics).
+func (g *Gateway) App(h httpserver.Config, logger *slog.Logger, more ...httpserver.Check) *fiber.App {
 	h.KnownOp, h.Metrics = g.knownOperation, nil
 	h.StreamBody = g.streamsBody // uploads go on to the media service as they arrive
 	g.bodyLimit.Store(int64(h.BodyLimit))
-	app := httpserver.New("gateway", h, logger, []httpserver.Check{{Name: "routes", Fn: g.Ready}}, CORS())
+	checks := append([]httpserver.Check{{Name: "routes", Fn: g.Ready}}, more...)
+	app := httpserver.New("gateway", h, logger, checks, CORS())
 	g.Mount(app)
 	return app
 }

@@ -363,7 +363,7 @@ func run(ctx context.Context, o Options, st *runState) error {
 	}
 	go gw.Run(sctx)
 	info.BaseURL = baseURL
-	app := gw.App(httpCfg, logger)
+	app := gw.App(httpCfg, logger, serviceChecks(info.Services)...)
 	gerr := make(chan error, 1)
 	// A service that dies takes the process down (to be restarted whole) rather
 	// than leaving a gateway that answers 503 for it forever.
