@@ -368,7 +368,9 @@ func (c *Client) afterUnknownArgument(ctx context.Context, service, base, path s
 // unknown (decode.go's message, which every release answers).
 func unknownArgument(e *apperr.Error) (string, bool) {
 	field, _ := e.Details["field"].(string)
-	if e.Code != apperr.InvalidArgument || field == "" || strings.ContainsAny(field, ".[") || e.Message != field+": "+msgUnknownArgument {
+	msg, ok := strings.CutPrefix(e.Message, field+": "+msgUnknownArgument)
+	if e.Code != apperr.InvalidArgument || field == "" || strings.ContainsAny(field, ".[") || !ok ||
+		msg != "" && !(strings.HasPrefix(msg, "; did you mean ") && strings.HasSuffix(msg, "?")) {
 		return "", false
 	}
 	return field, true

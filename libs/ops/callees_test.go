@@ -363,6 +363,12 @@ func TestUnknownArgumentIsRecognised(t *testing.T) {
 	if name, ok := unknownArgument(e); !ok || name != "extra" {
 		t.Fatalf("%s: %q %v", body, name, ok)
 	}
+	// With a suggestion ("names: unknown argument; did you mean name?").
+	status, body = apperr.Body(Decode([]byte(`{"name":"a","names":1}`), &calleeArgs{}))
+	e, _ = apperr.Parse(status, body)
+	if name, ok := unknownArgument(e); !ok || name != "names" || !strings.HasSuffix(e.Message, "; did you mean name?") {
+		t.Fatalf("%s: %q %v", body, name, ok)
+	}
 	type outer struct {
 		In *calleeArgs `json:"in"`
 	}

@@ -171,8 +171,56 @@ func join(path, name string) string {
 
 // msgUnknownArgument ends the refusal of an argument the declaration does not
 // have ("<field>: unknown argument"): every release answers it so, and a
-// calling Client recognises it (callees.go).
+// calling Client recognises it (callees.go). When a declared argument's name
+// is near, "; did you mean <name>?" follows, which a Client also recognises.
 const msgUnknownArgument = "unknown argument"
+
+// ReasonUnknownArgument is details.reason of an unknown argument's refusal.
+const ReasonUnknownArgument = "unknown_argument"
+
+// unknownArgumentError refuses the argument name (at path) that the struct s
+// does not declare, naming the declared argument it most likely meant: the
+// same name with a different case, the name without an Id or IDs ending
+// (cityId for city), or one a typo away.
+func unknownArgumentError(path, name string, s *structSpec) *apperr.Error {
+	e := apperr.Invalid(path, msgUnknownArgument)
+	if near := nearestArgument(name, s); near != "" {
+		e.Message += "; did you mean " + near + "?"
+		e.Details["suggestions"] = []string{near}
+	}
+	e.Details["reason"] = ReasonUnknownArgument
+	return e
+}
+
+func nearestArgument(name string, s *structSpec) string {
+	lower := strings.ToLower(name)
+	stem := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(lower, "ids"), "id"), "_")
+	// A typo: within two edits of a name of five letters or more, one edit
+	// of four letters; shorter names only by their case or ending.
+	best, bestD := "", min(3, max(0, len(name)-2))
+	for i := range s.fields {
+		f := strings.ToLower(s.fields[i].name)
+		d := editDistance(lower, f) // nearest.go
+		if f == stem || f == stem+"s" || f == lower+"id" {
+			d = 0
+		}
+		if d < bestD || d == bestD && best != "" && s.fields[i].name < best {
+			best, bestD = s.fields[i].name, d
+		}
+	}
+	return best
+}
+
+// notAString refuses a value that is not a string for a string argument. A
+// number given for free text (a latitude, a phone number) shows the string to
+// send instead: latitude: must be a string such as "25.2048", not a number.
+func notAString(raw []byte, path string, r *rules) *apperr.Error {
+	var x float64
+	if r.idKind == "" && r.enum == nil && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') && json.Unmarshal(raw, &x) == nil {
+		return apperr.Invalid(path, "must be a string such as %q, not a number", string(raw))
+	}
+	return apperr.Invalid(path, "must be a string")
+}
 
 func decodeStruct(raw []byte, v reflect.Value, path string) error {
 	if raw[0] != '{' {
@@ -192,7 +240,7 @@ func decodeStruct(raw []byte, v reflect.Value, path string) error {
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
-		return apperr.Invalid(join(path, unknown[0]), msgUnknownArgument)
+		return unknownArgumentError(join(path, unknown[0]), unknown[0], s)
 	}
 	for i := range s.fields {
 		f := &s.fields[i]
@@ -240,7 +288,7 @@ func decodeValue(raw []byte, v reflect.Value, path string, r *rules) error {
 	case reflect.String:
 		var s string
 		if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-			return apperr.Invalid(path, "must be a string")
+			return notAString(raw, path, r)
 		}
 		return checkString(s, path, r, v)
 	case reflect.Bool:

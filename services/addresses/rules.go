@@ -10,6 +10,9 @@ import (
 // MaxAddresses is how many addresses one customer may keep.
 const MaxAddresses = 20
 
+// example is a coordinate of Dubai, shown by a refusal.
+var example = map[string]string{"latitude": "25.2048", "longitude": "55.2708"}
+
 // checkCoordinate accepts a latitude or longitude given as text when it is a
 // decimal number within limit degrees.
 func checkCoordinate(field string, v *string, limit float64) error {
@@ -19,7 +22,7 @@ func checkCoordinate(field string, v *string, limit float64) error {
 	s := strings.TrimSpace(*v)
 	x, err := strconv.ParseFloat(s, 64)
 	if err != nil || s == "" || strings.ContainsAny(s, "eExXnNiI") {
-		return apperr.Invalid(field, "must be a decimal number of degrees")
+		return apperr.Invalid(field, "must be a decimal number of degrees in a string, such as %q", example[field])
 	}
 	if x < -limit || x > limit {
 		return apperr.Invalid(field, "must be between -%v and %v", limit, limit)
