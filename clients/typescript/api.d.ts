@@ -218,7 +218,10 @@ export declare const api: {
     };
     payoutOperations: {
       /**
-       * Adjust a store's wallet; returns the wallet.
+       * Adjust a store's wallet, with a reason kept in the ledger; returns the
+       * wallet. move_pending_to_available releases held earnings before their
+       * hold (pendingBalanceHoldDays) is over, oldest first: in development,
+       * what makes a new store's earnings payable at once.
        *
        * Mutation; access `admin`. Runs as `admins/payoutOperations:adjustWalletBalance` (POST /api/run/admins/payoutOperations/adjustWalletBalance).
        */
@@ -248,7 +251,8 @@ export declare const api: {
         } | null
       >;
       /**
-       * Approve a requested payout; returns the payout.
+       * Approve a requested payout (requested to approved); returns the
+       * payout.
        *
        * Mutation; access `admin`. Runs as `admins/payoutOperations:approvePayout` (POST /api/run/admins/payoutOperations/approvePayout).
        */
@@ -309,7 +313,8 @@ export declare const api: {
         } | null
       >;
       /**
-       * Complete a payout being paid; returns the payout.
+       * Complete a payout being paid (processing to completed); returns the
+       * payout.
        *
        * Mutation; access `admin`. Runs as `admins/payoutOperations:completePayout` (POST /api/run/admins/payoutOperations/completePayout).
        */
@@ -563,7 +568,8 @@ export declare const api: {
         } | null
       >;
       /**
-       * Mark an approved payout as being paid; returns the payout.
+       * Mark an approved payout as being paid (approved to processing);
+       * returns the payout.
        *
        * Mutation; access `admin`. Runs as `admins/payoutOperations:markPayoutAsProcessing` (POST /api/run/admins/payoutOperations/markPayoutAsProcessing).
        */
@@ -1274,7 +1280,11 @@ export declare const api: {
   customers: {
     addresses: {
       /**
-       * Add a delivery address to the caller's profile.
+       * Add a delivery address to the caller's profile (customerId: the
+       * caller's, from customers.profile.upsertMyProfile). city and area are
+       * the ids of the catalog's city and area (the argument is city, not
+       * cityId); latitude and longitude are strings of decimal degrees, such
+       * as "25.2048" and "55.2708" (a number is refused).
        *
        * Mutation; access `customer`. Runs as `customers/addresses:createAddress` (POST /api/run/customers/addresses/createAddress).
        */
@@ -1395,7 +1405,8 @@ export declare const api: {
         null
       >;
       /**
-       * Change the provided fields of one of the caller's addresses.
+       * Change the provided fields of one of the caller's addresses (latitude
+       * and longitude as strings, such as "25.2048").
        *
        * Mutation; access `customer`. Runs as `customers/addresses:updateAddress` (POST /api/run/customers/addresses/updateAddress).
        */
@@ -1848,7 +1859,12 @@ export declare const api: {
         }>
       >;
       /**
-       * Move an order along its status machine (store owner or administrator).
+       * Move an order along its status machine (store owner or administrator):
+       * one step at a time along pending, confirmed, preparing,
+       * out_for_delivery, delivered, or to cancelled from any status before
+       * delivered. Any other move is FAILED_PRECONDITION (details.reason
+       * status_not_allowed) naming the statuses allowed from the current one
+       * (details.current, details.requested, details.allowed).
        *
        * Mutation; access `store_owner_or_admin`. Runs as `stores/orders:updateOrderStatus` (POST /api/run/stores/orders/updateOrderStatus).
        */
@@ -1924,7 +1940,17 @@ export declare const api: {
       >;
       /**
        * Request a payout of the store's available balance to a UAE bank
-       * account; returns the payout id.
+       * account; returns the payout id. The amount lies between the
+       * configuration's minPayoutAmount and maxPayoutAmount (defaults 100 and
+       * 50,000 AED) and exceeds the payoutProcessingFee (default 2 AED), which
+       * is kept from it; outside them, FAILED_PRECONDITION with the settings
+       * and the available balance in its message and details. Earnings reach
+       * the available balance pendingBalanceHoldDays (default 7) after
+       * delivery; until then a request they would cover is FAILED_PRECONDITION
+       * insufficient_balance, saying when the oldest held earning is released
+       * (details.nextReleaseAt). The amount leaves the available balance at
+       * once; the payout then goes requested, approved, processing, completed
+       * (or cancelled when rejected, failed).
        *
        * Mutation; access `store_owner`. Runs as `stores/payouts:requestPayout` (POST /api/run/stores/payouts/requestPayout).
        */
