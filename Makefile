@@ -26,6 +26,20 @@ run: build
 build:
 	$(GO) build -buildvcs=auto -o $(BIN) ./deploy/cmd/marketplace
 
+# The files bin/marketplace is built from: the Go and embedded files, the
+# directories (a file added or removed) and go.mod/go.sum of the workspace's
+# packages it imports, and go.work. The tools below (token, console,
+# sign-webhook, pay) depend on it, so a second `make token` runs the binary
+# without a go build. Listed (go list) only when one of those targets is asked
+# for; `make build` always asks go build.
+MARKETPLACE_TOOLS = token console sign-webhook pay
+ifneq ($(filter $(MARKETPLACE_TOOLS) $(BIN),$(MAKECMDGOALS)),)
+MARKETPLACE_SRCS := $(wildcard go.work go.work.sum $(shell $(GO) list -deps -f '{{if and .Module .Module.Main}}{{.Dir}} {{range .GoFiles}}{{$$.Dir}}/{{.}} {{end}}{{range .EmbedFiles}}{{$$.Dir}}/{{.}} {{end}}{{.Module.GoMod}} {{.Module.Dir}}/go.sum{{end}}' ./deploy/cmd/marketplace))
+endif
+$(BIN): $(MARKETPLACE_SRCS)
+	$(GO) build -buildvcs=auto -o $(BIN) ./deploy/cmd/marketplace
+	@touch $(BIN)
+
 # The programs of the distributed mode: the marketplace binary (its broker and
 # launcher), the gateway and one binary per service. -buildvcs=auto stamps the
 # commit into the programs (GET /version, their start lines) even where GOFLAGS
@@ -66,20 +80,20 @@ client:
 	@bash clients/typescript/pack.sh
 
 ## console: sign-in links to the admin console (/admin/) and the store portal (/store/) of the running `make run`: development tokens valid 1 h in the links' fragments (OWNER=<user id>: that store owner; default the first store's)
-console:
-	@$(GO) build -o $(BIN) ./deploy/cmd/marketplace && ./$(BIN) console -owner "$(OWNER)"
+console: $(BIN)
+	@$(BIN) console -owner "$(OWNER)"
 
 ## token: a development token, e.g. make token SUB=user-1 ROLES=admin
-token:
-	@$(GO) build -o $(BIN) ./deploy/cmd/marketplace && ./$(BIN) token -sub "$(SUB)" -roles "$(ROLES)"
+token: $(BIN)
+	@$(BIN) token -sub "$(SUB)" -roles "$(ROLES)"
 
 ## sign-webhook: the processor-signature header for a body file, e.g. make sign-webhook FILE=body.json
-sign-webhook:
-	@$(GO) build -o $(BIN) ./deploy/cmd/marketplace && ./$(BIN) sign-webhook -file "$(FILE)"
+sign-webhook: $(BIN)
+	@$(BIN) sign-webhook -file "$(FILE)"
 
 ## pay: pay a payment intent with the processor simulator of `make run` or `make run-distributed` (the one holding it), which sends the webhook, e.g. make pay INTENT=pi_... [OUTCOME=failed|canceled] [SIMULATOR=http://127.0.0.1:8081]
-pay:
-	@$(GO) build -o $(BIN) ./deploy/cmd/marketplace && ./$(BIN) pay -intent "$(INTENT)" -outcome "$(or $(OUTCOME),succeeded)" -simulator "$(SIMULATOR)"
+pay: $(BIN)
+	@$(BIN) pay -intent "$(INTENT)" -outcome "$(or $(OUTCOME),succeeded)" -simulator "$(SIMULATOR)"
 
 ## seed: fill the running `make run` with demo data through its API, with a progress bar per phase (SEED=1 SEED_SCALE=1: 30 stores, 200 customers, 1,000 orders, 2,000 reviews, 18 payouts; README "Demo data")
 seed:

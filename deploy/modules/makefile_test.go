@@ -2,10 +2,12 @@ package modules
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every target the Makefile declares phony has a rule and a `##` line for
@@ -43,5 +45,67 @@ func TestMakefileTargetsAreRealAndDocumented(t *testing.T) {
 		if !rules[d] {
 			t.Errorf("## %s documents a target that does not exist", d)
 		}
+	}
+}
+
+// `make token` builds bin/marketplace only when it is older than the files it
+// is built from: a second run prints the token without a go build (the
+// binary's modification time stays), `make -s` prints nothing but the token,
+// and a binary older than its sources is rebuilt (make -n says go build).
+// BIN points the Makefile at a binary of the test's own.
+func TestMakeTokenReusesAnUpToDateBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the all-in-one binary")
+	}
+	makeBin, err := exec.LookPath("make")
+	if err != nil {
+		t.Fatal("make is needed (the README's commands are make targets)")
+	}
+	bin := filepath.Join(t.TempDir(), "marketplace")
+	var env []string
+	for _, kv := range os.Environ() {
+		// An outer make's (make test) flags and jobserver are not this one's.
+		if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MFLAGS" && k != "MAKELEVEL" && k != "AUTH_DEV_SECRET" {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "AUTH_DEV_SECRET=makefile-test-secret-0123456789abcdef", "DATA_DIR="+t.TempDir())
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(makeBin, append(append([]string{"-C", root}, args...), "BIN="+bin)...)
+		cmd.Env = env
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("make %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+		}
+		return string(out)
+	}
+	jwt := regexp.MustCompile(`^[\w-]+\.[\w-]+\.[\w-]+\n$`)
+	if out := run("-s", "token", "SUB=make-test-user"); !jwt.MatchString(out) {
+		t.Fatalf("make -s token printed %q, not just a token", out)
+	}
+	built, err := os.Stat(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := run("-n", "token", "SUB=make-test-user"); strings.Contains(out, "go build") {
+		t.Fatalf("make -n token on an up-to-date binary would build:\n%s", out)
+	}
+	if out := run("-s", "token", "SUB=make-test-user"); !jwt.MatchString(out) {
+		t.Fatalf("the second make -s token printed %q", out)
+	}
+	again, err := os.Stat(bin)
+	if err != nil || !again.ModTime().Equal(built.ModTime()) {
+		t.Fatalf("the second make token rebuilt the binary (modified %s, then %s): %v", built.ModTime(), again.ModTime(), err)
+	}
+	// Older than its sources: rebuilt.
+	old := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(bin, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if out := run("-n", "token", "SUB=make-test-user"); !strings.Contains(out, "go build -buildvcs=auto -o "+bin+" ./deploy/cmd/marketplace") {
+		t.Fatalf("make -n token on a binary older than its sources would not build:\n%s", out)
 	}
 }

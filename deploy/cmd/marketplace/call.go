@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path"
@@ -370,8 +371,11 @@ func field(v json.RawMessage, path []string) (json.RawMessage, error) {
 				return nil, err
 			}
 			n, err := strconv.Atoi(name)
-			if err != nil || n < 0 || n >= len(arr) {
-				return nil, missing(fmt.Sprintf("an array of %d items: an index 0 to %d", len(arr), len(arr)-1))
+			switch {
+			case len(arr) == 0:
+				return nil, missing("an empty array")
+			case err != nil || n < 0 || n >= len(arr):
+				return nil, missing(fmt.Sprintf("an array of %d: an index 0 to %d", len(arr), len(arr)-1))
 			}
 			v = arr[n]
 		default:
@@ -453,11 +457,7 @@ func opsCmd(ctx context.Context, c *cli, args []string) error {
 		}
 		if len(kept) == 0 {
 			msg := fmt.Sprintf("no operation matches %q", filter)
-			paths := make([]string, len(list))
-			for i, o := range list {
-				paths[i] = o.Path
-			}
-			if near := ops.Nearest(filter, paths, 3); len(near) > 0 {
+			if near := nearestOperations(filter, list); len(near) > 0 {
 				msg += "; did you mean " + strings.Join(near, ", ") + "?"
 			}
 			return errors.New(msg)
@@ -487,6 +487,26 @@ func opsCmd(ctx context.Context, c *cli, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", o.Path, o.Kind, o.Access, argsLine(o.Args))
 	}
 	return tw.Flush()
+}
+
+// nearestOperations names the operations nearest to a filter that matched
+// none: by path, else by function name (addReviw: stores.reviews.addReview).
+func nearestOperations(filter string, list []operation) []string {
+	paths := make([]string, len(list))
+	byFunction := map[string][]string{}
+	for i, o := range list {
+		paths[i] = o.Path
+		fn := o.Path[strings.LastIndexByte(o.Path, '.')+1:]
+		byFunction[fn] = append(byFunction[fn], o.Path)
+	}
+	if near := ops.Nearest(filter, paths, 3); len(near) > 0 {
+		return near
+	}
+	var out []string
+	for _, fn := range ops.Nearest(filter, slices.Collect(maps.Keys(byFunction)), 3) {
+		out = append(out, byFunction[fn]...)
+	}
+	return out[:min(len(out), 3)]
 }
 
 // matches says whether an operation's path is kept by the filter: a glob

@@ -49,14 +49,15 @@ func TestArgsObject(t *testing.T) {
 }
 
 func TestRenderAndGet(t *testing.T) {
-	answer := []byte(`{"page":[{"_id":"sto_1","n":2,"tags":["a"]}],"isDone":true,"z":null}`)
+	answer := []byte(`{"page":[{"_id":"sto_1","n":2,"tags":["a"]}],"isDone":true,"z":null,"e":[]}`)
 	for _, c := range []struct {
 		get  string
 		raw  bool
 		want string
 	}{
-		{"", false, "{\n  \"page\": [\n    {\n      \"_id\": \"sto_1\",\n      \"n\": 2,\n      \"tags\": [\n        \"a\"\n      ]\n    }\n  ],\n  \"isDone\": true,\n  \"z\": null\n}\n"},
+		{"", false, "{\n  \"page\": [\n    {\n      \"_id\": \"sto_1\",\n      \"n\": 2,\n      \"tags\": [\n        \"a\"\n      ]\n    }\n  ],\n  \"isDone\": true,\n  \"z\": null,\n  \"e\": []\n}\n"},
 		{"", true, string(answer) + "\n"},
+		{"e", true, "[]\n"},
 		{"page.0._id", false, "sto_1\n"},
 		{"page.0.n", false, "2\n"},
 		{"page.0.tags", true, `["a"]` + "\n"},
@@ -78,8 +79,9 @@ func TestRenderAndGet(t *testing.T) {
 		t.Errorf("--get . of a string: %q, %v", got, err)
 	}
 	for _, c := range []struct{ get, want string }{
-		{"storeId", `--get storeId: no "storeId" in the answer (its keys: isDone, page, z)`},
-		{"page.3", `no "3" at page (an array of 1 items: an index 0 to 0)`},
+		{"storeId", `--get storeId: no "storeId" in the answer (its keys: e, isDone, page, z)`},
+		{"e.0", `no "0" at e (an empty array)`},
+		{"page.3", `no "3" at page (an array of 1: an index 0 to 0)`},
 		{"page.0.x", `no "x" at page.0 (its keys: _id, n, tags)`},
 		{"isDone.a", `no "a" at isDone (it is a boolean, not an object or an array)`},
 	} {
