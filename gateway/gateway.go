@@ -25,6 +25,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 
+	"marketplace/libs/apischema"
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 	"marketplace/libs/events"
@@ -500,9 +501,7 @@ func routePath(body []byte) (string, error) {
 // OperationURL is an operation's own path in the contract's shapes, for
 // generated clients: "stores.reviews.addReview", a mutation, is
 // "/api/mutation/stores/reviews/addReview". Its body is the arguments object.
-func OperationURL(kind ops.Kind, path string) string {
-	return "/api/" + string(kind) + "/" + strings.ReplaceAll(path, ".", "/")
-}
+func OperationURL(kind ops.Kind, path string) string { return apischema.CallPath(kind, path) }
 
 // urlOperation reads the operation a per-operation URL names and rewrites
 // the request's body, the operation's arguments (nothing for none), into

@@ -126,6 +126,32 @@ func TestOpenAPIDocument(t *testing.T) {
 		if item.Post.OperationID != o.Path {
 			t.Errorf("%s: operationId %q", o.Path, item.Post.OperationID)
 		}
+		// Its own path, for generated clients: the body its arguments, the
+		// 200 its return value, each of its codes at its status.
+		if own := doc.Paths.Value(apischema.CallPath(o.Kind, o.Path)); own == nil || own.Post == nil {
+			t.Errorf("%s: no POST %s", o.Path, apischema.CallPath(o.Kind, o.Path))
+		} else {
+			if own.Post.OperationID != apischema.CallOperationID(o.Kind, o.Path) {
+				t.Errorf("%s: operationId %q on its own path", o.Path, own.Post.OperationID)
+			}
+			if body := own.Post.RequestBody.Value.Content.Get("application/json"); body == nil || body.Schema.Ref != "#/components/schemas/"+o.Path+".Args" {
+				t.Errorf("%s: its own path's body is not %s.Args", o.Path, o.Path)
+			}
+			if ok := own.Post.Responses.Status(200); ok == nil || ok.Value.Content.Get("application/json").Schema.Ref != "#/components/schemas/"+o.Path+".Returns" {
+				t.Errorf("%s: its own path's 200 is not %s.Returns", o.Path, o.Path)
+			}
+			for _, c := range o.Errors {
+				var codes []any // the response's allOf narrows error.code to its codes
+				if r := own.Post.Responses.Status(c.Status()); r != nil {
+					if all := r.Value.Content.Get("application/json").Schema.Value.AllOf; len(all) == 2 {
+						codes = all[1].Value.Properties["error"].Value.Properties["code"].Value.Enum
+					}
+				}
+				if !slices.Contains(codes, any(string(c))) {
+					t.Errorf("%s: %s is not documented at %d on its own path", o.Path, c, c.Status())
+				}
+			}
+		}
 		for _, suffix := range []string{".Args", ".Returns"} {
 			if doc.Components.Schemas[o.Path+suffix] == nil {
 				t.Errorf("%s: no schema %s%s", o.Path, o.Path, suffix)
@@ -314,6 +340,10 @@ func validateExchange(t *testing.T, doc *openapi3.T, ex httpExchange, v *oaCount
 	op, byBody := "", false
 	if p, ok := strings.CutPrefix(ex.path, "/api/run/"); ok {
 		op = strings.ReplaceAll(p, "/", ".")
+	} else if p, ok := strings.CutPrefix(ex.path, "/api/query/"); ok {
+		op = strings.ReplaceAll(p, "/", ".")
+	} else if p, ok := strings.CutPrefix(ex.path, "/api/mutation/"); ok {
+		op = strings.ReplaceAll(p, "/", ".")
 	} else if ex.path == "/api/query" || ex.path == "/api/mutation" {
 		var body struct {
 			Path string `json:"path"`
@@ -406,7 +436,9 @@ func clipBody(b []byte) string {
 }
 
 // TestResponsesMatchOpenAPI runs every public operation, as its rightful
-// caller, through /api/query or /api/mutation and through /api/run, with the
+// caller, through /api/query or /api/mutation, through its own path
+// (/api/query/<area>/<module>/<function> or the same under /api/mutation)
+// and through /api/run, with the
 // records of the access matrix's world, plus the webhook's and the media
 // routes' answers, and validates every request and answer against the
 // gateway's document with kin-openapi's openapi3filter: the schemas are known
@@ -497,6 +529,8 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		args = w.args(t, d.Args, &c) // fresh records: the first call may have used them up
 		b, _ := json.Marshal(map[string]any{"args": args, "format": "json"})
 		s.Do("POST", apischema.RunPath(d.Path), bytes.NewReader(b), map[string]string{"Authorization": "Bearer " + c.token, "Content-Type": "application/json"})
+		b, _ = json.Marshal(w.args(t, d.Args, &c))
+		s.Do("POST", apischema.CallPath(d.Kind, d.Path), bytes.NewReader(b), map[string]string{"Authorization": "Bearer " + c.token, "Content-Type": "application/json"})
 	}
 	// Operations whose generic call above is refused by a rule of the
 	// matrix's world (a name taken, nothing to change, a state), called
@@ -559,6 +593,22 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	s.Query("", "stores.catalog.getStore", map[string]any{"storeId": sh.storeA}) // with the Convex header below
 	b, _ := json.Marshal(map[string]any{"path": "stores/catalog:getStore", "args": map[string]any{"storeId": sh.storeA}, "format": "json"})
 	s.Do("POST", "/api/query", bytes.NewReader(b), map[string]string{"Content-Type": "application/json", "Convex-Client": "npm-1.48.0"})
+	// The same errors on the operations' own paths: each is a documented
+	// status with the contract's body.
+	for _, c := range []struct{ path, body string }{
+		{"/api/query/customers/cart/getMyCart", `{}`},                // 401
+		{"/api/query/stores/catalog/getStore", `{"storeId":"nope"}`}, // 400
+		{"/api/query/stores/catalog/getStore", `not json`},           // 400
+		{"/api/mutation/stores/catalog/getStore", `{}`},              // 400: a query on the mutation family
+		{"/api/query/admins/orders/listHeldOrders", `{}`},            // 401
+	} {
+		if r := s.Do("POST", c.path, strings.NewReader(c.body), map[string]string{"Content-Type": "application/json"}); r.Status < 400 {
+			t.Errorf("POST %s %s: %d %s", c.path, c.body, r.Status, r.Body)
+		}
+	}
+	if r := s.Do("POST", "/api/query/admins/orders/listHeldOrders", strings.NewReader(`{}`), map[string]string{"Content-Type": "application/json", "Authorization": "Bearer " + w.customer.token}); r.Status != 403 {
+		t.Errorf("an administrators' query by a customer on its own path: %d %s", r.Status, r.Body)
+	}
 
 	v := &oaCounts{succeeded: map[string]bool{}}
 	began := time.Now()

@@ -75,6 +75,18 @@ func ConvexName(path string) string {
 // "stores.reviews.addReview" is "/api/run/stores/reviews/addReview".
 func RunPath(path string) string { return "/api/run/" + strings.ReplaceAll(path, ".", "/") }
 
+// CallPath is an operation's own path in the contract's shapes (section 2),
+// for generated clients: "stores.reviews.addReview", a mutation, is
+// "/api/mutation/stores/reviews/addReview"; the body is its arguments object.
+func CallPath(kind ops.Kind, path string) string {
+	return "/api/" + string(kind) + "/" + strings.ReplaceAll(path, ".", "/")
+}
+
+// CallOperationID is the operationId of an operation's CallPath entry:
+// "mutation.stores.reviews.addReview". Its /api/run entry keeps the plain
+// path as its operationId, as it had before the CallPath entries existed.
+func CallOperationID(kind ops.Kind, path string) string { return string(kind) + "." + path }
+
 // Unknowns lists, for each operation, the places in its return schema that
 // nothing is known of (ops.Schema.Unknown): "path: why". Every public
 // operation's list must be empty.

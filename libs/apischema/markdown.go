@@ -17,8 +17,10 @@ func (a *API) Markdown(services []string) string {
 	var b strings.Builder
 	b.WriteString("# API reference\n\nGenerated from the services' operation declarations (`GET /ops` of each service); do not edit by hand.\n")
 	b.WriteString("Regenerate with `UPDATE_API_DOCS=1 go test ./deploy/e2e -run TestAPIReferenceIsGenerated`. The same declarations give the OpenAPI document (`GET /api/openapi.json` on the gateway, `docs/openapi.json`) and the typed TypeScript client (`clients/typescript`).\n\n")
-	b.WriteString("Call a query with `POST /api/query` and a mutation with `POST /api/mutation`, body `{ \"path\": ..., \"args\": { ... } }`; success is HTTP 200 and the return value, failure a non-2xx status and `{ \"error\": { \"code\", \"message\", \"details\"? } }`. ")
-	b.WriteString("Every operation is also `POST /api/run/<area>/<module>/<function>` (body `{ \"args\": { ... } }`), answered as Convex answers: HTTP 200 and `{ \"status\": \"success\", \"value\": ... }` or `{ \"status\": \"error\", \"errorMessage\": ..., \"errorData\": { \"code\": ... } }`.\n")
+	b.WriteString("Every operation is called in three ways, with the same checks and the same code behind them:\n\n")
+	b.WriteString("- **Its own path, for generated clients** (openapi-typescript with openapi-fetch, openapi-generator, ...): `POST /api/query/<area>/<module>/<function>` for a query, `POST /api/mutation/<area>/<module>/<function>` for a mutation, the body its arguments object (nothing or `{}` when it takes none). Success is HTTP 200 and the return value; failure a non-2xx status (each code's below) and `{ \"error\": { \"code\", \"message\", \"details\"? } }`. Generate clients from the OpenAPI document's entries for these paths (operationIds `query.<path>` and `mutation.<path>`).\n")
+	b.WriteString("- **`POST /api/query` and `POST /api/mutation`, for hand-written calls** (curl, fetch): the body `{ \"path\": ..., \"args\": { ... } }`, with the same answers.\n")
+	b.WriteString("- **`POST /api/run/<area>/<module>/<function>` and the WebSocket sync endpoint, for Convex's clients** (`ConvexHttpClient`, `ConvexClient`, `ConvexReactClient`, or `clients/typescript`): answered as Convex answers, HTTP 200 and `{ \"status\": \"success\", \"value\": ... }` or `{ \"status\": \"error\", \"errorMessage\": ..., \"errorData\": { \"code\": ... } }`, so a generated client would take every failure for a success. A `Convex-Client` header makes any of these paths answer in Convex's shapes.\n\n")
 	b.WriteString("Access (enforced by each service's registry before the handler runs): `public` needs no token (a presented one is still verified); `authenticated` needs a bearer token; `customer` acts as the caller's customer profile (a mutation without one is FAILED_PRECONDITION); `store_owner` is for the owner of the store its store argument names, `store_owner_or_admin` also for administrators (another caller: PERMISSION_DENIED; a missing store: NOT_FOUND); `admin` needs the admin role, and `adminUserId`, when an argument, must be the caller. `internal` operations are only reachable by other services, never through the gateway. Mutations honour an `Idempotency-Key` header.\n")
 	b.WriteString("Argument rules: `required`; `min`/`max` (numbers: value; strings and arrays: length); `id=kind` (a well-formed id of that kind); `enum=a|b`; `nonblank`. Amounts are AED numbers with at most two decimals.\n")
 	b.WriteString("Return shapes are TypeScript types (`?`: a field that may be left out; `| null`: a value that may be null); amounts in them are AED, times epoch milliseconds.\n")
@@ -48,6 +50,9 @@ func writeOperation(b *strings.Builder, d Operation) {
 		access += fmt.Sprintf(" (the store of `%s`)", d.StoreArg)
 	}
 	fmt.Fprintf(b, "\n### `%s`\n\n%s, access %s. %s\n", d.Path, d.Kind, access, d.Summary)
+	if d.Access != ops.Internal {
+		fmt.Fprintf(b, "\n`POST %s` (body: the arguments), `POST /api/%s` with `{ \"path\": \"%s\", \"args\": ... }`, or `%s` from Convex's clients.\n", CallPath(d.Kind, d.Path), d.Kind, d.Path, ConvexName(d.Path))
+	}
 	if len(d.Args) == 0 {
 		b.WriteString("\nNo arguments.\n")
 	} else {

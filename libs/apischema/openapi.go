@@ -13,12 +13,16 @@ import (
 )
 
 // The OpenAPI document (3.1, JSON Schema 2020-12). Each public operation is
-// a POST on its Convex-style path /api/run/<area>/<module>/<function>, with
-// its argument and return schemas (components "<path>.Args" and
-// "<path>.Returns"), the error codes it can answer, its access (the bearer
-// security scheme, with the admin role where needed) and, for mutations, the
-// Idempotency-Key header; /api/query and /api/mutation are described once
-// each, their bodies one of the operations' { path, args }. The raw routes
+// a POST on its own path /api/<kind>/<area>/<module>/<function> (CallPath),
+// for generated clients: its arguments object as the body, its return value
+// as the 200 answer, and each error status it can answer with the contract's
+// error body; and again on its Convex-style path /api/run/<area>/<module>/
+// <function>, for Convex's clients, which answers failures with HTTP 200.
+// Both carry its argument and return schemas (components "<path>.Args" and
+// "<path>.Returns"), its access (the bearer security scheme, with the admin
+// role where needed) and, for mutations, the Idempotency-Key header;
+// /api/query and /api/mutation are described once each, their bodies one of
+// the operations' { path, args }. The raw routes
 // the services declare (the processor's webhook, the media routes) follow
 // with their own documentation, and the gateway's own routes last.
 
@@ -63,7 +67,13 @@ var accessMeaning = map[ops.Access]string{
 
 const intro = `The marketplace's public API, generated from the services' declarations (GET /ops of each), served by the gateway at GET /api/openapi.json and kept in docs/openapi.json.
 
-Every operation is a POST on its Convex-style path /api/run/<area>/<module>/<function>, answered as Convex answers: HTTP 200 with {"status":"success","value":...} or {"status":"error","errorMessage":...,"errorData":{"code":...}}. The same operation is also called on /api/query (queries) or /api/mutation (mutations) with the body {"path":"<area>.<module>.<function>","args":{...}}: success is HTTP 200 and the return value, failure a non-2xx status and {"error":{"code","message","details"?}} (with a Convex-Client header, those two answer in Convex's shape too). Each operation's x-marketplace extension says where it is called.
+Every operation is called in three ways; all three run the same checks and the same code:
+
+- **Its own path, for generated clients** (openapi-typescript, openapi-fetch, openapi-generator, ...): POST /api/query/<area>/<module>/<function> for a query, POST /api/mutation/<area>/<module>/<function> for a mutation, the body its arguments object (nothing or {} when it takes none). Success is HTTP 200 and the return value; a failure is a non-2xx status (each error code has one: 400, 401, 403, 404, 409, 429, 503, 500) and {"error":{"code","message","details"?}}. These are the entries to generate a client from: their operationIds are "<kind>.<area>.<module>.<function>".
+- **/api/query and /api/mutation, for hand-written calls** (curl, fetch): the body {"path":"<area>.<module>.<function>","args":{...}}, with the same answers.
+- **/api/run/<area>/<module>/<function> and the WebSocket sync endpoint (/api/sync, /api/<client version>/sync), for Convex's clients** (ConvexHttpClient, ConvexClient, ConvexReactClient): answered as Convex answers, HTTP 200 with {"status":"success","value":...} or {"status":"error","errorMessage":...,"errorData":{"code":...}}, so a generated client would see every failure as a success; their operationIds are the plain paths "<area>.<module>.<function>". A request with a Convex-Client header is answered in Convex's shapes on every path.
+
+Each operation's x-marketplace extension says where it is called.
 
 Money crosses the interface as numbers of AED with at most two decimals; timestamps are epoch milliseconds; ids are opaque strings (a malformed id is INVALID_ARGUMENT; a query that fetches one record by id returns null for a well-formed id of a missing record). Mutations honour an Idempotency-Key header (1 to 255 printable ASCII characters): a repeat with the same key, operation and arguments gets the kept answer (header Idempotent-Replayed: true) and changes nothing.`
 
@@ -80,6 +90,7 @@ func (a *API) OpenAPI() ([]byte, error) {
 		services[o.Service] = true
 		schemas[o.Path+".Args"] = o.ArgsSchema
 		schemas[o.Path+".Returns"] = returnsOrAny(o.Returns)
+		paths[CallPath(o.Kind, o.Path)] = obj{"post": callPathOperation(o)}
 		paths[RunPath(o.Path)] = obj{"post": runOperation(o)}
 		if o.Kind == ops.Mutation {
 			mutations = append(mutations, o)
@@ -88,6 +99,8 @@ func (a *API) OpenAPI() ([]byte, error) {
 		}
 	}
 	paths["/api/run/{area}/{module}/{function}"] = obj{"post": runUnknown()}
+	paths["/api/query/{area}/{module}/{function}"] = obj{"post": callPathUnknown(ops.Query)}
+	paths["/api/mutation/{area}/{module}/{function}"] = obj{"post": callPathUnknown(ops.Mutation)}
 	paths["/api/query"] = obj{"post": callOperation(ops.Query, queries)}
 	paths["/api/mutation"] = obj{"post": callOperation(ops.Mutation, mutations)}
 	for _, r := range a.Routes {
@@ -177,7 +190,7 @@ func commonSchemas() obj {
 		codes[i] = string(c)
 	}
 	return obj{
-		"ErrorCode": obj{"type": "string", "enum": codes, "description": "The contract's error codes (section 2); each has one HTTP status on /api/query and /api/mutation."},
+		"ErrorCode": obj{"type": "string", "enum": codes, "description": "The contract's error codes (section 2); each has one HTTP status on an operation's own path (/api/query/..., /api/mutation/...) and on /api/query and /api/mutation: INVALID_ARGUMENT 400, UNAUTHENTICATED 401, PERMISSION_DENIED 403, NOT_FOUND 404, ALREADY_EXISTS and FAILED_PRECONDITION 409, RATE_LIMITED 429, INTERNAL 500, UNAVAILABLE 503."},
 		"Error": obj{
 			"type": "object", "required": []string{"error"},
 			"description": "The contract's error body (section 2).",
@@ -186,7 +199,7 @@ func commonSchemas() obj {
 				"properties": obj{
 					"code":    ref("ErrorCode"),
 					"message": obj{"type": "string", "description": "human readable"},
-					"details": obj{"type": "object", "description": "structured details: field (the offending argument), header, reason (e.g. unknown_operation, idempotency_key_reused, idempotency_key_in_use), ..."},
+					"details": ref("ErrorDetails"),
 				},
 			}},
 		},
@@ -198,14 +211,14 @@ func commonSchemas() obj {
 				"retryAfter": obj{"type": "integer", "minimum": 0},
 			},
 		},
+		"ErrorDetails": obj{
+			"type": "object", "additionalProperties": true, "properties": detailsProps,
+			"description": "An error's structured details: which members it has depends on the code and the reason; other members may be added.",
+		},
 		"ConvexErrorData": obj{
-			"type": "object", "required": []string{"code"},
-			"description": "A failed operation's errorData: the contract's code with the error's details beside it (field, header, reason, ...). Convex clients raise it as a ConvexError whose data is this object.",
-			"properties": obj{
-				"code":   ref("ErrorCode"),
-				"field":  obj{"type": "string", "description": "the offending argument"},
-				"reason": obj{"type": "string", "description": "e.g. unknown_operation, idempotency_key_reused, idempotency_key_in_use"},
-			},
+			"type": "object", "required": []string{"code"}, "additionalProperties": true,
+			"description": "A failed operation's errorData: the contract's code with the error's details beside it (those of ErrorDetails). Convex clients raise it as a ConvexError whose data is this object.",
+			"properties":  withCode(detailsProps),
 		},
 		"ConvexFailure": obj{
 			"type": "object", "required": []string{"status", "errorMessage", "errorData"},
@@ -258,7 +271,7 @@ func codeStrings(codes []apperr.Code) []string {
 // errorTable is the Markdown list of codes with their statuses.
 func errorTable(codes []apperr.Code) string {
 	var b strings.Builder
-	b.WriteString("| code | HTTP on /api/query, /api/mutation | when |\n|---|---|---|\n")
+	b.WriteString("| code | HTTP (own path, /api/query, /api/mutation) | when |\n|---|---|---|\n")
 	for _, c := range codes {
 		fmt.Fprintf(&b, "| %s | %d | %s |\n", c, c.Status(), codeMeaning[c])
 	}
@@ -304,13 +317,13 @@ func runOperation(o Operation) obj {
 	if o.StoreArg != "" {
 		fmt.Fprintf(&d, " The store is the one `%s` names.", o.StoreArg)
 	}
-	fmt.Fprintf(&d, "\n\nAlso called as POST /api/%s with {\"path\": \"%s\", \"args\": {...}}, or from Convex clients as `%s`.\n\nError codes (on /api/run in errorData.code with HTTP 200, except INTERNAL: HTTP 500 and the contract's error body):\n\n%s",
-		o.Kind, o.Path, ConvexName(o.Path), errorTable(o.Errors))
-	success := obj{"allOf": []any{ref("ConvexSuccess"), obj{"properties": obj{"value": ref(o.Path + ".Returns")}}}}
+	fmt.Fprintf(&d, "\n\n**For Convex's clients** (`%s`): failures are answered with HTTP 200. Generated clients call POST %s instead (operationId `%s`), whose failures have their own statuses; hand-written calls may use POST /api/%s with {\"path\": \"%s\", \"args\": {...}}.\n\nError codes (on /api/run in errorData.code with HTTP 200, except INTERNAL: HTTP 500 and the contract's error body):\n\n%s",
+		ConvexName(o.Path), CallPath(o.Kind, o.Path), CallOperationID(o.Kind, o.Path), o.Kind, o.Path, errorTable(o.Errors))
+	success := obj{"allOf": []any{ref("ConvexSuccess"), obj{"required": []string{"value"}, "properties": obj{"value": ref(o.Path + ".Returns")}}}}
 	failure := obj{"allOf": []any{ref("ConvexFailure"), obj{"properties": obj{"errorData": obj{"properties": obj{"code": obj{"enum": convexCodes(o.Errors)}}}}}}}
 	op := obj{
 		"operationId":   o.Path,
-		"summary":       o.Summary,
+		"summary":       o.Summary + " (Convex clients)",
 		"description":   d.String(),
 		"tags":          []string{o.Service},
 		"security":      security(o.Access),
@@ -321,7 +334,7 @@ func runOperation(o Operation) obj {
 				"type": "object",
 				"properties": obj{
 					"args": obj{"anyOf": []any{ref(o.Path + ".Args"), obj{
-						"type": "array", "prefixItems": []any{ref(o.Path + ".Args")}, "minItems": 1, "maxItems": 1,
+						"type": "array", "items": ref(o.Path + ".Args"), "minItems": 1, "maxItems": 1,
 					}}, "description": "the arguments, as an object or as a one-element array; absent means {}"},
 					"format": obj{"type": "string", "enum": []string{"json", "convex_encoded_json"}},
 				},
@@ -333,6 +346,89 @@ func runOperation(o Operation) obj {
 		op["parameters"] = []any{obj{"$ref": "#/components/parameters/IdempotencyKey"}}
 	}
 	return op
+}
+
+// callPathOperation is an operation's entry on its own path (CallPath): the
+// body its arguments, the 200 its return value, each error status with the
+// contract's body limited to the codes of that status.
+func callPathOperation(o Operation) obj {
+	var d strings.Builder
+	fmt.Fprintf(&d, "%s\n\nA %s; access `%s`: %s.", o.Summary, o.Kind, o.Access, accessMeaning[o.Access])
+	if o.StoreArg != "" {
+		fmt.Fprintf(&d, " The store is the one `%s` names.", o.StoreArg)
+	}
+	fmt.Fprintf(&d, "\n\nThe body is the arguments object. The same operation is POST /api/%s with {\"path\": \"%s\", \"args\": {...}}, and, for Convex's clients, POST %s (`%s`).\n\nError codes:\n\n%s",
+		o.Kind, o.Path, RunPath(o.Path), ConvexName(o.Path), errorTable(o.Errors))
+	ok := obj{
+		"description": "the return value",
+		"content":     obj{mimeJSON: obj{"schema": ref(o.Path + ".Returns")}},
+	}
+	op := obj{
+		"operationId":   CallOperationID(o.Kind, o.Path),
+		"summary":       o.Summary,
+		"description":   d.String(),
+		"tags":          []string{o.Service},
+		"security":      security(o.Access),
+		"x-marketplace": marketplaceExt(o),
+		"requestBody": obj{
+			// Required when an argument is: openapi-fetch then asks for it.
+			"required": o.ArgsSchema != nil && len(o.ArgsSchema.Required) > 0,
+			"content":  obj{mimeJSON: obj{"schema": ref(o.Path + ".Args")}},
+		},
+	}
+	if o.Kind == ops.Mutation {
+		op["parameters"] = []any{obj{"$ref": "#/components/parameters/IdempotencyKey"}}
+		ok["headers"] = obj{ops.HeaderIdempotentReplayed: obj{"$ref": "#/components/headers/IdempotentReplayed"}}
+	}
+	responses := obj{"200": ok}
+	for status, cs := range statusesOf(o.Errors) {
+		responses[strconv.Itoa(status)] = errorResponse(cs)
+	}
+	op["responses"] = responses
+	return op
+}
+
+// detailsProps are the members an error's details may have, as the
+// services and the gateway write them (apperr's WithDetails).
+var detailsProps = obj{
+	"field":                  obj{"type": "string", "description": "the offending argument, as a path into the arguments (e.g. bankDetails.IBAN, items[0].quantity)"},
+	"reason":                 obj{"type": "string", "description": "why, for a program: e.g. unknown_operation, unknown_argument, idempotency_key_reused, idempotency_key_in_use, status_not_allowed, insufficient_balance, payout_status, empty_cart, store_closed, contract_version_unsupported"},
+	"header":                 obj{"type": "string", "description": "the offending request header (Idempotency-Key, Content-Encoding, ...)"},
+	"suggestions":            obj{"type": "array", "items": obj{"type": "string"}, "description": "the nearest names: operations for an unknown operation, arguments for an unknown argument"},
+	"current":                obj{"type": "string", "description": "status_not_allowed: the order's current status"},
+	"requested":              obj{"type": "string", "description": "status_not_allowed: the status asked for"},
+	"allowed":                obj{"type": "array", "items": obj{"type": "string"}, "description": "status_not_allowed: the statuses the order may move to from its current one"},
+	"status":                 obj{"type": "string", "description": "payout_status: the payout's current status"},
+	"balance":                obj{"type": "string", "description": "insufficient_balance: which balance is short (available or pending)"},
+	"amount":                 obj{"type": "number", "description": "the amount asked for, AED"},
+	"minPayoutAmount":        obj{"type": "number", "description": "the smallest payout, AED"},
+	"maxPayoutAmount":        obj{"type": "number", "description": "the largest payout, AED"},
+	"processingFee":          obj{"type": "number", "description": "the fee kept from each payout, AED"},
+	"availableBalance":       obj{"type": "number", "description": "the wallet's available balance, AED"},
+	"pendingBalance":         obj{"type": "number", "description": "the wallet's pending (held) balance, AED"},
+	"pendingBalanceHoldDays": obj{"type": "integer", "description": "how many days earnings are held after delivery"},
+	"nextReleaseAt":          obj{"type": "integer", "description": "when the oldest held earning is released, epoch milliseconds"},
+	"nextReleaseAmount":      obj{"type": "number", "description": "how much is released then, AED"},
+	"productIds":             obj{"type": "array", "items": obj{"type": "string"}, "description": "unavailable_products: the products that cannot be ordered"},
+	"limit":                  obj{"type": "string", "description": "which limit refused the request (uploadRate, dailyUploadBytes, maxStoredBytes)"},
+	"retryAfterSeconds":      obj{"type": "integer", "description": "seconds until a retry can succeed (as the Retry-After header)"},
+	"maxBytes":               obj{"type": "integer", "description": "the largest accepted body, bytes"},
+	"dailyUploadBytes":       obj{"type": "integer", "description": "the daily upload quota, bytes"},
+	"service":                obj{"type": "string", "description": "contract_version_unsupported: the service concerned"},
+	"contract":               obj{"type": "string", "description": "contract_version_unsupported: public or internal"},
+	"declared":               obj{"type": "string", "description": "contract_version_unsupported: the version the service implements"},
+	"serves":                 obj{"type": "string", "description": "contract_version_unsupported: the versions the gateway serves"},
+	"operation":              obj{"type": "string", "description": "contract_version_unsupported: the operation concerned"},
+	"argument":               obj{"type": "string", "description": "contract_version_unsupported: the argument concerned"},
+}
+
+// withCode is props with the contract's code beside them (Convex's errorData).
+func withCode(props obj) obj {
+	out := obj{"code": ref("ErrorCode")}
+	for k, v := range props {
+		out[k] = v
+	}
+	return out
 }
 
 // runResponses: the operation's answer, success or failure, is HTTP 200 in
@@ -389,6 +485,32 @@ func runUnknown() obj {
 	}
 }
 
+// callPathUnknown is /api/<kind>/... for a path that names no public
+// operation of that kind (the operations' own paths above are matched
+// first, as concrete paths are): an operation of the other kind is
+// INVALID_ARGUMENT, an unknown one NOT_FOUND with its nearest names.
+func callPathUnknown(kind ops.Kind) obj {
+	return obj{
+		"operationId": string(kind) + "Unknown",
+		"summary":     "A path that names no public " + string(kind),
+		"description": fmt.Sprintf("A %s called here is INVALID_ARGUMENT (call it on /api/%s/...); a name of no public operation is NOT_FOUND with details.reason unknown_operation and details.suggestions, the nearest names. Internal operations are unknown here too.", otherKind(kind), otherKind(kind)),
+		"tags":        []string{"gateway"},
+		"security":    []obj{{}, {bearer: []string{}}},
+		"parameters": []any{
+			obj{"name": "area", "in": "path", "required": true, "schema": obj{"type": "string"}},
+			obj{"name": "module", "in": "path", "required": true, "schema": obj{"type": "string"}},
+			obj{"name": "function", "in": "path", "required": true, "schema": obj{"type": "string"}},
+		},
+		"requestBody": obj{"required": false, "content": obj{mimeJSON: obj{"schema": obj{"type": "object"}}}},
+		"responses": obj{
+			"400": errorResponse([]apperr.Code{apperr.InvalidArgument}),
+			"401": errorResponse([]apperr.Code{apperr.Unauthenticated}),
+			"404": errorResponse([]apperr.Code{apperr.NotFound}),
+			"429": errorResponse([]apperr.Code{apperr.RateLimited}),
+		},
+	}
+}
+
 // convexCodes are the codes a Convex-shaped failure carries: all but
 // INTERNAL, which is a 500.
 func convexCodes(codes []apperr.Code) []string {
@@ -437,7 +559,7 @@ func callOperation(kind ops.Kind, list []Operation) obj {
 		title = "Call a mutation"
 	}
 	ok := obj{
-		"description": "The operation's return value as JSON (null where it returns nothing): see the operation's own entry (/api/run/...) and its <path>.Returns schema. With a Convex-Client header: Convex's { status, value } or { status: error, ... } (HTTP 200).",
+		"description": "The operation's return value as JSON (null where it returns nothing): see the operation's own entry (/api/query/... or /api/mutation/...) and its <path>.Returns schema. With a Convex-Client header: Convex's { status, value } or { status: error, ... } (HTTP 200).",
 		"content": obj{mimeJSON: obj{"schema": obj{"anyOf": []any{
 			obj{"anyOf": returns}, ref("ConvexSuccess"), ref("ConvexFailure"),
 		}}}},
@@ -639,17 +761,20 @@ func gatewayRoutes() obj {
 	return obj{
 		"/health": obj{"get": obj{
 			"operationId": "getHealth", "summary": "Liveness: a fixed plain-text message stating that the backend is healthy.",
-			"tags": []string{"gateway"}, "security": []obj{{}},
+			"description": "Answered by the gateway itself, whatever the state of the services behind it (each service has its own /livez and /readyz).",
+			"tags":        []string{"gateway"}, "security": []obj{{}},
 			"responses": obj{"200": obj{"description": "healthy", "content": obj{mimeText: obj{"schema": obj{"type": "string"}}}}},
 		}},
 		"/api/openapi.json": obj{"get": obj{
 			"operationId": "getOpenAPI", "summary": "This document, built from the gateway's live routing table.",
-			"tags": []string{"gateway"}, "security": []obj{{}},
+			"description": "Generate clients from it (openapi-typescript, openapi-fetch, ...): the operations' own paths /api/query/... and /api/mutation/... answer failures with their statuses.",
+			"tags":        []string{"gateway"}, "security": []obj{{}},
 			"responses": obj{"200": obj{"description": "the OpenAPI 3.1 document", "content": obj{mimeJSON: obj{"schema": obj{"type": "object"}}}}},
 		}},
 		"/api/operations": obj{"get": obj{
 			"operationId": "getOperations", "summary": "The gateway's routing table: every public operation, sorted by path, with its kind, access, service, summary and arguments (what `marketplace call` and `marketplace ops` read).",
 			"tags": []string{"gateway"}, "security": []obj{{}},
+			"description": "One entry per public operation the gateway routes now, from the services' declarations; the same operations are in this document, each with its own path.",
 			"responses": obj{"200": obj{"description": "the operations", "content": obj{mimeJSON: obj{"schema": obj{
 				"type": "array", "items": obj{
 					"type": "object", "required": []string{"path", "kind", "access", "service", "args"},

@@ -106,8 +106,14 @@ func NodeAtLeast(version, min string) bool {
 // installs of tests running at once in other packages.
 func Install(tb testing.TB) string {
 	tb.Helper()
+	return InstallIn(tb, AppDir(tb))
+}
+
+// InstallIn is Install for another folder with a package.json and a
+// package-lock.json of its own (tools/openapi, for instance).
+func InstallIn(tb testing.TB, dir string) string {
+	tb.Helper()
 	_, npm := Node(tb)
-	dir := AppDir(tb)
 	lockFile, err := os.OpenFile(filepath.Join(dir, ".install.lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		tb.Fatal(err)
