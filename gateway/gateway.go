@@ -376,10 +376,10 @@ func (g *Gateway) Mount(app *fiber.App) {
 	app.Use(g.handleRaw)
 }
 
-// operationEntry is one operation of GET /api/operations: what a client
+// OperationEntry is one operation of GET /api/operations: what a client
 // (`marketplace call` and `ops`) needs to call it and to show it, from the
 // declarations.
-type operationEntry struct {
+type OperationEntry struct {
 	Path    string       `json:"path"`
 	Kind    ops.Kind     `json:"kind"`
 	Access  ops.Access   `json:"access"`
@@ -390,15 +390,15 @@ type operationEntry struct {
 
 // handleOperations lists the public routing table, sorted by path.
 func (g *Gateway) handleOperations(c *fiber.Ctx) error {
-	out := []operationEntry{}
+	out := []OperationEntry{}
 	for p, r := range g.Operations() {
 		args := r.desc.Args
 		if args == nil {
 			args = []ops.ArgDoc{}
 		}
-		out = append(out, operationEntry{Path: p, Kind: r.kind, Access: r.access, Service: r.service, Summary: r.desc.Summary, Args: args})
+		out = append(out, OperationEntry{Path: p, Kind: r.kind, Access: r.access, Service: r.service, Summary: r.desc.Summary, Args: args})
 	}
-	slices.SortFunc(out, func(a, b operationEntry) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(out, func(a, b OperationEntry) int { return strings.Compare(a.Path, b.Path) })
 	return c.JSON(out)
 }
 

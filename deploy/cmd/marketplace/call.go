@@ -19,6 +19,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"marketplace/gateway"
 	"marketplace/libs/ops"
 )
 
@@ -97,14 +98,7 @@ func (g *gatewayFlags) do(ctx context.Context, timeout time.Duration, req *http.
 }
 
 // operation is one entry of GET /api/operations.
-type operation struct {
-	Path    string       `json:"path"`
-	Kind    ops.Kind     `json:"kind"`
-	Access  ops.Access   `json:"access"`
-	Service string       `json:"service"`
-	Summary string       `json:"summary,omitempty"`
-	Args    []ops.ArgDoc `json:"args"`
-}
+type operation = gateway.OperationEntry
 
 // operations asks the gateway for its public operations.
 func (g *gatewayFlags) operations(ctx context.Context, timeout time.Duration) ([]operation, error) {
