@@ -10,9 +10,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"marketplace/libs/logtest"
 )
 
 // quickstartPath is docs/quickstart.md from this package's directory.
@@ -124,7 +125,7 @@ func TestQuickstart(t *testing.T) {
 	cmd.Dir = work
 	cmd.Env = append(env, "MARKETPLACE_URL="+p.url, "DATA_DIR="+dataDir, "TMPDIR="+t.TempDir(), "QUICKSTART_STATE="+state)
 	var stdout bytes.Buffer
-	combined := &lockedBuffer{}
+	combined := &logtest.Buffer{} // written by two goroutines: the script's stdout and stderr
 	cmd.Stdout = io.MultiWriter(&stdout, combined)
 	cmd.Stderr = combined
 	start := time.Now()
@@ -171,23 +172,4 @@ func TestQuickstart(t *testing.T) {
 	if got := call("--as", "owner-1", "--get", "totalPayouts", "stores.wallet.getWallet", `{"storeId":"`+ids["STORE"]+`"}`); got != "100" {
 		t.Errorf("the wallet's totalPayouts is %s, not the payout's 100", got)
 	}
-}
-
-// lockedBuffer is a buffer two writers share (the script's stdout and
-// stderr, copied by two goroutines).
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
