@@ -1,16 +1,12 @@
-package system
+package system_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
-	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"marketplace/deploy/systemtest"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
@@ -29,55 +25,26 @@ func TestReadyzAsksEveryService(t *testing.T) {
 			return nil
 		}}}}, nil
 	}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan Info, 1)
-	done := make(chan error, 1)
-	env := map[string]string{"HTTP_ADDR": "127.0.0.1:0", "METRICS_ADDR": "127.0.0.1:0"}
-	go func() {
-		done <- Run(ctx, Options{Getenv: func(k string) string { return env[k] }, Memory: true, Stdout: io.Discard,
-			Modules: []service.Module{probe}, OnReady: func(i Info) { ready <- i }})
-	}()
-	var info Info
-	select {
-	case info = <-ready:
-	case err := <-done:
-		t.Fatalf("run: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("not ready in 60 s")
-	}
-	get := func(path string) (int, string) {
-		t.Helper()
-		resp, err := http.Get(info.BaseURL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	if code, body := get("/readyz"); code != 200 || !strings.Contains(body, `"ready"`) {
-		t.Fatalf("readyz with every service ready: %d %s", code, body)
+	s := systemtest.Start(t, systemtest.WithModules(probe))
+	if r := s.Do("GET", "/readyz", nil, nil); r.Status != 200 || r.Map(t)["status"] != "ready" {
+		t.Fatalf("readyz with every service ready: %d %s", r.Status, r.Body)
 	}
 	broken.Store(true)
-	code, body := get("/readyz")
 	var answer struct {
 		Status string            `json:"status"`
 		Failed map[string]string `json:"failed"`
 	}
-	_ = json.Unmarshal([]byte(body), &answer)
-	if code != 503 || answer.Status != "not ready" || answer.Failed["service:probe"] != "not ready: thing: the thing is broken" || len(answer.Failed) != 1 {
-		t.Fatalf("readyz with the probe service not ready: %d %s", code, body)
+	r := s.Do("GET", "/readyz", nil, nil)
+	r.Decode(t, &answer)
+	if r.Status != 503 || answer.Status != "not ready" || len(answer.Failed) != 1 ||
+		answer.Failed["service:probe"] != "not ready: thing: the thing is broken" {
+		t.Fatalf("readyz with the probe service not ready: %d %s", r.Status, r.Body)
 	}
-	if code, body := get("/livez"); code != 200 {
-		t.Fatalf("livez: %d %s", code, body)
+	if r := s.Do("GET", "/livez", nil, nil); r.Status != 200 {
+		t.Fatalf("livez: %d %s", r.Status, r.Body)
 	}
 	broken.Store(false)
-	if code, body := get("/readyz"); code != 200 {
-		t.Fatalf("readyz once ready again: %d %s", code, body)
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("run: %v", err)
+	if r := s.Do("GET", "/readyz", nil, nil); r.Status != 200 {
+		t.Fatalf("readyz once ready again: %d %s", r.Status, r.Body)
 	}
 }

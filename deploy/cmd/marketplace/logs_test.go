@@ -44,24 +44,7 @@ func TestLogsTextOnATerminalJSONOtherwise(t *testing.T) {
 		out := &logtest.Buffer{}
 		copied := make(chan struct{})
 		go func() { _, _ = io.Copy(out, ptmx); close(copied) }() // ends with EIO once the program exits
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		t.Cleanup(func() { _ = cmd.Process.Kill() })
-
-		base := waitForReady(t, out, exited)
-		rid := callOnce(t, base)
-		waitFor(t, out, rid, exited)
-		if err := cmd.Process.Signal(os.Interrupt); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Fatalf("after SIGINT: %v\n%s", err, out)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("not stopped 30 s after SIGINT\n%s", out)
-		}
+		base, rid := callThenInterrupt(t, cmd, out, out)
 		select {
 		case <-copied:
 		case <-time.After(5 * time.Second):
@@ -118,21 +101,7 @@ func TestLogsTextOnATerminalJSONOtherwise(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		t.Cleanup(func() { _ = cmd.Process.Kill() })
-		base := waitForReady(t, stderr, exited)
-		rid := callOnce(t, base)
-		waitFor(t, stdout, rid, exited)
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Fatalf("after SIGINT: %v\n%s", err, stderr)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatal("not stopped 30 s after SIGINT")
-		}
+		base, rid := callThenInterrupt(t, cmd, stderr, stdout)
 		var calls, ready, stopped int
 		sc := bufio.NewScanner(strings.NewReader(stdout.String()))
 		sc.Buffer(nil, 1<<20)
@@ -218,6 +187,37 @@ func waitFor(t *testing.T, out fmt.Stringer, s string, exited chan error) {
 			t.Fatalf("no %q in 10 s\n%s", s, out)
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+}
+
+// callThenInterrupt waits for the started cmd's ready line in hints, makes
+// one call, waits for its access line in logs, then stops cmd with SIGINT;
+// it answers the system's URL and the call's request id.
+func callThenInterrupt(t *testing.T, cmd *exec.Cmd, hints, logs fmt.Stringer) (base, rid string) {
+	t.Helper()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	base = waitForReady(t, hints, exited)
+	rid = callOnce(t, base)
+	waitFor(t, logs, rid, exited)
+	interrupt(t, cmd, exited, hints)
+	return base, rid
+}
+
+// interrupt sends cmd SIGINT (Ctrl-C) and waits for it to exit 0.
+func interrupt(t *testing.T, cmd *exec.Cmd, exited chan error, out fmt.Stringer) {
+	t.Helper()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("after SIGINT: %v\n%s", err, out)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("not stopped 30 s after SIGINT\n%s", out)
 	}
 }
 
