@@ -72,7 +72,8 @@ var rfc3339 = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
 // started as make run starts it (marketplace run, its own DATA_DIR, a free
 // port), with MARKETPLACE_URL and DATA_DIR exported as a reader's second
 // terminal has them by default. Any failing command fails it; so does a
-// sample output (the "text" blocks) the run did not print, and a final
+// sample output (the "text" blocks: each line, in order) the run did not
+// print, and a final
 // state other than the page's: the payout completed, paid out of the
 // wallet.
 func TestQuickstart(t *testing.T) {
@@ -136,8 +137,15 @@ func TestQuickstart(t *testing.T) {
 	}
 	said := rfc3339.ReplaceAllString(combined.String(), "<time>")
 	for _, s := range samples {
-		if !strings.Contains(said, rfc3339.ReplaceAllString(s, "<time>")) {
-			t.Errorf("the sample output\n  %s\nis not in what the quickstart printed:\n%s", s, combined.String())
+		// Each line of the sample, in order, each after the one before.
+		rest := said
+		for _, line := range strings.Split(rfc3339.ReplaceAllString(s, "<time>"), "\n") {
+			_, after, ok := strings.Cut(rest, strings.TrimSpace(line))
+			if !ok {
+				t.Errorf("the sample output's line\n  %s\nis not in what the quickstart printed (after the sample's lines before it):\n%s", line, combined.String())
+				break
+			}
+			rest = after
 		}
 	}
 	out := strings.Split(strings.TrimSpace(stdout.String()), "\n")
