@@ -165,6 +165,11 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	// The programs write to the launcher's pipes, never to a terminal: when
+	// the launcher's own output is one, they log text as `make run` does.
+	if cfg.LogFormat == "" && program.IsTerminal(o.Stdout) {
+		o.Environ = append(slices.Clone(o.Environ), "LOG_FORMAT="+program.LogText)
+	}
 	if o.RestartDelay <= 0 {
 		o.RestartDelay = time.Second
 	}

@@ -3,6 +3,7 @@ package launch_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 
 	"marketplace/deploy/launch"
 	"marketplace/deploy/modules"
@@ -538,5 +541,37 @@ func TestStopKillsAProgramThatDoesNotStop(t *testing.T) {
 	}
 	if slices.Contains(stops(f.records), "notifications") {
 		t.Fatal("notifications recorded a clean stop")
+	}
+}
+
+// The programs write to the launcher's pipes: when the launcher's own output
+// is a terminal and LOG_FORMAT is unset, every program (the broker and the
+// processor simulator too) gets LOG_FORMAT=text; LOG_FORMAT set is passed as
+// it is.
+func TestProgramsLogTextWhenTheLauncherIsOnATerminal(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ set, want string }{{"", "text"}, {"json", "json"}} {
+		var extra []string
+		if c.set != "" {
+			extra = []string{"LOG_FORMAT", c.set}
+		}
+		f := newFixture(t, extra...)
+		ptmx, tty, err := pty.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { _, _ = io.Copy(f.out, ptmx) }()
+		f.opts.Stdout = tty
+		_, h := f.start(t)
+		if err := h.stop(t); err != nil {
+			t.Fatal(err)
+		}
+		tty.Close()
+		ptmx.Close()
+		for name, recs := range records(f.records) {
+			if got := recs[0].Env["LOG_FORMAT"]; got != c.want {
+				t.Errorf("LOG_FORMAT=%q, the launcher on a terminal: %s got LOG_FORMAT=%q, want %q", c.set, name, got, c.want)
+			}
+		}
 	}
 }
