@@ -34,23 +34,7 @@ func TestLogsTextOnATerminalJSONOtherwise(t *testing.T) {
 
 	t.Run("terminal", func(t *testing.T) {
 		dataDir := t.TempDir()
-		cmd := exec.Command(bin, "run")
-		cmd.Env = logTestEnv(dataDir)
-		ptmx, err := pty.Start(cmd) // stdin, stdout and stderr the terminal
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ptmx.Close()
-		out := &logtest.Buffer{}
-		copied := make(chan struct{})
-		go func() { _, _ = io.Copy(out, ptmx); close(copied) }() // ends with EIO once the program exits
-		base, rid := callThenInterrupt(t, cmd, out, out)
-		select {
-		case <-copied:
-		case <-time.After(5 * time.Second):
-		}
-
-		raw := out.String()
+		raw, base, rid := runOnTerminal(t, bin, logTestEnv(dataDir))
 		if !strings.Contains(raw, "\x1b[") {
 			t.Errorf("no colour on a terminal without NO_COLOR:\n%s", raw)
 		}
@@ -90,6 +74,16 @@ func TestLogsTextOnATerminalJSONOtherwise(t *testing.T) {
 		stopping, stopped := strings.Index(text, "marketplace stopping"), regexp.MustCompile(`INFO +marketplace stopped after \d`).FindStringIndex(text)
 		if stopping < 0 || stopped == nil || stopped[0] < stopping {
 			t.Errorf("no shutdown lines (stopping, then stopped after ...) after SIGINT:\n%s", text)
+		}
+	})
+
+	t.Run("terminal with NO_COLOR", func(t *testing.T) {
+		raw, _, rid := runOnTerminal(t, bin, append(logTestEnv(t.TempDir()), "NO_COLOR=1"))
+		if strings.Contains(raw, "\x1b[") {
+			t.Errorf("colour on a terminal with NO_COLOR=1:\n%q", raw)
+		}
+		if !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} INFO  http .*request_id=` + rid).MatchString(raw) {
+			t.Errorf("no plain text access line for %s:\n%s", rid, raw)
 		}
 	})
 
@@ -188,6 +182,29 @@ func waitFor(t *testing.T, out fmt.Stringer, s string, exited chan error) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// runOnTerminal runs bin under a pseudo-terminal (its stdin, stdout and
+// stderr), makes one call and stops it with SIGINT; it answers all the
+// terminal showed, the system's URL and the call's request id.
+func runOnTerminal(t *testing.T, bin string, env []string) (raw, base, rid string) {
+	t.Helper()
+	cmd := exec.Command(bin, "run")
+	cmd.Env = env
+	ptmx, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	out := &logtest.Buffer{}
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(out, ptmx); close(copied) }() // ends with EIO once the program exits
+	base, rid = callThenInterrupt(t, cmd, out, out)
+	select {
+	case <-copied:
+	case <-time.After(5 * time.Second):
+	}
+	return out.String(), base, rid
 }
 
 // callThenInterrupt waits for the started cmd's ready line in hints, makes
