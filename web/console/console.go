@@ -12,18 +12,12 @@
 package console
 
 import (
-	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"mime"
 	"net/url"
-	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -32,6 +26,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/httpserver"
+	"marketplace/web/internal/asset"
 )
 
 //go:embed dist
@@ -99,27 +94,19 @@ func issuerOrigin(issuer string) (string, error) {
 	return u.Scheme + "://" + u.Host, nil
 }
 
-// file is one embedded file, ready to send.
-type file struct {
-	body  []byte
-	gz    []byte // gzip of body when that is smaller, else nil
-	ctype string
-	etag  string
-}
-
 type bundle struct {
-	index  *file
-	assets map[string]*file // by name under assets/
+	index  *asset.File
+	assets map[string]*asset.File // by name under assets/
 }
 
 // load reads and compresses the embedded build once per process.
 var load = sync.OnceValues(func() (*bundle, error) {
-	b := &bundle{assets: map[string]*file{}}
+	b := &bundle{assets: map[string]*asset.File{}}
 	index, err := dist.ReadFile("dist/index.html")
 	if err != nil {
 		return nil, fmt.Errorf("console: the build is missing (web/console/dist): %w", err)
 	}
-	b.index = newFile(index, "text/html; charset=utf-8")
+	b.index = asset.New(index, "text/html; charset=utf-8")
 	err = fs.WalkDir(dist, "dist/assets", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -128,7 +115,7 @@ var load = sync.OnceValues(func() (*bundle, error) {
 		if err != nil {
 			return err
 		}
-		b.assets[strings.TrimPrefix(p, "dist/assets/")] = newFile(body, contentType(p))
+		b.assets[strings.TrimPrefix(p, "dist/assets/")] = asset.New(body, asset.ContentType(p))
 		return nil
 	})
 	if err != nil {
@@ -136,32 +123,6 @@ var load = sync.OnceValues(func() (*bundle, error) {
 	}
 	return b, nil
 })
-
-func contentType(name string) string {
-	switch path.Ext(name) {
-	case ".js", ".mjs":
-		return "text/javascript; charset=utf-8"
-	case ".css":
-		return "text/css; charset=utf-8"
-	}
-	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
-		return t
-	}
-	return "application/octet-stream"
-}
-
-func newFile(body []byte, ctype string) *file {
-	sum := sha256.Sum256(body)
-	f := &file{body: body, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	_, _ = zw.Write(body)
-	_ = zw.Close()
-	if buf.Len() < len(body) {
-		f.gz = buf.Bytes()
-	}
-	return f
-}
 
 // Server answers the console's routes.
 type Server struct {
@@ -258,7 +219,7 @@ func (s *Server) handleIndex(c *fiber.Ctx) error {
 	// Revalidated on every load, so a new build is picked up at once; its
 	// assets have new names.
 	c.Set(fiber.HeaderCacheControl, "no-cache")
-	return s.send(c, s.b.index)
+	return asset.Send(c, s.b.index)
 }
 
 func (s *Server) handleAsset(c *fiber.Ctx) error {
@@ -271,7 +232,7 @@ func (s *Server) handleAsset(c *fiber.Ctx) error {
 	}
 	// Hashed names: a changed file is a new name.
 	c.Set(fiber.HeaderCacheControl, "public, max-age=31536000, immutable")
-	return s.send(c, f)
+	return asset.Send(c, f)
 }
 
 func (s *Server) handleSettings(c *fiber.Ctx) error {
@@ -279,37 +240,4 @@ func (s *Server) handleSettings(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 	return c.Send(s.settings)
-}
-
-func (s *Server) send(c *fiber.Ctx, f *file) error {
-	c.Set(fiber.HeaderETag, f.etag)
-	c.Set(fiber.HeaderContentType, f.ctype)
-	if f.gz != nil {
-		c.Vary(fiber.HeaderAcceptEncoding)
-	}
-	if httpserver.ETagMatches(c.Get(fiber.HeaderIfNoneMatch), f.etag) {
-		return c.SendStatus(fiber.StatusNotModified)
-	}
-	if f.gz != nil && acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
-		c.Set(fiber.HeaderContentEncoding, "gzip")
-		return c.Send(f.gz)
-	}
-	return c.Send(f.body)
-}
-
-// acceptsGzip reads Accept-Encoding: gzip (or *) listed without q=0.
-func acceptsGzip(h string) bool {
-	for _, part := range strings.Split(h, ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		name = strings.ToLower(strings.TrimSpace(name))
-		if name != "gzip" && name != "*" {
-			continue
-		}
-		q := strings.ReplaceAll(strings.ToLower(params), " ", "")
-		if q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000" {
-			return false
-		}
-		return true
-	}
-	return false
 }
