@@ -371,6 +371,7 @@ func (g *Gateway) Mount(app *fiber.App) {
 	app.Post("/api/mutation/*", g.handleOp(ops.Mutation, true))
 	app.Get("/api/operations", g.handleOperations)
 	g.mountConsole(app) // /admin/, /store/ and their assets
+	g.mountDocs(app)    // /docs, its assets and the index at /
 	// Last: every request no route above took is matched against the raw
 	// routes the services declared, by exact method and path, or is 404.
 	app.Use(g.handleRaw)

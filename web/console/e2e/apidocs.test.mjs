@@ -1,0 +1,70 @@
+// The API reference (GET /docs) in a real browser: Debian's Chromium driven
+// by playwright-core against the system deploy/e2e (TestAPIDocsInBrowser)
+// starts in-process. Every request the page makes is recorded; one to any
+// host but the gateway's is aborted and fails the test, as does any console
+// error (a refusal by the page's Content-Security-Policy is one) or a
+// serious or critical axe-core violation.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { accessible, env, launch, WAIT } from "./browser.mjs";
+
+const URL = env("CONSOLE_URL");
+const gateway = new globalThis.URL(URL).host;
+
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+test("/docs renders the gateway's operations with no request leaving the machine", async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US" });
+  const requests = [];
+  const outside = [];
+  // Everything the page asks for passes here: the gateway's own answers go
+  // on, anything else is recorded and never sent.
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    requests.push(url);
+    if (new globalThis.URL(url).host === gateway) return route.continue();
+    outside.push(url);
+    return route.abort("blockedbyclient");
+  });
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("console", (m) => m.type() === "error" && problems.push(`console error: ${m.text()}`));
+  // What the policy refused, even where nothing is logged.
+  await page.addInitScript(() => {
+    window.__refused = [];
+    document.addEventListener("securitypolicyviolation", (e) => window.__refused.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}:${e.columnNumber} ${e.sample}`));
+  });
+
+  await page.goto(`${URL}/docs`);
+  // The document's tags in the sidebar, then the reviews service's operations.
+  await page.getByRole("button", { name: /reviews/i }).first().waitFor(WAIT);
+  await page.getByRole("button", { name: /reviews/i }).first().click();
+  await page.getByText(/addReview/).first().waitFor(WAIT);
+  const summary = page.getByText(/Review a store as the caller/).first();
+  await summary.waitFor(WAIT);
+  await summary.scrollIntoViewIfNeeded();
+  console.log(`REQUESTS ${requests.length}: ${requests.join(" ")}`);
+  const refused = await page.evaluate(() => window.__refused);
+  assert.deepEqual(outside, [], "requests to other hosts");
+  assert.deepEqual(refused, [], "refused by the Content-Security-Policy");
+  assert.deepEqual(problems, [], "errors on the page");
+  assert.ok(requests.some((u) => u.endsWith("/api/openapi.json")), `the page read the OpenAPI document: ${requests.join(", ")}`);
+  // Into this run's folder only: the reference is no screen of the console's documentation.
+  await page.screenshot({ path: join(env("SCREENSHOTS"), "api-reference.png") });
+  await accessible(page, "/docs (light)");
+  // Scalar follows the system's colour scheme: the dark one too.
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.locator("body.dark-mode").waitFor({ state: "attached", ...WAIT });
+  await accessible(page, "/docs (dark)");
+  assert.deepEqual(outside, [], "requests to other hosts");
+  assert.deepEqual(problems, [], "errors on the page");
+  await context.close();
+});
