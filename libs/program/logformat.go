@@ -26,8 +26,9 @@ const (
 	LogJSON = "json"
 )
 
-// logFormat is the format LOG_FORMAT chooses for logs written to w.
-func (c *Config) logFormat(w io.Writer) string {
+// LogFormatOf is the format of the logs written to w: LOG_FORMAT, or its
+// default for w (text on a terminal, else json).
+func (c *Config) LogFormatOf(w io.Writer) string {
 	if f := strings.ToLower(strings.TrimSpace(c.LogFormat)); f != "" {
 		return f
 	}
@@ -36,10 +37,6 @@ func (c *Config) logFormat(w io.Writer) string {
 	}
 	return LogJSON
 }
-
-// LogFormatOf is the format the logs written to w have: LOG_FORMAT, or its
-// default for w.
-func (c *Config) LogFormatOf(w io.Writer) string { return c.logFormat(w) }
 
 // IsTerminal tells whether w is a terminal (a file whose descriptor is one).
 func IsTerminal(w io.Writer) bool {

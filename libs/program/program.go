@@ -170,7 +170,7 @@ func (c *Config) HTTP() httpserver.Config {
 func (c *Config) Logger(w io.Writer) *slog.Logger {
 	var lvl slog.Level
 	_ = lvl.UnmarshalText([]byte(c.LogLevel))
-	if c.logFormat(w) == LogText {
+	if c.LogFormatOf(w) == LogText {
 		return slog.New(newTextHandler(w, lvl, c.NoColor == "" && IsTerminal(w)))
 	}
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lvl}))
