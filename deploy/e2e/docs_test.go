@@ -111,7 +111,9 @@ func TestAPIDocsServed(t *testing.T) {
 // leaves the machine (one to any host but the gateway's fails the test, and
 // is aborted), the console shows no error (a refusal by the page's
 // Content-Security-Policy is one), and axe-core finds no serious or critical
-// violation. Skipped, loudly, without node 20.19+ (failed in CI: webtest.Node).
+// violation, in light and dark mode; then GET /'s page, checked the same way,
+// leads to it. Skipped, loudly, without node 20.19+ (failed in CI:
+// webtest.Node).
 func TestAPIDocsInBrowser(t *testing.T) {
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)

@@ -20,12 +20,15 @@ after(async () => {
   await browser?.close();
 });
 
-test("/docs renders the gateway's operations with no request leaving the machine", async () => {
+/**
+ * A page whose every request is recorded (requests): the gateway's own go
+ * on, any other host's is recorded in outside and never sent; its errors
+ * and its policy's refusals are recorded too.
+ */
+async function watched() {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US" });
   const requests = [];
   const outside = [];
-  // Everything the page asks for passes here: the gateway's own answers go
-  // on, anything else is recorded and never sent.
   await context.route("**/*", (route) => {
     const url = route.request().url();
     requests.push(url);
@@ -42,7 +45,11 @@ test("/docs renders the gateway's operations with no request leaving the machine
     window.__refused = [];
     document.addEventListener("securitypolicyviolation", (e) => window.__refused.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}:${e.columnNumber} ${e.sample}`));
   });
+  return { context, page, requests, outside, problems };
+}
 
+test("/docs renders the gateway's operations with no request leaving the machine", async () => {
+  const { context, page, requests, outside, problems } = await watched();
   await page.goto(`${URL}/docs`);
   // The document's tags in the sidebar, then the reviews service's operations.
   await page.getByRole("button", { name: /reviews/i }).first().waitFor(WAIT);
@@ -65,6 +72,20 @@ test("/docs renders the gateway's operations with no request leaving the machine
   await page.locator("body.dark-mode").waitFor({ state: "attached", ...WAIT });
   await accessible(page, "/docs (dark)");
   assert.deepEqual(outside, [], "requests to other hosts");
+  assert.deepEqual(problems, [], "errors on the page");
+  await context.close();
+});
+
+test("/ lists the gateway's pages, reachable, with nothing loaded from elsewhere", async () => {
+  const { context, page, outside, problems } = await watched();
+  await page.goto(`${URL}/`);
+  await page.getByRole("heading", { name: "Marketplace API" }).waitFor(WAIT);
+  await accessible(page, "/");
+  await page.getByRole("link", { name: "API reference" }).click();
+  await page.waitForURL(`${URL}/docs`, WAIT);
+  await page.getByRole("button", { name: /reviews/i }).first().waitFor(WAIT);
+  assert.deepEqual(outside, [], "requests to other hosts");
+  assert.deepEqual(await page.evaluate(() => window.__refused), [], "refused by the Content-Security-Policy");
   assert.deepEqual(problems, [], "errors on the page");
   await context.close();
 });
