@@ -86,11 +86,12 @@ func (a *API) OpenAPI() ([]byte, error) {
 	paths := obj{}
 	services := map[string]bool{}
 	var queries, mutations []Operation
+	responses := runErrorResponses() // with the own paths' shared error answers
 	for _, o := range a.Operations {
 		services[o.Service] = true
 		schemas[o.Path+".Args"] = o.ArgsSchema
 		schemas[o.Path+".Returns"] = returnsOrAny(o.Returns)
-		paths[CallPath(o.Kind, o.Path)] = obj{"post": callPathOperation(o)}
+		paths[CallPath(o.Kind, o.Path)] = obj{"post": callPathOperation(o, responses)}
 		paths[RunPath(o.Path)] = obj{"post": runOperation(o)}
 		if o.Kind == ops.Mutation {
 			mutations = append(mutations, o)
@@ -135,7 +136,7 @@ func (a *API) OpenAPI() ([]byte, error) {
 		"paths":   paths,
 		"components": obj{
 			"schemas":   schemas,
-			"responses": runErrorResponses(),
+			"responses": responses,
 			"securitySchemes": obj{bearer: obj{
 				"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
 				"description": "A JWT whose sub is the user id; its roles claim (an array of strings) may hold admin. Production tokens are RS256/ES256 from the identity provider (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE); in development, HS256 tokens signed with AUTH_DEV_SECRET (make token SUB=<user> ROLES=admin). In the security requirements, the admin role is listed where an operation needs it.",
@@ -190,7 +191,7 @@ func commonSchemas() obj {
 		codes[i] = string(c)
 	}
 	return obj{
-		"ErrorCode": obj{"type": "string", "enum": codes, "description": "The contract's error codes (section 2); each has one HTTP status on an operation's own path (/api/query/..., /api/mutation/...) and on /api/query and /api/mutation: INVALID_ARGUMENT 400, UNAUTHENTICATED 401, PERMISSION_DENIED 403, NOT_FOUND 404, ALREADY_EXISTS and FAILED_PRECONDITION 409, RATE_LIMITED 429, INTERNAL 500, UNAVAILABLE 503."},
+		"ErrorCode": obj{"type": "string", "enum": codes, "description": "The contract's error codes (section 2); each has one HTTP status on an operation's own path (/api/query/..., /api/mutation/...) and on /api/query and /api/mutation:\n\n" + errorTable(allCodes)},
 		"Error": obj{
 			"type": "object", "required": []string{"error"},
 			"description": "The contract's error body (section 2).",
@@ -317,8 +318,8 @@ func runOperation(o Operation) obj {
 	if o.StoreArg != "" {
 		fmt.Fprintf(&d, " The store is the one `%s` names.", o.StoreArg)
 	}
-	fmt.Fprintf(&d, "\n\n**For Convex's clients** (`%s`): failures are answered with HTTP 200. Generated clients call POST %s instead (operationId `%s`), whose failures have their own statuses; hand-written calls may use POST /api/%s with {\"path\": \"%s\", \"args\": {...}}.\n\nError codes (on /api/run in errorData.code with HTTP 200, except INTERNAL: HTTP 500 and the contract's error body):\n\n%s",
-		ConvexName(o.Path), CallPath(o.Kind, o.Path), CallOperationID(o.Kind, o.Path), o.Kind, o.Path, errorTable(o.Errors))
+	fmt.Fprintf(&d, "\n\n**For Convex's clients** (`%s`): failures are answered with HTTP 200. Generated clients call POST %s instead (operationId `%s`), whose failures have their own statuses; hand-written calls may use POST /api/%s with {\"path\": \"%s\", \"args\": {...}}.\n\nError codes, here in errorData.code with HTTP 200 (except INTERNAL: HTTP 500 and the contract's error body): %s; what each means is in ErrorCode and in the responses of POST %s.",
+		ConvexName(o.Path), CallPath(o.Kind, o.Path), CallOperationID(o.Kind, o.Path), o.Kind, o.Path, strings.Join(codeStrings(o.Errors), ", "), CallPath(o.Kind, o.Path))
 	success := obj{"allOf": []any{ref("ConvexSuccess"), obj{"required": []string{"value"}, "properties": obj{"value": ref(o.Path + ".Returns")}}}}
 	failure := obj{"allOf": []any{ref("ConvexFailure"), obj{"properties": obj{"errorData": obj{"properties": obj{"code": obj{"enum": convexCodes(o.Errors)}}}}}}}
 	op := obj{
@@ -351,14 +352,14 @@ func runOperation(o Operation) obj {
 // callPathOperation is an operation's entry on its own path (CallPath): the
 // body its arguments, the 200 its return value, each error status with the
 // contract's body limited to the codes of that status.
-func callPathOperation(o Operation) obj {
+func callPathOperation(o Operation, shared obj) obj {
 	var d strings.Builder
 	fmt.Fprintf(&d, "%s\n\nA %s; access `%s`: %s.", o.Summary, o.Kind, o.Access, accessMeaning[o.Access])
 	if o.StoreArg != "" {
 		fmt.Fprintf(&d, " The store is the one `%s` names.", o.StoreArg)
 	}
-	fmt.Fprintf(&d, "\n\nThe body is the arguments object. The same operation is POST /api/%s with {\"path\": \"%s\", \"args\": {...}}, and, for Convex's clients, POST %s (`%s`).\n\nError codes:\n\n%s",
-		o.Kind, o.Path, RunPath(o.Path), ConvexName(o.Path), errorTable(o.Errors))
+	fmt.Fprintf(&d, "\n\nThe body is the arguments object. The same operation is POST /api/%s with {\"path\": \"%s\", \"args\": {...}}, and, for Convex's clients, POST %s (`%s`).\n\nError codes: %s; each is answered with its status (the responses below) and the contract's error body.",
+		o.Kind, o.Path, RunPath(o.Path), ConvexName(o.Path), strings.Join(codeStrings(o.Errors), ", "))
 	ok := obj{
 		"description": "the return value",
 		"content":     obj{mimeJSON: obj{"schema": ref(o.Path + ".Returns")}},
@@ -382,10 +383,29 @@ func callPathOperation(o Operation) obj {
 	}
 	responses := obj{"200": ok}
 	for status, cs := range statusesOf(o.Errors) {
-		responses[strconv.Itoa(status)] = errorResponse(cs)
+		responses[strconv.Itoa(status)] = sharedErrorResponse(shared, cs)
 	}
 	op["responses"] = responses
 	return op
+}
+
+// sharedErrorResponse is a reference to the error answer of codes (one
+// status), added to shared (components.responses) under a name of its
+// codes the first time: "NotFound", "AlreadyExistsOrFailedPrecondition".
+func sharedErrorResponse(shared obj, codes []apperr.Code) obj {
+	var name strings.Builder
+	for i, c := range codes {
+		if i > 0 {
+			name.WriteString("Or")
+		}
+		for _, w := range strings.Split(strings.ToLower(string(c)), "_") {
+			name.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	if _, ok := shared[name.String()]; !ok {
+		shared[name.String()] = errorResponse(codes)
+	}
+	return obj{"$ref": "#/components/responses/" + name.String()}
 }
 
 // detailsProps are the members an error's details may have, as the
