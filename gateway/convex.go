@@ -143,12 +143,12 @@ func outcomeUnknown(e *apperr.Error) bool {
 
 func (x *convexSide) mount(app *fiber.App) {
 	app.Use(x.countRequests)
-	app.Post("/api/query", x.httpCall(ops.Query))
-	app.Post("/api/mutation", x.httpCall(ops.Mutation))
-	app.Post("/api/action", x.httpCall(kindAction))
+	app.Post("/api/query", x.httpCall(ops.Query, false))
+	app.Post("/api/mutation", x.httpCall(ops.Mutation, false))
+	app.Post("/api/action", x.httpCall(kindAction, false))
 	app.Post("/api/run/*", x.httpRun)
-	app.Post("/api/query/*", x.httpOperationURL(ops.Query))
-	app.Post("/api/mutation/*", x.httpOperationURL(ops.Mutation))
+	app.Post("/api/query/*", x.httpCall(ops.Query, true))
+	app.Post("/api/mutation/*", x.httpCall(ops.Mutation, true))
 	sync := websocket.New(x.serveSync, websocket.Config{HandshakeTimeout: 10 * time.Second})
 	upgrade := func(c *fiber.Ctx) error {
 		if !websocket.IsWebSocketUpgrade(c) {
@@ -170,34 +170,21 @@ const kindAction ops.Kind = "action"
 
 // httpCall answers /api/query, /api/mutation and /api/action for requests
 // with a Convex-Client header; the others go on to the contract's handlers.
-func (x *convexSide) httpCall(kind ops.Kind) fiber.Handler {
+// byURL: an operation's own path (OperationURL), whose URL names it and
+// whose body is its arguments, answered in Convex's shapes as /api/run is
+// but with the kind checked as on /api/query and /api/mutation.
+func (x *convexSide) httpCall(kind ops.Kind, byURL bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if len(c.Request().Header.Peek(HeaderConvexClient)) == 0 {
 			return c.Next()
 		}
 		var req convexRequest
 		err := PlainBody(c) // before c.Body(), which would inflate it
-		if err == nil {
-			req, err = parseConvexBody(c.Body(), true)
-		}
-		return x.answerHTTP(c, kind, req, err)
-	}
-}
-
-// httpOperationURL answers an operation's own path (OperationURL) for
-// requests with a Convex-Client header, in Convex's shapes as /api/run does
-// but with the kind checked as on /api/query and /api/mutation; the body is
-// the arguments. The others go on to the contract's handler.
-func (x *convexSide) httpOperationURL(kind ops.Kind) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		if len(c.Request().Header.Peek(HeaderConvexClient)) == 0 {
-			return c.Next()
-		}
-		var req convexRequest
-		err := PlainBody(c) // before c.Body(), which would inflate it
-		if err == nil {
+		if err == nil && byURL {
 			req.path, err = operationOfURL(c, kind)
 			req.args = c.Body()
+		} else if err == nil {
+			req, err = parseConvexBody(c.Body(), true)
 		}
 		return x.answerHTTP(c, kind, req, err)
 	}
