@@ -3,6 +3,7 @@ package system
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -41,6 +42,9 @@ func readyCheck(baseURL string) func(context.Context) error {
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
+			if ctx.Err() != nil {
+				return errors.New("not ready: no answer within the readiness deadline")
+			}
 			return err
 		}
 		defer resp.Body.Close()

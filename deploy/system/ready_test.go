@@ -48,3 +48,37 @@ func TestReadyzAsksEveryService(t *testing.T) {
 		t.Fatalf("readyz once ready again: %d %s", r.Status, r.Body)
 	}
 }
+
+// One service whose check takes the whole readiness deadline leaves the
+// others theirs: /readyz names only it (its own answer did not come in
+// time), not every service checked after it ("quick" is asked after
+// "probe"). The checks run at once.
+func TestReadyzASlowServiceNamesOnlyItself(t *testing.T) {
+	var slow atomic.Bool
+	module := func(name string, check func(context.Context) error) service.Module {
+		return service.Module{Name: name, Build: func(context.Context, service.Env) (*service.Built, error) {
+			return &service.Built{Registry: ops.NewRegistry(name), Checks: []httpserver.Check{{Name: "thing", Fn: check}}}, nil
+		}}
+	}
+	probe := module("probe", func(ctx context.Context) error {
+		if slow.Load() {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return nil
+	})
+	quick := module("quick", func(context.Context) error { return nil })
+	s := systemtest.Start(t, systemtest.WithModules(probe, quick))
+	if r := s.Do("GET", "/readyz", nil, nil); r.Status != 200 {
+		t.Fatalf("readyz with every service ready: %d %s", r.Status, r.Body)
+	}
+	slow.Store(true)
+	var answer struct {
+		Failed map[string]string `json:"failed"`
+	}
+	r := s.Do("GET", "/readyz", nil, nil)
+	r.Decode(t, &answer)
+	if r.Status != 503 || len(answer.Failed) != 1 || answer.Failed["service:probe"] == "" {
+		t.Fatalf("readyz with the probe service slow: %d %s (want only service:probe failed)", r.Status, r.Body)
+	}
+}

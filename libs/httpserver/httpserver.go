@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -118,12 +119,32 @@ func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fib
 	app.Get("/readyz", func(c *fiber.Ctx) error {
 		ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
 		defer cancel()
+		// At once, not one after another: a check that takes the whole
+		// budget must not leave the others none (the all-in-one's checks
+		// ask each service's /readyz, and a slow one would have every
+		// service after it reported "context deadline exceeded").
 		failed := map[string]string{}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
 		for _, ch := range checks {
-			if err := ch.Fn(ctx); err != nil {
-				failed[ch.Name] = err.Error()
-			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { // off the handler's goroutine: the recoverer would not see it
+					if v := recover(); v != nil {
+						mu.Lock()
+						failed[ch.Name] = fmt.Sprintf("panic: %v", v)
+						mu.Unlock()
+					}
+				}()
+				if err := ch.Fn(ctx); err != nil {
+					mu.Lock()
+					failed[ch.Name] = err.Error()
+					mu.Unlock()
+				}
+			}()
 		}
+		wg.Wait()
 		if len(failed) > 0 {
 			return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "not ready", "failed": failed})
 		}
