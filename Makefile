@@ -36,8 +36,10 @@ MARKETPLACE_TOOLS = token console sign-webhook pay
 ifneq ($(filter $(MARKETPLACE_TOOLS) $(BIN),$(MAKECMDGOALS)),)
 MARKETPLACE_SRCS := $(wildcard go.work go.work.sum $(shell $(GO) list -deps -f '{{if and .Module .Module.Main}}{{.Dir}} {{range .GoFiles}}{{$$.Dir}}/{{.}} {{end}}{{range .EmbedFiles}}{{$$.Dir}}/{{.}} {{end}}{{.Module.GoMod}} {{.Module.Dir}}/go.sum{{end}}' ./deploy/cmd/marketplace))
 endif
+# Silent, as the tools' own lines: TOKEN=$$(make token) is the token alone,
+# also on the call that builds.
 $(BIN): $(MARKETPLACE_SRCS)
-	$(GO) build -buildvcs=auto -o $(BIN) ./deploy/cmd/marketplace
+	@$(GO) build -buildvcs=auto -o $(BIN) ./deploy/cmd/marketplace
 	@touch $(BIN)
 
 # The programs of the distributed mode: the marketplace binary (its broker and

@@ -72,7 +72,7 @@ func TestMakeTokenReusesAnUpToDateBinary(t *testing.T) {
 	env = append(env, "AUTH_DEV_SECRET=makefile-test-secret-0123456789abcdef", "DATA_DIR="+t.TempDir())
 	run := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command(makeBin, append(append([]string{"-C", root}, args...), "BIN="+bin)...)
+		cmd := exec.Command(makeBin, append(append([]string{"--no-print-directory", "-C", root}, args...), "BIN="+bin)...)
 		cmd.Env = env
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
@@ -83,8 +83,10 @@ func TestMakeTokenReusesAnUpToDateBinary(t *testing.T) {
 		return string(out)
 	}
 	jwt := regexp.MustCompile(`^[\w-]+\.[\w-]+\.[\w-]+\n$`)
-	if out := run("-s", "token", "SUB=make-test-user"); !jwt.MatchString(out) {
-		t.Fatalf("make -s token printed %q, not just a token", out)
+	// The first run builds, and still prints nothing but the token, without
+	// -s too (TOKEN=$(make token)).
+	if out := run("token", "SUB=make-test-user"); !jwt.MatchString(out) {
+		t.Fatalf("make token (building the binary) printed %q, not just a token", out)
 	}
 	built, err := os.Stat(bin)
 	if err != nil {
@@ -99,6 +101,30 @@ func TestMakeTokenReusesAnUpToDateBinary(t *testing.T) {
 	again, err := os.Stat(bin)
 	if err != nil || !again.ModTime().Equal(built.ModTime()) {
 		t.Fatalf("the second make token rebuilt the binary (modified %s, then %s): %v", built.ModTime(), again.ModTime(), err)
+	}
+	// A change to any file it is built from rebuilds it (make -W: as if that
+	// file had just changed): a file of an imported workspace package, an
+	// embedded file, a module's go.mod and go.sum, go.work. make run always
+	// builds.
+	// The Makefile names them as go list does, by absolute path; go.work as
+	// it is in the root.
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{
+		filepath.Join(abs, "libs", "apperr", "apperr.go"),
+		filepath.Join(abs, "web", "apidocs", "docs.css"),
+		filepath.Join(abs, "libs", "go.mod"),
+		filepath.Join(abs, "gateway", "go.sum"),
+		"go.work",
+	} {
+		if out := run("-n", "-W", f, "token", "SUB=make-test-user"); !strings.Contains(out, "go build") {
+			t.Errorf("make -n token with %s changed would not build:\n%s", f, out)
+		}
+	}
+	if out := run("-n", "run"); !strings.Contains(out, "go build") {
+		t.Errorf("make -n run on an up-to-date binary would not build:\n%s", out)
 	}
 	// Older than its sources: rebuilt.
 	old := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
