@@ -200,7 +200,10 @@ func nearestArgument(name string, s *structSpec) string {
 	best, bestD := "", min(3, max(0, len(name)-2))
 	for i := range s.fields {
 		f := strings.ToLower(s.fields[i].name)
-		d := editDistance(lower, f) // nearest.go
+		d := bestD + 1 // at least the difference in length: not measured beyond bestD (name is a request's, up to 6 MiB)
+		if abs(len(lower)-len(f)) <= bestD {
+			d = editDistance(lower, f) // nearest.go
+		}
 		if f == stem || f == stem+"s" || f == lower+"id" {
 			d = 0
 		}

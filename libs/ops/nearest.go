@@ -20,7 +20,14 @@ func Nearest(name string, candidates []string, n int) []string {
 	lower := strings.ToLower(name)
 	var found []cand
 	for _, c := range candidates {
-		d := editDistance(lower, strings.ToLower(c))
+		// The distance is at least the difference in length: measured only
+		// when that leaves it within the limit (name comes from a request,
+		// up to the body's 6 MiB, and the measure costs both lengths'
+		// product, against every candidate).
+		d := limit + 1
+		if abs(len(lower)-len(c)) <= limit {
+			d = editDistance(lower, strings.ToLower(c))
+		}
 		if lastSegment(c) == lastSegment(name) && d > limit {
 			d = limit
 		}
@@ -40,6 +47,8 @@ func Nearest(name string, candidates []string, n int) []string {
 	}
 	return out
 }
+
+func abs(x int) int { return max(x, -x) }
 
 func lastSegment(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
 
