@@ -461,7 +461,9 @@ func opsCmd(ctx context.Context, c *cli, args []string) error {
 	switch {
 	case *names:
 		for _, o := range list {
-			fmt.Fprintln(c.stdout, o.Path)
+			if isOperationPath(o.Path) { // the completion's words (completion.go)
+				fmt.Fprintln(c.stdout, o.Path)
+			}
 		}
 		return nil
 	case *asJSON:

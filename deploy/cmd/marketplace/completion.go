@@ -101,3 +101,20 @@ _marketplace_completion() {
 }
 complete -o default -F _marketplace_completion marketplace ./bin/marketplace bin/marketplace
 `
+
+// isOperationPath says whether p can be an operation's path: names of
+// letters, digits and _ between dots (the gateway routes no other). `ops
+// --names` prints only those: the completion hands its words to compgen
+// -W, which expands them as the shell does, and they come from whatever
+// answers at --url.
+func isOperationPath(p string) bool {
+	segs := strings.Split(p, ".")
+	for _, s := range segs {
+		if s == "" || strings.IndexFunc(s, func(r rune) bool {
+			return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		}) >= 0 {
+			return false
+		}
+	}
+	return len(segs) >= 2
+}
