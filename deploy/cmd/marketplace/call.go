@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"marketplace/gateway"
+	"marketplace/libs/auth"
 	"marketplace/libs/ops"
 )
 
@@ -173,9 +174,10 @@ func callCmd(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	kind := ops.Query // an unknown operation: the gateway's answer names the nearest
+	var access ops.Access
 	for _, o := range list {
 		if o.Path == opPath {
-			kind = o.Kind
+			kind, access = o.Kind, o.Access
 		}
 	}
 	if *key != "" && kind != ops.Mutation && slices.ContainsFunc(list, func(o operation) bool { return o.Path == opPath }) {
@@ -201,7 +203,7 @@ func callCmd(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	if status/100 != 2 {
-		return reportFailure(c.stderr, status, answer)
+		return reportFailure(c.stderr, status, answer, g.refusalHint(status, tok, access))
 	}
 	out, err := render(answer, getPath, *raw)
 	if err != nil {
@@ -411,10 +413,40 @@ func gatewayFailure(status int, body []byte) error {
 	return fmt.Errorf("HTTP %d: %.300s", status, bytes.TrimSpace(body))
 }
 
-func reportFailure(stderr io.Writer, status int, body []byte) error {
+// reportFailure prints a failure answer on stderr, then the hint, if any,
+// on a line of its own.
+func reportFailure(stderr io.Writer, status int, body []byte, hint string) error {
 	err := gatewayFailure(status, body)
 	fmt.Fprintln(stderr, err)
+	if hint != "" {
+		fmt.Fprintln(stderr, hint)
+	}
 	return &failed{err}
+}
+
+// refusalHint is what the command line's user does after a refusal of who
+// called, which the gateway's message cannot say in the command's terms: a
+// call without a token (401) is made as a user with --as; an
+// administrators' operation refused (403) to an --as user without the admin
+// role needs --roles admin.
+func (g *gatewayFlags) refusalHint(status int, tok string, access ops.Access) string {
+	switch {
+	case status == http.StatusUnauthorized && tok == "":
+		return "hint: call as a user with --as USER (a development token; --roles admin for an administrator), or give --token or $" + EnvToken
+	case status == http.StatusForbidden && access == ops.Admin && g.as != "" && !hasRole(g.roles, auth.RoleAdmin):
+		return "hint: an administrators' operation: call with --as " + g.as + " --roles admin"
+	}
+	return ""
+}
+
+// hasRole says whether a --roles list (comma-separated) holds role.
+func hasRole(roles, role string) bool {
+	for _, r := range strings.Split(roles, ",") {
+		if strings.TrimSpace(r) == role {
+			return true
+		}
+	}
+	return false
 }
 
 func opsCmd(ctx context.Context, c *cli, args []string) error {
@@ -518,7 +550,8 @@ func matches(filter, opPath string) (bool, error) {
 }
 
 // argsLine is an operation's arguments on one line: name: type, with a ?
-// after an optional one's name.
+// after an optional one's name; a string of a few values names them
+// (action: dismiss|hide_review), as a caller cannot guess them.
 func argsLine(args []ops.ArgDoc) string {
 	if len(args) == 0 {
 		return "-"
@@ -529,9 +562,24 @@ func argsLine(args []ops.ArgDoc) string {
 		if a.Required {
 			opt = ""
 		}
-		parts[i] = a.Name + opt + ": " + a.Type
+		typ := a.Type
+		if values := enumRule(a.Rules); values != "" && typ == "string" {
+			typ = values
+		}
+		parts[i] = a.Name + opt + ": " + typ
 	}
 	return strings.Join(parts, ", ")
+}
+
+// enumRule is the values of an argument's enum rule (op:"required,enum=a|b"
+// gives "a|b"), "" without one.
+func enumRule(rules string) string {
+	for _, r := range strings.Split(rules, ",") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(r), "enum="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 func uploadCmd(ctx context.Context, c *cli, args []string) error {
@@ -575,7 +623,7 @@ func uploadCmd(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	if status/100 != 2 {
-		return reportFailure(c.stderr, status, answer)
+		return reportFailure(c.stderr, status, answer, g.refusalHint(status, tok, ""))
 	}
 	var up struct {
 		StorageID string `json:"storageId"`

@@ -95,9 +95,14 @@ func TestCommandLineAgainstTheRunningSystem(t *testing.T) {
 	}
 
 	// Failures: the code and message on stderr, the details on one line, exit 1.
-	fails(call("admins.catalog.createCity", `{"name":"Abu Dhabi","nameArabic":"أبوظبي"}`), "a mutation without a token", "UNAUTHENTICATED: ")
-	fails(call("--as", "user-1", "admins.catalog.createCity", `{"name":"Abu Dhabi","nameArabic":"أبوظبي"}`), "a mutation without the admin role", "PERMISSION_DENIED: ")
-	r := call("--as", "admin-1", "--roles", "admin", "admins.catalog.createArea", `{"name":"Marina","city":"nope"}`)
+	// A refusal of the caller says, in the command's terms, how to call instead.
+	r := call("admins.catalog.createCity", `{"name":"Abu Dhabi","nameArabic":"أبوظبي"}`)
+	fails(r, "a mutation without a token", "UNAUTHENTICATED: ")
+	fails(r, "a mutation without a token", "\nhint: call as a user with --as USER")
+	r = call("--as", "user-1", "admins.catalog.createCity", `{"name":"Abu Dhabi","nameArabic":"أبوظبي"}`)
+	fails(r, "a mutation without the admin role", "PERMISSION_DENIED: ")
+	fails(r, "a mutation without the admin role", "\nhint: an administrators' operation: call with --as user-1 --roles admin\n")
+	r = call("--as", "admin-1", "--roles", "admin", "admins.catalog.createArea", `{"name":"Marina","city":"nope"}`)
 	fails(r, "a malformed id", "INVALID_ARGUMENT: ")
 	if lines := strings.Split(strings.TrimSpace(r.err), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], "details: {") || !json.Valid([]byte(strings.TrimPrefix(lines[1], "details: "))) {
 		t.Fatalf("the error's details are not one line of JSON:\n%s", r.err)
@@ -151,6 +156,10 @@ func TestCommandLineAgainstTheRunningSystem(t *testing.T) {
 		}
 	}
 	fails(mp("", nil, "ops", "addReviw"), "a filter matching nothing", `no operation matches "addReviw"; did you mean`)
+	// An argument of a few values names them.
+	if table := ok(mp("", nil, "ops", "resolveFlag"), "ops resolveFlag"); !strings.Contains(table, "action: dismiss|hide_review") {
+		t.Fatalf("ops resolveFlag does not name the actions:\n%s", table)
+	}
 
 	// upload: the storageId, and the bytes back.
 	photo := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), bytes.Repeat([]byte{7}, 300)...)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"marketplace/libs/ops"
 )
 
 func TestOperationPathSpellings(t *testing.T) {
@@ -190,5 +192,47 @@ func TestHelpAndExitCodes(t *testing.T) {
 	if _, errOut, code := run("call", "--url", "http://127.0.0.1:1", "catalog.locations.listCities"); code != 1 ||
 		!strings.Contains(errOut, "is `make run` running at http://127.0.0.1:1?") {
 		t.Errorf("no system: exit %d, %s", code, errOut)
+	}
+}
+
+// The ops table names the values of a string argument that takes a few
+// (its enum rule), which a caller could not guess from "string".
+func TestArgsLineNamesEnumValues(t *testing.T) {
+	got := argsLine([]ops.ArgDoc{
+		{Name: "flagId", Type: "string", Required: true, Rules: "required,id=reviewFlags"},
+		{Name: "action", Type: "string", Required: true, Rules: "required,enum=dismiss|hide_review"},
+		{Name: "sortBy", Type: "string", Rules: "enum=newest|oldest"},
+		{Name: "rating", Type: "number", Rules: "min=1,max=5"},
+	})
+	if want := "flagId: string, action: dismiss|hide_review, sortBy?: newest|oldest, rating?: number"; got != want {
+		t.Fatalf("argsLine:\n got %s\nwant %s", got, want)
+	}
+}
+
+// A refusal of who called gets a hint in the command's terms: --as for a
+// call without a token, --roles admin for an administrators' operation
+// refused to an --as user without the role; no hint otherwise.
+func TestRefusalHint(t *testing.T) {
+	for _, c := range []struct {
+		as, roles, tok string
+		status         int
+		access         ops.Access
+		want           string
+	}{
+		{"", "", "", 401, ops.Customer, "hint: call as a user with --as USER"},
+		{"", "", "", 401, "", "hint: call as a user with --as USER"}, // upload: no declared access
+		{"user-1", "", "tok", 401, ops.Customer, ""},                 // a token was sent: the message says what is wrong with it
+		{"user-1", "", "tok", 403, ops.Admin, "hint: an administrators' operation: call with --as user-1 --roles admin"},
+		{"user-1", "support", "tok", 403, ops.Admin, "--roles admin"},
+		{"user-1", "support, admin", "tok", 403, ops.Admin, ""},
+		{"user-1", "", "tok", 403, ops.StoreOwner, ""}, // not the store's owner: a role does not help
+		{"", "", "tok", 403, ops.Admin, ""},            // --token: its roles are not the command's to change
+		{"", "", "", 400, ops.Public, ""},
+	} {
+		g := &gatewayFlags{as: c.as, roles: c.roles}
+		got := g.refusalHint(c.status, c.tok, c.access)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%+v: hint %q, want %q", c, got, c.want)
+		}
 	}
 }
