@@ -106,7 +106,7 @@ func (h *textHandler) Handle(_ context.Context, r slog.Record) error {
 	name, col := levelName(r.Level)
 	b = h.paint(b, col, fmt.Sprintf("%-5s", name))
 	b = append(b, ' ')
-	b = append(b, r.Message...)
+	b = appendMessage(b, r.Message)
 	b = append(b, h.attrs...)
 	r.Attrs(func(a slog.Attr) bool {
 		b = h.appendAttr(b, h.group, a)
@@ -185,6 +185,20 @@ func appendValue(b []byte, v slog.Value) []byte {
 		return strconv.AppendQuote(b, s)
 	}
 	return append(b, s...)
+}
+
+// appendMessage writes a record's message as it is, unless it holds a
+// character a terminal would not print as such (a newline: a forged line
+// after it; an ANSI escape): then escaped as in a Go string, unquoted. A
+// message may carry a dependency's text (the processor client's lines).
+func appendMessage(b []byte, m string) []byte {
+	for _, r := range m {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			q := strconv.Quote(m)
+			return append(b, q[1:len(q)-1]...)
+		}
+	}
+	return append(b, m...)
 }
 
 func needsQuote(s string) bool {

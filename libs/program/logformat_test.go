@@ -57,3 +57,24 @@ func TestLoggerFormats(t *testing.T) {
 		}
 	}
 }
+
+// A text line is one line, with no terminal escape, whatever a message or a
+// value holds: a request's path or argument, or a dependency's text (the
+// payment processor's client logs its own lines as messages), may carry a
+// newline (a forged line after it) or ANSI escapes the terminal would obey.
+func TestTextLogEscapesControlCharacters(t *testing.T) {
+	cfg, err := Load(func(k string) string { return map[string]string{"LOG_FORMAT": "text"}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := &logtest.Buffer{}
+	logger := cfg.Logger(buf)
+	logger.Warn("processor: failed\n12:00:00.000 ERROR forged \x1b[2J", "path", "/a\nb\x1b[31m")
+	out := buf.String()
+	if strings.Count(out, "\n") != 1 || strings.Contains(out, "\x1b") {
+		t.Errorf("text log line %q holds a raw newline or escape", out)
+	}
+	if !strings.Contains(out, `failed\n12:00:00.000 ERROR forged \x1b[2J`) || !strings.Contains(out, `path="/a\nb\x1b[31m"`) {
+		t.Errorf("text log line %q does not show the characters escaped", out)
+	}
+}
