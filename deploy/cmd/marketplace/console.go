@@ -26,12 +26,18 @@ func consoleLinks(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
+	// The system's public URL, else where the other commands (call, ops)
+	// reach it, else its listening address: a second terminal that set
+	// MARKETPLACE_URL for call gets links to the same system.
 	base := cfg.PublicBaseURL
+	if base == "" {
+		base = strings.TrimRight(getenv(EnvURL), "/")
+	}
 	if base == "" {
 		base = "http://" + cfg.HTTPAddr
 	}
 	fs := newFlags("console")
-	url := fs.String("url", base, "the gateway's URL")
+	url := fs.String("url", base, "the gateway's URL (default $PUBLIC_BASE_URL, else $"+EnvURL+", else http://$HTTP_ADDR)")
 	admin := fs.String("admin", system.DevAdmin, "the administrator's user id")
 	owner := fs.String("owner", "", "the store owner's user id (default: the owner of the first store the system lists)")
 	ttl := fs.Duration("ttl", system.ConsoleLinkTTL, "how long the links sign in")

@@ -72,6 +72,14 @@ func TestConsoleCommand(t *testing.T) {
 	if _, err := run("-ttl", "48h"); err == nil {
 		t.Fatal("a two-day link accepted")
 	}
+	// Without PUBLIC_BASE_URL, the system is the one call and ops reach
+	// (MARKETPLACE_URL), before the default listening address.
+	delete(env, "PUBLIC_BASE_URL")
+	env[EnvURL] = gw.URL + "/"
+	stores = `{"page":[{"_id":"sto_1","name":"Al Noor Bakery","ownerUserId":"owner-7"}],"isDone":true,"continueCursor":""}`
+	if out, err = run(); err != nil || strings.Count(out, gw.URL+"/admin/#token=") != 1 || strings.Count(out, gw.URL+"/store/#token=") != 1 {
+		t.Fatalf("with MARKETPLACE_URL: %v\n%s", err, out)
+	}
 	env["AUTH_JWKS_URL"], env["AUTH_DEV_SECRET"] = "https://id.example/jwks", ""
 	env["AUTH_ISSUER"], env["AUTH_AUDIENCE"] = "https://id.example", "marketplace"
 	if _, err := run(); err == nil || !strings.Contains(err.Error(), "identity provider") {
