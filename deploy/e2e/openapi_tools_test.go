@@ -163,10 +163,14 @@ func TestGeneratedClientSeesErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(work, "client.ts"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// README.md's example of a generated client compiles as written, beside it.
+	if err := os.WriteFile(filepath.Join(work, "readme.ts"), []byte(readmeGeneratedClientExample(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	webtest.Run(t, work, 5*time.Minute, toolEnv, node, filepath.Join(dir, "node_modules", "openapi-typescript", "bin", "cli.js"), "openapi.json", "-o", "api.d.ts")
 	webtest.Run(t, work, 5*time.Minute, nil, node, filepath.Join(dir, "node_modules", "typescript", "bin", "tsc"),
 		"--strict", "--noEmitOnError", "--skipLibCheck", "false", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022",
-		"--outDir", "out", "client.ts")
+		"--outDir", "out", "client.ts", "readme.ts")
 	out := webtest.Run(t, work, 2*time.Minute, []string{"MARKETPLACE_URL=" + s.BaseURL, "MARKETPLACE_TOKEN=" + s.Token("openapi-client-user")},
 		node, filepath.Join("out", "client.js"))
 	var seen struct {
@@ -197,5 +201,29 @@ func TestGeneratedClientSeesErrors(t *testing.T) {
 	}
 	if seen.Anonymous.Status != 401 || seen.Anonymous.Code != "UNAUTHENTICATED" {
 		t.Errorf("the call without a token: %+v", seen.Anonymous)
+	}
+}
+
+// readmeGeneratedClientExample is README.md's TypeScript block that uses
+// openapi-fetch: what a reader pastes beside the api.d.ts openapi-typescript
+// wrote.
+func readmeGeneratedClientExample(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rest := string(raw); ; {
+		var block string
+		var ok bool
+		if _, rest, ok = strings.Cut(rest, "\n```ts\n"); !ok {
+			t.Fatal("README.md has no ```ts block importing openapi-fetch")
+		}
+		if block, rest, ok = strings.Cut(rest, "\n```\n"); !ok {
+			t.Fatal("README.md: a ```ts block is not closed")
+		}
+		if strings.Contains(block, `from "openapi-fetch"`) {
+			return block + "\n"
+		}
 	}
 }
