@@ -499,7 +499,7 @@ func functionPath(p string) (string, error) {
 	bad := func(why string) error {
 		return apperr.Invalid("path", "%q is not a valid path to a function: %s", p, why)
 	}
-	if len(p) > 512 {
+	if len(p) > maxOperationPath {
 		return "", bad("too long")
 	}
 	var segments []string

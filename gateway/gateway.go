@@ -435,6 +435,9 @@ func (g *Gateway) handleOp(kind ops.Kind, byURL bool) fiber.Handler {
 			path, err = urlOperation(c, kind)
 		} else if err == nil {
 			path, err = routePath(c.Body())
+			if err == nil && len(path) > maxOperationPath {
+				err = tooLongOperation(path)
+			}
 		}
 		ctx := c.UserContext()
 		if err == nil {
@@ -497,6 +500,18 @@ func PlainBody(c *fiber.Ctx) error {
 func routePath(body []byte) (string, error) {
 	r, err := ops.ParseRequest(body)
 	return r.Path, err
+}
+
+// maxOperationPath bounds an operation's path, as Convex's functionPath
+// does: none is near it, and a longer one is neither echoed nor logged (a
+// body may hold megabytes).
+const maxOperationPath = 512
+
+// tooLongOperation refuses a path longer than maxOperationPath as the
+// unknown operation it is, quoting its start only.
+func tooLongOperation(path string) error {
+	return apperr.New(apperr.NotFound, "unknown operation %q... (%d bytes; an operation's path is at most %d)", path[:64], len(path), maxOperationPath).
+		WithDetails(map[string]any{"reason": ops.ReasonUnknownOperation})
 }
 
 // OperationURL is an operation's own path in the contract's shapes, for
