@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -175,7 +176,7 @@ func run(ctx context.Context, o Options, st *runState) error {
 	// URLs from.
 	ln := o.Listener
 	if ln == nil {
-		if ln, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+		if ln, err = listenHTTP(cfg.HTTPAddr); err != nil {
 			return err
 		}
 	}
@@ -471,4 +472,15 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// listenHTTP opens the all-in-one's public listener. An address another
+// program holds (8080 often is) is refused saying how to pick another port,
+// as a newcomer's first `make run` may meet it.
+func listenHTTP(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("%w: another program listens on %s (HTTP_ADDR); stop it, or run on another port, e.g. HTTP_ADDR=127.0.0.1:8090 make run (and MARKETPLACE_URL=http://127.0.0.1:8090 for marketplace call)", err, addr)
+	}
+	return ln, err
 }
