@@ -16,7 +16,7 @@ BIN := bin/marketplace
 
 ## help: this list (each target's `##` comment)
 help:
-	@awk '/^## [a-z-]+:/ { sub(/^## /, ""); n = index($$0, ":"); printf "  make %-16s %s\n", substr($$0, 1, n - 1), substr($$0, n + 2) }' $(MAKEFILE_LIST)
+	@awk '/^## [a-z-]+:/ { sub(/^## /, ""); n = index($$0, ":"); printf "  make %-20s %s\n", substr($$0, 1, n - 1), substr($$0, n + 2) }' $(MAKEFILE_LIST)
 
 ## run: the whole system in one process on embedded engines (data in DATA_DIR, default ./data)
 run: build
@@ -87,7 +87,7 @@ console: $(BIN)
 
 ## token: a development token, e.g. make token SUB=user-1 ROLES=admin
 token: $(BIN)
-	@$(BIN) token -sub "$(SUB)" -roles "$(ROLES)"
+	@$(if $(strip $(SUB)),,echo 'make token: name the user: make token SUB=<user id> [ROLES=admin]' >&2; exit 2;) $(BIN) token -sub "$(SUB)" -roles "$(ROLES)"
 
 ## sign-webhook: the processor-signature header for a body file, e.g. make sign-webhook FILE=body.json
 sign-webhook: $(BIN)

@@ -51,7 +51,8 @@ func TestMakefileTargetsAreRealAndDocumented(t *testing.T) {
 // `make token` builds bin/marketplace only when it is older than the files it
 // is built from: a second run prints the token without a go build (the
 // binary's modification time stays), `make -s` prints nothing but the token,
-// and a binary older than its sources is rebuilt (make -n says go build).
+// without SUB it says how to name the user, and a binary older than its
+// sources is rebuilt (make -n says go build).
 // BIN points the Makefile at a binary of the test's own.
 func TestMakeTokenReusesAnUpToDateBinary(t *testing.T) {
 	if testing.Short() {
@@ -91,6 +92,12 @@ func TestMakeTokenReusesAnUpToDateBinary(t *testing.T) {
 	built, err := os.Stat(bin)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Without SUB: how to name the user, in make's terms (not the binary's -sub).
+	noSub := exec.Command(makeBin, "--no-print-directory", "-C", root, "-s", "token", "BIN="+bin)
+	noSub.Env = env
+	if out, err := noSub.CombinedOutput(); err == nil || !strings.Contains(string(out), "make token SUB=<user id> [ROLES=admin]") || strings.Contains(string(out), "Usage: marketplace") {
+		t.Fatalf("make token without SUB: %v\n%s", err, out)
 	}
 	if out := run("-n", "token", "SUB=make-test-user"); strings.Contains(out, "go build") {
 		t.Fatalf("make -n token on an up-to-date binary would build:\n%s", out)
