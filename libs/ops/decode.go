@@ -426,7 +426,9 @@ func checkString(s, path string, r *rules, v reflect.Value) error {
 		return apperr.Invalid(path, "must not be empty")
 	}
 	if r.idKind != "" && !ids.Valid(r.idKind, s) {
-		return apperr.Invalid(path, "is not a valid %s id", r.idKind)
+		// The shape, which a caller can check, beside the kind.
+		prefix, _ := ids.Prefix(r.idKind)
+		return apperr.Invalid(path, "is not a valid %s id (%s_ followed by 24 hex digits)", r.idKind, prefix)
 	}
 	if len(r.enum) > 0 && !slices.Contains(r.enum, s) {
 		return apperr.Invalid(path, "must be one of %s", strings.Join(r.enum, ", "))
