@@ -1,16 +1,13 @@
 package gateway
 
 import (
-	"context"
 	"log/slog"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"marketplace/libs/auth"
 	"marketplace/libs/discovery"
-	"marketplace/libs/httpserver"
 	"marketplace/libs/logtest"
 )
 
@@ -23,17 +20,9 @@ func TestLongOperationPathIsNeitherEchoedNorLogged(t *testing.T) {
 	url, stop := fakeService(t, nil)
 	defer stop()
 	logs := &logtest.Buffer{}
-	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	v, _ := auth.NewHS256(secret, auth.Options{})
-	g := New(Config{Services: []string{"fake"}, UpstreamTimeout: 2 * time.Second}, discovery.NewStatic(map[string]string{"fake": url}), v, logger)
-	_ = g.Refresh(context.Background())
-	h := httpserver.Defaults()
-	h.AccessLog = true
-	app := g.App(h, logger)
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	go app.Listener(ln)
-	t.Cleanup(func() { _ = app.Shutdown() })
-	gw := "http://" + ln.Addr().String()
+	g := New(Config{Services: []string{"fake"}, UpstreamTimeout: 2 * time.Second}, discovery.NewStatic(map[string]string{"fake": url}), v, slog.New(slog.DiscardHandler))
+	gw := serveGateway(t, g, slog.New(slog.NewJSONHandler(logs, nil)))
 
 	long := "fake.things." + strings.Repeat("x", 900<<10)
 	st, body, _ := post(t, gw, "query", `{"path":"`+long+`","args":{}}`)

@@ -268,15 +268,20 @@ func TestSyncServiceDownUnderASubscription(t *testing.T) {
 	}
 }
 
-// serveGateway refreshes g's table and serves it on loopback.
-func serveGateway(t *testing.T, g *Gateway) string {
+// serveGateway refreshes g's table and serves it on loopback; given an
+// access log, it writes each request's line there.
+func serveGateway(t *testing.T, g *Gateway, accessLog ...*slog.Logger) string {
 	t.Helper()
 	if err := g.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	h := httpserver.Defaults()
-	h.AccessLog = false
-	app := g.App(h, slog.New(slog.DiscardHandler))
+	h.AccessLog = len(accessLog) > 0
+	logger := slog.New(slog.DiscardHandler)
+	if h.AccessLog {
+		logger = accessLog[0]
+	}
+	app := g.App(h, logger)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
