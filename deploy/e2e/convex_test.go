@@ -3,14 +3,10 @@ package e2e
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +15,7 @@ import (
 	st "marketplace/deploy/systemtest"
 	"marketplace/libs/auth"
 	"marketplace/libs/ops"
+	"marketplace/web/webtest"
 )
 
 // TestConvexClients runs Convex's own clients, the npm package convex 1.48.0
@@ -27,20 +24,15 @@ import (
 // subscriptions (after the client's own mutation, another client's plain HTTP
 // mutation and a Kafka-driven notification), pagination, an expired token and
 // a reconnect (contract section 8). The test installs the packages itself
-// (npm ci); it is skipped, loudly, only where node or npm is missing.
+// (npm ci); it is skipped, loudly, where node or npm is missing, except in
+// CI, where it fails (webtest.Node).
 func TestConvexClients(t *testing.T) {
-	node, nodeErr := exec.LookPath("node")
-	npm, npmErr := exec.LookPath("npm")
-	if nodeErr != nil || npmErr != nil {
-		msg := "SKIPPING TestConvexClients: node and npm are needed to run Convex's clients against the gateway (apt-get install -y nodejs npm)"
-		fmt.Fprintln(os.Stderr, msg)
-		t.Skip(msg)
-	}
+	node, _ := webtest.Node(t)
 	dir, err := filepath.Abs(filepath.Join("..", "convextest"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCommand(t, dir, 5*time.Minute, nil, npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
+	webtest.InstallIn(t, dir)
 
 	// After the main run, the reviews service becomes unreachable from the
 	// gateway and the payouts service answers garbage (outage.test.mjs).
@@ -87,23 +79,7 @@ func TestConvexClients(t *testing.T) {
 		"FAILED_WEBHOOK_BODY=" + string(webhook),
 		"FAILED_WEBHOOK_SIGNATURE=" + processor.Sign(st.WebhookSecret, webhook, time.Now()),
 	}
-	runCommand(t, dir, 3*time.Minute, env, node, "--test", "--test-reporter=spec", "convex.test.mjs")
+	webtest.Run(t, dir, 3*time.Minute, env, node, "--test", "--test-reporter=spec", "convex.test.mjs")
 	outage.Store(true)
-	runCommand(t, dir, time.Minute, env, node, "--test", "--test-reporter=spec", "outage.test.mjs")
-}
-
-// runCommand runs a command in dir and fails the test when it fails; its output is
-// logged either way (go test -v shows it).
-func runCommand(t *testing.T, dir string, timeout time.Duration, env []string, name string, args ...string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	t.Logf("%s %s:\n%s", filepath.Base(name), strings.Join(args, " "), out)
-	if err != nil {
-		t.Fatalf("%s %s: %v (output above)", filepath.Base(name), strings.Join(args, " "), err)
-	}
+	webtest.Run(t, dir, time.Minute, env, node, "--test", "--test-reporter=spec", "outage.test.mjs")
 }

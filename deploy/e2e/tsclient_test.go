@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -28,33 +27,8 @@ func TestTypeScriptClientIsGenerated(t *testing.T) {
 	syncFile(t, "clients/typescript/api.js", []byte(js))
 
 	dir := filepath.Join("..", "..", "clients", "typescript")
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("SKIPPED: npm is not installed, so the generated TypeScript client was not compiled (install Node.js 20+ to run this check)")
-	}
-	// npm ci when node_modules is missing or was installed from another lock.
-	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stamp := filepath.Join(dir, "node_modules", ".installed-lock.json")
-	if have, err := os.ReadFile(stamp); err != nil || !bytes.Equal(have, lock) {
-		runIn(t, dir, npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund")
-		if err := os.WriteFile(stamp, lock, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	runIn(t, dir, "node", filepath.Join("node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "tsconfig.json")
-}
-
-func runIn(t *testing.T, dir, name string, args ...string) {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
+	webtest.InstallIn(t, dir) // skipped, loudly, without node; failed in CI
+	webtest.Run(t, dir, 2*time.Minute, nil, "node", filepath.Join("node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "tsconfig.json")
 }
 
 // TestTypeScriptClientInstalls does what clients/typescript/README.md's
