@@ -83,7 +83,7 @@ func (g *gatewayFlags) base() string { return strings.TrimRight(g.url, "/") }
 func (g *gatewayFlags) do(ctx context.Context, timeout time.Duration, req *http.Request) (status int, body []byte, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	resp, err := noRedirects.Do(req.WithContext(ctx))
 	if err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			return 0, nil, fmt.Errorf("cannot reach the gateway at %s (connection refused): is `make run` running at %s? (--url or $%s to call another)", g.base(), g.base(), EnvURL)
@@ -91,12 +91,21 @@ func (g *gatewayFlags) do(ctx context.Context, timeout time.Duration, req *http.
 		return 0, nil, fmt.Errorf("cannot reach the gateway at %s: %w (is `make run` running there?)", g.base(), err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode/100 == 3 {
+		return 0, nil, fmt.Errorf("%s %s answered %d, a redirect to %q, which is not followed (the gateway never redirects; the token would go along): is --url the gateway's address?",
+			req.Method, req.URL, resp.StatusCode, resp.Header.Get("Location"))
+	}
 	body, err = io.ReadAll(resp.Body)
 	if err != nil {
 		return 0, nil, fmt.Errorf("reading the answer of %s: %w", req.URL, err)
 	}
 	return resp.StatusCode, body, nil
 }
+
+// noRedirects is the client of call, ops and upload: a redirect is an
+// answer, not followed, since Go's client would send the Authorization
+// header on to any port of the same host (and a 307 or 308 the body).
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // operation is one entry of GET /api/operations.
 type operation = gateway.OperationEntry
