@@ -34,9 +34,9 @@ func broker(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	fs := newFlags("broker")
-	port := fs.Int("port", 9092, "port on 127.0.0.1 to listen on (0: any free port)")
-	dir := fs.String("data", filepath.Join(cfg.DataDir, "distributed", "kafka"), "data directory (topics, records, committed offsets)")
-	usersFile := fs.String("users", "", "file of the SASL users, readable by its owner only: a JSON list of {\"name\", \"mechanism\", \"password\"}, each a service of the module list or \"gateway\"")
+	port := fs.Int("port", 9092, "the `PORT` on 127.0.0.1 to listen on (0: any free port)")
+	dir := fs.String("data", filepath.Join(cfg.DataDir, "distributed", "kafka"), "data directory `DIR` (topics, records, committed offsets)")
+	usersFile := fs.String("users", "", "`FILE` of the SASL users, readable by its owner only: a JSON list of {\"name\", \"mechanism\", \"password\"}, each a service of the module list or \"gateway\"")
 	noAuth := fs.Bool("no-auth", false, "accept clients without authentication: anyone who reaches the port can read and publish events")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -234,5 +235,20 @@ func TestRefusalHint(t *testing.T) {
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%+v: hint %q, want %q", c, got, c.want)
 		}
+	}
+}
+
+// Every flag that takes a value shows what to give in capitals (--sub USER,
+// --ttl DURATION), never Go's type name (--sub string) nor words a usage
+// text quoted by accident (--data marketplace pay).
+func TestFlagPlaceholdersNameTheValue(t *testing.T) {
+	placeholder := regexp.MustCompile(`^[A-Z][A-Z_]*$|^[a-z]+=[A-Z]+$`)
+	for _, cmd := range commands {
+		commandFlags(cmd).VisitAll(func(f *flag.Flag) {
+			name, _ := flag.UnquoteUsage(f)
+			if name != "" && !placeholder.MatchString(name) {
+				t.Errorf("marketplace %s --%s shows %q as its value", cmd.name, f.Name, name)
+			}
+		})
 	}
 }

@@ -37,10 +37,10 @@ func consoleLinks(ctx context.Context, args []string, getenv func(string) string
 		base = "http://" + cfg.HTTPAddr
 	}
 	fs := newFlags("console")
-	url := fs.String("url", base, "the gateway's URL (default $PUBLIC_BASE_URL, else $"+EnvURL+", else http://$HTTP_ADDR)")
-	admin := fs.String("admin", system.DevAdmin, "the administrator's user id")
-	owner := fs.String("owner", "", "the store owner's user id (default: the owner of the first store the system lists)")
-	ttl := fs.Duration("ttl", system.ConsoleLinkTTL, "how long the links sign in")
+	url := fs.String("url", base, "the gateway's `URL` (default $PUBLIC_BASE_URL, else $"+EnvURL+", else http://$HTTP_ADDR)")
+	admin := fs.String("admin", system.DevAdmin, "the administrator's `USER` id")
+	owner := fs.String("owner", "", "the store owner's `USER` id (default: the owner of the first store the system lists)")
+	ttl := fs.Duration("ttl", system.ConsoleLinkTTL, "how long the links sign in, a `DURATION` such as 30m")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -16,8 +16,8 @@ import (
 // binaries, found in -bin (default: beside this binary).
 func runDistributed(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlags("run-distributed")
-	binDir := fs.String("bin", "", "directory of the binaries: marketplace, gateway and one per service (default: this binary's)")
-	brokerPort := fs.Int("broker-port", 0, "the broker's port on 127.0.0.1 (0: any free port)")
+	binDir := fs.String("bin", "", "the `DIR` of the binaries: marketplace, gateway and one per service (default: this binary's)")
+	brokerPort := fs.Int("broker-port", 0, "the broker's `PORT` on 127.0.0.1 (0: any free port)")
 	binFrom := map[string]string{}
 	fs.Func("bin-from", "`program=DIR`: that program's binary from DIR instead of -bin (repeatable; e.g. customers=/tmp/old to run another version of it)", func(v string) error {
 		name, dir, ok := strings.Cut(v, "=")

@@ -54,9 +54,9 @@ func runArgs(ctx context.Context, args []string, getenv func(string) string, std
 
 func token(args []string, getenv func(string) string, stdout io.Writer) error {
 	fs := newFlags("token")
-	sub := fs.String("sub", "", "user id (the token's subject); required")
-	roles := fs.String("roles", "", "comma-separated roles, e.g. admin")
-	ttl := fs.Duration("ttl", 24*time.Hour, "lifetime")
+	sub := fs.String("sub", "", "the `USER` id (the token's subject); required")
+	roles := fs.String("roles", "", "comma-separated `ROLES`, e.g. admin")
+	ttl := fs.Duration("ttl", 24*time.Hour, "lifetime, a `DURATION` such as 1h")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func devToken(getenv func(string) string, sub, roles string, ttl time.Duration) 
 // of "<t>.<body>"> keyed with PROCESSOR_WEBHOOK_SECRET.
 func signWebhook(args []string, getenv func(string) string, stdout io.Writer) error {
 	fs := newFlags("sign-webhook")
-	file := fs.String("file", "", "path of the raw request body; required")
+	file := fs.String("file", "", "the `FILE` of the raw request body; required")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -22,9 +22,9 @@ import (
 // gateway. The outcome is one JSON line on stdout.
 func pay(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	fs := newFlags("pay")
-	intent := fs.String("intent", "", "the payment intent (paymentIntentId of customers.checkout.createPaymentIntent)")
-	outcome := fs.String("outcome", "succeeded", "succeeded (a card that pays), failed (a declined card) or canceled")
-	simURL := fs.String("simulator", "", "the simulator's base URL (default: found in DATA_DIR; e.g. compose's http://127.0.0.1:8081)")
+	intent := fs.String("intent", "", "the payment intent `PI` (paymentIntentId of customers.checkout.createPaymentIntent)")
+	outcome := fs.String("outcome", "succeeded", "the `OUTCOME`: succeeded (a card that pays), failed (a declined card) or canceled")
+	simURL := fs.String("simulator", "", "the simulator's base `URL` (default: found in DATA_DIR; e.g. compose's http://127.0.0.1:8081)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -31,8 +31,8 @@ func processorCmd(ctx context.Context, args []string, getenv func(string) string
 		return err
 	}
 	fs := newFlags("processor")
-	dir := fs.String("data", filepath.Join(cfg.DataDir, launch.ProcessorDir), "data directory (intents, idempotency keys, the URL for `marketplace pay`)")
-	webhook := fs.String("webhook", getenv(launch.EnvProcessorWebhookURL), "where events go: the gateway's POST /processor/webhook (default "+launch.EnvProcessorWebhookURL+")")
+	dir := fs.String("data", filepath.Join(cfg.DataDir, launch.ProcessorDir), "data directory `DIR` (intents, idempotency keys, the URL for marketplace pay)")
+	webhook := fs.String("webhook", getenv(launch.EnvProcessorWebhookURL), "the `URL` events go to: the gateway's POST /processor/webhook (default "+launch.EnvProcessorWebhookURL+")")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
