@@ -174,12 +174,14 @@ func DescribeRoutes(rs []Route) []RouteDescriptor {
 var reservedPaths = map[string]bool{
 	"/ops": true, "/livez": true, "/readyz": true, "/health": true, "/metrics": true, "/version": true,
 	"/api/query": true, "/api/mutation": true, "/api/operations": true, "/api/openapi.json": true,
+	"/": true, "/docs": true, // the gateway's index and API reference (web/apidocs)
 }
 
 // reservedPrefixes are the gateway's families of one path per operation
 // (/api/query/<area>/<module>/<function>, the same under /api/mutation, and
-// Convex's /api/run/...): no route may take a path under them.
-var reservedPrefixes = []string{"/api/query/", "/api/mutation/", "/api/run/"}
+// Convex's /api/run/...), and the API reference's assets (/docs/...): no
+// route may take a path under them.
+var reservedPrefixes = []string{"/api/query/", "/api/mutation/", "/api/run/", "/docs/"}
 
 // Validate reports what is wrong with a declaration (services check theirs at
 // start; the gateway ignores a route it cannot honour).
@@ -219,7 +221,7 @@ func (d RouteDescriptor) Validate() error {
 			}
 		}
 		if p.Match("/" + strings.Join(probe, "/")) {
-			return fmt.Errorf("ops: route path %s is or matches a path under %s, reserved for operations", d.Path, prefix)
+			return fmt.Errorf("ops: route path %s is or matches a path under %s, reserved for the gateway", d.Path, prefix)
 		}
 	}
 	return nil

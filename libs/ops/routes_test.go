@@ -85,19 +85,24 @@ func TestCheckRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, bad := range map[string]Route{
-		"method":   {Method: "PUT", Path: "/x", Access: Public, Handler: h},
-		"access":   {Method: "GET", Path: "/x", Access: Admin, Handler: h},
-		"internal": {Method: "GET", Path: "/x", Access: Internal, Handler: h},
-		"style":    {Method: "GET", Path: "/x", Access: Public, Errors: "html", Handler: h},
-		"reserved": {Method: "GET", Path: "/ops", Access: Public, Handler: h},
-		"matches":  {Method: "GET", Path: "/:page", Access: Public, Handler: h}, // would take /metrics
-		"query":    {Method: "POST", Path: "/api/query", Access: Public, Handler: h},
-		"op path":  {Method: "POST", Path: "/api/mutation/a/b/c", Access: Public, Handler: h},
-		"run":      {Method: "POST", Path: "/api/run/a/b/c", Access: Public, Handler: h},
-		"under":    {Method: "POST", Path: "/api/:kind/a/b", Access: Public, Handler: h}, // would take /api/query/a/b
-		"path":     {Method: "GET", Path: "/x/../y", Access: Public, Handler: h},
-		"handler":  {Method: "GET", Path: "/x", Access: Public},
-		"overlap":  {Method: "GET", Path: "/api/storage/thumbs", Access: Public, Handler: h},
+		"method":     {Method: "PUT", Path: "/x", Access: Public, Handler: h},
+		"access":     {Method: "GET", Path: "/x", Access: Admin, Handler: h},
+		"internal":   {Method: "GET", Path: "/x", Access: Internal, Handler: h},
+		"style":      {Method: "GET", Path: "/x", Access: Public, Errors: "html", Handler: h},
+		"reserved":   {Method: "GET", Path: "/ops", Access: Public, Handler: h},
+		"matches":    {Method: "GET", Path: "/:page", Access: Public, Handler: h}, // would take /metrics
+		"query":      {Method: "POST", Path: "/api/query", Access: Public, Handler: h},
+		"op path":    {Method: "POST", Path: "/api/mutation/a/b/c", Access: Public, Handler: h},
+		"run":        {Method: "POST", Path: "/api/run/a/b/c", Access: Public, Handler: h},
+		"under":      {Method: "POST", Path: "/api/:kind/a/b", Access: Public, Handler: h}, // would take /api/query/a/b
+		"index":      {Method: "GET", Path: "/", Access: Public, Handler: h},
+		"docs":       {Method: "GET", Path: "/docs", Access: Public, Handler: h},
+		"docs page":  {Method: "GET", Path: "/:page", Access: Public, Handler: h},
+		"docs asset": {Method: "GET", Path: "/docs/assets/:name", Access: Public, Handler: h},
+		"under docs": {Method: "GET", Path: "/:area/assets/x.js", Access: Public, Handler: h}, // would take /docs/assets/x.js
+		"path":       {Method: "GET", Path: "/x/../y", Access: Public, Handler: h},
+		"handler":    {Method: "GET", Path: "/x", Access: Public},
+		"overlap":    {Method: "GET", Path: "/api/storage/thumbs", Access: Public, Handler: h},
 	} {
 		if err := CheckRoutes(append(append([]Route{}, ok...), bad)); err == nil {
 			t.Errorf("%s: accepted", name)
