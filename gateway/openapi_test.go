@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -70,5 +72,34 @@ func TestOpenAPIIsBuiltFromTheRoutingTable(t *testing.T) {
 	served, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" || string(served) != string(b1) {
 		t.Errorf("GET /api/openapi.json: %d %s, %d bytes", resp.StatusCode, resp.Header.Get("Content-Type"), len(served))
+	}
+
+	// Gzipped where accepted (the /docs page loads it on every visit), with
+	// an ETag a revalidation answers 304 to.
+	req, _ := http.NewRequest("GET", gw+"/api/openapi.json", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	zresp, err := http.DefaultTransport.RoundTrip(req) // no transparent decompression
+	if err != nil {
+		t.Fatal(err)
+	}
+	zipped, _ := io.ReadAll(zresp.Body)
+	zresp.Body.Close()
+	etag := zresp.Header.Get("ETag")
+	if zresp.Header.Get("Content-Encoding") != "gzip" || len(zipped) >= len(served) || etag == "" || zresp.Header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("gzip asked: Content-Encoding %q, %d bytes of %d, ETag %q, Cache-Control %q", zresp.Header.Get("Content-Encoding"), len(zipped), len(served), etag, zresp.Header.Get("Cache-Control"))
+	}
+	if zr, err := gzip.NewReader(bytes.NewReader(zipped)); err != nil {
+		t.Error(err)
+	} else if plain, _ := io.ReadAll(zr); string(plain) != string(b1) {
+		t.Error("the gzipped document is not the document")
+	}
+	req.Header.Set("If-None-Match", etag)
+	again, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Body.Close()
+	if again.StatusCode != http.StatusNotModified {
+		t.Errorf("revalidation with the current ETag: %d, want 304", again.StatusCode)
 	}
 }

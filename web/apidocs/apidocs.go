@@ -23,7 +23,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/httpserver"
-	"marketplace/web/internal/asset"
+	"marketplace/libs/httpserver/asset"
 )
 
 // Version is the vendored renderer's: @scalar/api-reference (scalar/README.md).

@@ -26,7 +26,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/httpserver"
-	"marketplace/web/internal/asset"
+	"marketplace/libs/httpserver/asset"
 )
 
 //go:embed dist

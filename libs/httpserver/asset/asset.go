@@ -1,6 +1,7 @@
-// Package asset serves files embedded in the binary (the console's build,
-// the API reference's renderer): each read once, gzipped once when that is
-// smaller, sent with its ETag and answered 304 on a matching If-None-Match.
+// Package asset serves files held in memory (the console's build, the API
+// reference's renderer, the gateway's OpenAPI document): each prepared once,
+// gzipped once when that is smaller, sent with its ETag and answered 304 on a
+// matching If-None-Match.
 package asset
 
 import (
