@@ -436,6 +436,30 @@ func TestMovingToANewVersionHandlesEachEventOnce(t *testing.T) {
 		}
 	}
 
+	data := func(rec *recorder, id string) []string {
+		var out []string
+		for _, e := range rec.snapshot() {
+			if e.ID == id {
+				out = append(out, string(e.Data))
+			}
+		}
+		return out
+	}
+	// handledAll waits until rec has handled each id as often as counts says:
+	// the topic has several partitions (keyed by subject), so a marker seen
+	// says nothing of the events on the other partitions.
+	handledAll := func(rec *recorder, counts map[string]int) {
+		t.Helper()
+		waitFor(t, 8*time.Second, func() bool {
+			for id, n := range counts {
+				if len(data(rec, id)) < n {
+					return false
+				}
+			}
+			return true
+		})
+	}
+
 	// Before the move, the consumer reads version 1. The forged copies come
 	// first; then both copies of the first, second and fourth events (the
 	// fourth's real copy is another event than its forged one, and recorded
@@ -450,6 +474,9 @@ func TestMovingToANewVersionHandlesEachEventOnce(t *testing.T) {
 	}
 	replay(append(before, marker("evt_m1"))...)
 	old.waitSeen(t, 8*time.Second, "evt_m1")
+	// Each event's copies share its partition and the version 2 copy comes
+	// first: once the version 1 copy is handled, both were read.
+	handledAll(old, map[string]int{ids[0]: 1, ids[1]: 1, ids[2]: 1, ids[3]: 2})
 	stopOld()
 
 	// After the move (same group, same records), every real copy is
@@ -462,17 +489,9 @@ func TestMovingToANewVersionHandlesEachEventOnce(t *testing.T) {
 	}
 	replay(append(all, marker("evt_m2"))...)
 	moved.waitSeen(t, 8*time.Second, "evt_m2")
-	time.Sleep(100 * time.Millisecond)
+	handledAll(moved, map[string]int{ids[2]: 1})
+	time.Sleep(300 * time.Millisecond) // anything handled twice would show by now
 
-	data := func(rec *recorder, id string) []string {
-		var out []string
-		for _, e := range rec.snapshot() {
-			if e.ID == id {
-				out = append(out, string(e.Data))
-			}
-		}
-		return out
-	}
 	real := func(id string, v int) []string { return []string{string(copies[id][v].Data)} }
 	for i, tc := range []struct {
 		before, after []string
