@@ -156,10 +156,11 @@ func (e *Engine) Begin(ctx context.Context, lock bool) (*Transaction, error) {
 		}
 	}
 
-	// acquire token (without lock); use a tomb-aware context so that a shutdown
-	// unblocks the acquisition
+	// acquire token (without lock); a cancelled context or a shutdown unblocks
+	// the acquisition (fork: waits on both directly; tomb.Context kept a child
+	// per distinct context until it was done and walked them all on each call)
 	e.mutex.Unlock()
-	ok = e.token.Acquire(e.tomb.Context(ctx).Done(), time.Minute)
+	ok = e.token.AcquireEither(ctx.Done(), e.tomb.Dying(), time.Minute)
 	e.mutex.Lock()
 	if !ok {
 		if !e.tomb.Alive() {

@@ -23,6 +23,13 @@ func NewSemaphore(capacity int) *Semaphore {
 // Acquire will acquire a token from the semaphore. If the function returns
 // true the token must be released back to the semaphore exactly once.
 func (s *Semaphore) Acquire(cancel <-chan struct{}, timeout time.Duration) bool {
+	return s.AcquireEither(cancel, nil, timeout)
+}
+
+// AcquireEither is Acquire with two cancel channels: it gives up when either
+// is closed (a nil channel never is). If the function returns true the token
+// must be released back to the semaphore exactly once.
+func (s *Semaphore) AcquireEither(cancel, cancel2 <-chan struct{}, timeout time.Duration) bool {
 	// prepare deadline; use NewTimer so it can be stopped on the success
 	// or cancel paths to avoid leaking timers
 	var deadline <-chan time.Time
@@ -37,6 +44,8 @@ func (s *Semaphore) Acquire(cancel <-chan struct{}, timeout time.Duration) bool 
 	case <-s.tokens:
 		return true
 	case <-cancel:
+		return false
+	case <-cancel2:
 		return false
 	case <-deadline:
 		return false

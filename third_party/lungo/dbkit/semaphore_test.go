@@ -38,3 +38,26 @@ func timeout() chan struct{} {
 	}()
 	return done
 }
+
+// fork: AcquireEither gives up when either channel is closed.
+func TestSemaphoreAcquireEither(t *testing.T) {
+	sem := NewSemaphore(1)
+
+	ok := sem.AcquireEither(nil, nil, 0)
+	assert.True(t, ok)
+
+	ok = sem.AcquireEither(timeout(), nil, 0)
+	assert.False(t, ok)
+
+	ok = sem.AcquireEither(nil, timeout(), 0)
+	assert.False(t, ok)
+
+	ok = sem.AcquireEither(nil, nil, 10*time.Millisecond)
+	assert.False(t, ok)
+
+	sem.Release()
+
+	ok = sem.AcquireEither(timeout(), timeout(), 0)
+	assert.True(t, ok)
+	sem.Release()
+}
