@@ -40,12 +40,12 @@ func RecordQueries() *QueryLog {
 func StopRecording() { activeLog.Store(nil) }
 
 // Collection returns the named collection of the database (on the embedded
-// engine: reads by key from the maps, byid.go; writes under contexts that
-// end, ctxend.go); while a query log is installed, one that records into it.
+// engine: reads by key from the maps, byid.go; writes that answer once
+// durable, durable.go); while a query log is installed, one that records into it.
 func (d *DB) Collection(name string, opts ...*options.CollectionOptions) lungo.ICollection {
 	c := d.collection(name, opts...) // byid.go
 	if d.embedded {
-		c = endingCollection{c, d.fileSt} // ctxend.go
+		c = durableCollection{c, d.fileSt} // durable.go
 	}
 	if l := activeLog.Load(); l != nil {
 		return &recordingCollection{ICollection: c, log: l, db: d.IDatabase.Name()}

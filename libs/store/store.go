@@ -233,13 +233,6 @@ func (d *DB) Close(ctx context.Context) error {
 // once on a transient conflict (real MongoDB), so it must not have side effects
 // outside the database.
 func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
-	// The embedded engine keeps a child of each write transaction's context
-	// until that context is done, and walks them all at every begin: the
-	// context of a request, never canceled, would stay forever, and every
-	// transaction would cost more than the one before (ten times more after
-	// 20,000 requests). Ended here, it is dropped at the next begin.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	sess, err := d.client.StartSession()
 	if err != nil {
 		return fmt.Errorf("store: start session: %w", err)
