@@ -11,7 +11,7 @@ GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 MODDIRS = $(shell $(GO) list -m -f '{{.Dir}}')
 BIN := bin/marketplace
 
-.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept client console token sign-webhook pay seed bench fuzz fmt
+.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept client console token sign-webhook pay seed bench bench-engine fuzz fmt
 .DEFAULT_GOAL := help
 
 ## help: this list (each target's `##` comment)
@@ -104,6 +104,10 @@ seed:
 ## bench: throughput and latency side by side (gateway, direct, nginx if installed, operations)
 bench:
 	$(GO) run ./deploy/cmd/bench $(BENCHFLAGS)
+
+## bench-engine: the embedded engine's growth, side by side in one run (votes at 2,000 and 20,000 reviews, orders at 1,000 and 100,000, wallets 1 and 50, restart, memory per stored byte); BENCH_ENGINE_QUICK=1: 10,000 orders; BENCHFLAGS=-growth-seed also times make seed
+bench-engine:
+	$(GO) run ./deploy/cmd/bench -engine-growth $(BENCHFLAGS)
 
 ## fuzz: run the argument decoder fuzzers for a while (the seed corpora run in `make test`)
 fuzz:

@@ -54,6 +54,15 @@ func run() error {
 	reviewsLarge := flag.Int("reviews-large", 20_000, "reviews in the database of row (r3), the store's 200 among them (2000 or less skips the row)")
 	flag.Parse()
 
+	if *engineGrowth {
+		res, err := benchGrowth(*conns, *dur, *warm, *orderConc)
+		if err != nil {
+			return err
+		}
+		printGrowth(os.Stdout, res, *conns, *dur, *warm)
+		return nil
+	}
+
 	// The embedded engine rows first, each on a fresh all-in-one of its own (engine.go).
 	var engine *engineResult
 	var err error

@@ -20,12 +20,16 @@ const (
 
 var payoutRowNames = []string{"adjustments (one wallet)", "adjustments (50 wallets)", "payout statistics (5,000 payouts)"}
 
-func benchPayouts(base string, tok func(sub string, roles ...string) string, conns int, dur, warm time.Duration) ([]row, error) {
+// payoutShop is a store with its wallet and its owner's token.
+type payoutShop struct{ store, wallet, owner string }
+
+// payoutShops makes the 50 stores (each opens a wallet) of the payouts rows.
+func payoutShops(base string, tok func(sub string, roles ...string) string) ([]payoutShop, error) {
 	admin := tok("bench-admin", "admin")
 	call := func(token, kind, path string, args any) (json.RawMessage, error) {
 		return do(base+"/api/"+kind, token, path, args)
 	}
-	type shop struct{ store, wallet, owner string }
+	type shop = payoutShop
 	shops := make([]shop, payoutStores)
 	var setupErr atomic.Value
 	fail := func(err error) {
@@ -59,7 +63,12 @@ func benchPayouts(base string, tok func(sub string, roles ...string) string, con
 	if e, ok := setupErr.Load().(error); ok {
 		return nil, fmt.Errorf("payouts setup: %w", e)
 	}
-	adjust := func(sh shop) []byte {
+	return shops, nil
+}
+
+// adjustmentRows: adjustWalletBalance on the first wallet, then on all of them.
+func adjustmentRows(base, admin string, shops []payoutShop, conns int, dur, warm time.Duration) []row {
+	adjust := func(sh payoutShop) []byte {
 		return body("admins.payoutOperations.adjustWalletBalance", map[string]any{"storeId": sh.store, "walletId": sh.wallet,
 			"adjustmentType": "add_balance", "amount": 1, "reason": "bench", "adminUserId": "bench-admin"})
 	}
@@ -70,6 +79,25 @@ func benchPayouts(base string, tok func(sub string, roles ...string) string, con
 		each[i] = adjust(sh)
 	}
 	rows = append(rows, loadEach(fmt.Sprintf("(j) adjustWalletBalance, %d wallets", len(shops)), base+"/api/mutation", admin, each, conns, dur, warm))
+	return rows
+}
+
+func benchPayouts(base string, tok func(sub string, roles ...string) string, conns int, dur, warm time.Duration) ([]row, error) {
+	admin := tok("bench-admin", "admin")
+	call := func(token, kind, path string, args any) (json.RawMessage, error) {
+		return do(base+"/api/"+kind, token, path, args)
+	}
+	shops, err := payoutShops(base, tok)
+	if err != nil {
+		return nil, err
+	}
+	rows := adjustmentRows(base, admin, shops, conns, dur, warm)
+	var setupErr atomic.Value
+	fail := func(err error) {
+		if err != nil {
+			setupErr.Store(err)
+		}
+	}
 
 	// 5,000 payouts through the service's own operations (16 at a time; the
 	// embedded engine serialises each service's transactions anyway): each

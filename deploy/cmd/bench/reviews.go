@@ -127,31 +127,8 @@ func (b *reviewBench) addReviews(from, to, inUse int) time.Duration {
 // reads: 2,000 reviews (10 stores of 200), helpfulness votes on the
 // store's, then the statistics and list rows.
 func (b *reviewBench) reads(conns int, dur, warm time.Duration) ([]row, error) {
-	took := b.addReviews(0, reviewsSmall, reviewsSmall/reviewsPerStore)
-	b.notes = append(b.notes, fmt.Sprintf("reviews setup: %d reviews (%d stores of %d) stored in %v", reviewsSmall, reviewsSmall/reviewsPerStore, reviewsPerStore, took.Round(time.Millisecond)))
-	// Votes, so most_helpful has an order to keep.
-	parallel(len(b.targetReviews), reviewSetupConc, func(i int) {
-		for v := 0; v < i%7; v++ {
-			_, err := b.call(b.voters[(i+v)%len(b.voters)], "mutation", "stores.reviews.voteOnReview", map[string]any{"reviewId": b.targetReviews[i], "isHelpful": v%3 != 2})
-			b.fail(err)
-		}
-	})
-	if err := b.failed(); err != nil {
+	if err := b.fillSmall(); err != nil {
 		return nil, err
-	}
-	if len(b.targetReviews) != reviewsPerStore {
-		return nil, fmt.Errorf("reviews setup: the store has %d reviews, want %d", len(b.targetReviews), reviewsPerStore)
-	}
-	raw, err := b.call(b.admin, "query", "stores.reviews.getStoreReviewStats", map[string]any{"storeId": b.target})
-	if err != nil {
-		return nil, err
-	}
-	var check struct {
-		Total int `json:"totalReviews"`
-	}
-	_ = json.Unmarshal(raw, &check)
-	if check.Total != reviewsPerStore {
-		return nil, errors.New("reviews setup: the statistics do not count every review: " + string(raw))
 	}
 	pages, err := reviewPagesOf(b.base, b.admin, b.target)
 	if err != nil {
@@ -165,6 +142,38 @@ func (b *reviewBench) reads(conns int, dur, warm time.Duration) ([]row, error) {
 	}
 	b.notes = append(b.notes, coldListing(b.base, b.voters[1], b.targetReviews[0], pages[0], reviewsSmall))
 	return rows, nil
+}
+
+// fillSmall stores the first 2,000 reviews (10 stores of 200) through
+// addReview, and helpfulness votes on the target store's, and checks them.
+func (b *reviewBench) fillSmall() error {
+	took := b.addReviews(0, reviewsSmall, reviewsSmall/reviewsPerStore)
+	b.notes = append(b.notes, fmt.Sprintf("reviews setup: %d reviews (%d stores of %d) stored in %v", reviewsSmall, reviewsSmall/reviewsPerStore, reviewsPerStore, took.Round(time.Millisecond)))
+	// Votes, so most_helpful has an order to keep.
+	parallel(len(b.targetReviews), reviewSetupConc, func(i int) {
+		for v := 0; v < i%7; v++ {
+			_, err := b.call(b.voters[(i+v)%len(b.voters)], "mutation", "stores.reviews.voteOnReview", map[string]any{"reviewId": b.targetReviews[i], "isHelpful": v%3 != 2})
+			b.fail(err)
+		}
+	})
+	if err := b.failed(); err != nil {
+		return err
+	}
+	if len(b.targetReviews) != reviewsPerStore {
+		return fmt.Errorf("reviews setup: the store has %d reviews, want %d", len(b.targetReviews), reviewsPerStore)
+	}
+	raw, err := b.call(b.admin, "query", "stores.reviews.getStoreReviewStats", map[string]any{"storeId": b.target})
+	if err != nil {
+		return err
+	}
+	var check struct {
+		Total int `json:"totalReviews"`
+	}
+	_ = json.Unmarshal(raw, &check)
+	if check.Total != reviewsPerStore {
+		return errors.New("reviews setup: the statistics do not count every review: " + string(raw))
+	}
+	return nil
 }
 
 // rest: up to the large database, the list row again, then the writes.
@@ -188,17 +197,22 @@ func (b *reviewBench) rest(conns int, dur, warm time.Duration) ([]row, error) {
 		rows = append(rows, row{name: "(r3) getStoreReviews at 20,000", skipped: "-reviews-large <= 2000"})
 	}
 	// Writes, each request a real change. addReview: reviewer w reviews store
-	// w (no orderId: no uniqueness to run into). voteOnReview: voter w votes
-	// on review n/2 of its rotation, helpful then not, so each request
-	// inserts or changes a vote.
-	stores, targets := b.stores, b.targetReviews
+	// w (no orderId: no uniqueness to run into). voteOnReview: voteRow.
+	stores := b.stores
 	rows = append(rows, loadVaried("(r4) addReview", b.base+"/api/mutation", b.reviewers, conns, dur, warm, func(w, n int) []byte {
 		return body("stores.reviews.addReview", map[string]any{"storeId": stores[w%len(stores)], "rating": 1 + n%5, "comment": "Throughput review"})
 	}))
-	rows = append(rows, loadVaried("(r5) voteOnReview", b.base+"/api/mutation", b.voters, conns, dur, warm, func(w, n int) []byte {
-		return body("stores.reviews.voteOnReview", map[string]any{"reviewId": targets[(w*7+n/2)%len(targets)], "isHelpful": n%2 == 0})
-	}))
+	rows = append(rows, b.voteRow("(r5) voteOnReview", conns, dur, warm))
 	return rows, nil
+}
+
+// voteRow: voter w votes on review n/2 of its rotation among the target
+// store's, helpful then not, so each request inserts or changes a vote.
+func (b *reviewBench) voteRow(name string, conns int, dur, warm time.Duration) row {
+	targets := b.targetReviews
+	return loadVaried(name, b.base+"/api/mutation", b.voters, conns, dur, warm, func(w, n int) []byte {
+		return body("stores.reviews.voteOnReview", map[string]any{"reviewId": targets[(w*7+n/2)%len(targets)], "isHelpful": n%2 == 0})
+	})
 }
 
 // reviewPagesOf is the bodies of the first pages of the store's list, most
@@ -271,10 +285,20 @@ func waitReviewEvents(base, admin, flagger string, reviewIDs []string) {
 // coldListing measures the first page right after a vote (the store changed,
 // so the page is computed, not reused): one at a time.
 func coldListing(base, voter, reviewID string, page []byte, total int) string {
+	lat, err := coldListingLatencies(base, voter, reviewID, page)
+	if err != nil {
+		return "cold listing: " + err.Error()
+	}
+	return fmt.Sprintf("getStoreReviews right after a change (computed, not from the page cache), 200 of %d: p50 %v, max %v (one at a time)",
+		total, lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond))
+}
+
+// coldListingLatencies is coldListing's latencies, sorted.
+func coldListingLatencies(base, voter, reviewID string, page []byte) ([]time.Duration, error) {
 	var lat []time.Duration
 	for i := range reviewColdProbes {
 		if _, err := do(base+"/api/mutation", voter, "stores.reviews.voteOnReview", map[string]any{"reviewId": reviewID, "isHelpful": i%2 == 0}); err != nil {
-			return "cold listing: " + err.Error()
+			return nil, err
 		}
 		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 		req.SetRequestURI(base + "/api/query")
@@ -288,12 +312,11 @@ func coldListing(base, voter, reviewID string, page []byte, total int) string {
 		fasthttp.ReleaseRequest(req)
 		fasthttp.ReleaseResponse(resp)
 		if !ok {
-			return "cold listing failed"
+			return nil, errors.New("a page failed")
 		}
 	}
 	slices.Sort(lat)
-	return fmt.Sprintf("getStoreReviews right after a change (computed, not from the page cache), 200 of %d: p50 %v, max %v (one at a time)",
-		total, lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond))
+	return lat, nil
 }
 
 // loadVaried is a closed loop of conns workers; worker w calls as
