@@ -60,6 +60,35 @@ type growthResult struct {
 	seedNote                   string
 	fills                      []string
 	quick                      bool
+	// CPU time of the process (the all-in-one and the load) per request of
+	// rows g1-g6: less sensitive than the rates to other work on the machine.
+	cpu        [6]time.Duration
+	loadBefore string // /proc/loadavg at the start and at the end
+	loadAfter  string
+}
+
+// withCPU runs a closed-loop row and gives the process's CPU time per
+// request, the warm-up counted at the measured rate.
+func withCPU(dur, warm time.Duration, f func() row) (row, time.Duration) {
+	c0 := cpuTime()
+	r := f()
+	n := r.rps * (dur + warm).Seconds()
+	if n < 1 {
+		return r, 0
+	}
+	return r, time.Duration(float64(cpuTime()-c0) / n)
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func growthEnv(dir string) map[string]string {
@@ -142,6 +171,7 @@ func benchGrowth(conns int, dur, warm time.Duration, conc int) (*growthResult, e
 	if res.reviewsLarge < 2*reviewsSmall || res.ordersLarge < 2*growthSmallOrders {
 		return nil, fmt.Errorf("-growth-reviews must be at least %d and -growth-orders at least %d", 2*reviewsSmall, 2*growthSmallOrders)
 	}
+	res.loadBefore = loadAvg()
 	dir, err := os.MkdirTemp("", "bench-growth")
 	if err != nil {
 		return nil, err
@@ -235,14 +265,18 @@ func benchGrowth(conns int, dur, warm time.Duration, conc int) (*growthResult, e
 		return nil, err
 	}
 	rb.base = s.info.BaseURL
-	res.votesSmall = rb.voteRow(fmt.Sprintf("(g1) voteOnReview, %d reviews stored", reviewsSmall), conns, dur, warm)
-	res.walletOne, res.walletMany = walletRows(s.info.BaseURL, s.tok("bench-admin", "admin"), shops, conns, dur, warm)
+	res.votesSmall, res.cpu[0] = withCPU(dur, warm, func() row {
+		return rb.voteRow(fmt.Sprintf("(g1) voteOnReview, %d reviews stored", reviewsSmall), conns, dur, warm)
+	})
+	admin := s.tok("bench-admin", "admin")
+	res.walletOne, res.cpu[4] = withCPU(dur, warm, func() row { return adjustmentRows(s.info.BaseURL, admin, shops[:1], conns, dur, warm)[0] })
+	res.walletMany, res.cpu[5] = withCPU(dur, warm, func() row { return adjustmentRows(s.info.BaseURL, admin, shops, conns, dur, warm)[1] })
 	r, err := s.round("growsmall", growthSmallOrders, *engineOrders, conc, "")
 	if err != nil {
 		s.stop()
 		return nil, err
 	}
-	res.ordersSmallRow = r.deliveries
+	res.ordersSmallRow, res.cpu[2] = r.deliveries, r.cpu
 	res.heapSmall = heapInUse()
 	s.stop()
 	ordersNow := growthSmallOrders + *engineOrders
@@ -285,14 +319,17 @@ func benchGrowth(conns int, dur, warm time.Duration, conc int) (*growthResult, e
 	} else {
 		step("getStoreReviews after a change: %v", err)
 	}
-	res.votesLarge = rb.voteRow(fmt.Sprintf("(g2) voteOnReview, %d reviews stored", res.reviewsLarge), conns, dur, warm)
+	res.votesLarge, res.cpu[1] = withCPU(dur, warm, func() row {
+		return rb.voteRow(fmt.Sprintf("(g2) voteOnReview, %d reviews stored", res.reviewsLarge), conns, dur, warm)
+	})
 	if r, err = s.round("growlarge", res.ordersLarge, *engineOrders, conc, ""); err != nil {
 		s.stop()
 		return nil, err
 	}
-	res.ordersBig = r.deliveries
+	res.ordersBig, res.cpu[3] = r.deliveries, r.cpu
 	s.stop()
 	step("phases A-E took %v", time.Since(t0).Round(time.Second))
+	res.loadAfter = loadAvg()
 
 	if *growthSeed {
 		res.seed, res.seedNote = timeSeed()
@@ -305,11 +342,6 @@ func benchGrowth(conns int, dur, warm time.Duration, conc int) (*growthResult, e
 func mustPage(b *reviewBench) []byte {
 	return body("stores.reviews.getStoreReviews", map[string]any{"storeId": b.target, "sortBy": "most_helpful",
 		"paginationOpts": map[string]any{"numItems": reviewPageSize, "cursor": nil}})
-}
-
-func walletRows(base, admin string, shops []payoutShop, conns int, dur, warm time.Duration) (one, many row) {
-	rows := adjustmentRows(base, admin, shops, conns, dur, warm)
-	return rows[0], rows[1]
 }
 
 // timeSeed runs `make seed` (bin/seed, SEED_SCALE=1) against a fresh
@@ -362,22 +394,25 @@ func repoRoot() string {
 // printGrowth prints the rows and, last, the line of the three ratios.
 func printGrowth(w io.Writer, r *growthResult, conns int, dur, warm time.Duration) {
 	fmt.Fprintf(w, "\nembedded engine growth (make run's file store, %d CPUs, %s; %d connections, %v per row after %v warm-up)\n", runtime.NumCPU(), time.Now().UTC().Format(time.RFC3339), conns, dur, warm)
+	fmt.Fprintf(w, "load average (1, 5, 15 min) at the start %s, at the end %s; CPU/req is the process's CPU time per request (the all-in-one and the load; orders: until the consumers caught up)\n",
+		r.loadBefore, r.loadAfter)
 	for _, f := range r.fills {
 		fmt.Fprintf(w, "fill: %s\n", f)
 	}
-	fmt.Fprintf(w, "%-62s %10s %10s %10s %7s\n", "row", "req/s", "p50", "p99", "errors")
-	line := func(x row, note string) {
-		fmt.Fprintf(w, "%-62s %10.0f %10v %10v %7d%s\n", x.name, x.rps, x.p50.Round(time.Microsecond), x.p99.Round(time.Microsecond), x.errors, note)
+	fmt.Fprintf(w, "%-62s %10s %10s %10s %7s %9s\n", "row", "req/s", "p50", "p99", "errors", "CPU/req")
+	line := func(x row, cpu time.Duration, note string) {
+		fmt.Fprintf(w, "%-62s %10.0f %10v %10v %7d %9v%s\n", x.name, x.rps, x.p50.Round(time.Microsecond), x.p99.Round(time.Microsecond), x.errors,
+			cpu.Round(10*time.Microsecond), note)
 	}
-	line(r.votesSmall, "   (votes/s; reviews through the API)")
-	line(r.votesLarge, fmt.Sprintf("   (votes/s; %d through the API, the rest copied into the file)", r.reviewsSmall))
+	line(r.votesSmall, r.cpu[0], "   (votes/s; reviews through the API)")
+	line(r.votesLarge, r.cpu[1], fmt.Sprintf("   (votes/s; %d through the API, the rest copied into the file)", r.reviewsSmall))
 	r.ordersSmallRow.name = fmt.Sprintf("(g3) webhook -> order, %d orders stored", r.ordersSmall)
 	r.ordersBig.name = fmt.Sprintf("(g4) webhook -> order, %d orders stored", r.ordersLarge)
-	line(r.ordersSmallRow, "   (orders/s; orders through the webhook)")
-	line(r.ordersBig, "   (orders/s; the first through the webhook, the rest copied into the file)")
+	line(r.ordersSmallRow, r.cpu[2], "   (orders/s; orders through the webhook)")
+	line(r.ordersBig, r.cpu[3], "   (orders/s; the first through the webhook, the rest copied into the file)")
 	r.walletOne.name, r.walletMany.name = "(g5) adjustWalletBalance, one wallet", fmt.Sprintf("(g6) adjustWalletBalance, %d wallets", r.walletCount)
-	line(r.walletOne, "")
-	line(r.walletMany, "")
+	line(r.walletOne, r.cpu[4], "")
+	line(r.walletMany, r.cpu[5], "")
 	fmt.Fprintf(w, "%-62s %10s %10v %10s %7s   (one at a time, computed, not from the page cache; goal p50 <= 2ms)\n",
 		fmt.Sprintf("(g7) getStoreReviews after a change, 200 of %d", r.reviewsLarge), "", r.coldP50.Round(time.Microsecond), "", "")
 	fmt.Fprintf(w, "%-62s %10s %10v   (start of the all-in-one to ready: open, read every file, serve)\n",
