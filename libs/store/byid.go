@@ -28,6 +28,7 @@ package store
 // only without the scan.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -109,10 +110,11 @@ func newCollKeys(ns *mongokit.Collection) *collKeys {
 	sig, served := indexSig(ns)
 	m := &collKeys{ns: ns, sig: sig}
 	for _, fields := range served {
-		uk := &uniqueKey{fields: fields, docs: make(map[string]bsonkit.Doc, len(ns.Documents.List))}
-		for _, doc := range ns.Documents.List {
+		uk := &uniqueKey{fields: fields, docs: make(map[string]bsonkit.Doc, ns.Documents.Len())}
+		ns.Documents.Scan(func(doc bsonkit.Doc) bool {
 			uk.put(doc)
-		}
+			return true
+		})
 		// The _id first: most reads name it.
 		if len(fields) == 1 && fields[0] == "_id" {
 			m.keys = append([]*uniqueKey{uk}, m.keys...)
@@ -267,7 +269,7 @@ func (r *keyedReads) find(h lungo.Handle, ns *mongokit.Collection, query bsonkit
 				// The committed document, unless the transaction replaced
 				// or deleted it.
 				if d := uk.docs[k]; d != nil {
-					if _, kept := ns.Documents.Index[d]; kept {
+					if ns.Documents.Has(d) {
 						doc = d
 					}
 				}
@@ -425,8 +427,8 @@ func (c *keyedCollection) selectByKey(ctx context.Context, filter, sort, project
 	if !exact {
 		return nil, false
 	}
-	pos := ns.Documents.Index
-	slices.SortFunc(docs, func(a, b bsonkit.Doc) int { return pos[a] - pos[b] })
+	seq := func(d bsonkit.Doc) uint64 { n, _ := ns.Documents.Seq(d); return n }
+	slices.SortFunc(docs, func(a, b bsonkit.Doc) int { return cmp.Compare(seq(a), seq(b)) })
 	if sort != nil {
 		s, err := bsonkit.Transform(sort)
 		if err != nil {

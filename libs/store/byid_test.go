@@ -545,7 +545,7 @@ func TestFindByKeyInAnOlderVersion(t *testing.T) {
 				got = append(got, d)
 			}
 		}
-		want, _ := mongokit.Filter(old.Documents.List, query, 0)
+		want, _ := mongokit.Filter(old.Documents.List(), query, 0)
 		if len(got) != len(want) || (len(got) > 0 && !slices.Equal(sortedPtrs(got), sortedPtrs(want))) {
 			t.Fatalf("%v: maps %v, the older version holds %v", q, got, want)
 		}

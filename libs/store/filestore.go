@@ -633,7 +633,7 @@ func (s *fileStore) diff(old, cur *lungo.Catalog) ([]nsChange, error) {
 			}
 		}
 		if prev == nil {
-			ch.put = ns.Documents.List
+			ch.put = ns.Documents.List()
 		} else {
 			ch.put, ch.del = changedDocs(prev.Documents, ns.Documents)
 		}
@@ -648,7 +648,7 @@ func (s *fileStore) diff(old, cur *lungo.Catalog) ([]nsChange, error) {
 // not. Were the order ever different, the result would still be right, with
 // documents that did not change among those written.
 func changedDocs(old, cur *bsonkit.Set) (put, del bsonkit.List) {
-	ol, nl := old.List, cur.List
+	ol, nl := old.List(), cur.List()
 	i := 0
 	for j := 0; j < len(nl); {
 		if i < len(ol) && ol[i] == nl[j] {
@@ -656,19 +656,19 @@ func changedDocs(old, cur *bsonkit.Set) (put, del bsonkit.List) {
 			continue
 		}
 		if i < len(ol) {
-			if _, kept := cur.Index[ol[i]]; !kept {
+			if !cur.Has(ol[i]) {
 				del = append(del, ol[i])
 				i++
 				continue
 			}
 		}
-		if _, had := old.Index[nl[j]]; !had {
+		if !old.Has(nl[j]) {
 			put = append(put, nl[j])
 		}
 		j++
 	}
 	for ; i < len(ol); i++ {
-		if _, kept := cur.Index[ol[i]]; !kept {
+		if !cur.Has(ol[i]) {
 			del = append(del, ol[i])
 		}
 	}
@@ -777,7 +777,7 @@ func (s *fileStore) writeAll(c *lungo.Catalog) (docs int, err error) {
 	}
 	for h, ns := range c.Namespaces {
 		if h != lungo.Oplog {
-			docs += len(ns.Documents.List)
+			docs += ns.Documents.Len()
 		}
 	}
 	return docs, nil

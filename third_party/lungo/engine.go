@@ -282,18 +282,18 @@ func (e *Engine) Watch(handle Handle, pipeline bsonkit.List, resumeAfter, startA
 	}
 
 	// get oplog
-	oplog := e.catalog.Namespaces[Oplog].Documents
+	oplog := e.catalog.Namespaces[Oplog].Documents.List()
 
 	// get last event
 	var last bsonkit.Doc
-	if len(oplog.List) > 0 {
-		last = oplog.List[len(oplog.List)-1]
+	if len(oplog) > 0 {
+		last = oplog[len(oplog)-1]
 	}
 
 	// resume after
 	if resumeAfter != nil {
 		resumed := false
-		for _, event := range oplog.List {
+		for _, event := range oplog {
 			res := bsonkit.Compare(*resumeAfter, bsonkit.Get(event, "_id"))
 			if res == 0 {
 				last = event
@@ -309,7 +309,7 @@ func (e *Engine) Watch(handle Handle, pipeline bsonkit.List, resumeAfter, startA
 	// start after
 	if startAfter != nil {
 		resumed := false
-		for _, event := range oplog.List {
+		for _, event := range oplog {
 			res := bsonkit.Compare(*startAfter, bsonkit.Get(event, "_id"))
 			if res == 0 {
 				last = event
@@ -328,13 +328,13 @@ func (e *Engine) Watch(handle Handle, pipeline bsonkit.List, resumeAfter, startA
 		// position last just before the first event at-or-after startAt; if
 		// every event is older than startAt, leave last at the newest entry
 		// (the stream then waits for future events)
-		for i, event := range oplog.List {
+		for i, event := range oplog {
 			res := bsonkit.Compare(*startAt, bsonkit.Get(event, "clusterTime"))
 			if res <= 0 {
 				if i == 0 {
 					last = nil
 				} else {
-					last = oplog.List[i-1]
+					last = oplog[i-1]
 				}
 				break
 			}

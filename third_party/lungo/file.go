@@ -54,7 +54,7 @@ func BuildFile(catalog *Catalog) *File {
 
 		// add namespace
 		file.Namespaces[handle.String()] = FileNamespace{
-			Documents: namespace.Documents.List,
+			Documents: namespace.Documents.List(),
 			Indexes:   indexes,
 		}
 	}

@@ -22,7 +22,7 @@ func TestFileStore(t *testing.T) {
 	assert.NotNil(t, engine)
 
 	get := func(i int, name string) primitive.Timestamp {
-		return bsonkit.Get(engine.Catalog().Namespaces[Oplog].Documents.List[i], name).(primitive.Timestamp)
+		return bsonkit.Get(engine.Catalog().Namespaces[Oplog].Documents.List()[i], name).(primitive.Timestamp)
 	}
 
 	handle := Handle{"foo", "bar"}

@@ -168,25 +168,16 @@ func (s *Stream) next(ctx context.Context, block bool) bool {
 		// get oplog
 		oplog := s.oplog()
 
-		// get index
-		index := -1
-		if s.last != nil {
-			i, ok := oplog.Index[s.last]
-			if !ok {
-				s.cancel()
-				s.closed = true
-				s.error = ErrLostOplogPosition
-				s.mutex.Unlock()
-				return false
-			}
-			index = i
-		}
-
 		// get next event
-		if len(oplog.List) > index+1 {
-			// get event
-			event := oplog.List[index+1]
-
+		event, ok := oplog.After(s.last)
+		if !ok {
+			s.cancel()
+			s.closed = true
+			s.error = ErrLostOplogPosition
+			s.mutex.Unlock()
+			return false
+		}
+		if event != nil {
 			// get details
 			token := bsonkit.Get(event, "_id")
 			nsDB := bsonkit.Get(event, "ns.db")

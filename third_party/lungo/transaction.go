@@ -759,7 +759,7 @@ func (t *Transaction) ListDatabases(query bsonkit.Doc) (bsonkit.List, error) {
 		// check emptiness
 		empty := true
 		for _, ns := range nss {
-			if len(ns.Documents.List) > 0 {
+			if ns.Documents.Len() > 0 {
 				empty = false
 			}
 		}
@@ -852,7 +852,7 @@ func (t *Transaction) CountDocuments(handle Handle) (int, error) {
 		return 0, nil
 	}
 
-	return len(namespace.Documents.List), nil
+	return namespace.Documents.Len(), nil
 }
 
 // ListIndexes will return a list of indexes in the specified namespace.
@@ -1098,14 +1098,15 @@ func (t *Transaction) Clean(minSize, maxSize int, minAge, maxAge time.Duration) 
 	maxTimestamp := primitive.Timestamp{T: now.T - uint32(maxAge/time.Second), I: now.I}
 
 	// determine indexes
-	minIndex := len(oplog.Documents.List) - minSize
-	maxIndex := len(oplog.Documents.List) - maxSize
+	minIndex := oplog.Documents.Len() - minSize
+	maxIndex := oplog.Documents.Len() - maxSize
 
-	// determine how many events from the start should be dropped (events are
+	// determine which events from the start should be dropped (events are
 	// ordered chronologically, so we drop a contiguous prefix). A zero age
 	// disables the corresponding age clause, so size-only cleanup still works
-	dropped := 0
-	for i, doc := range oplog.Documents.List {
+	var drop bsonkit.List
+	i := 0
+	oplog.Documents.Scan(func(doc bsonkit.Doc) bool {
 		// get timestamp
 		ts := bsonkit.Get(doc, "_id.ts")
 
@@ -1119,15 +1120,18 @@ func (t *Transaction) Clean(minSize, maxSize int, minAge, maxAge time.Duration) 
 		// only drop when both willing and forced; events are chronologically
 		// ordered, so the first non-droppable event ends the prefix
 		if !(afterMin && beyondMax) {
-			break
+			return false
 		}
-		dropped++
-	}
+		drop = append(drop, doc)
+		i++
+		return true
+	})
 
-	// remove the prefix in one pass
-	for i := 0; i < dropped; i++ {
-		oplog.Documents.Remove(oplog.Documents.List[0])
+	// remove the prefix
+	for _, doc := range drop {
+		oplog.Documents.Remove(doc)
 	}
+	dropped := len(drop)
 
 	// set flag
 	if dropped > 0 {

@@ -39,25 +39,25 @@ func TestTransactionOplogCleaningBySize(t *testing.T) {
 	}), nil, 0, 0)
 	assert.NoError(t, err)
 
-	assert.Len(t, txn.Catalog().Namespaces[Oplog].Documents.List, 3)
+	assert.Len(t, txn.Catalog().Namespaces[Oplog].Documents.List(), 3)
 
-	insert := txn.Catalog().Namespaces[Oplog].Documents.List[0]
-	update := txn.Catalog().Namespaces[Oplog].Documents.List[1]
-	delete := txn.Catalog().Namespaces[Oplog].Documents.List[2]
+	insert := txn.Catalog().Namespaces[Oplog].Documents.List()[0]
+	update := txn.Catalog().Namespaces[Oplog].Documents.List()[1]
+	delete := txn.Catalog().Namespaces[Oplog].Documents.List()[2]
 
 	/* clean */
 
 	txn.Clean(3, 0, 0, time.Hour)
-	assert.Equal(t, bsonkit.List{insert, update, delete}, txn.Catalog().Namespaces[Oplog].Documents.List)
+	assert.Equal(t, bsonkit.List{insert, update, delete}, txn.Catalog().Namespaces[Oplog].Documents.List())
 
 	txn.Clean(2, 0, 0, time.Hour)
-	assert.Equal(t, bsonkit.List{update, delete}, txn.Catalog().Namespaces[Oplog].Documents.List)
+	assert.Equal(t, bsonkit.List{update, delete}, txn.Catalog().Namespaces[Oplog].Documents.List())
 
 	txn.Clean(0, 1, 0, time.Hour)
-	assert.Equal(t, bsonkit.List{delete}, txn.Catalog().Namespaces[Oplog].Documents.List)
+	assert.Equal(t, bsonkit.List{delete}, txn.Catalog().Namespaces[Oplog].Documents.List())
 
 	txn.Clean(0, 0, 0, time.Hour)
-	assert.Empty(t, txn.Catalog().Namespaces[Oplog].Documents.List)
+	assert.Empty(t, txn.Catalog().Namespaces[Oplog].Documents.List())
 }
 
 func TestTransactionOplogCleaningByTime(t *testing.T) {
@@ -94,25 +94,25 @@ func TestTransactionOplogCleaningByTime(t *testing.T) {
 
 	time.Sleep(time.Second)
 
-	assert.Len(t, txn.Catalog().Namespaces[Oplog].Documents.List, 3)
+	assert.Len(t, txn.Catalog().Namespaces[Oplog].Documents.List(), 3)
 
-	insert := txn.Catalog().Namespaces[Oplog].Documents.List[0]
-	update := txn.Catalog().Namespaces[Oplog].Documents.List[1]
-	delete := txn.Catalog().Namespaces[Oplog].Documents.List[2]
+	insert := txn.Catalog().Namespaces[Oplog].Documents.List()[0]
+	update := txn.Catalog().Namespaces[Oplog].Documents.List()[1]
+	delete := txn.Catalog().Namespaces[Oplog].Documents.List()[2]
 
 	/* clean */
 
 	txn.Clean(0, 100, 3*time.Second, 0)
-	assert.Equal(t, bsonkit.List{insert, update, delete}, txn.Catalog().Namespaces[Oplog].Documents.List)
+	assert.Equal(t, bsonkit.List{insert, update, delete}, txn.Catalog().Namespaces[Oplog].Documents.List())
 
 	txn.Clean(0, 100, 2*time.Second, 0)
-	assert.Equal(t, bsonkit.List{update, delete}, txn.Catalog().Namespaces[Oplog].Documents.List)
+	assert.Equal(t, bsonkit.List{update, delete}, txn.Catalog().Namespaces[Oplog].Documents.List())
 
 	txn.Clean(0, 100, 0, 2*time.Second)
-	assert.Equal(t, bsonkit.List{delete}, txn.Catalog().Namespaces[Oplog].Documents.List)
+	assert.Equal(t, bsonkit.List{delete}, txn.Catalog().Namespaces[Oplog].Documents.List())
 
 	txn.Clean(0, 100, 0, 0)
-	assert.Empty(t, txn.Catalog().Namespaces[Oplog].Documents.List)
+	assert.Empty(t, txn.Catalog().Namespaces[Oplog].Documents.List())
 
 }
 
@@ -134,9 +134,9 @@ func TestTransactionOplogCleaningMultiDrop(t *testing.T) {
 		assert.NoError(t, err)
 	}
 
-	assert.Len(t, txn.Catalog().Namespaces[Oplog].Documents.List, 6)
+	assert.Len(t, txn.Catalog().Namespaces[Oplog].Documents.List(), 6)
 
 	// keep only 1 by size; minAge=0 disables the age guard
 	txn.Clean(0, 1, 0, time.Hour)
-	assert.Len(t, txn.Catalog().Namespaces[Oplog].Documents.List, 1)
+	assert.Len(t, txn.Catalog().Namespaces[Oplog].Documents.List(), 1)
 }

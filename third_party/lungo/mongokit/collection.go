@@ -75,25 +75,38 @@ func NewCollection(idIndex bool) *Collection {
 
 // Find will look up the documents that match the specified query.
 func (c *Collection) Find(query, sort bsonkit.Doc, skip, limit int) (*Result, error) {
-	// get documents
-	list := c.Documents.List
-
-	// sort documents
-	var err error
-	if sort != nil && len(*sort) > 0 {
-		list, err = Sort(list, sort)
-		if err != nil {
-			return nil, err
-		}
+	// select documents
+	list, err := c.selectDocs(query, sort, skip, limit)
+	if err != nil {
+		return nil, err
 	}
 
+	return &Result{
+		Matched: list,
+	}, nil
+}
+
+// selectDocs returns the documents that match the query: sorted when a sort
+// is given, otherwise in natural order, then skipped and limited. Without a
+// sort the set is scanned in place and the scan stops at the limit.
+func (c *Collection) selectDocs(query, sort bsonkit.Doc, skip, limit int) (bsonkit.List, error) {
 	// adjust limit
 	if limit > 0 {
 		limit += skip
 	}
 
-	// filter documents
-	list, err = Filter(list, query, limit)
+	// sort and filter documents
+	var list bsonkit.List
+	var err error
+	if sort != nil && len(*sort) > 0 {
+		list, err = Sort(c.Documents.List(), sort)
+		if err != nil {
+			return nil, err
+		}
+		list, err = Filter(list, query, limit)
+	} else {
+		list, err = c.filter(query, limit)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -105,9 +118,36 @@ func (c *Collection) Find(query, sort bsonkit.Doc, skip, limit int) (*Result, er
 		list = list[skip:]
 	}
 
-	return &Result{
-		Matched: list,
-	}, nil
+	return list, nil
+}
+
+// filter is Filter over the documents in natural order, without a list of
+// them all.
+func (c *Collection) filter(query bsonkit.Doc, limit int) (bsonkit.List, error) {
+	// prepare result
+	var result bsonkit.List
+	if limit > 0 {
+		result = make(bsonkit.List, 0, limit)
+	}
+
+	// select documents
+	var matchErr error
+	c.Documents.Scan(func(doc bsonkit.Doc) bool {
+		res, err := Match(doc, query)
+		if err != nil {
+			matchErr = err
+			return false
+		}
+		if res {
+			result = append(result, doc)
+		}
+		return limit <= 0 || len(result) < limit
+	})
+	if matchErr != nil {
+		return result, matchErr
+	}
+
+	return result, nil
 }
 
 // Insert will add the specified document to the collection.
@@ -143,20 +183,8 @@ func (c *Collection) Insert(doc bsonkit.Doc) (*Result, error) {
 // Replace will look up the first document that matches the query and if found
 // replace it with the specified document.
 func (c *Collection) Replace(query, repl, sort bsonkit.Doc) (*Result, error) {
-	// get documents
-	list := c.Documents.List
-
-	// sort documents
-	var err error
-	if sort != nil && len(*sort) > 0 {
-		list, err = Sort(list, sort)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	// filter documents
-	list, err = Filter(list, query, 1)
+	// select document
+	list, err := c.selectDocs(query, sort, 0, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -217,34 +245,10 @@ func (c *Collection) Replace(query, repl, sort bsonkit.Doc) (*Result, error) {
 // Update will look up all documents that match the specified query and update
 // them according to the update document.
 func (c *Collection) Update(query, update, sort bsonkit.Doc, skip, limit int, arrayFilters bsonkit.List) (*Result, error) {
-	// get documents
-	list := c.Documents.List
-
-	// sort documents
-	var err error
-	if sort != nil && len(*sort) > 0 {
-		list, err = Sort(list, sort)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	// adjust limit
-	if limit > 0 {
-		limit += skip
-	}
-
-	// filter documents
-	list, err = Filter(list, query, limit)
+	// select documents
+	list, err := c.selectDocs(query, sort, skip, limit)
 	if err != nil {
 		return nil, err
-	}
-
-	// apply skip
-	if skip > len(list) {
-		list = nil
-	} else {
-		list = list[skip:]
 	}
 
 	// check list
@@ -401,34 +405,10 @@ func (c *Collection) Upsert(query, repl, update bsonkit.Doc, arrayFilters bsonki
 
 // Delete will remove all documents that match the specified query.
 func (c *Collection) Delete(query, sort bsonkit.Doc, skip, limit int) (*Result, error) {
-	// get documents
-	list := c.Documents.List
-
-	// sort documents
-	var err error
-	if sort != nil && len(*sort) > 0 {
-		list, err = Sort(list, sort)
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	// adjust limit
-	if limit > 0 {
-		limit += skip
-	}
-
-	// filter documents
-	list, err = Filter(list, query, limit)
+	// select documents
+	list, err := c.selectDocs(query, sort, skip, limit)
 	if err != nil {
 		return nil, err
-	}
-
-	// apply skip
-	if skip > len(list) {
-		list = nil
-	} else {
-		list = list[skip:]
 	}
 
 	// update indexes
@@ -494,7 +474,7 @@ func (c *Collection) CreateIndex(name string, config IndexConfig) (string, error
 	c.Indexes[name] = index
 
 	// build index
-	ok, err := index.Build(c.Documents.List)
+	ok, err := index.Build(c.Documents.List())
 	if err != nil {
 		return "", err
 	} else if !ok {

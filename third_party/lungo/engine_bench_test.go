@@ -1,0 +1,145 @@
+package lungo
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/bson"
+
+	"github.com/256dpi/lungo/bsonkit"
+	"github.com/256dpi/lungo/mongokit"
+)
+
+// The engine's cost per operation as the collection grows: insert, update by
+// _id and find by _id with 1,000, 10,000 and 50,000 documents stored, in
+// memory (the fork's README quotes these, before and after the persistent
+// document sets). Run: go test -run '^$' -bench BenchmarkEngine -benchtime 300x
+
+var engineBenchSizes = []int{1_000, 10_000, 50_000}
+
+// engineBenchCatalogs are the catalogs with n documents, built once per size
+// (straight into the collection, not through the engine, whose inserts are
+// what is measured) and shared: the engine never changes a catalog it was
+// given, it makes new ones.
+var engineBenchCatalogs = map[int]*Catalog{}
+
+// engineBenchCollection opens an engine in memory with n documents stored.
+func engineBenchCollection(b *testing.B, n int) ICollection {
+	b.Helper()
+	catalog := engineBenchCatalogs[n]
+	if catalog == nil {
+		catalog = NewCatalog()
+		coll := mongokit.NewCollection(true)
+		for i := 0; i < n; i++ {
+			if _, err := coll.Insert(bsonkit.MustConvert(engineBenchDoc(i))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		catalog.Namespaces[Handle{"bench", "docs"}] = coll
+		engineBenchCatalogs[n] = catalog
+	}
+	store := NewMemoryStore()
+	if err := store.Store(catalog); err != nil {
+		b.Fatal(err)
+	}
+	client, engine, err := Open(nil, Options{Store: store})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(engine.Close)
+	return client.Database("bench").Collection("docs")
+}
+
+func engineBenchDoc(i int) bson.M {
+	return bson.M{
+		"_id":    fmt.Sprintf("doc-%08d", i),
+		"n":      i,
+		"owner":  fmt.Sprintf("user-%d", i%97),
+		"title":  "a document of the benchmark, long enough to look like a record",
+		"tags":   bson.A{"a", "b", "c"},
+		"nested": bson.M{"x": i, "y": "z"},
+	}
+}
+
+func BenchmarkEngineInsertOne(b *testing.B) {
+	for _, n := range engineBenchSizes {
+		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
+			coll := engineBenchCollection(b, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := coll.InsertOne(nil, engineBenchDoc(n+i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkEngineUpdateOneByID(b *testing.B) {
+	for _, n := range engineBenchSizes {
+		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
+			coll := engineBenchCollection(b, n)
+			r := rand.New(rand.NewSource(1))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				id := fmt.Sprintf("doc-%08d", r.Intn(n))
+				res, err := coll.UpdateOne(nil, bson.M{"_id": id}, bson.M{"$inc": bson.M{"n": 1}})
+				if err != nil || res.ModifiedCount != 1 {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkEngineFindOneByID(b *testing.B) {
+	for _, n := range engineBenchSizes {
+		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
+			coll := engineBenchCollection(b, n)
+			r := rand.New(rand.NewSource(1))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				id := fmt.Sprintf("doc-%08d", r.Intn(n))
+				var out bson.M
+				if err := coll.FindOne(nil, bson.M{"_id": id}).Decode(&out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEngineTxnUpdates is a transaction of ten updates by _id (a
+// consumer's batch): every write clones the collection it touches.
+func BenchmarkEngineTxnUpdates(b *testing.B) {
+	for _, n := range engineBenchSizes {
+		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
+			coll := engineBenchCollection(b, n)
+			client := coll.Database().Client()
+			r := rand.New(rand.NewSource(1))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				err := client.UseSession(nil, func(sc ISessionContext) error {
+					_, err := sc.WithTransaction(sc, func(sc ISessionContext) (interface{}, error) {
+						for k := 0; k < 10; k++ {
+							id := fmt.Sprintf("doc-%08d", r.Intn(n))
+							if _, err := coll.UpdateOne(sc, bson.M{"_id": id}, bson.M{"$inc": bson.M{"n": 1}}); err != nil {
+								return nil, err
+							}
+						}
+						return nil, nil
+					})
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
