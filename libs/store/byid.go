@@ -18,10 +18,10 @@ package store
 // have read (the transaction's, inside DB.Tx; the engine's current one
 // otherwise). When that catalog's collection is the maps' version, the maps
 // answer; when it is another (inside a transaction that wrote to it, as a
-// consumer's batch does event after event, or a read that took the catalog
-// just before a commit), its documents that the maps' version does not have
-// are found by the same pointer walk as a commit's and looked at first (see
-// find). Partial indexes (unique among some documents only), fields with
+// consumer's batch does event after event), its documents that the maps'
+// version does not have are those the transaction wrote, which lungo tells
+// (Transaction.Change), and are looked at first (see find); a read that took
+// the catalog just before a commit is left to lungo. Partial indexes (unique among some documents only), fields with
 // dots, numbers (1 and 1.0 are equal, their keys are not), and an index while
 // any document holds an array in its fields (which an equality would match
 // element by element) are left to lungo. So the answer is always lungo's own,
@@ -219,14 +219,13 @@ func (r *keyedReads) apply(changes []nsChange) {
 // documents are candidates: the caller matches them against the whole query.
 //
 // The maps describe one version of the collection (m.ns, the last commit's);
-// ns may be another one: a transaction's (the committed one with its writes
-// on it) or the one before the last commit (a read that took the catalog
-// just before it). Either way, a document of ns with a key is in the maps if
-// it is in m.ns too (the same pointer), and otherwise among the documents of
-// ns that m.ns does not have, which the pointer walk of a commit finds
-// (changedDocs); so those are looked at first, and a document of the maps
-// counts only while ns holds it.
-func (r *keyedReads) find(h lungo.Handle, ns *mongokit.Collection, query bsonkit.Doc) (bsonkit.List, bool) {
+// ns may be a transaction's (the committed one with its writes on it). A
+// document of ns with a key is then in the maps if it is in m.ns too (the
+// same pointer), and otherwise among the documents the transaction put
+// (txn.Change); so those are looked at first, and a document of the maps
+// counts only while ns holds it. Any other version (a read that took the
+// catalog just before a commit) is left to lungo.
+func (r *keyedReads) find(h lungo.Handle, ns *mongokit.Collection, txn *lungo.Transaction, query bsonkit.Doc) (bsonkit.List, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	m := r.col[h]
@@ -236,6 +235,12 @@ func (r *keyedReads) find(h lungo.Handle, ns *mongokit.Collection, query bsonkit
 	if m.ns != ns {
 		if sig, _ := indexSig(ns); sig != m.sig {
 			return nil, false // other indexes: the keys may not be unique in ns
+		}
+		// Only a transaction that began from the maps' version says what
+		// it wrote (a read that took the catalog just before a commit is
+		// left to lungo).
+		if txn == nil || txn.Base().Namespaces[h] != m.ns {
+			return nil, false
 		}
 	}
 	for _, uk := range m.keys {
@@ -250,7 +255,8 @@ func (r *keyedReads) find(h lungo.Handle, ns *mongokit.Collection, query bsonkit
 		// changes once made.
 		var written bsonkit.List
 		if m.ns != ns {
-			written, _ = changedDocs(m.ns.Documents, ns.Documents)
+			ch, _ := txn.Change(h)
+			written = ch.Put
 		}
 		found := make(map[string]bsonkit.Doc, len(keys))
 		for _, doc := range written {
@@ -414,8 +420,9 @@ func (c *keyedCollection) selectByKey(ctx context.Context, filter, sort, project
 	}
 	// The catalog lungo would read: the transaction's, or the current one.
 	catalog := c.db.engine.Catalog()
+	var txn *lungo.Transaction
 	if sess, ok := ctx.Value(txKey{}).(*lungo.Session); ok {
-		if txn := sess.Transaction(); txn != nil {
+		if txn = sess.Transaction(); txn != nil {
 			catalog = txn.Catalog()
 		}
 	}
@@ -423,7 +430,7 @@ func (c *keyedCollection) selectByKey(ctx context.Context, filter, sort, project
 	if ns == nil {
 		return nil, false
 	}
-	docs, exact := c.db.keyed.find(c.handle, ns, query)
+	docs, exact := c.db.keyed.find(c.handle, ns, txn, query)
 	if !exact {
 		return nil, false
 	}

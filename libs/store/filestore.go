@@ -11,19 +11,23 @@ package store
 //   - A namespace lungo did not touch keeps its pointer in the new catalog
 //     (Catalog.Clone copies the map of pointers; a write clones only the
 //     namespace it writes to), so unchanged namespaces cost one comparison.
-//   - In a changed namespace, a document that was inserted, updated or
-//     replaced is a new pointer (inserts and replacements are fresh clones,
-//     updates clone the matched documents before applying), and the set keeps
-//     the relative order of the documents that stayed, so one walk over the
-//     old and the new list, comparing pointers, finds what to write and what
-//     to delete without encoding anything else.
+//   - lungo tells the store what each commit changed (lungo.ChangeStore:
+//     the documents each write of the transaction touched, looked up in the
+//     collection before and after), so a commit costs what it wrote, not a
+//     walk over the namespaces it wrote to. A document that was inserted,
+//     updated or replaced is a new pointer (lungo's sets are copy-on-write
+//     and a committed document is never changed in place); one an update
+//     left as it was keeps its pointer and is not written. Store (a whole
+//     catalog, as at a migration) still finds the same by walking the old
+//     and the new document lists side by side.
 //
 // The file: a bucket "namespaces" holding one bucket per namespace ("db.coll")
 // with its index definitions ("indexes", BSON), its document count ("count")
 // and a bucket "documents": the key is the _id's BSON type and value, the value
-// a sequence number (insertion order, which lungo's unsorted finds return and a
-// restart must keep), a CRC-32C of key, sequence and document, and the
-// document's BSON. The oplog (change streams, which nothing here uses) is not
+// the document's sequence number in lungo's set (its insertion order, kept
+// by updates, which lungo's unsorted finds return and a restart must keep;
+// the bucket's own sequence is kept past every number given), a CRC-32C of
+// key, sequence and document, and the document's BSON. The oplog (change streams, which nothing here uses) is not
 // kept. A bucket "meta" names the format.
 //
 // At start everything is read into lungo's in-memory catalog, and checked: a
@@ -287,11 +291,17 @@ func (s *fileStore) read() (catalog *lungo.Catalog, err error) {
 			}
 			slices.SortFunc(recs, func(a, b record) int { return cmp.Compare(a.seq, b.seq) })
 			list := make(bsonkit.List, len(recs))
+			ns := mongokit.NewCollection(false)
 			for i, r := range recs {
 				list[i] = r.doc
+				// Each document takes its place in the set (which lungo
+				// keeps across updates and the file across restarts); a
+				// place given twice cannot happen, but would only cost the
+				// order.
+				if !ns.Documents.AddAt(r.doc, r.seq) {
+					ns.Documents.Add(r.doc)
+				}
 			}
-			ns := mongokit.NewCollection(false)
-			ns.Documents = bsonkit.NewSet(list)
 			raw := bytes.Clone(b.Get(keyIndexes))
 			var defs bson.D
 			if err := bson.Unmarshal(raw, &defs); err != nil {
@@ -415,6 +425,7 @@ type nsChange struct {
 	drop    bool
 	indexes []byte       // new index definitions, nil when unchanged
 	put     bsonkit.List // inserted, updated or replaced documents
+	seqs    []uint64     // each put document's sequence number in lungo's set
 	del     bsonkit.List // documents of the previous commit that are gone
 }
 
@@ -432,6 +443,55 @@ func (s *fileStore) Store(c *lungo.Catalog) error {
 	changes, err := s.diff(s.prev, c)
 	if err != nil {
 		return err
+	}
+	return s.commit(c, changes)
+}
+
+// StoreChanges is Store, told by the engine what the commit changed: the
+// documents each transaction's writes touched, so a commit costs what it
+// wrote, not a walk over every document of the namespaces it wrote to.
+func (s *fileStore) StoreChanges(base, c *lungo.Catalog, changes []lungo.Change) error {
+	if base != s.prev {
+		return s.Store(c) // not the catalog the changes start from: compare
+	}
+	if s.db != nil {
+		if err := s.failure(); err != nil {
+			return err
+		}
+	}
+	out := make([]nsChange, 0, len(changes))
+	for _, lc := range changes {
+		if lc.Handle == lungo.Oplog {
+			continue
+		}
+		if lc.Collection == nil {
+			if _, had := s.prev.Namespaces[lc.Handle]; had {
+				out = append(out, nsChange{handle: lc.Handle, drop: true})
+			}
+			continue
+		}
+		ch := nsChange{handle: lc.Handle, ns: lc.Collection, put: lc.Put, del: lc.Del}
+		if err := s.defsOf(&ch); err != nil {
+			return err
+		}
+		out = append(out, ch)
+	}
+	return s.commit(c, out)
+}
+
+// commit queues a commit's changes for the file and applies them to the
+// keyed reads.
+func (s *fileStore) commit(c *lungo.Catalog, changes []nsChange) error {
+	for i := range changes {
+		ch := &changes[i]
+		ch.seqs = make([]uint64, len(ch.put))
+		for j, doc := range ch.put {
+			seq, ok := ch.ns.Documents.Seq(doc)
+			if !ok {
+				return fmt.Errorf("store: %s: a changed document is not in its collection", ch.handle)
+			}
+			ch.seqs[j] = seq
+		}
 	}
 	s.last = commitStats{}
 	for _, ch := range changes {
@@ -623,14 +683,8 @@ func (s *fileStore) diff(old, cur *lungo.Catalog) ([]nsChange, error) {
 			continue
 		}
 		ch := nsChange{handle: h, ns: ns}
-		if s.db != nil {
-			defs, err := indexDefs(ns)
-			if err != nil {
-				return nil, err
-			}
-			if _, ok := s.written[h]; !ok || !bytes.Equal(defs, s.indexes[h]) {
-				ch.indexes = defs
-			}
+		if err := s.defsOf(&ch); err != nil {
+			return nil, err
 		}
 		if prev == nil {
 			ch.put = ns.Documents.List()
@@ -640,6 +694,22 @@ func (s *fileStore) diff(old, cur *lungo.Catalog) ([]nsChange, error) {
 		out = append(out, ch)
 	}
 	return out, nil
+}
+
+// defsOf sets ch.indexes when the namespace's index definitions are not
+// those the file holds.
+func (s *fileStore) defsOf(ch *nsChange) error {
+	if s.db == nil {
+		return nil
+	}
+	defs, err := indexDefs(ch.ns)
+	if err != nil {
+		return err
+	}
+	if _, ok := s.written[ch.handle]; !ok || !bytes.Equal(defs, s.indexes[ch.handle]) {
+		ch.indexes = defs
+	}
+	return nil
 }
 
 // changedDocs walks the old and the new list side by side. Documents that
@@ -720,20 +790,22 @@ func (s *fileStore) apply(tx *bbolt.Tx, changes []nsChange) error {
 		}
 		count := int64(countOf(b))
 		written := make(map[string]struct{}, len(ch.put))
-		for _, doc := range ch.put {
+		for i, doc := range ch.put {
 			key, err := idKey(doc)
 			if err != nil {
 				return fmt.Errorf("%s: %w", ch.handle, err)
 			}
 			written[string(key)] = struct{}{}
-			var seq uint64
-			if v := docs.Get(key); len(v) >= 8 {
-				seq = binary.BigEndian.Uint64(v) // an update keeps its place
-			} else {
-				if seq, err = docs.NextSequence(); err != nil {
+			if docs.Get(key) == nil {
+				count++
+			}
+			// The document's place in lungo's set (an update keeps it); the
+			// bucket's sequence stays past every place given.
+			seq := ch.seqs[i]
+			if seq > docs.Sequence() {
+				if err := docs.SetSequence(seq); err != nil {
 					return err
 				}
-				count++
 			}
 			v, err := encodeRecord(key, seq, doc)
 			if err != nil {

@@ -656,3 +656,64 @@ func TestKilledWhileWriting(t *testing.T) {
 		db.Close(ctx)
 	}
 }
+
+// The file keeps each document's place in lungo's set (its sequence number),
+// so the natural order after a restart is the one before it, also where a
+// transaction deleted a document and inserted one with the same _id (which
+// goes to the end) and where an update matched documents it left unchanged
+// (which keep their place and are not written).
+func TestFileStoreKeepsTheNaturalOrder(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openDir(t, dir)
+	c := db.Collection("o")
+	for _, id := range []string{"a", "b", "c", "d"} {
+		if _, err := c.InsertOne(ctx, bson.M{"_id": id, "v": 0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Tx(ctx, func(ctx context.Context) error {
+		if _, err := c.DeleteOne(ctx, bson.M{"_id": "a"}); err != nil {
+			return err
+		}
+		_, err := c.InsertOne(ctx, bson.M{"_id": "a", "v": 1})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := db.fileSt.last; got != (commitStats{namespaces: 1, put: 1, del: 1}) {
+		t.Fatalf("delete and insert again wrote %+v", got)
+	}
+	// b, c and d change; a (already 1) matches and stays as it is
+	if _, err := c.UpdateMany(ctx, bson.M{"_id": bson.M{"$in": bson.A{"a", "b", "c", "d"}}}, bson.M{"$set": bson.M{"v": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := db.fileSt.last; got != (commitStats{namespaces: 1, put: 3, del: 3}) {
+		t.Fatalf("an update of three of four wrote %+v", got)
+	}
+	before := dump(t, db)
+	if err := db.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	order := func(d map[string]any) []any {
+		var ids []any
+		for _, doc := range d["o"].(map[string]any)["docs"].([]bson.D) {
+			ids = append(ids, doc[0].Value)
+		}
+		return ids
+	}
+	if got, want := order(before), []any{"b", "c", "d", "a"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("natural order %v, want %v", got, want)
+	}
+	db = openDir(t, dir)
+	defer db.Close(ctx)
+	sameDump(t, before, dump(t, db))
+
+	// and new documents go after every document read back
+	if _, err := db.Collection("o").InsertOne(ctx, bson.M{"_id": "e"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := order(dump(t, db)), []any{"b", "c", "d", "a", "e"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("natural order %v, want %v", got, want)
+	}
+}

@@ -225,8 +225,13 @@ func (e *Engine) Commit(txn *Transaction) error {
 	// clean oplog
 	txn.Clean(e.opts.MinOplogSize, e.opts.MaxOplogSize, e.opts.MinOplogAge, e.opts.MaxOplogAge)
 
-	// write catalog
-	err := e.store.Store(txn.Catalog())
+	// write catalog, or what changed in it
+	var err error
+	if cs, ok := e.store.(ChangeStore); ok && txn.Base() == e.catalog {
+		err = cs.StoreChanges(e.catalog, txn.Catalog(), txn.Changes())
+	} else {
+		err = e.store.Store(txn.Catalog())
+	}
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,17 @@ type Store interface {
 	Store(*Catalog) error
 }
 
+// ChangeStore is a Store that is also told what each commit changed, so that
+// it need not compare whole catalogs to find it. The engine calls
+// StoreChanges instead of Store for a commit when the store implements it:
+// base is the catalog the store last took (through Load, Store or
+// StoreChanges), catalog the new one, and changes what differs between them
+// (Transaction.Changes; the oplog is not described).
+type ChangeStore interface {
+	Store
+	StoreChanges(base, catalog *Catalog, changes []Change) error
+}
+
 // MemoryStore holds the catalog in memory.
 type MemoryStore struct {
 	catalog *Catalog

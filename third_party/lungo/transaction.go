@@ -1,7 +1,9 @@
 package lungo
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -83,7 +85,9 @@ type Result struct {
 
 // Transaction buffers multiple changes to a catalog.
 type Transaction struct {
+	base    *Catalog
 	catalog *Catalog
+	touched map[Handle][]bsonkit.Doc
 	dirty   bool
 	mutex   sync.RWMutex
 }
@@ -91,8 +95,127 @@ type Transaction struct {
 // NewTransaction creates and returns a new transaction.
 func NewTransaction(catalog *Catalog) *Transaction {
 	return &Transaction{
+		base:    catalog,
 		catalog: catalog,
 	}
+}
+
+// Change is what a transaction changed in one namespace, relative to the
+// catalog it began with.
+type Change struct {
+	// The namespace.
+	Handle Handle
+
+	// The new version of the namespace, nil if it has been dropped.
+	Collection *mongokit.Collection
+
+	// The documents added: inserted, upserted, or the new version of a
+	// replaced or updated document; in natural order.
+	Put bsonkit.List
+
+	// The documents of the base version that are gone: deleted, or the old
+	// version of a replaced or updated document.
+	Del bsonkit.List
+}
+
+// touch records documents a write added or removed in a namespace (or tried
+// to: recording more than was changed is harmless, Changes looks each one up).
+func (t *Transaction) touch(handle Handle, lists ...bsonkit.List) {
+	if t.touched == nil {
+		t.touched = map[Handle][]bsonkit.Doc{}
+	}
+	for _, list := range lists {
+		t.touched[handle] = append(t.touched[handle], list...)
+	}
+}
+
+// Base returns the catalog the transaction began with.
+func (t *Transaction) Base() *Catalog {
+	return t.base
+}
+
+// Changes returns what the transaction changed, namespace by namespace, in no
+// particular order: without walking unchanged documents, it looks up each
+// document a write touched in the base and the new version of its
+// namespace. The oplog is not described.
+func (t *Transaction) Changes() []Change {
+	// acquire read lock
+	t.mutex.RLock()
+	defer t.mutex.RUnlock()
+
+	// collect changes
+	var changes []Change
+	for handle := range t.base.Namespaces {
+		if _, ok := t.catalog.Namespaces[handle]; !ok && handle != Oplog {
+			changes = append(changes, Change{Handle: handle})
+		}
+	}
+	for handle := range t.catalog.Namespaces {
+		if ch, ok := t.change(handle); ok {
+			changes = append(changes, ch)
+		}
+	}
+
+	return changes
+}
+
+// Change returns what the transaction changed in one namespace, and false if
+// it changed nothing there.
+func (t *Transaction) Change(handle Handle) (Change, bool) {
+	// acquire read lock
+	t.mutex.RLock()
+	defer t.mutex.RUnlock()
+
+	return t.change(handle)
+}
+
+func (t *Transaction) change(handle Handle) (Change, bool) {
+	// get versions
+	base := t.base.Namespaces[handle]
+	cur := t.catalog.Namespaces[handle]
+	if handle == Oplog || base == cur {
+		return Change{}, false
+	}
+	ch := Change{Handle: handle, Collection: cur}
+	if cur == nil {
+		return ch, true
+	}
+
+	// a new namespace, or one dropped and created again: all of it
+	if base == nil || !base.Documents.SameOrigin(cur.Documents) {
+		ch.Put = cur.Documents.List()
+		if base != nil {
+			base.Documents.Scan(func(doc bsonkit.Doc) bool {
+				if !cur.Documents.Has(doc) {
+					ch.Del = append(ch.Del, doc)
+				}
+				return true
+			})
+		}
+		return ch, true
+	}
+
+	// otherwise the touched documents
+	seen := make(map[bsonkit.Doc]struct{}, len(t.touched[handle]))
+	for _, doc := range t.touched[handle] {
+		if _, ok := seen[doc]; ok {
+			continue
+		}
+		seen[doc] = struct{}{}
+		inBase, inCur := base.Documents.Has(doc), cur.Documents.Has(doc)
+		if inCur && !inBase {
+			ch.Put = append(ch.Put, doc)
+		} else if inBase && !inCur {
+			ch.Del = append(ch.Del, doc)
+		}
+	}
+	slices.SortFunc(ch.Put, func(a, b bsonkit.Doc) int {
+		sa, _ := cur.Documents.Seq(a)
+		sb, _ := cur.Documents.Seq(b)
+		return cmp.Compare(sa, sb)
+	})
+
+	return ch, true
 }
 
 // Create will ensure that a namespace for the provided handle exists.
@@ -337,6 +460,7 @@ func (t *Transaction) insert(handle Handle, oplog, namespace *mongokit.Collectio
 	if err != nil {
 		return nil, err
 	}
+	t.touch(handle, res.Modified)
 
 	// append oplog
 	err = t.append(oplog, handle, "insert", doc, nil)
@@ -415,6 +539,7 @@ func (t *Transaction) replace(handle Handle, oplog, namespace *mongokit.Collecti
 	if err != nil {
 		return nil, err
 	}
+	t.touch(handle, res.Matched, res.Modified)
 
 	// perform upsert when no document matched (using Matched, since Modified
 	// is empty when the replacement equals the existing document)
@@ -423,6 +548,7 @@ func (t *Transaction) replace(handle Handle, oplog, namespace *mongokit.Collecti
 		if err != nil {
 			return nil, err
 		}
+		t.touch(handle, bsonkit.List{res.Upserted})
 
 		// append oplog
 		err = t.append(oplog, handle, "insert", res.Upserted, nil)
@@ -513,6 +639,7 @@ func (t *Transaction) update(handle Handle, oplog, namespace *mongokit.Collectio
 	if err != nil {
 		return nil, err
 	}
+	t.touch(handle, res.Matched, res.Modified)
 
 	// perform upsert when no document matched (using Matched, since Modified
 	// is empty when the update was a no-op for every matching document)
@@ -521,6 +648,7 @@ func (t *Transaction) update(handle Handle, oplog, namespace *mongokit.Collectio
 		if err != nil {
 			return nil, err
 		}
+		t.touch(handle, bsonkit.List{res.Upserted})
 
 		// append oplog
 		err = t.append(oplog, handle, "insert", res.Upserted, nil)
@@ -603,6 +731,7 @@ func (t *Transaction) delete(handle Handle, oplog, namespace *mongokit.Collectio
 	if err != nil {
 		return nil, err
 	}
+	t.touch(handle, res.Matched)
 
 	// append oplog
 	for _, doc := range res.Matched {

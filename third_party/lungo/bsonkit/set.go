@@ -1,6 +1,7 @@
 package bsonkit
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/tidwall/btree"
@@ -28,10 +29,14 @@ type setEntry struct {
 // original's nodes as shared. Changing one set from two goroutines at once is
 // not safe; lungo only changes sets that no other goroutine has seen yet.
 type Set struct {
-	bySeq *btree.BTreeG[setEntry]
-	byDoc *btree.BTreeG[setEntry]
-	next  uint64 // the sequence number the next added document gets
+	bySeq  *btree.BTreeG[setEntry]
+	byDoc  *btree.BTreeG[setEntry]
+	next   uint64 // the sequence number the next added document gets
+	origin uint64 // the set this one was cloned from, directly or not
 }
+
+// origins numbers the sets made by NewSet.
+var origins atomic.Uint64
 
 func lessSeq(a, b setEntry) bool {
 	return a.seq < b.seq
@@ -45,9 +50,10 @@ func lessDoc(a, b setEntry) bool {
 func NewSet(list List) *Set {
 	// create set
 	set := &Set{
-		bySeq: btree.NewBTreeG[setEntry](lessSeq),
-		byDoc: btree.NewBTreeG[setEntry](lessDoc),
-		next:  1,
+		bySeq:  btree.NewBTreeG[setEntry](lessSeq),
+		byDoc:  btree.NewBTreeG[setEntry](lessDoc),
+		next:   1,
+		origin: origins.Add(1),
 	}
 
 	// add documents
@@ -236,8 +242,16 @@ func (s *Set) After(doc Doc) (next Doc, ok bool) {
 // original set, nor the other way round.
 func (s *Set) Clone() *Set {
 	return &Set{
-		bySeq: s.bySeq.Copy(),
-		byDoc: s.byDoc.Copy(),
-		next:  s.next,
+		bySeq:  s.bySeq.Copy(),
+		byDoc:  s.byDoc.Copy(),
+		next:   s.next,
+		origin: s.origin,
 	}
+}
+
+// SameOrigin reports whether the two sets are clones of one set made by
+// NewSet (directly or through other clones): every difference between them
+// was made by Add, Replace or Remove on one of them.
+func (s *Set) SameOrigin(o *Set) bool {
+	return s.origin == o.origin
 }

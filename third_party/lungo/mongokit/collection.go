@@ -205,6 +205,15 @@ func (c *Collection) Replace(query, repl, sort bsonkit.Doc) (*Result, error) {
 		return nil, fmt.Errorf("document _id is immutable")
 	}
 
+	// a replacement equal to the document (byte for byte) leaves it, with
+	// its pointer: a replace with a byte-identical document yields
+	// ModifiedCount=0 in MongoDB
+	if docsEqual(list[0], repl) {
+		return &Result{
+			Matched: list,
+		}, nil
+	}
+
 	// update indexes
 	for name, index := range c.Indexes {
 		// remove old document
@@ -229,16 +238,9 @@ func (c *Collection) Replace(query, repl, sort bsonkit.Doc) (*Result, error) {
 		return nil, fmt.Errorf("unable to replace document in collection")
 	}
 
-	// only count the doc as modified if its BSON bytes actually changed; a
-	// replace with a byte-identical document yields ModifiedCount=0 in MongoDB
-	var modified bsonkit.List
-	if !docsEqual(list[0], repl) {
-		modified = bsonkit.List{repl}
-	}
-
 	return &Result{
 		Matched:  list,
-		Modified: modified,
+		Modified: bsonkit.List{repl},
 	}, nil
 }
 
@@ -272,8 +274,19 @@ func (c *Collection) Update(query, update, sort bsonkit.Doc, skip, limit int, ar
 		}
 	}
 
+	// a document the update leaves as it was (byte for byte) stays, with
+	// its pointer: MongoDB's nModified does not count it, and a store that
+	// compares pointers need not write it
+	changed := make([]bool, len(newList))
+	for i, doc := range newList {
+		changed[i] = !docsEqual(list[i], doc)
+	}
+
 	// remove old docs from indexes
-	for _, doc := range list {
+	for i, doc := range list {
+		if !changed[i] {
+			continue
+		}
 		for name, index := range c.Indexes {
 			ok, err := index.Remove(doc)
 			if err != nil {
@@ -285,7 +298,10 @@ func (c *Collection) Update(query, update, sort bsonkit.Doc, skip, limit int, ar
 	}
 
 	// add new docs to indexes
-	for _, doc := range newList {
+	for i, doc := range newList {
+		if !changed[i] {
+			continue
+		}
 		for name, index := range c.Indexes {
 			ok, err := index.Add(doc)
 			if err != nil {
@@ -298,7 +314,7 @@ func (c *Collection) Update(query, update, sort bsonkit.Doc, skip, limit int, ar
 
 	// replace documents
 	for i, doc := range newList {
-		if !c.Documents.Replace(list[i], doc) {
+		if changed[i] && !c.Documents.Replace(list[i], doc) {
 			return nil, fmt.Errorf("unable to replace document in collection")
 		}
 	}
@@ -309,7 +325,7 @@ func (c *Collection) Update(query, update, sort bsonkit.Doc, skip, limit int, ar
 	modified := make(bsonkit.List, 0, len(newList))
 	filteredChanges := make([]*Changes, 0, len(changes))
 	for i, doc := range newList {
-		if docsEqual(list[i], doc) {
+		if !changed[i] {
 			continue
 		}
 		modified = append(modified, doc)
