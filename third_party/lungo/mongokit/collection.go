@@ -99,10 +99,13 @@ func (c *Collection) selectDocs(query, sort bsonkit.Doc, skip, limit int) (bsonk
 	var list bsonkit.List
 	var err error
 	if sort != nil && len(*sort) > 0 {
-		list, err = Sort(c.Documents.List(), sort)
+		var columns []bsonkit.Column
+		columns, err = Columns(sort)
 		if err != nil {
 			return nil, err
 		}
+		list = c.Documents.List() // a new list: sorted in place
+		bsonkit.Sort(list, columns)
 		list, err = Filter(list, query, limit)
 	} else {
 		list, err = c.filter(query, limit)
