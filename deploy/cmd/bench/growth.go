@@ -269,8 +269,8 @@ func benchGrowth(conns int, dur, warm time.Duration, conc int) (*growthResult, e
 		return rb.voteRow(fmt.Sprintf("(g1) voteOnReview, %d reviews stored", reviewsSmall), conns, dur, warm)
 	})
 	admin := s.tok("bench-admin", "admin")
-	res.walletOne, res.cpu[4] = withCPU(dur, warm, func() row { return adjustmentRows(s.info.BaseURL, admin, shops[:1], conns, dur, warm)[0] })
-	res.walletMany, res.cpu[5] = withCPU(dur, warm, func() row { return adjustmentRows(s.info.BaseURL, admin, shops, conns, dur, warm)[1] })
+	res.walletOne, res.cpu[4] = withCPU(dur, warm, func() row { return adjustOneRow(s.info.BaseURL, admin, shops[0], conns, dur, warm) })
+	res.walletMany, res.cpu[5] = withCPU(dur, warm, func() row { return adjustEachRow(s.info.BaseURL, admin, shops, conns, dur, warm) })
 	r, err := s.round("growsmall", growthSmallOrders, *engineOrders, conc, "")
 	if err != nil {
 		s.stop()

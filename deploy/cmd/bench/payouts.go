@@ -68,18 +68,26 @@ func payoutShops(base string, tok func(sub string, roles ...string) string) ([]p
 
 // adjustmentRows: adjustWalletBalance on the first wallet, then on all of them.
 func adjustmentRows(base, admin string, shops []payoutShop, conns int, dur, warm time.Duration) []row {
-	adjust := func(sh payoutShop) []byte {
-		return body("admins.payoutOperations.adjustWalletBalance", map[string]any{"storeId": sh.store, "walletId": sh.wallet,
-			"adjustmentType": "add_balance", "amount": 1, "reason": "bench", "adminUserId": "bench-admin"})
-	}
-	var rows []row
-	rows = append(rows, load(fmt.Sprintf("(i) adjustWalletBalance, one wallet, c=%d", conns), base+"/api/mutation", admin, adjust(shops[0]), conns, dur, warm))
+	return []row{adjustOneRow(base, admin, shops[0], conns, dur, warm), adjustEachRow(base, admin, shops, conns, dur, warm)}
+}
+
+func adjustBody(sh payoutShop) []byte {
+	return body("admins.payoutOperations.adjustWalletBalance", map[string]any{"storeId": sh.store, "walletId": sh.wallet,
+		"adjustmentType": "add_balance", "amount": 1, "reason": "bench", "adminUserId": "bench-admin"})
+}
+
+// adjustOneRow: every connection adjusts the one wallet.
+func adjustOneRow(base, admin string, sh payoutShop, conns int, dur, warm time.Duration) row {
+	return load(fmt.Sprintf("(i) adjustWalletBalance, one wallet, c=%d", conns), base+"/api/mutation", admin, adjustBody(sh), conns, dur, warm)
+}
+
+// adjustEachRow: connection w adjusts wallet w % len(shops).
+func adjustEachRow(base, admin string, shops []payoutShop, conns int, dur, warm time.Duration) row {
 	each := make([][]byte, len(shops))
 	for i, sh := range shops {
-		each[i] = adjust(sh)
+		each[i] = adjustBody(sh)
 	}
-	rows = append(rows, loadEach(fmt.Sprintf("(j) adjustWalletBalance, %d wallets", len(shops)), base+"/api/mutation", admin, each, conns, dur, warm))
-	return rows
+	return loadEach(fmt.Sprintf("(j) adjustWalletBalance, %d wallets", len(shops)), base+"/api/mutation", admin, each, conns, dur, warm)
 }
 
 func benchPayouts(base string, tok func(sub string, roles ...string) string, conns int, dur, warm time.Duration) ([]row, error) {
