@@ -231,3 +231,19 @@ func (i *Index) hasKey(keys []interface{}) bool {
 
 	return found
 }
+
+// Lookup calls fn with every document that has an entry whose keys equal the
+// specified keys (one value per column, compared with Compare), until fn
+// returns false. A document appears at most once per key tuple.
+func (i *Index) Lookup(keys []interface{}, fn func(doc Doc) bool) {
+	// a nil document orders before every other entry with equal keys
+	probe := indexEntry{keys: keys}
+	i.btree.Ascend(probe, func(e indexEntry) bool {
+		for j := range i.columns {
+			if Compare(e.keys[j], keys[j]) != 0 {
+				return false
+			}
+		}
+		return fn(e.doc)
+	})
+}

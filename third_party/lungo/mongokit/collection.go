@@ -98,12 +98,25 @@ func (c *Collection) selectDocs(query, sort bsonkit.Doc, skip, limit int) (bsonk
 	// sort and filter documents
 	var list bsonkit.List
 	var err error
-	if sort != nil && len(*sort) > 0 {
-		var columns []bsonkit.Column
+	sorted := sort != nil && len(*sort) > 0
+	var columns []bsonkit.Column
+	if sorted {
 		columns, err = Columns(sort)
 		if err != nil {
 			return nil, err
 		}
+	}
+	if cands, ok := c.candidates(query); ok {
+		// the documents an index gives, in natural order: a stable sort
+		// and the filter then give what a scan of all would
+		if sorted {
+			bsonkit.Sort(cands, columns)
+		}
+		list, err = Filter(cands, query, limit)
+		if err == nil && len(cands) == 0 {
+			err = c.checkQuery(query)
+		}
+	} else if sorted {
 		list = c.Documents.List() // a new list: sorted in place
 		bsonkit.Sort(list, columns)
 		list, err = Filter(list, query, limit)
@@ -122,6 +135,17 @@ func (c *Collection) selectDocs(query, sort bsonkit.Doc, skip, limit int) (bsonk
 	}
 
 	return list, nil
+}
+
+// checkQuery matches the first document with the query for its error only:
+// a query an index answers with no candidate reports an invalid condition as
+// a scan would (a scan matches at least the first document).
+func (c *Collection) checkQuery(query bsonkit.Doc) error {
+	if first := c.Documents.First(); first != nil {
+		_, err := Match(first, query)
+		return err
+	}
+	return nil
 }
 
 // filter is Filter over the documents in natural order, without a list of
