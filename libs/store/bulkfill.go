@@ -113,9 +113,10 @@ func Replicate(path string, since, until map[string]uint64, copies int, keep fun
 				}
 			}
 			var templates []bsonkit.Doc
+			dc := new(decoder)
 			mark := since[name]
 			if err := docs.ForEach(func(k, v []byte) error {
-				doc, seq, err := decodeRecord(k, v)
+				doc, seq, err := decodeRecord(dc, k, v)
 				if err != nil {
 					return fmt.Errorf("%s: %w", name, err)
 				}

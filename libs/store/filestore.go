@@ -48,10 +48,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/256dpi/lungo"
@@ -59,6 +61,7 @@ import (
 	"github.com/256dpi/lungo/mongokit"
 	"go.etcd.io/bbolt"
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/x/bsonx/bsoncore"
 )
 
 var (
@@ -272,18 +275,10 @@ func (s *fileStore) read() (catalog *lungo.Catalog, err error) {
 				problem("%s has no documents bucket", handle)
 				return nil
 			}
-			var recs []record
-			var n uint64
-			if err := docs.ForEach(func(k, v []byte) error {
-				n++
-				doc, seq, err := decodeRecord(k, v)
-				if err != nil {
-					problem("%s, document %s: %v", handle, keyString(k), err)
-					return nil
-				}
-				recs = append(recs, record{seq: seq, doc: doc})
-				return nil
-			}); err != nil {
+			recs, n, err := decodeAll(docs, func(k []byte, err error) {
+				problem("%s, document %s: %v", handle, keyString(k), err)
+			})
+			if err != nil {
 				return err
 			}
 			if want := countOf(b); want != n {
@@ -378,21 +373,77 @@ func checksum(key, seq, doc []byte) uint32 {
 	return crc32.Update(c, castagnoli, doc)
 }
 
-func decodeRecord(key, v []byte) (bsonkit.Doc, uint64, error) {
+func decodeRecord(dc *decoder, key, v []byte) (bsonkit.Doc, uint64, error) {
 	if len(v) < recordHeader+5 {
 		return nil, 0, fmt.Errorf("a record of %d bytes", len(v))
 	}
 	if got, want := checksum(key, v[:8], v[recordHeader:]), binary.BigEndian.Uint32(v[8:]); got != want {
 		return nil, 0, fmt.Errorf("checksum mismatch (%08x, recorded %08x)", got, want)
 	}
-	var d bson.D
-	if err := bson.Unmarshal(bytes.Clone(v[recordHeader:]), &d); err != nil {
+	raw := v[recordHeader:]
+	d, err := dc.doc(raw)
+	if err != nil {
 		return nil, 0, fmt.Errorf("unreadable BSON: %v", err)
 	}
-	if k, err := idKey(&d); err != nil || !bytes.Equal(k, key) {
+	// The key is the _id's type byte and value as the record holds them
+	// (what idKey gives for the decoded document).
+	id, err := bsoncore.Document(raw).LookupErr("_id")
+	if err != nil || len(key) != 1+len(id.Data) || key[0] != byte(id.Type) || !bytes.Equal(key[1:], id.Data) {
 		return nil, 0, errors.New("its _id does not match its key")
 	}
 	return &d, binary.BigEndian.Uint64(v), nil
+}
+
+// decodeAll decodes and checks every record of a documents bucket, on every
+// core (decoding is most of an open's time); bad records go to bad in key
+// order, the good ones are returned in key order with how many records the
+// bucket holds. It runs inside the read transaction (the values point into
+// the file's memory map).
+func decodeAll(docs *bbolt.Bucket, bad func(k []byte, err error)) ([]record, uint64, error) {
+	var keys, vals [][]byte
+	if err := docs.ForEach(func(k, v []byte) error {
+		keys, vals = append(keys, k), append(vals, v)
+		return nil
+	}); err != nil {
+		return nil, 0, err
+	}
+	n := len(keys)
+	recs := make([]record, n)
+	errs := make([]error, n)
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/256))
+	var wg sync.WaitGroup
+	var fault atomic.Value
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A fault reading the memory map is a damaged file, as in read.
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			defer func() {
+				if r := recover(); r != nil {
+					fault.Store(fmt.Errorf("%v", r))
+				}
+			}()
+			dc := new(decoder)
+			for i := w * n / workers; i < (w+1)*n/workers; i++ {
+				doc, seq, err := decodeRecord(dc, keys[i], vals[i])
+				recs[i], errs[i] = record{seq: seq, doc: doc}, err
+			}
+		}()
+	}
+	wg.Wait()
+	if f, _ := fault.Load().(error); f != nil {
+		return nil, 0, f
+	}
+	good := recs[:0]
+	for i := range recs {
+		if errs[i] != nil {
+			bad(keys[i], errs[i])
+			continue
+		}
+		good = append(good, recs[i])
+	}
+	return good, uint64(n), nil
 }
 
 // idKey is a document's key: the _id's BSON type byte and value. Two equal

@@ -1,0 +1,259 @@
+package store
+
+// decodeDoc decodes a document's BSON into the same values bson.Unmarshal
+// gives into a bson.D (embedded documents bson.D, arrays bson.A, each BSON
+// type its primitive type), without the reflection of the driver's codecs:
+// opening a file decodes every document it holds, and the codecs made that
+// most of a restart's time. Malformed BSON is an error, as it is for
+// bson.Unmarshal (TestDecodeDocMatchesUnmarshal checks both).
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/bson/bsontype"
+	"go.mongodb.org/mongo-driver/bson/primitive"
+	"go.mongodb.org/mongo-driver/x/bsonx/bsoncore"
+)
+
+var errMalformed = errors.New("malformed BSON")
+
+// decodeDoc decodes raw, which must be exactly one document. The values
+// keep no reference to raw.
+func decodeDoc(raw []byte) (bson.D, error) {
+	return new(decoder).doc(raw)
+}
+
+// A decoder keeps, between documents, a scratch list of elements per depth
+// (each document and array is then allocated once at its final length) and
+// the keys seen (documents of a collection share their keys; one string
+// each). It is not safe for concurrent use.
+type decoder struct {
+	elems [][]bson.E
+	vals  [][]any
+	keys  map[string]string
+}
+
+func (dc *decoder) doc(raw []byte) (bson.D, error) {
+	d, rest, err := dc.decodeDocument(raw, 0)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the document", errMalformed, len(rest))
+	}
+	return d, nil
+}
+
+const maxDepth = 200
+
+// elements returns the elements' bytes of the document at the start of raw
+// and what follows it.
+func elements(raw []byte) (elems, rest []byte, err error) {
+	length, _, ok := bsoncore.ReadLength(raw)
+	if !ok || length < 5 || int(length) > len(raw) || raw[length-1] != 0 {
+		return nil, nil, errMalformed
+	}
+	return raw[4 : length-1], raw[length:], nil
+}
+
+func (dc *decoder) decodeDocument(raw []byte, depth int) (bson.D, []byte, error) {
+	if depth > maxDepth {
+		return nil, nil, fmt.Errorf("%w: nested too deep", errMalformed)
+	}
+	elems, rest, err := elements(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	for len(dc.elems) <= depth {
+		dc.elems = append(dc.elems, nil)
+	}
+	scratch := dc.elems[depth][:0]
+	for len(elems) > 0 {
+		t := bsontype.Type(elems[0])
+		kb, r, ok := readCString(elems[1:])
+		if !ok {
+			return nil, nil, errMalformed
+		}
+		key := dc.key(kb)
+		v, r, err := dc.decodeValue(t, r, depth)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", key, err)
+		}
+		scratch = append(scratch, bson.E{Key: key, Value: v})
+		elems = r
+	}
+	dc.elems[depth] = scratch[:0]
+	d := make(bson.D, len(scratch))
+	copy(d, scratch)
+	clear(scratch)
+	return d, rest, nil
+}
+
+func (dc *decoder) decodeArray(raw []byte, depth int) (bson.A, []byte, error) {
+	if depth > maxDepth {
+		return nil, nil, fmt.Errorf("%w: nested too deep", errMalformed)
+	}
+	elems, rest, err := elements(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	for len(dc.vals) <= depth {
+		dc.vals = append(dc.vals, nil)
+	}
+	scratch := dc.vals[depth][:0]
+	for len(elems) > 0 {
+		t := bsontype.Type(elems[0])
+		_, r, ok := readCString(elems[1:])
+		if !ok {
+			return nil, nil, errMalformed
+		}
+		v, r, err := dc.decodeValue(t, r, depth)
+		if err != nil {
+			return nil, nil, err
+		}
+		scratch = append(scratch, v)
+		elems = r
+	}
+	dc.vals[depth] = scratch[:0]
+	a := make(bson.A, len(scratch))
+	copy(a, scratch)
+	clear(scratch)
+	return a, rest, nil
+}
+
+func (dc *decoder) decodeValue(t bsontype.Type, r []byte, depth int) (any, []byte, error) {
+	var ok bool
+	switch t {
+	case bsontype.Double:
+		var f float64
+		f, r, ok = bsoncore.ReadDouble(r)
+		return f, r, okOr(ok)
+	case bsontype.String:
+		var s string
+		s, r, ok = readString(r)
+		return s, r, okOr(ok)
+	case bsontype.EmbeddedDocument:
+		return dc.decodeDocument(r, depth+1)
+	case bsontype.Array:
+		return dc.decodeArray(r, depth+1)
+	case bsontype.Binary:
+		var sub byte
+		var data []byte
+		sub, data, r, ok = bsoncore.ReadBinary(r)
+		if !ok {
+			return nil, nil, errMalformed
+		}
+		return primitive.Binary{Subtype: sub, Data: append([]byte(nil), data...)}, r, nil
+	case bsontype.Undefined:
+		return primitive.Undefined{}, r, nil
+	case bsontype.ObjectID:
+		var id primitive.ObjectID
+		id, r, ok = bsoncore.ReadObjectID(r)
+		return id, r, okOr(ok)
+	case bsontype.Boolean:
+		if len(r) < 1 || r[0] > 1 {
+			return nil, nil, errMalformed
+		}
+		return r[0] == 1, r[1:], nil
+	case bsontype.DateTime:
+		var dt int64
+		dt, r, ok = bsoncore.ReadDateTime(r)
+		return primitive.DateTime(dt), r, okOr(ok)
+	case bsontype.Null:
+		return nil, r, nil
+	case bsontype.Regex:
+		var p, o string
+		p, o, r, ok = bsoncore.ReadRegex(r)
+		return primitive.Regex{Pattern: p, Options: o}, r, okOr(ok)
+	case bsontype.DBPointer:
+		var ns string
+		var id primitive.ObjectID
+		if ns, r, ok = readString(r); ok {
+			id, r, ok = bsoncore.ReadObjectID(r)
+		}
+		return primitive.DBPointer{DB: ns, Pointer: id}, r, okOr(ok)
+	case bsontype.JavaScript:
+		var s string
+		s, r, ok = readString(r)
+		return primitive.JavaScript(s), r, okOr(ok)
+	case bsontype.Symbol:
+		var s string
+		s, r, ok = readString(r)
+		return primitive.Symbol(s), r, okOr(ok)
+	case bsontype.Int32:
+		var i int32
+		i, r, ok = bsoncore.ReadInt32(r)
+		return i, r, okOr(ok)
+	case bsontype.Timestamp:
+		var ts, inc uint32
+		ts, inc, r, ok = bsoncore.ReadTimestamp(r)
+		return primitive.Timestamp{T: ts, I: inc}, r, okOr(ok)
+	case bsontype.Int64:
+		var i int64
+		i, r, ok = bsoncore.ReadInt64(r)
+		return i, r, okOr(ok)
+	case bsontype.Decimal128:
+		var d primitive.Decimal128
+		d, r, ok = bsoncore.ReadDecimal128(r)
+		return d, r, okOr(ok)
+	case bsontype.MinKey:
+		return primitive.MinKey{}, r, nil
+	case bsontype.MaxKey:
+		return primitive.MaxKey{}, r, nil
+	default:
+		// JavaScript with scope and anything unknown: the driver's codecs
+		// (rare; kept exact rather than fast).
+		v, r, ok := bsoncore.ReadValue(r, t)
+		if !ok {
+			return nil, nil, errMalformed
+		}
+		var out bson.D
+		if err := bson.Unmarshal(bsoncore.BuildDocument(nil, bsoncore.AppendValueElement(nil, "v", v)), &out); err != nil {
+			return nil, nil, err
+		}
+		return out[0].Value, r, nil
+	}
+}
+
+// key is the string of a key's bytes, one string per distinct key.
+func (dc *decoder) key(b []byte) string {
+	if k, ok := dc.keys[string(b)]; ok {
+		return k
+	}
+	if dc.keys == nil {
+		dc.keys = map[string]string{}
+	}
+	k := string(b)
+	if len(dc.keys) < 4096 {
+		dc.keys[k] = k
+	}
+	return k
+}
+
+// readCString reads a key: the bytes up to a null byte.
+func readCString(r []byte) ([]byte, []byte, bool) {
+	i := bytes.IndexByte(r, 0)
+	if i < 0 {
+		return nil, nil, false
+	}
+	return r[:i], r[i+1:], true
+}
+
+// readString reads a BSON string, checking its length and terminator.
+func readString(r []byte) (string, []byte, bool) {
+	length, rest, ok := bsoncore.ReadLength(r)
+	if !ok || length < 1 || int(length) > len(rest) || rest[length-1] != 0 {
+		return "", nil, false
+	}
+	return string(rest[:length-1]), rest[length:], true
+}
+
+func okOr(ok bool) error {
+	if !ok {
+		return errMalformed
+	}
+	return nil
+}
