@@ -128,17 +128,21 @@ func CreateIndex(config IndexConfig) (*Index, error) {
 // Build will build the index from the specified list. It may return false if
 // there was a unique constraint error when building the index.
 func (i *Index) Build(list bsonkit.List) (bool, error) {
-	// add documents
-	for _, doc := range list {
-		ok, err := i.Add(doc)
-		if err != nil {
-			return false, err
-		} else if !ok {
-			return false, nil
+	// leave out documents that do not match the partial expression
+	if i.config.Partial != nil {
+		matched := make(bsonkit.List, 0, len(list))
+		for _, doc := range list {
+			ok, err := Match(doc, i.config.Partial)
+			if err != nil {
+				return false, err
+			} else if ok {
+				matched = append(matched, doc)
+			}
 		}
+		list = matched
 	}
 
-	return true, nil
+	return i.base.Build(list), nil
 }
 
 // Add will add the document to index. May return false if the document has
