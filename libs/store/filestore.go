@@ -303,23 +303,40 @@ func (s *fileStore) read() (catalog *lungo.Catalog, err error) {
 				problem("%s: unreadable index definitions: %v", handle, err)
 				return nil
 			}
-			for _, e := range defs {
+			// The indexes are built (and the unique ones checked) at once,
+			// one goroutine each: they only read the documents.
+			built := make([]*mongokit.Index, len(defs))
+			errs := make([]error, len(defs))
+			var wg sync.WaitGroup
+			for j, e := range defs {
 				var fi lungo.FileIndex
 				if err := bsonTransfer(e.Value, &fi); err != nil {
-					problem("%s: index %s: %v", handle, e.Key, err)
+					errs[j] = err
 					continue
 				}
 				ix, err := mongokit.CreateIndex(mongokit.IndexConfig{Key: fi.Key, Unique: fi.Unique, Partial: fi.Partial, Expiry: fi.Expiry})
 				if err != nil {
-					problem("%s: index %s: %v", handle, e.Key, err)
+					errs[j] = err
 					continue
 				}
-				ok, err := ix.Build(list)
-				if err != nil || !ok {
-					problem("%s: index %s does not hold over the documents read (%v)", handle, e.Key, cmp.Or(err, errors.New("duplicate key")))
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ok, err := ix.Build(list)
+					if err != nil || !ok {
+						errs[j] = fmt.Errorf("does not hold over the documents read (%v)", cmp.Or(err, errors.New("duplicate key")))
+						return
+					}
+					built[j] = ix
+				}()
+			}
+			wg.Wait()
+			for j, e := range defs {
+				if errs[j] != nil {
+					problem("%s: index %s: %v", handle, e.Key, errs[j])
 					continue
 				}
-				ns.Indexes[e.Key] = ix
+				ns.Indexes[e.Key] = built[j]
 			}
 			catalog.Namespaces[handle] = ns
 			s.indexes[handle] = raw
