@@ -70,14 +70,21 @@ func (i *Index) Build(list List) bool {
 		return true
 	}
 
-	// compute entries, rejecting a document listed twice (Add would)
-	seen := make(map[Doc]struct{}, len(list))
-	entries := make([]indexEntry, 0, len(list))
-	for _, doc := range list {
-		if _, ok := seen[doc]; ok {
+	// reject a document listed twice (Add would): neighbours once sorted
+	ptrs := make([]uintptr, len(list))
+	for j, doc := range list {
+		ptrs[j] = uintptr(unsafe.Pointer(doc))
+	}
+	slices.Sort(ptrs)
+	for j := 1; j < len(ptrs); j++ {
+		if ptrs[j] == ptrs[j-1] {
 			return false
 		}
-		seen[doc] = struct{}{}
+	}
+
+	// compute entries
+	entries := make([]indexEntry, 0, len(list))
+	for _, doc := range list {
 		for _, t := range i.tuples(doc) {
 			entries = append(entries, indexEntry{keys: t, doc: doc})
 		}
