@@ -29,11 +29,12 @@ import (
 //     stays within 2x of its figure on an empty database: the documented
 //     limits of the embedded engine (README: beyond them, set MONGODB_URI).
 var (
-	engineMode    = flag.String("engine", "all", "embedded engine rows: all, compare (file vs memory only), none")
-	engineOnly    = flag.Bool("engine-only", false, "run only the embedded engine rows")
-	engineOrders  = flag.Int("engine-orders", 500, "webhook deliveries of each embedded engine row")
-	limitSizes    = flag.String("limit-sizes", "1000,2500,5000,10000", "orders stored before each limit row (after the empty one)")
-	engineProfile = flag.String("engine-cpuprofile", "", "write a CPU profile of the last limit row's deliveries (until the consumers caught up) to this file")
+	engineMode     = flag.String("engine", "all", "embedded engine rows: all, compare (file vs memory only), none")
+	engineOnly     = flag.Bool("engine-only", false, "run only the embedded engine rows")
+	engineOrders   = flag.Int("engine-orders", 500, "webhook deliveries of each embedded engine row")
+	limitSizes     = flag.String("limit-sizes", "1000,2500,5000,10000", "orders stored before each limit row (after the empty one)")
+	restartProfile = flag.String("engine-restart-cpuprofile", "", "write a CPU profile of the restart on the large database (row g8) to this file")
+	engineProfile  = flag.String("engine-cpuprofile", "", "write a CPU profile of the last limit row's deliveries (until the consumers caught up) to this file")
 )
 
 // engineWarmup is how many orders a fresh system takes before its first

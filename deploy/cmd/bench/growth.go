@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -307,7 +308,17 @@ func benchGrowth(conns int, dur, warm time.Duration, conc int) (*growthResult, e
 	// (E) the restart, memory, the large rows.
 	fmt.Println("growth: restarting on the large database...")
 	var took time.Duration
-	if s, took, err = relaunch(); err != nil {
+	if *restartProfile != "" {
+		if f, err := os.Create(*restartProfile); err == nil {
+			_ = pprof.StartCPUProfile(f)
+			defer f.Close()
+		}
+	}
+	s, took, err = relaunch()
+	if *restartProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	if err != nil {
 		return nil, err
 	}
 	res.restart = took
