@@ -30,6 +30,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"reflect"
@@ -144,16 +145,18 @@ func (uk *uniqueKey) keyOf(doc bsonkit.Doc) (key string, ok, array bool) {
 }
 
 func appendKey(b []byte, v any) ([]byte, bool) {
-	switch v.(type) {
-	case string, primitive.ObjectID:
+	// The BSON type byte and value, as bson.MarshalValue gives them, written
+	// directly (this runs for every document of a keyed collection at open).
+	switch v := v.(type) {
+	case string:
+		b = append(b, byte(bson.TypeString))
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(v)+1))
+		return append(append(b, v...), 0), true
+	case primitive.ObjectID:
+		return append(append(b, byte(bson.TypeObjectID)), v[:]...), true
 	default:
 		return b, false
 	}
-	t, data, err := bson.MarshalValue(v)
-	if err != nil {
-		return b, false
-	}
-	return append(append(b, byte(t)), data...), true
 }
 
 func (uk *uniqueKey) put(doc bsonkit.Doc) {

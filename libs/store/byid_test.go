@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -565,4 +566,22 @@ func sortedPtrs(l bsonkit.List) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// appendKey gives the bytes bson.MarshalValue gives (the key the map held
+// before it wrote them directly), for strings (empty, non-ASCII) and ObjectIDs.
+func TestAppendKeyIsMarshalValue(t *testing.T) {
+	for _, v := range []any{"", "ord_1", "héllo wörld", primitive.NewObjectID()} {
+		typ, data, err := bson.MarshalValue(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := appendKey([]byte("x"), v)
+		if want := append([]byte{'x', byte(typ)}, data...); !ok || !bytes.Equal(got, want) {
+			t.Fatalf("appendKey(%v) = %x, %v; want %x", v, got, ok, want)
+		}
+	}
+	if _, ok := appendKey(nil, int32(1)); ok {
+		t.Fatal("an int32 key accepted")
+	}
 }
