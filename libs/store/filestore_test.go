@@ -698,7 +698,12 @@ func TestFileStoreKeepsTheNaturalOrder(t *testing.T) {
 	order := func(d map[string]any) []any {
 		var ids []any
 		for _, doc := range d["o"].(map[string]any)["docs"].([]bson.D) {
-			ids = append(ids, doc[0].Value)
+			// by name: a bson.M inserted keeps no field order, so _id need not come first
+			for _, e := range doc {
+				if e.Key == "_id" {
+					ids = append(ids, e.Value)
+				}
+			}
 		}
 		return ids
 	}
