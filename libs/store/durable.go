@@ -16,6 +16,10 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
+// txKey marks the context DB.Tx hands its function on the embedded engine:
+// its writes are durable when the transaction is, at DB.Tx's end.
+type txKey struct{}
+
 // durableCollection returns from a write outside a transaction once it is
 // durable (the file store's group commit, filestore.go; DB.Tx waits at its
 // end).

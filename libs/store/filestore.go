@@ -95,8 +95,7 @@ type fileStore struct {
 	indexes   map[lungo.Handle][]byte   // index definitions as last written
 	written   map[lungo.Handle]struct{} // namespaces that have a bucket
 	last      commitStats               // what the last commit wrote
-	keyed     *keyedReads               // reads by unique key (byid.go)
-	w         *groupWriter              // the file's writer; nil in memory
+	w         *groupWriter              // the file's writer
 	closeOnce sync.Once
 }
 
@@ -111,7 +110,7 @@ func openFileStore(path string, log *slog.Logger) (*fileStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &fileStore{path: path, db: db, log: log, indexes: map[lungo.Handle][]byte{}, written: map[lungo.Handle]struct{}{}, keyed: newKeyedReads()}
+	s := &fileStore{path: path, db: db, log: log, indexes: map[lungo.Handle][]byte{}, written: map[lungo.Handle]struct{}{}}
 	if err := s.init(); err != nil {
 		db.Close()
 		return nil, err
@@ -121,18 +120,10 @@ func openFileStore(path string, log *slog.Logger) (*fileStore, error) {
 		db.Close()
 		return nil, err
 	}
-	s.keyed.build(catalog)
 	s.loaded, s.prev = catalog, catalog
 	s.w = newGroupWriter()
 	go s.run()
 	return s, nil
-}
-
-// newMemoryStore is the store of a database in memory (tests, the bench): it
-// keeps nothing, but follows the commits for the reads by unique key.
-func newMemoryStore(log *slog.Logger) *fileStore {
-	c := lungo.NewCatalog()
-	return &fileStore{log: log, loaded: c, prev: c, keyed: newKeyedReads()}
 }
 
 // openBolt opens the bbolt file. A file shorter than its last commit reaches
@@ -228,9 +219,6 @@ func (s *fileStore) Load() (*lungo.Catalog, error) { return s.loaded, nil }
 
 // Close writes what is queued and releases the file.
 func (s *fileStore) Close() error {
-	if s.db == nil {
-		return nil
-	}
 	s.closeOnce.Do(func() {
 		close(s.w.stop)
 		<-s.w.stopped
@@ -503,10 +491,8 @@ type nsChange struct {
 // syncs. The commit is visible at once; it is acknowledged (DB.Tx and the
 // writes outside transactions return) once it is durable (waitDurable).
 func (s *fileStore) Store(c *lungo.Catalog) error {
-	if s.db != nil {
-		if err := s.failure(); err != nil {
-			return err // nothing more is taken once the file could not be written
-		}
+	if err := s.failure(); err != nil {
+		return err // nothing more is taken once the file could not be written
 	}
 	changes, err := s.diff(s.prev, c)
 	if err != nil {
@@ -522,10 +508,8 @@ func (s *fileStore) StoreChanges(base, c *lungo.Catalog, changes []lungo.Change)
 	if base != s.prev {
 		return s.Store(c) // not the catalog the changes start from: compare
 	}
-	if s.db != nil {
-		if err := s.failure(); err != nil {
-			return err
-		}
+	if err := s.failure(); err != nil {
+		return err
 	}
 	out := make([]nsChange, 0, len(changes))
 	for _, lc := range changes {
@@ -547,8 +531,7 @@ func (s *fileStore) StoreChanges(base, c *lungo.Catalog, changes []lungo.Change)
 	return s.commit(c, out)
 }
 
-// commit queues a commit's changes for the file and applies them to the
-// keyed reads.
+// commit queues a commit's changes for the file.
 func (s *fileStore) commit(c *lungo.Catalog, changes []nsChange) error {
 	for i := range changes {
 		ch := &changes[i]
@@ -569,7 +552,7 @@ func (s *fileStore) commit(c *lungo.Catalog, changes []nsChange) error {
 			s.last.del += len(ch.del)
 		}
 	}
-	if s.db != nil && s.last.namespaces > 0 {
+	if s.last.namespaces > 0 {
 		// What the file would refuse for its data alone is refused here, for
 		// this commit only: once queued, a failed write fails the file.
 		for _, ch := range changes {
@@ -597,7 +580,6 @@ func (s *fileStore) commit(c *lungo.Catalog, changes []nsChange) error {
 		}
 		s.w.enqueue(changes)
 	}
-	s.keyed.apply(changes)
 	s.prev = c
 	return nil
 }
@@ -704,8 +686,8 @@ func (s *fileStore) failure() error {
 // waitDurable waits until every commit queued so far is on disk (for a
 // database in memory, nothing).
 func (s *fileStore) waitDurable(ctx context.Context) error {
-	if s == nil || s.db == nil {
-		return nil
+	if s == nil {
+		return nil // in memory
 	}
 	w := s.w
 	w.mu.Lock()
@@ -767,9 +749,6 @@ func (s *fileStore) diff(old, cur *lungo.Catalog) ([]nsChange, error) {
 // defsOf sets ch.indexes when the namespace's index definitions are not
 // those the file holds.
 func (s *fileStore) defsOf(ch *nsChange) error {
-	if s.db == nil {
-		return nil
-	}
 	defs, err := indexDefs(ch.ns)
 	if err != nil {
 		return err

@@ -40,10 +40,10 @@ func RecordQueries() *QueryLog {
 func StopRecording() { activeLog.Store(nil) }
 
 // Collection returns the named collection of the database (on the embedded
-// engine: reads by key from the maps, byid.go; writes that answer once
-// durable, durable.go); while a query log is installed, one that records into it.
+// engine: writes that answer once durable, durable.go); while a query log is
+// installed, one that records into it.
 func (d *DB) Collection(name string, opts ...*options.CollectionOptions) lungo.ICollection {
-	c := d.collection(name, opts...) // byid.go
+	c := d.IDatabase.Collection(name, opts...)
 	if d.embedded {
 		c = durableCollection{c, d.fileSt} // durable.go
 	}

@@ -67,7 +67,6 @@ type DB struct {
 	embedded bool
 	file     string       // the embedded engine's file; "" in memory
 	fileSt   *fileStore   // its store; nil in memory
-	keyed    *keyedReads  // reads by unique key on the embedded engine; nil otherwise
 	log      *slog.Logger // the embedded engine's; nil otherwise
 }
 
@@ -92,7 +91,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return &DB{IDatabase: client.Database(opts.Name), client: client}, nil
 	case opts.DataDir != "" || opts.Memory:
 		log := cmp.Or(opts.Logger, slog.Default()).With("database", opts.Name)
-		st := newMemoryStore(log)
+		var st lungo.Store = lungo.NewMemoryStore()
 		var fst *fileStore
 		file := ""
 		if !opts.Memory {
@@ -126,7 +125,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 			}
 			return nil, fmt.Errorf("store: open %s: %w", opts.Name, err)
 		}
-		d := &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true, file: file, fileSt: fst, keyed: st.keyed, log: log}
+		d := &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true, file: file, fileSt: fst, log: log}
 		if err := d.markCreated(); err != nil {
 			d.Close(ctx)
 			return nil, err
@@ -239,9 +238,9 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	}
 	defer sess.EndSession(ctx)
 	_, err = sess.WithTransaction(ctx, func(sc lungo.ISessionContext) (interface{}, error) {
-		if ls, ok := sess.(*lungo.Session); ok && d.keyed != nil {
-			// Reads by unique key inside fn see this transaction (byid.go).
-			return nil, fn(context.WithValue(sc, txKey{}, ls))
+		if d.embedded {
+			// Its writes wait for the file once, at the end (durable.go).
+			return nil, fn(context.WithValue(sc, txKey{}, true))
 		}
 		return nil, fn(sc)
 	})
