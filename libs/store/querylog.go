@@ -46,6 +46,7 @@ func (d *DB) Collection(name string, opts ...*options.CollectionOptions) lungo.I
 	c := d.IDatabase.Collection(name, opts...)
 	if d.embedded {
 		c = durableCollection{c, d.fileSt} // durable.go
+		c = d.limited(c)                   // memlimit.go
 	}
 	if l := activeLog.Load(); l != nil {
 		return &recordingCollection{ICollection: c, log: l, db: d.IDatabase.Name()}

@@ -53,6 +53,10 @@ type Options struct {
 	// Logger receives the embedded file store's messages (a migration, a
 	// failed commit); slog.Default() when nil.
 	Logger *slog.Logger
+	// MemoryLimit, shared by every database of the process, refuses the
+	// embedded engine's writes that add data while the live heap is at or
+	// above DB_MEMORY_LIMIT (memlimit.go); nil: none. MongoDB ignores it.
+	MemoryLimit *MemoryLimit
 }
 
 // EnvStartEmpty names the setting (a list of database names) that lets a
@@ -68,6 +72,7 @@ type DB struct {
 	file     string       // the embedded engine's file; "" in memory
 	fileSt   *fileStore   // its store; nil in memory
 	log      *slog.Logger // the embedded engine's; nil otherwise
+	memLimit *MemoryLimit // DB_MEMORY_LIMIT on the embedded engine (memlimit.go); nil otherwise
 }
 
 // Open connects to or opens the database described by opts.
@@ -125,7 +130,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 			}
 			return nil, fmt.Errorf("store: open %s: %w", opts.Name, err)
 		}
-		d := &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true, file: file, fileSt: fst, log: log}
+		d := &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true, file: file, fileSt: fst, log: log, memLimit: opts.MemoryLimit}
 		if err := d.markCreated(); err != nil {
 			d.Close(ctx)
 			return nil, err
@@ -232,6 +237,7 @@ func (d *DB) Close(ctx context.Context) error {
 // once on a transient conflict (real MongoDB), so it must not have side effects
 // outside the database.
 func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
+	fn = d.limitTx(fn) // memlimit.go
 	sess, err := d.client.StartSession()
 	if err != nil {
 		return fmt.Errorf("store: start session: %w", err)
