@@ -234,8 +234,7 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 		recorded, covered = 0, 0
 		handled = handled[:0]
 		tx, hooks = withCommitHooks(tx)
-		parts := c.cfg.DB.Partitioned(processedCollection)
-		known, err := processedAmong(tx, parts, keys)
+		known, err := c.processedAmong(tx, keys)
 		if err != nil {
 			return err
 		}
@@ -246,7 +245,7 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 				break // the rest in the next transaction
 			}
 			covered = i + 1
-			key, seen, err := c.dedupeKey(tx, parts, known, it.msg.Topic, it.env, digests[i], copies[i])
+			key, seen, err := c.dedupeKey(tx, known, it.msg.Topic, it.env, digests[i], copies[i])
 			if err != nil {
 				return err
 			}
@@ -264,12 +263,12 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 			docs[key] = doc
 			handled = append(handled, it)
 		}
-		for _, g := range parts.Group(fresh) {
-			batch := make([]any, len(g.At))
-			for j, at := range g.At {
-				batch[j] = docs[fresh[at]]
+		if len(fresh) > 0 {
+			batch := make([]any, len(fresh))
+			for j, key := range fresh {
+				batch[j] = docs[key]
 			}
-			if _, err := g.Coll.InsertMany(tx, batch); err != nil {
+			if _, err := c.cfg.DB.Collection(processedCollection).InsertMany(tx, batch); err != nil {
 				if store.IsDuplicate(err) {
 					return errSeen // processed concurrently (real MongoDB); roll this run back
 				}
@@ -292,25 +291,17 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 	return covered, nil
 }
 
-// processedAmong is the records among keys this group has: one query per
-// partition holding any of them (the _id index serves it).
-func processedAmong(ctx context.Context, parts store.Partitioned, keys []string) (map[string]processedDoc, error) {
+// processedAmong is the records among keys this group has (one query, which
+// the _id index serves).
+func (c *consumer) processedAmong(ctx context.Context, keys []string) (map[string]processedDoc, error) {
+	cur, err := c.cfg.DB.Collection(processedCollection).Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: keys}}}},
+		options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "topic", Value: 1}, {Key: "type", Value: 1}, {Key: "digest", Value: 1}, {Key: "copies", Value: 1}}))
+	if err != nil {
+		return nil, err
+	}
 	var found []processedDoc
-	for _, g := range parts.Group(keys) {
-		in := make([]string, len(g.At))
-		for j, at := range g.At {
-			in[j] = keys[at]
-		}
-		cur, err := g.Coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: in}}}},
-			options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "topic", Value: 1}, {Key: "type", Value: 1}, {Key: "digest", Value: 1}, {Key: "copies", Value: 1}}))
-		if err != nil {
-			return nil, err
-		}
-		var part []processedDoc
-		if err := cur.All(ctx, &part); err != nil {
-			return nil, err
-		}
-		found = append(found, part...)
+	if err := cur.All(ctx, &found); err != nil {
+		return nil, err
 	}
 	known := make(map[string]processedDoc, len(keys))
 	for _, f := range found {

@@ -197,12 +197,9 @@ type processedDoc struct {
 	Copies []string `bson:"copies,omitempty"`
 }
 
-// ConsumerIndexes serves the pruning of old processed ids. The processed ids
-// are a partitioned collection (by _id, store/partition.go): on the embedded
-// engine every insert copies its collection, and this one grows with every
-// event every group takes.
+// ConsumerIndexes serves the pruning of old processed ids.
 func ConsumerIndexes() []store.Index {
-	return []store.Index{{Collection: processedCollection, Keys: bson.D{{Key: "processedAt", Value: 1}}, Name: "processed_at", PartitionBy: "_id"}}
+	return []store.Index{{Collection: processedCollection, Keys: bson.D{{Key: "processedAt", Value: 1}}, Name: "processed_at"}}
 }
 
 // ErrConsumerStopped wraps the error of a BeforeOffsetCommit fault point.
@@ -477,12 +474,11 @@ func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) 
 	var hooks *commitHooks
 	err = c.cfg.DB.Tx(ctx, func(tx context.Context) error {
 		hooks = nil
-		parts := c.cfg.DB.Partitioned(processedCollection)
-		known, err := processedAmong(tx, parts, []string{c.processedKey(env.ID)})
+		known, err := c.processedAmong(tx, []string{c.processedKey(env.ID)})
 		if err != nil {
 			return err
 		}
-		key, seen, err := c.dedupeKey(tx, parts, known, topic, env, digest, copies)
+		key, seen, err := c.dedupeKey(tx, known, topic, env, digest, copies)
 		if err != nil {
 			return err
 		}
@@ -494,7 +490,7 @@ func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) 
 		if err := c.callHandler(hctx, env); err != nil {
 			return handlerError{err}
 		}
-		_, err = parts.For(key).InsertOne(tx, processedDoc{
+		_, err = c.cfg.DB.Collection(processedCollection).InsertOne(tx, processedDoc{
 			ID: key, EventID: env.ID, Group: c.cfg.GroupID, Topic: topic, Type: env.Type, ProcessedAt: time.Now().UTC(), Digest: digest, Copies: copies,
 		})
 		if store.IsDuplicate(err) {
@@ -577,18 +573,15 @@ func (c *consumer) deadLetter(ctx context.Context, msg kafka.Message, headers ma
 }
 
 // pruneLoop forgets processed ids older than the retention, hourly, so the
-// dedupe collection stays small (every insert on the embedded engine copies it).
+// dedupe collection stays small.
 func (c *consumer) pruneLoop(ctx context.Context) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
 		cutoff := time.Now().Add(-c.cfg.DedupeRetention)
 		filter := bson.D{{Key: "group", Value: c.cfg.GroupID}, {Key: "processedAt", Value: bson.D{{Key: "$lt", Value: cutoff}}}}
-		for _, coll := range c.cfg.DB.Partitioned(processedCollection).All() {
-			if _, err := coll.DeleteMany(ctx, filter); err != nil && ctx.Err() == nil {
-				c.logger.WarnContext(ctx, "events: prune processed ids failed", "err", err)
-				break
-			}
+		if _, err := c.cfg.DB.Collection(processedCollection).DeleteMany(ctx, filter); err != nil && ctx.Err() == nil {
+			c.logger.WarnContext(ctx, "events: prune processed ids failed", "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -45,8 +45,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-
-	"marketplace/libs/store"
 )
 
 // contentDigest is the hex SHA-256 of an event's type, source, subject, data
@@ -96,9 +94,9 @@ func (d processedDoc) sameEvent(topic string, env Envelope, digest string, copie
 // those copies is (or is to be) recorded, and whether it is recorded
 // already. known holds the records read so far by key (the group/id ones of
 // the transaction's events, and those recorded by it); the records of other
-// events under the same id, of this one and of its copies, are read from
-// parts when needed, and added to known.
-func (c *consumer) dedupeKey(ctx context.Context, parts store.Partitioned, known map[string]processedDoc, topic string, env Envelope, digest string, copies []string) (string, bool, error) {
+// events under the same id, of this one and of its copies, are read when
+// needed, and added to known.
+func (c *consumer) dedupeKey(ctx context.Context, known map[string]processedDoc, topic string, env Envelope, digest string, copies []string) (string, bool, error) {
 	key := c.processedKey(env.ID)
 	first, ok := known[key]
 	if !ok {
@@ -122,7 +120,7 @@ func (c *consumer) dedupeKey(ctx context.Context, parts store.Partitioned, known
 		}
 	}
 	if len(missing) > 0 {
-		found, err := processedAmong(ctx, parts, missing)
+		found, err := c.processedAmong(ctx, missing)
 		if err != nil {
 			return "", false, err
 		}

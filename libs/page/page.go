@@ -5,11 +5,8 @@
 package page
 
 import (
-	"cmp"
 	"context"
 	"encoding/base64"
-	"slices"
-	"strings"
 
 	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
@@ -96,13 +93,6 @@ func decode(s string, field string) (*position, error) {
 // Find runs one page of filter in order s. key returns the sort value and the id of
 // an item, to build the cursor.
 func Find[T any](ctx context.Context, c lungo.ICollection, filter bson.M, s Sort, o Opts, key func(*T) (sortValue any, id string)) (Result[T], error) {
-	return FindIn(ctx, []lungo.ICollection{c}, filter, s, o, key)
-}
-
-// FindIn is Find over the documents of several collections (a partitioned
-// collection's partitions, store/partition.go): each is asked for the page
-// and the answers are merged in order s.
-func FindIn[T any](ctx context.Context, colls []lungo.ICollection, filter bson.M, s Sort, o Opts, key func(*T) (sortValue any, id string)) (Result[T], error) {
 	n := o.NumItems
 	if n > MaxItems {
 		n = MaxItems
@@ -142,32 +132,13 @@ func FindIn[T any](ctx context.Context, colls []lungo.ICollection, filter bson.M
 	if s.Field != "_id" {
 		order = append(order, bson.E{Key: "_id", Value: dir})
 	}
-	var items []T
-	for _, c := range colls {
-		cur, err := c.Find(ctx, q, options.Find().SetSort(order).SetLimit(int64(n+1)))
-		if err != nil {
-			return Result[T]{}, err
-		}
-		var part []T
-		if err := cur.All(ctx, &part); err != nil {
-			return Result[T]{}, err
-		}
-		items = append(items, part...)
+	cur, err := c.Find(ctx, q, options.Find().SetSort(order).SetLimit(int64(n+1)))
+	if err != nil {
+		return Result[T]{}, err
 	}
-	if len(colls) > 1 {
-		slices.SortStableFunc(items, func(a, b T) int {
-			av, aid := key(&a)
-			bv, bid := key(&b)
-			c := strings.Compare(aid, bid)
-			if s.Field != "_id" {
-				c = cmp.Or(compareValues(av, bv), c)
-			}
-			if s.Desc {
-				return -c
-			}
-			return c
-		})
-		items = items[:min(len(items), n+1)]
+	var items []T
+	if err := cur.All(ctx, &items); err != nil {
+		return Result[T]{}, err
 	}
 	res := Result[T]{IsDone: len(items) <= n}
 	if !res.IsDone {
@@ -182,44 +153,6 @@ func FindIn[T any](ctx context.Context, colls []lungo.ICollection, filter bson.M
 		res.ContinueCursor = *o.Cursor
 	}
 	return res, nil
-}
-
-// compareValues orders two sort values of the kinds a cursor holds (strings,
-// numbers, booleans) as MongoDB does: null, then numbers by value whatever
-// their type, then strings, then booleans. FindIn's callers sort by _id or by
-// a field of these kinds.
-func compareValues(a, b any) int {
-	rank := func(v any) (int, float64) {
-		switch x := v.(type) {
-		case nil:
-			return -1, 0
-		case int:
-			return 0, float64(x)
-		case int32:
-			return 0, float64(x)
-		case int64:
-			return 0, float64(x)
-		case float64:
-			return 0, x
-		case string:
-			return 1, 0
-		case bool:
-			if x {
-				return 2, 1
-			}
-			return 2, 0
-		}
-		return 3, 0
-	}
-	ra, na := rank(a)
-	rb, nb := rank(b)
-	if ra != rb {
-		return cmp.Compare(ra, rb)
-	}
-	if ra == 1 {
-		return strings.Compare(a.(string), b.(string))
-	}
-	return cmp.Compare(na, nb)
 }
 
 // Map converts the items of a page, keeping its metadata.

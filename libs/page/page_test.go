@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 
@@ -147,46 +146,5 @@ func TestForgedCursorValuesAreRefused(t *testing.T) {
 	r, err := Find(ctx, c, bson.M{}, Sort{Field: "rating", Desc: true}, Opts{NumItems: 10, Cursor: forge(int64(2))}, key)
 	if err != nil || len(r.Page) != 2 || r.Page[0].Rating != 1 {
 		t.Fatalf("a plain cursor: %+v %v", r.Page, err)
-	}
-}
-
-// FindIn over several collections pages exactly as Find over one collection
-// holding all their documents, in both directions, by a field with ties and
-// by _id.
-func TestFindInMergesCollectionsInOrder(t *testing.T) {
-	ctx := context.Background()
-	db, _ := store.Open(ctx, store.Options{Name: "m", Memory: true})
-	defer db.Close(ctx)
-	whole := db.Collection("whole")
-	parts := []lungo.ICollection{db.Collection("p0"), db.Collection("p1"), db.Collection("p2")}
-	for i := 0; i < 40; i++ {
-		it := item{ID: fmt.Sprintf("id%02d", (i*17)%40), Rating: (i * 7) % 5}
-		whole.InsertOne(ctx, it)
-		parts[(i*i)%3].InsertOne(ctx, it)
-	}
-	for _, s := range []Sort{{Field: "rating", Desc: true}, {Field: "rating"}, {Field: "_id", Desc: true}, {Field: "_id"}} {
-		for _, n := range []int{1, 3, 7, 50} {
-			filter := bson.M{"rating": bson.M{"$ne": 2}}
-			want := collect(t, func(cur *string) Result[item] {
-				r, err := Find(ctx, whole, filter, s, Opts{NumItems: n, Cursor: cur}, key)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return r
-			})
-			got := collect(t, func(cur *string) Result[item] {
-				r, err := FindIn(ctx, parts, filter, s, Opts{NumItems: n, Cursor: cur}, key)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(r.Page) > n {
-					t.Fatalf("a page of %d items for numItems %d", len(r.Page), n)
-				}
-				return r
-			})
-			if fmt.Sprint(got) != fmt.Sprint(want) || len(want) != 32 {
-				t.Fatalf("sort %+v, %d a page: merged %v, want %v", s, n, got, want)
-			}
-		}
 	}
 }

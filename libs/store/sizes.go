@@ -18,8 +18,7 @@ var _ Sizer = (*DB)(nil)
 
 // CollectionSizes counts the documents of every collection. On the embedded
 // engine the counts are exact and cost a read of the catalog; on MongoDB they
-// are the server's estimates (collection metadata, no scan). A partitioned
-// collection's partitions are counted together, under its name.
+// are the server's estimates (collection metadata, no scan).
 func (d *DB) CollectionSizes(ctx context.Context) (map[string]int64, error) {
 	names, err := d.ListCollectionNames(ctx, bson.D{})
 	if err != nil {
@@ -31,7 +30,7 @@ func (d *DB) CollectionSizes(ctx context.Context) (map[string]int64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: count %s: %w", name, err)
 		}
-		sizes[partitionBase(name)] += n
+		sizes[name] = n
 	}
 	return sizes, nil
 }

@@ -135,6 +135,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 			d.Close(ctx)
 			return nil, err
 		}
+		if err := d.mergePartitions(ctx); err != nil { // partition.go
+			d.Close(ctx)
+			return nil, err
+		}
 		return d, nil
 	default:
 		return nil, errors.New("store: set a MongoDB URI, a data directory or memory")
@@ -284,50 +288,12 @@ type Index struct {
 	Unique     bool
 	Partial    bson.M // partial filter expression, if any
 	Name       string
-	// PartitionBy names the partition key (a string field) of a partitioned
-	// collection (partition.go); every index of the collection says the same.
-	PartitionBy string
 }
 
 // EnsureIndexes creates the declared indexes; creating an existing one is a
-// no-op. A partitioned collection's go on each of its partitions.
+// no-op.
 func (d *DB) EnsureIndexes(ctx context.Context, idx ...Index) error {
-	parted := map[string][]Index{}
-	var order []string
 	for _, ix := range idx {
-		if ix.PartitionBy != "" {
-			if _, ok := parted[ix.Collection]; !ok {
-				order = append(order, ix.Collection)
-			}
-			parted[ix.Collection] = append(parted[ix.Collection], ix)
-		}
-	}
-	// Every declaration is checked before anything is created or moved.
-	for _, ix := range idx {
-		if _, ok := parted[ix.Collection]; ok && ix.PartitionBy == "" {
-			return fmt.Errorf("store: index %s on partitioned %s does not name its partition key", ix.Name, ix.Collection)
-		}
-	}
-	for _, base := range order {
-		by := parted[base][0].PartitionBy
-		for _, ix := range parted[base] {
-			if ix.PartitionBy != by {
-				return fmt.Errorf("store: indexes of %s name two partition keys, %s and %s", base, by, ix.PartitionBy)
-			}
-			if ix.Unique && !hasKey(ix.Keys, by) {
-				return fmt.Errorf("store: unique index %s on partitioned %s must include its partition key %s", ix.Name, base, by)
-			}
-		}
-	}
-	for _, base := range order {
-		if err := d.ensurePartitioned(ctx, base, parted[base][0].PartitionBy, parted[base]); err != nil {
-			return err
-		}
-	}
-	for _, ix := range idx {
-		if ix.PartitionBy != "" {
-			continue
-		}
 		o := options.Index().SetUnique(ix.Unique)
 		if ix.Name != "" {
 			o.SetName(ix.Name)

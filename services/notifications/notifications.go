@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
 
 	"marketplace/libs/apperr"
@@ -47,20 +46,16 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 	}, nil
 }
 
-// Indexes are the notifications collection's indexes. It is a partitioned
-// collection (by eventId, store/partition.go): it takes an insert for nearly
-// every event, and on the embedded engine each insert copies its collection.
-// An event's notifications share a partition, so the unique index below holds
-// (it includes eventId); inboxes span the partitions.
+// Indexes are the notifications collection's indexes.
 func Indexes() []store.Index {
 	return []store.Index{
 		// One notification of a type per recipient per event, whatever happens to
 		// the consumer's own dedupe records.
 		{Collection: coll, Keys: bson.D{{Key: "eventId", Value: 1}, {Key: "recipientType", Value: 1},
-			{Key: "recipientUserId", Value: 1}, {Key: "type", Value: 1}}, Unique: true, Name: "one_per_event_recipient_type", PartitionBy: "eventId"},
+			{Key: "recipientUserId", Value: 1}, {Key: "type", Value: 1}}, Unique: true, Name: "one_per_event_recipient_type"},
 		// Inboxes newest first: by creation time (ids are random), the id breaking ties.
-		{Collection: coll, Keys: bson.D{{Key: "recipientUserId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "user_inbox_by_creation", PartitionBy: "eventId"},
-		{Collection: coll, Keys: bson.D{{Key: "recipientType", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "admin_inbox_by_creation", PartitionBy: "eventId"},
+		{Collection: coll, Keys: bson.D{{Key: "recipientUserId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "user_inbox_by_creation"},
+		{Collection: coll, Keys: bson.D{{Key: "recipientType", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "admin_inbox_by_creation"},
 	}
 }
 
@@ -88,16 +83,13 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 
 // insert stores notifications that are not stored yet. A duplicate is looked
 // for first rather than caught as a unique-index violation: on MongoDB a failed
-// insert aborts the whole transaction. The new ones go in with one insert (on
-// the embedded engine every write copies the collection, so two inserts cost
-// twice one). It must run in a transaction.
+// insert aborts the whole transaction. The new ones go in with one insert. It
+// must run in a transaction.
 func (s *svc) insert(ctx context.Context, ns []notificationDoc) error {
-	parts := s.env.DB.Partitioned(coll)
-	fresh := map[string][]any{} // by event id, each in its event's partition
-	var evs []string            // the event ids, in order
+	c := s.env.DB.Collection(coll)
+	var fresh []any
 	seen := map[[4]string]bool{}
 	for _, n := range ns {
-		c := parts.For(n.EventID)
 		k := [4]string{n.EventID, n.RecipientType, n.RecipientUserID, n.Type}
 		if seen[k] {
 			continue // the same recipient and type twice for one event: once
@@ -125,17 +117,13 @@ func (s *svc) insert(ctx context.Context, ns []notificationDoc) error {
 		if n.Data == nil {
 			n.Data = map[string]string{}
 		}
-		if _, ok := fresh[n.EventID]; !ok {
-			evs = append(evs, n.EventID)
-		}
-		fresh[n.EventID] = append(fresh[n.EventID], n)
+		fresh = append(fresh, n)
 	}
-	for _, ev := range evs {
-		if _, err := parts.For(ev).InsertMany(ctx, fresh[ev]); err != nil {
-			return err
-		}
+	if len(fresh) == 0 {
+		return nil
 	}
-	return nil
+	_, err := c.InsertMany(ctx, fresh)
+	return err
 }
 
 // Notification is an inbox item as clients see it.
@@ -179,7 +167,7 @@ func (s *svc) list(ctx context.Context, a *listArgs) (page.Result[Notification],
 	if a.UnreadOnly != nil && *a.UnreadOnly {
 		filter = bson.M{"$and": bson.A{filter, bson.M{"read": false}}}
 	}
-	res, err := page.FindIn(ctx, s.env.DB.Partitioned(coll).All(), filter, page.Sort{Field: "creationTime", Desc: true}, a.PaginationOpts,
+	res, err := page.Find(ctx, s.env.DB.Collection(coll), filter, page.Sort{Field: "creationTime", Desc: true}, a.PaginationOpts,
 		func(d *notificationDoc) (any, string) { return d.CreationTime, d.ID })
 	if err != nil {
 		return page.Result[Notification]{}, err
@@ -193,22 +181,14 @@ type markReadArgs struct {
 
 func (s *svc) markRead(ctx context.Context, a *markReadArgs) (ops.Null, error) {
 	caller := ops.Caller(ctx)
-	// Its partition is its event's, which the id does not tell: each is
-	// asked (a find by _id, served from the embedded engine's map).
 	var d notificationDoc
-	var c lungo.ICollection
-	for _, p := range s.env.DB.Partitioned(coll).All() {
-		err := p.FindOne(ctx, bson.M{"_id": a.NotificationID}).Decode(&d)
-		if err == nil {
-			c = p
-			break
-		}
-		if !store.IsNotFound(err) {
-			return nil, err
-		}
-	}
-	if c == nil {
+	c := s.env.DB.Collection(coll)
+	err := c.FindOne(ctx, bson.M{"_id": a.NotificationID}).Decode(&d)
+	if store.IsNotFound(err) {
 		return nil, apperr.New(apperr.NotFound, "notification %s does not exist", a.NotificationID)
+	}
+	if err != nil {
+		return nil, err
 	}
 	switch d.RecipientType {
 	case RecipientAdmin:

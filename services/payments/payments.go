@@ -122,11 +122,9 @@ func (s *svc) config(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"publishableKey": s.publishableKey})
 }
 
-// Indexes are the processed events' indexes. The processed events are a
-// partitioned collection (by _id, store/partition.go): one is inserted for
-// every delivery, and on the embedded engine every insert copies its
-// collection. The webhook finds them by _id; the index on the payment intent
-// serves an operator asking what the processor sent about one.
+// Indexes are the processed events' indexes. The webhook finds them by _id;
+// the index on the payment intent serves an operator asking what the
+// processor sent about one.
 func Indexes() []store.Index {
-	return []store.Index{{Collection: processedColl, Keys: bson.D{{Key: "paymentIntentId", Value: 1}}, Name: "by_payment_intent", PartitionBy: "_id"}}
+	return []store.Index{{Collection: processedColl, Keys: bson.D{{Key: "paymentIntentId", Value: 1}}, Name: "by_payment_intent"}}
 }

@@ -258,7 +258,7 @@ func (s *svc) fail(ctx context.Context, ev *event, p *paymentIntent, err error) 
 }
 
 func (s *svc) isProcessed(ctx context.Context, eventID string) (bool, error) {
-	err := s.env.DB.Partitioned(processedColl).For(eventID).FindOne(ctx, bson.M{"_id": eventID}).Err()
+	err := s.env.DB.Collection(processedColl).FindOne(ctx, bson.M{"_id": eventID}).Err()
 	switch {
 	case err == nil:
 		return true, nil
@@ -270,7 +270,7 @@ func (s *svc) isProcessed(ctx context.Context, eventID string) (bool, error) {
 
 // record marks an event done; duplicate reports it already was.
 func (s *svc) record(ctx context.Context, ev *event, p *paymentIntent, orderID string) (duplicate bool, err error) {
-	_, err = s.env.DB.Partitioned(processedColl).For(ev.ID).InsertOne(ctx, processedEvent{
+	_, err = s.env.DB.Collection(processedColl).InsertOne(ctx, processedEvent{
 		ID: ev.ID, Type: ev.Type, PaymentIntentID: p.ID, OrderID: orderID, ProcessedAt: time.Now().UTC(),
 	})
 	if store.IsDuplicate(err) {

@@ -316,16 +316,12 @@ func sign(body []byte, secret string, at time.Time) string {
 func (h *harness) processed(t *testing.T) []processedEvent {
 	t.Helper()
 	var out []processedEvent
-	for _, c := range h.db.Partitioned(processedColl).All() {
-		cur, err := c.Find(context.Background(), bson.M{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var part []processedEvent
-		if err := cur.All(context.Background(), &part); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, part...)
+	cur, err := h.db.Collection(processedColl).Find(context.Background(), bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.All(context.Background(), &out); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
