@@ -59,6 +59,9 @@ type Options struct {
 	GatewayResolver func(ops.Resolver) ops.Resolver
 	// Now, when set, is every service's clock (tests move time); nil is time.Now.
 	Now func() time.Time
+	// MemoryLimit, when set, is every embedded database's DB_MEMORY_LIMIT
+	// instead of the setting's (tests read the heap their own way).
+	MemoryLimit *store.MemoryLimit
 	// TracerProvider, when set, receives every span of the system, and the
 	// HTTP servers make server spans as with an OTLP endpoint (trace tests
 	// record them with an in-memory exporter).
@@ -285,6 +288,12 @@ func run(ctx context.Context, o Options, st *runState) error {
 		kafkaOf = func(name string) events.Brokers { return own[name] }
 	}
 
+	memLimit := o.MemoryLimit // one for every service: they share the heap
+	if memLimit == nil {
+		if memLimit, err = cfg.MemoryLimit(o.Getenv, logger, !o.Memory); err != nil {
+			return err
+		}
+	}
 	resolver := discovery.NewStatic(nil)
 	info := Info{DevSecret: cfg.DevSecret, Services: map[string]string{}, Brokers: kafkaOf(modules.Gateway), Kafka: map[string]events.Brokers{}}
 	for _, m := range withModules(modules.All, run) {
@@ -325,7 +334,7 @@ func run(ctx context.Context, o Options, st *runState) error {
 		resolver.Set(m.Name, url)
 		info.Services[m.Name] = url
 		dbo := store.Options{Name: cfg.DBNamePrefix + m.Name, URI: cfg.MongoURI, Memory: o.Memory && cfg.MongoURI == "",
-			StartEmpty: slices.Contains(cfg.StartEmpty, m.Name), Service: m.Name}
+			StartEmpty: slices.Contains(cfg.StartEmpty, m.Name), Service: m.Name, MemoryLimit: memLimit}
 		if !dbo.Memory && dbo.URI == "" {
 			dbo.DataDir = filepath.Join(cfg.DataDir, "db")
 		}

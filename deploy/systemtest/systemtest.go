@@ -26,6 +26,7 @@ import (
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
 	"marketplace/libs/serviceauth"
+	"marketplace/libs/store"
 )
 
 // The processor settings every test system runs with.
@@ -78,6 +79,13 @@ func WithClock(now func() time.Time) Option {
 // provider becomes the process's global one while the system runs.
 func WithTracerProvider(tp trace.TracerProvider) Option {
 	return func(_ map[string]string, o *system.Options) { o.TracerProvider = tp }
+}
+
+// WithMemoryLimit gives every embedded database of the system lim as its
+// DB_MEMORY_LIMIT, whose heap reading the test sets (store.MemoryLimit's
+// SetHeapReader) instead of allocating gigabytes.
+func WithMemoryLimit(lim *store.MemoryLimit) Option {
+	return func(_ map[string]string, o *system.Options) { o.MemoryLimit = lim }
 }
 
 // WithRelayFault installs the outbox relay's crash-test fault point.

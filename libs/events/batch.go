@@ -159,7 +159,7 @@ func (c *consumer) settle(ctx context.Context, batch []kafka.Message) int {
 			continue
 		}
 		var herr *batchHandlerError
-		if errors.As(err, &herr) && !IsRetry(err) && c.cfg.DB.Ping(ctx) == nil {
+		if errors.As(err, &herr) && !IsRetry(err) && !store.IsMemoryLimit(err) && c.cfg.DB.Ping(ctx) == nil {
 			c.logger.WarnContext(ctx, "events: handler failed in a batch, handling the batch one event at a time",
 				"id", herr.id, "batch", len(items)-done, "err", herr.err)
 			from := settled()
@@ -268,7 +268,7 @@ func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, er
 			for j, key := range fresh {
 				batch[j] = docs[key]
 			}
-			if _, err := c.cfg.DB.Collection(processedCollection).InsertMany(tx, batch); err != nil {
+			if _, err := c.cfg.DB.Collection(processedCollection).InsertMany(recording(tx), batch); err != nil {
 				if store.IsDuplicate(err) {
 					return errSeen // processed concurrently (real MongoDB); roll this run back
 				}

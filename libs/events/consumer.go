@@ -438,7 +438,9 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message, attempt int) b
 		// A handler's error while the database is unreachable is the database's
 		// fault too, and so is one the handler marked with Retry (or Prepare's):
 		// wait for it rather than dead-lettering a good event.
-		if !errors.As(err, &herr) || IsRetry(err) || c.cfg.DB.Ping(ctx) != nil {
+		// So is a write refused at DB_MEMORY_LIMIT: the event waits until
+		// data is deleted or the limit raised.
+		if !errors.As(err, &herr) || IsRetry(err) || store.IsMemoryLimit(err) || c.cfg.DB.Ping(ctx) != nil {
 			// The database, not the event, failed: wait for it rather than
 			// spending attempts and dead-lettering a good event.
 			infraWait = nextBackoff(infraWait, maxInfraBackoff)
@@ -461,6 +463,14 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message, attempt int) b
 		wait *= 2
 		attempt++
 	}
+}
+
+// recording is the context of the write that records an event processed:
+// it goes through over DB_MEMORY_LIMIT (the handler's own writes were
+// checked), so that an event whose handler adds nothing is not held back
+// by the record of it, which the retention prunes.
+func recording(tx context.Context) context.Context {
+	return store.AllowOverMemoryLimit(tx, "a consumer's record of an event processed")
 }
 
 // processOnce runs the handler and records the event in one transaction. An
@@ -490,7 +500,7 @@ func (c *consumer) processOnce(ctx context.Context, topic string, env Envelope) 
 		if err := c.callHandler(hctx, env); err != nil {
 			return handlerError{err}
 		}
-		_, err = c.cfg.DB.Collection(processedCollection).InsertOne(tx, processedDoc{
+		_, err = c.cfg.DB.Collection(processedCollection).InsertOne(recording(tx), processedDoc{
 			ID: key, EventID: env.ID, Group: c.cfg.GroupID, Topic: topic, Type: env.Type, ProcessedAt: time.Now().UTC(), Digest: digest, Copies: copies,
 		})
 		if store.IsDuplicate(err) {

@@ -291,7 +291,7 @@ func (s *Idempotency) begin(ctx context.Context, caller, key, path, argsHash str
 			ID: id, Caller: caller, Path: path, ArgsHash: argsHash, State: idemRunning, Claim: newClaimToken(),
 			CreatedAt: now, ClaimedAt: now, ExpiresAt: now.Add(s.Retention),
 		}
-		_, err := s.coll.InsertOne(ctx, rec)
+		_, err := s.coll.InsertOne(overLimit(ctx), rec)
 		if err == nil {
 			return &idemClaim{id: id, claim: rec.Claim}, nil, nil
 		}
@@ -325,7 +325,7 @@ func (s *Idempotency) begin(ctx context.Context, caller, key, path, argsHash str
 		}
 		// Expired, or abandoned by a run that did not finish within its lease:
 		// take it over, unless another call did so first.
-		res, err := s.coll.ReplaceOne(ctx, bson.M{"_id": id, "claim": old.Claim}, rec)
+		res, err := s.coll.ReplaceOne(overLimit(ctx), bson.M{"_id": id, "claim": old.Claim}, rec)
 		if err != nil {
 			return nil, nil, fmt.Errorf("idempotency: take over key: %w", err)
 		}
@@ -334,6 +334,15 @@ func (s *Idempotency) begin(ctx context.Context, caller, key, path, argsHash str
 		}
 	}
 	return nil, nil, inUse()
+}
+
+// overLimit is the context of a key's claim and outcome: they go through
+// over DB_MEMORY_LIMIT (store/memlimit.go), as the call they frame is
+// checked itself. A refused call is not kept (503, see keeps) and its claim
+// is released, so what stays is the outcome of a call that went through,
+// such as a delete that frees memory.
+func overLimit(ctx context.Context) context.Context {
+	return store.AllowOverMemoryLimit(ctx, "an Idempotency-Key's claim and outcome")
 }
 
 func reused(format string, args ...any) error {
@@ -367,7 +376,7 @@ func (s *Idempotency) settle(ctx context.Context, c *idemClaim, status int, body
 		return
 	}
 	now := s.now()
-	res, err := s.coll.UpdateOne(ctx, bson.M{"_id": c.id, "claim": c.claim}, bson.M{"$set": bson.M{
+	res, err := s.coll.UpdateOne(overLimit(ctx), bson.M{"_id": c.id, "claim": c.claim}, bson.M{"$set": bson.M{
 		"state": idemDone, "status": status, "body": body, "finishedAt": now, "expiresAt": now.Add(s.Retention),
 	}})
 	switch {

@@ -38,9 +38,10 @@ type Config struct {
 	PublicBaseURL string        `env:"PUBLIC_BASE_URL"`
 	DataDir       string        `env:"DATA_DIR" default:"./data"`
 	MongoURI      string        `env:"MONGODB_URI" secret:"true"`
-	DBNamePrefix  string        `env:"DB_NAME_PREFIX"` // database name = prefix + service name (shared test servers)
-	StartEmpty    []string      `env:"DB_START_EMPTY"` // services whose lost database file may start empty on purpose (store.EnvStartEmpty)
-	EmbeddedDB    bool          `env:"DB_EMBEDDED"`    // a service on its own may use a private embedded database file (local multi-process runs only)
+	DBNamePrefix  string        `env:"DB_NAME_PREFIX"`                 // database name = prefix + service name (shared test servers)
+	StartEmpty    []string      `env:"DB_START_EMPTY"`                 // services whose lost database file may start empty on purpose (store.EnvStartEmpty)
+	EmbeddedDB    bool          `env:"DB_EMBEDDED"`                    // a service on its own may use a private embedded database file (local multi-process runs only)
+	DBMemoryLimit string        `env:"DB_MEMORY_LIMIT" default:"auto"` // the embedded engine's live-heap limit (store.ParseMemoryLimit): a size, N%, auto, off
 	ConsulAddr    string        `env:"CONSUL_HTTP_ADDR"`
 	ServiceAddrs  []string      `env:"SERVICE_ADDRS"` // static discovery: name=http://host:port,...
 	JWKSURL       string        `env:"AUTH_JWKS_URL"`
@@ -91,6 +92,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	if _, err := c.Kafka(); err != nil {
+		return err
+	}
+	if _, _, err := store.ParseMemoryLimit(c.DBMemoryLimit, store.MemoryAvailable); err != nil {
 		return err
 	}
 	if c.ServiceKey != "" {
@@ -240,6 +244,33 @@ func (c *Config) Discovery(ctx context.Context, name string, logger *slog.Logger
 	return cons, dereg, nil
 }
 
+// MemoryLimit is DB_MEMORY_LIMIT for the process's embedded databases, one
+// for all of them (they share the heap); nil on MongoDB or when off. With
+// soft, the Go runtime's soft memory limit is set a little above it
+// (store.RuntimeLimitFactor), unless GOMEMLIMIT is set: processes, not tests
+// (a test process runs many systems). It logs what was decided.
+func (c *Config) MemoryLimit(getenv func(string) string, logger *slog.Logger, soft bool) (*store.MemoryLimit, error) {
+	if c.MongoURI != "" {
+		return nil, nil
+	}
+	n, how, err := store.ParseMemoryLimit(c.DBMemoryLimit, store.MemoryAvailable)
+	if err != nil || n == 0 {
+		if err == nil {
+			logger.Info("embedded database memory limit: "+how, "DB_MEMORY_LIMIT", c.DBMemoryLimit)
+		}
+		return nil, err
+	}
+	lim := store.NewMemoryLimit(n)
+	lim.Logger = logger
+	var set int64
+	if soft {
+		set = lim.SetRuntimeLimit(getenv)
+	}
+	logger.Info("embedded database memory limit: "+how+"; writes that add data are refused while the live heap is at or above it",
+		"DB_MEMORY_LIMIT", c.DBMemoryLimit, "limit_bytes", n, "runtime_soft_limit_bytes", set)
+	return lim, nil
+}
+
 // RunService runs one module as its own process (distributed mode).
 func RunService(ctx context.Context, m service.Module, getenv func(string) string, stdout io.Writer) error {
 	cfg, err := Load(getenv)
@@ -294,6 +325,9 @@ func RunService(ctx context.Context, m service.Module, getenv func(string) strin
 	}
 	defer deregister(context.Background())
 	dbo := store.Options{Name: cfg.DBNamePrefix + m.Name, URI: cfg.MongoURI, DataDir: cfg.DataDir, StartEmpty: slices.Contains(cfg.StartEmpty, m.Name), Service: m.Name}
+	if dbo.MemoryLimit, err = cfg.MemoryLimit(getenv, logger, true); err != nil {
+		return err
+	}
 	if cfg.MongoURI != "" {
 		dbo.Monitor = telemetry.MongoMonitor()
 	}

@@ -8,12 +8,14 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +32,7 @@ import (
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
 	"marketplace/libs/serviceauth"
+	"marketplace/libs/store"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -114,6 +117,12 @@ func TestValidate(t *testing.T) {
 		{"public keys without a name", map[string]string{"SERVICE_PUBLIC_KEYS": "catalog=" + testPublic + ",AAAA"}, `SERVICE_PUBLIC_KEYS entry "AAAA"`},
 		{"a public key that is not one", map[string]string{"SERVICE_PUBLIC_KEYS": "catalog=AAAA"}, "the key of catalog"},
 		{"public keys ok", map[string]string{"SERVICE_PUBLIC_KEYS": "catalog=" + testPublic + ", payouts=" + testPublic, "INTERNAL_CALLERS": "payouts"}, ""},
+		{"memory limit with a unit", map[string]string{"DB_MEMORY_LIMIT": "512MiB"}, ""},
+		{"memory limit off", map[string]string{"DB_MEMORY_LIMIT": "off"}, ""},
+		{"memory limit without a unit", map[string]string{"DB_MEMORY_LIMIT": "512"}, `DB_MEMORY_LIMIT="512": 512B is below the 32MiB the process itself needs; was a unit forgotten (512MiB)?`},
+		{"memory limit in an unknown unit", map[string]string{"DB_MEMORY_LIMIT": "2 gigs"}, `DB_MEMORY_LIMIT="2 gigs": unknown unit "gigs"`},
+		{"memory limit not a size", map[string]string{"DB_MEMORY_LIMIT": "plenty"}, `DB_MEMORY_LIMIT="plenty": not a size (give a size such as 512MiB or 2GiB`},
+		{"memory limit above 100%", map[string]string{"DB_MEMORY_LIMIT": "120%"}, `DB_MEMORY_LIMIT="120%": a share of the memory is a number above 0 and at most 100`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -590,5 +599,56 @@ func TestRunServiceWithoutKeys(t *testing.T) {
 	}
 	if !warned {
 		t.Fatalf("no warning about the internal operations:\n%s", logs.String())
+	}
+}
+
+func TestMemoryLimitSetting(t *testing.T) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	load := func(e map[string]string) Config {
+		t.Helper()
+		c, err := Load(env(e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := load(map[string]string{"DB_MEMORY_LIMIT": "2GiB"})
+	lim, err := c.MemoryLimit(env(nil), logger, false)
+	if err != nil || lim.Bytes() != 2<<30 {
+		t.Fatalf("2GiB: %v %v", lim.Bytes(), err)
+	}
+	c = load(map[string]string{"DB_MEMORY_LIMIT": "off"})
+	if lim, err := c.MemoryLimit(env(nil), logger, false); err != nil || lim != nil {
+		t.Fatalf("off: %v %v", lim, err)
+	}
+	// No limit on MongoDB: the engine's memory is not this process's.
+	c = load(map[string]string{"DB_MEMORY_LIMIT": "2GiB", "MONGODB_URI": "mongodb://db:27017/?replicaSet=rs0"})
+	if lim, err := c.MemoryLimit(env(nil), logger, false); err != nil || lim != nil {
+		t.Fatalf("MongoDB: %v %v", lim, err)
+	}
+	// The default is auto: half the memory available, where it can be read.
+	c = load(nil)
+	if c.DBMemoryLimit != "auto" {
+		t.Fatalf("default %q, want auto", c.DBMemoryLimit)
+	}
+	lim, err = c.MemoryLimit(env(nil), logger, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _, ok := store.MemoryAvailable(); ok {
+		if want := int64(float64(n) * store.DefaultMemoryFraction); lim.Bytes() != want {
+			t.Fatalf("auto: %d, want %d (half of %d)", lim.Bytes(), want, n)
+		}
+	} else if lim != nil {
+		t.Fatalf("auto where the memory cannot be read: %d, want off", lim.Bytes())
+	}
+	// The runtime's soft limit: a quarter above, unless GOMEMLIMIT says.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	lim = store.NewMemoryLimit(1 << 30)
+	if got := lim.SetRuntimeLimit(env(map[string]string{"GOMEMLIMIT": "3GiB"})); got != 0 {
+		t.Fatalf("with GOMEMLIMIT set, the soft limit was set to %d", got)
+	}
+	if got := lim.SetRuntimeLimit(env(nil)); got != 5<<28 || debug.SetMemoryLimit(-1) != 5<<28 {
+		t.Fatalf("soft limit %d, want %d", got, 5<<28)
 	}
 }

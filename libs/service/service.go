@@ -164,7 +164,11 @@ func Run(ctx context.Context, o Options) (err error) {
 	if now == nil {
 		now = time.Now
 	}
-	built, err := o.Module.Build(ctx, Env{
+	// The start (start-up migrations, the declared indexes) writes even over
+	// DB_MEMORY_LIMIT: a start refused would fail again at every restart,
+	// while a started service still reads and deletes (store/memlimit.go).
+	startCtx := store.AllowOverMemoryLimit(ctx, "the service's start")
+	built, err := o.Module.Build(startCtx, Env{
 		Name: o.Module.Name, Logger: logger, DB: db, Outbox: outbox, Relay: relay, Publisher: pub,
 		Brokers: o.Brokers, Calls: ops.NewClient(o.Resolver, signer, 5*time.Second), Settings: settings, Now: now,
 	})
@@ -182,7 +186,7 @@ func Run(ctx context.Context, o Options) (err error) {
 			"internal_operations", len(internal), "callers", o.Credentials.Callers, "public_keys", len(o.Credentials.Peers))
 	}
 	idem := ops.NewIdempotency(db, logger) // Idempotency-Key outcomes, in the service's own database
-	if err := db.EnsureIndexes(ctx, append(append(built.Indexes, outbox.Indexes()...), idem.Indexes()...)...); err != nil {
+	if err := db.EnsureIndexes(startCtx, append(append(built.Indexes, outbox.Indexes()...), idem.Indexes()...)...); err != nil {
 		return err
 	}
 
