@@ -1,13 +1,16 @@
-import { Alert, Badge, Button, Card, Group, SegmentedControl, Select, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { Badge, Button, Group, SegmentedControl, Select, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { useQuery } from "convex/react";
 import type { FunctionArgs, FunctionReturnType } from "convex/server";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { useActionForm, type ActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { ConfirmAction } from "../ui/ConfirmAction";
+import { DataTable } from "../ui/DataTable";
+import { FormError } from "../ui/FormError";
 import { Loading } from "../ui/Loading";
+import { Section } from "../ui/Section";
 import { useAllStores, type Store } from "./stores";
 
 type City = FunctionReturnType<typeof api.catalog.locations.listCities>[number];
@@ -43,12 +46,32 @@ export default function Catalog() {
   );
 }
 
-function FormError({ form }: { form: ActionForm<any, unknown> }) {
-  return form.formError ? (
-    <Alert color="red" role="alert" title={form.formError.code}>
-      {form.formError.message}
-    </Alert>
-  ) : null;
+// A form that adds one thing: its fields and the button on one line, the
+// server's refusal under them.
+function AddForm({ form, testId, submitLabel, children }: { form: ActionForm<any, unknown>; testId: string; submitLabel: string; children: ReactNode }) {
+  return (
+    <form noValidate onSubmit={(e) => void form.submit(e)} data-testid={testId}>
+      <Group align="flex-start">
+        {children}
+        <Button type="submit" mt={24} loading={form.pending}>
+          {submitLabel}
+        </Button>
+      </Group>
+      <FormError form={form} />
+    </form>
+  );
+}
+
+// A record's name and its Arabic name (right to left), a cell each.
+function NameCells({ rec }: { rec: { name: string; nameArabic?: string | null } }) {
+  return (
+    <>
+      <Table.Td>{rec.name}</Table.Td>
+      <Table.Td dir="rtl" lang="ar">
+        {rec.nameArabic}
+      </Table.Td>
+    </>
+  );
 }
 
 // ---- cities and areas
@@ -68,50 +91,27 @@ function Cities() {
   const city = cities.find((c) => c._id === cityId) ?? null;
   return (
     <Stack>
-      <Card withBorder component="section" aria-labelledby="cities-title">
-        <Stack>
-          <Title order={3} id="cities-title">
-            {t("catalog.cities")}
-          </Title>
-          <Table data-testid="cities">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t("catalog.name")}</Table.Th>
-                <Table.Th>{t("catalog.nameArabic")}</Table.Th>
-                <Table.Th>{t("payouts.actions")}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {cities.map((c) => (
-                <Table.Tr key={c._id} data-city={c._id}>
-                  <Table.Td>{c.name}</Table.Td>
-                  <Table.Td dir="rtl" lang="ar">
-                    {c.nameArabic}
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap="xs">
-                      <RenameCity city={c} />
-                      <Button size="xs" variant={cityId === c._id ? "filled" : "default"} onClick={() => setCityId(c._id)} data-testid="show-areas">
-                        {t("catalog.areasOf", { city: name(c) })}
-                      </Button>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-          <form noValidate onSubmit={(e) => void form.submit(e)} data-testid="new-city">
-            <Group align="flex-start">
-              <TextInput label={t("catalog.name")} required {...form.input("name")} />
-              <TextInput label={t("catalog.nameArabic")} required dir="rtl" lang="ar" {...form.input("nameArabic")} />
-              <Button type="submit" mt={24} loading={form.pending}>
-                {t("catalog.addCity")}
-              </Button>
-            </Group>
-            <FormError form={form} />
-          </form>
-        </Stack>
-      </Card>
+      <Section id="cities-title" title={t("catalog.cities")}>
+        <DataTable data-testid="cities" columns={["catalog.name", "catalog.nameArabic", "payouts.actions"]}>
+          {cities.map((c) => (
+            <Table.Tr key={c._id} data-city={c._id}>
+              <NameCells rec={c} />
+              <Table.Td>
+                <Group gap="xs">
+                  <RenameCity city={c} />
+                  <Button size="xs" variant={cityId === c._id ? "filled" : "default"} onClick={() => setCityId(c._id)} data-testid="show-areas">
+                    {t("catalog.areasOf", { city: name(c) })}
+                  </Button>
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
+        <AddForm form={form} testId="new-city" submitLabel={t("catalog.addCity")}>
+          <TextInput label={t("catalog.name")} required {...form.input("name")} />
+          <TextInput label={t("catalog.nameArabic")} required dir="rtl" lang="ar" {...form.input("nameArabic")} />
+        </AddForm>
+      </Section>
       {city && <Areas city={city} key={city._id} />}
     </Stack>
   );
@@ -144,40 +144,29 @@ function Areas({ city }: { city: City }) {
     onDone: () => form.reset(),
   });
   return (
-    <Card withBorder component="section" aria-labelledby="areas-title">
-      <Stack>
-        <Title order={3} id="areas-title">
-          {t("catalog.areasOf", { city: name(city) })}
-        </Title>
-        {areas === undefined ? (
-          <Loading />
-        ) : areas.length === 0 ? (
-          <Text>{t("catalog.noAreas")}</Text>
-        ) : (
-          <Table data-testid="areas">
-            <Table.Tbody>
-              {areas.map((a) => (
-                <Table.Tr key={a._id} data-area={a._id}>
-                  <Table.Td>{a.name}</Table.Td>
-                  <Table.Td>
-                    <RenameArea area={a} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        )}
-        <form noValidate onSubmit={(e) => void form.submit(e)} data-testid="new-area">
-          <Group align="flex-start">
-            <TextInput label={t("catalog.name")} required {...form.input("name")} />
-            <Button type="submit" mt={24} loading={form.pending}>
-              {t("catalog.addArea")}
-            </Button>
-          </Group>
-          <FormError form={form} />
-        </form>
-      </Stack>
-    </Card>
+    <Section id="areas-title" title={t("catalog.areasOf", { city: name(city) })}>
+      {areas === undefined ? (
+        <Loading />
+      ) : areas.length === 0 ? (
+        <Text>{t("catalog.noAreas")}</Text>
+      ) : (
+        <Table data-testid="areas">
+          <Table.Tbody>
+            {areas.map((a) => (
+              <Table.Tr key={a._id} data-area={a._id}>
+                <Table.Td>{a.name}</Table.Td>
+                <Table.Td>
+                  <RenameArea area={a} />
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      <AddForm form={form} testId="new-area" submitLabel={t("catalog.addArea")}>
+        <TextInput label={t("catalog.name")} required {...form.input("name")} />
+      </AddForm>
+    </Section>
   );
 }
 
@@ -209,45 +198,23 @@ function Categories() {
     onDone: () => form.reset(),
   });
   return (
-    <Card withBorder component="section" aria-labelledby="categories-title">
-      <Stack>
-        <Title order={3} id="categories-title">
-          {t("catalog.categories")}
-        </Title>
-        {categories === undefined ? (
-          <Loading />
-        ) : (
-          <Table data-testid="categories">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t("catalog.name")}</Table.Th>
-                <Table.Th>{t("catalog.nameArabic")}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {categories.map((c) => (
-                <Table.Tr key={c._id} data-category={c._id}>
-                  <Table.Td>{c.name}</Table.Td>
-                  <Table.Td dir="rtl" lang="ar">
-                    {c.nameArabic}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        )}
-        <form noValidate onSubmit={(e) => void form.submit(e)} data-testid="new-category">
-          <Group align="flex-start">
-            <TextInput label={t("catalog.name")} required {...form.input("name")} />
-            <TextInput label={`${t("catalog.nameArabic")} (${t("optional")})`} dir="rtl" lang="ar" {...form.input("nameArabic")} />
-            <Button type="submit" mt={24} loading={form.pending}>
-              {t("catalog.addCategory")}
-            </Button>
-          </Group>
-          <FormError form={form} />
-        </form>
-      </Stack>
-    </Card>
+    <Section id="categories-title" title={t("catalog.categories")}>
+      {categories === undefined ? (
+        <Loading />
+      ) : (
+        <DataTable data-testid="categories" columns={["catalog.name", "catalog.nameArabic"]}>
+          {categories.map((c) => (
+            <Table.Tr key={c._id} data-category={c._id}>
+              <NameCells rec={c} />
+            </Table.Tr>
+          ))}
+        </DataTable>
+      )}
+      <AddForm form={form} testId="new-category" submitLabel={t("catalog.addCategory")}>
+        <TextInput label={t("catalog.name")} required {...form.input("name")} />
+        <TextInput label={`${t("catalog.nameArabic")} (${t("optional")})`} dir="rtl" lang="ar" {...form.input("nameArabic")} />
+      </AddForm>
+    </Section>
   );
 }
 
@@ -275,58 +242,35 @@ function Stores() {
     return x ? name(x) : "";
   };
   return (
-    <Card withBorder component="section" aria-labelledby="stores-title">
-      <Stack>
-        <Group justify="space-between">
-          <Title order={3} id="stores-title">
-            {t("catalog.stores")}
-          </Title>
-          <CreateStore categories={categories} cities={cities} />
-        </Group>
-        <Table.ScrollContainer minWidth={900}>
-          <Table striped data-testid="stores">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t("catalog.name")}</Table.Th>
-                <Table.Th>{t("payouts.owner")}</Table.Th>
-                <Table.Th>{t("comm.category")}</Table.Th>
-                <Table.Th>{t("comm.tier")}</Table.Th>
-                <Table.Th>{t("catalog.city")}</Table.Th>
-                <Table.Th>{t("payouts.status")}</Table.Th>
-                <Table.Th>{t("payouts.actions")}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {stores.map((s) => (
-                <Table.Tr key={s._id} data-store={s._id}>
-                  <Table.Td fw={600}>{s.name}</Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{s.ownerName}</Text>
-                    <Text size="xs" ff="monospace" dir="ltr">
-                      {s.ownerUserId} · {s.ownerPhone}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>{label(categories, s.primaryCategoryId)}</Table.Td>
-                  <Table.Td>{t(`comm.tier.${s.tier}` as MessageKey)}</Table.Td>
-                  <Table.Td>{label(cities, s.city)}</Table.Td>
-                  <Table.Td>
-                    <Badge variant="light" color={s.isOpen ? "green" : "gray"}>
-                      {s.isOpen ? t("catalog.open") : t("catalog.closed")}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap="xs" wrap="nowrap">
-                      <EditStore store={s} categories={categories} cities={cities} />
-                      <HandOver store={s} />
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      </Stack>
-    </Card>
+    <Section id="stores-title" title={t("catalog.stores")} action={<CreateStore categories={categories} cities={cities} />}>
+      <DataTable minWidth={900} striped data-testid="stores" columns={["catalog.name", "payouts.owner", "comm.category", "comm.tier", "catalog.city", "payouts.status", "payouts.actions"]}>
+        {stores.map((s) => (
+          <Table.Tr key={s._id} data-store={s._id}>
+            <Table.Td fw={600}>{s.name}</Table.Td>
+            <Table.Td>
+              <Text size="sm">{s.ownerName}</Text>
+              <Text size="xs" ff="monospace" dir="ltr">
+                {s.ownerUserId} · {s.ownerPhone}
+              </Text>
+            </Table.Td>
+            <Table.Td>{label(categories, s.primaryCategoryId)}</Table.Td>
+            <Table.Td>{t(`comm.tier.${s.tier}` as MessageKey)}</Table.Td>
+            <Table.Td>{label(cities, s.city)}</Table.Td>
+            <Table.Td>
+              <Badge variant="light" color={s.isOpen ? "green" : "gray"}>
+                {s.isOpen ? t("catalog.open") : t("catalog.closed")}
+              </Badge>
+            </Table.Td>
+            <Table.Td>
+              <Group gap="xs" wrap="nowrap">
+                <EditStore store={s} categories={categories} cities={cities} />
+                <HandOver store={s} />
+              </Group>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
+    </Section>
   );
 }
 

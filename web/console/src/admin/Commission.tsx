@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Card, Group, Modal, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { Badge, Card, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { useQuery, usePaginatedQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
@@ -8,7 +8,12 @@ import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { useSession } from "../app/session";
 import { ConfirmAction } from "../ui/ConfirmAction";
+import { DataTable } from "../ui/DataTable";
+import { FormCard } from "../ui/FormCard";
+import { FormDialog } from "../ui/FormDialog";
 import { Loading } from "../ui/Loading";
+import { PAGE, PagedList } from "../ui/PagedList";
+import { Section } from "../ui/Section";
 import { percentOfRate, preview, rateOfPercent, type Config, type Preview as PreviewFigures } from "./commission";
 import { StorePicker, useAllStores } from "./stores";
 
@@ -108,61 +113,40 @@ function Defaults({ form, saved, onEdit }: { form: ActionForm<DefaultsValues, un
     );
   };
   return (
-    <Card withBorder component="section" aria-labelledby="defaults-title">
-      <form
-        noValidate
-        data-testid="defaults-form"
+    <>
+      <FormCard
+        id="defaults-title"
+        title={t("comm.defaults")}
+        form={form}
+        formTestId="defaults-form"
         onSubmit={(e) => {
           e.preventDefault();
           setAsking(true);
         }}
+        done={saved ? t("comm.saved") : null}
+        submitLabel={t("comm.save")}
+        submitTestId="save-defaults"
       >
-        <Stack>
-          <Title order={3} id="defaults-title">
-            {t("comm.defaults")}
-          </Title>
-          <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }}>
-            {field("defaultCommissionRate", "comm.rate")}
-            {field("fixedFeePerOrder", "comm.fixed")}
-            {field("minimumCommission", "comm.minimum")}
-            {field("maximumCommission", "comm.maximum")}
-          </SimpleGrid>
-          {form.formError && (
-            <Alert color="red" role="alert" title={form.formError.code}>
-              {form.formError.message}
-            </Alert>
-          )}
-          {saved && (
-            <Alert color="green" role="status">
-              {t("comm.saved")}
-            </Alert>
-          )}
-          <Group>
-            <Button type="submit" loading={form.pending} data-testid="save-defaults">
-              {t("comm.save")}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-      <Modal opened={asking} onClose={() => setAsking(false)} title={t("comm.save")} centered closeButtonProps={{ "aria-label": t("close") }}>
-        <Stack>
-          <Text>{t("comm.save.title")}</Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setAsking(false)}>
-              {t("cancel")}
-            </Button>
-            <Button
-              onClick={() => {
-                setAsking(false);
-                void form.submit();
-              }}
-            >
-              {t("confirm")}
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
-    </Card>
+        <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }}>
+          {field("defaultCommissionRate", "comm.rate")}
+          {field("fixedFeePerOrder", "comm.fixed")}
+          {field("minimumCommission", "comm.minimum")}
+          {field("maximumCommission", "comm.maximum")}
+        </SimpleGrid>
+      </FormCard>
+      <FormDialog
+        opened={asking}
+        onClose={() => setAsking(false)}
+        title={t("comm.save")}
+        submitLabel={t("confirm")}
+        onSubmit={() => {
+          setAsking(false);
+          void form.submit();
+        }}
+      >
+        <Text>{t("comm.save.title")}</Text>
+      </FormDialog>
+    </>
   );
 }
 
@@ -183,42 +167,37 @@ function CommissionPreview({ draft }: { draft: Config }) {
   );
   const local = store && ok ? preview(draft, store, Number(subtotal), Number(deliveryFee)) : null;
   return (
-    <Card withBorder component="section" aria-labelledby="preview-title">
-      <Stack>
-        <Title order={3} id="preview-title">
-          {t("comm.preview")}
-        </Title>
-        <Text size="sm">{t("comm.previewIntro")}</Text>
-        <Group align="flex-start">
-          <StorePicker stores={stores} value={storeId} onChange={setStoreId} testId="preview-store" />
-          <TextInput
-            label={t("comm.subtotal")}
-            inputMode="decimal"
-            value={subtotal}
-            onChange={(e) => setSubtotal(e.currentTarget.value)}
-            error={AMOUNT.test(subtotal.trim()) ? null : t("wallets.badAmount")}
-            name="previewSubtotal"
-          />
-          <TextInput
-            label={t("comm.deliveryFee")}
-            inputMode="decimal"
-            value={deliveryFee}
-            onChange={(e) => setDeliveryFee(e.currentTarget.value)}
-            error={AMOUNT.test(deliveryFee.trim()) ? null : t("wallets.badAmount")}
-            name="previewDeliveryFee"
-          />
-        </Group>
-        {store && (
-          <Text size="sm">
-            {t("comm.tier")}: {t(`comm.tier.${store.tier}` as MessageKey)}
-          </Text>
-        )}
-        <SimpleGrid cols={{ base: 1, md: 2 }}>
-          <Figures title={t("comm.draft")} p={local} testId="preview-draft" />
-          <Figures title={t("comm.server")} p={server ?? null} testId="preview-server" loading={!!store && ok && server === undefined} />
-        </SimpleGrid>
-      </Stack>
-    </Card>
+    <Section id="preview-title" title={t("comm.preview")}>
+      <Text size="sm">{t("comm.previewIntro")}</Text>
+      <Group align="flex-start">
+        <StorePicker stores={stores} value={storeId} onChange={setStoreId} testId="preview-store" />
+        <TextInput
+          label={t("comm.subtotal")}
+          inputMode="decimal"
+          value={subtotal}
+          onChange={(e) => setSubtotal(e.currentTarget.value)}
+          error={AMOUNT.test(subtotal.trim()) ? null : t("wallets.badAmount")}
+          name="previewSubtotal"
+        />
+        <TextInput
+          label={t("comm.deliveryFee")}
+          inputMode="decimal"
+          value={deliveryFee}
+          onChange={(e) => setDeliveryFee(e.currentTarget.value)}
+          error={AMOUNT.test(deliveryFee.trim()) ? null : t("wallets.badAmount")}
+          name="previewDeliveryFee"
+        />
+      </Group>
+      {store && (
+        <Text size="sm">
+          {t("comm.tier")}: {t(`comm.tier.${store.tier}` as MessageKey)}
+        </Text>
+      )}
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <Figures title={t("comm.draft")} p={local} testId="preview-draft" />
+        <Figures title={t("comm.server")} p={server ?? null} testId="preview-server" loading={!!store && ok && server === undefined} />
+      </SimpleGrid>
+    </Section>
   );
 }
 
@@ -316,88 +295,60 @@ function Categories({ config }: { config: ActiveConfig }) {
     }),
   });
   return (
-    <Card withBorder component="section" aria-labelledby="categories-title">
-      <Stack>
-        <Group justify="space-between">
-          <Title order={3} id="categories-title">
-            {t("comm.categories")}
-          </Title>
-          <ConfirmAction label={t("comm.setCategory")} title={t("comm.setCategory.title")} form={form} testId="set-category">
-            <Select
-              label={t("comm.category")}
-              data={(categories ?? []).map((c) => ({ value: c._id, label: name(c) }))}
-              value={form.values.categoryId || null}
-              onChange={(v) => form.set("categoryId", v ?? "")}
-              error={form.fieldError("categoryId")}
-              searchable
-              required
-              comboboxProps={{ withinPortal: false }}
-            />
-            {entryFields(form, t)}
-          </ConfirmAction>
-        </Group>
-        {config.categoryCommissions.length === 0 ? (
-          <Text size="sm">{t("comm.noEntries")}</Text>
-        ) : (
-          <Table data-testid="category-commissions">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t("comm.category")}</Table.Th>
-                <Table.Th>{t("comm.rate")}</Table.Th>
-                <Table.Th>{t("comm.fixed")}</Table.Th>
-                <Table.Th>{t("comm.minimum")}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {config.categoryCommissions.map((e) => (
-                <Table.Tr key={e.categoryId} data-category={e.categoryId}>
-                  <Table.Td>{nameOf(e.categoryId)}</Table.Td>
-                  <EntryCells e={e} />
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        )}
-      </Stack>
-    </Card>
+    <Section
+      id="categories-title"
+      title={t("comm.categories")}
+      action={
+        <ConfirmAction label={t("comm.setCategory")} title={t("comm.setCategory.title")} form={form} testId="set-category">
+          <Select
+            label={t("comm.category")}
+            data={(categories ?? []).map((c) => ({ value: c._id, label: name(c) }))}
+            value={form.values.categoryId || null}
+            onChange={(v) => form.set("categoryId", v ?? "")}
+            error={form.fieldError("categoryId")}
+            searchable
+            required
+            comboboxProps={{ withinPortal: false }}
+          />
+          {entryFields(form, t)}
+        </ConfirmAction>
+      }
+    >
+      {config.categoryCommissions.length === 0 ? (
+        <Text size="sm">{t("comm.noEntries")}</Text>
+      ) : (
+        <DataTable data-testid="category-commissions" columns={["comm.category", "comm.rate", "comm.fixed", "comm.minimum"]}>
+          {config.categoryCommissions.map((e) => (
+            <Table.Tr key={e.categoryId} data-category={e.categoryId}>
+              <Table.Td>{nameOf(e.categoryId)}</Table.Td>
+              <EntryCells e={e} />
+            </Table.Tr>
+          ))}
+        </DataTable>
+      )}
+    </Section>
   );
 }
 
 function Tiers({ config }: { config: ActiveConfig }) {
   const { t } = useI18n();
   return (
-    <Card withBorder component="section" aria-labelledby="tiers-title">
-      <Stack>
-        <Title order={3} id="tiers-title">
-          {t("comm.tiers")}
-        </Title>
-        <Table data-testid="tier-commissions">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t("comm.tier")}</Table.Th>
-              <Table.Th>{t("comm.rate")}</Table.Th>
-              <Table.Th>{t("comm.fixed")}</Table.Th>
-              <Table.Th>{t("comm.minimum")}</Table.Th>
-              <Table.Th>{t("payouts.actions")}</Table.Th>
+    <Section id="tiers-title" title={t("comm.tiers")}>
+      <DataTable data-testid="tier-commissions" columns={["comm.tier", "comm.rate", "comm.fixed", "comm.minimum", "payouts.actions"]}>
+        {TIERS.map((tier) => {
+          const e = config.storeTierCommissions.find((x) => x.tierName === tier) ?? {};
+          return (
+            <Table.Tr key={tier} data-tier={tier}>
+              <Table.Td>{t(`comm.tier.${tier}`)}</Table.Td>
+              <EntryCells e={e} />
+              <Table.Td>
+                <EditTier configId={config._id} tier={tier} entry={e} />
+              </Table.Td>
             </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {TIERS.map((tier) => {
-              const e = config.storeTierCommissions.find((x) => x.tierName === tier) ?? {};
-              return (
-                <Table.Tr key={tier} data-tier={tier}>
-                  <Table.Td>{t(`comm.tier.${tier}`)}</Table.Td>
-                  <EntryCells e={e} />
-                  <Table.Td>
-                    <EditTier configId={config._id} tier={tier} entry={e} />
-                  </Table.Td>
-                </Table.Tr>
-              );
-            })}
-          </Table.Tbody>
-        </Table>
-      </Stack>
-    </Card>
+          );
+        })}
+      </DataTable>
+    </Section>
   );
 }
 
@@ -431,54 +382,30 @@ function EditTier({ configId, tier, entry }: { configId: string; tier: (typeof T
 
 function History({ configId }: { configId: string }) {
   const { t, dateTime } = useI18n();
-  const { results, status, loadMore } = usePaginatedQuery(api.admins.platformAdmin.getConfigHistory, { configId }, { initialNumItems: 20 });
+  const pages = usePaginatedQuery(api.admins.platformAdmin.getConfigHistory, { configId }, { initialNumItems: PAGE });
   const show = (v: unknown) => (v === null || v === undefined ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v));
   return (
-    <Card withBorder component="section" aria-labelledby="history-title">
-      <Stack>
-        <Title order={3} id="history-title">
-          {t("comm.history")}
-        </Title>
-        {status === "LoadingFirstPage" ? (
-          <Loading />
-        ) : results.length === 0 ? (
-          <Text>{t("comm.historyNone")}</Text>
-        ) : (
-          <Table.ScrollContainer minWidth={800}>
-            <Table striped data-testid="config-history">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t("comm.changedAt")}</Table.Th>
-                  <Table.Th>{t("comm.changedBy")}</Table.Th>
-                  <Table.Th>{t("comm.operation")}</Table.Th>
-                  <Table.Th>{t("comm.changes")}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {results.map((h) => (
-                  <Table.Tr key={h._id} data-operation={h.operation}>
-                    <Table.Td>{dateTime(h.changedAt)}</Table.Td>
-                    <Table.Td>{h.changedBy}</Table.Td>
-                    <Table.Td>{h.operation}</Table.Td>
-                    <Table.Td>
-                      {h.changes.map((c) => (
-                        <Text size="xs" key={c.field} ff="monospace" dir="ltr" style={{ wordBreak: "break-all" }}>
-                          {c.field}: {show(c.oldValue)} → {show(c.newValue)}
-                        </Text>
-                      ))}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+    <Section id="history-title" title={t("comm.history")}>
+      <PagedList pages={pages} empty={t("comm.historyNone")}>
+        {(results) => (
+          <DataTable minWidth={800} striped data-testid="config-history" columns={["comm.changedAt", "comm.changedBy", "comm.operation", "comm.changes"]}>
+            {results.map((h) => (
+              <Table.Tr key={h._id} data-operation={h.operation}>
+                <Table.Td>{dateTime(h.changedAt)}</Table.Td>
+                <Table.Td>{h.changedBy}</Table.Td>
+                <Table.Td>{h.operation}</Table.Td>
+                <Table.Td>
+                  {h.changes.map((c) => (
+                    <Text size="xs" key={c.field} ff="monospace" dir="ltr" style={{ wordBreak: "break-all" }}>
+                      {c.field}: {show(c.oldValue)} → {show(c.newValue)}
+                    </Text>
+                  ))}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </DataTable>
         )}
-        {status === "CanLoadMore" && (
-          <Button variant="default" onClick={() => loadMore(20)} w="fit-content">
-            {t("history.more")}
-          </Button>
-        )}
-      </Stack>
-    </Card>
+      </PagedList>
+    </Section>
   );
 }

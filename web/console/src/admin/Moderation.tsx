@@ -8,6 +8,7 @@ import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { useSession } from "../app/session";
 import { ConfirmAction } from "../ui/ConfirmAction";
+import { DataTable } from "../ui/DataTable";
 import { Loading } from "../ui/Loading";
 
 type Flag = FunctionReturnType<typeof api.admins.reviewModeration.listFlags>["page"][number];
@@ -183,48 +184,34 @@ function History() {
   if (rows.length === 0) return <Text data-testid="moderation-history-empty">{t("mod.noHistory")}</Text>;
   return (
     <Stack>
-      <Table.ScrollContainer minWidth={900}>
-        <Table striped verticalSpacing="sm" data-testid="moderation-history">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t("mod.decidedAt")}</Table.Th>
-              <Table.Th>{t("mod.decision")}</Table.Th>
-              <Table.Th>{t("payouts.store")}</Table.Th>
-              <Table.Th>{t("mod.reports")}</Table.Th>
-              <Table.Th>{t("mod.decidedBy")}</Table.Th>
-              <Table.Th>{t("field.notes")}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((f) => (
-              <Table.Tr key={f._id} data-flag={f._id} data-status={f.status}>
-                <Table.Td>{dateTime(f.resolution?.resolvedAt)}</Table.Td>
-                <Table.Td>
-                  <Text size="sm">{f.resolution ? t(`mod.action.${f.resolution.action}` as MessageKey) : f.status}</Text>
-                  {(f.resolution?.through && f.resolution.through !== "resolveFlag") || f.resolution?.byFlagId ? (
-                    <Text size="xs">{t("mod.through")}</Text>
-                  ) : null}
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm">{f.review.store.name}</Text>
-                  <Stars n={f.review.rating} />
-                  <Text size="xs" lineClamp={2}>
-                    {f.review.title ?? f.review.comment}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm">{t("mod.reportedBy", { name: f.flaggedBy.name, reason: reasonLabel(t, f.reason) })}</Text>
-                  <Text size="xs">
-                    {t("mod.flaggedAt")}: {dateTime(f._creationTime)}
-                  </Text>
-                </Table.Td>
-                <Table.Td>{f.resolution?.adminUserId}</Table.Td>
-                <Table.Td style={{ whiteSpace: "pre-wrap" }}>{f.resolution?.adminNotes}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable minWidth={900} striped verticalSpacing="sm" data-testid="moderation-history" columns={["mod.decidedAt", "mod.decision", "payouts.store", "mod.reports", "mod.decidedBy", "field.notes"]}>
+        {rows.map((f) => (
+          <Table.Tr key={f._id} data-flag={f._id} data-status={f.status}>
+            <Table.Td>{dateTime(f.resolution?.resolvedAt)}</Table.Td>
+            <Table.Td>
+              <Text size="sm">{f.resolution ? t(`mod.action.${f.resolution.action}` as MessageKey) : f.status}</Text>
+              {(f.resolution?.through && f.resolution.through !== "resolveFlag") || f.resolution?.byFlagId ? (
+                <Text size="xs">{t("mod.through")}</Text>
+              ) : null}
+            </Table.Td>
+            <Table.Td>
+              <Text size="sm">{f.review.store.name}</Text>
+              <Stars n={f.review.rating} />
+              <Text size="xs" lineClamp={2}>
+                {f.review.title ?? f.review.comment}
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              <Text size="sm">{t("mod.reportedBy", { name: f.flaggedBy.name, reason: reasonLabel(t, f.reason) })}</Text>
+              <Text size="xs">
+                {t("mod.flaggedAt")}: {dateTime(f._creationTime)}
+              </Text>
+            </Table.Td>
+            <Table.Td>{f.resolution?.adminUserId}</Table.Td>
+            <Table.Td style={{ whiteSpace: "pre-wrap" }}>{f.resolution?.adminNotes}</Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
       {(dismissed.status === "CanLoadMore" || resolved.status === "CanLoadMore") && (
         <Button
           variant="default"

@@ -8,6 +8,7 @@ import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { useSession } from "../app/session";
 import { ConfirmAction } from "../ui/ConfirmAction";
+import { DataTable } from "../ui/DataTable";
 import { Loading } from "../ui/Loading";
 import { StatusBadge } from "../ui/StatusBadge";
 
@@ -70,65 +71,50 @@ export default function PayoutQueue() {
       ) : rows.length === 0 ? (
         <Text data-testid="payouts-empty">{t("payouts.none")}</Text>
       ) : (
-        <Table.ScrollContainer minWidth={900}>
-          <Table striped highlightOnHover verticalSpacing="sm" data-testid="payout-queue">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t("payouts.store")}</Table.Th>
-                <Table.Th>{t("payouts.owner")}</Table.Th>
-                <Table.Th>{t("payouts.amounts")}</Table.Th>
-                <Table.Th>{t("payouts.bank")}</Table.Th>
-                <Table.Th>{t("payouts.date")}</Table.Th>
-                <Table.Th>{t("payouts.status")}</Table.Th>
-                <Table.Th>{t("payouts.actions")}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((p) => (
-                <Table.Tr key={p._id} data-payout={p._id} data-status={p.status}>
-                  <Table.Td>
-                    <Text fw={600} title={p.storeId}>
-                      {p.storeName}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text>{p.storeOwnerName}</Text>
-                    <Text size="xs" dir="ltr">
-                      {p.storeOwnerPhone}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">
-                      {t("payouts.requested")}: <b>{money(p.requestedAmount)}</b>
-                    </Text>
-                    <Text size="sm">
-                      {t("payouts.fee")}: {money(p.processingFee)}
-                    </Text>
-                    <Text size="sm">
-                      {t("payouts.net")}: {money(p.netAmount)}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm" ff="monospace" dir="ltr">
-                      {p.bankDetails.IBAN}
-                    </Text>
-                    <Text size="sm">{p.bankDetails.bankName}</Text>
-                    <Text size="sm">{p.bankDetails.accountHolderName}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{dateTime(p.requestDate)}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <StatusBadge status={p.status} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Actions payout={p} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable minWidth={900} striped highlightOnHover verticalSpacing="sm" data-testid="payout-queue" columns={["payouts.store", "payouts.owner", "payouts.amounts", "payouts.bank", "payouts.date", "payouts.status", "payouts.actions"]}>
+          {rows.map((p) => (
+            <Table.Tr key={p._id} data-payout={p._id} data-status={p.status}>
+              <Table.Td>
+                <Text fw={600} title={p.storeId}>
+                  {p.storeName}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Text>{p.storeOwnerName}</Text>
+                <Text size="xs" dir="ltr">
+                  {p.storeOwnerPhone}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm">
+                  {t("payouts.requested")}: <b>{money(p.requestedAmount)}</b>
+                </Text>
+                <Text size="sm">
+                  {t("payouts.fee")}: {money(p.processingFee)}
+                </Text>
+                <Text size="sm">
+                  {t("payouts.net")}: {money(p.netAmount)}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm" ff="monospace" dir="ltr">
+                  {p.bankDetails.IBAN}
+                </Text>
+                <Text size="sm">{p.bankDetails.bankName}</Text>
+                <Text size="sm">{p.bankDetails.accountHolderName}</Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm">{dateTime(p.requestDate)}</Text>
+              </Table.Td>
+              <Table.Td>
+                <StatusBadge status={p.status} />
+              </Table.Td>
+              <Table.Td>
+                <Actions payout={p} />
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
       )}
     </Stack>
   );

@@ -1,12 +1,13 @@
-import { Alert, Button, Card, Group, List, Select, SimpleGrid, Stack, Table, Text, TextInput, Textarea, Title } from "@mantine/core";
+import { Alert, Card, Group, List, Select, Stack, Text, TextInput, Textarea, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery, useQuery } from "convex/react";
+import { useQuery } from "convex/react";
 import { useState } from "react";
 import { useActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
-import type { MessageKey } from "../app/messages";
 import { useSession } from "../app/session";
+import { Balances } from "../ui/Balances";
 import { ConfirmAction } from "../ui/ConfirmAction";
+import { LedgerTable } from "../ui/LedgerTable";
 import { Loading } from "../ui/Loading";
 import { StorePicker, useAllStores, type Store } from "./stores";
 
@@ -32,33 +33,18 @@ export default function Wallets() {
 }
 
 function StoreWallet({ store }: { store: Store }) {
-  const { t, money } = useI18n();
+  const { t } = useI18n();
   const wallet = useQuery(api.stores.wallet.getWallet, { storeId: store._id });
   if (wallet === undefined) return <Loading />;
   if (wallet === null) return <Text>{t("wallet.none")}</Text>;
-  const figures: [MessageKey, number, string][] = [
-    ["wallet.available", wallet.availableBalance, "available"],
-    ["wallet.pending", wallet.pendingBalance, "pending"],
-    ["wallet.earnings", wallet.totalEarnings, "earnings"],
-    ["wallet.paidOut", wallet.totalPayouts, "paid-out"],
-  ];
   return (
     <Stack>
-      <SimpleGrid cols={{ base: 2, md: 4 }}>
-        {figures.map(([label, value, id]) => (
-          <Card withBorder key={id}>
-            <Text size="sm">{t(label)}</Text>
-            <Text size="xl" fw={700} data-testid={`wallet-${id}`}>
-              {money(value)}
-            </Text>
-          </Card>
-        ))}
-      </SimpleGrid>
+      <Balances wallet={wallet} />
       <Group>
         <Adjust store={store} walletId={wallet._id} />
       </Group>
       <Reconciliation storeId={store._id} />
-      <Ledger storeId={store._id} />
+      <LedgerTable storeId={store._id} />
     </Stack>
   );
 }
@@ -151,60 +137,6 @@ function Reconciliation({ storeId }: { storeId: string }) {
               ))}
             </List>
           </>
-        )}
-      </Stack>
-    </Card>
-  );
-}
-
-function Ledger({ storeId }: { storeId: string }) {
-  const { t, money, dateTime } = useI18n();
-  // A type or status this screen has no words for shows as the server names it.
-  const label = (key: string, raw: string) => {
-    const s = t(key as MessageKey);
-    return s === key ? raw : s;
-  };
-  const { results, status, loadMore } = usePaginatedQuery(api.stores.wallet.listTransactions, { storeId }, { initialNumItems: 20 });
-  return (
-    <Card withBorder component="section" aria-labelledby="ledger-title">
-      <Stack>
-        <Title order={3} id="ledger-title">
-          {t("ledger.title")}
-        </Title>
-        {status === "LoadingFirstPage" ? (
-          <Loading />
-        ) : results.length === 0 ? (
-          <Text>{t("ledger.none")}</Text>
-        ) : (
-          <Table.ScrollContainer minWidth={700}>
-            <Table data-testid="ledger">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t("ledger.date")}</Table.Th>
-                  <Table.Th>{t("ledger.type")}</Table.Th>
-                  <Table.Th>{t("ledger.amount")}</Table.Th>
-                  <Table.Th>{t("ledger.status")}</Table.Th>
-                  <Table.Th>{t("ledger.description")}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {results.map((x) => (
-                  <Table.Tr key={x._id} data-type={x.type}>
-                    <Table.Td>{dateTime(x._creationTime)}</Table.Td>
-                    <Table.Td>{label(`tx.${x.type}`, x.type)}</Table.Td>
-                    <Table.Td>{money(x.amount)}</Table.Td>
-                    <Table.Td>{label(`tx.status.${x.status}`, x.status)}</Table.Td>
-                    <Table.Td>{x.description}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
-        {status === "CanLoadMore" && (
-          <Button variant="default" onClick={() => loadMore(20)} w="fit-content">
-            {t("history.more")}
-          </Button>
         )}
       </Stack>
     </Card>

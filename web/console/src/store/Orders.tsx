@@ -7,13 +7,15 @@ import { useActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { ConfirmAction } from "../ui/ConfirmAction";
-import { Loading } from "../ui/Loading";
+import { DataTable } from "../ui/DataTable";
+import { PagedList } from "../ui/PagedList";
 import { OrderStatusBadge } from "./OrderStatusBadge";
 import { nextStatuses, ORDER_STATUSES, type OrderStatus } from "./orderStatus";
 import { useStore } from "./StoreContext";
 
 type Order = FunctionReturnType<typeof api.stores.orders.listStoreOrders>["page"][number];
 const FILTERS = ["all", ...ORDER_STATUSES] as const;
+const ORDERS_PAGE = 25;
 const PAYMENTS = new Set(["paid", "under_review", "pending", "refunded"]);
 
 /** A short, readable order number: the id's last six characters. */
@@ -25,10 +27,10 @@ export default function Orders() {
   const { t } = useI18n();
   const { store } = useStore();
   const [filter, setFilter] = useState<(typeof FILTERS)[number]>("all");
-  const { results, status, loadMore } = usePaginatedQuery(
+  const pages = usePaginatedQuery(
     api.stores.orders.listStoreOrders,
     { storeId: store._id, status: filter === "all" ? undefined : filter },
-    { initialNumItems: 25 },
+    { initialNumItems: ORDERS_PAGE },
   );
   return (
     <Stack>
@@ -49,37 +51,15 @@ export default function Orders() {
           style={{ flexWrap: "wrap" }}
         />
       </Stack>
-      {status === "LoadingFirstPage" ? (
-        <Loading />
-      ) : results.length === 0 ? (
-        <Text data-testid="orders-empty">{t("orders.none")}</Text>
-      ) : (
-        <Table.ScrollContainer minWidth={980}>
-          <Table striped verticalSpacing="sm" data-testid="orders">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t("orders.order")}</Table.Th>
-                <Table.Th>{t("orders.items")}</Table.Th>
-                <Table.Th>{t("orders.total")}</Table.Th>
-                <Table.Th>{t("orders.delivery")}</Table.Th>
-                <Table.Th>{t("orders.payment")}</Table.Th>
-                <Table.Th>{t("orders.status")}</Table.Th>
-                <Table.Th>{t("orders.next")}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {results.map((o) => (
-                <OrderRow key={o._id} order={o} />
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
-      {status === "CanLoadMore" && (
-        <Button variant="default" onClick={() => loadMore(25)} w="fit-content">
-          {t("history.more")}
-        </Button>
-      )}
+      <PagedList pages={pages} empty={t("orders.none")} emptyTestId="orders-empty" pageSize={ORDERS_PAGE}>
+        {(results) => (
+          <DataTable minWidth={980} striped verticalSpacing="sm" data-testid="orders" columns={["orders.order", "orders.items", "orders.total", "orders.delivery", "orders.payment", "orders.status", "orders.next"]}>
+            {results.map((o) => (
+              <OrderRow key={o._id} order={o} />
+            ))}
+          </DataTable>
+        )}
+      </PagedList>
     </Stack>
   );
 }

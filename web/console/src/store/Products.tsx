@@ -1,10 +1,13 @@
-import { Alert, Badge, Button, Card, Checkbox, Group, Modal, SimpleGrid, Stack, Switch, Table, Text, TextInput, Title } from "@mantine/core";
+import { Badge, Button, Card, Checkbox, Group, SimpleGrid, Stack, Switch, Table, Text, TextInput, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useState } from "react";
 import { useActionForm, type Refusal } from "../app/action";
 import { useI18n } from "../app/i18n";
+import { DataTable } from "../ui/DataTable";
+import { FormCard, useSubmitAndEmpty } from "../ui/FormCard";
+import { FormDialog } from "../ui/FormDialog";
 import { Loading } from "../ui/Loading";
 import { useStore } from "./StoreContext";
 
@@ -86,7 +89,6 @@ const describePrice = (t: (k: "products.priceBad") => string) => (r: Refusal) =>
 
 function NewProduct({ storeId }: { storeId: string }) {
   const { t } = useI18n();
-  const [done, setDone] = useState(false);
   const form = useActionForm({
     initial: { name: "", price: "", isAvailable: true },
     mutation: api.stores.products.createProduct,
@@ -96,44 +98,24 @@ function NewProduct({ storeId }: { storeId: string }) {
     },
     args: (v) => ({ storeId, name: v.name.trim(), price: Number(v.price.trim()), isAvailable: v.isAvailable }),
     describe: describePrice(t),
-    onDone: () => setDone(true),
   });
+  const sent = useSubmitAndEmpty(form);
   return (
-    <Card withBorder component="section" aria-labelledby="new-product-title">
-      <form
-        noValidate
-        onSubmit={(e) => {
-          setDone(false);
-          void form.submit(e).then((r) => r !== undefined && form.reset());
-        }}
-      >
-        <Stack>
-          <Title order={3} id="new-product-title">
-            {t("products.new")}
-          </Title>
-          <SimpleGrid cols={{ base: 1, md: 3 }}>
-            <TextInput label={t("products.name")} required {...form.input("name")} />
-            <TextInput label={t("products.price")} inputMode="decimal" required dir="ltr" {...form.input("price")} />
-            <Checkbox label={t("products.available")} mt={{ md: 30 }} {...form.checkbox("isAvailable")} />
-          </SimpleGrid>
-          {form.formError && (
-            <Alert color="red" role="alert" title={form.formError.code}>
-              {form.formError.message}
-            </Alert>
-          )}
-          {done && (
-            <Alert color="green" role="status">
-              {t("products.created")}
-            </Alert>
-          )}
-          <Group>
-            <Button type="submit" loading={form.pending} data-testid="create-product">
-              {t("products.create")}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Card>
+    <FormCard
+      id="new-product-title"
+      title={t("products.new")}
+      form={form}
+      onSubmit={sent.onSubmit}
+      done={sent.done ? t("products.created") : null}
+      submitLabel={t("products.create")}
+      submitTestId="create-product"
+    >
+      <SimpleGrid cols={{ base: 1, md: 3 }}>
+        <TextInput label={t("products.name")} required {...form.input("name")} />
+        <TextInput label={t("products.price")} inputMode="decimal" required dir="ltr" {...form.input("price")} />
+        <Checkbox label={t("products.available")} mt={{ md: 30 }} {...form.checkbox("isAvailable")} />
+      </SimpleGrid>
+    </FormCard>
   );
 }
 
@@ -143,34 +125,21 @@ function ProductList({ storeId }: { storeId: string }) {
   if (products === undefined) return <Loading />;
   if (products.length === 0) return <Text data-testid="products-empty">{t("products.none")}</Text>;
   return (
-    <Table.ScrollContainer minWidth={700}>
-      <Table striped verticalSpacing="sm" data-testid="products">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{t("products.name")}</Table.Th>
-            <Table.Th>{t("products.price")}</Table.Th>
-            <Table.Th>{t("products.available")}</Table.Th>
-            <Table.Th>{t("products.added")}</Table.Th>
-            <Table.Th>{t("products.edit")}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {products.map((p) => (
-            <Table.Tr key={p._id} data-product={p._id} data-available={p.isAvailable}>
-              <Table.Td>{p.name}</Table.Td>
-              <Table.Td>{money(p.price)}</Table.Td>
-              <Table.Td>
-                <Availability product={p} />
-              </Table.Td>
-              <Table.Td>{dateTime(p._creationTime)}</Table.Td>
-              <Table.Td>
-                <EditProduct product={p} />
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <DataTable minWidth={700} striped verticalSpacing="sm" data-testid="products" columns={["products.name", "products.price", "products.available", "products.added", "products.edit"]}>
+      {products.map((p) => (
+        <Table.Tr key={p._id} data-product={p._id} data-available={p.isAvailable}>
+          <Table.Td>{p.name}</Table.Td>
+          <Table.Td>{money(p.price)}</Table.Td>
+          <Table.Td>
+            <Availability product={p} />
+          </Table.Td>
+          <Table.Td>{dateTime(p._creationTime)}</Table.Td>
+          <Table.Td>
+            <EditProduct product={p} />
+          </Table.Td>
+        </Table.Tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -225,33 +194,20 @@ function EditProduct({ product: p }: { product: Product }) {
       <Button size="xs" variant="default" onClick={open} data-testid="edit-product">
         {t("products.edit")}
       </Button>
-      <Modal opened={opened} onClose={close} title={t("products.editTitle", { name: p.name })} centered closeButtonProps={{ "aria-label": t("close") }}>
-        <form
-          noValidate
-          onSubmit={async (e) => {
-            const r = await form.submit(e);
-            if (r !== undefined) setOpened(false);
-          }}
-        >
-          <Stack>
-            <TextInput label={t("products.name")} required {...form.input("name")} />
-            <TextInput label={t("products.price")} inputMode="decimal" required dir="ltr" {...form.input("price")} />
-            {form.formError && (
-              <Alert color="red" role="alert" title={form.formError.code}>
-                {form.formError.message}
-              </Alert>
-            )}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close} disabled={form.pending}>
-                {t("cancel")}
-              </Button>
-              <Button type="submit" loading={form.pending}>
-                {t("products.save")}
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
+      <FormDialog
+        opened={opened}
+        onClose={close}
+        title={t("products.editTitle", { name: p.name })}
+        submitLabel={t("products.save")}
+        form={form}
+        onSubmit={async () => {
+          const r = await form.submit();
+          if (r !== undefined) setOpened(false);
+        }}
+      >
+        <TextInput label={t("products.name")} required {...form.input("name")} />
+        <TextInput label={t("products.price")} inputMode="decimal" required dir="ltr" {...form.input("price")} />
+      </FormDialog>
     </>
   );
 }

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Card, Group, Image, Progress, Select, SimpleGrid, Stack, Text, Textarea, Title } from "@mantine/core";
+import { Badge, Button, Card, Group, Image, Progress, Select, SimpleGrid, Stack, Text, Textarea, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { usePaginatedQuery, useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
@@ -6,7 +6,9 @@ import { useState } from "react";
 import { useActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
+import { FormError } from "../ui/FormError";
 import { Loading } from "../ui/Loading";
+import { PAGE, PagedList } from "../ui/PagedList";
 import { useStore } from "./StoreContext";
 
 type Review = FunctionReturnType<typeof api.stores.reviews.getStoreReviews>["page"][number];
@@ -111,10 +113,10 @@ function ReviewList({ storeId }: { storeId: string }) {
   const { t } = useI18n();
   const [sortBy, setSortBy] = useState<(typeof SORTS)[number]>("newest");
   const [rating, setRating] = useState<string | null>(null);
-  const { results, status, loadMore } = usePaginatedQuery(
+  const pages = usePaginatedQuery(
     api.stores.reviews.getStoreReviews,
     { storeId, sortBy, ratingFilter: rating ? Number(rating) : undefined },
-    { initialNumItems: 20 },
+    { initialNumItems: PAGE },
   );
   return (
     <Stack>
@@ -137,22 +139,15 @@ function ReviewList({ storeId }: { storeId: string }) {
           w={200}
         />
       </Group>
-      {status === "LoadingFirstPage" ? (
-        <Loading />
-      ) : results.length === 0 ? (
-        <Text data-testid="reviews-empty">{t("reviews.none")}</Text>
-      ) : (
-        <Stack data-testid="reviews">
-          {results.map((r) => (
-            <ReviewCard key={r._id} review={r} />
-          ))}
-        </Stack>
-      )}
-      {status === "CanLoadMore" && (
-        <Button variant="default" onClick={() => loadMore(20)} w="fit-content">
-          {t("history.more")}
-        </Button>
-      )}
+      <PagedList pages={pages} empty={t("reviews.none")} emptyTestId="reviews-empty">
+        {(results) => (
+          <Stack data-testid="reviews">
+            {results.map((r) => (
+              <ReviewCard key={r._id} review={r} />
+            ))}
+          </Stack>
+        )}
+      </PagedList>
     </Stack>
   );
 }
@@ -230,11 +225,7 @@ function Reply({ review, onDone }: { review: Review; onDone(): void }) {
     <form noValidate onSubmit={(e) => void form.submit(e)}>
       <Stack gap="xs">
         <Textarea label={t("reviews.replyLabel", { name: review.customer.name })} autosize minRows={2} required {...form.input("comment")} />
-        {form.formError && (
-          <Alert color="red" role="alert" title={form.formError.code}>
-            {form.formError.message}
-          </Alert>
-        )}
+        <FormError form={form} />
         <Group gap="xs">
           <Button type="submit" size="xs" loading={form.pending}>
             {update ? t("reviews.update") : t("reviews.send")}

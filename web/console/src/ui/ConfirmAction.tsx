@@ -1,7 +1,8 @@
-import { Alert, Button, Group, Modal, Stack, Text } from "@mantine/core";
+import { Button, Text } from "@mantine/core";
 import { useState, type ReactNode } from "react";
 import type { ActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
+import { FormDialog } from "./FormDialog";
 
 // A button that opens a confirmation: the question, the action's fields, and
 // Confirm. The server's refusal shows in the dialog (next to its field or
@@ -27,34 +28,21 @@ export function ConfirmAction<R>(props: {
       <Button size="xs" variant="light" color={props.color} onClick={() => setOpened(true)} data-testid={props.testId}>
         {props.label}
       </Button>
-      <Modal opened={opened} onClose={close} title={props.label} centered closeButtonProps={{ "aria-label": t("close") }}>
-        <form
-          noValidate
-          onSubmit={async (e) => {
-            e.preventDefault();
-            const done = await form.submit();
-            if (done !== undefined) close();
-          }}
-        >
-          <Stack>
-            <Text>{props.title}</Text>
-            {props.children}
-            {form.formError && (
-              <Alert color="red" role="alert" title={form.formError.code}>
-                {form.formError.message}
-              </Alert>
-            )}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close} disabled={form.pending}>
-                {t("cancel")}
-              </Button>
-              <Button type="submit" color={props.color} loading={form.pending}>
-                {t("confirm")}
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
+      <FormDialog
+        opened={opened}
+        onClose={close}
+        title={props.label}
+        submitLabel={t("confirm")}
+        form={form}
+        color={props.color}
+        onSubmit={async () => {
+          const done = await form.submit();
+          if (done !== undefined) close();
+        }}
+      >
+        <Text>{props.title}</Text>
+        {props.children}
+      </FormDialog>
     </>
   );
 }
