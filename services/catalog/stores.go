@@ -430,6 +430,9 @@ func (s *svc) searchNearby(ctx context.Context, a *searchNearbyArgs) ([]NearbySt
 // backfillNameKeys gives the stores created before listStores existed the
 // name key it sorts by, once, at start.
 func (s *svc) backfillNameKeys(ctx context.Context) error {
+	// A start-up task: it writes over DB_MEMORY_LIMIT as the start does
+	// (libs/store/memlimit.go), or it would be lost until the next start.
+	ctx = store.AllowOverMemoryLimit(ctx, "catalog: the name keys' backfill at start")
 	stores := s.env.DB.Collection("stores")
 	cur, err := stores.Find(ctx, bson.M{"nameKey": bson.M{"$exists": false}}, options.Find().SetProjection(bson.M{"name": 1}))
 	if err != nil {

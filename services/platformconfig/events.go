@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	contract "marketplace/libs/contracts/platformconfig"
+	"marketplace/libs/store"
 )
 
 // Services that follow the configuration without calling this one (the
@@ -30,6 +31,9 @@ func (s *svc) announce(ctx context.Context, d *configDoc) error {
 // announceActive announces the configuration in force once, at start.
 // Followers ignore it when they already hold that version.
 func (s *svc) announceActive(ctx context.Context) error {
+	// A start-up task: it writes over DB_MEMORY_LIMIT as the start does
+	// (libs/store/memlimit.go), or followers would miss it until the next start.
+	ctx = store.AllowOverMemoryLimit(ctx, "platformconfig: the announcement at start")
 	d, err := s.active(ctx)
 	if err != nil {
 		return fmt.Errorf("platformconfig: announcing the active configuration at start: %w", err)
