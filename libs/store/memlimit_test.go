@@ -285,3 +285,30 @@ func BenchmarkMemoryLimitCheck(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkInsertWithMemoryLimit: an InsertOne on the embedded engine (in
+// memory) without a limit and with one well above the heap: what the check
+// adds to a whole write.
+func BenchmarkInsertWithMemoryLimit(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		lim  *MemoryLimit
+	}{{"off", nil}, {"on", NewMemoryLimit(1 << 50)}} {
+		b.Run(c.name, func(b *testing.B) {
+			ctx := context.Background()
+			db, err := Open(ctx, Options{Name: "bench", Memory: true, MemoryLimit: c.lim})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close(ctx)
+			coll := db.Collection("things")
+			i := 0
+			for b.Loop() {
+				i++
+				if _, err := coll.InsertOne(ctx, bson.M{"_id": i, "name": "thing", "n": i}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
