@@ -15,12 +15,12 @@ import (
 // Finds served by indexes: a query whose conditions, at the top level (or
 // in a top-level $and), require an index's leading fields to equal scalars
 // and, optionally, the next field to be in a range of scalars of one type
-// bracket, reads that part of the index instead of every document. When the
+// bracket (also one that every branch of a top-level $or implies), reads that part of the index instead of every document. When the
 // index's next fields are the sort's keys (all in the index's direction or
 // all in the opposite one), the documents come in the sort's order and the
 // walk stops once skip+limit of them match. Every candidate is matched with
 // the whole query: the index only narrows the documents, so a condition the
-// planner does not understand ($or, $ne, $not, regular expressions, dotted
+// planner does not understand ($nor, $ne, $not, regular expressions, dotted
 // paths, null, arrays...) is simply matched on the candidates, and a query
 // with no usable condition scans. The answer is the scan's: the same
 // documents in the same order (ties of a sort in natural order), or the
@@ -80,6 +80,12 @@ func collectConds(query bson.D, qc *queryConds) {
 			}
 			continue
 		}
+		if e.Key == "$or" {
+			if list, ok := e.Value.(bson.A); ok {
+				collectOr(list, qc)
+			}
+			continue
+		}
 		if strings.HasPrefix(e.Key, "$") {
 			continue
 		}
@@ -113,6 +119,103 @@ func collectConds(query bson.D, qc *queryConds) {
 		}
 		qc.fields[e.Key] = f
 	}
+}
+
+// collectOr reads the bounds a top-level $or implies: a field that every
+// branch requires to equal scalars or to be in a range, all of one class,
+// lies between the least and the greatest of them (as a cursor's "after
+// this position" condition bounds the sort's first key).
+func collectOr(branches bson.A, qc *queryConds) {
+	if len(branches) == 0 {
+		return
+	}
+	var subs []*queryConds
+	for _, item := range branches {
+		doc, ok := item.(bson.D)
+		if !ok {
+			return
+		}
+		sub := &queryConds{fields: map[string]*fieldConds{}}
+		collectConds(doc, sub)
+		subs = append(subs, sub)
+	}
+	for name := range subs[0].fields {
+		var class bsonkit.Class
+		var low, high *bsonkit.Bound
+		ok := true
+		for i, sub := range subs {
+			c, l, h, bounded := sub.fields[name].interval()
+			if !bounded || i > 0 && c != class {
+				ok = false
+				break
+			}
+			if i == 0 {
+				class, low, high = c, l, h
+				continue
+			}
+			low = outerBound(low, l, true)
+			high = outerBound(high, h, false)
+		}
+		if !ok {
+			continue
+		}
+		f := qc.fields[name]
+		if f == nil {
+			f = &fieldConds{}
+			qc.fields[name] = f
+		}
+		if low != nil {
+			f.addBound(low.Value, low.Inclusive, true)
+		}
+		if high != nil {
+			f.addBound(high.Value, high.Inclusive, false)
+		}
+	}
+}
+
+// interval returns the class and the bounds (nil: open) within which the
+// conditions require the field: its equality's values (of one class) or its
+// range. bounded is false when they do not bound it.
+func (f *fieldConds) interval() (class bsonkit.Class, low, high *bsonkit.Bound, bounded bool) {
+	switch {
+	case f == nil:
+		return 0, nil, nil, false
+	case f.hasEq:
+		if len(f.eq) == 0 {
+			return 0, nil, nil, false // matches nothing: leave the field
+		}
+		class, _ = bsonkit.Inspect(f.eq[0])
+		for _, v := range f.eq[1:] {
+			if c, _ := bsonkit.Inspect(v); c != class {
+				return 0, nil, nil, false
+			}
+		}
+		// eq is sorted
+		return class, &bsonkit.Bound{Value: f.eq[0], Inclusive: true}, &bsonkit.Bound{Value: f.eq[len(f.eq)-1], Inclusive: true}, true
+	case f.low != nil || f.high != nil:
+		return f.class, f.low, f.high, true
+	}
+	return 0, nil, nil, false
+}
+
+// outerBound is the looser of two bounds on one side (nil: open).
+func outerBound(a, b *bsonkit.Bound, low bool) *bsonkit.Bound {
+	if a == nil || b == nil {
+		return nil
+	}
+	res := bsonkit.Compare(a.Value, b.Value)
+	if !low {
+		res = -res
+	}
+	switch {
+	case res < 0:
+		return a
+	case res > 0:
+		return b
+	case b.Inclusive:
+		return b
+	}
+	return a
 }
 
 // isOperatorDoc reports whether a field's condition is a document of

@@ -139,10 +139,54 @@ func planRandomQuery(r *rand.Rand) bsonkit.Doc {
 			bson.D{{Key: "x", Value: planRandomCond(r)}},
 		}})
 	}
+	if r.Intn(6) == 0 {
+		query = append(query, planCursorOr(r))
+	}
+	if r.Intn(6) == 0 {
+		// branches that all bound one field (sometimes with others)
+		f := []string{"x", "y", "m"}[r.Intn(3)]
+		var or bson.A
+		for i := 1 + r.Intn(3); i > 0; i-- {
+			branch := bson.D{{Key: f, Value: planRandomCond(r)}}
+			if r.Intn(3) == 0 {
+				branch = append(branch, bson.E{Key: "s", Value: planRandomCond(r)})
+			}
+			or = append(or, branch)
+		}
+		query = append(query, bson.E{Key: "$or", Value: or})
+	}
 	if r.Intn(40) == 0 {
 		query = append(bson.D{{Key: "x", Value: bson.D{{Key: "$bogus", Value: int32(1)}}}}, query...)
 	}
 	return &query
+}
+
+// planCursorOr is a cursor's condition (the documents after a position in
+// a sort): {$or: [{k0: {$gt: v0}}, {k0: v0, k1: {$gt: v1}}, ...]}, $lt for
+// descending keys, on a random sort's keys.
+func planCursorOr(r *rand.Rand) bson.E {
+	sort := planSorts[r.Intn(len(planSorts))]
+	values := make([]interface{}, len(sort))
+	for i := range values {
+		values[i] = planRandomScalar(r)
+		if r.Intn(2) == 0 && i > 0 {
+			values[i] = values[0]
+		}
+	}
+	var or bson.A
+	for i, k := range sort {
+		var cond bson.D
+		for j := 0; j < i; j++ {
+			cond = append(cond, bson.E{Key: sort[j].Key, Value: values[j]})
+		}
+		op := "$gt"
+		if k.Value == int32(-1) {
+			op = "$lt"
+		}
+		cond = append(cond, bson.E{Key: k.Key, Value: bson.D{{Key: op, Value: values[i]}}})
+		or = append(or, cond)
+	}
+	return bson.E{Key: "$or", Value: or}
 }
 
 // planSorts are the sorts of the random queries: covered by an index in
@@ -263,4 +307,121 @@ func TestPlanAgreesWithScan(t *testing.T) {
 	assert.Greater(t, served, total/2)
 	assert.Greater(t, covered, total/20)
 	assert.Greater(t, ranged, total/20)
+}
+
+// TestPlanMultikey: on an index that holds arrays, the two bounds of a range
+// may hold for two elements of one array, and a document's sort key is its
+// least (or greatest) element wherever the range starts: the index serves a
+// range by one bound and no sort.
+func TestPlanMultikey(t *testing.T) {
+	c := NewCollection(true)
+	_, err := c.CreateIndex("s_x", IndexConfig{Key: &bson.D{{Key: "s", Value: int32(1)}, {Key: "x", Value: int32(1)}}})
+	require.NoError(t, err)
+	for _, doc := range []bson.M{
+		{"_id": int32(1), "s": "a", "x": int32(4)},
+		{"_id": int32(2), "s": "a", "x": bson.A{int32(1), int32(10)}},
+		{"_id": int32(3), "s": "a", "x": int32(7)},
+	} {
+		_, err := c.Insert(bsonkit.MustConvert(doc))
+		require.NoError(t, err)
+	}
+	for _, item := range []struct {
+		query bson.D
+		sort  bson.D
+		ids   bson.A
+	}{
+		{bson.D{{Key: "s", Value: "a"}, {Key: "x", Value: bson.D{{Key: "$gt", Value: int32(4)}, {Key: "$lt", Value: int32(5)}}}}, nil, bson.A{int32(2)}},
+		{bson.D{{Key: "s", Value: "a"}, {Key: "x", Value: bson.D{{Key: "$gt", Value: int32(3)}}}}, bson.D{{Key: "x", Value: int32(1)}}, bson.A{int32(2), int32(1), int32(3)}},
+		{bson.D{{Key: "s", Value: "a"}}, bson.D{{Key: "x", Value: int32(-1)}}, bson.A{int32(2), int32(3), int32(1)}},
+	} {
+		query := bsonkit.MustConvert(item.query)
+		var sort bsonkit.Doc
+		var columns []bsonkit.Column
+		if item.sort != nil {
+			sort = &item.sort
+			columns, err = Columns(sort)
+			require.NoError(t, err)
+		}
+		p := c.planQuery(query, columns)
+		require.NotNil(t, p, "%v", item.query)
+		assert.False(t, p.covers, "%v", item.query)
+		list, err := c.selectDocs(query, sort, 0, 0)
+		require.NoError(t, err)
+		ids := bson.A{}
+		for _, doc := range list {
+			ids = append(ids, bsonkit.Get(doc, "_id"))
+		}
+		assert.Equal(t, item.ids, ids, "%v", item.query)
+	}
+}
+
+// TestPlanServesReviewShapes: the reviews service's queries (a store's
+// visible reviews, first page and after a cursor, with and without the
+// sort) are served by its indexes: the store and visibility bound, the
+// cursor's $or read as a range on the sort's first key, the sort covered.
+func TestPlanServesReviewShapes(t *testing.T) {
+	c := NewCollection(true)
+	for name, key := range map[string]bson.D{
+		"store_newest":  {{Key: "storeId", Value: int32(1)}, {Key: "hidden", Value: int32(1)}, {Key: "createdAt", Value: int32(-1)}, {Key: "_id", Value: int32(-1)}},
+		"store_helpful": {{Key: "storeId", Value: int32(1)}, {Key: "hidden", Value: int32(1)}, {Key: "wilson", Value: int32(-1)}, {Key: "createdAt", Value: int32(-1)}, {Key: "_id", Value: int32(-1)}},
+	} {
+		key := key
+		_, err := c.CreateIndex(name, IndexConfig{Key: &key})
+		require.NoError(t, err)
+	}
+	for i := 0; i < 300; i++ {
+		_, err := c.Insert(bsonkit.MustConvert(bson.M{
+			"_id": fmt.Sprintf("r%03d", i), "storeId": fmt.Sprintf("s%d", i%3), "hidden": i%7 == 0,
+			"wilson": float64(i%11) / 10, "createdAt": primitive.DateTime(1000 + i%50),
+		}))
+		require.NoError(t, err)
+	}
+	helpful := &bson.D{{Key: "wilson", Value: int32(-1)}, {Key: "createdAt", Value: int32(-1)}, {Key: "_id", Value: int32(-1)}}
+	columns, err := Columns(helpful)
+	require.NoError(t, err)
+	first := bson.D{{Key: "storeId", Value: "s1"}, {Key: "hidden", Value: false}}
+	after := bson.D{{Key: "$and", Value: bson.A{first, bson.D{{Key: "$or", Value: bson.A{
+		bson.D{{Key: "wilson", Value: bson.D{{Key: "$lt", Value: 0.5}}}},
+		bson.D{{Key: "wilson", Value: 0.5}, {Key: "createdAt", Value: bson.D{{Key: "$lt", Value: primitive.DateTime(1020)}}}},
+		bson.D{{Key: "wilson", Value: 0.5}, {Key: "createdAt", Value: primitive.DateTime(1020)}, {Key: "_id", Value: bson.D{{Key: "$lt", Value: "r100"}}}},
+	}}}}}}
+
+	for _, item := range []struct {
+		query   bson.D
+		sorted  bool
+		name    string
+		covers  bool
+		ranged  bool
+		results int
+	}{
+		{first, false, "", false, false, 86},
+		{first, true, "store_helpful", true, false, 86},
+		{after, false, "store_helpful", false, true, 44},
+		{after, true, "store_helpful", true, true, 44},
+	} {
+		query := bsonkit.MustConvert(item.query)
+		var sort bsonkit.Doc
+		var cols []bsonkit.Column
+		if item.sorted {
+			sort, cols = helpful, columns
+		}
+		p := c.planQuery(query, cols)
+		require.NotNil(t, p)
+		assert.Equal(t, 2, p.eq)
+		if item.name != "" {
+			assert.Equal(t, item.name, p.name)
+		}
+		assert.Equal(t, item.covers, p.covers)
+		assert.Equal(t, item.ranged, p.rng != nil)
+		if item.ranged {
+			assert.Nil(t, p.rng.Low)
+			assert.Equal(t, &bsonkit.Bound{Value: 0.5, Inclusive: true}, p.rng.High)
+		}
+		want, err := scanDocs(c, query, sort, 0, 0)
+		require.NoError(t, err)
+		got, err := c.selectDocs(query, sort, 0, 0)
+		require.NoError(t, err)
+		assert.Equal(t, item.results, len(got))
+		assert.Equal(t, want, got)
+	}
 }
