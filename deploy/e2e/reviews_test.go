@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	st "marketplace/deploy/systemtest"
 )
@@ -606,8 +607,13 @@ func TestReviewsGetReviewAndCustomerReviews(t *testing.T) {
 	rs := newReviewShop(t, s)
 	otherTok, _ := newCustomer(t, s, "user-getter")
 	rs.deliverOrder(t, rs.orderA)
+	// (a millisecond apart at least: createdAt has millisecond precision and
+	// equal ones are ordered by id, which the newest-first check below
+	// does not expect)
 	a := addReviewOK(t, s, rs.user, reviewArgs(rs.storeA, 5, "orderId", rs.orderA))
+	time.Sleep(2 * time.Millisecond)
 	b := addReviewOK(t, s, rs.user, reviewArgs(rs.storeB, 3))
+	time.Sleep(2 * time.Millisecond)
 	c := addReviewOK(t, s, rs.user, reviewArgs(rs.storeA, 4))
 	addReviewOK(t, s, otherTok, reviewArgs(rs.storeA, 1))
 	st.MustOK(t, s.Mutation(rs.owner, opAddResponse, map[string]any{"reviewId": b, "comment": "Thanks!"}))

@@ -12,9 +12,55 @@ import (
 // indexEntry is one (key tuple, doc) pair stored in the index btree. A document
 // with array values at indexed paths produces multiple entries — one per
 // element combination — to mirror MongoDB's multikey indexing.
+//
+// A pivot is an entry that only positions a walk (Walk): its keys may be
+// fewer than the columns, the last one may be a keyBound, and where its keys
+// run out it orders before (after false) or after (after true) every entry
+// that shares them. A pivot is never stored.
 type indexEntry struct {
-	keys []interface{}
-	doc  Doc
+	keys  []interface{}
+	doc   Doc
+	pivot bool
+	after bool
+}
+
+// keyBound is a pivot's key that orders just before or just after a value
+// (hasValue) or all the values of a class, in Compare's order. It never
+// equals a key.
+type keyBound struct {
+	value    interface{}
+	hasValue bool
+	class    Class
+	after    bool
+}
+
+// compare orders the bound with the key x.
+func (b keyBound) compare(x interface{}) int {
+	var res int
+	if b.hasValue {
+		res = Compare(b.value, x)
+	} else {
+		xc, _ := Inspect(x)
+		res = cmp.Compare(b.class, xc)
+	}
+	if res != 0 {
+		return res
+	}
+	if b.after {
+		return 1
+	}
+	return -1
+}
+
+// compareKey is Compare, with keyBound on either side.
+func compareKey(a, b interface{}) int {
+	if ab, ok := a.(keyBound); ok {
+		return ab.compare(b)
+	}
+	if bb, ok := b.(keyBound); ok {
+		return -bb.compare(a)
+	}
+	return Compare(a, b)
 }
 
 // Index is a basic btree based index for documents. The index is not safe from
@@ -23,25 +69,18 @@ type Index struct {
 	unique  bool
 	columns []Column
 	btree   *btree.BTreeG[indexEntry]
+
+	// multikey counts the documents with an array at an indexed path (one
+	// entry per element): while there is one, a document may have several
+	// entries and the index's order is not a sort's order.
+	multikey int
 }
 
 // NewIndex creates and returns a new index.
 func NewIndex(unique bool, columns []Column) *Index {
 	// prepare less function
 	less := func(a, b indexEntry) bool {
-		for i, col := range columns {
-			res := Compare(a.keys[i], b.keys[i])
-			if col.Reverse {
-				res = -res
-			}
-			if res != 0 {
-				return res < 0
-			}
-		}
-		// tiebreak by document identity so multiple non-unique entries with
-		// equal keys can coexist; for unique indexes the conflict is detected
-		// before insert
-		return uintptr(unsafe.Pointer(a.doc)) < uintptr(unsafe.Pointer(b.doc))
+		return compareEntries(columns, a, b) < 0
 	}
 
 	return &Index{
@@ -49,6 +88,45 @@ func NewIndex(unique bool, columns []Column) *Index {
 		columns: columns,
 		unique:  unique,
 	}
+}
+
+// compareEntries orders two entries (or an entry and a pivot) as the btree
+// does: by keys, each column in its direction, then by document identity.
+func compareEntries(columns []Column, a, b indexEntry) int {
+	for i, col := range columns {
+		if i == len(a.keys) || i == len(b.keys) {
+			break
+		}
+		var res int
+		if a.pivot || b.pivot {
+			res = compareKey(a.keys[i], b.keys[i])
+		} else {
+			res = Compare(a.keys[i], b.keys[i])
+		}
+		if col.Reverse {
+			res = -res
+		}
+		if res != 0 {
+			return res
+		}
+	}
+	// a pivot orders before or after every entry that shares its keys
+	if a.pivot {
+		if a.after {
+			return 1
+		}
+		return -1
+	}
+	if b.pivot {
+		if b.after {
+			return -1
+		}
+		return 1
+	}
+	// tiebreak by document identity so multiple non-unique entries with
+	// equal keys can coexist; for unique indexes the conflict is detected
+	// before insert (a nil document, as in a probe, orders first)
+	return cmp.Compare(uintptr(unsafe.Pointer(a.doc)), uintptr(unsafe.Pointer(b.doc)))
 }
 
 // Build will build the index from the specified list. It may return false if
@@ -84,8 +162,13 @@ func (i *Index) Build(list List) bool {
 
 	// compute entries
 	entries := make([]indexEntry, 0, len(list))
+	multikey := 0
 	for _, doc := range list {
-		for _, t := range i.tuples(doc) {
+		tuples, multi := i.tuples(doc)
+		if multi {
+			multikey++
+		}
+		for _, t := range tuples {
 			entries = append(entries, indexEntry{keys: t, doc: doc})
 		}
 	}
@@ -111,6 +194,7 @@ func (i *Index) Build(list List) bool {
 		}
 		i.btree.Load(e)
 	}
+	i.multikey = multikey
 
 	return true
 }
@@ -133,7 +217,7 @@ func (i *Index) compareKeys(a, b []interface{}) int {
 // already been added or, for unique indexes, conflicts with another document.
 func (i *Index) Add(doc Doc) bool {
 	// get tuples
-	tuples := i.tuples(doc)
+	tuples, multi := i.tuples(doc)
 
 	// already added?
 	if _, ok := i.btree.Get(indexEntry{keys: tuples[0], doc: doc}); ok {
@@ -153,6 +237,9 @@ func (i *Index) Add(doc Doc) bool {
 	for _, t := range tuples {
 		i.btree.Set(indexEntry{keys: t, doc: doc})
 	}
+	if multi {
+		i.multikey++
+	}
 
 	return true
 }
@@ -162,7 +249,7 @@ func (i *Index) Add(doc Doc) bool {
 // indexed, mirroring uniqueness semantics.
 func (i *Index) Has(doc Doc) bool {
 	// get tuples
-	tuples := i.tuples(doc)
+	tuples, _ := i.tuples(doc)
 
 	// for unique, check by key only
 	if i.unique {
@@ -179,7 +266,7 @@ func (i *Index) Has(doc Doc) bool {
 // document has not yet been added to the index.
 func (i *Index) Remove(doc Doc) bool {
 	// get tuples
-	tuples := i.tuples(doc)
+	tuples, multi := i.tuples(doc)
 
 	// check if added
 	if _, ok := i.btree.Get(indexEntry{keys: tuples[0], doc: doc}); !ok {
@@ -189,6 +276,9 @@ func (i *Index) Remove(doc Doc) bool {
 	// remove all entries
 	for _, t := range tuples {
 		i.btree.Delete(indexEntry{keys: t, doc: doc})
+	}
+	if multi {
+		i.multikey--
 	}
 
 	return true
@@ -219,9 +309,10 @@ func (i *Index) List() List {
 func (i *Index) Clone() *Index {
 	// create clone
 	clone := &Index{
-		btree:   i.btree.Copy(),
-		columns: i.columns,
-		unique:  i.unique,
+		btree:    i.btree.Copy(),
+		columns:  i.columns,
+		unique:   i.unique,
+		multikey: i.multikey,
 	}
 
 	return clone
@@ -230,13 +321,13 @@ func (i *Index) Clone() *Index {
 // tuples generates the index keys for a document. Array values at indexed
 // paths are expanded one element per tuple, taking the Cartesian product
 // across columns to mirror MongoDB's multikey indexing. Always returns at
-// least one tuple.
+// least one tuple. multi is whether an indexed path holds an array.
 //
 // TODO: Reject parallel arrays — MongoDB errors when a compound index would
 // need to be multikey on more than one field of the same document.
-func (i *Index) tuples(doc Doc) [][]interface{} {
+func (i *Index) tuples(doc Doc) (tuples [][]interface{}, multi bool) {
 	// start with one empty tuple
-	tuples := [][]interface{}{
+	tuples = [][]interface{}{
 		make([]interface{}, 0, len(i.columns)),
 	}
 
@@ -251,6 +342,7 @@ func (i *Index) tuples(doc Doc) [][]interface{} {
 		// Missing, matching MongoDB's empty-array key
 		var values []interface{}
 		if a, ok := v.(bson.A); ok {
+			multi = true
 			if len(a) == 0 {
 				values = []interface{}{a}
 			} else {
@@ -273,7 +365,7 @@ func (i *Index) tuples(doc Doc) [][]interface{} {
 		tuples = next
 	}
 
-	return tuples
+	return tuples, multi
 }
 
 // hasKey returns whether any entry with the given key tuple exists. It is
@@ -312,4 +404,103 @@ func (i *Index) Lookup(keys []interface{}, fn func(doc Doc) bool) {
 		}
 		return fn(e.doc)
 	})
+}
+
+// Multikey reports whether a document of the index holds an array at an
+// indexed path: its entries are then one per element (a document may have
+// several), and a walk's order is not the order of a sort on the columns.
+func (i *Index) Multikey() bool {
+	return i.multikey > 0
+}
+
+// Bound is one end of a Range.
+type Bound struct {
+	Value     interface{}
+	Inclusive bool
+}
+
+// Range is the keys of one class (Inspect) between two bounds, in Compare's
+// order; a nil bound leaves that side open up to the class's end.
+type Range struct {
+	Class     Class
+	Low, High *Bound
+}
+
+// walkChunk is how many entries a walk takes from the btree at a time (its
+// read lock is held for one chunk only, and fn may use the index).
+const walkChunk = 128
+
+// Walk calls fn, until it returns false, with the documents of the entries
+// whose first keys equal prefix (one value per column, compared with
+// Compare) and, with a range, whose next key is in it: in the index's order
+// (each column in its direction), or in the reverse order when backward is
+// set. A document is given once even if several of its entries qualify (an
+// array at an indexed path), at its first entry in the walk's order.
+func (i *Index) Walk(prefix []interface{}, r *Range, backward bool, fn func(doc Doc) bool) {
+	// the pivots before the first and after the last entry, in the btree's
+	// order
+	start := indexEntry{keys: prefix, pivot: true}
+	end := indexEntry{keys: prefix, pivot: true, after: true}
+	if r != nil && len(prefix) < len(i.columns) {
+		low := keyBound{class: r.Class}
+		if r.Low != nil {
+			low = keyBound{value: r.Low.Value, hasValue: true, after: !r.Low.Inclusive}
+		}
+		high := keyBound{class: r.Class, after: true}
+		if r.High != nil {
+			high = keyBound{value: r.High.Value, hasValue: true, after: r.High.Inclusive}
+		}
+		if i.columns[len(prefix)].Reverse {
+			low, high = high, low
+		}
+		start.keys = append(prefix[:len(prefix):len(prefix)], low)
+		end.keys = append(prefix[:len(prefix):len(prefix)], high)
+	}
+
+	// documents already given (only an array makes several entries)
+	var seen map[Doc]struct{}
+	if i.multikey > 0 {
+		seen = map[Doc]struct{}{}
+	}
+
+	// walk chunk by chunk, each from the last entry taken
+	var buf [walkChunk]indexEntry
+	pivot := start
+	if backward {
+		pivot = end
+	}
+	for first := true; ; first = false {
+		n := 0
+		take := func(e indexEntry) bool {
+			if !first && n == 0 && compareEntries(i.columns, e, pivot) == 0 {
+				return true // the last entry of the previous chunk
+			}
+			if backward && compareEntries(i.columns, e, start) < 0 || !backward && compareEntries(i.columns, e, end) > 0 {
+				return false
+			}
+			buf[n] = e
+			n++
+			return n < len(buf)
+		}
+		if backward {
+			i.btree.Descend(pivot, take)
+		} else {
+			i.btree.Ascend(pivot, take)
+		}
+		for _, e := range buf[:n] {
+			if seen != nil {
+				if _, ok := seen[e.doc]; ok {
+					continue
+				}
+				seen[e.doc] = struct{}{}
+			}
+			if !fn(e.doc) {
+				return
+			}
+		}
+		if n < len(buf) {
+			return
+		}
+		pivot = buf[n-1]
+	}
 }

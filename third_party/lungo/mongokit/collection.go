@@ -87,41 +87,36 @@ func (c *Collection) Find(query, sort bsonkit.Doc, skip, limit int) (*Result, er
 }
 
 // selectDocs returns the documents that match the query: sorted when a sort
-// is given, otherwise in natural order, then skipped and limited. Without a
-// sort the set is scanned in place and the scan stops at the limit.
+// is given, otherwise in natural order, then skipped and limited. An index
+// serves the query when it can (lookup.go); otherwise the set is scanned:
+// without a sort in place, the scan stopping at the limit.
 func (c *Collection) selectDocs(query, sort bsonkit.Doc, skip, limit int) (bsonkit.List, error) {
 	// adjust limit
 	if limit > 0 {
 		limit += skip
 	}
 
-	// sort and filter documents
-	var list bsonkit.List
-	var err error
-	sorted := sort != nil && len(*sort) > 0
+	// get sort columns
 	var columns []bsonkit.Column
-	if sorted {
+	if sort != nil && len(*sort) > 0 {
+		var err error
 		columns, err = Columns(sort)
 		if err != nil {
 			return nil, err
 		}
 	}
-	if cands, ok := c.candidates(query); ok {
-		// the documents an index gives, in natural order: a stable sort
-		// and the filter then give what a scan of all would
-		if sorted {
-			bsonkit.Sort(cands, columns)
+
+	// read an index, or scan (also when the index path fails: the scan
+	// gives the scan's answer or error)
+	var list bsonkit.List
+	var err error
+	if p := c.planQuery(query, columns); p != nil {
+		list, err = c.runPlan(p, query, columns, limit)
+		if err != nil {
+			list, err = c.scan(query, columns, limit)
 		}
-		list, err = Filter(cands, query, limit)
-		if err == nil && len(cands) == 0 {
-			err = c.checkQuery(query)
-		}
-	} else if sorted {
-		list = c.Documents.List() // a new list: sorted in place
-		bsonkit.Sort(list, columns)
-		list, err = Filter(list, query, limit)
 	} else {
-		list, err = c.filter(query, limit)
+		list, err = c.scan(query, columns, limit)
 	}
 	if err != nil {
 		return nil, err
@@ -135,6 +130,17 @@ func (c *Collection) selectDocs(query, sort bsonkit.Doc, skip, limit int) (bsonk
 	}
 
 	return list, nil
+}
+
+// scan returns the documents that match the query, sorted by the columns
+// (stable: ties in natural order) or in natural order, limited.
+func (c *Collection) scan(query bsonkit.Doc, columns []bsonkit.Column, limit int) (bsonkit.List, error) {
+	if len(columns) > 0 {
+		list := c.Documents.List() // a new list: sorted in place
+		bsonkit.Sort(list, columns)
+		return Filter(list, query, limit)
+	}
+	return c.filter(query, limit)
 }
 
 // checkQuery matches the first document with the query for its error only:

@@ -185,7 +185,7 @@ func TestLookupAgreesWithScan(t *testing.T) {
 			}
 
 			total++
-			if _, ok := c.candidates(query); ok {
+			if c.planQuery(query, nil) != nil {
 				served++
 			}
 		}
@@ -234,20 +234,25 @@ func TestLookupServesOnlyWhatItMay(t *testing.T) {
 		// all fields of a unique compound index; multikey arrays
 		{bson.D{{Key: "a", Value: "x"}, {Key: "b", Value: bson.M{"$in": bson.A{int32(2), int32(1)}}}}, true, bson.A{int32(1), int64(2)}},
 		{bson.D{{Key: "a", Value: "z"}, {Key: "b", Value: int32(2)}}, true, bson.A{"3"}},
-		// the scan: part of a compound key, null, arrays, a partial or
-		// non-unique index, dotted paths, operators other than $eq and $in,
-		// top-level operators
-		{bson.D{{Key: "a", Value: "x"}}, false, bson.A{int32(1), int64(2)}},
+		// a prefix of a compound key, a non-unique index, a range, a
+		// partial index whose filter the query implies; a top-level $or
+		// is matched on the candidates
+		{bson.D{{Key: "a", Value: "x"}}, true, bson.A{int32(1), int64(2)}},
+		{bson.D{{Key: "n", Value: int32(1)}}, true, bson.A{int64(2)}},
+		{bson.D{{Key: "_id", Value: bson.M{"$gte": int32(2)}}}, true, bson.A{int64(2), 4.0}},
+		{bson.D{{Key: "p", Value: int32(1)}, {Key: "q", Value: true}}, true, bson.A{int32(1)}},
+		{bson.D{{Key: "_id", Value: int32(1)}, {Key: "$or", Value: bson.A{bson.M{"n": int32(5)}}}}, true, bson.A{int32(1)}},
+		// the scan: null, arrays, a partial index whose filter the query
+		// does not imply, operators other than $eq, $in and the ranges,
+		// dotted paths
 		{bson.D{{Key: "a", Value: nil}, {Key: "b", Value: nil}}, false, bson.A{4.0}},
 		{bson.D{{Key: "a", Value: bson.A{"y", "z"}}, {Key: "b", Value: 2.0}}, false, bson.A{"3"}},
 		{bson.D{{Key: "p", Value: int32(1)}}, false, bson.A{int32(1)}},
-		{bson.D{{Key: "n", Value: int32(1)}}, false, bson.A{int64(2)}},
 		{bson.D{{Key: "_id", Value: bson.M{"$ne": int32(1)}}}, false, bson.A{int64(2), "3", 4.0}},
-		{bson.D{{Key: "_id", Value: bson.M{"$gte": int32(2)}}}, false, bson.A{int64(2), 4.0}},
-		{bson.D{{Key: "_id", Value: int32(1)}, {Key: "$or", Value: bson.A{bson.M{"n": int32(5)}}}}, false, bson.A{int32(1)}},
+		{bson.D{{Key: "a.x", Value: "x"}}, false, bson.A{}},
 	} {
 		query := bsonkit.MustConvert(item.query)
-		_, served := c.candidates(query)
+		served := c.planQuery(query, nil) != nil
 		assert.Equal(t, item.served, served, "%v", item.query)
 		list, err := c.selectDocs(query, nil, 0, 0)
 		require.NoError(t, err)
