@@ -65,21 +65,6 @@ func Scan(ctx context.Context, reason string) context.Context {
 	return context.WithValue(ctx, scanKey{}, reason)
 }
 
-type sortKey struct{}
-
-type callerSort struct {
-	sort  any
-	limit int64
-}
-
-// SortedByCaller marks a find whose sort and limit the caller applies itself
-// on the embedded engine (where a sorted find sorts the whole collection
-// before it filters) and sends to MongoDB otherwise: the index coverage
-// check takes them as the query's.
-func SortedByCaller(ctx context.Context, sort any, limit int64) context.Context {
-	return context.WithValue(ctx, sortKey{}, callerSort{sort, limit})
-}
-
 func scanReason(ctx context.Context) string {
 	r, _ := ctx.Value(scanKey{}).(string)
 	return r
@@ -368,9 +353,6 @@ func (c *recordingCollection) Find(ctx context.Context, filter any, opts ...*opt
 		if o != nil && o.Limit != nil && *o.Limit != 0 {
 			limited = true
 		}
-	}
-	if cs, ok := ctx.Value(sortKey{}).(callerSort); ok && sort == nil {
-		sort, limited = cs.sort, limited || cs.limit != 0
 	}
 	c.log.record(ctx, c.db, c.Name(), "find", filter, sort, limited)
 	return c.ICollection.Find(ctx, filter, opts...)

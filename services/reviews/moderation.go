@@ -93,7 +93,7 @@ func (s *svc) listFlags(ctx context.Context, a *listFlagsArgs) (page.Result[Flag
 		status = *a.Status
 		filter["status"] = status
 	}
-	res, err := findPage[flagDoc](ctx, s.find, s.env.DB.Collection(flagsColl), filter, flagOrder, fingerprint(flagOrder, status), a.PaginationOpts)
+	res, err := findPage[flagDoc](ctx, s.env.DB.Collection(flagsColl), filter, flagOrder, fingerprint(flagOrder, status), a.PaginationOpts)
 	if err != nil {
 		return page.Result[FlagView]{}, err
 	}

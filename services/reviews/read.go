@@ -100,7 +100,7 @@ func (s *svc) getStoreReviews(ctx context.Context, a *listArgs) (page.Result[Rev
 	key := fmt.Sprintf("%s|%d|%s|%d|%s", a.StoreID, version, fp, opts.NumItems, orEmpty(opts.Cursor))
 	res, pageHit := s.pages.Get(key)
 	if !pageHit {
-		docs, err := findPage[reviewDoc](ctx, s.find, s.env.DB.Collection(reviewsColl), filter, o, fp, opts)
+		docs, err := findPage[reviewDoc](ctx, s.env.DB.Collection(reviewsColl), filter, o, fp, opts)
 		if err != nil {
 			return page.Result[ReviewItem]{}, err
 		}
@@ -209,7 +209,7 @@ func (s *svc) getCustomerReviews(ctx context.Context, a *customerReviewsArgs) (p
 	if c == nil {
 		return page.Result[ReviewDetail]{Page: []ReviewDetail{}, IsDone: true, ContinueCursor: orEmpty(a.PaginationOpts.Cursor)}, nil
 	}
-	docs, err := findPage[reviewDoc](ctx, s.find, s.env.DB.Collection(reviewsColl), bson.M{"customerId": c.ID},
+	docs, err := findPage[reviewDoc](ctx, s.env.DB.Collection(reviewsColl), bson.M{"customerId": c.ID},
 		customerOrder, fingerprint(customerOrder, c.ID), a.PaginationOpts)
 	if err != nil {
 		return page.Result[ReviewDetail]{}, err

@@ -89,7 +89,6 @@ type svc struct {
 	catalog       *catalog.Client
 	media         *media.Client
 	publicBaseURL string
-	find          finder
 	pages         *cache.TTL[string, page.Result[ReviewItem]]
 	votes         *cache.TTL[string, map[string]bool] // a caller's votes on a store's reviews, by store version
 	statsMade     sync.Map                            // store ids whose statistics document exists (it is never deleted)
@@ -110,7 +109,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 	}
 	s := &svc{
 		env: env, customers: customers.NewClient(env.Calls), catalog: catalog.NewClient(env.Calls), media: media.NewClient(env.Calls),
-		publicBaseURL: base, find: newFinder(env.DB), pages: cache.New[string, page.Result[ReviewItem]](pageCacheTTL, pageCacheMax),
+		publicBaseURL: base, pages: cache.New[string, page.Result[ReviewItem]](pageCacheTTL, pageCacheMax),
 		votes: cache.New[string, map[string]bool](pageCacheTTL, votesCacheMax),
 	}
 	viaReview := ops.StoreVia("reviewId", s.storeOfReview)
