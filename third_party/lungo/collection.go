@@ -411,23 +411,16 @@ func (c *Collection) Distinct(ctx context.Context, field string, filter interfac
 
 // Drop implements the ICollection.Drop method.
 func (c *Collection) Drop(ctx context.Context) error {
-	// begin transaction
-	txn, err := c.engine.Begin(ctx, true)
-	if err != nil {
-		return err
-	}
+	// run in a transaction of its own, again after a write conflict (fork)
+	_, err := c.engine.write(ctx, func(txn *Transaction) (interface{}, error) {
+		// drop namespace
+		err := txn.Drop(c.handle)
+		if err != nil {
+			return nil, err
+		}
 
-	// ensure abortion
-	defer c.engine.Abort(txn)
-
-	// drop namespace
-	err = txn.Drop(c.handle)
-	if err != nil {
-		return err
-	}
-
-	// commit transaction
-	err = c.engine.Commit(txn)
+		return nil, nil
+	})
 	if err != nil {
 		return err
 	}

@@ -58,23 +58,16 @@ func (d *Database) CreateCollection(ctx context.Context, name string, opts ...*o
 	// assert supported options
 	assertOptions(opt, map[string]string{})
 
-	// begin transaction
-	txn, err := d.engine.Begin(ctx, true)
-	if err != nil {
-		return err
-	}
+	// run in a transaction of its own, again after a write conflict (fork)
+	_, err := d.engine.write(ctx, func(txn *Transaction) (interface{}, error) {
+		// create collection
+		err := txn.Create(Handle{d.name, name})
+		if err != nil {
+			return nil, err
+		}
 
-	// ensure abortion
-	defer d.engine.Abort(txn)
-
-	// create collection
-	err = txn.Create(Handle{d.name, name})
-	if err != nil {
-		return err
-	}
-
-	// commit transaction
-	err = d.engine.Commit(txn)
+		return nil, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -89,23 +82,16 @@ func (d *Database) CreateView(_ context.Context, _, _ string, _ interface{}, _ .
 
 // Drop implements the IDatabase.Drop method.
 func (d *Database) Drop(ctx context.Context) error {
-	// begin transaction
-	txn, err := d.engine.Begin(ctx, true)
-	if err != nil {
-		return err
-	}
+	// run in a transaction of its own, again after a write conflict (fork)
+	_, err := d.engine.write(ctx, func(txn *Transaction) (interface{}, error) {
+		// drop all namespaces with database prefix
+		err := txn.Drop(Handle{d.name, ""})
+		if err != nil {
+			return nil, err
+		}
 
-	// ensure abortion
-	defer d.engine.Abort(txn)
-
-	// drop all namespaces with database prefix
-	err = txn.Drop(Handle{d.name, ""})
-	if err != nil {
-		return err
-	}
-
-	// commit transaction
-	err = d.engine.Commit(txn)
+		return nil, nil
+	})
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"gopkg.in/tomb.v2"
 
 	"github.com/256dpi/lungo/bsonkit"
-	"github.com/256dpi/lungo/dbkit"
 )
 
 // ErrEngineClosed is returned if the engine has been closed.
@@ -51,8 +50,7 @@ type Engine struct {
 	store   Store
 	catalog *Catalog
 	streams map[*Stream]struct{}
-	token   *dbkit.Semaphore
-	txn     *Transaction
+	txns    map[*Transaction]struct{}
 	tomb    tomb.Tomb
 	mutex   sync.Mutex
 }
@@ -94,7 +92,7 @@ func CreateEngine(opts Options) (*Engine, error) {
 		opts:    opts,
 		store:   opts.Store,
 		streams: map[*Stream]struct{}{},
-		token:   dbkit.NewSemaphore(1),
+		txns:    map[*Transaction]struct{}{},
 	}
 
 	// load catalog
@@ -126,9 +124,10 @@ func (e *Engine) Catalog() *Catalog {
 }
 
 // Begin will create a new transaction from the current catalog. A locked
-// transaction must be committed or aborted before another transaction can be
-// started. Unlocked transactions serve as a point in time snapshots and can be
-// just be discarded when not being used further.
+// (writing) transaction must be committed or aborted; any number of them may
+// be open at once (fork: optimistic concurrency, see Commit). Unlocked
+// transactions serve as a point in time snapshots and can be just be
+// discarded when not being used further.
 func (e *Engine) Begin(ctx context.Context, lock bool) (*Transaction, error) {
 	// acquire lock
 	e.mutex.Lock()
@@ -156,43 +155,27 @@ func (e *Engine) Begin(ctx context.Context, lock bool) (*Transaction, error) {
 		}
 	}
 
-	// acquire token (without lock); a cancelled context or a shutdown unblocks
-	// the acquisition (fork: waits on both directly; tomb.Context kept a child
-	// per distinct context until it was done and walked them all on each call)
-	e.mutex.Unlock()
-	ok = e.token.AcquireEither(ctx.Done(), e.tomb.Dying(), time.Minute)
-	e.mutex.Lock()
-	if !ok {
-		if !e.tomb.Alive() {
-			return nil, ErrEngineClosed
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("token acquisition timeout")
-	}
+	// create and register transaction (fork: no token to wait for; the
+	// transaction remembers the catalog it began with, its base)
+	txn := NewTransaction(e.catalog)
+	e.txns[txn] = struct{}{}
 
-	// engine may have closed while we waited
-	if !e.tomb.Alive() {
-		e.token.Release()
-		return nil, ErrEngineClosed
-	}
-
-	// assert transaction
-	if e.txn != nil {
-		e.token.Release()
-		return nil, fmt.Errorf("existing transaction")
-	}
-
-	// create transaction
-	e.txn = NewTransaction(e.catalog)
-
-	return e.txn, nil
+	return txn, nil
 }
 
 // Commit will attempt to store the modified catalog and on success replace the
 // current catalog. If an error is returned the transaction has been aborted
 // and become invalid.
+//
+// Fork: transactions run concurrently and are checked here (optimistic
+// concurrency with snapshot isolation, as MongoDB does). If no other
+// transaction committed since this one began, its catalog is installed as
+// it is; otherwise its changes are rebased onto the current catalog (see
+// rebase), and a write to a document that another transaction changed since
+// this one began fails the commit with a write conflict (IsWriteConflict:
+// code 112, labelled TransientTransactionError). The store is called inside
+// the commit section, so commits reach it in order, each with the changes
+// relative to the catalog it took last.
 func (e *Engine) Commit(txn *Transaction) error {
 	// acquire lock
 	e.mutex.Lock()
@@ -204,40 +187,51 @@ func (e *Engine) Commit(txn *Transaction) error {
 	}
 
 	// check transaction
-	if e.txn == nil {
+	if _, ok := e.txns[txn]; !ok {
 		return fmt.Errorf("no active transaction")
 	}
-	if e.txn != txn {
-		return fmt.Errorf("transaction mismatch")
-	}
 
-	// ensure token is released
-	defer e.token.Release()
+	// forget transaction
+	delete(e.txns, txn)
 
-	// unset transaction
-	e.txn = nil
+	// the transaction is done: hold its lock while it is read
+	txn.mutex.Lock()
+	defer txn.mutex.Unlock()
 
 	// check if dirty
-	if !txn.Dirty() {
+	if !txn.dirty {
 		return nil
 	}
 
-	// clean oplog
-	txn.Clean(e.opts.MinOplogSize, e.opts.MaxOplogSize, e.opts.MinOplogAge, e.opts.MaxOplogAge)
+	// take the transaction's catalog, or rebase its changes onto the
+	// current one
+	next := txn.catalog
+	if txn.base != e.catalog {
+		var err error
+		next, err = rebase(e.catalog, txn)
+		if err != nil {
+			return err
+		}
+	}
 
-	// write catalog, or what changed in it
+	// clean oplog
+	if clean, ok := cleanOplog(next, e.opts.MinOplogSize, e.opts.MaxOplogSize, e.opts.MinOplogAge, e.opts.MaxOplogAge); ok {
+		next = clean
+	}
+
+	// write catalog, or what changed in it since the current one
 	var err error
-	if cs, ok := e.store.(ChangeStore); ok && txn.Base() == e.catalog {
-		err = cs.StoreChanges(e.catalog, txn.Catalog(), txn.Changes())
+	if cs, ok := e.store.(ChangeStore); ok {
+		err = cs.StoreChanges(e.catalog, next, changesOf(e.catalog, next, txn.touched))
 	} else {
-		err = e.store.Store(txn.Catalog())
+		err = e.store.Store(next)
 	}
 	if err != nil {
 		return err
 	}
 
 	// set new catalog
-	e.catalog = txn.Catalog()
+	e.catalog = next
 
 	// broadcast change
 	for stream := range e.streams {
@@ -258,21 +252,43 @@ func (e *Engine) Abort(txn *Transaction) {
 	e.mutex.Lock()
 	defer e.mutex.Unlock()
 
-	// check if closed
-	if !e.tomb.Alive() {
-		return
+	// forget transaction
+	delete(e.txns, txn)
+}
+
+// write runs fn in a new transaction and commits it; a commit that loses a
+// write conflict runs fn again in a new transaction (as mongod retries a
+// single write), after a short random wait, for up to retryLimit or until
+// the context ends.
+func (e *Engine) write(ctx context.Context, fn func(*Transaction) (interface{}, error)) (interface{}, error) {
+	ctx = ensureContext(ctx)
+	start := time.Now()
+	for attempt := 0; ; attempt++ {
+		// create transaction
+		txn, err := e.Begin(ctx, true)
+		if err != nil {
+			return nil, err
+		}
+
+		// yield callback
+		res, err := fn(txn)
+		if err != nil {
+			e.Abort(txn)
+			return nil, err
+		}
+
+		// commit transaction
+		err = e.Commit(txn)
+		if err == nil {
+			return res, nil
+		}
+		if !IsWriteConflict(err) || time.Since(start) > retryLimit {
+			return nil, err
+		}
+		if berr := backoff(ctx, attempt); berr != nil {
+			return nil, berr
+		}
 	}
-
-	// check transaction
-	if e.txn != txn {
-		return
-	}
-
-	// unset transaction
-	e.txn = nil
-
-	// release token
-	e.token.Release()
 }
 
 // Watch will return a stream that is able to consume events from the oplog.
@@ -427,32 +443,12 @@ func (e *Engine) expire(interval time.Duration, reporter func(error)) {
 		case <-ticker.C:
 		}
 
-		// get transaction
-		txn, err := e.Begin(nil, true)
-		if err != nil {
-			if reporter != nil {
-				reporter(err)
-			}
-			continue
-		}
-
-		// expire documents
-		err = txn.Expire()
-		if err != nil {
-			e.Abort(txn)
-			if reporter != nil {
-				reporter(err)
-			}
-			continue
-		}
-
-		// commit transaction
-		err = e.Commit(txn)
-		if err != nil {
-			if reporter != nil {
-				reporter(err)
-			}
-			continue
+		// expire documents, again after a write conflict
+		_, err := e.write(e.tomb.Context(nil), func(txn *Transaction) (interface{}, error) {
+			return nil, txn.Expire()
+		})
+		if err != nil && reporter != nil && e.tomb.Alive() {
+			reporter(err)
 		}
 	}
 }

@@ -107,28 +107,22 @@ func (v *IndexView) CreateOne(ctx context.Context, index mongo.IndexModel, opts 
 		}
 	}
 
-	// begin transaction
-	txn, err := v.engine.Begin(ctx, true)
-	if err != nil {
-		return "", err
-	}
+	// run in a transaction of its own, again after a write conflict (fork)
+	_, err = v.engine.write(ctx, func(txn *Transaction) (interface{}, error) {
+		// create index
+		var err error
+		name, err = txn.CreateIndex(v.handle, name, mongokit.IndexConfig{
+			Key:     key,
+			Unique:  unique,
+			Partial: partial,
+			Expiry:  expiry,
+		})
+		if err != nil {
+			return nil, err
+		}
 
-	// ensure abortion
-	defer v.engine.Abort(txn)
-
-	// create index
-	name, err = txn.CreateIndex(v.handle, name, mongokit.IndexConfig{
-		Key:     key,
-		Unique:  unique,
-		Partial: partial,
-		Expiry:  expiry,
+		return nil, nil
 	})
-	if err != nil {
-		return "", err
-	}
-
-	// commit transaction
-	err = v.engine.Commit(txn)
 	if err != nil {
 		return "", err
 	}
@@ -146,23 +140,16 @@ func (v *IndexView) DropAll(ctx context.Context, opts ...*options.DropIndexesOpt
 		"MaxTime": ignored,
 	})
 
-	// begin transaction
-	txn, err := v.engine.Begin(ctx, true)
-	if err != nil {
-		return nil, err
-	}
+	// run in a transaction of its own, again after a write conflict (fork)
+	_, err := v.engine.write(ctx, func(txn *Transaction) (interface{}, error) {
+		// drop all indexes
+		err := txn.DropIndex(v.handle, "")
+		if err != nil {
+			return nil, err
+		}
 
-	// ensure abortion
-	defer v.engine.Abort(txn)
-
-	// drop all indexes
-	err = txn.DropIndex(v.handle, "")
-	if err != nil {
-		return nil, err
-	}
-
-	// commit transaction
-	err = v.engine.Commit(txn)
+		return nil, nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -185,23 +172,16 @@ func (v *IndexView) DropOne(ctx context.Context, name string, opts ...*options.D
 		panic("lungo: invalid index name")
 	}
 
-	// begin transaction
-	txn, err := v.engine.Begin(ctx, true)
-	if err != nil {
-		return nil, err
-	}
+	// run in a transaction of its own, again after a write conflict (fork)
+	_, err := v.engine.write(ctx, func(txn *Transaction) (interface{}, error) {
+		// drop all indexes
+		err := txn.DropIndex(v.handle, name)
+		if err != nil {
+			return nil, err
+		}
 
-	// ensure abortion
-	defer v.engine.Abort(txn)
-
-	// drop all indexes
-	err = txn.DropIndex(v.handle, name)
-	if err != nil {
-		return nil, err
-	}
-
-	// commit transaction
-	err = v.engine.Commit(txn)
+		return nil, nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -225,23 +205,16 @@ func (v *IndexView) DropOneWithKey(ctx context.Context, keySpec interface{}, opt
 		return nil, err
 	}
 
-	// begin transaction
-	txn, err := v.engine.Begin(ctx, true)
-	if err != nil {
-		return nil, err
-	}
+	// run in a transaction of its own, again after a write conflict (fork)
+	_, err = v.engine.write(ctx, func(txn *Transaction) (interface{}, error) {
+		// drop index by key
+		err := txn.DropIndexByKey(v.handle, key)
+		if err != nil {
+			return nil, err
+		}
 
-	// ensure abortion
-	defer v.engine.Abort(txn)
-
-	// drop index by key
-	err = txn.DropIndexByKey(v.handle, key)
-	if err != nil {
-		return nil, err
-	}
-
-	// commit transaction
-	err = v.engine.Commit(txn)
+		return nil, nil
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
@@ -200,8 +201,27 @@ func (s *Session) WithTransaction(ctx context.Context, fn func(ISessionContext) 
 		"MaxCommitTime":  ignored,
 	})
 
-	// start transaction with the caller's context so a stuck token
-	// acquisition can be canceled
+	// run fn in a transaction and commit it; run both again (in a new
+	// transaction) while fn's error or the commit's carries the label
+	// TransientTransactionError (a write conflict), as the driver does, for
+	// up to retryLimit (the driver's 120 s), with a short random wait between
+	// attempts (fork: upstream never retried, as transactions did not
+	// conflict)
+	start := time.Now()
+	for attempt := 0; ; attempt++ {
+		res, err := s.runTransaction(ctx, opt, fn)
+		if err == nil || !hasErrorLabel(err, TransientTransactionError) || time.Since(start) > retryLimit {
+			return res, err
+		}
+		if berr := backoff(ensureContext(ctx), attempt); berr != nil {
+			return nil, err
+		}
+	}
+}
+
+// runTransaction runs fn once in a new transaction and commits it.
+func (s *Session) runTransaction(ctx context.Context, opt *options.TransactionOptions, fn func(ISessionContext) (interface{}, error)) (interface{}, error) {
+	// start transaction with the caller's context
 	err := s.startTransaction(ctx, opt)
 	if err != nil {
 		return nil, err

@@ -143,20 +143,7 @@ func (t *Transaction) Changes() []Change {
 	t.mutex.RLock()
 	defer t.mutex.RUnlock()
 
-	// collect changes
-	var changes []Change
-	for handle := range t.base.Namespaces {
-		if _, ok := t.catalog.Namespaces[handle]; !ok && handle != Oplog {
-			changes = append(changes, Change{Handle: handle})
-		}
-	}
-	for handle := range t.catalog.Namespaces {
-		if ch, ok := t.change(handle); ok {
-			changes = append(changes, ch)
-		}
-	}
-
-	return changes
+	return changesOf(t.base, t.catalog, t.touched)
 }
 
 // Change returns what the transaction changed in one namespace, and false if
@@ -166,13 +153,33 @@ func (t *Transaction) Change(handle Handle) (Change, bool) {
 	t.mutex.RLock()
 	defer t.mutex.RUnlock()
 
-	return t.change(handle)
+	return changeOf(t.base, t.catalog, t.touched, handle)
 }
 
-func (t *Transaction) change(handle Handle) (Change, bool) {
+// changesOf returns what differs from base to cur, namespace by namespace,
+// where touched holds (at least) every document that was added or removed
+// in a namespace whose versions in base and cur are of one origin. The oplog
+// is not described.
+func changesOf(base, cur *Catalog, touched map[Handle][]bsonkit.Doc) []Change {
+	var changes []Change
+	for handle := range base.Namespaces {
+		if _, ok := cur.Namespaces[handle]; !ok && handle != Oplog {
+			changes = append(changes, Change{Handle: handle})
+		}
+	}
+	for handle := range cur.Namespaces {
+		if ch, ok := changeOf(base, cur, touched, handle); ok {
+			changes = append(changes, ch)
+		}
+	}
+	return changes
+}
+
+// changeOf is changesOf for one namespace.
+func changeOf(baseCatalog, curCatalog *Catalog, touched map[Handle][]bsonkit.Doc, handle Handle) (Change, bool) {
 	// get versions
-	base := t.base.Namespaces[handle]
-	cur := t.catalog.Namespaces[handle]
+	base := baseCatalog.Namespaces[handle]
+	cur := curCatalog.Namespaces[handle]
 	if handle == Oplog || base == cur {
 		return Change{}, false
 	}
@@ -196,8 +203,8 @@ func (t *Transaction) change(handle Handle) (Change, bool) {
 	}
 
 	// otherwise the touched documents
-	seen := make(map[bsonkit.Doc]struct{}, len(t.touched[handle]))
-	for _, doc := range t.touched[handle] {
+	seen := make(map[bsonkit.Doc]struct{}, len(touched[handle]))
+	for _, doc := range touched[handle] {
 		if _, ok := seen[doc]; ok {
 			continue
 		}
@@ -1214,8 +1221,19 @@ func (t *Transaction) Clean(minSize, maxSize int, minAge, maxAge time.Duration) 
 	t.mutex.Lock()
 	defer t.mutex.Unlock()
 
+	// clean oplog and set flag
+	if clean, ok := cleanOplog(t.catalog, minSize, maxSize, minAge, maxAge); ok {
+		t.catalog = clean
+		t.dirty = true
+	}
+}
+
+// cleanOplog returns a copy of the catalog whose oplog keeps up to the
+// specified amount of events and no event older than the specified age, and
+// true, or false if that would drop no event.
+func cleanOplog(catalog *Catalog, minSize, maxSize int, minAge, maxAge time.Duration) (*Catalog, bool) {
 	// clone catalog
-	clone := t.catalog.Clone()
+	clone := catalog.Clone()
 
 	// clone oplog
 	oplog := clone.Namespaces[Oplog].Clone()
@@ -1260,13 +1278,8 @@ func (t *Transaction) Clean(minSize, maxSize int, minAge, maxAge time.Duration) 
 	for _, doc := range drop {
 		oplog.Documents.Remove(doc)
 	}
-	dropped := len(drop)
 
-	// set flag
-	if dropped > 0 {
-		t.catalog = clone
-		t.dirty = true
-	}
+	return clone, len(drop) > 0
 }
 
 // Expire will remove documents that are expired due to a TTL index.

@@ -72,31 +72,17 @@ func useTransaction(ctx context.Context, engine *Engine, lock bool, fn func(*Tra
 		}
 	}
 
+	// writes run in a transaction of their own, again after a write
+	// conflict (fork)
+	if lock {
+		return engine.write(ctx, fn)
+	}
+
 	// create transaction
-	txn, err := engine.Begin(ctx, lock)
+	txn, err := engine.Begin(ctx, false)
 	if err != nil {
 		return nil, err
 	}
 
-	// handle unlocked transactions immediately
-	if !lock {
-		return fn(txn)
-	}
-
-	// ensure abortion
-	defer engine.Abort(txn)
-
-	// yield callback
-	res, err := fn(txn)
-	if err != nil {
-		return nil, err
-	}
-
-	// commit transaction
-	err = engine.Commit(txn)
-	if err != nil {
-		return nil, err
-	}
-
-	return res, nil
+	return fn(txn)
 }

@@ -578,3 +578,36 @@ func (s bySeq) Swap(i, j int) {
 	s.list[i], s.list[j] = s.list[j], s.list[i]
 	s.seqs[i], s.seqs[j] = s.seqs[j], s.seqs[i]
 }
+
+// LookupID returns the document whose _id equals id (compared as the _id
+// index compares), or nil if there is none. ok is false if the collection
+// has no unique _id index without a partial filter to look it up in.
+func (c *Collection) LookupID(id interface{}) (doc bsonkit.Doc, ok bool) {
+	index := c.Indexes["_id_"]
+	if index == nil || !index.config.Unique || index.config.Partial != nil {
+		return nil, false
+	}
+	if len(index.columns) != 1 || index.columns[0].Path != "_id" {
+		return nil, false
+	}
+	index.base.Lookup([]interface{}{id}, func(d bsonkit.Doc) bool {
+		doc = d
+		return false
+	})
+	return doc, true
+}
+
+// SameIndexes reports whether the two collections have the same indexes:
+// the same names with equal configurations.
+func (c *Collection) SameIndexes(o *Collection) bool {
+	if len(c.Indexes) != len(o.Indexes) {
+		return false
+	}
+	for name, index := range c.Indexes {
+		other, ok := o.Indexes[name]
+		if !ok || !index.config.Equal(other.config) {
+			return false
+		}
+	}
+	return true
+}
