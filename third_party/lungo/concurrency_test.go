@@ -734,3 +734,57 @@ func TestExpiryWithConcurrentWriters(t *testing.T) {
 	default:
 	}
 }
+
+func TestWithTransactionRetriesWithinBounds(t *testing.T) {
+	client, _, c := openTest(t, nil)
+	_, err := c.InsertOne(nil, bson.M{"_id": 1, "n": 0})
+	require.NoError(t, err)
+	sess, err := client.StartSession()
+	require.NoError(t, err)
+	defer sess.EndSession(nil)
+
+	// a transaction that always loses: a single write outside it changes
+	// its document before it commits
+	attempts := 0
+	losing := func(sc ISessionContext) (interface{}, error) {
+		attempts++
+		if _, err := c.UpdateOne(sc, bson.M{"_id": 1}, bson.M{"$inc": bson.M{"n": 1}}); err != nil {
+			return nil, err
+		}
+		_, err := c.UpdateOne(context.Background(), bson.M{"_id": 1}, bson.M{"$inc": bson.M{"n": 100}})
+		return nil, err
+	}
+
+	// until the context ends
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = sess.WithTransaction(ctx, func(sc ISessionContext) (interface{}, error) {
+		if attempts == 2 {
+			cancel()
+		}
+		return losing(sc)
+	})
+	assert.True(t, IsWriteConflict(err), "%v", err)
+	assert.Equal(t, 3, attempts)
+
+	// until the retry limit
+	defer retryLimit.Store(retryLimit.Load())
+	retryLimit.Store(int64(50 * time.Millisecond))
+	attempts = 0
+	start := time.Now()
+	_, err = sess.WithTransaction(nil, losing)
+	assert.True(t, IsWriteConflict(err), "%v", err)
+	assert.Greater(t, attempts, 1)
+	assert.Less(t, time.Since(start), 5*time.Second)
+
+	// every losing attempt's own increment is gone, the outside ones stay
+	assert.EqualValues(t, 100*(3+attempts), counter(t, c, 1))
+
+	// an error without the label is returned at once
+	attempts = 0
+	_, err = sess.WithTransaction(nil, func(sc ISessionContext) (interface{}, error) {
+		attempts++
+		return nil, errors.New("plain")
+	})
+	assert.EqualError(t, err, "plain")
+	assert.Equal(t, 1, attempts)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/mongo"
@@ -60,8 +61,18 @@ func hasErrorLabel(err error, label string) bool {
 }
 
 // retryLimit bounds how long a transaction (WithTransaction) or a single
-// write is run again after write conflicts: the driver's bound.
-var retryLimit = 120 * time.Second
+// write is run again after write conflicts: the driver's bound, 120 s (in
+// nanoseconds; tests shorten it).
+var retryLimit atomic.Int64
+
+func init() {
+	retryLimit.Store(int64(120 * time.Second))
+}
+
+// retryOver reports whether retries that started at start are over.
+func retryOver(start time.Time) bool {
+	return time.Since(start) > time.Duration(retryLimit.Load())
+}
 
 // backoff waits before attempt number n+1 (n from 0): a random time up to
 // 1 ms × 1.5^n, at most 50 ms, so that writers that conflicted do not meet

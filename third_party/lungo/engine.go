@@ -282,7 +282,7 @@ func (e *Engine) write(ctx context.Context, fn func(*Transaction) (interface{}, 
 		if err == nil {
 			return res, nil
 		}
-		if !IsWriteConflict(err) || time.Since(start) > retryLimit {
+		if !IsWriteConflict(err) || retryOver(start) {
 			return nil, err
 		}
 		if berr := backoff(ctx, attempt); berr != nil {

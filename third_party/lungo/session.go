@@ -210,7 +210,7 @@ func (s *Session) WithTransaction(ctx context.Context, fn func(ISessionContext) 
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
 		res, err := s.runTransaction(ctx, opt, fn)
-		if err == nil || !hasErrorLabel(err, TransientTransactionError) || time.Since(start) > retryLimit {
+		if err == nil || !hasErrorLabel(err, TransientTransactionError) || retryOver(start) {
 			return res, err
 		}
 		if berr := backoff(ensureContext(ctx), attempt); berr != nil {
