@@ -97,7 +97,8 @@ func (s *svc) walletByID(ctx context.Context, id string) (*walletDoc, error) {
 // change applies d to a wallet's balances with inc's other counters and set's
 // fields, in one conditional update: a balance that d lowers must hold enough
 // (the filter), so no interleaving of writers can overdraw it, on the
-// embedded engine (whose transactions serialize) and on MongoDB alike. It
+// embedded engine and on MongoDB alike (two transactions that write one
+// wallet conflict: the second to commit runs again and sees the first). It
 // returns the wallet after the change, or nil when the wallet is not open or
 // a balance is short.
 func (s *svc) change(ctx context.Context, walletID string, d Balances, inc, set bson.M) (*walletDoc, error) {

@@ -107,8 +107,7 @@ func benchPayouts(base string, tok func(sub string, roles ...string) string, con
 		}
 	}
 
-	// 5,000 payouts through the service's own operations (16 at a time; the
-	// embedded engine serialises each service's transactions anyway): each
+	// 5,000 payouts through the service's own operations (16 at a time): each
 	// store credited, 100 requests per store; one in ten then paid (approve,
 	// processing, complete), one in ten approved only.
 	start := time.Now()
