@@ -209,8 +209,9 @@ func (c *consumer) settleOneByOne(ctx context.Context, batch []kafka.Message, fa
 // processBatch runs the handler on the events of items not processed yet,
 // and records them, in one transaction, and returns how many items it
 // covered: all of them, unless the transaction has run for BatchMaxTime
-// (it holds the embedded engine's write lock; a slow handler, such as one
-// calling another service, must not hold it for a whole batch).
+// (the longer a transaction stays open, the likelier a write of another
+// transaction conflicts with it and it runs again; a slow handler, such as
+// one calling another service, must not keep one open for a whole batch).
 func (c *consumer) processBatch(ctx context.Context, items []batchItem) (int, error) {
 	keys := make([]string, len(items))
 	digests := make([]string, len(items))

@@ -56,8 +56,8 @@ type Handler func(ctx context.Context, env Envelope) error
 // Prepare runs before each handler transaction, outside it, over the events
 // that transaction may handle (in fetch order; some may turn out to be
 // duplicates): the place to ask another service about them, so that no
-// transaction (which holds the embedded engine's write lock) waits on a
-// network call. The context it returns is the transaction's parent: what it
+// transaction waits on a network call (an open transaction's writes may
+// conflict with other writers', and it then runs again). The context it returns is the transaction's parent: what it
 // learnt reaches the Handler as context values. Its error is never the
 // event's fault: the transaction is not run, and the same events are prepared
 // again after a backoff, without spending attempts and without
