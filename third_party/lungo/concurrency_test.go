@@ -788,3 +788,95 @@ func TestWithTransactionRetriesWithinBounds(t *testing.T) {
 	assert.EqualError(t, err, "plain")
 	assert.Equal(t, 1, attempts)
 }
+
+// TestConcurrentMixedWritesStayConsistent runs every kind of write, in
+// transactions and alone, with index and namespace changes now and then,
+// from several goroutines on two collections, and then checks that every
+// namespace's indexes hold exactly its documents, that sequence numbers are
+// unique, and that what the store was told is the catalog.
+func TestConcurrentMixedWritesStayConsistent(t *testing.T) {
+	model := &changeModel{}
+	client, engine, _ := openTest(t, model)
+	db := client.Database("db")
+	colls := []ICollection{db.Collection("c"), db.Collection("d")}
+
+	var wg sync.WaitGroup
+	for g := 0; g < 6; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sess, err := client.StartSession()
+			if !assert.NoError(t, err) {
+				return
+			}
+			defer sess.EndSession(nil)
+			for i := 0; i < 40; i++ {
+				c := colls[(g+i)%2]
+				id := (g*7 + i*3) % 12
+				op := func(ctx context.Context) error {
+					var err error
+					switch (g + i) % 9 {
+					case 0:
+						_, err = c.InsertOne(ctx, bson.M{"_id": fmt.Sprintf("%d-%d", g, i), "k": id})
+					case 1:
+						_, err = c.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$inc": bson.M{"n": 1}}, options.Update().SetUpsert(true))
+					case 2:
+						_, err = c.DeleteOne(ctx, bson.M{"_id": id})
+					case 3:
+						_, err = c.ReplaceOne(ctx, bson.M{"_id": id}, bson.M{"r": i}, options.Replace().SetUpsert(true))
+					case 4:
+						_, err = c.UpdateMany(ctx, bson.M{"k": bson.M{"$lt": 6}}, bson.M{"$inc": bson.M{"m": 1}})
+					case 5:
+						_, err = c.InsertMany(ctx, []interface{}{bson.M{"_id": fmt.Sprintf("m%d-%d-a", g, i)}, bson.M{"_id": fmt.Sprintf("m%d-%d-b", g, i)}})
+					case 6:
+						_, err = c.DeleteMany(ctx, bson.M{"k": bson.M{"$gte": 9}})
+					case 7:
+						if i%2 == 0 && i%3 == 0 { // DDL: not in transactions
+							_, err = c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.M{"k": 1}})
+						} else {
+							_, err = c.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$set": bson.M{"k": i % 12}})
+						}
+					case 8:
+						if i%2 == 0 && i%4 == 0 {
+							err = c.Drop(ctx)
+						} else {
+							_, err = c.FindOneAndUpdate(ctx, bson.M{"_id": id}, bson.M{"$inc": bson.M{"f": 1}}).Raw()
+							if errors.Is(err, ErrNoDocuments) {
+								err = nil
+							}
+						}
+					}
+					return err
+				}
+				if i%2 == 0 {
+					err = op(context.Background())
+				} else {
+					_, err = sess.WithTransaction(nil, func(sc ISessionContext) (interface{}, error) {
+						return nil, op(sc)
+					})
+				}
+				if err != nil && !IsUniquenessError(err) {
+					assert.NoError(t, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	model.mutex.Lock()
+	defer model.mutex.Unlock()
+	assert.Empty(t, model.errs)
+	catalog := engine.Catalog()
+	assert.True(t, model.last == catalog)
+	for handle, ns := range catalog.Namespaces {
+		if handle == Oplog {
+			continue
+		}
+		checkNamespace(t, ns)
+		assert.Len(t, model.docs[handle], ns.Documents.Len(), "%s", handle)
+		ns.Documents.Scan(func(d bsonkit.Doc) bool {
+			assert.True(t, model.docs[handle][idString(d)] == d, "%s %s", handle, idString(d))
+			return true
+		})
+	}
+}
