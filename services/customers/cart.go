@@ -42,6 +42,11 @@ type Cart struct {
 	Subtotal float64        `json:"subtotal"`
 }
 
+// cartGuards holds one document per customer ({_id: customer id, firstAdds})
+// that every first add of a product to the cart writes, so that two such adds
+// conflict (addItem).
+const cartGuards = "cartGuards"
+
 type addItemArgs struct {
 	ProductID string `json:"productId" op:"required,id=products"`
 	Quantity  int    `json:"quantity" op:"required,min=1,max=99"`
@@ -92,9 +97,17 @@ func (s *svc) addItem(ctx context.Context, a *addItemArgs) (string, error) {
 			return "", err
 		}
 		line = cartItem{ID: ids.New("carts"), CustomerID: p.ID, ProductID: a.ProductID, StoreID: prod.StoreID, Name: prod.Name, UnitPrice: price, Quantity: a.Quantity, CreationTime: now()}
-		// The line count and the insert in one transaction, so concurrent adds of
-		// different products cannot pass the cap together.
+		// The line count and the insert in one transaction, with a write to the
+		// customer's cart guard first: concurrent first adds of different
+		// products write that one document, so they conflict and run again one
+		// after the other (else each counts the same lines and inserts a line of
+		// its own, and together they pass the cap: write skew, on MongoDB as on
+		// the embedded engine).
 		err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
+			if _, err := s.env.DB.Collection(cartGuards).UpdateOne(ctx, bson.M{"_id": p.ID}, bson.M{"$inc": bson.M{"firstAdds": 1}},
+				options.Update().SetUpsert(true)); err != nil {
+				return err
+			}
 			n, err := items.CountDocuments(ctx, bson.M{"customerId": p.ID})
 			if err != nil {
 				return err
