@@ -80,6 +80,14 @@ func From(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	// A write conflict that outlasted its retries (MongoDB's, or the embedded
+	// engine's: both label it TransientTransactionError) wrote nothing, and
+	// trying again is the cure: not a bug.
+	var le interface{ HasErrorLabel(string) bool }
+	if errors.As(err, &le) && le.HasErrorLabel("TransientTransactionError") {
+		return &Error{Code: Unavailable, Message: "the data kept changing while this request was applied; nothing was written, try again",
+			Details: map[string]any{"reason": "contention"}, cause: err}
+	}
 	return &Error{Code: Internal, Message: "internal error", cause: err}
 }
 

@@ -40,3 +40,33 @@ func TestBodyHidesUntypedErrorsAndRoundTrips(t *testing.T) {
 		t.Fatal("Is/CodeOf broken")
 	}
 }
+
+// labelled is an error as the MongoDB driver and the embedded engine give a
+// write conflict: it carries error labels.
+type labelled struct{ labels []string }
+
+func (l labelled) Error() string { return "write conflict" }
+func (l labelled) HasErrorLabel(label string) bool {
+	for _, x := range l.labels {
+		if x == label {
+			return true
+		}
+	}
+	return false
+}
+
+// TestTransientTransactionErrorIsContention: a conflict that outlasted its
+// retries, wrapped or not, is UNAVAILABLE with reason contention; an error
+// with other labels stays INTERNAL.
+func TestTransientTransactionErrorIsContention(t *testing.T) {
+	conflict := labelled{[]string{"TransientTransactionError"}}
+	for _, err := range []error{conflict, fmt.Errorf("commit: %w", conflict)} {
+		e := From(err)
+		if e.Code != Unavailable || e.Details["reason"] != "contention" {
+			t.Fatalf("%v: %+v", err, e)
+		}
+	}
+	if e := From(labelled{[]string{"RetryableWriteError"}}); e.Code != Internal {
+		t.Fatalf("other label: %+v", e)
+	}
+}

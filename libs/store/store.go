@@ -23,7 +23,6 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 	"go.mongodb.org/mongo-driver/x/mongo/driver/connstring"
 
-	"marketplace/libs/apperr"
 )
 
 // The embedded engine keeps an oplog for change streams, which nothing here
@@ -261,13 +260,6 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	// duplicate key, an event already processed) not yet on disk.
 	if werr := d.WaitDurable(ctx); werr != nil {
 		return werr
-	}
-	if lungo.IsWriteConflict(err) {
-		// Still conflicting when the retries ended (the context ended, or
-		// the driver's 120 s passed): nothing was written, and the client
-		// may try again, as after Retry.
-		return apperr.Wrap(err, apperr.Unavailable, "the records this request writes kept changing while it was applied; try again").
-			WithDetails(map[string]any{"reason": ReasonContention})
 	}
 	return err
 }
