@@ -116,7 +116,9 @@ func openFileStore(path string, log *slog.Logger) (*fileStore, error) {
 		return nil, err
 	}
 	start := time.Now()
+	release := holdGC()
 	catalog, st, err := s.read()
+	release()
 	if err != nil {
 		db.Close()
 		return nil, err
