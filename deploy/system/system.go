@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -322,6 +323,28 @@ func run(ctx context.Context, o Options, st *runState) error {
 	}
 	info.ServiceKeys = serviceKeys
 	sctx, stopServices := context.WithCancel(context.WithoutCancel(ctx))
+	// The services start one after another, each once the one before is
+	// ready (the order of run), but their databases are opened all at once
+	// from here: a restart reads every file at the same time, on every core,
+	// instead of one file after another (docs/bench.md, row g8). A database
+	// no service took (a start that failed first) is closed at the end.
+	dbOptions := func(m service.Module) store.Options {
+		dbo := store.Options{Name: cfg.DBNamePrefix + m.Name, URI: cfg.MongoURI, Memory: o.Memory && cfg.MongoURI == "",
+			StartEmpty: slices.Contains(cfg.StartEmpty, m.Name), Service: m.Name, MemoryLimit: memLimit, Logger: logger.With("service", m.Name)}
+		if !dbo.Memory && dbo.URI == "" {
+			dbo.DataDir = filepath.Join(cfg.DataDir, "db")
+		}
+		return dbo
+	}
+	opens := make(map[string]*openingDB, len(run))
+	for _, m := range run {
+		opens[m.Name] = openAhead(sctx, dbOptions(m))
+	}
+	defer func() {
+		for _, p := range opens {
+			p.closeIfNotTaken()
+		}
+	}()
 	var wg sync.WaitGroup
 	errc := make(chan error, len(run))
 	defer func() { stopServices(); wg.Wait() }()
@@ -333,11 +356,7 @@ func run(ctx context.Context, o Options, st *runState) error {
 		url := "http://" + ln.Addr().String()
 		resolver.Set(m.Name, url)
 		info.Services[m.Name] = url
-		dbo := store.Options{Name: cfg.DBNamePrefix + m.Name, URI: cfg.MongoURI, Memory: o.Memory && cfg.MongoURI == "",
-			StartEmpty: slices.Contains(cfg.StartEmpty, m.Name), Service: m.Name, MemoryLimit: memLimit}
-		if !dbo.Memory && dbo.URI == "" {
-			dbo.DataDir = filepath.Join(cfg.DataDir, "db")
-		}
+		dbo := dbOptions(m)
 		creds := serviceauth.Credentials{Key: serviceKeys[m.Name], Peers: publicKeys, Callers: modules.Callers(run, m.Name)}
 		ready := make(chan struct{})
 		wg.Add(1)
@@ -346,7 +365,7 @@ func run(ctx context.Context, o Options, st *runState) error {
 			err := service.Run(sctx, service.Options{
 				Module: m, Listener: ln, DB: dbo, Brokers: kafkaOf(m.Name), Resolver: resolver, Verifier: verifier,
 				Credentials: creds, Logger: logger, HTTP: serviceHTTP, Getenv: o.Getenv, Configure: configure,
-				Ready: ready, RelayFault: o.RelayFault, Now: o.Now,
+				Ready: ready, RelayFault: o.RelayFault, Now: o.Now, OpenDB: opens[m.Name].take,
 			})
 			if err != nil {
 				errc <- fmt.Errorf("%s: %w", m.Name, err)
@@ -492,4 +511,51 @@ func listenHTTP(addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("%w: another program listens on %s (HTTP_ADDR); stop it, or run on another port, e.g. HTTP_ADDR=127.0.0.1:8090 make run (and MARKETPLACE_URL=http://127.0.0.1:8090 for marketplace call)", err, addr)
 	}
 	return ln, err
+}
+
+// openingDB is a database being opened ahead of its service.
+type openingDB struct {
+	done  chan struct{}
+	db    *store.DB
+	err   error
+	taken atomic.Bool
+}
+
+func openAhead(ctx context.Context, opts store.Options) *openingDB {
+	p := &openingDB{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.db, p.err = store.Open(ctx, opts)
+	}()
+	return p
+}
+
+// take is the service's open: it waits for the database opened ahead.
+func (p *openingDB) take(ctx context.Context, _ store.Options) (*store.DB, error) {
+	p.taken.Store(true)
+	select {
+	case <-p.done:
+		return p.db, p.err
+	case <-ctx.Done():
+		// The open goes on; closeIfNotTaken cannot know the service gave
+		// up, so the database is closed here once it is open.
+		go func() {
+			<-p.done
+			if p.db != nil {
+				p.db.Close(context.Background())
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
+// closeIfNotTaken closes a database no service took, once its open ended.
+func (p *openingDB) closeIfNotTaken() {
+	if p.taken.Load() {
+		return
+	}
+	<-p.done
+	if p.db != nil {
+		p.db.Close(context.Background())
+	}
 }

@@ -96,6 +96,10 @@ type Options struct {
 	Ready chan<- struct{}
 	// RelayFault, when set, is the relay's crash-test fault point (tests only).
 	RelayFault func() error
+	// OpenDB, if set, opens the database instead of store.Open (the
+	// all-in-one opens every service's database at once, ahead of the
+	// services, which start one after another).
+	OpenDB func(context.Context, store.Options) (*store.DB, error)
 }
 
 // Run builds and serves the module until ctx is done, then stops it gracefully.
@@ -117,7 +121,11 @@ func Run(ctx context.Context, o Options) (err error) {
 	if o.DB.Logger == nil {
 		o.DB.Logger = logger
 	}
-	db, err := store.Open(ctx, o.DB)
+	open := o.OpenDB
+	if open == nil {
+		open = store.Open
+	}
+	db, err := open(ctx, o.DB)
 	if err != nil {
 		return err
 	}

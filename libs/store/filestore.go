@@ -115,11 +115,16 @@ func openFileStore(path string, log *slog.Logger) (*fileStore, error) {
 		db.Close()
 		return nil, err
 	}
-	catalog, err := s.read()
+	start := time.Now()
+	release := holdGC()
+	catalog, st, err := s.read()
+	release()
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
+	log.Info("embedded database opened", "file", path, "namespaces", len(catalog.Namespaces)-1, "documents", st.docs,
+		"took", time.Since(start).Round(time.Millisecond), "decode", st.decode.Round(time.Millisecond), "indexes", st.index.Round(time.Millisecond))
 	s.loaded, s.prev = catalog, catalog
 	s.w = newGroupWriter()
 	go s.run()
@@ -232,8 +237,14 @@ type record struct {
 	doc bsonkit.Doc
 }
 
+// readStats is what an open read, and where its time went.
+type readStats struct {
+	docs          uint64
+	decode, index time.Duration // reading and decoding the records; building the indexes
+}
+
 // read loads every namespace, checking every record.
-func (s *fileStore) read() (catalog *lungo.Catalog, err error) {
+func (s *fileStore) read() (catalog *lungo.Catalog, st readStats, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -263,12 +274,14 @@ func (s *fileStore) read() (catalog *lungo.Catalog, err error) {
 				problem("%s has no documents bucket", handle)
 				return nil
 			}
+			t0 := time.Now()
 			recs, n, err := decodeAll(docs, func(k []byte, err error) {
 				problem("%s, document %s: %v", handle, keyString(k), err)
 			})
 			if err != nil {
 				return err
 			}
+			st.docs += n
 			if want := countOf(b); want != n {
 				problem("%s holds %d documents, its count says %d", handle, n, want)
 			}
@@ -293,6 +306,8 @@ func (s *fileStore) read() (catalog *lungo.Catalog, err error) {
 			}
 			// The indexes are built (and the unique ones checked) at once,
 			// one goroutine each: they only read the documents.
+			t1 := time.Now()
+			st.decode += t1.Sub(t0)
 			built := make([]*mongokit.Index, len(defs))
 			errs := make([]error, len(defs))
 			var wg sync.WaitGroup
@@ -319,6 +334,7 @@ func (s *fileStore) read() (catalog *lungo.Catalog, err error) {
 				}()
 			}
 			wg.Wait()
+			st.index += time.Since(t1)
 			for j, e := range defs {
 				if errs[j] != nil {
 					problem("%s: index %s: %v", handle, e.Key, errs[j])
@@ -333,12 +349,12 @@ func (s *fileStore) read() (catalog *lungo.Catalog, err error) {
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s cannot be read: %v", ErrCorrupt, s.path, err)
+		return nil, st, fmt.Errorf("%w: %s cannot be read: %v", ErrCorrupt, s.path, err)
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("%w: %s: %s", ErrCorrupt, s.path, strings.Join(problems, "; "))
+		return nil, st, fmt.Errorf("%w: %s: %s", ErrCorrupt, s.path, strings.Join(problems, "; "))
 	}
-	return catalog, nil
+	return catalog, st, nil
 }
 
 // bsonTransfer decodes a value read from an index definition into out.

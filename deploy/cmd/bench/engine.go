@@ -98,12 +98,17 @@ func startBenchSystem(memory bool, secret string) (*benchSystem, error) {
 // launch starts an all-in-one with env (its files, when not in memory, in
 // env's DATA_DIR, kept at stop), and reports how long it took to be ready.
 func launch(env map[string]string, memory bool) (*benchSystem, time.Duration, error) {
+	return launchTo(env, memory, io.Discard)
+}
+
+// launchTo is launch with the all-in-one's log written to stdout.
+func launchTo(env map[string]string, memory bool, stdout io.Writer) (*benchSystem, time.Duration, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	infoc := make(chan system.Info, 1)
 	done := make(chan error, 1)
 	t0 := time.Now()
 	go func() {
-		done <- system.Run(ctx, system.Options{Getenv: func(k string) string { return env[k] }, Stdout: io.Discard, Memory: memory,
+		done <- system.Run(ctx, system.Options{Getenv: func(k string) string { return env[k] }, Stdout: stdout, Memory: memory,
 			Listener: mustListen(), OnReady: func(i system.Info) { infoc <- i }})
 	}()
 	s := &benchSystem{stop: func() {

@@ -305,6 +305,13 @@ func benchGrowth(conns int, dur, warm time.Duration, conc int) (*growthResult, e
 	step("%d documents copied into the files in %v (the reviews phase's %d times, the orders phase's %d times): %d reviews, %d orders, %.0f MB of BSON stored",
 		n+k, time.Since(tr).Round(time.Millisecond), reviewCopies, orderCopies, res.reviewsLarge, res.ordersLarge, float64(res.storedBytes)/1e6)
 
+	if *growthKeep != "" {
+		if err := copyTree(*growthKeep, dir); err != nil {
+			return nil, err
+		}
+		step("the large database kept in %s (-restart-from)", *growthKeep)
+	}
+
 	// (E) the restart, memory, the large rows.
 	fmt.Println("growth: restarting on the large database...")
 	var took time.Duration

@@ -54,6 +54,9 @@ func run() error {
 	reviewsLarge := flag.Int("reviews-large", 20_000, "reviews in the database of row (r3), the store's 200 among them (2000 or less skips the row)")
 	flag.Parse()
 
+	if *restartFrom != "" {
+		return benchRestarts()
+	}
 	if *engineGrowth {
 		res, err := benchGrowth(*conns, *dur, *warm, *orderConc)
 		if err != nil {

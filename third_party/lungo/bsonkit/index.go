@@ -326,6 +326,21 @@ func (i *Index) Clone() *Index {
 // TODO: Reject parallel arrays — MongoDB errors when a compound index would
 // need to be multikey on more than one field of the same document.
 func (i *Index) tuples(doc Doc) (tuples [][]interface{}, multi bool) {
+	// no array at any indexed path (the common case): one tuple, allocated
+	// once (an open builds every index of every document through here)
+	keys := make([]interface{}, len(i.columns))
+	for j, col := range i.columns {
+		v, _ := All(doc, col.Path, true, true)
+		if _, ok := v.(bson.A); ok {
+			return i.expand(doc)
+		}
+		keys[j] = v
+	}
+	return [][]interface{}{keys}, false
+}
+
+// expand is tuples for a document with an array at an indexed path.
+func (i *Index) expand(doc Doc) (tuples [][]interface{}, multi bool) {
 	// start with one empty tuple
 	tuples = [][]interface{}{
 		make([]interface{}, 0, len(i.columns)),
