@@ -37,6 +37,7 @@ var (
 	growthOrders  = flag.Int("growth-orders", 100_000, "orders stored for the large order row (BENCH_ENGINE_QUICK=1: 10,000)")
 	growthReviews = flag.Int("growth-reviews", 20_000, "reviews stored for the large vote row")
 	growthSeed    = flag.Bool("growth-seed", false, "also time `make seed` (SEED_SCALE=1) on a fresh file store (slow)")
+	voteProfile   = flag.String("growth-vote-cpuprofile", "", "write a CPU profile of the large vote row (g2) to this file")
 )
 
 const (
@@ -337,9 +338,11 @@ func benchGrowth(conns int, dur, warm time.Duration, conc int) (*growthResult, e
 	} else {
 		step("getStoreReviews after a change: %v", err)
 	}
+	stopProfile := startProfile(*voteProfile)
 	res.votesLarge, res.cpu[1] = withCPU(dur, warm, func() row {
 		return rb.voteRow(fmt.Sprintf("(g2) voteOnReview, %d reviews stored", res.reviewsLarge), conns, dur, warm)
 	})
+	stopProfile()
 	if r, err = s.round("growlarge", res.ordersLarge, *engineOrders, conc, ""); err != nil {
 		s.stop()
 		return nil, err
@@ -465,4 +468,23 @@ func ratio(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+// startProfile starts a CPU profile into file ("" : none) and returns what
+// stops it.
+func startProfile(file string) func() {
+	if file == "" {
+		return func() {}
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cpu profile: %v\n", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintf(os.Stderr, "cpu profile: %v\n", err)
+		f.Close()
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
