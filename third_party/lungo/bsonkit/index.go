@@ -277,6 +277,13 @@ func (i *Index) Remove(doc Doc) bool {
 	// get tuples
 	tuples, multi := i.tuples(doc)
 
+	// one entry: delete it and tell whether it was there (one search, not a
+	// Get and then a Delete)
+	if !multi && len(tuples) == 1 {
+		_, ok := i.btree.Delete(indexEntry{keys: tuples[0], doc: doc})
+		return ok
+	}
+
 	// check if added
 	if _, ok := i.btree.Get(indexEntry{keys: tuples[0], doc: doc}); !ok {
 		return false
