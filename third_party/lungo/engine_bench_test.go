@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
 
 	"github.com/256dpi/lungo/bsonkit"
 	"github.com/256dpi/lungo/mongokit"
@@ -205,4 +206,96 @@ func benchParallelTransactions(b *testing.B, own bool, hold time.Duration) {
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "txn/s")
 	b.ReportMetric(float64(attempts.Load())/float64(b.N), "attempts/txn")
+}
+
+// engineBenchReviews is a catalog of 20,000 review-like documents with the
+// reviews service's seven compound indexes, built once and shared.
+var engineBenchReviews *Catalog
+
+// BenchmarkEngineUpdateIndexed is the vote's update: UpdateOne by _id of a
+// review changing two counters and the score one index holds, in a collection
+// of 20,000 documents with seven compound indexes (issue 22, the cost of an
+// update in an index-heavy collection). Run: go test -run '^$' -bench
+// BenchmarkEngineUpdateIndexed -benchtime 3000x -count 3
+func BenchmarkEngineUpdateIndexed(b *testing.B) {
+	const n = 20_000
+	if engineBenchReviews == nil {
+		client, engine, err := Open(nil, Options{Store: NewMemoryStore()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		coll := client.Database("bench").Collection("reviews")
+		asc, desc := 1, -1
+		keys := [][]string{
+			{"customerId", "orderId"},
+			{"customerId", "storeId", "verifiedSlot"},
+			{"storeId", "hidden", "-createdAt", "-_id"},
+			{"storeId", "hidden", "-rating", "-createdAt", "-_id"},
+			{"storeId", "hidden", "rating", "-createdAt", "-_id"},
+			{"storeId", "hidden", "-wilson", "-createdAt", "-_id"},
+			{"customerId", "-createdAt", "-_id"},
+		}
+		var models []mongo.IndexModel
+		for _, k := range keys {
+			var d bson.D
+			for _, f := range k {
+				if f[0] == '-' {
+					d = append(d, bson.E{Key: f[1:], Value: desc})
+				} else {
+					d = append(d, bson.E{Key: f, Value: asc})
+				}
+			}
+			models = append(models, mongo.IndexModel{Keys: d})
+		}
+		if _, err := coll.Indexes().CreateMany(nil, models); err != nil {
+			b.Fatal(err)
+		}
+		docs := make([]interface{}, n)
+		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i := range docs {
+			docs[i] = bson.M{
+				"_id":             fmt.Sprintf("rev-%08d", i),
+				"customerId":      fmt.Sprintf("cus-%d", i%1_000),
+				"orderId":         fmt.Sprintf("ord-%08d", i),
+				"verifiedSlot":    i,
+				"storeId":         fmt.Sprintf("sto-%d", i%50),
+				"hidden":          false,
+				"rating":          1 + i%5,
+				"createdAt":       start.Add(time.Duration(i) * time.Minute),
+				"title":           "a review of the benchmark",
+				"body":            "a body long enough to look like a review someone wrote about a store",
+				"helpfulCount":    0,
+				"notHelpfulCount": 0,
+				"wilson":          0.0,
+			}
+		}
+		if _, err := coll.InsertMany(nil, docs); err != nil {
+			b.Fatal(err)
+		}
+		engineBenchReviews = engine.Catalog()
+		engine.Close()
+	}
+	store := NewMemoryStore()
+	if err := store.Store(engineBenchReviews); err != nil {
+		b.Fatal(err)
+	}
+	client, engine, err := Open(nil, Options{Store: store})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(engine.Close)
+	coll := client.Database("bench").Collection("reviews")
+	r := rand.New(rand.NewSource(1))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		id := fmt.Sprintf("rev-%08d", r.Intn(n))
+		res, err := coll.UpdateOne(nil, bson.M{"_id": id}, bson.M{
+			"$inc": bson.M{"helpfulCount": 1},
+			"$set": bson.M{"wilson": r.Float64()},
+		})
+		if err != nil || res.ModifiedCount != 1 {
+			b.Fatal(err, res)
+		}
+	}
 }
