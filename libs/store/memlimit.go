@@ -1,7 +1,7 @@
 package store
 
 // The embedded engine holds every document in memory (docs/bench.md, rows g9
-// and g10: about 5 bytes of Go heap per stored byte of BSON). Without a bound,
+// and g10: about 4 bytes of Go heap per stored byte of BSON). Without a bound,
 // a database that outgrows the machine ends in an out-of-memory kill, and
 // since a restart loads the same data, in another at every start.
 // DB_MEMORY_LIMIT bounds it: when the process's live heap is at or above the
