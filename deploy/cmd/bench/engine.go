@@ -161,12 +161,7 @@ func (s *benchSystem) round(name string, stored, n, conc int, profile string) (e
 	// setupBuyers makes a profile and fills a cart for each: two writes.
 	carts := summarize(fmt.Sprintf("profile + addItem (c=8), %d stored", stored), nil, 0, 0)
 	carts.rps = float64(2*n) / time.Since(t0).Seconds()
-	if profile != "" {
-		if f, err := os.Create(profile); err == nil {
-			_ = pprof.StartCPUProfile(f)
-			defer func() { pprof.StopCPUProfile(); f.Close() }()
-		}
-	}
+	defer startProfile(profile)()
 	cpu0 := cpuTime()
 	lat, elapsed, failures := deliverAll(name, s.info.BaseURL, "whsec_bench", s.storeID, buyers, conc)
 	r := engineRow{stored: stored, carts: carts,

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,11 +111,8 @@ func benchEvents(base, secret string, brokers events.Brokers, token func(sub str
 			return nil, err
 		}
 		stopProfile := func() {}
-		if *eventProf != "" && i == len(counts)-1 {
-			if f, err := os.Create(*eventProf); err == nil {
-				_ = pprof.StartCPUProfile(f)
-				stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
-			}
+		if i == len(counts)-1 {
+			stopProfile = startProfile(*eventProf)
 		}
 		lat, elapsed, failures := deliverAll(fmt.Sprintf("ev%d", i), base, secret, storeID, buyers, conc)
 		delivered := time.Now()

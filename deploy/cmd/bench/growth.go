@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -316,16 +315,9 @@ func benchGrowth(conns int, dur, warm time.Duration, conc int) (*growthResult, e
 	// (E) the restart, memory, the large rows.
 	fmt.Println("growth: restarting on the large database...")
 	var took time.Duration
-	if *restartProfile != "" {
-		if f, err := os.Create(*restartProfile); err == nil {
-			_ = pprof.StartCPUProfile(f)
-			defer f.Close()
-		}
-	}
+	stopRestartProfile := startProfile(*restartProfile)
 	s, took, err = relaunch()
-	if *restartProfile != "" {
-		pprof.StopCPUProfile()
-	}
+	stopRestartProfile()
 	if err != nil {
 		return nil, err
 	}
@@ -468,23 +460,4 @@ func ratio(a, b float64) float64 {
 		return 0
 	}
 	return a / b
-}
-
-// startProfile starts a CPU profile into file ("" : none) and returns what
-// stops it.
-func startProfile(file string) func() {
-	if file == "" {
-		return func() {}
-	}
-	f, err := os.Create(file)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cpu profile: %v\n", err)
-		return func() {}
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		fmt.Fprintf(os.Stderr, "cpu profile: %v\n", err)
-		f.Close()
-		return func() {}
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }
 }

@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -171,12 +170,8 @@ func run() error {
 	preview := body("admins.platformAdmin.getCommissionPreview", map[string]any{"storeId": storeID, "subtotal": 123.45, "deliveryFee": 7})
 	rows := []row{}
 	measure := func(name, url string, payload []byte) {
-		if *profile != "" && name[1:2] == *profileRow {
-			f, err := os.Create(*profile)
-			if err == nil {
-				_ = pprof.StartCPUProfile(f)
-				defer func() { pprof.StopCPUProfile(); f.Close() }()
-			}
+		if name[1:2] == *profileRow {
+			defer startProfile(*profile)()
 		}
 		rows = append(rows, load(name, url, user, payload, *conns, *dur, *warm))
 	}
@@ -213,12 +208,8 @@ func run() error {
 	}
 	var productID string
 	_ = json.Unmarshal(productRaw, &productID)
-	if *profile != "" && *profileRow == "f" {
-		f, err := os.Create(*profile)
-		if err == nil {
-			_ = pprof.StartCPUProfile(f)
-			defer func() { pprof.StopCPUProfile(); f.Close() }()
-		}
+	if *profileRow == "f" {
+		defer startProfile(*profile)()
 	}
 	mint := func(sub string) string { return tok(sub) }
 	// The steady-rate run first: the embedded engine's reads and writes grow with

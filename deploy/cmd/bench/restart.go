@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
-	"runtime/pprof"
 	"time"
 )
 
@@ -86,11 +85,9 @@ func benchRestarts() error {
 		if *restartLogging {
 			env["LOG_LEVEL"] = "info"
 		}
+		stopProfile := func() {}
 		if *restartProfile != "" {
-			if f, err := os.Create(fmt.Sprintf("%s.%d", *restartProfile, i)); err == nil {
-				_ = pprof.StartCPUProfile(f)
-				defer f.Close()
-			}
+			stopProfile = startProfile(fmt.Sprintf("%s.%d", *restartProfile, i))
 		}
 		c0, g0 := cpuTime(), gcCPU()
 		out := io.Discard
@@ -99,9 +96,7 @@ func benchRestarts() error {
 		}
 		s, took, err := launchTo(env, false, out)
 		c1, g1 := cpuTime(), gcCPU()
-		if *restartProfile != "" {
-			pprof.StopCPUProfile()
-		}
+		stopProfile()
 		if err != nil {
 			os.RemoveAll(dir)
 			return err
