@@ -385,7 +385,7 @@ func TestSyncPendingSocketsPerIP(t *testing.T) {
 	admitted(0) // both have left the pending count (the answer may come before the count moves)
 	c, d := idle("pending-c"), idle("pending-d")
 	admitted(2)
-	idle("pending-e").closedWith(fws.CloseTryAgainLater, "TooManyConcurrentRequests")
+	dialSyncFrom(t, gw, ip).closedWith(fws.CloseTryAgainLater, "TooManyConcurrentRequests")
 	for _, s := range []*syncClient{c, d} {
 		modifyQuerySet(s, 0)
 		s.expect("Transition")

@@ -448,9 +448,13 @@ func (c *syncClient) check() {
 	c.problems = nil
 }
 
+// send writes one message. A write after the server's close frame arrived
+// (the reader answered it, so the socket is closing) is not an error here:
+// what the server said is checked by closedWith, and next or expect fail on
+// the closed socket.
 func (c *syncClient) send(v any) {
 	c.t.Helper()
-	if err := c.ws.WriteJSON(v); err != nil {
+	if err := c.ws.WriteJSON(v); err != nil && !errors.Is(err, fws.ErrCloseSent) {
 		c.t.Fatal(err)
 	}
 }
