@@ -1,0 +1,172 @@
+package liveset
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func reviewWrite(id, store, customer string) *Writes {
+	w := &Writes{}
+	cw := w.Coll("reviews", []string{"_id", "storeId", "customerId"})
+	cw.Add("_id", id)
+	cw.Add("storeId", store)
+	cw.Add("customerId", customer)
+	return w
+}
+
+func TestTouches(t *testing.T) {
+	vote := reviewWrite("r1", "A", "C")
+	all := &Writes{}
+	all.Coll("reviews", []string{"_id", "storeId"}).SetAll()
+	for _, c := range []struct {
+		name string
+		w    *Writes
+		r    Read
+		want bool
+	}{
+		{"a write to store A touches a read of store A", vote, Read{"reviews", "storeId", []string{"A"}}, true},
+		{"not a read of store B", vote, Read{"reviews", "storeId", []string{"B"}}, false},
+		{"a read of A or B", vote, Read{"reviews", "storeId", []string{"B", "A"}}, true},
+		{"a read that listed the review", vote, Read{"reviews", "_id", []string{"r1"}}, true},
+		{"not one that listed another", vote, Read{"reviews", "_id", []string{"r2"}}, false},
+		{"a whole-collection read", vote, Read{Coll: "reviews"}, true},
+		{"not another collection", vote, Read{Coll: "flags"}, false},
+		{"not another collection's key", vote, Read{"flags", "reviewId", []string{"r1"}}, false},
+		{"a field the write does not report", vote, Read{"reviews", "status", []string{"pending"}}, true},
+		{"values not known", all, Read{"reviews", "storeId", []string{"Z"}}, true},
+		{"unknown writes touch everything", &Writes{Unknown: true}, Read{"x", "y", []string{"z"}}, true},
+		{"an empty write touches nothing", &Writes{}, Read{Coll: "reviews"}, false},
+	} {
+		if got := c.w.Touches(c.r); got != c.want {
+			t.Errorf("%s: Touches = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestMergeKeepsOnlyFieldsEveryPartReported(t *testing.T) {
+	w := reviewWrite("r1", "A", "C")
+	o := &Writes{}
+	o.Coll("reviews", []string{"_id", "storeId"}).Add("storeId", "B")
+	w.Merge(o)
+	if r := (Read{"reviews", "customerId", []string{"X"}}); !w.Touches(r) {
+		t.Error("customerId is not reported by every part: a read keyed by it must be touched")
+	}
+	if !w.Touches(Read{"reviews", "storeId", []string{"B"}}) || !w.Touches(Read{"reviews", "storeId", []string{"A"}}) {
+		t.Error("both stores' values are in the merge")
+	}
+	if w.Touches(Read{"reviews", "storeId", []string{"Q"}}) {
+		t.Error("store Q was not written")
+	}
+	w.Merge(&Writes{Unknown: true})
+	if !w.Unknown {
+		t.Error("merging an unknown write makes it unknown")
+	}
+}
+
+func TestTooManyValuesMeanAll(t *testing.T) {
+	w := &Writes{}
+	cw := w.Coll("orders", []string{"_id"})
+	for i := range MaxValues + 1 {
+		cw.Add("_id", fmt.Sprint(i))
+	}
+	if !cw.All || !w.Touches(Read{"orders", "_id", []string{"not written"}}) {
+		t.Fatal("past MaxValues the entry must say All")
+	}
+}
+
+func TestEncodeDecode(t *testing.T) {
+	w := reviewWrite("r1", "A", "C")
+	got, err := DecodeWrites(w.Encode())
+	if err != nil || !got.Touches(Read{"reviews", "storeId", []string{"A"}}) || got.Touches(Read{"reviews", "storeId", []string{"B"}}) {
+		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+	rs := Reads{{"reviews", "storeId", []string{"A"}}, {Coll: "flags"}}
+	back, err := DecodeReads(rs.Encode())
+	if err != nil || len(back) != 2 || back[1].Coll != "flags" || back[0].Values[0] != "A" {
+		t.Fatalf("reads round trip: %+v, %v", back, err)
+	}
+	for _, bad := range []string{`{`, `[{"f":"storeId","v":["A"]}]`, `[{"c":"reviews","f":"storeId"}]`, `[{"c":"reviews","v":["A"]}]`} {
+		if _, err := DecodeReads(bad); err == nil {
+			t.Errorf("DecodeReads(%s) accepted", bad)
+		}
+	}
+	for _, bad := range []string{`[`, `{"c":{"":{}}}`, `{"c":{"reviews":null}}`} {
+		if _, err := DecodeWrites(bad); err == nil {
+			t.Errorf("DecodeWrites(%s) accepted", bad)
+		}
+	}
+}
+
+// The index finds exactly the holders whose reads a write touches.
+func TestIndexAgreesWithTouches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	colls, fields, values := []string{"reviews", "flags"}, []string{"_id", "storeId", "status"}, []string{"a", "b", "c", "d"}
+	randReads := func() Reads {
+		var rs Reads
+		for range 1 + rng.IntN(2) {
+			r := Read{Coll: colls[rng.IntN(2)]}
+			if rng.IntN(4) > 0 {
+				r.Field = fields[rng.IntN(3)]
+				for range 1 + rng.IntN(2) {
+					r.Values = append(r.Values, values[rng.IntN(4)])
+				}
+			}
+			rs = append(rs, r)
+		}
+		return rs
+	}
+	randWrites := func() *Writes {
+		w := &Writes{Unknown: rng.IntN(30) == 0}
+		for range rng.IntN(3) {
+			cw := w.Coll(colls[rng.IntN(2)], fields[:1+rng.IntN(3)])
+			if rng.IntN(8) == 0 {
+				cw.SetAll()
+			}
+			for range rng.IntN(4) {
+				cw.Add(cw.Fields[rng.IntN(len(cw.Fields))], values[rng.IntN(4)])
+			}
+		}
+		return w
+	}
+	for round := range 200 {
+		x := NewIndex[int]()
+		held := map[int]Reads{}
+		for i := range 30 {
+			held[i] = randReads()
+			x.Set(i, held[i])
+		}
+		for i := range 10 { // re-indexed and removed holders
+			if i%2 == 0 {
+				held[i] = randReads()
+				x.Set(i, held[i])
+			} else {
+				delete(held, i)
+				x.Remove(i)
+			}
+		}
+		if x.Len() != len(held) {
+			t.Fatalf("round %d: Len %d, want %d", round, x.Len(), len(held))
+		}
+		w := randWrites()
+		var got, want []int
+		x.Touched(w, func(i int) { got = append(got, i) })
+		for i, rs := range held {
+			if w.TouchesAny(rs) {
+				want = append(want, i)
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: write %s touched %v, want %v", round, w.Encode(), got, want)
+		}
+	}
+	x := NewIndex[int]()
+	x.Set(1, Reads{{"reviews", "storeId", []string{"a"}}})
+	x.Remove(1)
+	if len(x.byColl) != 0 {
+		t.Fatalf("Remove left %v", x.byColl)
+	}
+}
