@@ -11,7 +11,7 @@ GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 MODDIRS = $(shell $(GO) list -m -f '{{.Dir}}')
 BIN := bin/marketplace
 
-.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept client console token sign-webhook pay seed bench bench-engine fuzz fmt
+.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept client console token sign-webhook pay seed bench bench-engine bench-live fuzz fmt
 .DEFAULT_GOAL := help
 
 ## help: this list (each target's `##` comment)
@@ -108,6 +108,10 @@ bench:
 ## bench-engine: the embedded engine's growth, side by side in one run (votes at 2,000 and 20,000 reviews, orders at 1,000 and 100,000, wallets 1 and 50, restart, memory per stored byte); BENCH_ENGINE_QUICK=1: 10,000 orders; BENCHFLAGS=-growth-seed also times make seed
 bench-engine:
 	$(GO) run ./deploy/cmd/bench -engine-growth $(BENCHFLAGS)
+
+## bench-live: what a write costs with live queries (issue 23): voteOnReview with none, with 10,000 that did not read it, with 1,000 subscriptions that did (10 shared and 1,000 distinct live queries); ends with `live write cost: 10000 unrelated / none R`
+bench-live:
+	$(GO) run ./deploy/cmd/bench -live-cost $(BENCHFLAGS)
 
 ## fuzz: run the argument decoder fuzzers for a while (the seed corpora run in `make test`)
 fuzz:

@@ -167,6 +167,32 @@ type liveSocket struct {
 // anonymous), subscribes queries times to path(args) and returns once every
 // subscription has its first value; from then on updates go to w.
 func openLiveSocket(base, ip, token string, queries int, path string, args any, w *liveWatch) (*liveSocket, error) {
+	qs := make([]liveQuery, queries)
+	for i := range qs {
+		qs[i] = liveQuery{path: path, args: args}
+	}
+	return dialLive(base, ip, token, qs, func(s *liveSocket, id int, value json.RawMessage) {
+		var list []struct {
+			Price float64 `json:"price"`
+		}
+		if json.Unmarshal(value, &list) == nil && len(list) == 1 {
+			w.saw(s, id, int(list[0].Price))
+		}
+	})
+}
+
+// liveQuery is one subscription: a function and its arguments.
+type liveQuery struct {
+	path string // Convex form, "stores/reviews:getStoreReviews"
+	args any
+}
+
+// dialLive connects from local address ip, signs in (token "" stays
+// anonymous), subscribes to queries (query id i is queries[i]) in one
+// ModifyQuerySet and returns once each has its first value (a QueryFailed,
+// such as the caps' RATE_LIMITED, is an error). From then on every
+// QueryUpdated goes to onUpdate, from the socket's reader goroutine.
+func dialLive(base, ip, token string, queries []liveQuery, onUpdate func(s *liveSocket, id int, value json.RawMessage)) (*liveSocket, error) {
 	dialer := *websocket.DefaultDialer
 	dialer.NetDial = func(network, addr string) (net.Conn, error) {
 		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
@@ -182,9 +208,9 @@ func openLiveSocket(base, ip, token string, queries int, path string, args any, 
 	if token != "" {
 		msgs = append(msgs, map[string]any{"type": "Authenticate", "tokenType": "User", "value": token, "baseVersion": 0})
 	}
-	adds := make([]any, queries)
-	for i := range adds {
-		adds[i] = map[string]any{"type": "Add", "queryId": i, "udfPath": path, "args": []any{args}}
+	adds := make([]any, len(queries))
+	for i, q := range queries {
+		adds[i] = map[string]any{"type": "Add", "queryId": i, "udfPath": q.path, "args": []any{q.args}}
 	}
 	msgs = append(msgs, map[string]any{"type": "ModifyQuerySet", "baseVersion": 0, "newVersion": 1, "modifications": adds})
 	for _, m := range msgs {
@@ -194,17 +220,27 @@ func openLiveSocket(base, ip, token string, queries int, path string, args any, 
 		}
 	}
 	s := &liveSocket{c: c, seen: map[int]int{}, done: make(chan struct{})}
-	// Until the query set is answered: the first values.
-	for {
+	// Until the query set is answered and every query has its first value.
+	answered := map[int]bool{}
+	_ = c.SetReadDeadline(time.Now().Add(2 * time.Minute))
+	for reached := false; !reached || len(answered) < len(queries); {
 		t, err := readTransition(c)
 		if err != nil {
 			c.Close()
 			return nil, err
 		}
-		if t.EndVersion.QuerySet == 1 {
-			break
+		for _, m := range t.Modifications {
+			switch m.Type {
+			case "QueryUpdated":
+				answered[m.QueryID] = true
+			case "QueryFailed":
+				c.Close()
+				return nil, fmt.Errorf("query %d (%s) failed: %s", m.QueryID, queries[m.QueryID%len(queries)].path, m.ErrorMessage)
+			}
 		}
+		reached = reached || t.EndVersion.QuerySet == 1
 	}
+	_ = c.SetReadDeadline(time.Time{})
 	go func() {
 		defer close(s.done)
 		for {
@@ -213,14 +249,8 @@ func openLiveSocket(base, ip, token string, queries int, path string, args any, 
 				return
 			}
 			for _, m := range t.Modifications {
-				if m.Type != "QueryUpdated" {
-					continue
-				}
-				var list []struct {
-					Price float64 `json:"price"`
-				}
-				if json.Unmarshal(m.Value, &list) == nil && len(list) == 1 {
-					w.saw(s, m.QueryID, int(list[0].Price))
+				if m.Type == "QueryUpdated" {
+					onUpdate(s, m.QueryID, m.Value)
 				}
 			}
 		}
@@ -242,6 +272,8 @@ type liveTransition struct {
 		Type    string          `json:"type"`
 		QueryID int             `json:"queryId"`
 		Value   json.RawMessage `json:"value"`
+		// ErrorMessage is a QueryFailed's reason.
+		ErrorMessage string `json:"errorMessage"`
 	} `json:"modifications"`
 	Error string `json:"error"`
 }

@@ -56,6 +56,9 @@ func run() error {
 	if *restartFrom != "" {
 		return benchRestarts()
 	}
+	if *liveCost {
+		return runLiveCost()
+	}
 	if *engineGrowth {
 		res, err := benchGrowth(*conns, *dur, *warm, *orderConc)
 		if err != nil {
