@@ -54,7 +54,7 @@ func TestKafkaACLsFollowTheModuleList(t *testing.T) {
 		a := acls[m.Name]
 		for _, tp := range all {
 			dlqOfConsumed := strings.HasSuffix(tp, events.DLQSuffix) && slices.Contains(m.Consumes, strings.TrimSuffix(tp, events.DLQSuffix))
-			if got, want := allows(a, events.ResourceTopic, tp, events.OpWrite), slices.Contains(m.Publishes, tp) || dlqOfConsumed; got != want {
+			if got, want := allows(a, events.ResourceTopic, tp, events.OpWrite), slices.Contains(m.Publishes, tp) || tp == m.LiveTopic() || dlqOfConsumed; got != want {
 				t.Errorf("%s may write %s: %v, want %v", m.Name, tp, got, want)
 			}
 			if got, want := allows(a, events.ResourceTopic, tp, events.OpRead), slices.Contains(m.Consumes, tp); got != want {
@@ -120,9 +120,10 @@ func TestKafkaACLsOfAnotherList(t *testing.T) {
 	}
 	acls := KafkaACLs(ms)
 	want := map[string][]string{
-		"shop":   {"Create topic literal:sales", "Write topic literal:sales"},
-		"ledger": {"Create topic literal:entries", "Create topic literal:sales", "Create topic literal:sales.dlq", "Read group literal:ledger", "Read group prefix:ledger.", "Read topic literal:sales", "Write topic literal:entries", "Write topic literal:sales.dlq"},
-		Gateway:  {"Describe group literal:ledger", "Describe group prefix:ledger.", "Read topic literal:entries", "Read topic literal:sales"},
+		"shop": {"Create topic literal:live.shop", "Create topic literal:sales", "Write topic literal:live.shop", "Write topic literal:sales"},
+		"ledger": {"Create topic literal:entries", "Create topic literal:live.ledger", "Create topic literal:sales", "Create topic literal:sales.dlq", "Read group literal:ledger", "Read group prefix:ledger.", "Read topic literal:sales",
+			"Write topic literal:entries", "Write topic literal:live.ledger", "Write topic literal:sales.dlq"},
+		Gateway: {"Describe group literal:ledger", "Describe group prefix:ledger.", "Read topic literal:entries", "Read topic literal:live.ledger", "Read topic literal:live.shop", "Read topic literal:sales"},
 	}
 	if len(acls) != len(want) {
 		t.Fatalf("users %v", acls)

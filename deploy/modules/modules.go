@@ -49,10 +49,12 @@ func Names() []string {
 	return out
 }
 
-// Topics are every topic a module publishes or consumes, sorted.
+// Topics are every topic a module publishes or consumes, and their live
+// topics (the writes that re-run live queries), sorted.
 func Topics(ms []service.Module) []string {
 	var out []string
 	for _, m := range ms {
+		out = append(out, m.LiveTopic())
 		out = append(out, m.Publishes...)
 		out = append(out, m.Consumes...)
 	}
@@ -83,7 +85,7 @@ const Gateway = "gateway"
 // every mode: the embedded broker's users (make run, make run-distributed)
 // and the clusters' (k8s/kafka-users.yaml, held to them by a test).
 //
-// A module writes the topics it publishes and the dead-letter topics
+// A module writes the topics it publishes, its live topic, and the dead-letter topics
 // (<topic>.dlq) of those it consumes; it reads the topics it consumes in its
 // consumer groups, named after it ("<module>" or "<module>.<what>"); it may
 // create the topics it writes or reads (its consumers make sure their
@@ -102,7 +104,7 @@ func KafkaACLs(ms []service.Module) map[string][]events.ACL {
 	var gateway []events.ACL
 	for _, m := range ms {
 		acls := []events.ACL{}
-		for _, t := range m.Publishes {
+		for _, t := range append([]string{m.LiveTopic()}, m.Publishes...) {
 			acls = append(acls, topic(t, events.OpWrite), topic(t, events.OpCreate))
 		}
 		for _, t := range m.Consumes {

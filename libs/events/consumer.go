@@ -20,9 +20,11 @@ import (
 	"marketplace/libs/store"
 )
 
+// processedCollection holds the events each consumer has applied.
+var processedCollection = store.Internal("processed_events")
+
 const (
-	processedCollection = "processed_events"
-	tracerName          = "marketplace/events"
+	tracerName = "marketplace/events"
 	// DLQSuffix names a topic's dead-letter topic.
 	DLQSuffix = ".dlq"
 	// ErrorHeader carries the failure on a dead-lettered message.

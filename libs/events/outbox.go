@@ -12,10 +12,11 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 
+	"marketplace/libs/liveset"
 	"marketplace/libs/store"
 )
 
-const outboxCollection = "outbox"
+var outboxCollection = store.Internal("outbox")
 
 // outboxDoc is one event waiting to be published (one copy of it, when it is
 // published in several versions).
@@ -162,4 +163,28 @@ func (o *Outbox) nextSeq() int64 {
 // Indexes serves the relay's oldest-first scan.
 func (o *Outbox) Indexes() []store.Index {
 	return []store.Index{{Collection: outboxCollection, Keys: bson.D{{Key: "seq", Value: 1}}, Name: "outbox_seq"}}
+}
+
+// AddWrites records what a transaction changed on the service's live topic
+// (liveset.TopicOf), keyed by the service: the gateway re-runs the live
+// queries whose reads it touches, whichever replica or consumer made the
+// write. ctx must be the transaction's (store.DB.SetLivePublisher calls it
+// inside, before the commit). These events are the gateway's, not a
+// contract: their type is liveset.EventType and their data liveset.Writes.
+func (o *Outbox) AddWrites(ctx context.Context, w *liveset.Writes) error {
+	id, err := NewID()
+	if err != nil {
+		return err
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	env := Envelope{ID: id, Type: liveset.EventType, Source: o.source, Time: now, Subject: o.source, Data: json.RawMessage(w.Encode())}
+	body, err := json.Marshal(env)
+	if err != nil {
+		return fmt.Errorf("events: outbox add writes: %w", err)
+	}
+	doc := outboxDoc{ID: id, Seq: o.nextSeq(), Topic: liveset.TopicOf(o.source), Key: o.source, Envelope: string(body), CreatedAt: now}
+	if _, err := o.db.Collection(outboxCollection).InsertOne(ctx, doc); err != nil {
+		return fmt.Errorf("events: outbox add writes: %w", err)
+	}
+	return nil
 }

@@ -11,7 +11,9 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/liveset"
 	"marketplace/libs/serviceauth"
+	"marketplace/libs/store"
 	"marketplace/libs/version"
 )
 
@@ -147,8 +149,40 @@ func (s *Server) Mount(app *fiber.App) {
 	s.mountRoutes(app)
 }
 
+// trackLive records what the request reads (a query) or writes (a mutation)
+// and sets the answer's header once the handler is done (c's response is
+// sent after it returns): a query's reads when they are known, a mutation's
+// committed writes always.
+func trackLive(c *fiber.Ctx, ctx context.Context, kind Kind) context.Context {
+	if kind == Query {
+		ctx, rt := store.TrackReads(ctx)
+		c.Locals(liveHeaderKey{}, func() {
+			if rs, ok := rt.Reads(); ok {
+				c.Set(liveset.HeaderReads, rs.Encode())
+			}
+		})
+		return ctx
+	}
+	ctx, wt := store.TrackWrites(ctx)
+	c.Locals(liveHeaderKey{}, func() {
+		w := wt.Writes()
+		c.Set(liveset.HeaderWrites, w.Encode())
+	})
+	return ctx
+}
+
+type liveHeaderKey struct{}
+
+// setLiveHeader sets the header trackLive prepared, if any.
+func setLiveHeader(c *fiber.Ctx) {
+	if f, ok := c.Locals(liveHeaderKey{}).(func()); ok {
+		f()
+	}
+}
+
 func (s *Server) handle(kind Kind) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		defer setLiveHeader(c)
 		req, err := ParseRequest(c.BodyRaw()) // as sent: never inflated (c.Body would inflate a Content-Encoding without bound)
 		if err != nil {
 			return httpserver.WriteError(c, err)
@@ -162,6 +196,9 @@ func (s *Server) handle(kind Kind) fiber.Handler {
 			ctx = withRequestID(ctx, rid)
 		}
 		internal := s.internalCall(ctx, c, req.Path)
+		// What the answer rests on, or what it changed, for live queries
+		// (libs/liveset; headers set on every answer, errors included).
+		ctx = trackLive(c, ctx, kind)
 		// Idempotency keys: for mutations of outside callers (a declared
 		// caller's calls carry none); on queries the header is ignored.
 		if kind == Mutation && !internal && s.Idempotency != nil {

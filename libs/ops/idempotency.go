@@ -65,7 +65,7 @@ const (
 const MaxIdempotencyKey = 255
 
 // IdempotencyCollection holds the kept outcomes in each service's database.
-const IdempotencyCollection = "idempotencyKeys"
+var IdempotencyCollection = store.Internal("idempotencyKeys")
 
 // Defaults of an Idempotency store.
 const (

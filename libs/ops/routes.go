@@ -389,6 +389,10 @@ func (s *Server) mountRoutes(app *fiber.App) {
 			if rid, ok := c.Locals("requestid").(string); ok {
 				ctx = withRequestID(ctx, rid)
 			}
+			if r.Method != fiber.MethodGet && r.Method != fiber.MethodHead {
+				ctx = trackLive(c, ctx, Mutation) // its writes, for live queries
+				defer setLiveHeader(c)
+			}
 			c.SetUserContext(ctx)
 			return r.Handler(c)
 		})

@@ -18,6 +18,7 @@ import (
 	contractevents "marketplace/libs/contracts/events"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/liveset"
 	"marketplace/libs/ops"
 	"marketplace/libs/serviceauth"
 	"marketplace/libs/store"
@@ -40,6 +41,10 @@ type Env struct {
 	// Now is the clock: services read time through it, so tests can move it.
 	Now func() time.Time
 }
+
+// LiveTopic is the topic the module's committed writes leave on for live
+// queries (libs/liveset; store/live.go).
+func (m Module) LiveTopic() string { return liveset.TopicOf(m.Name) }
 
 // Built is a constructed service.
 type Built struct {
@@ -153,6 +158,9 @@ func Run(ctx context.Context, o Options) (err error) {
 	if o.RelayFault != nil {
 		relay.BeforePublish = o.RelayFault
 	}
+	// Every committed write leaves on the service's live topic, from the
+	// outbox, in its transaction (store/live.go): live queries re-run by it.
+	db.SetLivePublisher(&store.LivePublisher{Publish: outbox.AddWrites, After: relay.Kick})
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }

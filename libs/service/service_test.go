@@ -19,6 +19,7 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/liveset"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
@@ -303,10 +304,35 @@ func TestRunServesTheModule(t *testing.T) {
 	}
 
 	// Exactly the two committed creates reach the broker, in order: the
-	// refused duplicate left no event behind (it would come before b2).
-	msgs := waitMessages(t, r.pub, 2)
-	if len(msgs) != 2 {
-		t.Fatalf("published %d messages, want 2", len(msgs))
+	// refused duplicate left no event behind (it would come before b2). Each
+	// also left its writes on the live topic (store/live.go), keyed by the
+	// collection's key fields (_id and the indexed sku).
+	all := waitMessages(t, r.pub, 4)
+	var msgs, live []events.Message
+	for _, m := range all {
+		if m.Topic == liveset.TopicOf("t") {
+			live = append(live, m)
+		} else {
+			msgs = append(msgs, m)
+		}
+	}
+	if len(msgs) != 2 || len(live) != 2 {
+		t.Fatalf("published %d messages and %d on live.t, want 2 and 2", len(msgs), len(live))
+	}
+	for i, want := range []string{"a1", "b2"} {
+		env, err := events.Decode(live[i].Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := liveset.DecodeWrites(string(env.Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := map[string]string{"a1": "b2", "b2": "a1"}[want]
+		if env.Type != liveset.EventType || env.Source != "t" || !w.Touches(liveset.Read{Coll: "items", Field: "sku", Values: []string{want}}) ||
+			w.Touches(liveset.Read{Coll: "items", Field: "sku", Values: []string{other}}) {
+			t.Errorf("live message %d: %+v, writes %s", i, env, env.Data)
+		}
 	}
 	for i, want := range []string{"a1", "b2"} {
 		msg := msgs[i]

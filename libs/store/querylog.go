@@ -48,6 +48,7 @@ func (d *DB) Collection(name string, opts ...*options.CollectionOptions) lungo.I
 		c = durableCollection{c, d.fileSt} // durable.go
 		c = d.limited(c)                   // memlimit.go
 	}
+	c = d.tracked(c, name) // live.go
 	if l := activeLog.Load(); l != nil {
 		return &recordingCollection{ICollection: c, log: l, db: d.IDatabase.Name()}
 	}

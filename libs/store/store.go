@@ -73,6 +73,7 @@ type DB struct {
 	fileSt   *fileStore   // its store; nil in memory
 	log      *slog.Logger // the embedded engine's; nil otherwise
 	memLimit *MemoryLimit // DB_MEMORY_LIMIT on the embedded engine (memlimit.go); nil otherwise
+	live     live         // reads and writes for live queries (live.go)
 }
 
 // Open connects to or opens the database described by opts.
@@ -241,7 +242,8 @@ func (d *DB) Close(ctx context.Context) error {
 // once on a transient conflict (real MongoDB), so it must not have side effects
 // outside the database.
 func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
-	fn = d.limitTx(fn) // memlimit.go
+	var tw *txWrites
+	fn = d.limitTx(d.liveTx(fn, &tw)) // memlimit.go, live.go
 	sess, err := d.client.StartSession()
 	if err != nil {
 		return fmt.Errorf("store: start session: %w", err)
@@ -259,6 +261,9 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	// duplicate key, an event already processed) not yet on disk.
 	if werr := d.WaitDurable(ctx); werr != nil {
 		return werr
+	}
+	if err == nil {
+		d.liveCommitted(ctx, tw)
 	}
 	return err
 }
@@ -294,6 +299,7 @@ type Index struct {
 // no-op.
 func (d *DB) EnsureIndexes(ctx context.Context, idx ...Index) error {
 	for _, ix := range idx {
+		d.addKeyFields(ix.Collection, ix.Keys) // live.go
 		o := options.Index().SetUnique(ix.Unique)
 		if ix.Name != "" {
 			o.SetName(ix.Name)

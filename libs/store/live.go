@@ -1,0 +1,1069 @@
+package store
+
+// What queries read and writes changed, for live queries (libs/liveset).
+//
+// The collections DB.Collection hands out record, on either engine:
+//
+//   - the reads of a context made by TrackReads (a query's request): for each
+//     find, count or aggregation, the collection and, when the filter pins
+//     one of the collection's key fields by equality ($eq, $in, or a plain
+//     value; inside $and, or in every branch of an $or), that field and its
+//     values; else the whole collection. A collection's key fields are _id
+//     and the first field of each of its declared indexes (EnsureIndexes):
+//     the fields queries are served by.
+//   - every write to a collection of the service (not the internal ones:
+//     Internal): the key fields' values of each document it changed, before
+//     (read with the write's filter, in the same transaction, before it) and
+//     after (the inserted or replacing document; for an update that can
+//     change a key field, read again after it). A write that changed nothing
+//     (no match, no modification) records nothing.
+//
+// A transaction's writes are handed to the publisher (SetLivePublisher: the
+// service's outbox, so they leave on its live topic if and only if the
+// transaction commits) inside it, before it commits; a write outside a
+// transaction is made in one of its own for that. Once committed they are
+// added to the request's WriteTracker (TrackWrites: what a mutation's answer
+// reports), and the publisher's after hook runs (the outbox relay's kick).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/256dpi/lungo"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/bson/bsontype"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"marketplace/libs/liveset"
+)
+
+var internalColls sync.Map // name -> true
+
+// Internal declares name a collection of the libraries' own bookkeeping (an
+// outbox, idempotency records, processed events): its reads and writes say
+// nothing to live queries. It returns name.
+func Internal(name string) string {
+	internalColls.Store(name, true)
+	return name
+}
+
+func isInternal(name string) bool {
+	_, ok := internalColls.Load(name)
+	return ok || strings.HasPrefix(name, "_")
+}
+
+// maxTrackedDocs bounds the documents a write's before-image reads; a write
+// that matches more says its collection changed in unknown places.
+const maxTrackedDocs = 100
+
+// LivePublisher publishes a transaction's writes in it (publish), and is told
+// once it committed (after).
+type LivePublisher struct {
+	Publish func(ctx context.Context, w *liveset.Writes) error
+	After   func()
+}
+
+// live is a database's state for live queries.
+type live struct {
+	mu   sync.RWMutex
+	keys map[string][]string // collection -> key fields, "_id" first
+	pub  *LivePublisher
+}
+
+// SetLivePublisher makes every committed write publish its liveset.Writes
+// through p (libs/service: the outbox, on the service's live topic).
+func (d *DB) SetLivePublisher(p *LivePublisher) {
+	d.live.mu.Lock()
+	defer d.live.mu.Unlock()
+	d.live.pub = p
+}
+
+func (d *DB) publisher() *LivePublisher {
+	d.live.mu.RLock()
+	defer d.live.mu.RUnlock()
+	return d.live.pub
+}
+
+// addKeyFields records an index's first field as a key field of coll.
+func (d *DB) addKeyFields(coll string, keys bson.D) {
+	if len(keys) == 0 {
+		return
+	}
+	f := keys[0].Key
+	d.live.mu.Lock()
+	defer d.live.mu.Unlock()
+	if d.live.keys == nil {
+		d.live.keys = map[string][]string{}
+	}
+	have := d.live.keys[coll]
+	if len(have) == 0 {
+		have = []string{"_id"}
+	}
+	if !slices.Contains(have, f) {
+		have = append(have, f)
+	}
+	d.live.keys[coll] = have
+}
+
+// KeyFields are coll's key fields: _id, then its indexes' first fields.
+func (d *DB) KeyFields(coll string) []string {
+	d.live.mu.RLock()
+	defer d.live.mu.RUnlock()
+	if k := d.live.keys[coll]; len(k) > 0 {
+		return k
+	}
+	return []string{"_id"}
+}
+
+// ReadTracker collects what a query read.
+type ReadTracker struct {
+	mu      sync.Mutex
+	unknown string
+	reads   liveset.Reads
+}
+
+type readTrackerKey struct{}
+
+// TrackReads returns a context whose reads t records.
+func TrackReads(ctx context.Context) (context.Context, *ReadTracker) {
+	t := &ReadTracker{}
+	return context.WithValue(ctx, readTrackerKey{}, t), t
+}
+
+// ReadsUnknown says that what the query answers rests on more than its
+// reads from the database (why says on what): its answer states no reads,
+// and its live queries re-run on every write of the service.
+func ReadsUnknown(ctx context.Context, why string) {
+	if t, _ := ctx.Value(readTrackerKey{}).(*ReadTracker); t != nil {
+		t.mu.Lock()
+		if t.unknown == "" {
+			t.unknown = why
+		}
+		t.mu.Unlock()
+	}
+}
+
+// Reads are the reads recorded, merged (one entry per collection and field),
+// and false when they are not known.
+func (t *ReadTracker) Reads() (liveset.Reads, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.unknown != "" {
+		return nil, false
+	}
+	return slices.Clone(t.reads), true
+}
+
+// Unknown is why the reads are not known, "" when they are.
+func (t *ReadTracker) Unknown() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.unknown
+}
+
+// maxReadValues bounds the values of one read; past it the read is the
+// whole collection.
+const maxReadValues = 256
+
+func (t *ReadTracker) add(rs liveset.Reads) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range rs {
+		i := slices.IndexFunc(t.reads, func(h liveset.Read) bool { return h.Coll == r.Coll && (h.Field == r.Field || h.Field == "") })
+		switch {
+		case i < 0:
+			t.reads = append(t.reads, liveset.Read{Coll: r.Coll, Field: r.Field, Values: slices.Clone(r.Values)})
+		case t.reads[i].Field == "":
+			// the whole collection read already
+		default:
+			for _, v := range r.Values {
+				if !slices.Contains(t.reads[i].Values, v) {
+					t.reads[i].Values = append(t.reads[i].Values, v)
+				}
+			}
+		}
+		if r.Field == "" || (i >= 0 && len(t.reads[i].Values) > maxReadValues) {
+			t.reads = slices.DeleteFunc(t.reads, func(h liveset.Read) bool { return h.Coll == r.Coll })
+			t.reads = append(t.reads, liveset.Read{Coll: r.Coll})
+		}
+	}
+}
+
+// WriteTracker collects what a request's committed writes changed.
+type WriteTracker struct {
+	mu sync.Mutex
+	w  liveset.Writes
+}
+
+type writeTrackerKey struct{}
+
+// TrackWrites returns a context whose committed writes t records.
+func TrackWrites(ctx context.Context) (context.Context, *WriteTracker) {
+	t := &WriteTracker{}
+	return context.WithValue(ctx, writeTrackerKey{}, t), t
+}
+
+// Writes are the committed writes recorded.
+func (t *WriteTracker) Writes() liveset.Writes {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out liveset.Writes
+	out.Merge(&t.w)
+	return out
+}
+
+func (t *WriteTracker) merge(w *liveset.Writes) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.w.Merge(w)
+}
+
+// txWrites are the writes of one attempt of a transaction.
+type txWrites struct {
+	mu sync.Mutex
+	w  liveset.Writes
+}
+
+type txWritesKey struct{}
+
+// liveTx wraps a transaction's function: each attempt records its writes
+// into a fresh txWrites (last points at it), and publishes them in the
+// transaction at its end.
+func (d *DB) liveTx(fn func(ctx context.Context) error, last **txWrites) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		tw := &txWrites{}
+		*last = tw
+		if err := fn(context.WithValue(ctx, txWritesKey{}, tw)); err != nil {
+			return err
+		}
+		if p := d.publisher(); p != nil && !tw.w.Empty() {
+			if err := p.Publish(ctx, &tw.w); err != nil {
+				return fmt.Errorf("store: publish the transaction's writes: %w", err)
+			}
+		}
+		return nil
+	}
+}
+
+// liveCommitted hands a committed transaction's writes on.
+func (d *DB) liveCommitted(ctx context.Context, tw *txWrites) {
+	if tw == nil || tw.w.Empty() {
+		return
+	}
+	if t, _ := ctx.Value(writeTrackerKey{}).(*WriteTracker); t != nil {
+		t.merge(&tw.w)
+	}
+	if outer, _ := ctx.Value(txWritesKey{}).(*txWrites); outer != nil {
+		outer.record(&tw.w) // a transaction begun inside another's function
+	}
+	if p := d.publisher(); p != nil && p.After != nil {
+		p.After()
+	}
+}
+
+func (tw *txWrites) record(w *liveset.Writes) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	tw.w.Merge(w)
+}
+
+// trackedCollection records reads and writes (see the top of the file).
+type trackedCollection struct {
+	lungo.ICollection
+	d *DB
+}
+
+func (d *DB) tracked(c lungo.ICollection, name string) lungo.ICollection {
+	if isInternal(name) {
+		return c
+	}
+	return trackedCollection{c, d}
+}
+
+func (c trackedCollection) Clone(opts ...*options.CollectionOptions) (lungo.ICollection, error) {
+	cl, err := c.ICollection.Clone(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return trackedCollection{cl, c.d}, nil
+}
+
+// read records a read with filter.
+func (c trackedCollection) read(ctx context.Context, filter any) {
+	t, _ := ctx.Value(readTrackerKey{}).(*ReadTracker)
+	if t == nil {
+		return
+	}
+	raw, err := marshalDoc(filter)
+	if err != nil {
+		t.add(liveset.Reads{{Coll: c.Name()}})
+		return
+	}
+	t.add(readsOf(c.Name(), raw, c.d.KeyFields(c.Name())))
+}
+
+func (c trackedCollection) Find(ctx context.Context, filter any, opts ...*options.FindOptions) (lungo.ICursor, error) {
+	c.read(ctx, filter)
+	return c.ICollection.Find(ctx, filter, opts...)
+}
+
+func (c trackedCollection) FindOne(ctx context.Context, filter any, opts ...*options.FindOneOptions) lungo.ISingleResult {
+	c.read(ctx, filter)
+	return c.ICollection.FindOne(ctx, filter, opts...)
+}
+
+func (c trackedCollection) CountDocuments(ctx context.Context, filter any, opts ...*options.CountOptions) (int64, error) {
+	c.read(ctx, filter)
+	return c.ICollection.CountDocuments(ctx, filter, opts...)
+}
+
+func (c trackedCollection) Distinct(ctx context.Context, field string, filter any, opts ...*options.DistinctOptions) ([]any, error) {
+	c.read(ctx, filter)
+	return c.ICollection.Distinct(ctx, field, filter, opts...)
+}
+
+func (c trackedCollection) EstimatedDocumentCount(ctx context.Context, opts ...*options.EstimatedDocumentCountOptions) (int64, error) {
+	c.read(ctx, nil)
+	return c.ICollection.EstimatedDocumentCount(ctx, opts...)
+}
+
+func (c trackedCollection) Aggregate(ctx context.Context, pipeline any, opts ...*options.AggregateOptions) (lungo.ICursor, error) {
+	filter, _ := pipelineStart(pipeline)
+	c.read(ctx, filter)
+	if ctx.Value(readTrackerKey{}) != nil && pipelineReadsOthers(pipeline) {
+		ReadsUnknown(ctx, "an aggregation that reads other collections")
+	}
+	return c.ICollection.Aggregate(ctx, pipeline, opts...)
+}
+
+func (c trackedCollection) Watch(ctx context.Context, pipeline any, opts ...*options.ChangeStreamOptions) (lungo.IChangeStream, error) {
+	ReadsUnknown(ctx, "a change stream")
+	return c.ICollection.Watch(ctx, pipeline, opts...)
+}
+
+// pipelineReadsOthers reports a stage that reads another collection.
+func pipelineReadsOthers(pipeline any) bool {
+	raw, err := bson.Marshal(bson.M{"p": pipeline})
+	if err != nil {
+		return true
+	}
+	s := string(raw)
+	return strings.Contains(s, "$lookup") || strings.Contains(s, "$unionWith") || strings.Contains(s, "$graphLookup")
+}
+
+// tracking is where a write's changes go: the transaction's, or none.
+// own: the write needs a transaction of its own to publish them in.
+func (c trackedCollection) tracking(ctx context.Context) (tw *txWrites, own bool) {
+	if tw, _ := ctx.Value(txWritesKey{}).(*txWrites); tw != nil {
+		return tw, false
+	}
+	if c.d.publisher() != nil {
+		return nil, true
+	}
+	if ctx.Value(writeTrackerKey{}) != nil {
+		return &txWrites{}, false
+	}
+	return nil, false
+}
+
+// done hands the changes of a write outside a transaction (and without a
+// publisher) to the request's tracker.
+func (c trackedCollection) done(ctx context.Context, tw *txWrites) {
+	if ctx.Value(txWritesKey{}) == nil {
+		if t, _ := ctx.Value(writeTrackerKey{}).(*WriteTracker); t != nil {
+			t.merge(&tw.w)
+		}
+	}
+}
+
+// inOwnTx runs a write outside a transaction in one of its own, so that its
+// changes are published with it.
+func inOwnTx[R any](c trackedCollection, ctx context.Context, write func(ctx context.Context) (R, error)) (R, error) {
+	var res R
+	err := c.d.Tx(ctx, func(ctx context.Context) error {
+		var err error
+		res, err = write(ctx)
+		return err
+	})
+	return res, err
+}
+
+// keyRecorder records documents' key values into a transaction's writes.
+type keyRecorder struct {
+	coll   string
+	fields []string
+	w      liveset.Writes
+}
+
+func (c trackedCollection) recorder() *keyRecorder {
+	r := &keyRecorder{coll: c.Name(), fields: c.d.KeyFields(c.Name())}
+	r.w.Coll(r.coll, r.fields)
+	return r
+}
+
+func (r *keyRecorder) all() { r.w.Colls[r.coll].SetAll() }
+
+// doc records the key values of one document (a before or after image).
+func (r *keyRecorder) doc(raw bson.Raw) {
+	cw := r.w.Colls[r.coll]
+	for _, f := range r.fields {
+		vals, ok := keyValues(raw, f)
+		if !ok {
+			cw.SetAll()
+			return
+		}
+		for _, v := range vals {
+			cw.Add(f, v)
+		}
+	}
+}
+
+func (r *keyRecorder) into(tw *txWrites) {
+	if tw != nil {
+		tw.record(&r.w)
+	}
+}
+
+// before reads the key fields of the documents filter matches (at most
+// maxTrackedDocs, else the values are not known), recording them; it
+// returns their ids.
+func (c trackedCollection) before(ctx context.Context, r *keyRecorder, filter any, sort any, one bool) ([]any, error) {
+	raw, err := marshalDoc(filter)
+	if err != nil {
+		return nil, err
+	}
+	if ids, ok := idsPinned(raw); ok && len(r.fields) == 1 {
+		for _, id := range ids {
+			r.doc(idDoc(id))
+		}
+		return ids, nil // _id is the only key field, and the filter names it
+	}
+	proj := bson.D{}
+	for _, f := range r.fields {
+		proj = append(proj, bson.E{Key: f, Value: 1})
+	}
+	o := options.Find().SetProjection(proj).SetLimit(maxTrackedDocs + 1)
+	if one && sort != nil {
+		o.SetSort(sort).SetLimit(1)
+	}
+	cur, err := c.ICollection.Find(ctx, raw, o)
+	if err != nil {
+		return nil, err
+	}
+	defer cur.Close(ctx)
+	var ids []any
+	for cur.Next(ctx) {
+		if len(ids) == maxTrackedDocs {
+			r.all()
+			break
+		}
+		var doc bson.Raw
+		if err := cur.Decode(&doc); err != nil {
+			return nil, err
+		}
+		r.doc(doc)
+		ids = append(ids, doc.Lookup("_id"))
+	}
+	return ids, cur.Err()
+}
+
+// after reads the key fields of the documents with ids again (an update
+// that may have changed them).
+func (c trackedCollection) after(ctx context.Context, r *keyRecorder, ids []any) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	proj := bson.D{}
+	for _, f := range r.fields {
+		proj = append(proj, bson.E{Key: f, Value: 1})
+	}
+	cur, err := c.ICollection.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}, options.Find().SetProjection(proj))
+	if err != nil {
+		return err
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+		var doc bson.Raw
+		if err := cur.Decode(&doc); err != nil {
+			return err
+		}
+		r.doc(doc)
+	}
+	return cur.Err()
+}
+
+func idDoc(id any) bson.Raw {
+	b, err := bson.Marshal(bson.D{{Key: "_id", Value: id}})
+	if err != nil {
+		return bson.Raw{}
+	}
+	return b
+}
+
+func (c trackedCollection) InsertOne(ctx context.Context, doc any, opts ...*options.InsertOneOptions) (*mongo.InsertOneResult, error) {
+	tw, own := c.tracking(ctx)
+	if own {
+		return inOwnTx(c, ctx, func(ctx context.Context) (*mongo.InsertOneResult, error) { return c.InsertOne(ctx, doc, opts...) })
+	}
+	res, err := c.ICollection.InsertOne(ctx, doc, opts...)
+	if err != nil || tw == nil {
+		return res, err
+	}
+	r := c.recorder()
+	r.inserted(doc, res.InsertedID)
+	r.into(tw)
+	c.done(ctx, tw)
+	return res, nil
+}
+
+func (c trackedCollection) InsertMany(ctx context.Context, docs []any, opts ...*options.InsertManyOptions) (*mongo.InsertManyResult, error) {
+	tw, own := c.tracking(ctx)
+	if own {
+		return inOwnTx(c, ctx, func(ctx context.Context) (*mongo.InsertManyResult, error) { return c.InsertMany(ctx, docs, opts...) })
+	}
+	res, err := c.ICollection.InsertMany(ctx, docs, opts...)
+	if tw == nil || res == nil {
+		return res, err
+	}
+	r := c.recorder()
+	for i, id := range res.InsertedIDs {
+		if i < len(docs) {
+			r.inserted(docs[i], id)
+		}
+	}
+	r.into(tw)
+	c.done(ctx, tw)
+	return res, err
+}
+
+// inserted records an inserted document (its _id as the engine gave it).
+func (r *keyRecorder) inserted(doc any, id any) {
+	raw, err := marshalDoc(doc)
+	if err != nil {
+		r.all()
+		return
+	}
+	if _, err := raw.LookupErr("_id"); err != nil && id != nil {
+		d := bson.D{{Key: "_id", Value: id}}
+		elems, _ := raw.Elements()
+		for _, e := range elems {
+			d = append(d, bson.E{Key: e.Key(), Value: e.Value()})
+		}
+		if raw, err = bson.Marshal(d); err != nil {
+			r.all()
+			return
+		}
+	}
+	r.doc(raw)
+}
+
+// update runs an update or replace with filter, recording the changed
+// documents' key values before and, when it may change them, after.
+func (c trackedCollection) update(ctx context.Context, filter, change any, one bool, write func(ctx context.Context) (*mongo.UpdateResult, error)) (*mongo.UpdateResult, error) {
+	tw, own := c.tracking(ctx)
+	if own {
+		return inOwnTx(c, ctx, func(ctx context.Context) (*mongo.UpdateResult, error) {
+			return c.update(ctx, filter, change, one, write)
+		})
+	}
+	if tw == nil {
+		return write(ctx)
+	}
+	r := c.recorder()
+	ids, err := c.before(ctx, r, filter, nil, one)
+	if err != nil {
+		return nil, err
+	}
+	res, err := write(ctx)
+	if err != nil || res == nil {
+		return res, err
+	}
+	if res.ModifiedCount == 0 && res.UpsertedID == nil {
+		return res, nil // nothing changed
+	}
+	if res.UpsertedID != nil {
+		ids = append(ids, res.UpsertedID)
+	}
+	if res.UpsertedID != nil || changesKeys(change, r.fields) {
+		if err := c.after(ctx, r, ids); err != nil {
+			return nil, err
+		}
+	}
+	r.into(tw)
+	c.done(ctx, tw)
+	return res, nil
+}
+
+func (c trackedCollection) UpdateOne(ctx context.Context, filter, update any, opts ...*options.UpdateOptions) (*mongo.UpdateResult, error) {
+	return c.update(ctx, filter, update, true, func(ctx context.Context) (*mongo.UpdateResult, error) {
+		return c.ICollection.UpdateOne(ctx, filter, update, opts...)
+	})
+}
+
+func (c trackedCollection) UpdateByID(ctx context.Context, id, update any, opts ...*options.UpdateOptions) (*mongo.UpdateResult, error) {
+	return c.update(ctx, bson.D{{Key: "_id", Value: id}}, update, true, func(ctx context.Context) (*mongo.UpdateResult, error) {
+		return c.ICollection.UpdateByID(ctx, id, update, opts...)
+	})
+}
+
+func (c trackedCollection) UpdateMany(ctx context.Context, filter, update any, opts ...*options.UpdateOptions) (*mongo.UpdateResult, error) {
+	return c.update(ctx, filter, update, false, func(ctx context.Context) (*mongo.UpdateResult, error) {
+		return c.ICollection.UpdateMany(ctx, filter, update, opts...)
+	})
+}
+
+func (c trackedCollection) ReplaceOne(ctx context.Context, filter, replacement any, opts ...*options.ReplaceOptions) (*mongo.UpdateResult, error) {
+	return c.update(ctx, filter, replacement, true, func(ctx context.Context) (*mongo.UpdateResult, error) {
+		return c.ICollection.ReplaceOne(ctx, filter, replacement, opts...)
+	})
+}
+
+func (c trackedCollection) delete(ctx context.Context, filter any, one bool, write func(ctx context.Context) (*mongo.DeleteResult, error)) (*mongo.DeleteResult, error) {
+	tw, own := c.tracking(ctx)
+	if own {
+		return inOwnTx(c, ctx, func(ctx context.Context) (*mongo.DeleteResult, error) { return c.delete(ctx, filter, one, write) })
+	}
+	if tw == nil {
+		return write(ctx)
+	}
+	r := c.recorder()
+	if _, err := c.before(ctx, r, filter, nil, one); err != nil {
+		return nil, err
+	}
+	res, err := write(ctx)
+	if err != nil || res == nil || res.DeletedCount == 0 {
+		return res, err
+	}
+	r.into(tw)
+	c.done(ctx, tw)
+	return res, nil
+}
+
+func (c trackedCollection) DeleteOne(ctx context.Context, filter any, opts ...*options.DeleteOptions) (*mongo.DeleteResult, error) {
+	return c.delete(ctx, filter, true, func(ctx context.Context) (*mongo.DeleteResult, error) {
+		return c.ICollection.DeleteOne(ctx, filter, opts...)
+	})
+}
+
+func (c trackedCollection) DeleteMany(ctx context.Context, filter any, opts ...*options.DeleteOptions) (*mongo.DeleteResult, error) {
+	return c.delete(ctx, filter, false, func(ctx context.Context) (*mongo.DeleteResult, error) {
+		return c.ICollection.DeleteMany(ctx, filter, opts...)
+	})
+}
+
+// findAndModify runs a FindOneAnd* write: the matched document's key values
+// before (with the write's sort), and after when it may change them.
+func (c trackedCollection) findAndModify(ctx context.Context, filter, change, sort any, write func(ctx context.Context) lungo.ISingleResult) lungo.ISingleResult {
+	tw, own := c.tracking(ctx)
+	if own {
+		var res lungo.ISingleResult
+		err := c.d.Tx(ctx, func(ctx context.Context) error {
+			res = c.findAndModify(ctx, filter, change, sort, write)
+			if err := res.Err(); err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+				return err
+			}
+			return nil
+		})
+		if err != nil {
+			return failedResult{err}
+		}
+		return res
+	}
+	if tw == nil {
+		return write(ctx)
+	}
+	r := c.recorder()
+	ids, err := c.before(ctx, r, filter, sort, true)
+	if err != nil {
+		return failedResult{err}
+	}
+	res := write(ctx)
+	if res.Err() != nil {
+		return res
+	}
+	if change != nil && changesKeys(change, r.fields) {
+		if raw, err := res.Raw(); err == nil {
+			if id, err := raw.LookupErr("_id"); err == nil && !slices.ContainsFunc(ids, func(x any) bool { return fmt.Sprint(x) == fmt.Sprint(id) }) {
+				ids = append(ids, id) // an upsert's new document
+			}
+		}
+		if err := c.after(ctx, r, ids); err != nil {
+			return failedResult{err}
+		}
+	}
+	r.into(tw)
+	c.done(ctx, tw)
+	return res
+}
+
+func sortOf[T any](opts []*T, get func(*T) any) any {
+	var s any
+	for _, o := range opts {
+		if o != nil {
+			if v := get(o); v != nil {
+				s = v
+			}
+		}
+	}
+	return s
+}
+
+func (c trackedCollection) FindOneAndUpdate(ctx context.Context, filter, update any, opts ...*options.FindOneAndUpdateOptions) lungo.ISingleResult {
+	sort := sortOf(opts, func(o *options.FindOneAndUpdateOptions) any { return o.Sort })
+	return c.findAndModify(ctx, filter, update, sort, func(ctx context.Context) lungo.ISingleResult {
+		return c.ICollection.FindOneAndUpdate(ctx, filter, update, opts...)
+	})
+}
+
+func (c trackedCollection) FindOneAndReplace(ctx context.Context, filter, replacement any, opts ...*options.FindOneAndReplaceOptions) lungo.ISingleResult {
+	sort := sortOf(opts, func(o *options.FindOneAndReplaceOptions) any { return o.Sort })
+	return c.findAndModify(ctx, filter, replacement, sort, func(ctx context.Context) lungo.ISingleResult {
+		return c.ICollection.FindOneAndReplace(ctx, filter, replacement, opts...)
+	})
+}
+
+func (c trackedCollection) FindOneAndDelete(ctx context.Context, filter any, opts ...*options.FindOneAndDeleteOptions) lungo.ISingleResult {
+	sort := sortOf(opts, func(o *options.FindOneAndDeleteOptions) any { return o.Sort })
+	return c.findAndModify(ctx, filter, nil, sort, func(ctx context.Context) lungo.ISingleResult {
+		return c.ICollection.FindOneAndDelete(ctx, filter, opts...)
+	})
+}
+
+// BulkWrite and Drop say the collection changed in unknown places.
+func (c trackedCollection) BulkWrite(ctx context.Context, models []mongo.WriteModel, opts ...*options.BulkWriteOptions) (*mongo.BulkWriteResult, error) {
+	tw, own := c.tracking(ctx)
+	if own {
+		return inOwnTx(c, ctx, func(ctx context.Context) (*mongo.BulkWriteResult, error) { return c.BulkWrite(ctx, models, opts...) })
+	}
+	res, err := c.ICollection.BulkWrite(ctx, models, opts...)
+	if tw != nil && res != nil {
+		r := c.recorder()
+		r.all()
+		r.into(tw)
+		c.done(ctx, tw)
+	}
+	return res, err
+}
+
+func (c trackedCollection) Drop(ctx context.Context) error {
+	tw, own := c.tracking(ctx)
+	if own {
+		_, err := inOwnTx(c, ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, c.Drop(ctx) })
+		return err
+	}
+	err := c.ICollection.Drop(ctx)
+	if tw != nil && err == nil {
+		r := c.recorder()
+		r.all()
+		r.into(tw)
+		c.done(ctx, tw)
+	}
+	return err
+}
+
+// changesKeys reports whether change (an update's operators, a pipeline or
+// a replacement) may change a key field.
+func changesKeys(change any, fields []string) bool {
+	raw, err := marshalDoc(change)
+	if err != nil {
+		return true // a pipeline, or something unreadable
+	}
+	elems, err := raw.Elements()
+	if err != nil || len(elems) == 0 {
+		return true
+	}
+	if !strings.HasPrefix(elems[0].Key(), "$") {
+		return true // a replacement: its keys are read after
+	}
+	touches := func(path string) bool {
+		for _, f := range fields {
+			if path == f || strings.HasPrefix(path, f+".") || strings.HasPrefix(f, path+".") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, op := range elems {
+		doc, ok := op.Value().DocumentOK()
+		if !ok {
+			return true
+		}
+		paths, err := doc.Elements()
+		if err != nil {
+			return true
+		}
+		for _, p := range paths {
+			if touches(p.Key()) {
+				return true
+			}
+			if op.Key() == "$rename" {
+				if to, ok := p.Value().StringValueOK(); !ok || touches(to) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// marshalDoc is v as a BSON document (nil: the empty one); an array (an
+// update pipeline) is an error.
+func marshalDoc(v any) (bson.Raw, error) {
+	switch d := v.(type) {
+	case nil:
+		return bson.Raw(emptyDoc), nil
+	case bson.Raw:
+		return d, nil
+	case []byte:
+		return bson.Raw(d), nil
+	case bson.A, []any, mongo.Pipeline, []bson.D, []bson.M:
+		return nil, errors.New("not a document")
+	}
+	b, err := bson.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+var emptyDoc = []byte{5, 0, 0, 0, 0}
+
+// liveKey is a scalar value's key form; false for values that are not
+// keys (documents, arrays, binaries, decimals, regular expressions).
+func liveKey(v bson.RawValue) (string, bool) {
+	switch v.Type {
+	case bsontype.String:
+		return v.StringValue(), true
+	case bsontype.Int32:
+		return "n:" + strconv.FormatInt(int64(v.Int32()), 10), true
+	case bsontype.Int64:
+		return "n:" + strconv.FormatInt(v.Int64(), 10), true
+	case bsontype.Double:
+		f := v.Double()
+		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return "n:" + strconv.FormatInt(int64(f), 10), true
+		}
+		return "n:" + strconv.FormatFloat(f, 'g', -1, 64), true
+	case bsontype.Boolean:
+		return "b:" + strconv.FormatBool(v.Boolean()), true
+	case bsontype.Null, bsontype.Undefined:
+		return "null:", true
+	case bsontype.ObjectID:
+		return "o:" + v.ObjectID().Hex(), true
+	case bsontype.DateTime:
+		return "d:" + strconv.FormatInt(v.DateTime(), 10), true
+	}
+	return "", false
+}
+
+// keyValues are a document's values of field (a dotted path): one for a
+// scalar, one per element of an array, null for a missing field; false
+// when they cannot be said (a document, an array on the way).
+func keyValues(doc bson.Raw, field string) ([]string, bool) {
+	path := strings.Split(field, ".")
+	cur := doc
+	for i, p := range path {
+		v, err := cur.LookupErr(p)
+		if err != nil {
+			return []string{"null:"}, true
+		}
+		if i < len(path)-1 {
+			d, ok := v.DocumentOK()
+			if !ok {
+				if v.Type == bsontype.Array {
+					return nil, false
+				}
+				return []string{"null:"}, true
+			}
+			cur = d
+			continue
+		}
+		if arr, ok := v.ArrayOK(); ok {
+			vals, err := arr.Values()
+			if err != nil {
+				return nil, false
+			}
+			var out []string
+			for _, e := range vals {
+				s, ok := liveKey(e)
+				if !ok {
+					return nil, false
+				}
+				out = append(out, s)
+			}
+			return out, true
+		}
+		s, ok := liveKey(v)
+		if !ok {
+			return nil, false
+		}
+		return []string{s}, true
+	}
+	return nil, false
+}
+
+// equalities are the values filter pins field to by equality: a plain value,
+// {$eq: v} or {$in: [...]}; false when it does not.
+func equalities(v bson.RawValue) ([]string, bool) {
+	if d, ok := v.DocumentOK(); ok {
+		elems, err := d.Elements()
+		if err != nil || len(elems) == 0 || !strings.HasPrefix(elems[0].Key(), "$") {
+			return nil, false // a whole-document match
+		}
+		for _, e := range elems {
+			switch e.Key() {
+			case "$eq":
+				if s, ok := liveKey(e.Value()); ok {
+					return []string{s}, true
+				}
+			case "$in":
+				arr, ok := e.Value().ArrayOK()
+				if !ok {
+					continue
+				}
+				vals, err := arr.Values()
+				if err != nil || len(vals) == 0 || len(vals) > maxReadValues {
+					continue
+				}
+				var out []string
+				for _, x := range vals {
+					s, ok := liveKey(x)
+					if !ok {
+						out = nil
+						break
+					}
+					out = append(out, s)
+				}
+				if out != nil {
+					return out, true
+				}
+			}
+		}
+		return nil, false
+	}
+	if s, ok := liveKey(v); ok {
+		return []string{s}, true
+	}
+	return nil, false
+}
+
+// readsOf is what a read with filter reads of coll (see the top of the file).
+func readsOf(coll string, filter bson.Raw, keys []string) liveset.Reads {
+	if rs, ok := keyedReads(coll, filter, keys); ok {
+		return rs
+	}
+	return liveset.Reads{{Coll: coll}}
+}
+
+// keyedReads are the reads of filter keyed by one of keys; false when it
+// pins none.
+func keyedReads(coll string, filter bson.Raw, keys []string) (liveset.Reads, bool) {
+	eq := map[string][]string{}
+	var ors []liveset.Reads
+	var walk func(doc bson.Raw)
+	walk = func(doc bson.Raw) {
+		elems, err := doc.Elements()
+		if err != nil {
+			return
+		}
+		for _, e := range elems {
+			switch k := e.Key(); {
+			case k == "$and":
+				if arr, ok := e.Value().ArrayOK(); ok {
+					vals, _ := arr.Values()
+					for _, x := range vals {
+						if d, ok := x.DocumentOK(); ok {
+							walk(d)
+						}
+					}
+				}
+			case k == "$or":
+				arr, ok := e.Value().ArrayOK()
+				if !ok {
+					continue
+				}
+				vals, _ := arr.Values()
+				var union liveset.Reads
+				all := len(vals) > 0
+				for _, x := range vals {
+					d, ok := x.DocumentOK()
+					if !ok {
+						all = false
+						break
+					}
+					rs, ok := keyedReads(coll, d, keys)
+					if !ok {
+						all = false
+						break
+					}
+					union = append(union, rs...)
+				}
+				if all {
+					ors = append(ors, union)
+				}
+			case strings.HasPrefix(k, "$"):
+				// $nor, $expr, $text...: a condition more, never wider
+			case slices.Contains(keys, k):
+				if _, have := eq[k]; !have {
+					if vs, ok := equalities(e.Value()); ok {
+						eq[k] = vs
+					}
+				}
+			}
+		}
+	}
+	walk(filter)
+	for _, k := range keys {
+		if vs, ok := eq[k]; ok {
+			return liveset.Reads{{Coll: coll, Field: k, Values: vs}}, true
+		}
+	}
+	if len(ors) > 0 {
+		return ors[0], true
+	}
+	return nil, false
+}
+
+// idsPinned are the _id values filter names by equality, if it does.
+func idsPinned(filter bson.Raw) ([]any, bool) {
+	v, err := filter.LookupErr("_id")
+	if err != nil {
+		return nil, false
+	}
+	if d, ok := v.DocumentOK(); ok {
+		elems, err := d.Elements()
+		if err != nil || len(elems) == 0 || !strings.HasPrefix(elems[0].Key(), "$") {
+			return []any{v}, true
+		}
+		if eq, err := d.LookupErr("$eq"); err == nil && len(elems) == 1 {
+			return []any{eq}, true
+		}
+		if in, err := d.LookupErr("$in"); err == nil && len(elems) == 1 {
+			arr, ok := in.ArrayOK()
+			if !ok {
+				return nil, false
+			}
+			vals, err := arr.Values()
+			if err != nil {
+				return nil, false
+			}
+			out := make([]any, len(vals))
+			for i, x := range vals {
+				out[i] = x
+			}
+			return out, true
+		}
+		return nil, false
+	}
+	if v.Type == bsontype.Array || v.Type == bsontype.Regex {
+		return nil, false
+	}
+	return []any{v}, true
+}
