@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"marketplace/deploy/modules"
 	"marketplace/deploy/processor"
 	st "marketplace/deploy/systemtest"
+	"marketplace/libs/liveset"
 	"marketplace/libs/ops"
 )
 
@@ -27,13 +29,16 @@ func TestAccessMatrix(t *testing.T) {
 	w := newAccessWorld(t, s)
 
 	var descs []ops.Descriptor
+	serviceOf := map[string]string{}
 	for _, m := range modules.All {
 		for _, d := range declaredOps(t, s, m.Name) {
 			if d.Access != ops.Internal {
 				descs = append(descs, d)
+				serviceOf[d.Path] = m.Name
 			}
 		}
 	}
+	var statesNoReads []string // queries whose answers do not say what they read
 	if len(descs) < 20 {
 		t.Fatalf("only %d public operations declared", len(descs))
 	}
@@ -58,6 +63,7 @@ func TestAccessMatrix(t *testing.T) {
 			}
 			// One set of records per operation (the customer's, made once).
 			args := w.args(t, d.Args, &w.customer)
+			askedReads := false
 			for _, c := range callers {
 				want := w.expect(t, d, c)
 				call := s.Query
@@ -73,6 +79,28 @@ func TestAccessMatrix(t *testing.T) {
 					t.Errorf("as %s: %d %s", c.name, r.Status, r.Body)
 					continue
 				}
+				if r.Header.Get(liveset.HeaderReads) != "" || r.Header.Get(liveset.HeaderWrites) != "" {
+					t.Errorf("as %s: the gateway passed a service's live header on: %v", c.name, r.Header)
+				}
+				if d.Kind == ops.Query && r.Status == 200 && !askedReads {
+					// The service's own answer says what it read, unless
+					// the operation is one that falls back (liveFallback).
+					askedReads = true
+					body, _ := json.Marshal(map[string]any{"path": d.Path, "args": args})
+					headers := map[string]string{"Content-Type": "application/json"}
+					if c.token != "" {
+						headers["Authorization"] = "Bearer " + c.token
+					}
+					direct := s.DoAt(s.Services[serviceOf[d.Path]], "POST", "/api/query", bytes.NewReader(body),
+						headers)
+					if direct.Status != 200 {
+						t.Errorf("as %s, directly: %d %s", c.name, direct.Status, direct.Body)
+					} else if h := direct.Header.Get(liveset.HeaderReads); h == "" {
+						statesNoReads = append(statesNoReads, d.Path)
+					} else if _, err := liveset.DecodeReads(h); err != nil {
+						t.Error(err)
+					}
+				}
 				switch want {
 				case "UNAUTHENTICATED", "PERMISSION_DENIED", "FAILED_PRECONDITION":
 					if code != want {
@@ -86,7 +114,19 @@ func TestAccessMatrix(t *testing.T) {
 			}
 		})
 	}
+	// Live queries re-run by what they read (docs/convex.md): the queries
+	// whose answers cannot say it fall back to re-running on every write of
+	// their service, and are exactly these.
+	slices.Sort(statesNoReads)
+	if !slices.Equal(statesNoReads, liveFallback) {
+		t.Errorf("queries answered without their reads: %q; liveFallback lists %q", statesNoReads, liveFallback)
+	}
 }
+
+// liveFallback are the public queries whose answers do not say what they
+// read (store.ReadsUnknown): their live queries re-run on every write of
+// their service. Sorted.
+var liveFallback = []string{}
 
 // documentedAccess is each public operation's access as the interface
 // (section 4, 5), the platform contract (section 4) and docs/decisions.md
