@@ -1,48 +1,14 @@
 // Convex's own clients (npm convex 1.48.0, unmodified) against the gateway.
 // deploy/e2e's TestConvexClients starts the system, sets up a world (stores,
-// products, a customer with a cart) and runs this file with node --test,
-// passing the gateway URL, tokens and ids in the environment.
+// products, a customer with a cart) and runs this file, pagination.test.mjs
+// and reconnect.test.mjs with node --test, passing the gateway URL, tokens and
+// ids in the environment.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import WebSocket from "ws";
-import { ConvexClient } from "convex/browser";
 import { ConvexError } from "convex/values";
-import { api, env, http, options, productId, rejectsWithCode, storeId, tokens, url } from "./lib.mjs";
+import { api, env, http, productId, rejectsWithCode, sockets, storeId, tokens, unique, until, url } from "./lib.mjs";
 
-const clients = [];
-const socket = (token, extra = {}) => {
-  const c = new ConvexClient(url, { ...options, ...extra });
-  if (token) c.setAuth(async () => token);
-  clients.push(c);
-  return c;
-};
-test.after(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-});
-
-// until resolves with the first value of a subscription that satisfies cond.
-function until(client, query, args, cond, what, ms = 5000) {
-  return new Promise((resolve, reject) => {
-    let last;
-    const timer = setTimeout(() => {
-      unsubscribe();
-      reject(new Error(`${what}: not within ${ms} ms; last value ${JSON.stringify(last)}`));
-    }, ms);
-    const unsubscribe = client.onUpdate(query, args, (v) => {
-      last = v;
-      if (cond(v)) {
-        clearTimeout(timer);
-        unsubscribe();
-        resolve(v);
-      }
-    }, (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-  });
-}
-
-const unique = (prefix) => `${prefix} ${Date.now()} ${Math.random().toString(36).slice(2, 8)}`;
+const socket = sockets();
 
 test("ConvexHttpClient: queries without a token", async () => {
   const c = http();
@@ -182,85 +148,22 @@ test("ConvexClient: mutation errors", async () => {
   await rejectsWithCode(socket().mutation(api.upsertMyProfile, { name: "Anon" }), "UNAUTHENTICATED");
 });
 
-test("paginated queries", async () => {
-  // The HTTP client: pages of one, chained by continueCursor.
-  const c = http();
-  const first = await c.query(api.listStores, { paginationOpts: { numItems: 1, cursor: null } });
-  assert.equal(first.page.length, 1);
-  assert.equal(first.isDone, false);
-  assert.equal(typeof first.continueCursor, "string");
-  const second = await c.query(api.listStores, { paginationOpts: { numItems: 1, cursor: first.continueCursor } });
-  assert.notEqual(second.page[0]._id, first.page[0]._id);
-  // ConvexClient's paginated subscription: it sends paginationOpts with
-  // numItems, cursor and its id, and loads more by continueCursor.
-  const client = socket();
-  const results = await new Promise((resolve, reject) => {
-    let loaded = false;
-    const timer = setTimeout(() => reject(new Error("paginated subscription: no second page")), 5000);
-    const unsubscribe = client.onPaginatedUpdate_experimental(api.listStores, {}, { initialNumItems: 1 }, (r) => {
-      if (r.status === "CanLoadMore" && !loaded) {
-        assert.equal(r.results.length, 1);
-        loaded = true;
-        r.loadMore(1);
-      } else if (loaded && r.results.length >= 2) {
-        clearTimeout(timer);
-        unsubscribe();
-        resolve(r.results);
-      }
-    }, reject);
-  });
-  assert.deepEqual(results.slice(0, 2).map((s) => s.name), [first.page[0].name, second.page[0].name]);
-});
-
 test("ConvexClient: an expired token", async () => {
   const changes = [];
-  const client = new ConvexClient(url, options);
-  clients.push(client);
-  const refused = new Promise((resolve) => {
+  const client = socket();
+  // (The timer is cleared: a pending one would hold node for 5 s after the tests.)
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the client was never told")), 5000);
     client.setAuth(async () => tokens.expired, (isAuthenticated) => {
       changes.push(isAuthenticated);
-      if (!isAuthenticated) resolve();
+      if (!isAuthenticated) {
+        clearTimeout(timer);
+        resolve();
+      }
     });
   });
-  await Promise.race([refused, new Promise((_, reject) => setTimeout(() => reject(new Error("the client was never told")), 5000))]);
   assert.deepEqual(changes, [false]);
   // The client goes on without the token.
   assert.equal((await client.query(api.getStore, { storeId })).name, "Bakery");
   await rejectsWithCode(client.query(api.getMyProfile, {}), "UNAUTHENTICATED");
-});
-
-// A socket that dies after the server applied a mutation and before its answer
-// arrived: the client reconnects and sends the mutation again with the same
-// session and request id; the server answers with the kept outcome.
-test("ConvexClient: a reconnect does not apply a mutation twice", async () => {
-  const log = { sent: 0, dropped: [] };
-  class DroppingSocket extends WebSocket {
-    send(data) {
-      if (JSON.parse(data).type === "Mutation") log.sent++;
-      super.send(data);
-    }
-    set onmessage(handler) {
-      super.onmessage = (event) => {
-        const msg = JSON.parse(event.data);
-        if (msg.type === "MutationResponse" && log.dropped.length === 0) {
-          log.dropped.push(msg); // lost with the connection
-          this.terminate();
-          return;
-        }
-        handler(event);
-      };
-    }
-    get onmessage() {
-      return super.onmessage;
-    }
-  }
-  const owner = socket(tokens.owner, { webSocketConstructor: DroppingSocket });
-  const name = unique("Once loaf");
-  const id = await owner.mutation(api.createProduct, { storeId, name, price: 5 });
-  assert.equal(log.dropped.length, 1);
-  assert.equal(log.dropped[0].success, true, "the first run was applied");
-  assert.equal(log.dropped[0].result, id, "the replay answered the first run's outcome");
-  assert.ok(log.sent >= 2, `the mutation was sent ${log.sent} times`);
-  const products = await http().query(api.listProducts, { storeId });
-  assert.equal(products.filter((p) => p.name === name).length, 1);
 });

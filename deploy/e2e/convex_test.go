@@ -22,8 +22,10 @@ import (
 // pinned in deploy/convextest/package-lock.json, against the real system: the
 // HTTP client and the WebSocket client, queries, mutations, errors, live
 // subscriptions (after the client's own mutation, another client's plain HTTP
-// mutation and a Kafka-driven notification), pagination, an expired token and
-// a reconnect (contract section 8). The test installs the packages itself
+// mutation and a Kafka-driven notification), an expired token
+// (convex.test.mjs), paginated queries and subscriptions (pagination.test.mjs)
+// and reconnects after a lost connection (reconnect.test.mjs), contract
+// section 8. The test installs the packages itself
 // (npm ci); it is skipped, loudly, where node or npm is missing, except in
 // CI, where it fails (webtest.Node).
 func TestConvexClients(t *testing.T) {
@@ -79,7 +81,7 @@ func TestConvexClients(t *testing.T) {
 		"FAILED_WEBHOOK_BODY=" + string(webhook),
 		"FAILED_WEBHOOK_SIGNATURE=" + processor.Sign(st.WebhookSecret, webhook, time.Now()),
 	}
-	webtest.Run(t, dir, 3*time.Minute, env, node, "--test", "--test-reporter=spec", "convex.test.mjs")
+	webtest.Run(t, dir, 3*time.Minute, env, node, "--test", "--test-reporter=spec", "convex.test.mjs", "pagination.test.mjs", "reconnect.test.mjs")
 	outage.Store(true)
 	webtest.Run(t, dir, time.Minute, env, node, "--test", "--test-reporter=spec", "outage.test.mjs")
 }
