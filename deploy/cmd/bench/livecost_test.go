@@ -11,12 +11,14 @@ import (
 )
 
 // `make bench-live` ends with issue 23's line exactly, whose R is the CPU per
-// write of the printed c2 row over that of c1: a fake run's rows are printed,
-// parsed back and R recomputed from them.
+// write (the first column, the process's CPU at rest included) of the printed c2 row
+// over that of c1: a fake run's rows are printed, parsed back and R
+// recomputed from them.
 func TestLiveCostEndsWithTheRatioOfItsRows(t *testing.T) {
 	rows := []costRow{
-		{name: "(c1) no live queries", writes: 40, cpuPerWrite: 7150 * time.Microsecond, idle: true},
-		{name: "(c2) 10000 live queries that did not read it", writes: 40, cpuPerWrite: 116380 * time.Microsecond, drain: 6 * time.Second, idle: true},
+		{name: "(c1) no live queries", writes: 40, cpuPerWrite: 7150 * time.Microsecond, netPerWrite: 3150 * time.Microsecond, rest: 0.02, idle: true},
+		{name: "(c2) 10000 live queries that did not read it", writes: 40, cpuPerWrite: 116380 * time.Microsecond, netPerWrite: 112380 * time.Microsecond,
+			rest: 0.021, drain: 6 * time.Second, idle: true},
 		{name: "(c3) 1000 subscriptions, 10 live queries that read it", writes: 40, cpuPerWrite: 47 * time.Millisecond, subscribed: true,
 			seen: [2]time.Duration{12 * time.Millisecond, 72 * time.Millisecond}, seenN: 40000, idle: true},
 		{name: "(c4) 1000 distinct live queries that read it", writes: 40, cpuPerWrite: 97 * time.Millisecond, subscribed: true, missed: 3},
