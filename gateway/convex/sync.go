@@ -1,4 +1,4 @@
-package gateway
+package convex
 
 // Convex's sync protocol (convex-js src/browser/sync/protocol.ts; the server
 // side is convex-backend's crates/sync), on GET /api/sync and
@@ -70,7 +70,7 @@ package gateway
 // Convex does),
 // messages of at most 4 MiB; mutations count against the caller's rate limit
 // like HTTP calls. Queries draw on a budget of their own per caller
-// (convexSide.queries): MaxQueriesPerConnection at once, refilled at
+// (Layer.queries): MaxQueriesPerConnection at once, refilled at
 // RATE_LIMIT_RPS a second; each query a ModifyQuerySet adds costs one, and an
 // Authenticate that changes the caller costs one per live query (they all run
 // again). A message over budget waits (the socket reads nothing meanwhile)
@@ -94,14 +94,11 @@ import (
 	fws "github.com/fasthttp/websocket"
 	"github.com/gofiber/contrib/websocket"
 
+	"marketplace/gateway/internal/ratelimit"
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 	"marketplace/libs/ops"
 )
-
-// heartbeatInterval is how long a socket stays silent before a Ping (Convex's
-// HEARTBEAT_INTERVAL); a variable so tests can shorten it.
-var heartbeatInterval = 15 * time.Second
 
 const (
 	writeTimeout        = 10 * time.Second // a client that reads nothing this long is gone
@@ -302,7 +299,7 @@ type pendingResponse struct {
 // syncConn is one socket. Its loop goroutine owns the protocol state; live
 // queries and the mutation worker hand it results through the mailbox.
 type syncConn struct {
-	x    *convexSide
+	x    *Layer
 	ws   *fws.Conn
 	ip   string
 	anon string // the key of the socket's address (anonymousCaller): per IP address limits
@@ -351,9 +348,9 @@ type connEvent struct {
 	settling bool
 }
 
-func newSyncConn(x *convexSide, ws *fws.Conn, ip string) *syncConn {
+func newSyncConn(x *Layer, ws *fws.Conn, ip string) *syncConn {
 	return &syncConn{
-		x: x, ws: ws, ip: ip, anon: anonymousCaller(ip), log: x.g.logger.With("sync", true),
+		x: x, ws: ws, ip: ip, anon: ratelimit.AnonymousKey(ip), log: x.logger.With("sync", true),
 		results: map[*querySub]*queryResult{}, wake: make(chan struct{}, 1),
 		in: make(chan []byte, readAhead), readerDone: make(chan struct{}), mutations: make(chan mutationRequest, maxQueuedMutation),
 		stop: make(chan struct{}), queries: map[uint32]*querySub{}, mods: map[uint32]json.RawMessage{},
@@ -361,8 +358,13 @@ func newSyncConn(x *convexSide, ws *fws.Conn, ip string) *syncConn {
 	}
 }
 
-func (x *convexSide) serveSync(wc *websocket.Conn) {
+func (x *Layer) serveSync(wc *websocket.Conn) {
 	c := newSyncConn(x, wc.Conn, wc.IP())
+	if msg, _ := wc.Locals(refusedKey).(string); msg != "" {
+		c.end(fatal("%s", msg)) // its client version (version.go)
+		c.ws.Close()
+		return
+	}
 	if err := x.admitSocket(c); err != nil {
 		c.end(err)
 		c.ws.Close()
@@ -613,7 +615,7 @@ func (c *syncConn) admit(m clientMessage) (time.Duration, error) {
 // charge takes n queries from the caller's budget: the wait, or an error that
 // closes the socket when it would be too long.
 func (c *syncConn) charge(n int) (time.Duration, error) {
-	wait, ok := c.x.queries.reserve(c.callerKey, n, time.Now(), maxAdmissionWait)
+	wait, ok := c.x.queries.Reserve(c.callerKey, n, time.Now(), maxAdmissionWait)
 	if !ok {
 		return 0, overLimit("TooManyConcurrentRequests: too many queries added or re-run; retry later")
 	}
@@ -662,10 +664,10 @@ func (c *syncConn) authenticate(m clientMessage) error {
 	var next *connAuth
 	switch m.TokenType {
 	case "User":
-		if c.x.g.verifier == nil {
+		if c.x.verifier == nil {
 			return &closing{auth: true, attempted: true, message: "AuthUpdateFailed: no token verifier is configured"}
 		}
-		id, err := c.x.g.verifier.Verify(context.Background(), m.Value)
+		id, err := c.x.verifier.Verify(context.Background(), m.Value)
 		if err != nil {
 			return &closing{auth: true, attempted: true, message: "AuthUpdateFailed: " + apperr.From(err).Message}
 		}
@@ -831,16 +833,16 @@ func (c *syncConn) subscribe(s *querySub, mod queryModification) *apperr.Error {
 	if err != nil {
 		return apperr.From(err)
 	}
-	r, ok := c.x.g.lookup(s.path)
-	if !ok {
-		return c.x.g.unknownFunction(s.path)
+	service, _, fail := c.x.host.Owner(s.path)
+	if fail != nil {
+		return c.x.unknownFunction(s.path, fail)
 	}
-	s.service, s.args = r.service, args
+	s.service, s.args = service, args
 	if limit := c.x.queryLimit(c.identity() == nil); c.live >= limit {
 		s.capped = true
 		return tooManyQueries(limit)
 	}
-	if fail := c.x.live.subscribe(s, r.service, s.path, args, c.identity()); fail != nil {
+	if fail := c.x.live.subscribe(s, service, s.path, args, c.identity()); fail != nil {
 		s.capped = true
 		return fail
 	}
@@ -863,8 +865,8 @@ const (
 // admitSocket counts a new socket against the caps in all and per IP
 // address, or says why it closes. Its caller is counted once it is known
 // (settleCaller, authenticate).
-func (x *convexSide) admitSocket(c *syncConn) error {
-	cfg := x.g.cfg
+func (x *Layer) admitSocket(c *syncConn) error {
+	cfg := x.cfg
 	if !x.conns.acquire(allSocketsKey, cfg.MaxConnections) {
 		return overLimit("TooManyConcurrentRequests: the server holds its most sockets (%d)", cfg.MaxConnections)
 	}
@@ -917,17 +919,17 @@ func (c *syncConn) settled() {
 
 // socketLimit is how many sockets caller key may hold: a signed-in user's
 // ("sub:"), or an IP address's without a token ("ip:").
-func (x *convexSide) socketLimit(key string) (int, string) {
-	if strings.HasPrefix(key, "ip:") && x.g.cfg.AnonMaxConnectionsPerIP > 0 {
-		return x.g.cfg.AnonMaxConnectionsPerIP, "sockets without a token per IP address"
+func (x *Layer) socketLimit(key string) (int, string) {
+	if strings.HasPrefix(key, "ip:") && x.cfg.AnonMaxConnectionsPerIP > 0 {
+		return x.cfg.AnonMaxConnectionsPerIP, "sockets without a token per IP address"
 	}
-	return x.g.cfg.MaxConnectionsPerCaller, "sockets per caller"
+	return x.cfg.MaxConnectionsPerCaller, "sockets per caller"
 }
 
 // authGrace is how long a socket may stay without a caller before it counts
 // as anonymous.
-func (x *convexSide) authGrace() time.Duration {
-	if g := x.g.cfg.AuthGrace; g > 0 {
+func (x *Layer) authGrace() time.Duration {
+	if g := x.cfg.AuthGrace; g > 0 {
 		return g
 	}
 	return defaultAuthGrace
@@ -937,11 +939,11 @@ func (x *convexSide) authGrace() time.Duration {
 const defaultAuthGrace = 5 * time.Second
 
 // queryLimit is how many live queries a socket holds, anonymous or signed in.
-func (x *convexSide) queryLimit(anonymous bool) int {
-	if anonymous && x.g.cfg.AnonMaxQueriesPerConnection > 0 {
-		return x.g.cfg.AnonMaxQueriesPerConnection
+func (x *Layer) queryLimit(anonymous bool) int {
+	if anonymous && x.cfg.AnonMaxQueriesPerConnection > 0 {
+		return x.cfg.AnonMaxQueriesPerConnection
 	}
-	return x.g.cfg.MaxQueriesPerConnection
+	return x.cfg.MaxQueriesPerConnection
 }
 
 func (c *syncConn) mutation(m clientMessage) error {
@@ -975,7 +977,7 @@ func (c *syncConn) action(m clientMessage) error {
 	if err != nil {
 		return fatal("Received Invalid JSON on websocket: %s", apperr.From(err).Message)
 	}
-	out := c.x.invoke(context.Background(), invocation{called: kindAction, path: path})
+	out := c.x.invoke(context.Background(), Call{Kind: kindAction, Path: path})
 	c.responses = append(c.responses, pendingResponse{kind: "ActionResponse", id: *m.RequestID, out: out})
 	return nil
 }
@@ -989,32 +991,32 @@ func (c *syncConn) runMutations() {
 		case req := <-c.mutations:
 			out := c.runMutation(req)
 			c.pending.Add(-int64(len(req.args)))
-			c.post(connEvent{response: &pendingResponse{kind: "MutationResponse", id: req.requestID, out: out, settled: out.err == nil}})
+			c.post(connEvent{response: &pendingResponse{kind: "MutationResponse", id: req.requestID, out: out, settled: out.Err == nil}})
 		}
 	}
 }
 
 func (c *syncConn) runMutation(req mutationRequest) outcome {
 	if req.component {
-		return outcome{err: apperr.New(apperr.InvalidArgument, "components are not supported: call %s without componentPath", convexName(req.path))}
+		return outcome{Err: apperr.New(apperr.InvalidArgument, "components are not supported: call %s without componentPath", convexName(req.path))}
 	}
 	args, err := decodeArgs(req.args)
 	if err != nil {
-		return outcome{err: apperr.From(err)}
+		return outcome{Err: apperr.From(err)}
 	}
-	in := invocation{called: ops.Mutation, path: req.path, args: args, ip: c.ip}
+	in := Call{Kind: ops.Mutation, Path: req.path, Args: args, IP: c.ip}
 	caller := c.anon
 	if req.auth != nil {
-		in.token, in.identity = req.auth.token, req.auth.identity
+		in.Token, in.Identity = req.auth.token, req.auth.identity
 		caller = "sub:" + req.auth.identity.Sub
 		if req.sessionID != "" {
-			in.idemKey = fmt.Sprintf("%s%s:%d", idemKeyPrefix, req.sessionID, req.requestID)
+			in.IdempotencyKey = fmt.Sprintf("%s%s:%d", idemKeyPrefix, req.sessionID, req.requestID)
 		}
 	}
-	if !c.x.g.limiter.allow(caller, time.Now()) {
-		return outcome{err: apperr.New(apperr.RateLimited, "too many requests; retry shortly")}
+	if !c.x.host.Allow(caller) {
+		return outcome{Err: apperr.New(apperr.RateLimited, "too many requests; retry shortly")}
 	}
-	timeout := c.x.g.cfg.UpstreamTimeout
+	timeout := c.x.cfg.UpstreamTimeout
 	deadline := time.Now().Add(2 * timeout)
 	var out outcome
 	for {
@@ -1023,7 +1025,7 @@ func (c *syncConn) runMutation(req mutationRequest) outcome {
 		cancel()
 		// A replay whose first run is still in flight (the socket dropped
 		// while it ran) waits for its outcome.
-		if out.err == nil || out.err.Code != apperr.FailedPrecondition || out.err.Details["reason"] != ops.ReasonIdempotencyKeyInUse ||
+		if out.Err == nil || out.Err.Code != apperr.FailedPrecondition || out.Err.Details["reason"] != ops.ReasonIdempotencyKeyInUse ||
 			time.Now().After(deadline) {
 			break
 		}
@@ -1033,16 +1035,16 @@ func (c *syncConn) runMutation(req mutationRequest) outcome {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	if out.err != nil {
-		c.x.logInternal(out.err, "op", req.path, "sync", true)
-		if outcomeUnknown(out.err) {
-			c.x.changed(out.service) // it may have written all the same
+	if out.Err != nil {
+		c.x.logInternal(out.Err, "op", req.path, "sync", true)
+		if outcomeUnknown(out.Err) {
+			c.x.Invalidate(out.Service, "") // it may have written all the same
 		}
 		return out
 	}
 	c.post(connEvent{settling: true})
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	c.x.live.changedAndWait(ctx, c, out.service)
+	c.x.live.changedAndWait(ctx, c, out.Service)
 	cancel()
 	return out
 }
@@ -1109,17 +1111,17 @@ func (c *syncConn) flush() error {
 		c.steps = c.steps[1:]
 	}
 	for _, r := range c.responses {
-		msg := functionResponse{Type: r.kind, RequestID: r.id, Success: r.out.err == nil, LogLines: []string{}}
-		if r.out.err == nil {
-			msg.Result = r.out.value
+		msg := functionResponse{Type: r.kind, RequestID: r.id, Success: r.out.Err == nil, LogLines: []string{}}
+		if r.out.Err == nil {
+			msg.Result = r.out.Value
 			if r.kind == "MutationResponse" {
 				ts := encodeTS(c.x.clock.next())
 				msg.TS = &ts
 				c.transition = true
 			}
 		} else {
-			msg.Result = mustJSON(r.out.err.Message)
-			msg.ErrorData = errorData(r.out.err)
+			msg.Result = mustJSON(r.out.Err.Message)
+			msg.ErrorData = errorData(r.out.Err)
 		}
 		if err := c.write(msg); err != nil {
 			return err
