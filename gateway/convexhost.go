@@ -127,11 +127,11 @@ func (h convexHost) Invoke(ctx context.Context, in convex.Call) convex.Outcome {
 // failed, or answered after the upstream timeout), its live queries run again,
 // with the write set its answer stated (forward), "" when none or unknown.
 func (g *Gateway) afterWrite(c *fiber.Ctx, service string) {
-	if g.convex == nil {
-		return
+	if g.invalidate == nil {
+		return // no Convex layer
 	}
 	if st := c.Response().StatusCode(); st < 400 || st >= 500 {
 		writes, _ := c.Locals(liveWritesKey).(string)
-		g.convex.Invalidate(service, writes)
+		g.invalidate(service, writes)
 	}
 }

@@ -102,8 +102,10 @@ type Gateway struct {
 	answered sync.Map
 	openapi  atomic.Pointer[openAPIDoc] // the document of the current table (openapi.go)
 	// convex serves Convex's clients: live queries and the sync protocol
-	// (nil when GATEWAY_CONVEX is off).
-	convex *convex.Layer
+	// (nil when GATEWAY_CONVEX is off); invalidate is its Invalidate, which
+	// the gateway's own writes call (afterWrite).
+	convex     *convex.Layer
+	invalidate func(service, writes string)
 	// bodyLimit bounds the bytes of a streamed body forwarded (the server's
 	// HTTP_BODY_LIMIT, set by App).
 	bodyLimit atomic.Int64
@@ -142,6 +144,7 @@ func New(cfg Config, resolver ops.Resolver, verifier auth.Verifier, logger *slog
 		cc := cfg.Convex
 		cc.QueriesPerSecond, cc.UpstreamTimeout, cc.TopicsInterval = cfg.RateLimitRPS, cfg.UpstreamTimeout, cfg.RefreshInterval
 		g.convex = convex.New(cc, convexHost{g}, verifier, logger)
+		g.invalidate = g.convex.Invalidate
 	}
 	// Files (raw GET routes): an answer over 64 KiB is streamed to the client
 	// as it arrives instead of being held whole (forward).

@@ -370,6 +370,12 @@ func dialSync(t *testing.T, gw string) *syncClient {
 // the system choose.
 func dialSyncFrom(t *testing.T, gw, ip string) *syncClient {
 	t.Helper()
+	return dialSyncPath(t, gw, ip, "/api/"+convex.PinnedClient+"/sync")
+}
+
+// dialSyncPath opens the sync socket at path, from ip ("": any).
+func dialSyncPath(t *testing.T, gw, ip, path string) *syncClient {
+	t.Helper()
 	dialer := *fws.DefaultDialer
 	if ip != "" {
 		dialer.NetDial = func(network, addr string) (net.Conn, error) {
@@ -377,7 +383,7 @@ func dialSyncFrom(t *testing.T, gw, ip string) *syncClient {
 			return d.Dial(network, addr)
 		}
 	}
-	ws, _, err := dialer.Dial("ws"+strings.TrimPrefix(gw, "http")+"/api/1.48.0/sync", nil)
+	ws, _, err := dialer.Dial("ws"+strings.TrimPrefix(gw, "http")+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -249,6 +249,14 @@ func (x *Layer) Invalidate(service string, writes string) {
 	x.changed(service)
 }
 
+// invalidateAndWait is Invalidate for a socket's own mutation, which is
+// answered once the socket's queries of the service have run again (until
+// ctx ends).
+func (x *Layer) invalidateAndWait(ctx context.Context, conn subscriber, service, writes string) {
+	_ = writes // as in Invalidate
+	x.live.changedAndWait(ctx, conn, service)
+}
+
 // changed re-runs the live queries of services.
 func (x *Layer) changed(services ...string) { x.live.changed(services...) }
 

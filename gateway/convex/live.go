@@ -97,12 +97,13 @@ const (
 type queryResult struct {
 	value json.RawMessage // on success
 	err   *apperr.Error   // on failure
+	reads string          // the read set the service stated (Outcome.Reads), opaque; "" for none
 	hash  [32]byte
 	seq   uint64 // the live query's results in order: a later one has a higher seq
 }
 
 func newQueryResult(out outcome) *queryResult {
-	r := &queryResult{value: out.Value, err: out.Err}
+	r := &queryResult{value: out.Value, err: out.Err, reads: out.Reads}
 	h := sha256.New()
 	if out.Err == nil {
 		h.Write([]byte{1})

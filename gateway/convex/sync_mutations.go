@@ -126,7 +126,7 @@ func (c *syncConn) runMutation(req mutationRequest) outcome {
 	}
 	c.post(connEvent{settling: true})
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	c.x.live.changedAndWait(ctx, c, out.Service)
+	c.x.invalidateAndWait(ctx, c, out.Service, out.Writes)
 	cancel()
 	return out
 }
