@@ -4,6 +4,15 @@
 // downloads) by their exact method and path; the routing table is fetched
 // from each service's own declarations. It verifies bearer tokens, applies
 // CORS and per-caller rate limits. Internal operations do not exist here.
+//
+// Convex's clients are served by the Convex layer, package
+// marketplace/gateway/convex (its HTTP shapes, the sync socket, live
+// queries, following the services' events), which imports nothing of this
+// package: the gateway is its host (convexhost.go implements convex.Host:
+// Invoke, Owner, Allow) and calls Mount, Declare, Invalidate and Run.
+// GATEWAY_CONVEX=off runs the gateway without it. The rate limiter and what
+// both read from a request (PlainBody, an operation named by its URL) are in
+// gateway/internal.
 package gateway
 
 import (

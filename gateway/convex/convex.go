@@ -7,7 +7,7 @@ package convex
 //
 //	POST /api/query, /api/mutation, /api/action   with a Convex-Client header
 //	POST /api/run/<area>/<module>/<function>      always
-//	GET  /api/sync, /api/<client version>/sync    the WebSocket sync protocol (sync.go)
+//	GET  /api/sync, /api/<client version>/sync    the WebSocket sync protocol (sync.go; the version: version.go)
 //
 // Requests without the header keep the contract's shapes (section 2): the
 // handlers below pass them on to the gateway's own.

@@ -44,7 +44,7 @@ package convex
 // are scoped per caller, so this holds for signed-in callers (every mutation
 // of the platform needs one).
 //
-// Authentication: Authenticate verifies the token with the gateway's verifier
+// Authentication: Authenticate verifies the token with the layer's verifier
 // (a token that fails, an expired one included, answers AuthError with
 // authUpdateAttempted true, as Convex does); every query and mutation then
 // goes to its service with that token, which verifies it again and applies its
@@ -70,7 +70,7 @@ package convex
 // Convex does),
 // messages of at most 4 MiB; mutations count against the caller's rate limit
 // like HTTP calls. Queries draw on a budget of their own per caller
-// (Layer.queries): MaxQueriesPerConnection at once, refilled at
+// (Layer.queries, sync_limits.go): MaxQueriesPerConnection at once, refilled at
 // RATE_LIMIT_RPS a second; each query a ModifyQuerySet adds costs one, and an
 // Authenticate that changes the caller costs one per live query (they all run
 // again). A message over budget waits (the socket reads nothing meanwhile)
