@@ -11,8 +11,13 @@ import (
 // of the public API like any other, from the gateway's own origin.
 
 // Validate checks what loading cannot check field by field: the console's
-// identity provider settings go together.
-func (c Config) Validate() error { return c.Console.Validate() }
+// identity provider settings go together, and GATEWAY_CONVEX is on or off.
+func (c Config) Validate() error {
+	if err := c.validateConvex(); err != nil {
+		return err
+	}
+	return c.Console.Validate()
+}
 
 func (g *Gateway) mountConsole(app *fiber.App) {
 	s, err := console.New(g.cfg.Console)

@@ -4,6 +4,15 @@
 // downloads) by their exact method and path; the routing table is fetched
 // from each service's own declarations. It verifies bearer tokens, applies
 // CORS and per-caller rate limits. Internal operations do not exist here.
+//
+// Convex's clients are served by the Convex layer, package
+// marketplace/gateway/convex (its HTTP shapes, the sync socket, live
+// queries, following the services' events), which imports nothing of this
+// package: the gateway is its host (convexhost.go implements convex.Host:
+// Invoke, Owner, Allow) and calls Mount, Declare, Invalidate and Run.
+// GATEWAY_CONVEX=off runs the gateway without it. The rate limiter and what
+// both read from a request (PlainBody, an operation named by its URL) are in
+// gateway/internal.
 package gateway
 
 import (
@@ -25,10 +34,12 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 
+	"marketplace/gateway/convex"
+	"marketplace/gateway/internal/ratelimit"
+	"marketplace/gateway/internal/request"
 	"marketplace/libs/apischema"
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
-	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
 	"marketplace/libs/telemetry"
@@ -46,39 +57,23 @@ type Config struct {
 	RefreshInterval time.Duration `env:"GATEWAY_ROUTES_REFRESH" default:"15s"`
 	RateLimitRPS    float64       `env:"RATE_LIMIT_RPS" default:"50"`
 	RateLimitBurst  int           `env:"RATE_LIMIT_BURST" default:"100"`
-	// Convex clients (convex.go, sync.go): the brokers whose events refresh
-	// the live queries (the program's KAFKA_ settings, or the all-in-one's
-	// own broker), and the live queries' limits.
-	Brokers                 events.Brokers
-	MaxQueriesPerConnection int `env:"CONVEX_MAX_QUERIES_PER_CONNECTION" default:"500"`
-	MaxConnectionsPerCaller int `env:"CONVEX_MAX_CONNECTIONS_PER_CALLER" default:"50"`
-	// Sockets without a token: per IP address and per socket (0: as the
-	// signed-in limits above). Every socket: per IP address and in all, and
-	// the distinct live queries in all and of anonymous callers (0: no cap).
-	AnonMaxConnectionsPerIP     int `env:"CONVEX_ANON_MAX_CONNECTIONS_PER_IP" default:"10"`
-	AnonMaxQueriesPerConnection int `env:"CONVEX_ANON_MAX_QUERIES_PER_CONNECTION" default:"50"`
-	MaxConnectionsPerIP         int `env:"CONVEX_MAX_CONNECTIONS_PER_IP" default:"1000"`
-	MaxConnections              int `env:"CONVEX_MAX_CONNECTIONS" default:"10000"`
-	MaxLiveQueries              int `env:"CONVEX_MAX_LIVE_QUERIES" default:"50000"`
-	AnonMaxLiveQueries          int `env:"CONVEX_ANON_MAX_LIVE_QUERIES" default:"5000"`
-	// The distinct live queries of one signed-in user across their sockets
-	// (0: no cap).
-	MaxLiveQueriesPerCaller int `env:"CONVEX_MAX_LIVE_QUERIES_PER_CALLER" default:"2000"`
-	// A socket that has not authenticated this long after it opened counts
-	// as anonymous for AnonMaxConnectionsPerIP (0: 5 s).
-	AuthGrace time.Duration `env:"CONVEX_AUTH_GRACE" default:"5s"`
-	// Sockets per IP address within AuthGrace, neither signed in nor counted
-	// as anonymous yet (0: no cap).
-	PendingMaxConnectionsPerIP int `env:"CONVEX_PENDING_MAX_CONNECTIONS_PER_IP" default:"100"`
-	// Live query runs at once (live.go), and while ordinary requests are in
-	// flight (0: 2 and 1).
-	RerunConcurrency     int `env:"CONVEX_RERUN_CONCURRENCY" default:"2"`
-	RerunConcurrencyBusy int `env:"CONVEX_RERUN_CONCURRENCY_BUSY" default:"1"`
-	// The percentage of each run slot's time runs may take: after a run, the
-	// slot rests in proportion (0 or 100: no rest).
-	RerunSharePercent int `env:"CONVEX_RERUN_SHARE_PERCENT" default:"50"`
+	// Convex clients: GATEWAY_CONVEX "on" (or unset) serves them with the
+	// Convex layer (package convex), "off" runs the gateway without it (no
+	// sync socket, no Convex-Client shapes); Convex its settings, the
+	// CONVEX_* variables (New fills in the values it takes from the
+	// gateway's own).
+	ConvexLayer string `env:"GATEWAY_CONVEX" default:"on"`
+	Convex      convex.Config
 	// The console and the portal (console.go): production sign-in's provider.
 	Console console.Config
+}
+
+// validateConvex refuses a GATEWAY_CONVEX other than on or off.
+func (c Config) validateConvex() error {
+	if c.ConvexLayer != "" && c.ConvexLayer != "on" && c.ConvexLayer != "off" {
+		return fmt.Errorf("GATEWAY_CONVEX: %q is neither on nor off", c.ConvexLayer)
+	}
+	return nil
 }
 
 type route struct {
@@ -104,7 +99,7 @@ type Gateway struct {
 	resolver ops.Resolver
 	verifier auth.Verifier
 	logger   *slog.Logger
-	limiter  *limiter
+	limiter  *ratelimit.Limiter
 	hc       *fasthttp.Client
 	files    *fasthttp.Client // raw GET routes: large answers streamed (forward)
 
@@ -115,8 +110,11 @@ type Gateway struct {
 	// answered holds the services that answered a refresh at least once.
 	answered sync.Map
 	openapi  atomic.Pointer[openAPIDoc] // the document of the current table (openapi.go)
-	// convex serves Convex's clients: live queries and the sync protocol.
-	convex *convexSide
+	// convex serves Convex's clients: live queries and the sync protocol
+	// (nil when GATEWAY_CONVEX is off); invalidate is its Invalidate, which
+	// the gateway's own writes call (afterWrite).
+	convex     *convex.Layer
+	invalidate func(service, writes string)
 	// bodyLimit bounds the bytes of a streamed body forwarded (the server's
 	// HTTP_BODY_LIMIT, set by App).
 	bodyLimit atomic.Int64
@@ -134,7 +132,7 @@ type Gateway struct {
 func New(cfg Config, resolver ops.Resolver, verifier auth.Verifier, logger *slog.Logger) *Gateway {
 	g := &Gateway{
 		cfg: cfg, resolver: resolver, verifier: verifier, logger: logger,
-		limiter: newLimiter(cfg.RateLimitRPS, cfg.RateLimitBurst),
+		limiter: ratelimit.New(cfg.RateLimitRPS, cfg.RateLimitBurst),
 		hc: &fasthttp.Client{
 			MaxConnsPerHost:     2048,
 			ReadTimeout:         cfg.UpstreamTimeout,
@@ -151,7 +149,12 @@ func New(cfg Config, resolver ops.Resolver, verifier auth.Verifier, logger *slog
 	g.serves = servedMajors()
 	g.raw.Store(&[]rawRoute{})
 	g.missing.Store(cfg.Services)
-	g.convex = newConvexSide(g)
+	if cfg.ConvexLayer != "off" {
+		cc := cfg.Convex
+		cc.QueriesPerSecond, cc.UpstreamTimeout, cc.TopicsInterval = cfg.RateLimitRPS, cfg.UpstreamTimeout, cfg.RefreshInterval
+		g.convex = convex.New(cc, convexHost{g}, verifier, logger)
+		g.invalidate = g.convex.Invalidate
+	}
 	// Files (raw GET routes): an answer over 64 KiB is streamed to the client
 	// as it arrives instead of being held whole (forward).
 	g.files = &fasthttp.Client{
@@ -208,7 +211,9 @@ func (g *Gateway) Refresh(ctx context.Context) error {
 		refusal := g.contractRefusal(svc, decl.Contracts)
 		nextRaw = g.addRaw(nextRaw, svc, decl.Routes, refusal)
 		g.answered.Store(svc, true)
-		g.convex.declare(svc, decl.Topics)
+		if g.convex != nil {
+			g.convex.Declare(svc, decl.Topics)
+		}
 		refusedOps := 0
 		for _, d := range decl.Operations {
 			if d.Access == ops.Internal {
@@ -298,7 +303,9 @@ func (g *Gateway) fetch(ctx context.Context, svc string) (declaration, error) {
 // Run refreshes the table until ctx is done: quickly while a service is missing,
 // then every RefreshInterval.
 func (g *Gateway) Run(ctx context.Context) {
-	go g.convex.followEvents(ctx) // live queries: the services' events
+	if g.convex != nil {
+		go g.convex.Run(ctx) // live queries: the services' events
+	}
 	for {
 		wait := g.cfg.RefreshInterval
 		if m, _ := g.missing.Load().([]string); len(m) > 0 {
@@ -312,8 +319,7 @@ func (g *Gateway) Run(ctx context.Context) {
 		if err := g.Refresh(ctx); err != nil {
 			g.logger.Warn("routing table refresh incomplete", "err", err)
 		}
-		g.limiter.sweep(time.Now())
-		g.convex.queries.sweep(time.Now())
+		g.limiter.Sweep(time.Now())
 	}
 }
 
@@ -360,7 +366,9 @@ func (g *Gateway) matchRaw(method, path string) (rawRoute, bool) {
 
 // Mount adds the public routes to app (built with httpserver.New).
 func (g *Gateway) Mount(app *fiber.App) {
-	g.convex.mount(app) // first: it passes requests without a Convex-Client header on
+	if g.convex != nil {
+		g.convex.Mount(app) // first: it passes requests without a Convex-Client header on
+	}
 	app.Get("/health", func(c *fiber.Ctx) error { return c.SendString(HealthMessage) })
 	app.Get("/api/openapi.json", g.handleOpenAPI)
 	app.Post("/api/query", g.handleOp(ops.Query, false))
@@ -411,7 +419,7 @@ func CORS() fiber.Handler {
 		// The interface's list, then the contract's Idempotency-Key and the
 		// header Convex's clients send (section 8); a replayed answer's marker
 		// is readable by browser clients.
-		c.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, processor-signature, "+ops.HeaderIdempotencyKey+", "+HeaderConvexClient)
+		c.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, processor-signature, "+ops.HeaderIdempotencyKey+", "+convex.HeaderClient)
 		c.Set("Access-Control-Expose-Headers", ops.HeaderIdempotentReplayed)
 		if c.Method() == fiber.MethodOptions {
 			c.Set("Access-Control-Max-Age", "600")
@@ -430,12 +438,12 @@ func CORS() fiber.Handler {
 func (g *Gateway) handleOp(kind ops.Kind, byURL bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		var path string
-		err := PlainBody(c)
+		err := request.PlainBody(c)
 		if err == nil && byURL {
 			path, err = urlOperation(c, kind)
 		} else if err == nil {
 			path, err = routePath(c.Body())
-			if err == nil && len(path) > maxOperationPath {
+			if err == nil && len(path) > request.MaxOperationPath {
 				err = tooLongOperation(path)
 			}
 		}
@@ -446,11 +454,11 @@ func (g *Gateway) handleOp(kind ops.Kind, byURL bool) fiber.Handler {
 		}
 		// Refused requests count against the caller too, so a flood of bad tokens
 		// or bodies is limited like any other.
-		caller := anonymousCaller(c.IP())
+		caller := ratelimit.AnonymousKey(c.IP())
 		if id := auth.FromContext(ctx); id != nil {
 			caller = "sub:" + id.Sub
 		}
-		if !g.limiter.allow(caller, time.Now()) {
+		if !g.limiter.Allow(caller, time.Now()) {
 			c.Set(fiber.HeaderRetryAfter, "1")
 			return httpserver.WriteError(c, apperr.New(apperr.RateLimited, "too many requests; retry shortly"))
 		}
@@ -470,7 +478,7 @@ func (g *Gateway) handleOp(kind ops.Kind, byURL bool) fiber.Handler {
 			if _, _, err := ops.IdempotencyKeyOf(&c.Request().Header); err != nil {
 				return httpserver.WriteError(c, err)
 			}
-			defer g.convex.afterWrite(c, r.service) // its live queries run again
+			defer g.afterWrite(c, r.service) // its live queries run again
 		}
 		return g.forward(c, r.service, "/api/"+string(kind), ops.ErrorsContract)
 	}
@@ -482,19 +490,6 @@ func (g *Gateway) lookup(path string) (route, bool) {
 	return r, ok
 }
 
-// PlainBody refuses a request body sent with a Content-Encoding other than
-// identity, before anything reads it: an operation's body is small JSON, and
-// Fiber's c.Body() would inflate a compressed one without bound (a few MiB of
-// gzip become gigabytes). Raw routes forward the header instead, and their
-// owner decides (the media service refuses it too).
-func PlainBody(c *fiber.Ctx) error {
-	if enc := strings.TrimSpace(c.Get(fiber.HeaderContentEncoding)); enc != "" && !strings.EqualFold(enc, "identity") {
-		return apperr.New(apperr.InvalidArgument, "send the request body without a Content-Encoding (got %q)", enc).
-			WithDetails(map[string]any{"header": fiber.HeaderContentEncoding})
-	}
-	return nil
-}
-
 // routePath reads the body as the owning service will (ops.ParseRequest), so
 // the two agree on what a body is; the arguments are checked by the service.
 func routePath(body []byte) (string, error) {
@@ -502,15 +497,10 @@ func routePath(body []byte) (string, error) {
 	return r.Path, err
 }
 
-// maxOperationPath bounds an operation's path, as Convex's functionPath
-// does: none is near it, and a longer one is neither echoed nor logged (a
-// body may hold megabytes).
-const maxOperationPath = 512
-
-// tooLongOperation refuses a path longer than maxOperationPath as the
+// tooLongOperation refuses a path longer than request.MaxOperationPath as the
 // unknown operation it is, quoting its start only.
 func tooLongOperation(path string) error {
-	return apperr.New(apperr.NotFound, "unknown operation %q... (%d bytes; an operation's path is at most %d)", path[:64], len(path), maxOperationPath).
+	return apperr.New(apperr.NotFound, "unknown operation %q... (%d bytes; an operation's path is at most %d)", path[:64], len(path), request.MaxOperationPath).
 		WithDetails(map[string]any{"reason": ops.ReasonUnknownOperation})
 }
 
@@ -523,7 +513,7 @@ func OperationURL(kind ops.Kind, path string) string { return apischema.CallPath
 // the request's body, the operation's arguments (nothing for none), into
 // the {"path", "args"} body the owning service reads.
 func urlOperation(c *fiber.Ctx, kind ops.Kind) (string, error) {
-	path, err := operationOfURL(c, kind)
+	path, err := request.OperationOfURL(c, kind)
 	if err != nil {
 		return path, err
 	}
@@ -541,25 +531,6 @@ func urlOperation(c *fiber.Ctx, kind ops.Kind) (string, error) {
 	body = append(body, '}')
 	c.Request().SetBody(body)
 	return path, nil
-}
-
-// operationOfURL is the dotted path of the operation a per-operation URL
-// names. A name with other characters than letters, digits and underscores,
-// or an empty segment, names no operation.
-func operationOfURL(c *fiber.Ctx, kind ops.Kind) (string, error) {
-	name := strings.TrimPrefix(string(c.Request().URI().PathOriginal()), "/api/"+string(kind)+"/")
-	segs := strings.Split(name, "/")
-	valid := len(segs) >= 2
-	for _, s := range segs {
-		valid = valid && s != "" && strings.IndexFunc(s, func(r rune) bool {
-			return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-		}) < 0
-	}
-	if !valid {
-		return "", apperr.New(apperr.NotFound, "unknown operation %q: name it in the URL as /api/%s/<area>/<module>/<function>", name, kind).
-			WithDetails(map[string]any{"reason": ops.ReasonUnknownOperation})
-	}
-	return strings.Join(segs, "."), nil
 }
 
 // methodsOf lists the methods path is served with, by the gateway's own
@@ -619,11 +590,11 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 		}()
 	}
 	ctx, err := ops.Identify(c.UserContext(), g.verifier, c.Get(fiber.HeaderAuthorization))
-	caller := anonymousCaller(c.IP())
+	caller := ratelimit.AnonymousKey(c.IP())
 	if id := auth.FromContext(ctx); id != nil {
 		caller = "sub:" + id.Sub
 	}
-	if !r.desc.SenderLimited && !g.limiter.allow(caller, time.Now()) {
+	if !r.desc.SenderLimited && !g.limiter.Allow(caller, time.Now()) {
 		c.Set(fiber.HeaderRetryAfter, "1")
 		return ops.WriteRouteError(c, r.desc.Errors, apperr.New(apperr.RateLimited, "too many requests; retry shortly"))
 	}
@@ -638,7 +609,7 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 		uri += "?" + string(q)
 	}
 	if r.desc.Method != fiber.MethodGet {
-		defer g.convex.afterWrite(c, r.service) // a webhook or an upload changes what queries show
+		defer g.afterWrite(c, r.service) // a webhook or an upload changes what queries show
 	}
 	return g.forward(c, r.service, uri, r.desc.Errors)
 }
@@ -707,6 +678,9 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 		return unavailable(err)
 	}
 	status := resp.StatusCode()
+	if w := resp.Header.Peek(HeaderLiveWrites); len(w) > 0 {
+		c.Locals(liveWritesKey, string(w)) // for afterWrite; not relayed
+	}
 	for _, h := range responseHeaders {
 		if v := resp.Header.Peek(h); len(v) > 0 {
 			c.Context().Response.Header.SetBytesV(h, v)

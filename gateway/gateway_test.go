@@ -17,6 +17,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"marketplace/gateway/convex"
 	"marketplace/libs/auth"
 	"marketplace/libs/discovery"
 	"marketplace/libs/httpserver"
@@ -229,28 +230,6 @@ func TestRateLimitPerCaller(t *testing.T) {
 	// Another caller has its own bucket.
 	if st, _, _ := post(t, gw, "query", `{"path":"fake.things.echo"}`, "Authorization", "Bearer "+tokB); st != 200 {
 		t.Fatalf("caller b limited by a: %d", st)
-	}
-}
-
-func TestLimiterRefillsAndSweeps(t *testing.T) {
-	l := newLimiter(10, 2)
-	now := time.Now()
-	if !l.allow("k", now) || !l.allow("k", now) || l.allow("k", now) {
-		t.Fatal("burst")
-	}
-	if !l.allow("k", now.Add(150*time.Millisecond)) {
-		t.Fatal("no refill")
-	}
-	l.sweep(now.Add(time.Hour))
-	n := 0
-	for i := range l.shards {
-		n += len(l.shards[i].buckets)
-	}
-	if n != 0 {
-		t.Fatalf("%d buckets left after sweep", n)
-	}
-	if !newLimiter(0, 0).allow("x", now) {
-		t.Fatal("disabled limiter refused")
 	}
 }
 
@@ -584,7 +563,7 @@ func TestEncodedBodies(t *testing.T) {
 		{"/api/query", zipped.String()},
 		{"/api/run/fake/things/echo", zipped.String()},
 	} {
-		st, body, _ := do(t, "POST", gw+c.path, c.body, "Content-Type", "application/json", "Content-Encoding", "gzip", HeaderConvexClient, "npm-1.48.0")
+		st, body, _ := do(t, "POST", gw+c.path, c.body, "Content-Type", "application/json", "Content-Encoding", "gzip", convex.HeaderClient, "npm-1.48.0")
 		if !strings.Contains(body, "Content-Encoding") || st == 200 && !strings.Contains(body, `"error"`) {
 			t.Fatalf("Convex %s with a gzip body: %d %s", c.path, st, body)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"marketplace/gateway/convex"
 	"marketplace/libs/auth"
 	"marketplace/libs/discovery"
 	"marketplace/libs/ops"
@@ -48,10 +49,10 @@ func TestOperationURLs(t *testing.T) {
 		{"missing token", "/api/query/fake/things/mine", `{}`, nil, 401, `UNAUTHENTICATED`},
 		{"a bad token", "/api/query/fake/things/echo", `{}`, []string{"Authorization", "Bearer nope"}, 401, `UNAUTHENTICATED`},
 		{"an empty Idempotency-Key", "/api/mutation/fake/things/echo", `{}`, []string{"Idempotency-Key", " "}, 400, `INVALID_ARGUMENT`},
-		{"Convex's shape with its header", "/api/query/fake/things/echo", `{"say":"hi"}`, []string{HeaderConvexClient, "npm-1.48.0"}, 200, `{"status":"success","value":"hi"`},
-		{"Convex's failure with its header", "/api/query/fake/things/echo", `{"say":1}`, []string{HeaderConvexClient, "npm-1.48.0"}, 200, `"status":"error"`},
-		{"Convex's unknown with its header", "/api/query/fake/things/ecoh", `{}`, []string{HeaderConvexClient, "npm-1.48.0"}, 200, `"code":"NOT_FOUND"`},
-		{"Convex's kind check with its header", "/api/mutation/fake/things/echo", `{}`, []string{HeaderConvexClient, "npm-1.48.0"}, 200, `"code":"INVALID_ARGUMENT"`},
+		{"Convex's shape with its header", "/api/query/fake/things/echo", `{"say":"hi"}`, []string{convex.HeaderClient, "npm-1.48.0"}, 200, `{"status":"success","value":"hi"`},
+		{"Convex's failure with its header", "/api/query/fake/things/echo", `{"say":1}`, []string{convex.HeaderClient, "npm-1.48.0"}, 200, `"status":"error"`},
+		{"Convex's unknown with its header", "/api/query/fake/things/ecoh", `{}`, []string{convex.HeaderClient, "npm-1.48.0"}, 200, `"code":"NOT_FOUND"`},
+		{"Convex's kind check with its header", "/api/mutation/fake/things/echo", `{}`, []string{convex.HeaderClient, "npm-1.48.0"}, 200, `"code":"INVALID_ARGUMENT"`},
 	} {
 		st, body, h := do(t, "POST", gw+c.path, c.body, append([]string{"Content-Type", "application/json"}, c.headers...)...)
 		if st != c.status || !strings.Contains(body, c.want) {

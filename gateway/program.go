@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"marketplace/gateway/convex"
 	"marketplace/libs/config"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/program"
@@ -46,7 +47,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, serv
 	if len(gc.Services) == 0 {
 		gc.Services = services
 	}
-	if gc.Brokers, err = pc.Kafka(); err != nil {
+	if gc.Convex.Brokers, err = pc.Kafka(); err != nil {
 		return err
 	}
 	if len(gc.Services) == 0 {
@@ -56,7 +57,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, serv
 	logger.Info("starting", append(build.Get().Attrs(), "config", config.Describe(&pc), "gateway", config.Describe(&gc))...)
 	// Kafka only refreshes live queries here, but credentials it refuses are
 	// a mistake to stop at, as the services do.
-	if err := gc.Brokers.CheckAtStart(ctx, followClientID, logger); err != nil {
+	if err := gc.Convex.Brokers.CheckAtStart(ctx, convex.KafkaClientID, logger); err != nil {
 		return err
 	}
 	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: "gateway", OTLPEndpoint: pc.OTLPEndpoint})

@@ -6,17 +6,13 @@ package gateway
 // ordinary requests their latency.
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	fws "github.com/fasthttp/websocket"
 
-	"marketplace/libs/auth"
+	"marketplace/gateway/convex"
 	"marketplace/libs/ops"
 )
 
@@ -61,7 +57,7 @@ func refusedWith(t *testing.T, m map[string]any, reason string) {
 func TestSyncAnonymousSocketsPerIP(t *testing.T) {
 	_, boardURL := startBoard(t, ops.Topics{})
 	_, gw := startConvexGateway(t, boardURL, func(c *Config) {
-		c.MaxConnectionsPerCaller, c.AnonMaxConnectionsPerIP, c.MaxConnectionsPerIP = 20, 2, 100
+		c.Convex.MaxConnectionsPerCaller, c.Convex.AnonMaxConnectionsPerIP, c.Convex.MaxConnectionsPerIP = 20, 2, 100
 	})
 	open := func(ip, session, tok string) *syncClient {
 		c := dialSyncFrom(t, gw, ip)
@@ -87,7 +83,7 @@ func TestSyncAnonymousSocketsPerIP(t *testing.T) {
 // out keeps only as many as an anonymous socket may hold.
 func TestSyncAnonymousQueriesPerSocket(t *testing.T) {
 	_, boardURL := startBoard(t, ops.Topics{})
-	_, gw := startConvexGateway(t, boardURL, func(c *Config) { c.MaxQueriesPerConnection, c.AnonMaxQueriesPerConnection = 100, 2 })
+	_, gw := startConvexGateway(t, boardURL, func(c *Config) { c.Convex.MaxQueriesPerConnection, c.Convex.AnonMaxQueriesPerConnection = 100, 2 })
 	three := []any{add(0, "board/notes:count", map[string]any{"min": 10}), add(1, "board/notes:count", map[string]any{"min": 11}),
 		add(2, "board/notes:count", map[string]any{"min": 12})}
 
@@ -129,7 +125,7 @@ func TestSyncAnonymousQueriesPerSocket(t *testing.T) {
 func TestSyncSocketsPerIPAndInAll(t *testing.T) {
 	_, boardURL := startBoard(t, ops.Topics{})
 	_, gw := startConvexGateway(t, boardURL, func(c *Config) {
-		c.MaxConnectionsPerCaller, c.AnonMaxConnectionsPerIP, c.MaxConnectionsPerIP, c.MaxConnections = 20, 20, 2, 3
+		c.Convex.MaxConnectionsPerCaller, c.Convex.AnonMaxConnectionsPerIP, c.Convex.MaxConnectionsPerIP, c.Convex.MaxConnections = 20, 20, 2, 3
 	})
 	open := func(ip, tok string) *syncClient {
 		c := dialSyncFrom(t, gw, ip)
@@ -152,7 +148,7 @@ func TestSyncSocketsPerIPAndInAll(t *testing.T) {
 func TestSyncLiveQueriesInAll(t *testing.T) {
 	_, boardURL := startBoard(t, ops.Topics{})
 	g, gw := startConvexGateway(t, boardURL, func(c *Config) {
-		c.MaxQueriesPerConnection, c.AnonMaxQueriesPerConnection, c.MaxLiveQueries, c.AnonMaxLiveQueries = 100, 100, 4, 2
+		c.Convex.MaxQueriesPerConnection, c.Convex.AnonMaxQueriesPerConnection, c.Convex.MaxLiveQueries, c.Convex.AnonMaxLiveQueries = 100, 100, 4, 2
 	})
 	count := func(min int) any { return map[string]any{"min": min} }
 	a := dialSyncFrom(t, gw, "127.0.0.6")
@@ -178,7 +174,7 @@ func TestSyncLiveQueriesInAll(t *testing.T) {
 		t.Fatalf("signed-in queries: %v", got)
 	}
 	refusedWith(t, got[2], "too_many_live_queries")
-	if q, _ := g.convex.live.stats(); q != 4 {
+	if q := g.convex.Stats().LiveQueries; q != 4 {
 		t.Fatalf("%d live queries, want 4", q)
 	}
 	// a drops one of its anonymous live queries: b may start one.
@@ -191,160 +187,6 @@ func TestSyncLiveQueriesInAll(t *testing.T) {
 	}
 }
 
-// schedulerConn is a subscriber for the scheduler's unit tests.
-type schedulerConn struct{ id *auth.Identity }
-
-func (schedulerConn) deliver(*querySub, *queryResult) {}
-func (c schedulerConn) token(id *auth.Identity) string {
-	if id == nil || c.id == nil || id.Sub != c.id.Sub {
-		return ""
-	}
-	return "token"
-}
-
-// The run budget: at most K runs at once (one while ordinary requests are in
-// flight); a live query queued or running is queued once more at most,
-// however many changes come; first runs go before re-runs, signed-in re-runs
-// before anonymous ones but one pick in anonymousEvery.
-func TestLiveQueryRunBudget(t *testing.T) {
-	h := newLiveQueries(nil, 3)
-	var busy atomic.Bool
-	h.busy = busy.Load
-	var (
-		mu       sync.Mutex
-		now, top int
-		order    []string
-		runs     = map[string]int{}
-	)
-	gate := make(chan struct{})
-	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
-		mu.Lock()
-		now++
-		top = max(top, now)
-		order = append(order, lq.path)
-		runs[lq.path]++
-		mu.Unlock()
-		<-gate
-		mu.Lock()
-		now--
-		mu.Unlock()
-		return outcome{value: json.RawMessage(`1`)}
-	}
-	settle := func() {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			h.mu.Lock()
-			idle := h.workers == 0
-			h.mu.Unlock()
-			if idle {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the runs did not end")
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-	// release lets every run through until the returned func is called.
-	release := func() func() {
-		stop := make(chan struct{})
-		go func() {
-			for {
-				select {
-				case gate <- struct{}{}:
-				case <-stop:
-					return
-				}
-			}
-		}()
-		return func() { close(stop) }
-	}
-	const n = 20
-	for i := range n {
-		h.subscribe(&querySub{id: uint32(i), conn: schedulerConn{}}, "svc", fmt.Sprintf("anon-%02d", i), []byte(`{}`), nil)
-	}
-	time.Sleep(100 * time.Millisecond)
-	mu.Lock()
-	if top != 3 {
-		t.Fatalf("%d first runs at once, want 3", top)
-	}
-	mu.Unlock()
-	// Ten changes while three run and seventeen wait: each live query runs
-	// once more at most (the three running, once after their run; the others
-	// run once, the changes merged).
-	for range 10 {
-		h.changed("svc")
-	}
-	stop := release()
-	settle()
-	stop()
-	mu.Lock()
-	total := 0
-	for _, r := range runs {
-		total += r
-	}
-	if total > n+3 {
-		t.Fatalf("%d runs for %d live queries and 10 changes, want at most %d: %v", total, n, n+3, runs)
-	}
-	top, order = 0, nil
-	mu.Unlock()
-
-	// With ordinary requests in flight: one at a time.
-	busy.Store(true)
-	h.changed("svc")
-	time.Sleep(100 * time.Millisecond)
-	mu.Lock()
-	if top != 1 {
-		t.Fatalf("%d runs at once while requests are in flight, want 1", top)
-	}
-	mu.Unlock()
-	// Meanwhile a signed-in live query and a new signed-in one queue behind
-	// the 19 anonymous re-runs: the new one's first run comes next, then the
-	// signed-in re-run within anonymousEvery picks.
-	u := &auth.Identity{Sub: "u"}
-	h.subscribe(&querySub{id: 100, conn: schedulerConn{id: u}}, "svc", "signed-in", []byte(`{}`), u)
-	gate <- struct{}{} // the anonymous run in flight ends; the signed-in first run starts
-	gate <- struct{}{}
-	h.changed("svc") // the signed-in query is queued behind the anonymous ones
-	u2 := &auth.Identity{Sub: "u2"}
-	h.subscribe(&querySub{id: 101, conn: schedulerConn{id: u2}}, "svc", "new", []byte(`{}`), u2)
-	busy.Store(false)
-	stop = release()
-	settle()
-	stop()
-	mu.Lock()
-	defer mu.Unlock()
-	pos := map[string]int{}
-	for i, p := range order {
-		if _, seen := pos[p]; !seen {
-			pos[p] = i
-		}
-	}
-	if order[1] != "signed-in" {
-		t.Fatalf("the signed-in first run came at %d: %v", pos["signed-in"], order)
-	}
-	// order: anon (in flight), signed-in (first), anon (next in line when it
-	// was queued), then new (a first run), then the signed-in re-run within
-	// anonymousEvery picks of it.
-	newAt := -1
-	for i, p := range order {
-		if p == "new" {
-			newAt = i
-		}
-	}
-	reAt := -1
-	for i := len(order) - 1; i >= 0; i-- {
-		if order[i] == "signed-in" {
-			reAt = i
-			break
-		}
-	}
-	if newAt < 0 || newAt > 3 || reAt <= newAt || reAt > newAt+anonymousEvery {
-		t.Fatalf("the new query ran at %d, the signed-in re-run at %d: %v", newAt, reAt, order)
-	}
-}
-
 // End to end: many live queries of a slow service, and writes that re-run
 // them all. The service never sees more live query runs at once than
 // CONVEX_RERUN_CONCURRENCY (today's code ran 32), and an ordinary request is
@@ -352,7 +194,7 @@ func TestLiveQueryRunBudget(t *testing.T) {
 func TestSyncRerunsLeaveRoomForRequests(t *testing.T) {
 	b, boardURL := startBoard(t, ops.Topics{})
 	_, gw := startConvexGateway(t, boardURL, func(c *Config) {
-		c.MaxQueriesPerConnection, c.AnonMaxQueriesPerConnection, c.RerunConcurrency = 100, 100, 2
+		c.Convex.MaxQueriesPerConnection, c.Convex.AnonMaxQueriesPerConnection, c.Convex.RerunConcurrency = 100, 100, 2
 	})
 	const sockets, perSocket = 4, 50
 	var socks []*syncClient
@@ -375,7 +217,7 @@ func TestSyncRerunsLeaveRoomForRequests(t *testing.T) {
 	// A write through the gateway re-runs all 200 (2 s of the service's time).
 	writer := token(t, "writer", time.Hour)
 	if code, m := convexPost(t, gw, "/api/mutation", `{"path":"board/notes:add","args":[{"text":"x"}],"format":"convex_encoded_json"}`,
-		"Authorization", "Bearer "+writer, HeaderConvexClient, "npm-1.48.0"); code != 200 || m["status"] != "success" {
+		"Authorization", "Bearer "+writer, convex.HeaderClient, "npm-1.48.0"); code != 200 || m["status"] != "success" {
 		t.Fatalf("write: %d %v", code, m)
 	}
 	time.Sleep(200 * time.Millisecond)
@@ -385,7 +227,7 @@ func TestSyncRerunsLeaveRoomForRequests(t *testing.T) {
 	for range 10 {
 		start := time.Now()
 		if code, m := convexPost(t, gw, "/api/query", `{"path":"board/notes:page","args":[{"paginationOpts":{"numItems":5,"cursor":null}}],"format":"convex_encoded_json"}`,
-			HeaderConvexClient, "npm-1.48.0"); code != 200 || m["status"] != "success" {
+			convex.HeaderClient, "npm-1.48.0"); code != 200 || m["status"] != "success" {
 			t.Fatalf("probe: %d %v", code, m)
 		}
 		worst = max(worst, time.Since(start))
@@ -424,105 +266,6 @@ func (c *syncClient) drainQuiet() {
 	}
 }
 
-// A run slot rests after each run so that runs take at most their share of
-// its time: at 50 %, ten runs of 20 ms one at a time take at least 380 ms
-// (their 200 ms and nine rests), not 200.
-func TestLiveQueryRunShare(t *testing.T) {
-	h := newLiveQueries(nil, 1)
-	h.share = 0.5
-	var runs atomic.Int32
-	done := make(chan struct{})
-	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
-		time.Sleep(20 * time.Millisecond)
-		if runs.Add(1) == 10 {
-			close(done)
-		}
-		return outcome{value: json.RawMessage(`1`)}
-	}
-	start := time.Now()
-	for i := range 10 {
-		h.subscribe(&querySub{id: uint32(i), conn: schedulerConn{}}, "svc", fmt.Sprintf("q-%d", i), []byte(`{}`), nil)
-	}
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the runs did not end")
-	}
-	if took := time.Since(start); took < 380*time.Millisecond {
-		t.Fatalf("ten runs of 20 ms at a 50 %% share took %v", took)
-	}
-}
-
-// A run a socket's mutation waits for (its own queries of the service it
-// wrote) goes with the first runs, ahead of other callers' queued re-runs:
-// whether its live query was idle, or queued already among a busy service's
-// re-runs (another caller's write came just before) and moves up.
-func TestLiveQueryWaitedRunGoesFirst(t *testing.T) {
-	for _, queued := range []bool{false, true} {
-		t.Run(fmt.Sprintf("queued=%v", queued), func(t *testing.T) {
-			h := newLiveQueries(nil, 1)
-			var mu sync.Mutex
-			var order []string
-			gate, stop := make(chan struct{}), make(chan struct{})
-			defer close(stop) // the runs left go through
-			h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
-				mu.Lock()
-				order = append(order, lq.path)
-				mu.Unlock()
-				select {
-				case <-gate:
-				case <-stop:
-				}
-				return outcome{value: json.RawMessage(`1`)}
-			}
-			next := func() {
-				t.Helper()
-				select {
-				case gate <- struct{}{}:
-				case <-time.After(5 * time.Second):
-					t.Fatal("no run")
-				}
-			}
-			for i := range 10 {
-				id := &auth.Identity{Sub: fmt.Sprintf("other-%d", i)}
-				h.subscribe(&querySub{id: uint32(i), conn: schedulerConn{id: id}}, "svc", fmt.Sprintf("other-%d", i), []byte(`{}`), id)
-			}
-			me := &auth.Identity{Sub: "me"}
-			mine := schedulerConn{id: me}
-			h.subscribe(&querySub{id: 99, conn: mine}, "svc2", "mine", []byte(`{}`), me)
-			for range 11 {
-				next() // the first runs
-			}
-			if queued {
-				h.changed("svc", "svc2") // eleven signed-in re-runs queue, mine last; the first starts
-			} else {
-				h.changed("svc") // ten signed-in re-runs queue; the first starts
-			}
-			time.Sleep(50 * time.Millisecond)
-			waited := make(chan struct{})
-			go func() {
-				h.changedAndWait(context.Background(), mine, "svc2")
-				close(waited)
-			}()
-			time.Sleep(50 * time.Millisecond)
-			next() // the re-run in flight ends; the waited one is next
-			next()
-			select {
-			case <-waited:
-			case <-time.After(2 * time.Second):
-				mu.Lock()
-				defer mu.Unlock()
-				t.Fatalf("the waited run did not come next: %v", order)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if got := order[12]; got != "mine" {
-				t.Fatalf("after the first runs and one re-run, %s ran; order %v", got, order)
-			}
-		})
-	}
-}
-
 // Sockets opened and closed in odd ways (before Connect, right after an
 // Authenticate, after a refused token, after removing queries, across
 // identity switches, closed by the server on a limit) give back everything
@@ -530,8 +273,8 @@ func TestLiveQueryWaitedRunGoesFirst(t *testing.T) {
 func TestSyncCapsReleasedOnEveryClose(t *testing.T) {
 	_, boardURL := startBoard(t, ops.Topics{})
 	g, gw := startConvexGateway(t, boardURL, func(c *Config) {
-		c.MaxConnectionsPerCaller, c.AnonMaxConnectionsPerIP, c.MaxConnectionsPerIP, c.MaxConnections = 2, 2, 3, 4
-		c.MaxQueriesPerConnection, c.AnonMaxQueriesPerConnection, c.MaxLiveQueries, c.AnonMaxLiveQueries = 4, 2, 6, 3
+		c.Convex.MaxConnectionsPerCaller, c.Convex.AnonMaxConnectionsPerIP, c.Convex.MaxConnectionsPerIP, c.Convex.MaxConnections = 2, 2, 3, 4
+		c.Convex.MaxQueriesPerConnection, c.Convex.AnonMaxQueriesPerConnection, c.Convex.MaxLiveQueries, c.Convex.AnonMaxLiveQueries = 4, 2, 6, 3
 	})
 	x := g.convex
 	count := func(min int) any { return map[string]any{"min": min} }
@@ -539,14 +282,11 @@ func TestSyncCapsReleasedOnEveryClose(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			x.conns.mu.Lock()
-			held := fmt.Sprint(x.conns.n)
-			empty := len(x.conns.n) == 0
-			x.conns.mu.Unlock()
-			x.live.mu.Lock()
-			anon, callers := x.live.anonymous, len(x.live.ofCaller)
-			x.live.mu.Unlock()
-			q, s := x.live.stats()
+			st := x.Stats()
+			held := fmt.Sprint(st.Sockets)
+			empty := len(st.Sockets) == 0
+			anon, callers := st.AnonymousLiveQueries, st.Callers
+			q, s := st.LiveQueries, st.Subscriptions
 			if empty && anon == 0 && callers == 0 && q == 0 && s == 0 {
 				return
 			}
@@ -597,9 +337,7 @@ func TestSyncCapsReleasedOnEveryClose(t *testing.T) {
 		c.ws.Close() // room for d's address to go anonymous again
 		c.closed()
 		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-			x.conns.mu.Lock()
-			n := x.conns.n["ip:"+ip]
-			x.conns.mu.Unlock()
+			n := x.Stats().Sockets["ip:"+ip]
 			if n < 2 {
 				break
 			}
@@ -647,7 +385,7 @@ func TestSyncCapsReleasedOnEveryClose(t *testing.T) {
 // out.
 func TestSyncCappedQueryRunsAfterSignIn(t *testing.T) {
 	_, boardURL := startBoard(t, ops.Topics{})
-	_, gw := startConvexGateway(t, boardURL, func(c *Config) { c.MaxQueriesPerConnection, c.AnonMaxQueriesPerConnection = 100, 2 })
+	_, gw := startConvexGateway(t, boardURL, func(c *Config) { c.Convex.MaxQueriesPerConnection, c.Convex.AnonMaxQueriesPerConnection = 100, 2 })
 	c := dialSync(t, gw)
 	connect(c, "capped-then-signed-in", "")
 	modifyQuerySet(c, 0, add(0, "board/notes:count", map[string]any{"min": 20}), add(1, "board/notes:count", map[string]any{"min": 21}),

@@ -6,7 +6,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -17,9 +16,9 @@ import (
 
 	fws "github.com/fasthttp/websocket"
 
+	"marketplace/gateway/convex"
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
-	"marketplace/libs/discovery"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
 )
@@ -45,54 +44,6 @@ func TestSyncAddAndRemoveInOneMessage(t *testing.T) {
 	}
 }
 
-// A live query runs with a token of its own caller only. A socket whose
-// identity changed (Authenticate) still has subscriptions on its previous
-// identity's live queries until the loop moves them: a run meanwhile must not
-// take the socket's new token, or one caller's answer would reach another's
-// subscribers. An anonymous live query runs without a token; one whose
-// callers' tokens all expired does not run as anonymous.
-func TestLiveQueriesRunWithTheirOwnCallersToken(t *testing.T) {
-	h := newLiveQueries(nil, 4)
-	tokens := make(chan string, 10)
-	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
-		tokens <- token
-		return outcome{value: json.RawMessage(`1`)}
-	}
-	conn := func(sub string, expires time.Time) *syncConn {
-		c := &syncConn{results: map[*querySub]*queryResult{}, wake: make(chan struct{}, 1)}
-		c.auth.Store(&connAuth{token: "token-of-" + sub, identity: &auth.Identity{Sub: sub, Expires: expires}})
-		return c
-	}
-	next := func() (string, bool) {
-		select {
-		case tok := <-tokens:
-			return tok, true
-		case <-time.After(300 * time.Millisecond):
-			return "", false
-		}
-	}
-	// The socket is "mallory" now; its subscription is still on alice's query.
-	h.subscribe(&querySub{id: 1, conn: conn("mallory", time.Time{})}, "svc", "a.b.alice", []byte(`{}`), &auth.Identity{Sub: "alice"})
-	if tok, ran := next(); ran && tok != "" {
-		t.Fatalf("alice's live query ran with %q", tok)
-	}
-	// ... or still on the anonymous query it subscribed to before signing in.
-	h.subscribe(&querySub{id: 2, conn: conn("mallory", time.Time{})}, "svc", "a.b.anon", []byte(`{}`), nil)
-	if tok, ran := next(); !ran || tok != "" {
-		t.Fatalf("the anonymous live query ran with %q (ran: %v)", tok, ran)
-	}
-	// A caller's own current token is used.
-	h.subscribe(&querySub{id: 3, conn: conn("bob", time.Time{})}, "svc", "a.b.bob", []byte(`{}`), &auth.Identity{Sub: "bob"})
-	if tok, ran := next(); !ran || tok != "token-of-bob" {
-		t.Fatalf("bob's live query ran with %q (ran: %v)", tok, ran)
-	}
-	// Expired: no run as anonymous.
-	h.subscribe(&querySub{id: 4, conn: conn("carol", time.Now().Add(-time.Second))}, "svc", "a.b.carol", []byte(`{}`), &auth.Identity{Sub: "carol"})
-	if tok, ran := next(); ran {
-		t.Fatalf("carol's live query ran with %q after her token expired", tok)
-	}
-}
-
 // Subscriptions draw on a per-caller budget (CONVEX_MAX_QUERIES_PER_CONNECTION
 // at once, refilled at RATE_LIMIT_RPS): adding and removing queries in a loop
 // does not run queries at the services faster than that; over budget, the
@@ -100,7 +51,7 @@ func TestLiveQueriesRunWithTheirOwnCallersToken(t *testing.T) {
 func TestSyncQueryChurnIsRateLimited(t *testing.T) {
 	b, boardURL := startBoard(t, ops.Topics{})
 	_, gw := startConvexGateway(t, boardURL, func(c *Config) {
-		c.MaxQueriesPerConnection = 10
+		c.Convex.MaxQueriesPerConnection = 10
 		c.RateLimitRPS, c.RateLimitBurst = 20, 100
 	})
 	c := dialSync(t, gw)
@@ -140,7 +91,7 @@ func TestSyncQueryChurnIsRateLimited(t *testing.T) {
 func TestSyncIdentityChurnIsRateLimited(t *testing.T) {
 	b, boardURL := startBoard(t, ops.Topics{})
 	_, gw := startConvexGateway(t, boardURL, func(c *Config) {
-		c.MaxQueriesPerConnection = 20
+		c.Convex.MaxQueriesPerConnection = 20
 		c.RateLimitRPS, c.RateLimitBurst = 20, 100
 	})
 	c := dialSync(t, gw)
@@ -209,7 +160,7 @@ func TestSyncWriteOfUnknownOutcomeRerunsQueries(t *testing.T) {
 	watcher.waitValue(0, 1.0)
 
 	if st, m := convexPost(t, gw, "/api/mutation", `{"path":"board/notes:add","args":[{"text":"convex"}]}`,
-		"Authorization", "Bearer "+tok, HeaderConvexClient, "npm-1.48.0"); st != 200 || errorCode(m) != "UNAVAILABLE" {
+		"Authorization", "Bearer "+tok, convex.HeaderClient, "npm-1.48.0"); st != 200 || errorCode(m) != "UNAVAILABLE" {
 		t.Fatalf("Convex HTTP: %d %v", st, m)
 	}
 	time.Sleep(400 * time.Millisecond)
@@ -239,7 +190,7 @@ func TestSyncServiceDownUnderASubscription(t *testing.T) {
 		return boardURL, nil
 	})
 	g := New(Config{Services: []string{"board"}, UpstreamTimeout: 2 * time.Second, RefreshInterval: time.Hour,
-		MaxQueriesPerConnection: 10, MaxConnectionsPerCaller: 10}, resolver, nil, slog.New(slog.DiscardHandler))
+		Convex: convex.Config{MaxQueriesPerConnection: 10, MaxConnectionsPerCaller: 10}}, resolver, nil, slog.New(slog.DiscardHandler))
 	gw := serveGateway(t, g)
 	c := dialSync(t, gw)
 	connect(c, "s-outage", "")
@@ -248,7 +199,7 @@ func TestSyncServiceDownUnderASubscription(t *testing.T) {
 
 	down.Store(true)
 	b.add("while down")
-	g.convex.changed("board") // an event said so
+	g.convex.Invalidate("board", "") // an event said so
 	c.quiet(300 * time.Millisecond)
 	// A new query's first answer is the failure.
 	c.send(map[string]any{"type": "ModifyQuerySet", "baseVersion": 1, "newVersion": 2, "modifications": []any{add(1, "board/notes:count", map[string]any{"min": 5})}})
@@ -295,58 +246,6 @@ type resolverFunc func(ctx context.Context, svc string) (string, error)
 
 func (f resolverFunc) Resolve(ctx context.Context, svc string) (string, error) { return f(ctx, svc) }
 
-// FuzzSyncMessage: no client message makes the protocol loop panic; each is
-// handled or ends the socket with a closing message.
-func FuzzSyncMessage(f *testing.F) {
-	for _, s := range []string{
-		``, `{}`, `null`, `[]`, `"x"`, `{"type":"Connect","sessionId":"s","clientTs":1,"maxObservedTimestamp":"AQAAAAAAAAA="}`,
-		`{"type":"Connect","sessionId":"s","maxObservedTimestamp":"!!"}`,
-		`{"type":"Authenticate","tokenType":"User","value":"x.y.z","baseVersion":0}`,
-		`{"type":"Authenticate","tokenType":"None","baseVersion":0}`,
-		`{"type":"Authenticate","tokenType":"Admin","value":"k","baseVersion":0}`,
-		`{"type":"ModifyQuerySet","baseVersion":0,"newVersion":1,"modifications":[{"type":"Add","queryId":0,"udfPath":"a/b:c","args":[{}]}]}`,
-		`{"type":"ModifyQuerySet","baseVersion":0,"newVersion":1,"modifications":[{"type":"Add","queryId":0,"udfPath":"a/b:c","args":[{"x":{"$integer":"AQ=="}}]},{"type":"Remove","queryId":0}]}`,
-		`{"type":"ModifyQuerySet","baseVersion":0,"newVersion":4294967295,"modifications":[{"type":"Remove","queryId":9}]}`,
-		`{"type":"ModifyQuerySet","baseVersion":0,"newVersion":1,"modifications":[{"type":"Add"}]}`,
-		`{"type":"ModifyQuerySet","baseVersion":-1,"newVersion":1e3}`,
-		`{"type":"Mutation","requestId":0,"udfPath":"a/b:c","args":[{"$bytes":"AQID"}],"componentPath":"x"}`,
-		`{"type":"Mutation","requestId":4294967296,"udfPath":"a/b:c"}`,
-		`{"type":"Action","requestId":1,"udfPath":"a/b:c","args":[]}`,
-		`{"type":"Event","eventType":"x","event":{}}`,
-		`{"type":"ModifyQuerySet","baseVersion":0,"newVersion":1,"modifications":null}`,
-		`{"type":"Mutation","requestId":0,"udfPath":"` + strings.Repeat("a/", 300) + `b:c"}`,
-	} {
-		f.Add([]byte(s))
-	}
-	g := New(Config{MaxQueriesPerConnection: 2, MaxConnectionsPerCaller: 2, UpstreamTimeout: time.Second, RateLimitRPS: 1000, RateLimitBurst: 1000},
-		discovery.NewStatic(map[string]string{}), mustVerifier(f), slog.New(slog.DiscardHandler))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		c := newSyncConn(g.convex, nil, "192.0.2.1")
-		defer close(c.stop)
-		for range 2 { // twice: a message may depend on the state the first left
-			m, err := decodeClientMessage(raw)
-			if err == nil {
-				err = c.handle(m)
-			}
-			if err != nil {
-				if _, ok := err.(*closing); !ok {
-					t.Fatalf("%q: %T %v", raw, err, err)
-				}
-				return
-			}
-			if err := c.drain(); err != nil {
-				if _, ok := err.(*closing); !ok {
-					t.Fatalf("%q: drain: %v", raw, err)
-				}
-				return
-			}
-		}
-		for _, s := range c.queries {
-			g.convex.live.unsubscribe(s)
-		}
-	})
-}
-
 func mustVerifier(tb testing.TB) auth.Verifier {
 	v, err := auth.NewHS256(secret, auth.Options{})
 	if err != nil {
@@ -362,7 +261,7 @@ func TestConvexHTTPMalformedRequestsAreRateLimited(t *testing.T) {
 	_, gw := startConvexGateway(t, boardURL, func(c *Config) { c.RateLimitRPS, c.RateLimitBurst = 1, 3 })
 	var got []string
 	for range 5 {
-		st, m := convexPost(t, gw, "/api/query", `{"path":"board notes","args":{}}`, HeaderConvexClient, "npm-1.48.0")
+		st, m := convexPost(t, gw, "/api/query", `{"path":"board notes","args":{}}`, convex.HeaderClient, "npm-1.48.0")
 		got = append(got, fmt.Sprintf("%d %s", st, errorCode(m)))
 	}
 	// The limiter's refusal has Convex's shape, as for any call (200, errorData.code).
@@ -392,46 +291,6 @@ func TestSyncMutationKeysAreScopedToTheCaller(t *testing.T) {
 	}
 	if n := b.runsOf("same"); n != 2 {
 		t.Fatalf("ran %d times; want once for u1 (the second is a replay) and once for u2", n)
-	}
-}
-
-// subscribe hands a new subscriber the live query's last value outside the
-// lock, so a run that finishes meanwhile may deliver its newer value first:
-// the older one, arriving second, must not replace it (before or after the
-// loop drained the newer one).
-func TestSyncOlderValueArrivingLastIsIgnored(t *testing.T) {
-	g := New(Config{}, discovery.NewStatic(map[string]string{}), nil, slog.New(slog.DiscardHandler))
-	c := newSyncConn(g.convex, nil, "192.0.2.1")
-	s := &querySub{id: 1, conn: c}
-	c.queries[1] = s
-	result := func(v string, seq uint64) *queryResult {
-		r := newQueryResult(outcome{value: json.RawMessage(v)})
-		r.seq = seq
-		return r
-	}
-	shown := func() string {
-		t.Helper()
-		if err := c.drain(); err != nil {
-			t.Fatal(err)
-		}
-		m := string(c.mods[1])
-		c.mods = map[uint32]json.RawMessage{}
-		return m
-	}
-	// Both in the mailbox: the newer stays.
-	c.deliver(s, result(`"new"`, 2))
-	c.deliver(s, result(`"old"`, 1))
-	if m := shown(); !strings.Contains(m, `"new"`) {
-		t.Fatalf("shown: %s", m)
-	}
-	// The older after the newer was drained: nothing.
-	c.deliver(s, result(`"old"`, 1))
-	if m := shown(); m != "" {
-		t.Fatalf("an older value was pushed after a newer one: %s", m)
-	}
-	c.deliver(s, result(`"newer"`, 3))
-	if m := shown(); !strings.Contains(m, `"newer"`) {
-		t.Fatalf("shown: %s", m)
 	}
 }
 
@@ -498,37 +357,5 @@ func TestSyncInconsistentStateClosesForAReconnect(t *testing.T) {
 	c.send(map[string]any{"type": "Nope"})
 	if f := c.expect("FatalError"); !strings.HasPrefix(f["error"].(string), "Received Invalid JSON on websocket") {
 		t.Fatalf("unknown message: %v", f)
-	}
-}
-
-// The query budget: a reservation beyond the tokens left waits for the debt;
-// one that would wait too long is not taken; a sweep forgets a bucket only
-// once it is full again, never one in debt.
-func TestLimiterReserve(t *testing.T) {
-	l := newLimiter(10, 20) // 20 at once, 10 a second
-	now := time.Now()
-	if w, ok := l.reserve("k", 20, now, time.Second); !ok || w != 0 {
-		t.Fatalf("within the burst: %v %v", w, ok)
-	}
-	if w, ok := l.reserve("k", 10, now, 5*time.Second); !ok || w != time.Second {
-		t.Fatalf("10 beyond: %v %v; want 1s", w, ok)
-	}
-	if w, ok := l.reserve("k", 100, now, 5*time.Second); ok {
-		t.Fatalf("a wait of %v was taken", w)
-	}
-	// 2 s later the debt of 10 is paid and 10 are back; the old sweep rule
-	// (idle longer than burst/rps) would have dropped the bucket at 2.5 s.
-	l.sweep(now.Add(2500 * time.Millisecond))
-	if w, ok := l.reserve("k", 20, now.Add(2500*time.Millisecond), 5*time.Second); !ok || w != 500*time.Millisecond {
-		t.Fatalf("after the sweep: %v %v; want 500ms", w, ok)
-	}
-	l.sweep(now.Add(time.Hour))
-	for i := range l.shards {
-		if len(l.shards[i].buckets) != 0 {
-			t.Fatal("a full bucket was kept")
-		}
-	}
-	if w, ok := newLimiter(0, 0).reserve("x", 1000, now, 0); !ok || w != 0 {
-		t.Fatal("a disabled limiter made a caller wait")
 	}
 }

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +24,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/segmentio/kafka-go"
 
+	"marketplace/gateway/convex"
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 	"marketplace/libs/discovery"
@@ -172,7 +175,7 @@ func startBoard(t *testing.T, topics ops.Topics) (*board, string) {
 func startConvexGateway(t *testing.T, boardURL string, tune func(*Config)) (*Gateway, string) {
 	t.Helper()
 	cfg := Config{Services: []string{"board"}, UpstreamTimeout: 5 * time.Second, RefreshInterval: time.Hour,
-		MaxQueriesPerConnection: 100, MaxConnectionsPerCaller: 20}
+		Convex: convex.Config{MaxQueriesPerConnection: 100, MaxConnectionsPerCaller: 20}}
 	if tune != nil {
 		tune(&cfg)
 	}
@@ -236,7 +239,7 @@ func errorCode(m map[string]any) string {
 func TestConvexHTTP(t *testing.T) {
 	_, boardURL := startBoard(t, ops.Topics{})
 	_, gw := startConvexGateway(t, boardURL, nil)
-	cc := []string{HeaderConvexClient, "npm-1.48.0"}
+	cc := []string{convex.HeaderClient, "npm-1.48.0"}
 	user := token(t, "u1", time.Hour)
 	withUser := append([]string{"Authorization", "Bearer " + user}, cc...)
 
@@ -302,7 +305,7 @@ func TestConvexHTTP(t *testing.T) {
 		}
 	}
 	expired := token(t, "u1", -time.Hour)
-	if st, m := convexPost(t, gw, "/api/query", `{"path":"board/notes:count","args":{}}`, "Authorization", "Bearer "+expired, HeaderConvexClient, "npm-1.48.0"); st != 401 {
+	if st, m := convexPost(t, gw, "/api/query", `{"path":"board/notes:count","args":{}}`, "Authorization", "Bearer "+expired, convex.HeaderClient, "npm-1.48.0"); st != 401 {
 		t.Fatalf("expired token: %d %v", st, m)
 	}
 
@@ -336,8 +339,8 @@ func TestConvexHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), HeaderConvexClient) {
-		t.Fatalf("browsers may not send %s: %q", HeaderConvexClient, resp.Header.Get("Access-Control-Allow-Headers"))
+	if !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), convex.HeaderClient) {
+		t.Fatalf("browsers may not send %s: %q", convex.HeaderClient, resp.Header.Get("Access-Control-Allow-Headers"))
 	}
 }
 
@@ -367,6 +370,12 @@ func dialSync(t *testing.T, gw string) *syncClient {
 // the system choose.
 func dialSyncFrom(t *testing.T, gw, ip string) *syncClient {
 	t.Helper()
+	return dialSyncPath(t, gw, ip, "/api/"+convex.PinnedClient+"/sync")
+}
+
+// dialSyncPath opens the sync socket at path, from ip ("": any).
+func dialSyncPath(t *testing.T, gw, ip, path string) *syncClient {
+	t.Helper()
 	dialer := *fws.DefaultDialer
 	if ip != "" {
 		dialer.NetDial = func(network, addr string) (net.Conn, error) {
@@ -374,12 +383,12 @@ func dialSyncFrom(t *testing.T, gw, ip string) *syncClient {
 			return d.Dial(network, addr)
 		}
 	}
-	ws, _, err := dialer.Dial("ws"+strings.TrimPrefix(gw, "http")+"/api/1.48.0/sync", nil)
+	ws, _, err := dialer.Dial("ws"+strings.TrimPrefix(gw, "http")+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &syncClient{t: t, ws: ws, msgs: make(chan map[string]any, 1000), done: make(chan struct{}),
-		version: map[string]any{"querySet": 0.0, "identity": 0.0, "ts": encodeTS(0)}}
+		version: map[string]any{"querySet": 0.0, "identity": 0.0, "ts": wireTS(0)}}
 	go c.read()
 	t.Cleanup(func() {
 		ws.Close()
@@ -410,7 +419,7 @@ func (c *syncClient) read() {
 			if !reflect.DeepEqual(start, c.version) {
 				c.problems = append(c.problems, fmt.Sprintf("transition starts at %v, the last ended at %v", start, c.version))
 			}
-			ts, err := decodeTS(end["ts"].(string))
+			ts, err := readTS(end["ts"].(string))
 			if err != nil || ts <= c.lastTS || ts < c.lastMut {
 				c.problems = append(c.problems, fmt.Sprintf("transition ts %d after %d (mutation %d)", ts, c.lastTS, c.lastMut))
 			}
@@ -420,7 +429,7 @@ func (c *syncClient) read() {
 			}
 		case "MutationResponse":
 			if m["success"] == true {
-				ts, err := decodeTS(m["ts"].(string))
+				ts, err := readTS(m["ts"].(string))
 				if err != nil || ts <= c.lastTS {
 					c.problems = append(c.problems, fmt.Sprintf("mutation ts %d not after %d", ts, c.lastTS))
 				}
@@ -858,10 +867,11 @@ func TestSyncReconnectDoesNotApplyTwice(t *testing.T) {
 }
 
 func TestSyncLimitsAndPing(t *testing.T) {
-	defer func(d time.Duration) { heartbeatInterval = d }(heartbeatInterval)
-	heartbeatInterval = 300 * time.Millisecond
 	_, boardURL := startBoard(t, ops.Topics{})
-	_, gw := startConvexGateway(t, boardURL, func(c *Config) { c.MaxQueriesPerConnection = 2; c.MaxConnectionsPerCaller = 2 })
+	_, gw := startConvexGateway(t, boardURL, func(c *Config) {
+		c.Convex.MaxQueriesPerConnection, c.Convex.MaxConnectionsPerCaller = 2, 2
+		c.Convex.Heartbeat = 300 * time.Millisecond
+	})
 
 	c := dialSync(t, gw)
 	connect(c, "s-limit", "")
@@ -919,7 +929,7 @@ func TestSyncFollowsEvents(t *testing.T) {
 	defer broker.Close()
 	kb := broker.Brokers()
 	b, boardURL := startBoard(t, ops.Topics{Publishes: []string{"board.events"}, Consumes: []string{"board.inbox"}})
-	g, gw := startConvexGateway(t, boardURL, func(c *Config) { c.Brokers = kb })
+	g, gw := startConvexGateway(t, boardURL, func(c *Config) { c.Convex.Brokers = kb })
 	w := &kafka.Writer{Addr: kb.Addr(), Transport: kb.Transport("board"), BatchTimeout: time.Millisecond, AllowAutoTopicCreation: true}
 	defer w.Close()
 	publish := func(topic string) {
@@ -958,7 +968,7 @@ func TestSyncFollowsEvents(t *testing.T) {
 	waitFor(t, func() bool {
 		publish("board.events")
 		time.Sleep(50 * time.Millisecond)
-		return g.convex.events.seen.Load() > 0
+		return g.convex.Stats().EventsRead > 0
 	})
 	publish("board.inbox")
 	waitFor(t, func() bool { return consumed.Load() == 1 })
@@ -999,5 +1009,30 @@ func TestConvexNonJSONAnswerIsInternal(t *testing.T) {
 	c.send(map[string]any{"type": "ModifyQuerySet", "baseVersion": 0, "newVersion": 1, "modifications": []any{add(0, "board/notes:bad", map[string]any{})}})
 	if m := mods(c.expect("Transition"))[0]; m["type"] != "QueryFailed" || m["errorData"].(map[string]any)["code"] != "INTERNAL" {
 		t.Fatalf("socket: %v", m)
+	}
+}
+
+// wireTS and readTS are a sync timestamp on the wire as the client reads it:
+// base64 of its 8 little-endian bytes (written here apart from the layer's
+// own, so the tests check the layer's encoding).
+func wireTS(ts uint64) string {
+	return base64.StdEncoding.EncodeToString(binary.LittleEndian.AppendUint64(nil, ts))
+}
+
+func readTS(s string) (uint64, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(b) != 8 {
+		return 0, fmt.Errorf("timestamp %q is not the base64 of 8 bytes", s)
+	}
+	return binary.LittleEndian.Uint64(b), nil
+}
+
+// waitFor waits up to 5 s for cond.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("not within 5s")
+		}
 	}
 }

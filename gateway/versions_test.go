@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"marketplace/gateway/convex"
 	"marketplace/libs/auth"
 	"marketplace/libs/discovery"
 	"marketplace/libs/httpserver"
@@ -114,7 +115,7 @@ func TestGatewayRefusesAContractMajorItDoesNotServe(t *testing.T) {
 		t.Fatalf("operation of an unserved major: %d %s", st, body)
 	}
 	// The same through Convex's HTTP API.
-	st, m := convexPost(t, gw, "/api/query", `{"path":"shop/items:hello","args":[{}]}`, HeaderConvexClient, "npm-1.48.0")
+	st, m := convexPost(t, gw, "/api/query", `{"path":"shop/items:hello","args":[{}]}`, convex.HeaderClient, "npm-1.48.0")
 	if st != 200 || errorCode(m) != "UNAVAILABLE" || !strings.Contains(m["errorMessage"].(string), "public contract "+next) {
 		t.Fatalf("Convex call of an unserved major: %d %v", st, m)
 	}

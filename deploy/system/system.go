@@ -381,7 +381,7 @@ func run(ctx context.Context, o Options, st *runState) error {
 	}
 
 	gc.Services = names
-	gc.Brokers = kafkaOf(modules.Gateway) // live queries follow the services' events
+	gc.Convex.Brokers = kafkaOf(modules.Gateway) // live queries follow the services' events
 	var gres ops.Resolver = resolver
 	if o.GatewayResolver != nil {
 		gres = o.GatewayResolver(resolver)

@@ -42,7 +42,7 @@ var (
 	floodSet     = flag.String("flood-env", "", "more gateway settings for the flood rows, NAME=value,... (CONVEX_RERUN_CONCURRENCY=1)")
 )
 
-// The gateway's limits the flood runs against (the defaults of gateway.Config,
+// The gateway's limits the flood runs against (the defaults of convex.Config,
 // or the legacy ones), set in the all-in-one's environment by floodEnv.
 type floodLimits struct {
 	socketsPerIP, queriesPerSocket int
@@ -56,7 +56,7 @@ func currentFloodLimits() floodLimits {
 			"CONVEX_MAX_CONNECTIONS_PER_IP": "0", "CONVEX_MAX_LIVE_QUERIES": "0", "CONVEX_ANON_MAX_LIVE_QUERIES": "0",
 			"CONVEX_RERUN_CONCURRENCY": "32", "CONVEX_RERUN_CONCURRENCY_BUSY": "32", "CONVEX_RERUN_SHARE_PERCENT": "100"}}
 	}
-	return floodLimits{socketsPerIP: 10, queriesPerSocket: 50} // gateway.Config's defaults
+	return floodLimits{socketsPerIP: 10, queriesPerSocket: 50} // convex.Config's defaults
 }
 
 // floodEnv adds the flood's limits to the all-in-one's environment.

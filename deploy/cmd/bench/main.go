@@ -249,7 +249,7 @@ func run() error {
 	// flood rows leave the gateway busy.
 	consoleRow := benchConsole(info.BaseURL, tok)
 
-	// Convex clients' live queries (live.go).
+	// Convex clients' live queries (gateway/convex/live.go).
 	liveRows, err := benchLive(info.BaseURL, tok, *liveRounds)
 	if err != nil {
 		return err

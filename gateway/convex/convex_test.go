@@ -1,4 +1,4 @@
-package gateway
+package convex
 
 import (
 	"context"
@@ -196,7 +196,7 @@ func TestLiveQueriesCoalesceAndSkipUnchanged(t *testing.T) {
 			close(started)
 			<-release
 		}
-		return outcome{value: json.RawMessage(`"same"`)}
+		return outcome{Value: json.RawMessage(`"same"`)}
 	}
 	sub := &fakeSub{got: map[uint32][]*queryResult{}}
 	s := &querySub{id: 7, conn: sub}
@@ -237,7 +237,7 @@ func TestLiveQueriesShareRuns(t *testing.T) {
 	var n atomic.Int32
 	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
 		runs.Add(1)
-		return outcome{value: json.RawMessage(`{"n":` + string(rune('0'+n.Load())) + `}`)}
+		return outcome{Value: json.RawMessage(`{"n":` + string(rune('0'+n.Load())) + `}`)}
 	}
 	subs := make([]*fakeSub, 3)
 	for i := range subs {

@@ -1,4 +1,7 @@
-package gateway
+// Package ratelimit holds the gateway's per-caller token buckets and the key
+// a caller without a token counts under; the gateway and its Convex layer
+// (marketplace/gateway/convex) share them.
+package ratelimit
 
 import (
 	"hash/maphash"
@@ -7,9 +10,9 @@ import (
 	"time"
 )
 
-// limiter is a per-caller token bucket, sharded so concurrent callers rarely share
+// Limiter is a per-caller token bucket, sharded so concurrent callers rarely share
 // a lock. rps <= 0 disables it.
-type limiter struct {
+type Limiter struct {
 	rps    float64
 	burst  float64
 	seed   maphash.Seed
@@ -26,15 +29,17 @@ type bucket struct {
 	last   time.Time
 }
 
-func newLimiter(rps float64, burst int) *limiter {
-	l := &limiter{rps: rps, burst: float64(max(burst, 1)), seed: maphash.MakeSeed()}
+// New is a limiter of rps a second per caller, burst at once.
+func New(rps float64, burst int) *Limiter {
+	l := &Limiter{rps: rps, burst: float64(max(burst, 1)), seed: maphash.MakeSeed()}
 	for i := range l.shards {
 		l.shards[i].buckets = map[string]*bucket{}
 	}
 	return l
 }
 
-func (l *limiter) allow(key string, now time.Time) bool {
+// Allow takes one token from key's bucket, if it has one.
+func (l *Limiter) Allow(key string, now time.Time) bool {
 	if l.rps <= 0 {
 		return true
 	}
@@ -55,10 +60,10 @@ func (l *limiter) allow(key string, now time.Time) bool {
 	return true
 }
 
-// reserve takes n tokens from key's bucket, going into debt if it must, and
+// Reserve takes n tokens from key's bucket, going into debt if it must, and
 // says how long the caller waits until the debt is paid. A reservation whose
 // wait would exceed maxWait is not taken (ok false).
-func (l *limiter) reserve(key string, n int, now time.Time, maxWait time.Duration) (wait time.Duration, ok bool) {
+func (l *Limiter) Reserve(key string, n int, now time.Time, maxWait time.Duration) (wait time.Duration, ok bool) {
 	if l.rps <= 0 || n <= 0 {
 		return 0, true
 	}
@@ -83,8 +88,8 @@ func (l *limiter) reserve(key string, n int, now time.Time, maxWait time.Duratio
 	return wait, true
 }
 
-// sweep forgets callers whose buckets are full again, bounding memory.
-func (l *limiter) sweep(now time.Time) {
+// Sweep forgets callers whose buckets are full again, bounding memory.
+func (l *Limiter) Sweep(now time.Time) {
 	if l.rps <= 0 {
 		return
 	}
@@ -100,13 +105,13 @@ func (l *limiter) sweep(now time.Time) {
 	}
 }
 
-// anonymousCaller is the key a caller without a token at address ip counts
+// AnonymousKey is the key a caller without a token at address ip counts
 // under, for the rate limit (HTTP and sockets' mutations) and the sockets'
 // per-address caps alike: "ip:" and the IPv4 address, or the IPv6 address's
 // /64 (a host or a home gets a whole /64 and may use any address in it, so
 // keying by the full address would let one caller bypass every per-address
 // limit). An IPv4-mapped IPv6 address is its IPv4 address.
-func anonymousCaller(ip string) string {
+func AnonymousKey(ip string) string {
 	a, err := netip.ParseAddr(ip)
 	if err != nil {
 		return "ip:" + ip

@@ -1,4 +1,4 @@
-package gateway
+package convex
 
 // The services' events, for live queries. Each service declares on GET /ops
 // the topics it publishes and consumes; the gateway reads those topics itself,
@@ -43,7 +43,7 @@ type topicPartition struct {
 }
 
 type follower struct {
-	x      *convexSide
+	x      *Layer
 	client *kafka.Client
 	seen   atomic.Int64 // events read
 
@@ -61,24 +61,24 @@ type commitWait struct {
 	services map[string]bool
 }
 
-func newFollower(x *convexSide) *follower {
+func newFollower(x *Layer) *follower {
 	return &follower{x: x, reading: map[topicPartition]bool{}, waits: map[topicPartition]*commitWait{}}
 }
 
-// followClientID names the gateway's connections to Kafka.
-const followClientID = "gateway-live"
+// KafkaClientID names the gateway's connections to Kafka.
+const KafkaClientID = "gateway-live"
 
 // followEvents reads the declared topics until ctx ends.
-func (x *convexSide) followEvents(ctx context.Context) {
-	brokers := x.g.cfg.Brokers
+func (x *Layer) followEvents(ctx context.Context) {
+	brokers := x.cfg.Brokers
 	if len(brokers.Addrs) == 0 {
-		x.g.logger.Info("live queries: no KAFKA_BROKERS, so only writes through the gateway refresh them")
+		x.logger.Info("live queries: no KAFKA_BROKERS, so only writes through the gateway refresh them")
 		return
 	}
 	f := x.events
-	f.client = &kafka.Client{Addr: brokers.Addr(), Timeout: 5 * time.Second, Transport: brokers.Transport(followClientID)}
+	f.client = &kafka.Client{Addr: brokers.Addr(), Timeout: 5 * time.Second, Transport: brokers.Transport(KafkaClientID)}
 	for {
-		wait := x.g.cfg.RefreshInterval
+		wait := x.topicsInterval()
 		if !f.startReaders(ctx, brokers) {
 			wait = followRetry
 		}
@@ -91,7 +91,7 @@ func (x *convexSide) followEvents(ctx context.Context) {
 }
 
 // declaredTopics are the topics any service publishes or consumes.
-func (x *convexSide) declaredTopics() []string {
+func (x *Layer) declaredTopics() []string {
 	var out []string
 	for _, t := range *x.topics.Load() {
 		out = append(out, t.Publishes...)
@@ -113,7 +113,7 @@ func (f *follower) startReaders(ctx context.Context, brokers events.Brokers) boo
 	md, err := f.client.Metadata(mctx, &kafka.MetadataRequest{Topics: topics})
 	if err != nil {
 		if ctx.Err() == nil {
-			f.x.g.logger.Warn("live queries: cannot list the event topics' partitions", "err", err)
+			f.x.logger.Warn("live queries: cannot list the event topics' partitions", "err", err)
 		}
 		return false
 	}
@@ -142,7 +142,7 @@ func (f *follower) read(ctx context.Context, brokers events.Brokers, tp topicPar
 	r := kafka.NewReader(kafka.ReaderConfig{
 		Brokers: brokers.Addrs, Topic: tp.topic, Partition: tp.partition,
 		MinBytes: 1, MaxBytes: 1 << 20, MaxWait: followReaderWait, StartOffset: kafka.LastOffset,
-		Dialer: brokers.Dialer(followClientID),
+		Dialer: brokers.Dialer(KafkaClientID),
 	})
 	defer r.Close()
 	for {
@@ -151,7 +151,7 @@ func (f *follower) read(ctx context.Context, brokers events.Brokers, tp topicPar
 			if ctx.Err() != nil {
 				return
 			}
-			f.x.g.logger.Warn("live queries: reading events failed", "topic", tp.topic, "partition", tp.partition, "err", err)
+			f.x.logger.Warn("live queries: reading events failed", "topic", tp.topic, "partition", tp.partition, "err", err)
 			select {
 			case <-ctx.Done():
 				return
@@ -242,7 +242,7 @@ func (f *follower) waitCommitted(ctx context.Context, tp topicPartition, target 
 			return
 		}
 		if time.Since(start) > commitWaitMax {
-			f.x.g.logger.Warn("live queries: a consumer has not committed an event after the wait's bound; re-running anyway",
+			f.x.logger.Warn("live queries: a consumer has not committed an event after the wait's bound; re-running anyway",
 				"topic", tp.topic, "partition", tp.partition, "offset", target, "groups", groups)
 			return
 		}

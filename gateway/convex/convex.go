@@ -1,4 +1,4 @@
-package gateway
+package convex
 
 // Convex's clients (platform contract, section 8). The interface's first apps
 // were written for Convex, with its npm package (ConvexHttpClient, ConvexClient,
@@ -7,7 +7,7 @@ package gateway
 //
 //	POST /api/query, /api/mutation, /api/action   with a Convex-Client header
 //	POST /api/run/<area>/<module>/<function>      always
-//	GET  /api/sync, /api/<client version>/sync    the WebSocket sync protocol (sync.go)
+//	GET  /api/sync, /api/<client version>/sync    the WebSocket sync protocol (sync.go; the version: version.go)
 //
 // Requests without the header keep the contract's shapes (section 2): the
 // handlers below pass them on to the gateway's own.
@@ -29,103 +29,29 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
-	"github.com/gofiber/contrib/websocket"
 	"github.com/gofiber/fiber/v2"
-	"github.com/valyala/fasthttp"
 
+	"marketplace/gateway/internal/ratelimit"
+	"marketplace/gateway/internal/request"
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
 )
 
-// HeaderConvexClient is the header Convex's clients send with every request
+// HeaderClient is the header Convex's clients send with every request
 // ("npm-1.48.0"); its presence selects Convex's answer shapes.
-const HeaderConvexClient = "Convex-Client"
-
-// convexSide serves Convex's clients: the HTTP API, the sync protocol and the
-// live queries behind it.
-type convexSide struct {
-	g     *Gateway
-	clock tsClock
-	live  *liveQueries
-	conns connCounter
-	// queries is the per-caller budget of queries added (or re-run by an
-	// Authenticate) over sockets: MaxQueriesPerConnection at once, refilled at
-	// RateLimitRPS a second (sync.go).
-	queries *limiter
-
-	topics atomic.Pointer[map[string]ops.Topics] // what each service declared on /ops
-	events *follower
-
-	// requests counts the ordinary requests in flight (everything but the
-	// sync sockets): while any is, live queries run one at a time (live.go).
-	requests atomic.Int64
-
-	shutdown     chan struct{} // closed when the app shuts down: sockets close
-	shutdownOnce sync.Once
-	heartbeat    time.Duration
-}
-
-func newConvexSide(g *Gateway) *convexSide {
-	x := &convexSide{g: g, shutdown: make(chan struct{}), heartbeat: heartbeatInterval}
-	x.live = newLiveQueries(x, g.cfg.RerunConcurrency)
-	x.live.maxLive, x.live.maxAnonymous, x.live.maxPerCaller = g.cfg.MaxLiveQueries, g.cfg.AnonMaxLiveQueries, g.cfg.MaxLiveQueriesPerCaller
-	x.live.busy = func() bool { return x.requests.Load() > 0 }
-	if g.cfg.RerunConcurrencyBusy > 0 {
-		x.live.busyConcurrency = g.cfg.RerunConcurrencyBusy
-	}
-	if p := g.cfg.RerunSharePercent; p > 0 && p < 100 {
-		x.live.share = float64(p) / 100
-	}
-	x.conns = connCounter{n: map[string]int{}}
-	x.queries = newLimiter(g.cfg.RateLimitRPS, g.cfg.MaxQueriesPerConnection)
-	x.topics.Store(&map[string]ops.Topics{})
-	x.events = newFollower(x)
-	return x
-}
-
-// declare records the topics a service declared (Refresh, on each answer).
-func (x *convexSide) declare(service string, t ops.Topics) {
-	for {
-		old := x.topics.Load()
-		next := make(map[string]ops.Topics, len(*old)+1)
-		for k, v := range *old {
-			next[k] = v
-		}
-		next[service] = t
-		if x.topics.CompareAndSwap(old, &next) {
-			return
-		}
-	}
-}
-
-// changed re-runs the live queries of services (a write went through the
-// gateway, or an event said so).
-func (x *convexSide) changed(services ...string) { x.live.changed(services...) }
-
-// afterWrite is deferred by the gateway's own handlers of writes: when the
-// service accepted the write, or its outcome is unknown (a 5xx: the service
-// failed, or answered after the upstream timeout), its live queries run again.
-func (x *convexSide) afterWrite(c *fiber.Ctx, service string) {
-	if st := c.Response().StatusCode(); st < 400 || st >= 500 {
-		x.changed(service)
-	}
-}
+const HeaderClient = "Convex-Client"
 
 // countRequests counts the ordinary requests in flight (x.requests).
-func (x *convexSide) countRequests(c *fiber.Ctx) error {
+func (x *Layer) countRequests(c *fiber.Ctx) error {
 	if strings.HasSuffix(c.Path(), "/sync") {
 		return c.Next()
 	}
@@ -141,29 +67,6 @@ func outcomeUnknown(e *apperr.Error) bool {
 	return e.Code == apperr.Unavailable || e.Code == apperr.Internal
 }
 
-func (x *convexSide) mount(app *fiber.App) {
-	app.Use(x.countRequests)
-	app.Post("/api/query", x.httpCall(ops.Query, false))
-	app.Post("/api/mutation", x.httpCall(ops.Mutation, false))
-	app.Post("/api/action", x.httpCall(kindAction, false))
-	app.Post("/api/run/*", x.httpRun)
-	app.Post("/api/query/*", x.httpCall(ops.Query, true))
-	app.Post("/api/mutation/*", x.httpCall(ops.Mutation, true))
-	sync := websocket.New(x.serveSync, websocket.Config{HandshakeTimeout: 10 * time.Second})
-	upgrade := func(c *fiber.Ctx) error {
-		if !websocket.IsWebSocketUpgrade(c) {
-			return httpserver.WriteError(c, apperr.New(apperr.InvalidArgument, "%s is Convex's sync protocol: open it as a WebSocket", c.Path()))
-		}
-		return c.Next()
-	}
-	app.Get("/api/sync", upgrade, sync)
-	app.Get("/api/:version/sync", upgrade, sync)
-	app.Hooks().OnShutdown(func() error {
-		x.shutdownOnce.Do(func() { close(x.shutdown) })
-		return nil
-	})
-}
-
 // kindAction is how /api/action and the Action message call a function. The
 // platform has no actions: every operation is a query or a mutation.
 const kindAction ops.Kind = "action"
@@ -173,15 +76,15 @@ const kindAction ops.Kind = "action"
 // byURL: an operation's own path (OperationURL), whose URL names it and
 // whose body is its arguments, answered in Convex's shapes as /api/run is
 // but with the kind checked as on /api/query and /api/mutation.
-func (x *convexSide) httpCall(kind ops.Kind, byURL bool) fiber.Handler {
+func (x *Layer) httpCall(kind ops.Kind, byURL bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if len(c.Request().Header.Peek(HeaderConvexClient)) == 0 {
+		if len(c.Request().Header.Peek(HeaderClient)) == 0 {
 			return c.Next()
 		}
 		var req convexRequest
-		err := PlainBody(c) // before c.Body(), which would inflate it
+		err := request.PlainBody(c) // before c.Body(), which would inflate it
 		if err == nil && byURL {
-			req.path, err = operationOfURL(c, kind)
+			req.path, err = request.OperationOfURL(c, kind)
 			req.args = c.Body()
 		} else if err == nil {
 			req, err = parseConvexBody(c.Body(), true)
@@ -192,7 +95,7 @@ func (x *convexSide) httpCall(kind ops.Kind, byURL bool) fiber.Handler {
 
 // httpRun answers POST /api/run/<module path>/<function>: any kind of
 // function, its path in the URL, JSON ("json") values by default.
-func (x *convexSide) httpRun(c *fiber.Ctx) error {
+func (x *Layer) httpRun(c *fiber.Ctx) error {
 	req, err := parseRunRequest(c)
 	return x.answerHTTP(c, "", req, err)
 }
@@ -212,7 +115,7 @@ func parseRunRequest(c *fiber.Ctx) (convexRequest, error) {
 		return convexRequest{}, apperr.New(apperr.InvalidArgument,
 			"name the function in the URL: /api/run/<area>/<module>/<function>, e.g. /api/run/catalog/locations/listCities")
 	}
-	if err := PlainBody(c); err != nil { // before c.Body(), which would inflate it
+	if err := request.PlainBody(c); err != nil { // before c.Body(), which would inflate it
 		return convexRequest{}, err
 	}
 	req, err := parseConvexBody(c.Body(), false)
@@ -269,7 +172,7 @@ var valueFormats = map[string]bool{
 // answerHTTP runs a request for a Convex client (parsed, or refused with
 // malformed) and writes Convex's shape. Refused requests count against the
 // caller's rate limit too, as on the contract's endpoints.
-func (x *convexSide) answerHTTP(c *fiber.Ctx, kind ops.Kind, req convexRequest, malformed error) error {
+func (x *Layer) answerHTTP(c *fiber.Ctx, kind ops.Kind, req convexRequest, malformed error) error {
 	var path string
 	var args []byte
 	err := malformed
@@ -284,16 +187,16 @@ func (x *convexSide) answerHTTP(c *fiber.Ctx, kind ops.Kind, req convexRequest, 
 	ctx := c.UserContext()
 	if err == nil {
 		// Convex answers a bad token with a 401 too.
-		ctx, err = ops.Identify(ctx, x.g.verifier, header)
+		ctx, err = ops.Identify(ctx, x.verifier, header)
 	}
-	caller := anonymousCaller(c.IP())
+	caller := ratelimit.AnonymousKey(c.IP())
 	id := auth.FromContext(ctx)
 	if id != nil {
 		caller = "sub:" + id.Sub
 	}
-	if !x.g.limiter.allow(caller, time.Now()) {
+	if !x.host.Allow(caller) {
 		c.Set(fiber.HeaderRetryAfter, "1")
-		return x.writeConvex(c, outcome{err: apperr.New(apperr.RateLimited, "too many requests; retry shortly")})
+		return x.writeConvex(c, outcome{Err: apperr.New(apperr.RateLimited, "too many requests; retry shortly")})
 	}
 	if err != nil {
 		return httpserver.WriteError(c, err)
@@ -303,14 +206,14 @@ func (x *convexSide) answerHTTP(c *fiber.Ctx, kind ops.Kind, req convexRequest, 
 		return httpserver.WriteError(c, err)
 	}
 	rid, _ := c.Locals("requestid").(string)
-	out := x.invoke(c.UserContext(), invocation{
-		called: kind, path: path, args: args, token: bearerToken(header), identity: id,
-		idemKey: idemKey, requestID: rid, ip: c.IP(),
+	out := x.invoke(c.UserContext(), Call{
+		Kind: kind, Path: path, Args: args, Token: bearerToken(header), Identity: id,
+		IdempotencyKey: idemKey, RequestID: rid, IP: c.IP(),
 	})
-	if out.kind == ops.Mutation && (out.err == nil || outcomeUnknown(out.err)) {
-		x.changed(out.service)
+	if out.Kind == ops.Mutation && (out.Err == nil || outcomeUnknown(out.Err)) {
+		x.Invalidate(out.Service, out.Writes)
 	}
-	if out.err != nil && out.err.Code == apperr.Unavailable {
+	if out.Err != nil && out.Err.Code == apperr.Unavailable {
 		c.Set(fiber.HeaderRetryAfter, "5")
 	}
 	return x.writeConvex(c, out)
@@ -325,21 +228,21 @@ func bearerToken(header string) string {
 }
 
 // writeConvex writes an outcome in Convex's UdfResponse shape.
-func (x *convexSide) writeConvex(c *fiber.Ctx, out outcome) error {
+func (x *Layer) writeConvex(c *fiber.Ctx, out outcome) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	if out.err == nil {
-		return c.Send(successBody(out.value))
+	if out.Err == nil {
+		return c.Send(successBody(out.Value))
 	}
 	rid, _ := c.Locals("requestid").(string)
-	x.logInternal(out.err, "request_id", rid, "op", c.Locals("op"))
-	return c.Send(errorBody(out.err))
+	x.logInternal(out.Err, "request_id", rid, "op", c.Locals("op"))
+	return c.Send(errorBody(out.Err))
 }
 
 // logInternal logs the cause of an INTERNAL failure the gateway itself made
 // (one a service answered, the service logged).
-func (x *convexSide) logInternal(e *apperr.Error, attrs ...any) {
+func (x *Layer) logInternal(e *apperr.Error, attrs ...any) {
 	if e.Code == apperr.Internal && apperr.Describe(e) != e.Error() {
-		x.g.logger.Error("internal error", append(attrs, "err", apperr.Describe(e))...)
+		x.logger.Error("internal error", append(attrs, "err", apperr.Describe(e))...)
 	}
 }
 
@@ -375,116 +278,36 @@ func errorData(e *apperr.Error) json.RawMessage {
 	return b
 }
 
-// invocation is one call of an operation for a Convex client.
-type invocation struct {
-	called    ops.Kind // how it was called; "" (/api/run) takes the operation's own kind
-	path      string   // dotted
-	args      []byte   // a plain JSON object
-	token     string   // the raw bearer token, "" for none
-	identity  *auth.Identity
-	idemKey   string
-	requestID string
-	ip        string
-}
-
-// outcome is an operation's answer: its value, or the failure.
-type outcome struct {
-	value   json.RawMessage
-	err     *apperr.Error
-	service string
-	kind    ops.Kind
-}
-
-// invoke runs an operation through the gateway's routing table and the owning
-// service, with the same rules as POST /api/query and /api/mutation: the
-// table's kind and access checks, then the service's own.
-func (x *convexSide) invoke(ctx context.Context, in invocation) outcome {
-	r, ok := x.g.lookup(in.path)
-	if !ok {
-		return outcome{err: x.g.unknownFunction(in.path)}
-	}
-	out := outcome{service: r.service, kind: r.kind}
-	called := in.called
-	switch called {
-	case "":
-		called = r.kind
-	case kindAction:
-		out.err = apperr.New(apperr.InvalidArgument, "%s is a %s, not an action: call it as a %s", convexName(in.path), r.kind, r.kind)
-		return out
-	}
-	if in.identity != nil {
-		ctx = auth.WithIdentity(ctx, in.identity)
-	}
-	if err := ops.CheckCall(ctx, r.kind, r.access, called, in.path); err != nil {
-		out.err = apperr.From(err)
-		return out
-	}
-	body, err := json.Marshal(struct {
-		Path string          `json:"path"`
-		Args json.RawMessage `json:"args"`
-	}{in.path, in.args})
-	if err != nil {
-		out.err = apperr.Wrap(err, apperr.Internal, "internal error")
-		return out
-	}
-	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseRequest(req)
-	defer fasthttp.ReleaseResponse(resp)
-	req.Header.SetMethod(fiber.MethodPost)
-	req.Header.SetContentType(fiber.MIMEApplicationJSON)
-	if in.token != "" {
-		req.Header.Set(fiber.HeaderAuthorization, "Bearer "+in.token)
-	}
-	if in.idemKey != "" && r.kind == ops.Mutation {
-		req.Header.Set(ops.HeaderIdempotencyKey, in.idemKey)
-	}
-	if in.requestID != "" {
-		req.Header.Set(httpserver.HeaderRequestID, in.requestID)
-	}
-	if in.ip != "" {
-		req.Header.Set("X-Forwarded-For", in.ip)
-	}
-	req.SetBodyRaw(body)
-	if err := x.g.send(ctx, r.service, "/api/"+string(r.kind), req, resp); err != nil {
-		x.g.logger.Warn("upstream unavailable", "service", r.service, "err", err)
-		out.err = apperr.New(apperr.Unavailable, "%s is unavailable; retry shortly", r.service)
-		return out
-	}
-	if status := resp.StatusCode(); status >= 200 && status < 300 {
-		out.value = append(json.RawMessage(nil), bytes.TrimSpace(resp.Body())...)
-		if len(out.value) == 0 {
-			out.value = json.RawMessage("null")
+// invoke runs an operation for a Convex client through the host, with the
+// same rules as POST /api/query and /api/mutation (the table's kind and
+// access checks, then the service's own). An action names the operation's
+// kind instead: the platform has none.
+func (x *Layer) invoke(ctx context.Context, in Call) Outcome {
+	if in.Kind == kindAction {
+		svc, kind, err := x.host.Owner(in.Path)
+		if err != nil {
+			return Outcome{Err: x.unknownFunction(in.Path, err)}
 		}
-		// Checked once here: answers copy the value into their JSON as is.
-		if !json.Valid(out.value) {
-			out.value, out.err = nil, apperr.Wrap(fmt.Errorf("%s answered %d with a body that is not JSON: %.200q", r.service, status, resp.Body()),
-				apperr.Internal, "internal error")
-		}
-		return out
+		return Outcome{Service: svc, Kind: kind,
+			Err: apperr.New(apperr.InvalidArgument, "%s is a %s, not an action: call it as a %s", convexName(in.Path), kind, kind)}
 	}
-	e, ok := apperr.Parse(resp.StatusCode(), resp.Body())
-	if !ok {
-		out.err = apperr.Wrap(fmt.Errorf("%s answered %d with %.200q", r.service, resp.StatusCode(), resp.Body()),
-			apperr.Internal, "internal error")
-		return out
+	out := x.host.Invoke(ctx, in)
+	if out.Err != nil && out.Service == "" {
+		out.Err = x.unknownFunction(in.Path, out.Err)
 	}
-	out.err = e
 	return out
 }
 
-// unknownFunction is the answer for a path no service declares (or an
-// internal one), in Convex's words, with the contract's code and the nearest
-// public names (details.suggestions); or the UNAVAILABLE of an operation of
-// a contract version the gateway does not serve (versions.go).
-func (g *Gateway) unknownFunction(path string) *apperr.Error {
-	if refused := g.refusal(path); refused != nil {
-		return refused
+// unknownFunction words the host's answer for a path no service owns as
+// Convex does ("Could not find public function for 'a/b:c'."), keeping the
+// contract's code and details (the nearest public names); the host's other
+// refusals (an operation of a contract version it does not serve) pass as
+// they are.
+func (x *Layer) unknownFunction(path string, e *apperr.Error) *apperr.Error {
+	if e.Code != apperr.NotFound || e.Details["reason"] != ops.ReasonUnknownOperation {
+		return e
 	}
-	d := map[string]any{"reason": ops.ReasonUnknownOperation}
-	if near := g.suggest(path); len(near) > 0 {
-		d["suggestions"] = near
-	}
-	return apperr.New(apperr.NotFound, "Could not find public function for '%s'.", convexName(path)).WithDetails(d)
+	return apperr.New(apperr.NotFound, "Could not find public function for '%s'.", convexName(path)).WithDetails(e.Details)
 }
 
 // Function paths. Convex names a function "<module path>:<function>", where
@@ -499,7 +322,7 @@ func functionPath(p string) (string, error) {
 	bad := func(why string) error {
 		return apperr.Invalid("path", "%q is not a valid path to a function: %s", p, why)
 	}
-	if len(p) > maxOperationPath {
+	if len(p) > request.MaxOperationPath {
 		return "", bad("too long")
 	}
 	var segments []string
@@ -652,73 +475,4 @@ func decodeSpecial(key string, v any, at string) (any, error) {
 		return s, nil
 	}
 	return nil, apperr.Invalid(at, "%s values are not supported (field names starting with '$' are reserved)", key)
-}
-
-// tsClock hands out the sync protocol's timestamps: nanoseconds since the Unix
-// epoch, strictly growing. Taken from the wall clock (max(last+1, now)), they
-// also grow across restarts, and across gateways whose clocks agree.
-type tsClock struct{ last atomic.Uint64 }
-
-func (c *tsClock) next() uint64 {
-	for {
-		last := c.last.Load()
-		n := max(uint64(time.Now().UnixNano()), last+1)
-		if c.last.CompareAndSwap(last, n) {
-			return n
-		}
-	}
-}
-
-// observe moves the clock up to a timestamp a client saw (from another
-// gateway whose clock runs ahead), so this one never answers older ones. A
-// timestamp far in the future is ignored: a client must not stop the clock.
-func (c *tsClock) observe(ts uint64) {
-	if ts > uint64(time.Now().Add(time.Minute).UnixNano()) {
-		return
-	}
-	for {
-		last := c.last.Load()
-		if ts <= last || c.last.CompareAndSwap(last, ts) {
-			return
-		}
-	}
-}
-
-// encodeTS is a timestamp on the wire: base64 of its 8 little-endian bytes.
-func encodeTS(ts uint64) string {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], ts)
-	return base64.StdEncoding.EncodeToString(b[:])
-}
-
-func decodeTS(s string) (uint64, error) {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil || len(b) != 8 {
-		return 0, errors.New("a timestamp is the base64 of 8 little-endian bytes")
-	}
-	return binary.LittleEndian.Uint64(b), nil
-}
-
-// connCounter bounds the sockets one caller holds open.
-type connCounter struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *connCounter) acquire(key string, limit int) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if limit > 0 && c.n[key] >= limit {
-		return false
-	}
-	c.n[key]++
-	return true
-}
-
-func (c *connCounter) release(key string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n[key]--; c.n[key] <= 0 {
-		delete(c.n, key)
-	}
 }

@@ -1,4 +1,4 @@
-package gateway
+package convex
 
 // Live queries: what the sync protocol's subscriptions run on.
 //
@@ -97,19 +97,20 @@ const (
 type queryResult struct {
 	value json.RawMessage // on success
 	err   *apperr.Error   // on failure
+	reads string          // the read set the service stated (Outcome.Reads), opaque; "" for none
 	hash  [32]byte
 	seq   uint64 // the live query's results in order: a later one has a higher seq
 }
 
 func newQueryResult(out outcome) *queryResult {
-	r := &queryResult{value: out.value, err: out.err}
+	r := &queryResult{value: out.Value, err: out.Err, reads: out.Reads}
 	h := sha256.New()
-	if out.err == nil {
+	if out.Err == nil {
 		h.Write([]byte{1})
-		h.Write(out.value)
+		h.Write(out.Value)
 	} else {
 		h.Write([]byte{0})
-		h.Write(errorBody(out.err))
+		h.Write(errorBody(out.Err))
 	}
 	copy(r.hash[:], h.Sum(nil))
 	return r
@@ -191,7 +192,7 @@ type liveWaiter struct {
 }
 
 type liveQueries struct {
-	x         *convexSide
+	x         *Layer
 	mu        sync.Mutex
 	byKey     map[string]*liveQuery
 	byService map[string]map[*liveQuery]struct{}
@@ -219,16 +220,16 @@ type liveQueries struct {
 	run func(ctx context.Context, lq *liveQuery, token string) outcome
 }
 
-func newLiveQueries(x *convexSide, concurrency int) *liveQueries {
+func newLiveQueries(x *Layer, concurrency int) *liveQueries {
 	if concurrency <= 0 {
 		concurrency = defaultRerunConcurrency
 	}
 	h := &liveQueries{x: x, byKey: map[string]*liveQuery{}, byService: map[string]map[*liveQuery]struct{}{}, ofCaller: map[string]int{},
 		concurrency: concurrency, busyConcurrency: 1, share: 1, timeout: 30 * time.Second, waited: make(chan struct{})}
 	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
-		out := x.invoke(ctx, invocation{called: ops.Query, path: lq.path, args: lq.args, token: token, identity: lq.identity})
-		if out.err != nil {
-			x.logInternal(out.err, "op", lq.path, "live", true)
+		out := x.invoke(ctx, Call{Kind: ops.Query, Path: lq.path, Args: lq.args, Token: token, Identity: lq.identity})
+		if out.Err != nil {
+			x.logInternal(out.Err, "op", lq.path, "live", true)
 		}
 		return out
 	}
