@@ -27,6 +27,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"marketplace/libs/events"
+	"marketplace/libs/liveset"
 )
 
 const (
@@ -96,6 +97,9 @@ func (x *Layer) declaredTopics() []string {
 	for _, t := range *x.topics.Load() {
 		out = append(out, t.Publishes...)
 		out = append(out, t.Consumes...)
+		if t.Live != "" {
+			out = append(out, t.Live)
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -159,16 +163,30 @@ func (f *follower) read(ctx context.Context, brokers events.Brokers, tp topicPar
 			}
 			continue
 		}
-		f.onEvent(ctx, tp, m.Offset)
+		f.onEvent(ctx, tp, m)
 	}
 }
 
-// onEvent re-runs the live queries an event may have changed.
-func (f *follower) onEvent(ctx context.Context, tp topicPartition, offset int64) {
+// onEvent re-runs the live queries an event may have changed. An event on a
+// service's live topic says what one of its transactions wrote (from any
+// gateway replica, consumer or background work): the live queries it
+// touches run again, unless this gateway applied it from the service's
+// answer already. A service that publishes its writes so needs nothing more
+// from its domain events; for one that does not (an older version), an
+// event re-runs its live queries as below.
+func (f *follower) onEvent(ctx context.Context, tp topicPartition, m kafka.Message) {
 	f.seen.Add(1)
+	offset := m.Offset
 	var producers []string
 	consumers := map[string]bool{}
 	for svc, t := range *f.x.topics.Load() {
+		if t.Live == tp.topic {
+			f.onWrites(svc, m.Value)
+			return
+		}
+		if t.Live != "" {
+			continue // its writes come on its live topic
+		}
 		if slices.Contains(t.Publishes, tp.topic) {
 			producers = append(producers, svc)
 		}
@@ -325,4 +343,24 @@ func (f *follower) groupsOf(ctx context.Context, topic string) []string {
 	}
 	f.groups = next
 	return next[topic]
+}
+
+// onWrites applies one event of service's live topic.
+func (f *follower) onWrites(service string, value []byte) {
+	env, err := events.Decode(value)
+	if err != nil || env.Type != liveset.EventType || env.Source != service {
+		f.x.logger.Warn("live queries: an unreadable event on a live topic; re-running every live query of its service",
+			"service", service, "type", env.Type, "source", env.Source, "err", err)
+		f.x.live.changedBy(service, nil)
+		return
+	}
+	if f.x.applied.taken(env.ID) {
+		return
+	}
+	w, err := liveset.DecodeWrites(string(env.Data))
+	if err != nil {
+		f.x.live.changedBy(service, nil)
+		return
+	}
+	f.x.live.changedBy(service, &w)
 }

@@ -65,6 +65,7 @@ import (
 	"marketplace/libs/auth"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/liveset"
 	"marketplace/libs/ops"
 )
 
@@ -191,6 +192,9 @@ type Layer struct {
 
 	topics atomic.Pointer[map[string]ops.Topics] // what each service declared on /ops
 	events *follower
+	// applied are the live events whose writes were applied from a
+	// service's answer: read again on the live topic, they are skipped.
+	applied recentIDs
 
 	// requests counts the ordinary requests in flight (everything but the
 	// sync sockets): while any is, live queries run one at a time (live.go).
@@ -242,19 +246,33 @@ func (x *Layer) Declare(service string, t ops.Topics) {
 
 // Invalidate says service wrote: a write went through the gateway (its
 // outcome known or not), or an event said so. writes is the write set its
-// answer stated (Outcome.Writes), opaque here; "" is unknown. Today every
-// live query of the service runs again whatever writes says.
+// answer stated (Outcome.Writes, libs/liveset); "" is unknown. The live
+// queries of the service whose reads it touches run again, with those that
+// stated no reads; unknown writes run every one of them.
 func (x *Layer) Invalidate(service string, writes string) {
-	_ = writes // the write set: not used to narrow the re-runs yet
-	x.changed(service)
+	x.live.changedBy(service, x.writeSet(writes))
 }
 
 // invalidateAndWait is Invalidate for a socket's own mutation, which is
-// answered once the socket's queries of the service have run again (until
+// answered once the socket's queries the write touched have run again (until
 // ctx ends).
 func (x *Layer) invalidateAndWait(ctx context.Context, conn subscriber, service, writes string) {
-	_ = writes // as in Invalidate
-	x.live.changedAndWait(ctx, conn, service)
+	x.live.changedAndWait(ctx, conn, service, x.writeSet(writes))
+}
+
+// writeSet reads a service's statement of its writes (nil: unknown) and
+// notes the live events it names as applied (follow.go skips them).
+func (x *Layer) writeSet(writes string) *liveset.Writes {
+	if writes == "" {
+		return nil
+	}
+	w, err := liveset.DecodeWrites(writes)
+	if err != nil {
+		x.logger.Warn("live queries: a service stated its writes unreadably; re-running all its queries", "err", err)
+		return nil
+	}
+	x.applied.add(w.IDs...)
+	return &w
 }
 
 // changed re-runs the live queries of services.
@@ -332,4 +350,47 @@ func (x *Layer) Stats() Stats {
 	x.conns.mu.Unlock()
 	st.EventsRead = x.events.seen.Load()
 	return st
+}
+
+// recentIDs remembers ids for a while (at most recentIDsMax of them, the
+// oldest forgotten first).
+type recentIDs struct {
+	mu    sync.Mutex
+	set   map[string]struct{}
+	order []string
+}
+
+const recentIDsMax = 100_000
+
+func (r *recentIDs) add(ids ...string) {
+	if len(ids) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.set == nil {
+		r.set = map[string]struct{}{}
+	}
+	for _, id := range ids {
+		if _, ok := r.set[id]; ok {
+			continue
+		}
+		r.set[id] = struct{}{}
+		r.order = append(r.order, id)
+		if len(r.order) > recentIDsMax {
+			delete(r.set, r.order[0])
+			r.order = r.order[1:]
+		}
+	}
+}
+
+// taken reports whether id was added, and forgets it (an event is read once).
+func (r *recentIDs) taken(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.set[id]; !ok {
+		return false
+	}
+	delete(r.set, id)
+	return true
 }

@@ -65,6 +65,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
+	"marketplace/libs/liveset"
 	"marketplace/libs/ops"
 )
 
@@ -97,7 +98,7 @@ const (
 type queryResult struct {
 	value json.RawMessage // on success
 	err   *apperr.Error   // on failure
-	reads string          // the read set the service stated (Outcome.Reads), opaque; "" for none
+	reads string          // what the run read, as the service stated it (Outcome.Reads); "" for not stated
 	hash  [32]byte
 	seq   uint64 // the live query's results in order: a later one has a higher seq
 }
@@ -114,6 +115,19 @@ func newQueryResult(out outcome) *queryResult {
 	}
 	copy(r.hash[:], h.Sum(nil))
 	return r
+}
+
+// readSet is what the run read, nil when the service did not say (or said
+// something unreadable).
+func (r *queryResult) readSet() liveset.Reads {
+	if r.reads == "" {
+		return nil
+	}
+	rs, err := liveset.DecodeReads(r.reads)
+	if err != nil || rs == nil {
+		return nil
+	}
+	return rs
 }
 
 // transient reports a failure a later run may not repeat.
@@ -196,6 +210,14 @@ type liveQueries struct {
 	mu        sync.Mutex
 	byKey     map[string]*liveQuery
 	byService map[string]map[*liveQuery]struct{}
+	// By what they read (libs/liveset): per service, the live queries whose
+	// last run stated its reads, indexed by them, and those whose did not
+	// (or that have not run yet), which every write of the service re-runs;
+	// and the runs in flight, which a write of their service always asks to
+	// run again (what they read may predate it).
+	reads     map[string]*liveset.Index[*liveQuery]
+	unread    map[string]map[*liveQuery]struct{}
+	running   map[*liveQuery]struct{}
 	anonymous int            // live queries of anonymous callers
 	ofCaller  map[string]int // live queries of each signed-in subject
 	// maxLive, maxAnonymous and maxPerCaller cap the distinct live queries
@@ -225,6 +247,7 @@ func newLiveQueries(x *Layer, concurrency int) *liveQueries {
 		concurrency = defaultRerunConcurrency
 	}
 	h := &liveQueries{x: x, byKey: map[string]*liveQuery{}, byService: map[string]map[*liveQuery]struct{}{}, ofCaller: map[string]int{},
+		reads: map[string]*liveset.Index[*liveQuery]{}, unread: map[string]map[*liveQuery]struct{}{}, running: map[*liveQuery]struct{}{},
 		concurrency: concurrency, busyConcurrency: 1, share: 1, timeout: 30 * time.Second, waited: make(chan struct{})}
 	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
 		out := x.invoke(ctx, Call{Kind: ops.Query, Path: lq.path, Args: lq.args, Token: token, Identity: lq.identity})
@@ -281,6 +304,7 @@ func (h *liveQueries) subscribe(s *querySub, service, path string, args []byte, 
 			h.byService[service] = map[*liveQuery]struct{}{}
 		}
 		h.byService[service][lq] = struct{}{}
+		h.setReads(lq, nil)
 		h.touch(lq)
 	}
 	if lq.result == nil && !lq.running && !lq.queued {
@@ -320,6 +344,7 @@ func (h *liveQueries) unsubscribe(s *querySub) {
 			delete(h.byService, lq.service)
 		}
 	}
+	h.forgetReads(lq)
 	if lq.retry != nil {
 		lq.retry.Stop()
 	}
@@ -329,38 +354,110 @@ func (h *liveQueries) unsubscribe(s *querySub) {
 	lq.waiters = nil
 }
 
+// setReads records what lq's last run read (reads nil: not stated). h.mu
+// is held.
+func (h *liveQueries) setReads(lq *liveQuery, reads liveset.Reads) {
+	if reads == nil {
+		if x := h.reads[lq.service]; x != nil {
+			x.Remove(lq)
+		}
+		if h.unread[lq.service] == nil {
+			h.unread[lq.service] = map[*liveQuery]struct{}{}
+		}
+		h.unread[lq.service][lq] = struct{}{}
+		return
+	}
+	if m := h.unread[lq.service]; m != nil {
+		delete(m, lq)
+	}
+	x := h.reads[lq.service]
+	if x == nil {
+		x = liveset.NewIndex[*liveQuery]()
+		h.reads[lq.service] = x
+	}
+	x.Set(lq, reads)
+}
+
+// forgetReads drops a live query nobody listens to any more. h.mu is held.
+func (h *liveQueries) forgetReads(lq *liveQuery) {
+	if x := h.reads[lq.service]; x != nil {
+		if x.Remove(lq); x.Len() == 0 {
+			delete(h.reads, lq.service)
+		}
+	}
+	if m := h.unread[lq.service]; m != nil {
+		if delete(m, lq); len(m) == 0 {
+			delete(h.unread, lq.service)
+		}
+	}
+}
+
+// touchedBy calls fn for each live query of service that a write w may have
+// changed (w nil: every one): those whose reads w touches, those that
+// stated none, and those running. h.mu is held.
+func (h *liveQueries) touchedBy(service string, w *liveset.Writes, fn func(*liveQuery)) {
+	if w == nil || w.Unknown {
+		for lq := range h.byService[service] {
+			fn(lq)
+		}
+		return
+	}
+	seen := map[*liveQuery]bool{}
+	each := func(lq *liveQuery) {
+		if !seen[lq] {
+			seen[lq] = true
+			fn(lq)
+		}
+	}
+	if x := h.reads[service]; x != nil {
+		x.Touched(w, each)
+	}
+	for lq := range h.unread[service] {
+		each(lq)
+	}
+	for lq := range h.running {
+		if lq.service == service {
+			each(lq)
+		}
+	}
+}
+
 // changed asks every live query of services to run again.
 func (h *liveQueries) changed(services ...string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, svc := range services {
-		for lq := range h.byService[svc] {
-			h.touch(lq)
-		}
+		h.touchedBy(svc, nil, h.touch)
 	}
 }
 
-// changedAndWait is changed, then waits (until ctx ends) for the runs it asked
-// for of the live queries conn subscribes to: a socket's mutation is answered
-// once the socket's own queries show its effect.
-func (h *liveQueries) changedAndWait(ctx context.Context, conn subscriber, services ...string) {
+// changedBy asks the live queries of service that w may have changed to run
+// again (w nil: all of them).
+func (h *liveQueries) changedBy(service string, w *liveset.Writes) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.touchedBy(service, w, h.touch)
+}
+
+// changedAndWait is changedBy, then waits (until ctx ends) for the runs it
+// asked for of the live queries conn subscribes to: a socket's mutation is
+// answered once the socket's own queries show its effect.
+func (h *liveQueries) changedAndWait(ctx context.Context, conn subscriber, service string, w *liveset.Writes) {
 	var wait []chan struct{}
 	h.mu.Lock()
-	for _, svc := range services {
-		for lq := range h.byService[svc] {
-			// The waiter first: touch queues a live query someone waits for
-			// with the first runs.
-			for s := range lq.subs {
-				if s.conn == conn {
-					ch := make(chan struct{})
-					lq.waiters = append(lq.waiters, liveWaiter{gen: lq.want + 1, ch: ch})
-					wait = append(wait, ch)
-					break
-				}
+	h.touchedBy(service, w, func(lq *liveQuery) {
+		// The waiter first: touch queues a live query someone waits for
+		// with the first runs.
+		for s := range lq.subs {
+			if s.conn == conn {
+				ch := make(chan struct{})
+				lq.waiters = append(lq.waiters, liveWaiter{gen: lq.want + 1, ch: ch})
+				wait = append(wait, ch)
+				break
 			}
-			h.touch(lq)
 		}
-	}
+		h.touch(lq)
+	})
 	h.mu.Unlock()
 	for _, ch := range wait {
 		select {
@@ -502,6 +599,7 @@ func (h *liveQueries) queued() bool {
 // flight.
 func (h *liveQueries) runOnce(lq *liveQuery) time.Duration {
 	lq.running = true
+	h.running[lq] = struct{}{}
 	gen := lq.want
 	token := ""
 	if lq.identity != nil {
@@ -546,8 +644,12 @@ func (h *liveQueries) runOnce(lq *liveQuery) time.Duration {
 	lq.waiters = waiting
 	if res != nil {
 		h.scheduleRetry(lq, res)
+		if h.byKey[lq.key] == lq {
+			h.setReads(lq, res.readSet())
+		}
 	}
 	lq.running = false
+	delete(h.running, lq)
 	if lq.want > gen && len(lq.subs) > 0 {
 		lq.want-- // touch counts the run it queues; this one was asked for already
 		h.touch(lq)

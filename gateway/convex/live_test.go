@@ -360,7 +360,7 @@ func TestLiveQueryWaitedRunGoesFirst(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 			waited := make(chan struct{})
 			go func() {
-				h.changedAndWait(context.Background(), mine, "svc2")
+				h.changedAndWait(context.Background(), mine, "svc2", nil)
 				close(waited)
 			}()
 			time.Sleep(50 * time.Millisecond)
@@ -431,7 +431,7 @@ func TestLiveQueryNoRestBeforeWaitedRuns(t *testing.T) {
 		mu.Lock()
 		asked = time.Now()
 		mu.Unlock()
-		h.changedAndWait(context.Background(), mine, "svc2") // b again, awaited: ahead of a's re-run
+		h.changedAndWait(context.Background(), mine, "svc2", nil) // b again, awaited: ahead of a's re-run
 		close(waited)
 	}()
 	select {

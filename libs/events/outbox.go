@@ -171,20 +171,20 @@ func (o *Outbox) Indexes() []store.Index {
 // write. ctx must be the transaction's (store.DB.SetLivePublisher calls it
 // inside, before the commit). These events are the gateway's, not a
 // contract: their type is liveset.EventType and their data liveset.Writes.
-func (o *Outbox) AddWrites(ctx context.Context, w *liveset.Writes) error {
+func (o *Outbox) AddWrites(ctx context.Context, w *liveset.Writes) (string, error) {
 	id, err := NewID()
 	if err != nil {
-		return err
+		return "", err
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	env := Envelope{ID: id, Type: liveset.EventType, Source: o.source, Time: now, Subject: o.source, Data: json.RawMessage(w.Encode())}
 	body, err := json.Marshal(env)
 	if err != nil {
-		return fmt.Errorf("events: outbox add writes: %w", err)
+		return "", fmt.Errorf("events: outbox add writes: %w", err)
 	}
 	doc := outboxDoc{ID: id, Seq: o.nextSeq(), Topic: liveset.TopicOf(o.source), Key: o.source, Envelope: string(body), CreatedAt: now}
 	if _, err := o.db.Collection(outboxCollection).InsertOne(ctx, doc); err != nil {
-		return fmt.Errorf("events: outbox add writes: %w", err)
+		return "", fmt.Errorf("events: outbox add writes: %w", err)
 	}
-	return nil
+	return id, nil
 }

@@ -57,6 +57,10 @@ type Reads []Read
 type Writes struct {
 	Unknown bool                  `json:"u,omitempty"`
 	Colls   map[string]*CollWrite `json:"c,omitempty"`
+	// IDs are the live events that publish these writes (a request's
+	// answer names them: a reader of the live topic that saw the answer
+	// skips them).
+	IDs []string `json:"i,omitempty"`
 }
 
 // CollWrite is what changed in one collection: the key fields reported and,
@@ -99,11 +103,19 @@ func (w *Writes) TouchesAny(rs Reads) bool {
 
 // Merge adds o's changes to w.
 func (w *Writes) Merge(o *Writes) {
-	if o == nil || w.Unknown {
+	if o == nil {
+		return
+	}
+	for _, id := range o.IDs {
+		if !slices.Contains(w.IDs, id) {
+			w.IDs = append(w.IDs, id)
+		}
+	}
+	if w.Unknown {
 		return
 	}
 	if o.Unknown {
-		*w = Writes{Unknown: true}
+		w.Unknown, w.Colls = true, nil
 		return
 	}
 	for coll, ocw := range o.Colls {

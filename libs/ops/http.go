@@ -131,6 +131,9 @@ type Server struct {
 type Topics struct {
 	Publishes []string `json:"publishes,omitempty"`
 	Consumes  []string `json:"consumes,omitempty"`
+	// Live is the topic its committed writes leave on for live queries
+	// (libs/liveset); "" for a service that does not publish them.
+	Live string `json:"live,omitempty"`
 }
 
 // Mount adds the routes to app.
@@ -144,7 +147,7 @@ func (s *Server) Mount(app *fiber.App) {
 	}
 	app.Get("/ops", func(c *fiber.Ctx) error {
 		return c.JSON(fiber.Map{"service": s.Registry.Service, "contracts": contracts, "operations": s.Registry.Describe(), "routes": DescribeRoutes(s.Routes),
-			"publishes": s.Topics.Publishes, "consumes": s.Topics.Consumes})
+			"publishes": s.Topics.Publishes, "consumes": s.Topics.Consumes, "live": s.Topics.Live})
 	})
 	s.mountRoutes(app)
 }

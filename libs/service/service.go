@@ -222,7 +222,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	hc.StreamBody = ops.StreamsBody(built.Routes) // nil unless a route streams its body (media uploads)
 	app := httpserver.New(o.Module.Name, hc, logger, checks)
 	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, Peers: peers, Callers: o.Credentials.Callers, Logger: logger, Idempotency: idem, Routes: built.Routes,
-		Topics: ops.Topics{Publishes: o.Module.Publishes, Consumes: o.Module.Consumes}}).Mount(app)
+		Topics: ops.Topics{Publishes: o.Module.Publishes, Consumes: o.Module.Consumes, Live: o.Module.LiveTopic()}}).Mount(app)
 
 	bctx, stop := context.WithCancel(ctx)
 	defer stop()

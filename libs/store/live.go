@@ -66,7 +66,9 @@ const maxTrackedDocs = 100
 // LivePublisher publishes a transaction's writes in it (publish), and is told
 // once it committed (after).
 type LivePublisher struct {
-	Publish func(ctx context.Context, w *liveset.Writes) error
+	// Publish records w in the transaction of ctx and returns the id of the
+	// event that carries it.
+	Publish func(ctx context.Context, w *liveset.Writes) (string, error)
 	After   func()
 }
 
@@ -244,9 +246,11 @@ func (d *DB) liveTx(fn func(ctx context.Context) error, last **txWrites) func(ct
 			return err
 		}
 		if p := d.publisher(); p != nil && !tw.w.Empty() {
-			if err := p.Publish(ctx, &tw.w); err != nil {
+			id, err := p.Publish(ctx, &tw.w)
+			if err != nil {
 				return fmt.Errorf("store: publish the transaction's writes: %w", err)
 			}
+			tw.w.IDs = append(tw.w.IDs, id)
 		}
 		return nil
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -38,16 +39,16 @@ func liveDB(t *testing.T) (*DB, *published) {
 	}
 	p := &published{}
 	db.SetLivePublisher(&LivePublisher{
-		Publish: func(ctx context.Context, w *liveset.Writes) error {
+		Publish: func(ctx context.Context, w *liveset.Writes) (string, error) {
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			if p.fail != nil {
-				return p.fail
+				return "", p.fail
 			}
 			var c liveset.Writes
 			c.Merge(w)
 			p.writes = append(p.writes, c)
-			return nil
+			return fmt.Sprint("evt-", len(p.writes)), nil
 		},
 		After: func() { p.mu.Lock(); p.after++; p.mu.Unlock() },
 	})
@@ -157,8 +158,8 @@ func TestWritesArePublishedInTheirTransaction(t *testing.T) {
 	if !w.Touches(storeRead("A")) || w.Touches(storeRead("B")) {
 		t.Fatalf("vote: %s", w.Encode())
 	}
-	if got := wt.Writes(); !got.Touches(storeRead("A")) || got.Touches(storeRead("B")) {
-		t.Fatalf("the request's tracker: %s", got.Encode())
+	if got := wt.Writes(); !got.Touches(storeRead("A")) || got.Touches(storeRead("B")) || !slices.Equal(got.IDs, []string{fmt.Sprint("evt-", p.count())}) {
+		t.Fatalf("the request's tracker: %s (it names the event that published it)", got.Encode())
 	}
 	// Moving a document to another store reports both.
 	if _, err := c.UpdateOne(ctx, bson.M{"_id": "r1"}, bson.M{"$set": bson.M{"storeId": "B"}}); err != nil {
