@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"marketplace/deploy/modules"
 	"marketplace/libs/events"
 	"marketplace/libs/events/eventstest"
+	"marketplace/libs/liveset"
 	"marketplace/libs/service"
 )
 
@@ -20,14 +22,15 @@ type KafkaRights struct {
 
 // KafkaRightsOf says, from the module list and in the rule's own words, what
 // each Kafka user may do (tests hold the brokers to it, whatever ACLs
-// modules.KafkaACLs computes): a module writes the topics it publishes and
-// the dead-letter topics of those it consumes, and reads the topics it
+// modules.KafkaACLs computes): a module writes the topics it publishes, its
+// live topic (its committed writes, for live queries) and the dead-letter
+// topics of those it consumes, and reads the topics it
 // consumes; the gateway reads every topic a module publishes or consumes and
 // writes none.
 func KafkaRightsOf(ms []service.Module) map[string]KafkaRights {
 	out := map[string]KafkaRights{}
 	for _, m := range ms {
-		r := KafkaRights{Write: slices.Clone(m.Publishes), Read: slices.Clone(m.Consumes)}
+		r := KafkaRights{Write: append([]string{m.LiveTopic()}, m.Publishes...), Read: slices.Clone(m.Consumes)}
 		for _, t := range m.Consumes {
 			r.Write = append(r.Write, t+events.DLQSuffix)
 		}
@@ -37,11 +40,15 @@ func KafkaRightsOf(ms []service.Module) map[string]KafkaRights {
 	return out
 }
 
-// KafkaTopics are every topic of ms and their dead-letter topics.
+// KafkaTopics are every topic of ms and the dead-letter topics of the event
+// topics (the live topics have none: no consumer group reads them).
 func KafkaTopics(ms []service.Module) []string {
 	var out []string
 	for _, t := range modules.Topics(ms) {
-		out = append(out, t, t+events.DLQSuffix)
+		out = append(out, t)
+		if !strings.HasPrefix(t, liveset.TopicPrefix) {
+			out = append(out, t+events.DLQSuffix)
+		}
 	}
 	return out
 }
