@@ -286,10 +286,8 @@ func (s *fileStore) read() (catalog *lungo.Catalog, st readStats, err error) {
 				problem("%s holds %d documents, its count says %d", handle, n, want)
 			}
 			slices.SortFunc(recs, func(a, b record) int { return cmp.Compare(a.seq, b.seq) })
-			list := make(bsonkit.List, len(recs))
 			ns := mongokit.NewCollection(false)
-			for i, r := range recs {
-				list[i] = r.doc
+			for _, r := range recs {
 				// Each document takes its place in the set (which lungo
 				// keeps across updates and the file across restarts); a
 				// place given twice cannot happen, but would only cost the
@@ -305,7 +303,9 @@ func (s *fileStore) read() (catalog *lungo.Catalog, st readStats, err error) {
 				return nil
 			}
 			// The indexes are built (and the unique ones checked) at once,
-			// one goroutine each: they only read the documents.
+			// one goroutine each: they only read the set (its trees take
+			// readers at once), and name its documents by their sequence
+			// numbers.
 			t1 := time.Now()
 			st.decode += t1.Sub(t0)
 			built := make([]*mongokit.Index, len(defs))
@@ -325,7 +325,7 @@ func (s *fileStore) read() (catalog *lungo.Catalog, st readStats, err error) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					ok, err := ix.Build(list)
+					ok, err := ix.Build(ns.Documents)
 					if err != nil || !ok {
 						errs[j] = fmt.Errorf("does not hold over the documents read (%v)", cmp.Or(err, errors.New("duplicate key")))
 						return

@@ -193,24 +193,42 @@ func (c *Collection) Insert(doc bsonkit.Doc) (*Result, error) {
 		}
 	}
 
-	// add document to all indexes
-	for name, index := range c.Indexes {
-		ok, err := index.Add(doc)
-		if err != nil {
-			return nil, err
-		} else if !ok {
-			return nil, fmt.Errorf("duplicate document for index %q", name)
-		}
+	// add document to all indexes, under the sequence number it gets
+	seq := c.Documents.Next()
+	if err := c.addToIndexes(doc, seq); err != nil {
+		return nil, err
 	}
 
 	// add document
-	if !c.Documents.Add(doc) {
+	if !c.Documents.AddAt(doc, seq) {
 		return nil, fmt.Errorf("unable to add document to collection")
 	}
 
 	return &Result{
 		Modified: bsonkit.List{doc},
 	}, nil
+}
+
+// addToIndexes adds a new document, under the sequence number it is to get,
+// to every index. When one refuses it (a duplicate key), it is taken out of
+// those it was added to: an entry left behind would name the next document
+// added under that number.
+func (c *Collection) addToIndexes(doc bsonkit.Doc, seq uint64) error {
+	done := make([]*Index, 0, 8)
+	for name, index := range c.Indexes {
+		ok, err := index.Add(doc, seq)
+		if err == nil && !ok {
+			err = fmt.Errorf("duplicate document for index %q", name)
+		}
+		if err != nil {
+			for _, added := range done {
+				_, _ = added.Remove(doc, seq)
+			}
+			return err
+		}
+		done = append(done, index)
+	}
+	return nil
 }
 
 // Replace will look up the first document that matches the query and if found
@@ -247,10 +265,22 @@ func (c *Collection) Replace(query, repl, sort bsonkit.Doc) (*Result, error) {
 		}, nil
 	}
 
-	// update indexes
+	// update the indexes whose entries change (the replacement keeps the
+	// document's sequence number, which names it in every index)
+	seq, ok := c.Documents.Seq(list[0])
+	if !ok {
+		return nil, fmt.Errorf("unable to replace document in collection")
+	}
 	for name, index := range c.Indexes {
+		changed, err := index.Changed(list[0], repl)
+		if err != nil {
+			return nil, err
+		} else if !changed {
+			continue
+		}
+
 		// remove old document
-		ok, err := index.Remove(list[0])
+		ok, err := index.Remove(list[0], seq)
 		if err != nil {
 			return nil, err
 		} else if !ok {
@@ -258,7 +288,7 @@ func (c *Collection) Replace(query, repl, sort bsonkit.Doc) (*Result, error) {
 		}
 
 		// add replacement
-		ok, err = index.Add(repl)
+		ok, err = index.Add(repl, seq)
 		if err != nil {
 			return nil, err
 		} else if !ok {
@@ -315,28 +345,45 @@ func (c *Collection) Update(query, update, sort bsonkit.Doc, skip, limit int, ar
 		changed[i] = !docsEqual(list[i], doc)
 	}
 
-	// remove old docs from indexes
+	// the sequence numbers of the changed documents (which name them in
+	// the indexes, and which the new versions keep)
+	seqs := make([]uint64, len(list))
 	for i, doc := range list {
-		if !changed[i] {
-			continue
+		if changed[i] {
+			var ok bool
+			if seqs[i], ok = c.Documents.Seq(doc); !ok {
+				return nil, fmt.Errorf("unable to replace document in collection")
+			}
 		}
-		for name, index := range c.Indexes {
-			ok, err := index.Remove(doc)
+	}
+
+	// in each index whose entries of a changed document change, remove the
+	// old entries of all before adding the new (two documents may swap a
+	// unique key); an index whose entries stay is not written
+	var moved []int
+	for name, index := range c.Indexes {
+		moved = moved[:0]
+		for i := range list {
+			if !changed[i] {
+				continue
+			}
+			keys, err := index.Changed(list[i], newList[i])
+			if err != nil {
+				return nil, err
+			} else if keys {
+				moved = append(moved, i)
+			}
+		}
+		for _, i := range moved {
+			ok, err := index.Remove(list[i], seqs[i])
 			if err != nil {
 				return nil, err
 			} else if !ok {
 				return nil, fmt.Errorf("unable to remove document document from index %q", name)
 			}
 		}
-	}
-
-	// add new docs to indexes
-	for i, doc := range newList {
-		if !changed[i] {
-			continue
-		}
-		for name, index := range c.Indexes {
-			ok, err := index.Add(doc)
+		for _, i := range moved {
+			ok, err := index.Add(newList[i], seqs[i])
 			if err != nil {
 				return nil, err
 			} else if !ok {
@@ -432,18 +479,14 @@ func (c *Collection) Upsert(query, repl, update bsonkit.Doc, arrayFilters bsonki
 		}
 	}
 
-	// add document to indexes
-	for name, index := range c.Indexes {
-		ok, err := index.Add(doc)
-		if err != nil {
-			return nil, err
-		} else if !ok {
-			return nil, fmt.Errorf("duplicate document for index %q", name)
-		}
+	// add document to all indexes, under the sequence number it gets
+	seq := c.Documents.Next()
+	if err := c.addToIndexes(doc, seq); err != nil {
+		return nil, err
 	}
 
 	// add document
-	if !c.Documents.Add(doc) {
+	if !c.Documents.AddAt(doc, seq) {
 		return nil, fmt.Errorf("unable to add document to collection")
 	}
 
@@ -462,8 +505,12 @@ func (c *Collection) Delete(query, sort bsonkit.Doc, skip, limit int) (*Result, 
 
 	// update indexes
 	for _, doc := range list {
+		seq, ok := c.Documents.Seq(doc)
+		if !ok {
+			return nil, fmt.Errorf("unable to remove document from collection")
+		}
 		for name, index := range c.Indexes {
-			ok, err := index.Remove(doc)
+			ok, err := index.Remove(doc, seq)
 			if err != nil {
 				return nil, err
 			} else if !ok {
@@ -523,7 +570,7 @@ func (c *Collection) CreateIndex(name string, config IndexConfig) (string, error
 	c.Indexes[name] = index
 
 	// build index
-	ok, err := index.Build(c.Documents.List())
+	ok, err := index.Build(c.Documents)
 	if err != nil {
 		return "", err
 	} else if !ok {
@@ -583,4 +630,23 @@ func (c *Collection) Clone() *Collection {
 	}
 
 	return clone
+}
+
+// Check verifies every index against the documents (bsonkit.Index.Check; a
+// partial index holds exactly the documents that match its filter). It is
+// meant for tests and diagnostics: it reads every document and entry.
+func (c *Collection) Check() error {
+	for name, index := range c.Indexes {
+		var member func(bsonkit.Doc) (bool, error)
+		if index.config.Partial != nil {
+			partial := index.config.Partial
+			member = func(doc bsonkit.Doc) (bool, error) {
+				return Match(doc, partial)
+			}
+		}
+		if err := index.base.Check(c.Documents, member); err != nil {
+			return fmt.Errorf("index %q: %w", name, err)
+		}
+	}
+	return nil
 }
