@@ -3,6 +3,7 @@ package mongokit
 import (
 	"bytes"
 	"fmt"
+	"math"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
@@ -14,14 +15,96 @@ import (
 
 // docsEqual reports whether two documents are byte-identical when serialized
 // to BSON. This matches MongoDB's nModified semantics: a document only counts
-// as modified if its serialized bytes change.
+// as modified if its serialized bytes change. The documents are compared
+// value by value (identical) without serializing them; a value of a type
+// that comparison does not know makes it serialize both, as upstream did.
 func docsEqual(a, b bsonkit.Doc) bool {
+	if same, ok := identical(*a, *b); ok {
+		return same
+	}
 	aBytes, errA := bson.Marshal(a)
 	bBytes, errB := bson.Marshal(b)
 	if errA != nil || errB != nil {
 		return false
 	}
 	return bytes.Equal(aBytes, bBytes)
+}
+
+// identical reports whether two values serialize to the same BSON bytes (as
+// a document's field values: same BSON type, same value, bit for bit for a
+// double; documents with the same keys in the same order). ok is false when
+// the answer depends on a value of a type it does not know; a difference
+// found in known types is an answer whatever else the values hold.
+func identical(a, b interface{}) (same, ok bool) {
+	switch x := a.(type) {
+	case nil, primitive.Null:
+		switch b.(type) {
+		case nil, primitive.Null:
+			return true, true // both serialize as null
+		}
+		return false, known(b)
+	case bson.D:
+		y, isD := b.(bson.D)
+		if !isD {
+			return false, known(b)
+		}
+		if len(x) != len(y) {
+			return false, true
+		}
+		for i := range x {
+			if x[i].Key != y[i].Key {
+				return false, true
+			}
+			if same, ok := identical(x[i].Value, y[i].Value); !ok || !same {
+				return same, ok
+			}
+		}
+		return true, true
+	case bson.A:
+		y, isA := b.(bson.A)
+		if !isA {
+			return false, known(b)
+		}
+		if len(x) != len(y) {
+			return false, true
+		}
+		for i := range x {
+			if same, ok := identical(x[i], y[i]); !ok || !same {
+				return same, ok
+			}
+		}
+		return true, true
+	case float64:
+		y, isF := b.(float64)
+		if !isF {
+			return false, known(b)
+		}
+		return math.Float64bits(x) == math.Float64bits(y), true
+	case primitive.Binary:
+		y, isB := b.(primitive.Binary)
+		if !isB {
+			return false, known(b)
+		}
+		return x.Subtype == y.Subtype && bytes.Equal(x.Data, y.Data), true
+	case int32, int64, string, bool, primitive.ObjectID, primitive.DateTime, primitive.Timestamp,
+		primitive.Decimal128, primitive.Regex, primitive.MinKey, primitive.MaxKey, primitive.Undefined:
+		if !known(b) {
+			return false, false
+		}
+		return a == b, true // comparable values; another type is another BSON type
+	}
+	return false, false
+}
+
+// known reports whether identical knows the value's type.
+func known(v interface{}) bool {
+	switch v.(type) {
+	case nil, primitive.Null, bson.D, bson.A, float64, primitive.Binary, int32, int64, string, bool,
+		primitive.ObjectID, primitive.DateTime, primitive.Timestamp, primitive.Decimal128, primitive.Regex,
+		primitive.MinKey, primitive.MaxKey, primitive.Undefined:
+		return true
+	}
+	return false
 }
 
 // Result is returned by collection operations.
