@@ -251,6 +251,14 @@ func (i *Index) Config() IndexConfig {
 	}
 }
 
+// SameOrigin reports whether the two indexes are one index or clones of one
+// index made by CreateIndex (directly or through other clones), and so have
+// the same configuration, without comparing it: CreateIndex gives every index
+// a key document of its own, which its clones share.
+func (i *Index) SameOrigin(o *Index) bool {
+	return i.config.Key == o.config.Key
+}
+
 // Clone will clone the index. Mutating the new index will not mutate the
 // original index.
 func (i *Index) Clone() *Index {

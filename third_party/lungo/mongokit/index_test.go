@@ -399,3 +399,16 @@ func TestIndexPartial(t *testing.T) {
 	assert.False(t, mustHas(index.Has(d1)))
 	assert.False(t, mustHas(index.Has(d2)))
 }
+
+func TestIndexSameOrigin(t *testing.T) {
+	config := IndexConfig{Key: bsonkit.MustConvert(bson.M{"a": int32(1)})}
+	i1, err := CreateIndex(config)
+	assert.NoError(t, err)
+	i2, err := CreateIndex(config) // the same configuration, another index
+	assert.NoError(t, err)
+	assert.True(t, i1.SameOrigin(i1))
+	assert.True(t, i1.SameOrigin(i1.Clone().Clone()))
+	assert.True(t, i1.Clone().SameOrigin(i1))
+	assert.False(t, i1.SameOrigin(i2))
+	assert.False(t, i1.Clone().SameOrigin(i2.Clone()))
+}
