@@ -737,3 +737,59 @@ func TestFileStoreKeepsTheNaturalOrder(t *testing.T) {
 		t.Fatalf("natural order %v, want %v", got, want)
 	}
 }
+
+// A commit encodes a namespace's index definitions only when its indexes are
+// not those last stored (clones of them): every index created, dropped, or
+// dropped and made again under its name with other keys, between writes of
+// documents, reads back after a restart as it was.
+func TestFileStoreWritesIndexChanges(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openDir(t, dir)
+	n := 0
+	write := func() {
+		t.Helper()
+		for i := 0; i < 3; i++ {
+			n++
+			if _, err := db.Collection("c").InsertOne(ctx, bson.M{"_id": n, "a": n, "b": -n}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Collection("c").UpdateOne(ctx, bson.M{"_id": n}, bson.M{"$inc": bson.M{"v": 1}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	reopen := func() {
+		t.Helper()
+		before := dump(t, db)
+		db.Close(ctx)
+		db = openDir(t, dir)
+		sameDump(t, before, dump(t, db))
+	}
+	indexes := db.Collection("c")
+	write()
+	if _, err := indexes.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}, Options: options.Index().SetName("x")}); err != nil {
+		t.Fatal(err)
+	}
+	write()
+	reopen()
+	write()
+	if _, err := db.Collection("c").Indexes().DropOne(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("c").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "b", Value: -1}}, Options: options.Index().SetName("x")}); err != nil {
+		t.Fatal(err)
+	}
+	write()
+	reopen()
+	if _, err := db.Collection("c").Indexes().DropOne(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	write()
+	reopen()
+	d := dump(t, db)["c"].(map[string]any)
+	if idx := d["indexes"].([]bson.D); len(idx) != 1 {
+		t.Fatalf("indexes after the drop: %v", idx)
+	}
+	db.Close(ctx)
+}

@@ -370,8 +370,9 @@ func TestRebaseConflicts(t *testing.T) {
 	}
 }
 
-// checkNamespace checks that every document is in every index (once) and
-// that sequence numbers are unique and ascend in natural order.
+// checkNamespace checks that every document is in every index (once, under
+// its current keys and sequence number) and that sequence numbers are unique
+// and ascend in natural order.
 func checkNamespace(t *testing.T, ns *mongokit.Collection) {
 	t.Helper()
 	var last uint64
@@ -382,12 +383,12 @@ func checkNamespace(t *testing.T, ns *mongokit.Collection) {
 		last = seq
 		found, ok := ns.LookupID(bsonkit.Get(d, "_id"))
 		assert.True(t, ok)
-		assert.True(t, found == d, "the _id index holds the current version")
+		assert.True(t, found == d, "the _id index gives the current version")
 		for name, index := range ns.Indexes {
 			if index.Config().Partial != nil {
 				continue
 			}
-			has, err := index.Has(d)
+			has, err := index.Has(d, seq)
 			assert.NoError(t, err)
 			assert.True(t, has, "index %s", name)
 		}
@@ -396,9 +397,10 @@ func checkNamespace(t *testing.T, ns *mongokit.Collection) {
 	assert.Less(t, last, ns.Documents.Next())
 	for name, index := range ns.Indexes {
 		if index.Config().Partial == nil {
-			assert.Len(t, index.List(), ns.Documents.Len(), "index %s", name)
+			assert.Len(t, index.Seqs(), ns.Documents.Len(), "index %s", name)
 		}
 	}
+	assert.NoError(t, ns.Check(), "every index names the documents by their numbers, under their current keys")
 }
 
 func TestRebaseKeepsNaturalOrder(t *testing.T) {

@@ -98,7 +98,7 @@ func (f *File) BuildCatalog() (*Catalog, error) {
 			}
 
 			// build index
-			ok, err := index.Build(ns.Documents)
+			ok, err := index.Build(namespace.Documents)
 			if err != nil {
 				return nil, err
 			} else if !ok {

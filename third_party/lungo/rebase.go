@@ -124,7 +124,8 @@ func rebaseNamespace(handle Handle, b, m, c *mongokit.Collection, touched []bson
 
 	// each put replaces the current document of its _id, which must be one
 	// the transaction removed, or none (an insert)
-	replaces := make(map[bsonkit.Doc]bsonkit.Doc, len(put))
+	replaces := make(map[bsonkit.Doc]bsonkit.Doc, len(put))  // put → old
+	successor := make(map[bsonkit.Doc]bsonkit.Doc, len(put)) // old → put
 	for _, doc := range put {
 		old, ok := c.LookupID(bsonkit.Get(doc, "_id"))
 		if !ok {
@@ -137,37 +138,23 @@ func rebaseNamespace(handle Handle, b, m, c *mongokit.Collection, touched []bson
 			return nil, conflict(handle, "document %s was inserted concurrently", idString(doc))
 		}
 		replaces[doc] = old
+		successor[old] = doc
 		removed[old] = true
 	}
 
-	// apply it to a copy of the current namespace: the indexes first
-	// (every removal before any addition, as the transaction may have
-	// moved a unique key from one document to another)
+	// apply it to a copy of the current namespace: the documents first (a
+	// replaced one keeps its place and sequence number, an inserted one is
+	// appended with a new number, as the transaction's may have been given
+	// to a concurrent insert, in the transaction's order)
 	ns := c.Clone()
+	goneSeqs := make(map[bsonkit.Doc]uint64, len(gone))
 	for _, doc := range gone {
-		for name, index := range ns.Indexes {
-			ok, err := index.Remove(doc)
-			if err != nil {
-				return nil, err
-			} else if !ok {
-				return nil, fmt.Errorf("lungo: rebase: %s: a current document is missing from index %q", handle.String(), name)
-			}
+		seq, ok := c.Documents.Seq(doc)
+		if !ok {
+			return nil, fmt.Errorf("lungo: rebase: %s: a current document has no sequence number", handle.String())
 		}
+		goneSeqs[doc] = seq
 	}
-	for _, doc := range put {
-		for name, index := range ns.Indexes {
-			ok, err := index.Add(doc)
-			if err != nil {
-				return nil, err
-			} else if !ok {
-				return nil, conflict(handle, "document %s violates unique index %q with a concurrent write", idString(doc), name)
-			}
-		}
-	}
-
-	// then the documents: a replaced one keeps its place, an inserted one is
-	// appended (with a new sequence number: the transaction's may have been
-	// given to a concurrent insert), in the transaction's order
 	for doc, replaced := range removed {
 		if !replaced && !ns.Documents.Remove(doc) {
 			return nil, fmt.Errorf("lungo: rebase: %s: unable to remove a document", handle.String())
@@ -178,15 +165,57 @@ func rebaseNamespace(handle Handle, b, m, c *mongokit.Collection, touched []bson
 		sy, _ := m.Documents.Seq(y)
 		return cmp.Compare(sx, sy)
 	})
-	for _, doc := range put {
+	putSeqs := make([]uint64, len(put))
+	for i, doc := range put {
 		var ok bool
 		if old := replaces[doc]; old != nil {
 			ok = ns.Documents.Replace(old, doc)
+			putSeqs[i] = goneSeqs[old]
 		} else {
-			ok = ns.Documents.Add(doc)
+			putSeqs[i] = ns.Documents.Next()
+			ok = ns.Documents.AddAt(doc, putSeqs[i])
 		}
 		if !ok {
 			return nil, fmt.Errorf("lungo: rebase: %s: unable to put a document", handle.String())
+		}
+	}
+
+	// then the indexes, which name documents by sequence number: a
+	// replacement whose entries stay leaves an index as it is; otherwise
+	// every removal before any addition, as the transaction may have moved
+	// a unique key from one document to another
+	for name, index := range ns.Indexes {
+		for _, doc := range gone {
+			if next := successor[doc]; next != nil {
+				changed, err := index.Changed(doc, next)
+				if err != nil {
+					return nil, err
+				} else if !changed {
+					continue
+				}
+			}
+			ok, err := index.Remove(doc, goneSeqs[doc])
+			if err != nil {
+				return nil, err
+			} else if !ok {
+				return nil, fmt.Errorf("lungo: rebase: %s: a current document is missing from index %q", handle.String(), name)
+			}
+		}
+		for i, doc := range put {
+			if old := replaces[doc]; old != nil {
+				changed, err := index.Changed(old, doc)
+				if err != nil {
+					return nil, err
+				} else if !changed {
+					continue
+				}
+			}
+			ok, err := index.Add(doc, putSeqs[i])
+			if err != nil {
+				return nil, err
+			} else if !ok {
+				return nil, conflict(handle, "document %s violates unique index %q with a concurrent write", idString(doc), name)
+			}
 		}
 	}
 

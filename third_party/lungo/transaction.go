@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -815,66 +816,78 @@ func (t *Transaction) Drop(handle Handle) error {
 }
 
 func (t *Transaction) append(oplog *mongokit.Collection, handle Handle, op string, doc bsonkit.Doc, changes *mongokit.Changes) error {
-	// get time
-	now := bsonkit.Now()
-
-	// prepare ns
-	ns := bson.M{"db": handle[0]}
-	if handle[1] != "" {
-		ns["coll"] = handle[1]
-	}
-
-	// prepare event
-	event := bson.M{
-		"ns": ns,
-		"_id": bson.M{
-			"ts": now,
-		},
-		"clusterTime":   now,
-		"operationType": op,
-	}
-
-	// add document info
-	if doc != nil {
-		// add document key
-		event["documentKey"] = bson.M{
-			"_id": bsonkit.Get(doc, "_id"),
-		}
-
-		// add full document
-		if op == "insert" || op == "replace" || op == "update" {
-			event["fullDocument"] = *doc
-		}
-	}
-
-	// add changes
-	if changes != nil {
-		// collect updated and removed fields
-		updated := make(map[string]interface{}, len(changes.Changed))
-		removed := make([]string, 0, len(changes.Changed))
-		for path, val := range changes.Changed {
-			if val == bsonkit.Missing {
-				removed = append(removed, path)
-			} else {
-				updated[path] = val
-			}
-		}
-
-		// set description
-		event["updateDescription"] = bson.M{
-			"updatedFields":   updated,
-			"removedFields":   removed,
-			"truncatedArrays": bson.A{},
-		}
-	}
-
 	// insert event
-	_, err := oplog.Insert(bsonkit.MustConvert(event))
+	_, err := oplog.Insert(oplogEvent(bsonkit.Now(), handle, op, doc, changes))
 	if err != nil {
 		return err
 	}
 
 	return nil
+}
+
+// oplogEvent returns the oplog's event of a write at now: the document that
+// bsonkit.Convert makes of the event as a bson.M (its keys sorted), built in
+// that form directly. Upstream built the map and converted it, which
+// serialized and copied the whole document of every insert, replacement and
+// update; the event shares the document's values instead (a document of a
+// collection is never changed in place: a write puts a new one).
+func oplogEvent(now primitive.Timestamp, handle Handle, op string, doc bsonkit.Doc, changes *mongokit.Changes) bsonkit.Doc {
+	// prepare ns
+	ns := bson.D{{Key: "db", Value: handle[0]}}
+	if handle[1] != "" {
+		ns = bson.D{{Key: "coll", Value: handle[1]}, {Key: "db", Value: handle[0]}}
+	}
+
+	// prepare event, in the keys' order
+	event := make(bson.D, 0, 7)
+	event = append(event,
+		bson.E{Key: "_id", Value: bson.D{{Key: "ts", Value: now}}},
+		bson.E{Key: "clusterTime", Value: now},
+	)
+
+	// add document info
+	if doc != nil {
+		// add document key
+		event = append(event, bson.E{Key: "documentKey", Value: bson.D{{Key: "_id", Value: bsonkit.Get(doc, "_id")}}})
+
+		// add full document
+		if op == "insert" || op == "replace" || op == "update" {
+			event = append(event, bson.E{Key: "fullDocument", Value: *doc})
+		}
+	}
+	event = append(event,
+		bson.E{Key: "ns", Value: ns},
+		bson.E{Key: "operationType", Value: op},
+	)
+
+	// add changes
+	if changes != nil {
+		// collect updated and removed fields
+		updated := make(bson.D, 0, len(changes.Changed))
+		removed := make(bson.A, 0, len(changes.Changed))
+		for path, val := range changes.Changed {
+			if val == bsonkit.Missing {
+				removed = append(removed, path)
+			} else {
+				updated = append(updated, bson.E{Key: path, Value: val})
+			}
+		}
+		slices.SortFunc(updated, func(a, b bson.E) int {
+			return strings.Compare(a.Key, b.Key)
+		})
+		slices.SortFunc(removed, func(a, b interface{}) int {
+			return strings.Compare(a.(string), b.(string))
+		})
+
+		// set description
+		event = append(event, bson.E{Key: "updateDescription", Value: bson.D{
+			{Key: "removedFields", Value: removed},
+			{Key: "truncatedArrays", Value: bson.A{}},
+			{Key: "updatedFields", Value: updated},
+		}})
+	}
+
+	return &event
 }
 
 // ListDatabases will return a list of all databases in the catalog.

@@ -2,16 +2,23 @@ package bsonkit
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
-	"unsafe"
 
 	"github.com/tidwall/btree"
 	"go.mongodb.org/mongo-driver/bson"
 )
 
-// indexEntry is one (key tuple, doc) pair stored in the index btree. A document
-// with array values at indexed paths produces multiple entries — one per
-// element combination — to mirror MongoDB's multikey indexing.
+// indexEntry is one (key tuple, document) pair stored in the index btree. A
+// document with array values at indexed paths produces multiple entries — one
+// per element combination — to mirror MongoDB's multikey indexing.
+//
+// An entry names its document by the sequence number the collection's set
+// gave it (Set.Seq), not by its address: an update keeps the number, so an
+// updated document whose keys did not change keeps its entries, and the index
+// is not written at all. A reader gets the document from the set of its own
+// snapshot (Set.Doc), never from the index, so an entry cannot show a
+// version of another snapshot.
 //
 // A pivot is an entry that only positions a walk (Walk): its keys may be
 // fewer than the columns, the last one may be a keyBound, and where its keys
@@ -19,7 +26,7 @@ import (
 // that shares them. A pivot is never stored.
 type indexEntry struct {
 	keys  []interface{}
-	doc   Doc
+	seq   uint64
 	pivot bool
 	after bool
 }
@@ -63,8 +70,9 @@ func compareKey(a, b interface{}) int {
 	return Compare(a, b)
 }
 
-// Index is a basic btree based index for documents. The index is not safe from
-// concurrent access.
+// Index is a basic btree based index for documents, each named by its
+// sequence number in the collection's set (see indexEntry). The index is not
+// safe from concurrent changes (reads are).
 type Index struct {
 	unique  bool
 	columns []Column
@@ -98,7 +106,7 @@ func NewIndex(unique bool, columns []Column) *Index {
 }
 
 // compareEntries orders two entries (or an entry and a pivot) as the btree
-// does: by keys, each column in its direction, then by document identity.
+// does: by keys, each column in its direction, then by sequence number.
 func compareEntries(columns []Column, a, b indexEntry) int {
 	for i, col := range columns {
 		if i == len(a.keys) || i == len(b.keys) {
@@ -130,69 +138,69 @@ func compareEntries(columns []Column, a, b indexEntry) int {
 		}
 		return 1
 	}
-	// tiebreak by document identity so multiple non-unique entries with
-	// equal keys can coexist; for unique indexes the conflict is detected
-	// before insert (a nil document, as in a probe, orders first)
-	return cmp.Compare(uintptr(unsafe.Pointer(a.doc)), uintptr(unsafe.Pointer(b.doc)))
+	// tiebreak by sequence number so multiple non-unique entries with equal
+	// keys can coexist (in natural order); for unique indexes the conflict
+	// is detected before insert (number 0, as in a probe, orders first)
+	return cmp.Compare(a.seq, b.seq)
 }
 
-// Build will build the index from the specified list. It may return false if
-// there was a unique constraint error when building the index, or if the list
-// holds a document twice. If false is returned the index only has some
-// documents added.
+// Build will build the index from the specified documents, seqs[j] being the
+// sequence number of docs[j]. It may return false if there was a unique
+// constraint error when building the index, or if a sequence number is
+// given twice. If false is returned the index only has some documents added.
 //
 // An empty index is built in bulk: every entry is computed, sorted once and
 // appended to the btree in order (a unique collision is then two neighbours
 // with equal keys), which costs one sort instead of the lookups and inserts
 // of one Add per document.
-func (i *Index) Build(list List) bool {
-	if i.btree.Len() > 0 || len(list) < 2 {
-		for _, doc := range list {
-			if !i.Add(doc) {
+func (i *Index) Build(docs List, seqs []uint64) bool {
+	if len(docs) != len(seqs) {
+		return false
+	}
+	if i.btree.Len() > 0 || len(docs) < 2 {
+		for j, doc := range docs {
+			if !i.Add(doc, seqs[j]) {
 				return false
 			}
 		}
 		return true
 	}
 
-	// reject a document listed twice (Add would): neighbours once sorted
-	ptrs := make([]uintptr, len(list))
-	for j, doc := range list {
-		ptrs[j] = uintptr(unsafe.Pointer(doc))
-	}
-	slices.Sort(ptrs)
-	for j := 1; j < len(ptrs); j++ {
-		if ptrs[j] == ptrs[j-1] {
+	// reject a number given twice (Add would): neighbours once sorted
+	sorted := slices.Clone(seqs)
+	slices.Sort(sorted)
+	for j := 1; j < len(sorted); j++ {
+		if sorted[j] == sorted[j-1] {
 			return false
 		}
 	}
 
 	// compute entries
-	entries := make([]indexEntry, 0, len(list))
+	entries := make([]indexEntry, 0, len(docs))
 	multikey := 0
-	for _, doc := range list {
+	for j, doc := range docs {
 		tuples, multi := i.tuples(doc)
 		if multi {
 			multikey++
 		}
 		for _, t := range tuples {
-			entries = append(entries, indexEntry{keys: t, doc: doc})
+			entries = append(entries, indexEntry{keys: t, seq: seqs[j]})
 		}
 	}
 
-	// sort by keys, then document identity (the btree's order)
+	// sort by keys, then sequence number (the btree's order)
 	slices.SortFunc(entries, func(a, b indexEntry) int {
 		if res := i.compareKeys(a.keys, b.keys); res != 0 {
 			return res
 		}
-		return cmp.Compare(uintptr(unsafe.Pointer(a.doc)), uintptr(unsafe.Pointer(b.doc)))
+		return cmp.Compare(a.seq, b.seq)
 	})
 
 	// load in order; equal neighbours are one document's repeated key (kept
 	// once, as Add does) or, in a unique index, a collision
 	for j, e := range entries {
 		if j > 0 && i.compareKeys(entries[j-1].keys, e.keys) == 0 {
-			if entries[j-1].doc == e.doc {
+			if entries[j-1].seq == e.seq {
 				continue
 			}
 			if i.unique {
@@ -220,14 +228,15 @@ func (i *Index) compareKeys(a, b []interface{}) int {
 	return 0
 }
 
-// Add will add the document to index. May return false if the document has
-// already been added or, for unique indexes, conflicts with another document.
-func (i *Index) Add(doc Doc) bool {
+// Add will add the document, whose sequence number is seq, to the index. May
+// return false if the document has already been added or, for unique
+// indexes, conflicts with another document.
+func (i *Index) Add(doc Doc, seq uint64) bool {
 	// get tuples
 	tuples, multi := i.tuples(doc)
 
 	// already added?
-	if _, ok := i.btree.Get(indexEntry{keys: tuples[0], doc: doc}); ok {
+	if _, ok := i.btree.Get(indexEntry{keys: tuples[0], seq: seq}); ok {
 		return false
 	}
 
@@ -242,7 +251,7 @@ func (i *Index) Add(doc Doc) bool {
 
 	// add tuples
 	for _, t := range tuples {
-		i.btree.Set(indexEntry{keys: t, doc: doc})
+		i.btree.Set(indexEntry{keys: t, seq: seq})
 	}
 	if multi {
 		i.multikey++
@@ -251,10 +260,11 @@ func (i *Index) Add(doc Doc) bool {
 	return true
 }
 
-// Has returns whether the specified document has been added to the index. For
-// unique indexes it returns true when any document with matching key values is
-// indexed, mirroring uniqueness semantics.
-func (i *Index) Has(doc Doc) bool {
+// Has returns whether the specified document, whose sequence number is seq,
+// has been added to the index with its keys. For unique indexes it returns
+// true when any document with matching key values is indexed, mirroring
+// uniqueness semantics.
+func (i *Index) Has(doc Doc, seq uint64) bool {
 	// get tuples
 	tuples, _ := i.tuples(doc)
 
@@ -263,33 +273,34 @@ func (i *Index) Has(doc Doc) bool {
 		return i.hasKey(tuples[0])
 	}
 
-	// otherwise check by identity
-	_, ok := i.btree.Get(indexEntry{keys: tuples[0], doc: doc})
+	// otherwise check by sequence number
+	_, ok := i.btree.Get(indexEntry{keys: tuples[0], seq: seq})
 
 	return ok
 }
 
-// Remove will remove a document from the index. May return false if the
-// document has not yet been added to the index.
-func (i *Index) Remove(doc Doc) bool {
+// Remove will remove a document, whose sequence number is seq, from the
+// index. May return false if the document has not yet been added to the index
+// with its keys.
+func (i *Index) Remove(doc Doc, seq uint64) bool {
 	// get tuples
 	tuples, multi := i.tuples(doc)
 
 	// one entry: delete it and tell whether it was there (one search, not a
 	// Get and then a Delete)
 	if !multi && len(tuples) == 1 {
-		_, ok := i.btree.Delete(indexEntry{keys: tuples[0], doc: doc})
+		_, ok := i.btree.Delete(indexEntry{keys: tuples[0], seq: seq})
 		return ok
 	}
 
 	// check if added
-	if _, ok := i.btree.Get(indexEntry{keys: tuples[0], doc: doc}); !ok {
+	if _, ok := i.btree.Get(indexEntry{keys: tuples[0], seq: seq}); !ok {
 		return false
 	}
 
 	// remove all entries
 	for _, t := range tuples {
-		i.btree.Delete(indexEntry{keys: t, doc: doc})
+		i.btree.Delete(indexEntry{keys: t, seq: seq})
 	}
 	if multi {
 		i.multikey--
@@ -298,24 +309,78 @@ func (i *Index) Remove(doc Doc) bool {
 	return true
 }
 
-// List will return an ascending list of all documents in the index. Documents
-// with array values appear once even though they are stored under multiple
-// entries.
-func (i *Index) List() List {
-	// prepare list and dedup set
-	seen := make(map[Doc]struct{}, i.btree.Len())
-	list := make(List, 0, i.btree.Len())
+// SameKeys reports whether the two documents (two versions of one) have the
+// same entries: the same key tuples, compared with Compare. An update that
+// keeps a document's keys need not change the index (its entries name the
+// document by its sequence number, which an update keeps).
+func (i *Index) SameKeys(a, b Doc) bool {
+	// no array at an indexed path of either (the common case): compare
+	// column by column, without building the tuples
+	for _, col := range i.columns {
+		va, _ := All(a, col.Path, true, true)
+		vb, _ := All(b, col.Path, true, true)
+		_, arrayA := va.(bson.A)
+		_, arrayB := vb.(bson.A)
+		if arrayA || arrayB {
+			return i.sameTuples(a, b)
+		}
+		if Compare(va, vb) != 0 {
+			return false
+		}
+	}
+	return true
+}
 
-	// walk index, dedup by doc
+// sameTuples is SameKeys for documents with an array at an indexed path.
+func (i *Index) sameTuples(a, b Doc) bool {
+	ta, ma := i.tuples(a)
+	tb, mb := i.tuples(b)
+	if ma != mb || len(ta) != len(tb) {
+		return false
+	}
+	for j := range ta {
+		for k := range ta[j] {
+			if Compare(ta[j][k], tb[j][k]) != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Seqs will return the sequence numbers of all documents in the index, in
+// the index's order. Documents with array values appear once even though
+// they are stored under multiple entries.
+func (i *Index) Seqs() []uint64 {
+	// prepare list and dedup set
+	seen := make(map[uint64]struct{}, i.btree.Len())
+	list := make([]uint64, 0, i.btree.Len())
+
+	// walk index, dedup by sequence number
 	i.btree.Scan(func(e indexEntry) bool {
-		if _, ok := seen[e.doc]; !ok {
-			seen[e.doc] = struct{}{}
-			list = append(list, e.doc)
+		if _, ok := seen[e.seq]; !ok {
+			seen[e.seq] = struct{}{}
+			list = append(list, e.seq)
 		}
 		return true
 	})
 
 	return list
+}
+
+// Entries calls fn with every entry's keys (not to be changed) and sequence
+// number, in the index's order, until it returns false (for checks: every
+// entry of a document whose keys are current, none of another).
+func (i *Index) Entries(fn func(keys []interface{}, seq uint64) bool) {
+	i.btree.Scan(func(e indexEntry) bool {
+		return fn(e.keys, e.seq)
+	})
+}
+
+// Len returns the number of entries (a document with an array at an indexed
+// path has one per element).
+func (i *Index) Len() int {
+	return i.btree.Len()
 }
 
 // Clone will clone the index. Mutating the new index will not mutate the original
@@ -419,11 +484,12 @@ func (i *Index) hasKey(keys []interface{}) bool {
 	return found
 }
 
-// Lookup calls fn with every document that has an entry whose keys equal the
-// specified keys (one value per column, compared with Compare), until fn
-// returns false. A document appears at most once per key tuple.
-func (i *Index) Lookup(keys []interface{}, fn func(doc Doc) bool) {
-	// a nil document orders before every other entry with equal keys
+// Lookup calls fn with the sequence number of every document that has an
+// entry whose keys equal the specified keys (one value per column, compared
+// with Compare), in natural order, until fn returns false. A document appears
+// at most once per key tuple.
+func (i *Index) Lookup(keys []interface{}, fn func(seq uint64) bool) {
+	// number 0 orders before every other entry with equal keys
 	probe := indexEntry{keys: keys}
 	i.btree.Ascend(probe, func(e indexEntry) bool {
 		for j := range i.columns {
@@ -431,7 +497,7 @@ func (i *Index) Lookup(keys []interface{}, fn func(doc Doc) bool) {
 				return false
 			}
 		}
-		return fn(e.doc)
+		return fn(e.seq)
 	})
 }
 
@@ -459,13 +525,14 @@ type Range struct {
 // read lock is held for one chunk only, and fn may use the index).
 const walkChunk = 128
 
-// Walk calls fn, until it returns false, with the documents of the entries
-// whose first keys equal prefix (one value per column, compared with
-// Compare) and, with a range, whose next key is in it: in the index's order
-// (each column in its direction), or in the reverse order when backward is
-// set. A document is given once even if several of its entries qualify (an
-// array at an indexed path), at its first entry in the walk's order.
-func (i *Index) Walk(prefix []interface{}, r *Range, backward bool, fn func(doc Doc) bool) {
+// Walk calls fn, until it returns false, with the sequence numbers of the
+// documents of the entries whose first keys equal prefix (one value per
+// column, compared with Compare) and, with a range, whose next key is in it:
+// in the index's order (each column in its direction, equal keys in natural
+// order), or in the reverse order when backward is set. A document is given
+// once even if several of its entries qualify (an array at an indexed path),
+// at its first entry in the walk's order.
+func (i *Index) Walk(prefix []interface{}, r *Range, backward bool, fn func(seq uint64) bool) {
 	// the pivots before the first and after the last entry, in the btree's
 	// order
 	start := indexEntry{keys: prefix, pivot: true}
@@ -487,9 +554,9 @@ func (i *Index) Walk(prefix []interface{}, r *Range, backward bool, fn func(doc 
 	}
 
 	// documents already given (only an array makes several entries)
-	var seen map[Doc]struct{}
+	var seen map[uint64]struct{}
 	if i.multikey > 0 {
-		seen = map[Doc]struct{}{}
+		seen = map[uint64]struct{}{}
 	}
 
 	// walk chunk by chunk, each from the last entry taken
@@ -518,12 +585,12 @@ func (i *Index) Walk(prefix []interface{}, r *Range, backward bool, fn func(doc 
 		}
 		for _, e := range buf[:n] {
 			if seen != nil {
-				if _, ok := seen[e.doc]; ok {
+				if _, ok := seen[e.seq]; ok {
 					continue
 				}
-				seen[e.doc] = struct{}{}
+				seen[e.seq] = struct{}{}
 			}
-			if !fn(e.doc) {
+			if !fn(e.seq) {
 				return
 			}
 		}
@@ -532,4 +599,72 @@ func (i *Index) Walk(prefix []interface{}, r *Range, backward bool, fn func(doc 
 		}
 		pivot = buf[n-1]
 	}
+}
+
+// Check verifies the index against the set of its collection (for tests and
+// diagnostics): every entry names a document of the set by its sequence
+// number and has one of that document's key tuples, every document that
+// member accepts (nil: all; a partial index's filter) has an entry for each
+// of its key tuples and no other document has one, and the multikey count
+// is right. It returns the first disagreement found.
+func (i *Index) Check(set *Set, member func(doc Doc) (bool, error)) error {
+	// every entry is a current key of a member
+	var err error
+	i.btree.Scan(func(e indexEntry) bool {
+		doc, ok := set.Doc(e.seq)
+		if !ok {
+			err = fmt.Errorf("entry %v names sequence number %d, which the set does not hold", e.keys, e.seq)
+			return false
+		}
+		if member != nil {
+			if in, merr := member(doc); merr != nil || !in {
+				err = fmt.Errorf("entry %v names document %d, which the index must not hold (%v)", e.keys, e.seq, merr)
+				return false
+			}
+		}
+		tuples, _ := i.tuples(doc)
+		for _, t := range tuples {
+			if i.compareKeys(t, e.keys) == 0 {
+				return true
+			}
+		}
+		err = fmt.Errorf("entry %v of document %d is not one of its keys %v", e.keys, e.seq, tuples)
+		return false
+	})
+	if err != nil {
+		return err
+	}
+
+	// every member has its entries
+	multikey := 0
+	set.Ascend(0, func(seq uint64, doc Doc) bool {
+		if member != nil {
+			in, merr := member(doc)
+			if merr != nil {
+				err = merr
+				return false
+			} else if !in {
+				return true
+			}
+		}
+		tuples, multi := i.tuples(doc)
+		if multi {
+			multikey++
+		}
+		for _, t := range tuples {
+			if _, ok := i.btree.Get(indexEntry{keys: t, seq: seq}); !ok {
+				err = fmt.Errorf("document %d has no entry for its keys %v", seq, t)
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if multikey != i.multikey {
+		return fmt.Errorf("%d documents hold an array at an indexed path, the index counts %d", multikey, i.multikey)
+	}
+
+	return nil
 }

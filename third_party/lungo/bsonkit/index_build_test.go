@@ -19,8 +19,8 @@ func (i *Index) entries() []indexEntry {
 }
 
 // Building an empty index in bulk gives the same entries and the same answer
-// (a unique collision, a document listed twice) as adding the documents one
-// by one: random documents with missing fields, mixed number types, arrays
+// (a unique collision, a sequence number given twice) as adding the
+// documents one by one: random documents with missing fields, mixed number types, arrays
 // with repeated and empty values, on unique and plain, single and compound,
 // reversed indexes.
 func TestIndexBuildMatchesAdd(t *testing.T) {
@@ -56,6 +56,7 @@ func TestIndexBuildMatchesAdd(t *testing.T) {
 	for round := 0; round < 600; round++ {
 		n := 2 + rng.Intn(60)
 		var list List
+		var seqs []uint64
 		for k := 0; k < n; k++ {
 			d := bson.D{{Key: "_id", Value: k}}
 			for _, f := range []string{"a", "b"} {
@@ -64,17 +65,20 @@ func TestIndexBuildMatchesAdd(t *testing.T) {
 				}
 			}
 			list = append(list, &d)
+			seqs = append(seqs, uint64(k+1))
 		}
 		if rng.Intn(10) == 0 {
-			list = append(list, list[rng.Intn(len(list))]) // listed twice
+			j := rng.Intn(len(list))
+			list = append(list, list[j]) // listed twice
+			seqs = append(seqs, seqs[j])
 		}
 		for _, unique := range []bool{false, true} {
 			for _, cols := range layouts {
 				bulk, one := NewIndex(unique, cols), NewIndex(unique, cols)
-				okBulk := bulk.Build(list)
+				okBulk := bulk.Build(list, seqs)
 				okOne := true
-				for _, d := range list {
-					if !one.Add(d) {
+				for j, d := range list {
+					if !one.Add(d, seqs[j]) {
 						okOne = false
 						break
 					}
@@ -88,8 +92,8 @@ func TestIndexBuildMatchesAdd(t *testing.T) {
 						t.Fatalf("round %d unique %v %v: entries differ", round, unique, cols)
 					}
 					// the bulk-built index keeps working as a btree
-					for _, d := range list[:len(list)/2] {
-						if !bulk.Remove(d) || !one.Remove(d) {
+					for j, d := range list[:len(list)/2] {
+						if !bulk.Remove(d, seqs[j]) || !one.Remove(d, seqs[j]) {
 							t.Fatalf("round %d: remove failed", round)
 						}
 					}

@@ -7,11 +7,51 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 )
 
+// testIndex is an Index whose documents are named by sequence numbers given
+// at first sight of each (a collection's set gives them in lungo), so that
+// these tests add, find and remove documents.
+type testIndex struct {
+	*Index
+	seqs map[Doc]uint64
+	docs map[uint64]Doc
+}
+
+func newTestIndex(unique bool, columns []Column) *testIndex {
+	return &testIndex{Index: NewIndex(unique, columns), seqs: map[Doc]uint64{}, docs: map[uint64]Doc{}}
+}
+
+func (i *testIndex) seq(doc Doc) uint64 {
+	seq, ok := i.seqs[doc]
+	if !ok {
+		seq = uint64(len(i.seqs) + 1)
+		i.seqs[doc] = seq
+		i.docs[seq] = doc
+	}
+	return seq
+}
+
+func (i *testIndex) Add(doc Doc) bool    { return i.Index.Add(doc, i.seq(doc)) }
+func (i *testIndex) Has(doc Doc) bool    { return i.Index.Has(doc, i.seq(doc)) }
+func (i *testIndex) Remove(doc Doc) bool { return i.Index.Remove(doc, i.seq(doc)) }
+
+func (i *testIndex) Clone() *testIndex {
+	return &testIndex{Index: i.Index.Clone(), seqs: i.seqs, docs: i.docs}
+}
+
+// List gives the documents in the index's order.
+func (i *testIndex) List() List {
+	list := List{}
+	for _, seq := range i.Seqs() {
+		list = append(list, i.docs[seq])
+	}
+	return list
+}
+
 func TestIndex(t *testing.T) {
 	d1 := MustConvert(bson.M{"a": "1"})
 	d2 := MustConvert(bson.M{"a": "1"})
 
-	index := NewIndex(false, []Column{
+	index := newTestIndex(false, []Column{
 		{Path: "a"},
 	})
 	assert.False(t, index.Has(d1))
@@ -59,7 +99,7 @@ func TestIndexCompound(t *testing.T) {
 	d1 := MustConvert(bson.M{"a": "1", "b": true})
 	d2 := MustConvert(bson.M{"a": "1", "b": false})
 
-	index := NewIndex(false, []Column{
+	index := newTestIndex(false, []Column{
 		{Path: "a"},
 		{Path: "b"},
 	})
@@ -109,7 +149,7 @@ func TestIndexUnique(t *testing.T) {
 	d2 := MustConvert(bson.M{"a": "2"})
 	d3 := MustConvert(bson.M{"a": "2"})
 
-	index := NewIndex(true, []Column{
+	index := newTestIndex(true, []Column{
 		{Path: "a"},
 	})
 	assert.False(t, index.Has(d1))
@@ -165,7 +205,7 @@ func TestIndexCompoundUnique(t *testing.T) {
 	d2 := MustConvert(bson.M{"a": "2", "b": true})
 	d3 := MustConvert(bson.M{"a": "2", "b": true})
 
-	index := NewIndex(true, []Column{
+	index := newTestIndex(true, []Column{
 		{Path: "a"},
 		{Path: "b"},
 	})
@@ -222,7 +262,7 @@ func TestIndexClone(t *testing.T) {
 	d2 := MustConvert(bson.M{"a": "2"})
 	d3 := MustConvert(bson.M{"a": "2"})
 
-	index1 := NewIndex(false, []Column{
+	index1 := newTestIndex(false, []Column{
 		{Path: "a"},
 	})
 
@@ -255,7 +295,7 @@ func TestIndexMultiKey(t *testing.T) {
 	d1 := MustConvert(bson.M{"tags": bson.A{"x", "y"}})
 	d2 := MustConvert(bson.M{"tags": bson.A{"y", "z"}})
 
-	index := NewIndex(false, []Column{
+	index := newTestIndex(false, []Column{
 		{Path: "tags"},
 	})
 
@@ -289,7 +329,7 @@ func TestIndexMultiKeyNested(t *testing.T) {
 		bson.M{"name": "rex"},
 	}})
 
-	index := NewIndex(true, []Column{
+	index := newTestIndex(true, []Column{
 		{Path: "pets.name"},
 	})
 
@@ -319,7 +359,7 @@ func TestIndexMultiKeyNestedFlatten(t *testing.T) {
 		bson.M{"tags": bson.A{"b"}},
 	}})
 
-	index := NewIndex(true, []Column{
+	index := newTestIndex(true, []Column{
 		{Path: "pets.tags"},
 	})
 
@@ -337,7 +377,7 @@ func TestIndexEmptyArrayDistinctFromMissing(t *testing.T) {
 	d1 := MustConvert(bson.M{"tags": bson.A{}})
 	d2 := MustConvert(bson.M{})
 
-	index := NewIndex(true, []Column{
+	index := newTestIndex(true, []Column{
 		{Path: "tags"},
 	})
 
@@ -359,7 +399,7 @@ func TestIndexMultiKeyUnique(t *testing.T) {
 	d3 := MustConvert(bson.M{"tags": bson.A{"y", "x"}})
 	d4 := MustConvert(bson.M{"tags": bson.A{"z"}})
 
-	index := NewIndex(true, []Column{
+	index := newTestIndex(true, []Column{
 		{Path: "tags"},
 	})
 
@@ -384,4 +424,49 @@ func TestIndexMultiKeyUnique(t *testing.T) {
 
 	ok = index.Add(d2)
 	assert.True(t, ok)
+}
+
+// SameKeys: two versions of a document have the same entries when their key
+// tuples compare equal (whatever else changed, whatever the number type),
+// and not when a key, an array's elements or multikeyness changed.
+func TestIndexSameKeys(t *testing.T) {
+	index := NewIndex(false, []Column{{Path: "a"}, {Path: "b", Reverse: true}})
+	same := func(x, y bson.M) bool {
+		return index.SameKeys(MustConvert(x), MustConvert(y))
+	}
+	assert.True(t, same(bson.M{"a": 1, "b": "x", "c": 1}, bson.M{"a": 1, "b": "x", "c": 2}))
+	assert.True(t, same(bson.M{"a": int32(1)}, bson.M{"a": 1.0}))
+	assert.True(t, same(bson.M{"a": bson.A{1, 2}}, bson.M{"a": bson.A{1, 2}, "c": true}))
+	assert.False(t, same(bson.M{"a": 1, "b": "x"}, bson.M{"a": 1, "b": "y"}))
+	assert.False(t, same(bson.M{"a": 1}, bson.M{"a": 1, "b": "y"}))
+	assert.False(t, same(bson.M{"a": bson.A{1, 2}}, bson.M{"a": bson.A{1, 3}}))
+	assert.False(t, same(bson.M{"a": bson.A{1}}, bson.M{"a": bson.A{1, 1}}))
+	assert.False(t, same(bson.M{"a": bson.A{1}}, bson.M{"a": 1}))
+}
+
+// Check finds an entry that does not name a current document or its current
+// keys, and a document without its entries.
+func TestIndexCheck(t *testing.T) {
+	d1 := MustConvert(bson.M{"a": 1})
+	d2 := MustConvert(bson.M{"a": 2})
+	set := NewSet(List{d1, d2})
+	index := NewIndex(false, []Column{{Path: "a"}})
+	assert.True(t, index.Build(List{d1, d2}, []uint64{1, 2}))
+	assert.NoError(t, index.Check(set, nil))
+
+	// a new version of d2 with another key, the index not told
+	d2b := MustConvert(bson.M{"a": 3})
+	set2 := set.Clone()
+	assert.True(t, set2.Replace(d2, d2b))
+	assert.Error(t, index.Check(set2, nil))
+
+	// an entry of a number the set does not hold
+	index3 := index.Clone()
+	assert.True(t, index3.Add(MustConvert(bson.M{"a": 4}), 9))
+	assert.Error(t, index3.Check(set, nil))
+
+	// a member without its entry
+	assert.True(t, index.Remove(d1, 1))
+	assert.Error(t, index.Check(set, nil))
+	assert.NoError(t, index.Check(set, func(doc Doc) (bool, error) { return doc != d1, nil }))
 }

@@ -38,6 +38,7 @@ func TestIndexWalk(t *testing.T) {
 		columns := []Column{{Path: "a", Reverse: round%4 >= 2}, {Path: "b", Reverse: round%3 == 0}, {Path: "c"}}
 		index := NewIndex(false, columns)
 		var docs List
+		var seqs []uint64 // docs[i] is number i+1
 		for i := 0; i < 600; i++ {
 			doc := bson.D{{Key: "_id", Value: int32(i)}}
 			doc = append(doc, bson.E{Key: "a", Value: []interface{}{"x", "y", int32(1)}[rng.Intn(3)]})
@@ -49,12 +50,13 @@ func TestIndexWalk(t *testing.T) {
 			}
 			doc = append(doc, bson.E{Key: "c", Value: int32(rng.Intn(3))})
 			docs = append(docs, &doc)
-			require.True(t, index.Add(&doc))
+			seqs = append(seqs, uint64(i+1))
+			require.True(t, index.Add(&doc, uint64(i+1)))
 		}
 
 		// remove some, and check the multikey count
-		for _, doc := range docs[:100] {
-			require.True(t, index.Remove(doc))
+		for j, doc := range docs[:100] {
+			require.True(t, index.Remove(doc, seqs[j]))
 		}
 		multi := false
 		for _, doc := range docs[100:] {
@@ -65,7 +67,7 @@ func TestIndexWalk(t *testing.T) {
 		assert.Equal(t, multi, index.Multikey())
 		assert.Equal(t, multi, index.Clone().Multikey())
 		built := NewIndex(false, columns)
-		require.True(t, built.Build(docs[100:]))
+		require.True(t, built.Build(docs[100:], seqs[100:]))
 		assert.Equal(t, multi, built.Multikey())
 
 		all := index.entries()
@@ -115,22 +117,22 @@ func TestIndexWalk(t *testing.T) {
 				}
 				return true
 			}
-			var want List
-			seen := map[Doc]bool{}
+			var want []uint64
+			seen := map[uint64]bool{}
 			for j := range all {
 				e := all[j]
 				if backward {
 					e = all[len(all)-1-j]
 				}
-				if in(e) && !seen[e.doc] {
-					seen[e.doc] = true
-					want = append(want, e.doc)
+				if in(e) && !seen[e.seq] {
+					seen[e.seq] = true
+					want = append(want, e.seq)
 				}
 			}
 
-			var got List
-			index.Walk(prefix, r, backward, func(doc Doc) bool {
-				got = append(got, doc)
+			var got []uint64
+			index.Walk(prefix, r, backward, func(seq uint64) bool {
+				got = append(got, seq)
 				return true
 			})
 			require.Equal(t, len(want), len(got), "round %d prefix %v range %+v backward %v", round, prefix, r, backward)
@@ -141,7 +143,7 @@ func TestIndexWalk(t *testing.T) {
 			// a walk stops when asked
 			if len(want) > 2 {
 				n := 0
-				index.Walk(prefix, r, backward, func(doc Doc) bool {
+				index.Walk(prefix, r, backward, func(uint64) bool {
 					n++
 					return n < 2
 				})

@@ -82,6 +82,14 @@ func (s *Set) Seq(doc Doc) (uint64, bool) {
 	return e.seq, ok
 }
 
+// Doc returns the document with the sequence number, and whether there is
+// one (an index names its documents by sequence number: this gives the
+// set's version of one).
+func (s *Set) Doc(seq uint64) (Doc, bool) {
+	e, ok := s.bySeq.Get(setEntry{seq: seq})
+	return e.doc, ok
+}
+
 // Next returns the sequence number the next added document will get: every
 // document of the set has a lower one.
 func (s *Set) Next() uint64 {

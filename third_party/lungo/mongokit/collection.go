@@ -3,6 +3,7 @@ package mongokit
 import (
 	"bytes"
 	"fmt"
+	"math"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
@@ -14,14 +15,96 @@ import (
 
 // docsEqual reports whether two documents are byte-identical when serialized
 // to BSON. This matches MongoDB's nModified semantics: a document only counts
-// as modified if its serialized bytes change.
+// as modified if its serialized bytes change. The documents are compared
+// value by value (identical) without serializing them; a value of a type
+// that comparison does not know makes it serialize both, as upstream did.
 func docsEqual(a, b bsonkit.Doc) bool {
+	if same, ok := identical(*a, *b); ok {
+		return same
+	}
 	aBytes, errA := bson.Marshal(a)
 	bBytes, errB := bson.Marshal(b)
 	if errA != nil || errB != nil {
 		return false
 	}
 	return bytes.Equal(aBytes, bBytes)
+}
+
+// identical reports whether two values serialize to the same BSON bytes (as
+// a document's field values: same BSON type, same value, bit for bit for a
+// double; documents with the same keys in the same order). ok is false when
+// the answer depends on a value of a type it does not know; a difference
+// found in known types is an answer whatever else the values hold.
+func identical(a, b interface{}) (same, ok bool) {
+	switch x := a.(type) {
+	case nil, primitive.Null:
+		switch b.(type) {
+		case nil, primitive.Null:
+			return true, true // both serialize as null
+		}
+		return false, known(b)
+	case bson.D:
+		y, isD := b.(bson.D)
+		if !isD {
+			return false, known(b)
+		}
+		if len(x) != len(y) {
+			return false, true
+		}
+		for i := range x {
+			if x[i].Key != y[i].Key {
+				return false, true
+			}
+			if same, ok := identical(x[i].Value, y[i].Value); !ok || !same {
+				return same, ok
+			}
+		}
+		return true, true
+	case bson.A:
+		y, isA := b.(bson.A)
+		if !isA {
+			return false, known(b)
+		}
+		if len(x) != len(y) {
+			return false, true
+		}
+		for i := range x {
+			if same, ok := identical(x[i], y[i]); !ok || !same {
+				return same, ok
+			}
+		}
+		return true, true
+	case float64:
+		y, isF := b.(float64)
+		if !isF {
+			return false, known(b)
+		}
+		return math.Float64bits(x) == math.Float64bits(y), true
+	case primitive.Binary:
+		y, isB := b.(primitive.Binary)
+		if !isB {
+			return false, known(b)
+		}
+		return x.Subtype == y.Subtype && bytes.Equal(x.Data, y.Data), true
+	case int32, int64, string, bool, primitive.ObjectID, primitive.DateTime, primitive.Timestamp,
+		primitive.Decimal128, primitive.Regex, primitive.MinKey, primitive.MaxKey, primitive.Undefined:
+		if !known(b) {
+			return false, false
+		}
+		return a == b, true // comparable values; another type is another BSON type
+	}
+	return false, false
+}
+
+// known reports whether identical knows the value's type.
+func known(v interface{}) bool {
+	switch v.(type) {
+	case nil, primitive.Null, bson.D, bson.A, float64, primitive.Binary, int32, int64, string, bool,
+		primitive.ObjectID, primitive.DateTime, primitive.Timestamp, primitive.Decimal128, primitive.Regex,
+		primitive.MinKey, primitive.MaxKey, primitive.Undefined:
+		return true
+	}
+	return false
 }
 
 // Result is returned by collection operations.
@@ -193,24 +276,42 @@ func (c *Collection) Insert(doc bsonkit.Doc) (*Result, error) {
 		}
 	}
 
-	// add document to all indexes
-	for name, index := range c.Indexes {
-		ok, err := index.Add(doc)
-		if err != nil {
-			return nil, err
-		} else if !ok {
-			return nil, fmt.Errorf("duplicate document for index %q", name)
-		}
+	// add document to all indexes, under the sequence number it gets
+	seq := c.Documents.Next()
+	if err := c.addToIndexes(doc, seq); err != nil {
+		return nil, err
 	}
 
 	// add document
-	if !c.Documents.Add(doc) {
+	if !c.Documents.AddAt(doc, seq) {
 		return nil, fmt.Errorf("unable to add document to collection")
 	}
 
 	return &Result{
 		Modified: bsonkit.List{doc},
 	}, nil
+}
+
+// addToIndexes adds a new document, under the sequence number it is to get,
+// to every index. When one refuses it (a duplicate key), it is taken out of
+// those it was added to: an entry left behind would name the next document
+// added under that number.
+func (c *Collection) addToIndexes(doc bsonkit.Doc, seq uint64) error {
+	done := make([]*Index, 0, 8)
+	for name, index := range c.Indexes {
+		ok, err := index.Add(doc, seq)
+		if err == nil && !ok {
+			err = fmt.Errorf("duplicate document for index %q", name)
+		}
+		if err != nil {
+			for _, added := range done {
+				_, _ = added.Remove(doc, seq)
+			}
+			return err
+		}
+		done = append(done, index)
+	}
+	return nil
 }
 
 // Replace will look up the first document that matches the query and if found
@@ -247,10 +348,22 @@ func (c *Collection) Replace(query, repl, sort bsonkit.Doc) (*Result, error) {
 		}, nil
 	}
 
-	// update indexes
+	// update the indexes whose entries change (the replacement keeps the
+	// document's sequence number, which names it in every index)
+	seq, ok := c.Documents.Seq(list[0])
+	if !ok {
+		return nil, fmt.Errorf("unable to replace document in collection")
+	}
 	for name, index := range c.Indexes {
+		changed, err := index.Changed(list[0], repl)
+		if err != nil {
+			return nil, err
+		} else if !changed {
+			continue
+		}
+
 		// remove old document
-		ok, err := index.Remove(list[0])
+		ok, err := index.Remove(list[0], seq)
 		if err != nil {
 			return nil, err
 		} else if !ok {
@@ -258,7 +371,7 @@ func (c *Collection) Replace(query, repl, sort bsonkit.Doc) (*Result, error) {
 		}
 
 		// add replacement
-		ok, err = index.Add(repl)
+		ok, err = index.Add(repl, seq)
 		if err != nil {
 			return nil, err
 		} else if !ok {
@@ -315,28 +428,45 @@ func (c *Collection) Update(query, update, sort bsonkit.Doc, skip, limit int, ar
 		changed[i] = !docsEqual(list[i], doc)
 	}
 
-	// remove old docs from indexes
+	// the sequence numbers of the changed documents (which name them in
+	// the indexes, and which the new versions keep)
+	seqs := make([]uint64, len(list))
 	for i, doc := range list {
-		if !changed[i] {
-			continue
+		if changed[i] {
+			var ok bool
+			if seqs[i], ok = c.Documents.Seq(doc); !ok {
+				return nil, fmt.Errorf("unable to replace document in collection")
+			}
 		}
-		for name, index := range c.Indexes {
-			ok, err := index.Remove(doc)
+	}
+
+	// in each index whose entries of a changed document change, remove the
+	// old entries of all before adding the new (two documents may swap a
+	// unique key); an index whose entries stay is not written
+	var moved []int
+	for name, index := range c.Indexes {
+		moved = moved[:0]
+		for i := range list {
+			if !changed[i] {
+				continue
+			}
+			keys, err := index.Changed(list[i], newList[i])
+			if err != nil {
+				return nil, err
+			} else if keys {
+				moved = append(moved, i)
+			}
+		}
+		for _, i := range moved {
+			ok, err := index.Remove(list[i], seqs[i])
 			if err != nil {
 				return nil, err
 			} else if !ok {
 				return nil, fmt.Errorf("unable to remove document document from index %q", name)
 			}
 		}
-	}
-
-	// add new docs to indexes
-	for i, doc := range newList {
-		if !changed[i] {
-			continue
-		}
-		for name, index := range c.Indexes {
-			ok, err := index.Add(doc)
+		for _, i := range moved {
+			ok, err := index.Add(newList[i], seqs[i])
 			if err != nil {
 				return nil, err
 			} else if !ok {
@@ -432,18 +562,14 @@ func (c *Collection) Upsert(query, repl, update bsonkit.Doc, arrayFilters bsonki
 		}
 	}
 
-	// add document to indexes
-	for name, index := range c.Indexes {
-		ok, err := index.Add(doc)
-		if err != nil {
-			return nil, err
-		} else if !ok {
-			return nil, fmt.Errorf("duplicate document for index %q", name)
-		}
+	// add document to all indexes, under the sequence number it gets
+	seq := c.Documents.Next()
+	if err := c.addToIndexes(doc, seq); err != nil {
+		return nil, err
 	}
 
 	// add document
-	if !c.Documents.Add(doc) {
+	if !c.Documents.AddAt(doc, seq) {
 		return nil, fmt.Errorf("unable to add document to collection")
 	}
 
@@ -462,8 +588,12 @@ func (c *Collection) Delete(query, sort bsonkit.Doc, skip, limit int) (*Result, 
 
 	// update indexes
 	for _, doc := range list {
+		seq, ok := c.Documents.Seq(doc)
+		if !ok {
+			return nil, fmt.Errorf("unable to remove document from collection")
+		}
 		for name, index := range c.Indexes {
-			ok, err := index.Remove(doc)
+			ok, err := index.Remove(doc, seq)
 			if err != nil {
 				return nil, err
 			} else if !ok {
@@ -523,7 +653,7 @@ func (c *Collection) CreateIndex(name string, config IndexConfig) (string, error
 	c.Indexes[name] = index
 
 	// build index
-	ok, err := index.Build(c.Documents.List())
+	ok, err := index.Build(c.Documents)
 	if err != nil {
 		return "", err
 	} else if !ok {
@@ -583,4 +713,23 @@ func (c *Collection) Clone() *Collection {
 	}
 
 	return clone
+}
+
+// Check verifies every index against the documents (bsonkit.Index.Check; a
+// partial index holds exactly the documents that match its filter). It is
+// meant for tests and diagnostics: it reads every document and entry.
+func (c *Collection) Check() error {
+	for name, index := range c.Indexes {
+		var member func(bsonkit.Doc) (bool, error)
+		if index.config.Partial != nil {
+			partial := index.config.Partial
+			member = func(doc bsonkit.Doc) (bool, error) {
+				return Match(doc, partial)
+			}
+		}
+		if err := index.base.Check(c.Documents, member); err != nil {
+			return fmt.Errorf("index %q: %w", name, err)
+		}
+	}
+	return nil
 }

@@ -91,6 +91,10 @@ type Index struct {
 	config  IndexConfig
 	columns []bsonkit.Column
 	base    *bsonkit.Index
+
+	// writes counts the adds and removes that reached the base index
+	// (tests: an update that keeps a document's keys does not write)
+	writes int
 }
 
 // CreateIndex will create and return a new index.
@@ -125,30 +129,39 @@ func CreateIndex(config IndexConfig) (*Index, error) {
 	return index, nil
 }
 
-// Build will build the index from the specified list. It may return false if
-// there was a unique constraint error when building the index.
-func (i *Index) Build(list bsonkit.List) (bool, error) {
-	// leave out documents that do not match the partial expression
-	if i.config.Partial != nil {
-		matched := make(bsonkit.List, 0, len(list))
-		for _, doc := range list {
-			ok, err := Match(doc, i.config.Partial)
-			if err != nil {
-				return false, err
-			} else if ok {
-				matched = append(matched, doc)
+// Build will build the index from the documents of the set (entries name
+// them by their sequence numbers in it). It may return false if there was a
+// unique constraint error when building the index.
+func (i *Index) Build(set *bsonkit.Set) (bool, error) {
+	// collect the documents, leaving out those that do not match the
+	// partial expression
+	docs := make(bsonkit.List, 0, set.Len())
+	seqs := make([]uint64, 0, set.Len())
+	var err error
+	set.Ascend(0, func(seq uint64, doc bsonkit.Doc) bool {
+		if i.config.Partial != nil {
+			var ok bool
+			ok, err = Match(doc, i.config.Partial)
+			if err != nil || !ok {
+				return err == nil
 			}
 		}
-		list = matched
+		docs = append(docs, doc)
+		seqs = append(seqs, seq)
+		return true
+	})
+	if err != nil {
+		return false, err
 	}
 
-	return i.base.Build(list), nil
+	return i.base.Build(docs, seqs), nil
 }
 
-// Add will add the document to index. May return false if the document has
-// already been added to the index. If the document has been skipped due to a
-// partial filter true is returned.
-func (i *Index) Add(doc bsonkit.Doc) (bool, error) {
+// Add will add the document, whose sequence number in the collection's set is
+// seq, to the index. May return false if the document has already been added
+// to the index. If the document has been skipped due to a partial filter true
+// is returned.
+func (i *Index) Add(doc bsonkit.Doc, seq uint64) (bool, error) {
 	// skip documents that do not match partial expression
 	if i.config.Partial != nil {
 		ok, err := Match(doc, i.config.Partial)
@@ -159,11 +172,13 @@ func (i *Index) Add(doc bsonkit.Doc) (bool, error) {
 		}
 	}
 
-	return i.base.Add(doc), nil
+	i.writes++
+	return i.base.Add(doc, seq), nil
 }
 
-// Has returns whether the specified document has been added to the index.
-func (i *Index) Has(doc bsonkit.Doc) (bool, error) {
+// Has returns whether the specified document, whose sequence number is seq,
+// has been added to the index.
+func (i *Index) Has(doc bsonkit.Doc, seq uint64) (bool, error) {
 	// skip documents that do not match partial expression
 	if i.config.Partial != nil {
 		ok, err := Match(doc, i.config.Partial)
@@ -174,12 +189,12 @@ func (i *Index) Has(doc bsonkit.Doc) (bool, error) {
 		}
 	}
 
-	return i.base.Has(doc), nil
+	return i.base.Has(doc, seq), nil
 }
 
-// Remove will remove a document from the index. May return false if the document
-// has not yet been added to the index.
-func (i *Index) Remove(doc bsonkit.Doc) (bool, error) {
+// Remove will remove a document, whose sequence number is seq, from the
+// index. May return false if the document has not yet been added to the index.
+func (i *Index) Remove(doc bsonkit.Doc, seq uint64) (bool, error) {
 	// skip documents that do not match partial expression
 	if i.config.Partial != nil {
 		ok, err := Match(doc, i.config.Partial)
@@ -190,12 +205,40 @@ func (i *Index) Remove(doc bsonkit.Doc) (bool, error) {
 		}
 	}
 
-	return i.base.Remove(doc), nil
+	i.writes++
+	return i.base.Remove(doc, seq), nil
 }
 
-// List will return an ascending list of all documents in the index.
-func (i *Index) List() bsonkit.List {
-	return i.base.List()
+// Changed reports whether replacing the document old with new (two versions
+// of one document, of one sequence number) changes the index's entries: the
+// document enters or leaves a partial index, or its keys change. An index
+// that does not change need not be written (Remove and Add): its entries
+// name the document by its sequence number, not its version.
+func (i *Index) Changed(old, new bsonkit.Doc) (bool, error) {
+	if i.config.Partial != nil {
+		inOld, err := Match(old, i.config.Partial)
+		if err != nil {
+			return false, err
+		}
+		inNew, err := Match(new, i.config.Partial)
+		if err != nil {
+			return false, err
+		}
+		if inOld != inNew {
+			return true, nil
+		}
+		if !inOld {
+			return false, nil
+		}
+	}
+
+	return !i.base.SameKeys(old, new), nil
+}
+
+// Seqs will return the sequence numbers of all documents in the index, in
+// the index's order.
+func (i *Index) Seqs() []uint64 {
+	return i.base.Seqs()
 }
 
 // Config will return the index configuration.
@@ -208,6 +251,14 @@ func (i *Index) Config() IndexConfig {
 	}
 }
 
+// SameOrigin reports whether the two indexes are one index or clones of one
+// index made by CreateIndex (directly or through other clones), and so have
+// the same configuration, without comparing it: CreateIndex gives every index
+// a key document of its own, which its clones share.
+func (i *Index) SameOrigin(o *Index) bool {
+	return i.config.Key == o.config.Key
+}
+
 // Clone will clone the index. Mutating the new index will not mutate the
 // original index.
 func (i *Index) Clone() *Index {
@@ -215,5 +266,6 @@ func (i *Index) Clone() *Index {
 		config:  i.config,
 		columns: i.columns,
 		base:    i.base.Clone(),
+		writes:  i.writes,
 	}
 }

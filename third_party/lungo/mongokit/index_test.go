@@ -17,8 +17,41 @@ func mustHas(ok bool, err error) bool {
 	return ok
 }
 
+// testIndex is an Index whose documents are named by sequence numbers given
+// at first sight of each (a collection's set gives them), so that these
+// tests add, find and remove documents.
+type testIndex struct {
+	*Index
+	seqs map[bsonkit.Doc]uint64
+}
+
+func createTestIndex(config IndexConfig) (*testIndex, error) {
+	index, err := CreateIndex(config)
+	if err != nil {
+		return nil, err
+	}
+	return &testIndex{Index: index, seqs: map[bsonkit.Doc]uint64{}}, nil
+}
+
+func (i *testIndex) seq(doc bsonkit.Doc) uint64 {
+	seq, ok := i.seqs[doc]
+	if !ok {
+		seq = uint64(len(i.seqs) + 1)
+		i.seqs[doc] = seq
+	}
+	return seq
+}
+
+func (i *testIndex) Add(doc bsonkit.Doc) (bool, error)    { return i.Index.Add(doc, i.seq(doc)) }
+func (i *testIndex) Has(doc bsonkit.Doc) (bool, error)    { return i.Index.Has(doc, i.seq(doc)) }
+func (i *testIndex) Remove(doc bsonkit.Doc) (bool, error) { return i.Index.Remove(doc, i.seq(doc)) }
+
+func (i *testIndex) Clone() *testIndex {
+	return &testIndex{Index: i.Index.Clone(), seqs: i.seqs}
+}
+
 func TestIndex(t *testing.T) {
-	index, err := CreateIndex(IndexConfig{
+	index, err := createTestIndex(IndexConfig{
 		Key: bsonkit.NewDoc(),
 	})
 	assert.Error(t, err)
@@ -27,7 +60,7 @@ func TestIndex(t *testing.T) {
 	d1 := bsonkit.MustConvert(bson.M{"a": "1"})
 	d2 := bsonkit.MustConvert(bson.M{"a": "1"})
 
-	index, err = CreateIndex(IndexConfig{
+	index, err = createTestIndex(IndexConfig{
 		Key: bsonkit.MustConvert(bson.M{
 			"a": int32(1),
 		}),
@@ -77,7 +110,7 @@ func TestIndexCompound(t *testing.T) {
 	d1 := bsonkit.MustConvert(bson.M{"a": "1", "b": true})
 	d2 := bsonkit.MustConvert(bson.M{"a": "1", "b": false})
 
-	index, err := CreateIndex(IndexConfig{
+	index, err := createTestIndex(IndexConfig{
 		Key: bsonkit.MustConvert(bson.M{
 			"a": int32(1),
 			"b": int32(1),
@@ -129,7 +162,7 @@ func TestIndexUnique(t *testing.T) {
 	d2 := bsonkit.MustConvert(bson.M{"a": "2"})
 	d3 := bsonkit.MustConvert(bson.M{"a": "2"})
 
-	index, err := CreateIndex(IndexConfig{
+	index, err := createTestIndex(IndexConfig{
 		Key: bsonkit.MustConvert(bson.M{
 			"a": int32(1),
 		}),
@@ -188,7 +221,7 @@ func TestIndexCompoundUnique(t *testing.T) {
 	d2 := bsonkit.MustConvert(bson.M{"a": "2", "b": true})
 	d3 := bsonkit.MustConvert(bson.M{"a": "2", "b": true})
 
-	index, err := CreateIndex(IndexConfig{
+	index, err := createTestIndex(IndexConfig{
 		Key: bsonkit.MustConvert(bson.M{
 			"a": int32(1),
 			"b": int32(1),
@@ -248,7 +281,7 @@ func TestIndexClone(t *testing.T) {
 	d2 := bsonkit.MustConvert(bson.M{"a": "2"})
 	d3 := bsonkit.MustConvert(bson.M{"a": "2"})
 
-	index1, err := CreateIndex(IndexConfig{
+	index1, err := createTestIndex(IndexConfig{
 		Key: bsonkit.MustConvert(bson.M{
 			"a": int32(1),
 		}),
@@ -286,7 +319,7 @@ func TestIndexMultiKeyUnique(t *testing.T) {
 	d1 := bsonkit.MustConvert(bson.M{"tags": bson.A{"x"}})
 	d2 := bsonkit.MustConvert(bson.M{"tags": bson.A{"x", "y"}})
 
-	index, err := CreateIndex(IndexConfig{
+	index, err := createTestIndex(IndexConfig{
 		Key: bsonkit.MustConvert(bson.M{
 			"tags": int32(1),
 		}),
@@ -316,7 +349,7 @@ func TestIndexPartial(t *testing.T) {
 	d1 := bsonkit.MustConvert(bson.M{"a": "1", "b": 2.0})
 	d2 := bsonkit.MustConvert(bson.M{"a": "1", "b": 42.0})
 
-	index, err := CreateIndex(IndexConfig{
+	index, err := createTestIndex(IndexConfig{
 		Key: bsonkit.MustConvert(bson.M{
 			"a": int32(1),
 		}),
@@ -365,4 +398,17 @@ func TestIndexPartial(t *testing.T) {
 	assert.False(t, ok)
 	assert.False(t, mustHas(index.Has(d1)))
 	assert.False(t, mustHas(index.Has(d2)))
+}
+
+func TestIndexSameOrigin(t *testing.T) {
+	config := IndexConfig{Key: bsonkit.MustConvert(bson.M{"a": int32(1)})}
+	i1, err := CreateIndex(config)
+	assert.NoError(t, err)
+	i2, err := CreateIndex(config) // the same configuration, another index
+	assert.NoError(t, err)
+	assert.True(t, i1.SameOrigin(i1))
+	assert.True(t, i1.SameOrigin(i1.Clone().Clone()))
+	assert.True(t, i1.Clone().SameOrigin(i1))
+	assert.False(t, i1.SameOrigin(i2))
+	assert.False(t, i1.Clone().SameOrigin(i2.Clone()))
 }

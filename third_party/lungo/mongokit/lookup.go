@@ -3,6 +3,7 @@ package mongokit
 import (
 	"errors"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -461,32 +462,38 @@ func (c *Collection) runPlan(p *plan, query bsonkit.Doc, columns []bsonkit.Colum
 		return c.runCovered(p, query, columns, limit)
 	}
 
-	// the candidates of every key tuple
-	var list bsonkit.List
-	var seen map[bsonkit.Doc]struct{}
+	// the candidates of every key tuple, by sequence number
+	var seqs []uint64
+	var seen map[uint64]struct{}
 	if len(p.prefixes) > 1 && p.index.base.Multikey() {
-		seen = map[bsonkit.Doc]struct{}{}
+		seen = map[uint64]struct{}{}
 	}
 	for _, prefix := range p.prefixes {
-		p.index.base.Walk(prefix, p.rng, false, func(doc bsonkit.Doc) bool {
+		p.index.base.Walk(prefix, p.rng, false, func(seq uint64) bool {
 			if seen != nil {
-				if _, ok := seen[doc]; ok {
+				if _, ok := seen[seq]; ok {
 					return true
 				}
-				seen[doc] = struct{}{}
+				seen[seq] = struct{}{}
 			}
-			list = append(list, doc)
+			seqs = append(seqs, seq)
 			return true
 		})
 	}
-	if len(list) == 0 {
+	if len(seqs) == 0 {
 		return nil, c.checkQuery(query)
 	}
 
-	// in natural order; then a stable sort and the filter give what they
-	// give over all documents
-	if err := c.naturalOrder(list); err != nil {
-		return nil, err
+	// in natural order, as this snapshot's set holds them; then a stable
+	// sort and the filter give what they give over all documents
+	slices.Sort(seqs)
+	list := make(bsonkit.List, len(seqs))
+	for i, seq := range seqs {
+		doc, ok := c.Documents.Doc(seq)
+		if !ok {
+			return nil, errPlanFallback
+		}
+		list[i] = doc
 	}
 	if len(columns) > 0 {
 		bsonkit.Sort(list, columns)
@@ -501,18 +508,21 @@ func (c *Collection) runPlan(p *plan, query bsonkit.Doc, columns []bsonkit.Colum
 // scan's stable sort leaves them.
 func (c *Collection) runCovered(p *plan, query bsonkit.Doc, columns []bsonkit.Column, limit int) (bsonkit.List, error) {
 	var list bsonkit.List
+	var seqs []uint64
 	var err error
 	var last bsonkit.Doc // the limit-th match
 	visited := 0
-	p.index.base.Walk(p.prefixes[0], p.rng, p.backward, func(doc bsonkit.Doc) bool {
+	p.index.base.Walk(p.prefixes[0], p.rng, p.backward, func(seq uint64) bool {
+		// this snapshot's version of the document
+		doc, ok := c.Documents.Doc(seq)
+		if !ok {
+			err = errPlanFallback
+			return false
+		}
 		if last != nil && bsonkit.Order(doc, last, columns, false) != 0 {
 			return false
 		}
 		visited++
-		if !c.Documents.Has(doc) {
-			err = errPlanFallback
-			return false
-		}
 		ok, e := Match(doc, query)
 		if e != nil {
 			err = e
@@ -520,6 +530,7 @@ func (c *Collection) runCovered(p *plan, query bsonkit.Doc, columns []bsonkit.Co
 		}
 		if ok {
 			list = append(list, doc)
+			seqs = append(seqs, seq)
 			if limit > 0 && len(list) == limit {
 				last = doc
 			}
@@ -540,9 +551,7 @@ func (c *Collection) runCovered(p *plan, query bsonkit.Doc, columns []bsonkit.Co
 			j++
 		}
 		if j-i > 1 {
-			if err := c.naturalOrder(list[i:j]); err != nil {
-				return nil, err
-			}
+			sort.Sort(bySeq{list[i:j], seqs[i:j]})
 		}
 		i = j
 	}
@@ -553,20 +562,7 @@ func (c *Collection) runCovered(p *plan, query bsonkit.Doc, columns []bsonkit.Co
 	return list, nil
 }
 
-// naturalOrder sorts documents of the collection by their sequence number.
-func (c *Collection) naturalOrder(list bsonkit.List) error {
-	seqs := make([]uint64, len(list))
-	for i, doc := range list {
-		seq, ok := c.Documents.Seq(doc)
-		if !ok {
-			return errPlanFallback
-		}
-		seqs[i] = seq
-	}
-	sort.Sort(bySeq{list, seqs})
-	return nil
-}
-
+// bySeq sorts documents by their sequence numbers (natural order).
 type bySeq struct {
 	list bsonkit.List
 	seqs []uint64
@@ -590,8 +586,8 @@ func (c *Collection) LookupID(id interface{}) (doc bsonkit.Doc, ok bool) {
 	if len(index.columns) != 1 || index.columns[0].Path != "_id" {
 		return nil, false
 	}
-	index.base.Lookup([]interface{}{id}, func(d bsonkit.Doc) bool {
-		doc = d
+	index.base.Lookup([]interface{}{id}, func(seq uint64) bool {
+		doc, _ = c.Documents.Doc(seq)
 		return false
 	})
 	return doc, true

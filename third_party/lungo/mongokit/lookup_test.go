@@ -139,6 +139,8 @@ func lookupTestCollection(t *testing.T, r *rand.Rand, n int) *Collection {
 			_, err = clone.Update(lookupRandomQuery(r), bsonkit.MustConvert(bson.M{"$set": bson.M{"n": lookupRandomValue(r), "u": lookupRandomValue(r)}}), nil, 0, 1, nil)
 		}
 		if err == nil {
+			require.NoError(t, c.Check())
+			require.NoError(t, clone.Check())
 			c = clone
 		}
 	}
