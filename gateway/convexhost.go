@@ -14,20 +14,26 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/liveset"
 	"marketplace/libs/ops"
 )
 
 // The headers of a service's answer that state what the operation read and
-// wrote, for the Convex layer's live queries (convex.Outcome): opaque to the
-// gateway, never relayed to clients.
+// wrote (libs/liveset), for the Convex layer's live queries (convex.Outcome):
+// asked for with liveset.HeaderWant, opaque to the gateway, never relayed to
+// clients.
 const (
-	HeaderLiveReads  = "X-Live-Reads"
-	HeaderLiveWrites = "X-Live-Writes"
+	HeaderLiveReads  = liveset.HeaderReads
+	HeaderLiveWrites = liveset.HeaderWrites
 )
 
 // liveWritesKey holds (in a request's locals) the write set a forwarded
-// write's answer stated (forward).
-const liveWritesKey = "gateway.liveWrites"
+// write's answer stated (forward); wantLiveKey marks a forwarded write whose
+// write set is asked for.
+const (
+	liveWritesKey = "gateway.liveWrites"
+	wantLiveKey   = "gateway.wantLive"
+)
 
 // convexHost is the gateway as the Convex layer's host (convex.Host).
 type convexHost struct{ g *Gateway }
@@ -92,11 +98,18 @@ func (h convexHost) Invoke(ctx context.Context, in convex.Call) convex.Outcome {
 	if in.IP != "" {
 		req.Header.Set("X-Forwarded-For", in.IP)
 	}
+	req.Header.Set(liveset.HeaderWant, "1")
 	req.SetBodyRaw(body)
 	if err := g.send(ctx, r.service, "/api/"+string(r.kind), req, resp); err != nil {
 		g.logger.Warn("upstream unavailable", "service", r.service, "err", err)
 		out.Err = apperr.New(apperr.Unavailable, "%s is unavailable; retry shortly", r.service)
 		return out
+	}
+	if status := resp.StatusCode(); status < 500 {
+		// What it read and wrote, whatever it answered (a refusal may rest
+		// on what it read, and a write may have committed before it); a
+		// 5xx's writes are unknown.
+		out.Reads, out.Writes = string(resp.Header.Peek(HeaderLiveReads)), string(resp.Header.Peek(HeaderLiveWrites))
 	}
 	if status := resp.StatusCode(); status >= 200 && status < 300 {
 		out.Value = append(json.RawMessage(nil), bytes.TrimSpace(resp.Body())...)
@@ -109,7 +122,6 @@ func (h convexHost) Invoke(ctx context.Context, in convex.Call) convex.Outcome {
 				apperr.Internal, "internal error")
 			return out
 		}
-		out.Reads, out.Writes = string(resp.Header.Peek(HeaderLiveReads)), string(resp.Header.Peek(HeaderLiveWrites))
 		return out
 	}
 	e, ok := apperr.Parse(resp.StatusCode(), resp.Body())
@@ -130,8 +142,21 @@ func (g *Gateway) afterWrite(c *fiber.Ctx, service string) {
 	if g.invalidate == nil {
 		return // no Convex layer
 	}
-	if st := c.Response().StatusCode(); st < 400 || st >= 500 {
-		writes, _ := c.Locals(liveWritesKey).(string)
-		g.invalidate(service, writes)
+	writes, _ := c.Locals(liveWritesKey).(string)
+	switch st := c.Response().StatusCode(); {
+	case st >= 500:
+		g.invalidate(service, "") // the outcome is unknown: whatever its answer said
+	case writes != "":
+		g.invalidate(service, writes) // a refusal too: it may have committed first
+	case st < 400:
+		g.unstated(service) // it did not say (an older version)
+	}
+}
+
+// wantLive asks the service for the write set of the write c forwards
+// (forward), when live queries are kept.
+func (g *Gateway) wantLive(c *fiber.Ctx) {
+	if g.invalidate != nil {
+		c.Locals(wantLiveKey, true)
 	}
 }

@@ -41,6 +41,7 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/liveset"
 	"marketplace/libs/ops"
 	"marketplace/libs/telemetry"
 	build "marketplace/libs/version"
@@ -115,6 +116,7 @@ type Gateway struct {
 	// the gateway's own writes call (afterWrite).
 	convex     *convex.Layer
 	invalidate func(service, writes string)
+	unstated   func(service string) // its Unstated
 	// bodyLimit bounds the bytes of a streamed body forwarded (the server's
 	// HTTP_BODY_LIMIT, set by App).
 	bodyLimit atomic.Int64
@@ -153,7 +155,7 @@ func New(cfg Config, resolver ops.Resolver, verifier auth.Verifier, logger *slog
 		cc := cfg.Convex
 		cc.QueriesPerSecond, cc.UpstreamTimeout, cc.TopicsInterval = cfg.RateLimitRPS, cfg.UpstreamTimeout, cfg.RefreshInterval
 		g.convex = convex.New(cc, convexHost{g}, verifier, logger)
-		g.invalidate = g.convex.Invalidate
+		g.invalidate, g.unstated = g.convex.Invalidate, g.convex.Unstated
 	}
 	// Files (raw GET routes): an answer over 64 KiB is streamed to the client
 	// as it arrives instead of being held whole (forward).
@@ -478,6 +480,7 @@ func (g *Gateway) handleOp(kind ops.Kind, byURL bool) fiber.Handler {
 			if _, _, err := ops.IdempotencyKeyOf(&c.Request().Header); err != nil {
 				return httpserver.WriteError(c, err)
 			}
+			g.wantLive(c)
 			defer g.afterWrite(c, r.service) // its live queries run again
 		}
 		return g.forward(c, r.service, "/api/"+string(kind), ops.ErrorsContract)
@@ -609,6 +612,7 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 		uri += "?" + string(q)
 	}
 	if r.desc.Method != fiber.MethodGet {
+		g.wantLive(c)
 		defer g.afterWrite(c, r.service) // a webhook or an upload changes what queries show
 	}
 	return g.forward(c, r.service, uri, r.desc.Errors)
@@ -658,6 +662,9 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 		req.Header.Set(httpserver.HeaderRequestID, rid)
 	}
 	req.Header.Set("X-Forwarded-For", c.IP())
+	if want, _ := c.Locals(wantLiveKey).(bool); want {
+		req.Header.Set(liveset.HeaderWant, "1")
+	}
 	if c.Request().IsBodyStream() {
 		// Sent on as it arrives, with the length the client declared (the
 		// service decides on it before reading) or chunked, at most

@@ -1,5 +1,3 @@
-//go:build review23
-
 package gateway
 
 // Review of issue 23: a service's statement of what a query read or a

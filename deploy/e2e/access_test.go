@@ -87,7 +87,7 @@ func TestAccessMatrix(t *testing.T) {
 					// the operation is one that falls back (liveFallback).
 					askedReads = true
 					body, _ := json.Marshal(map[string]any{"path": d.Path, "args": args})
-					headers := map[string]string{"Content-Type": "application/json"}
+					headers := map[string]string{"Content-Type": "application/json", liveset.HeaderWant: "1"}
 					if c.token != "" {
 						headers["Authorization"] = "Bearer " + c.token
 					}

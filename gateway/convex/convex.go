@@ -210,7 +210,11 @@ func (x *Layer) answerHTTP(c *fiber.Ctx, kind ops.Kind, req convexRequest, malfo
 		Kind: kind, Path: path, Args: args, Token: bearerToken(header), Identity: id,
 		IdempotencyKey: idemKey, RequestID: rid, IP: c.IP(),
 	})
-	if out.Kind == ops.Mutation && (out.Err == nil || outcomeUnknown(out.Err)) {
+	switch {
+	case out.Kind != ops.Mutation:
+	case out.Err == nil && out.Writes == "":
+		x.Unstated(out.Service)
+	case out.Err == nil || outcomeUnknown(out.Err) || out.Writes != "":
 		x.Invalidate(out.Service, out.Writes)
 	}
 	if out.Err != nil && out.Err.Code == apperr.Unavailable {

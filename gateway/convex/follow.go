@@ -94,12 +94,10 @@ func (x *Layer) followEvents(ctx context.Context) {
 // declaredTopics are the topics any service publishes or consumes.
 func (x *Layer) declaredTopics() []string {
 	var out []string
-	for _, t := range *x.topics.Load() {
+	for svc, t := range *x.topics.Load() {
 		out = append(out, t.Publishes...)
 		out = append(out, t.Consumes...)
-		if t.Live != "" {
-			out = append(out, t.Live)
-		}
+		out = append(out, liveset.TopicOf(svc)) // its name is the service's: a service cannot name another's
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -171,20 +169,21 @@ func (f *follower) read(ctx context.Context, brokers events.Brokers, tp topicPar
 // service's live topic says what one of its transactions wrote (from any
 // gateway replica, consumer or background work): the live queries it
 // touches run again, unless this gateway applied it from the service's
-// answer already. A service that publishes its writes so needs nothing more
-// from its domain events; for one that does not (an older version), an
-// event re-runs its live queries as below.
+// answer already. A service all of whose replicas publish their writes so
+// needs nothing more from its domain events; for one that may not (a
+// replica of an older version seen within legacyWindow), an event re-runs
+// its live queries as below.
 func (f *follower) onEvent(ctx context.Context, tp topicPartition, m kafka.Message) {
 	f.seen.Add(1)
 	offset := m.Offset
 	var producers []string
 	consumers := map[string]bool{}
 	for svc, t := range *f.x.topics.Load() {
-		if t.Live == tp.topic {
+		if liveset.TopicOf(svc) == tp.topic {
 			f.onWrites(svc, m.Value)
 			return
 		}
-		if t.Live != "" {
+		if !f.x.isLegacy(svc) {
 			continue // its writes come on its live topic
 		}
 		if slices.Contains(t.Publishes, tp.topic) {

@@ -192,6 +192,9 @@ type Layer struct {
 
 	topics atomic.Pointer[map[string]ops.Topics] // what each service declared on /ops
 	events *follower
+	// legacy: service -> when a replica last showed it does not publish its
+	// writes (markLegacy).
+	legacy sync.Map
 	// applied are the live events whose writes were applied from a
 	// service's answer: read again on the live topic, they are skipped.
 	applied recentIDs
@@ -231,6 +234,9 @@ func New(cfg Config, host Host, verifier auth.Verifier, logger *slog.Logger) *La
 // Declare records the topics a service declared (the host's routing table
 // refresh, on each answer of the service).
 func (x *Layer) Declare(service string, t ops.Topics) {
+	if t.Live == "" {
+		x.markLegacy(service) // a replica that does not publish its writes
+	}
 	for {
 		old := x.topics.Load()
 		next := make(map[string]ops.Topics, len(*old)+1)
@@ -251,6 +257,28 @@ func (x *Layer) Declare(service string, t ops.Topics) {
 // stated no reads; unknown writes run every one of them.
 func (x *Layer) Invalidate(service string, writes string) {
 	x.live.changedBy(service, x.writeSet(writes))
+}
+
+// Unstated says service answered a write without stating its write set (a
+// replica of an older version): every live query of the service runs again,
+// and for a while its domain events re-run them too (follow.go).
+func (x *Layer) Unstated(service string) {
+	x.markLegacy(service)
+	x.live.changedBy(service, nil)
+}
+
+// legacyWindow is how long a sign of a replica that does not publish its
+// writes (a declaration without a live topic, a write answered without a
+// write set) keeps its service on the old rule for domain events.
+const legacyWindow = 10 * time.Minute
+
+func (x *Layer) markLegacy(service string) { x.legacy.Store(service, time.Now()) }
+
+// isLegacy reports whether some replica of service may not publish its
+// writes: then its domain events re-run its live queries as before.
+func (x *Layer) isLegacy(service string) bool {
+	at, ok := x.legacy.Load(service)
+	return ok && time.Since(at.(time.Time)) < legacyWindow
 }
 
 // invalidateAndWait is Invalidate for a socket's own mutation, which is

@@ -177,6 +177,9 @@ type liveQuery struct {
 	args               []byte
 	identity           *auth.Identity
 
+	// guarded by liveQueries.mu: the services whose indexes hold it
+	readOf []string
+
 	// guarded by liveQueries.mu
 	subs    map[*querySub]struct{}
 	result  *queryResult
@@ -354,37 +357,48 @@ func (h *liveQueries) unsubscribe(s *querySub) {
 	lq.waiters = nil
 }
 
-// setReads records what lq's last run read (reads nil: not stated). h.mu
-// is held.
+// setReads records what lq's last run read (reads nil: not stated): it is
+// indexed by its reads of each service (its own, and those its calls
+// read), or it waits in its service's fallback. h.mu is held.
 func (h *liveQueries) setReads(lq *liveQuery, reads liveset.Reads) {
+	h.forgetReads(lq)
 	if reads == nil {
-		if x := h.reads[lq.service]; x != nil {
-			x.Remove(lq)
-		}
 		if h.unread[lq.service] == nil {
 			h.unread[lq.service] = map[*liveQuery]struct{}{}
 		}
 		h.unread[lq.service][lq] = struct{}{}
 		return
 	}
-	if m := h.unread[lq.service]; m != nil {
-		delete(m, lq)
+	bySvc := map[string]liveset.Reads{}
+	for _, r := range reads {
+		svc := r.Service
+		if svc == "" {
+			svc = lq.service
+		}
+		r.Service = ""
+		bySvc[svc] = append(bySvc[svc], r)
 	}
-	x := h.reads[lq.service]
-	if x == nil {
-		x = liveset.NewIndex[*liveQuery]()
-		h.reads[lq.service] = x
+	for svc, rs := range bySvc {
+		x := h.reads[svc]
+		if x == nil {
+			x = liveset.NewIndex[*liveQuery]()
+			h.reads[svc] = x
+		}
+		x.Set(lq, rs)
+		lq.readOf = append(lq.readOf, svc)
 	}
-	x.Set(lq, reads)
 }
 
-// forgetReads drops a live query nobody listens to any more. h.mu is held.
+// forgetReads takes lq out of the indexes and the fallback. h.mu is held.
 func (h *liveQueries) forgetReads(lq *liveQuery) {
-	if x := h.reads[lq.service]; x != nil {
-		if x.Remove(lq); x.Len() == 0 {
-			delete(h.reads, lq.service)
+	for _, svc := range lq.readOf {
+		if x := h.reads[svc]; x != nil {
+			if x.Remove(lq); x.Len() == 0 {
+				delete(h.reads, svc)
+			}
 		}
 	}
+	lq.readOf = nil
 	if m := h.unread[lq.service]; m != nil {
 		if delete(m, lq); len(m) == 0 {
 			delete(h.unread, lq.service)
@@ -415,10 +429,8 @@ func (h *liveQueries) touchedBy(service string, w *liveset.Writes, fn func(*live
 	for lq := range h.unread[service] {
 		each(lq)
 	}
-	for lq := range h.running {
-		if lq.service == service {
-			each(lq)
-		}
+	for lq := range h.running { // of any service: it may read this one's through a call
+		each(lq)
 	}
 }
 

@@ -1,5 +1,3 @@
-//go:build review23
-
 package convex
 
 // Review of issue 23: invalidations the gateway must not lose.

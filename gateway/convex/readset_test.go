@@ -185,3 +185,32 @@ func TestARunInFlightRunsAgainAfterAWriteOfItsService(t *testing.T) {
 	close(gate)
 	waitFor(3)
 }
+
+// A query's reads through its calls to another service are indexed under
+// that service: the other service's writes re-run it when they touch them.
+func TestLiveQueriesRunAgainOnWritesOfServicesTheyCalled(t *testing.T) {
+	h := newLiveQueries(nil, 2)
+	c := countRuns(h, map[string]string{
+		"payoutsOfS1": `[{"c":"payouts","f":"storeId","v":["s1"]},{"s":"catalog","c":"stores","f":"_id","v":["s1"]}]`,
+	})
+	h.subscribe(&querySub{id: 1, conn: schedulerConn{}}, "payouts", "payoutsOfS1", []byte(`{}`), nil)
+	want := map[string]int{"payoutsOfS1": 1}
+	c.waitRuns(t, want)
+	stores := func(id string) *liveset.Writes {
+		w := &liveset.Writes{}
+		w.Coll("stores", []string{"_id"}).Add("_id", id)
+		return w
+	}
+	h.changedBy("catalog", stores("s2")) // another store
+	c.waitRuns(t, want)
+	h.changedBy("catalog", stores("s1")) // its store's owner changed
+	want["payoutsOfS1"]++
+	c.waitRuns(t, want)
+	h.changedBy("payouts", reviewWrites("x", "y")) // a collection of payouts it did not read
+	c.waitRuns(t, want)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.reads["catalog"].Len() != 1 || h.reads["payouts"].Len() != 1 {
+		t.Fatalf("indexes: catalog %d, payouts %d", h.reads["catalog"].Len(), h.reads["payouts"].Len())
+	}
+}

@@ -121,10 +121,15 @@ func (c *syncConn) runMutation(req mutationRequest) outcome {
 		c.x.logInternal(out.Err, "op", req.path, "sync", true)
 		if outcomeUnknown(out.Err) {
 			c.x.Invalidate(out.Service, "") // it may have written all the same
+		} else if out.Writes != "" {
+			c.x.Invalidate(out.Service, out.Writes) // refused after a commit
 		}
 		return out
 	}
 	c.post(connEvent{settling: true})
+	if out.Writes == "" {
+		c.x.markLegacy(out.Service) // an older replica: it did not say what it wrote
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	c.x.invalidateAndWait(ctx, c, out.Service, out.Writes)
 	cancel()

@@ -26,10 +26,13 @@ import (
 	"slices"
 )
 
-// The headers a service's answers carry them in.
+// The headers a service's answers carry them in, to a caller that asks
+// with HeaderWant (the gateway; a service calling another while answering a
+// query).
 const (
 	HeaderReads  = "X-Live-Reads"
 	HeaderWrites = "X-Live-Writes"
+	HeaderWant   = "X-Live-Want"
 )
 
 // TopicOf is the topic a service publishes its committed writes on.
@@ -44,9 +47,12 @@ const EventType = "live.written"
 // Read is one thing a query read: a collection's documents whose Field is
 // one of Values, or every document of Coll when Field is "".
 type Read struct {
-	Coll   string   `json:"c"`
-	Field  string   `json:"f,omitempty"`
-	Values []string `json:"v,omitempty"`
+	// Service owns the collection; "" for the service that answered (a
+	// query's reads of another service come through its internal calls).
+	Service string   `json:"s,omitempty"`
+	Coll    string   `json:"c"`
+	Field   string   `json:"f,omitempty"`
+	Values  []string `json:"v,omitempty"`
 }
 
 // Reads is what one run of a query read.
@@ -60,7 +66,8 @@ type Writes struct {
 	// IDs are the live events that publish these writes (a request's
 	// answer names them: a reader of the live topic that saw the answer
 	// skips them).
-	IDs []string `json:"i,omitempty"`
+	IDs        []string `json:"i,omitempty"`
+	idsDropped bool     // more than MaxIDs: none named
 }
 
 // CollWrite is what changed in one collection: the key fields reported and,
@@ -101,15 +108,30 @@ func (w *Writes) TouchesAny(rs Reads) bool {
 	return slices.ContainsFunc(rs, w.Touches)
 }
 
+// MaxIDs bounds the event ids a write set names; past it it names none (a
+// reader then applies the events too: a second run, not a missed one).
+const MaxIDs = 32
+
 // Merge adds o's changes to w.
 func (w *Writes) Merge(o *Writes) {
 	if o == nil {
 		return
 	}
+	if o.idsDropped {
+		w.IDs, w.idsDropped = nil, true
+	}
 	for _, id := range o.IDs {
-		if !slices.Contains(w.IDs, id) {
-			w.IDs = append(w.IDs, id)
+		if w.idsDropped {
+			break
 		}
+		if slices.Contains(w.IDs, id) {
+			continue
+		}
+		if len(w.IDs) >= MaxIDs {
+			w.IDs, w.idsDropped = nil, true
+			break
+		}
+		w.IDs = append(w.IDs, id)
 	}
 	if w.Unknown {
 		return
@@ -180,6 +202,50 @@ func (cw *CollWrite) Add(f, v string) {
 func (cw *CollWrite) SetAll() { cw.setAll() }
 
 func (cw *CollWrite) setAll() { cw.All, cw.Values = true, nil }
+
+// MaxHeader bounds the encoded size of a header (an HTTP client reads a
+// service's headers into a buffer of a few KiB); Compact makes a set fit.
+const MaxHeader = 2048
+
+// Compact returns w in at most max encoded bytes: without its event ids,
+// then with each collection's values given up (All), then Unknown.
+func (w *Writes) Compact(max int) Writes {
+	out := Writes{Unknown: w.Unknown, Colls: w.Colls, IDs: w.IDs}
+	if len(out.Encode()) <= max {
+		return out
+	}
+	out.IDs = nil
+	if len(out.Encode()) <= max {
+		return out
+	}
+	colls := make(map[string]*CollWrite, len(w.Colls))
+	for c := range w.Colls {
+		colls[c] = &CollWrite{All: true}
+	}
+	out.Colls = colls
+	if len(out.Encode()) <= max {
+		return out
+	}
+	return Writes{Unknown: true}
+}
+
+// Compact returns rs in at most max encoded bytes: each read of a field
+// given up for its whole collection, then nil (not stated).
+func (rs Reads) Compact(max int) Reads {
+	if len(rs.Encode()) <= max {
+		return rs
+	}
+	var out Reads
+	for _, r := range rs {
+		if !slices.ContainsFunc(out, func(h Read) bool { return h.Service == r.Service && h.Coll == r.Coll }) {
+			out = append(out, Read{Service: r.Service, Coll: r.Coll})
+		}
+	}
+	if len(out.Encode()) <= max {
+		return out
+	}
+	return nil
+}
 
 // Encode is the header and event form of w.
 func (w *Writes) Encode() string {

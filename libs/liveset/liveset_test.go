@@ -26,17 +26,17 @@ func TestTouches(t *testing.T) {
 		r    Read
 		want bool
 	}{
-		{"a write to store A touches a read of store A", vote, Read{"reviews", "storeId", []string{"A"}}, true},
-		{"not a read of store B", vote, Read{"reviews", "storeId", []string{"B"}}, false},
-		{"a read of A or B", vote, Read{"reviews", "storeId", []string{"B", "A"}}, true},
-		{"a read that listed the review", vote, Read{"reviews", "_id", []string{"r1"}}, true},
-		{"not one that listed another", vote, Read{"reviews", "_id", []string{"r2"}}, false},
+		{"a write to store A touches a read of store A", vote, Read{Coll: "reviews", Field: "storeId", Values: []string{"A"}}, true},
+		{"not a read of store B", vote, Read{Coll: "reviews", Field: "storeId", Values: []string{"B"}}, false},
+		{"a read of A or B", vote, Read{Coll: "reviews", Field: "storeId", Values: []string{"B", "A"}}, true},
+		{"a read that listed the review", vote, Read{Coll: "reviews", Field: "_id", Values: []string{"r1"}}, true},
+		{"not one that listed another", vote, Read{Coll: "reviews", Field: "_id", Values: []string{"r2"}}, false},
 		{"a whole-collection read", vote, Read{Coll: "reviews"}, true},
 		{"not another collection", vote, Read{Coll: "flags"}, false},
-		{"not another collection's key", vote, Read{"flags", "reviewId", []string{"r1"}}, false},
-		{"a field the write does not report", vote, Read{"reviews", "status", []string{"pending"}}, true},
-		{"values not known", all, Read{"reviews", "storeId", []string{"Z"}}, true},
-		{"unknown writes touch everything", &Writes{Unknown: true}, Read{"x", "y", []string{"z"}}, true},
+		{"not another collection's key", vote, Read{Coll: "flags", Field: "reviewId", Values: []string{"r1"}}, false},
+		{"a field the write does not report", vote, Read{Coll: "reviews", Field: "status", Values: []string{"pending"}}, true},
+		{"values not known", all, Read{Coll: "reviews", Field: "storeId", Values: []string{"Z"}}, true},
+		{"unknown writes touch everything", &Writes{Unknown: true}, Read{Coll: "x", Field: "y", Values: []string{"z"}}, true},
 		{"an empty write touches nothing", &Writes{}, Read{Coll: "reviews"}, false},
 	} {
 		if got := c.w.Touches(c.r); got != c.want {
@@ -50,13 +50,13 @@ func TestMergeKeepsOnlyFieldsEveryPartReported(t *testing.T) {
 	o := &Writes{}
 	o.Coll("reviews", []string{"_id", "storeId"}).Add("storeId", "B")
 	w.Merge(o)
-	if r := (Read{"reviews", "customerId", []string{"X"}}); !w.Touches(r) {
+	if r := (Read{Coll: "reviews", Field: "customerId", Values: []string{"X"}}); !w.Touches(r) {
 		t.Error("customerId is not reported by every part: a read keyed by it must be touched")
 	}
-	if !w.Touches(Read{"reviews", "storeId", []string{"B"}}) || !w.Touches(Read{"reviews", "storeId", []string{"A"}}) {
+	if !w.Touches(Read{Coll: "reviews", Field: "storeId", Values: []string{"B"}}) || !w.Touches(Read{Coll: "reviews", Field: "storeId", Values: []string{"A"}}) {
 		t.Error("both stores' values are in the merge")
 	}
-	if w.Touches(Read{"reviews", "storeId", []string{"Q"}}) {
+	if w.Touches(Read{Coll: "reviews", Field: "storeId", Values: []string{"Q"}}) {
 		t.Error("store Q was not written")
 	}
 	w.Merge(&Writes{Unknown: true})
@@ -71,7 +71,7 @@ func TestTooManyValuesMeanAll(t *testing.T) {
 	for i := range MaxValues + 1 {
 		cw.Add("_id", fmt.Sprint(i))
 	}
-	if !cw.All || !w.Touches(Read{"orders", "_id", []string{"not written"}}) {
+	if !cw.All || !w.Touches(Read{Coll: "orders", Field: "_id", Values: []string{"not written"}}) {
 		t.Fatal("past MaxValues the entry must say All")
 	}
 }
@@ -79,10 +79,10 @@ func TestTooManyValuesMeanAll(t *testing.T) {
 func TestEncodeDecode(t *testing.T) {
 	w := reviewWrite("r1", "A", "C")
 	got, err := DecodeWrites(w.Encode())
-	if err != nil || !got.Touches(Read{"reviews", "storeId", []string{"A"}}) || got.Touches(Read{"reviews", "storeId", []string{"B"}}) {
+	if err != nil || !got.Touches(Read{Coll: "reviews", Field: "storeId", Values: []string{"A"}}) || got.Touches(Read{Coll: "reviews", Field: "storeId", Values: []string{"B"}}) {
 		t.Fatalf("round trip: %+v, %v", got, err)
 	}
-	rs := Reads{{"reviews", "storeId", []string{"A"}}, {Coll: "flags"}}
+	rs := Reads{{Coll: "reviews", Field: "storeId", Values: []string{"A"}}, {Coll: "flags"}}
 	back, err := DecodeReads(rs.Encode())
 	if err != nil || len(back) != 2 || back[1].Coll != "flags" || back[0].Values[0] != "A" {
 		t.Fatalf("reads round trip: %+v, %v", back, err)
@@ -164,9 +164,52 @@ func TestIndexAgreesWithTouches(t *testing.T) {
 		}
 	}
 	x := NewIndex[int]()
-	x.Set(1, Reads{{"reviews", "storeId", []string{"a"}}})
+	x.Set(1, Reads{{Coll: "reviews", Field: "storeId", Values: []string{"a"}}})
 	x.Remove(1)
 	if len(x.byColl) != 0 {
 		t.Fatalf("Remove left %v", x.byColl)
+	}
+}
+
+func TestCompactKeepsSetsSoundInTheirSize(t *testing.T) {
+	w := &Writes{}
+	cw := w.Coll("orders", []string{"_id", "storeId"})
+	for i := range 200 {
+		cw.Add("_id", fmt.Sprintf("ord_%030d", i))
+	}
+	w.IDs = []string{"evt_1"}
+	c := w.Compact(MaxHeader)
+	if len(c.Encode()) > MaxHeader || !c.Colls["orders"].All || c.IDs != nil {
+		t.Fatalf("compacted writes %d bytes: %.200s", len(c.Encode()), c.Encode())
+	}
+	if !c.Touches(Read{Coll: "orders", Field: "_id", Values: []string{"anything"}}) || c.Touches(Read{Coll: "stores"}) {
+		t.Fatal("compacting must only widen what a write touches")
+	}
+	small := reviewWrite("r1", "A", "C")
+	if got := small.Compact(MaxHeader); got.Encode() != small.Encode() {
+		t.Fatal("a small set must stay as it is")
+	}
+	var rs Reads
+	for i := range 100 {
+		rs = append(rs, Read{Coll: "orders", Field: "_id", Values: []string{fmt.Sprintf("ord_%030d", i)}})
+	}
+	rs = append(rs, Read{Service: "catalog", Coll: "stores", Field: "_id", Values: []string{"s1"}})
+	got := rs.Compact(MaxHeader)
+	if len(got) != 2 || got[0].Field != "" || got[1].Service != "catalog" || got[1].Field != "" {
+		t.Fatalf("compacted reads %v", got)
+	}
+}
+
+func TestWriteSetsNameAtMostMaxIDs(t *testing.T) {
+	var w Writes
+	for i := range MaxIDs + 5 {
+		w.Merge(&Writes{IDs: []string{fmt.Sprint("evt_", i)}})
+	}
+	if w.IDs != nil {
+		t.Fatalf("%d ids kept, want none past %d", len(w.IDs), MaxIDs)
+	}
+	w.Merge(&Writes{IDs: []string{"evt_late"}})
+	if w.IDs != nil {
+		t.Fatal("ids came back after being dropped")
 	}
 }

@@ -11,7 +11,9 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/liveset"
 	"marketplace/libs/serviceauth"
+	"marketplace/libs/store"
 )
 
 // Resolver finds a service's base URL (see package discovery).
@@ -92,6 +94,12 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 	if rid := requestIDFrom(ctx); rid != "" {
 		req.Header.Set(httpserver.HeaderRequestID, rid)
 	}
+	// A query's answer rests on what its calls read too: their reads join
+	// the query's (named for the callee), or make them unknown.
+	foldReads := kind == Query && store.TracksReads(ctx)
+	if foldReads {
+		req.Header.Set(liveset.HeaderWant, "1")
+	}
 	req.SetBody(body)
 	end := startCallSpan(ctx, service, path, &req.Header)
 	defer func() { end(err) }()
@@ -106,6 +114,9 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 		return apperr.Wrap(err, apperr.Unavailable, "%s is unreachable", service)
 	}
 	status, payload := resp.StatusCode(), resp.Body()
+	if foldReads {
+		foldCallReads(ctx, service, resp.Header.Peek(liveset.HeaderReads))
+	}
 	if status != fasthttp.StatusOK {
 		if e, ok := apperr.Parse(status, payload); ok {
 			if e.Code == apperr.NotFound && e.Details["reason"] == ReasonUnknownOperation {
@@ -133,4 +144,19 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 		return apperr.Wrap(fmt.Errorf("%s returned an unreadable result of %s: %w", service, path, err), apperr.Internal, "internal error")
 	}
 	return nil
+}
+
+// foldCallReads adds the reads a called service stated to the query's, or
+// makes them unknown when it stated none.
+func foldCallReads(ctx context.Context, service string, header []byte) {
+	if len(header) == 0 {
+		store.ReadsUnknown(ctx, "a call to "+service+" stated no reads")
+		return
+	}
+	rs, err := liveset.DecodeReads(string(header))
+	if err != nil || rs == nil {
+		store.ReadsUnknown(ctx, "a call to "+service+" stated no reads")
+		return
+	}
+	store.AddReads(ctx, service, rs)
 }

@@ -152,23 +152,34 @@ func (s *Server) Mount(app *fiber.App) {
 	s.mountRoutes(app)
 }
 
-// trackLive records what the request reads (a query) or writes (a mutation)
-// and sets the answer's header once the handler is done (c's response is
-// sent after it returns): a query's reads when they are known, a mutation's
-// committed writes always.
+// trackLive records, for a caller that asks (liveset.HeaderWant), what the
+// request reads (a query) or writes (a mutation, a raw route), and sets the
+// answer's header once the handler is done (c's response is sent after it
+// returns), within liveset.MaxHeader: a query's reads when they are known, a
+// mutation's committed writes unless the answer is a replay (its first run
+// wrote; the caller takes a missing header as unknown).
 func trackLive(c *fiber.Ctx, ctx context.Context, kind Kind) context.Context {
+	if c.Get(liveset.HeaderWant) == "" {
+		return ctx
+	}
 	if kind == Query {
 		ctx, rt := store.TrackReads(ctx)
 		c.Locals(liveHeaderKey{}, func() {
 			if rs, ok := rt.Reads(); ok {
-				c.Set(liveset.HeaderReads, rs.Encode())
+				if rs = rs.Compact(liveset.MaxHeader); rs != nil {
+					c.Set(liveset.HeaderReads, rs.Encode())
+				}
 			}
 		})
 		return ctx
 	}
 	ctx, wt := store.TrackWrites(ctx)
 	c.Locals(liveHeaderKey{}, func() {
+		if len(c.Response().Header.Peek(HeaderIdempotentReplayed)) > 0 {
+			return
+		}
 		w := wt.Writes()
+		w = w.Compact(liveset.MaxHeader)
 		c.Set(liveset.HeaderWrites, w.Encode())
 	})
 	return ctx

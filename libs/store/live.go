@@ -152,6 +152,28 @@ func ReadsUnknown(ctx context.Context, why string) {
 	}
 }
 
+// AddReads adds what a call to another service read (its answer's reads,
+// named for it) to the reads ctx records, if it records any.
+func AddReads(ctx context.Context, service string, rs liveset.Reads) {
+	t, _ := ctx.Value(readTrackerKey{}).(*ReadTracker)
+	if t == nil {
+		return
+	}
+	named := make(liveset.Reads, len(rs))
+	for i, r := range rs {
+		named[i] = r
+		if r.Service == "" {
+			named[i].Service = service
+		}
+	}
+	t.add(named)
+}
+
+// TracksReads reports whether ctx records reads (a query's request).
+func TracksReads(ctx context.Context) bool {
+	return ctx.Value(readTrackerKey{}) != nil
+}
+
 // Reads are the reads recorded, merged (one entry per collection and field),
 // and false when they are not known.
 func (t *ReadTracker) Reads() (liveset.Reads, bool) {
@@ -178,10 +200,11 @@ func (t *ReadTracker) add(rs liveset.Reads) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, r := range rs {
-		i := slices.IndexFunc(t.reads, func(h liveset.Read) bool { return h.Coll == r.Coll && (h.Field == r.Field || h.Field == "") })
+		same := func(h liveset.Read) bool { return h.Service == r.Service && h.Coll == r.Coll }
+		i := slices.IndexFunc(t.reads, func(h liveset.Read) bool { return same(h) && (h.Field == r.Field || h.Field == "") })
 		switch {
 		case i < 0:
-			t.reads = append(t.reads, liveset.Read{Coll: r.Coll, Field: r.Field, Values: slices.Clone(r.Values)})
+			t.reads = append(t.reads, liveset.Read{Service: r.Service, Coll: r.Coll, Field: r.Field, Values: slices.Clone(r.Values)})
 		case t.reads[i].Field == "":
 			// the whole collection read already
 		default:
@@ -192,8 +215,8 @@ func (t *ReadTracker) add(rs liveset.Reads) {
 			}
 		}
 		if r.Field == "" || (i >= 0 && len(t.reads[i].Values) > maxReadValues) {
-			t.reads = slices.DeleteFunc(t.reads, func(h liveset.Read) bool { return h.Coll == r.Coll })
-			t.reads = append(t.reads, liveset.Read{Coll: r.Coll})
+			t.reads = slices.DeleteFunc(t.reads, same)
+			t.reads = append(t.reads, liveset.Read{Service: r.Service, Coll: r.Coll})
 		}
 	}
 }
@@ -533,12 +556,19 @@ func (c trackedCollection) InsertMany(ctx context.Context, docs []any, opts ...*
 		return inOwnTx(c, ctx, func(ctx context.Context) (*mongo.InsertManyResult, error) { return c.InsertMany(ctx, docs, opts...) })
 	}
 	res, err := c.ICollection.InsertMany(ctx, docs, opts...)
-	if tw == nil || res == nil {
+	if tw == nil || (err == nil && res == nil) {
 		return res, err
 	}
 	r := c.recorder()
-	for i, id := range res.InsertedIDs {
-		if i < len(docs) {
+	if err != nil || res == nil || len(res.InsertedIDs) != len(docs) {
+		// Some may have gone in (an unordered insert goes on past a
+		// failure; ids are not paired with documents then): every
+		// document given, whose ids the caller chose or the collection.
+		for _, d := range docs {
+			r.inserted(d, nil)
+		}
+	} else {
+		for i, id := range res.InsertedIDs {
 			r.inserted(docs[i], id)
 		}
 	}
@@ -547,10 +577,15 @@ func (c trackedCollection) InsertMany(ctx context.Context, docs []any, opts ...*
 	return res, err
 }
 
-// inserted records an inserted document (its _id as the engine gave it).
+// inserted records an inserted document (its _id as the engine gave it;
+// nil: not known, and then a document without one says All).
 func (r *keyRecorder) inserted(doc any, id any) {
 	raw, err := marshalDoc(doc)
 	if err != nil {
+		r.all()
+		return
+	}
+	if _, err := raw.LookupErr("_id"); err != nil && id == nil {
 		r.all()
 		return
 	}
@@ -664,12 +699,12 @@ func (c trackedCollection) DeleteMany(ctx context.Context, filter any, opts ...*
 
 // findAndModify runs a FindOneAnd* write: the matched document's key values
 // before (with the write's sort), and after when it may change them.
-func (c trackedCollection) findAndModify(ctx context.Context, filter, change, sort any, write func(ctx context.Context) lungo.ISingleResult) lungo.ISingleResult {
+func (c trackedCollection) findAndModify(ctx context.Context, filter, change, sort any, upsert bool, write func(ctx context.Context) lungo.ISingleResult) lungo.ISingleResult {
 	tw, own := c.tracking(ctx)
 	if own {
 		var res lungo.ISingleResult
 		err := c.d.Tx(ctx, func(ctx context.Context) error {
-			res = c.findAndModify(ctx, filter, change, sort, write)
+			res = c.findAndModify(ctx, filter, change, sort, upsert, write)
 			if err := res.Err(); err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
 				return err
 			}
@@ -689,22 +724,43 @@ func (c trackedCollection) findAndModify(ctx context.Context, filter, change, so
 		return failedResult{err}
 	}
 	res := write(ctx)
-	if res.Err() != nil {
-		return res
-	}
-	if change != nil && changesKeys(change, r.fields) {
-		if raw, err := res.Raw(); err == nil {
-			if id, err := raw.LookupErr("_id"); err == nil && !slices.ContainsFunc(ids, func(x any) bool { return fmt.Sprint(x) == fmt.Sprint(id) }) {
-				ids = append(ids, id) // an upsert's new document
-			}
+	err = res.Err()
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		if change != nil && upsert {
+			// It may have inserted (returning the document before: none):
+			// the new document's keys are not known here.
+			r.all()
+			break
 		}
-		if err := c.after(ctx, r, ids); err != nil {
-			return failedResult{err}
+		return res // nothing matched, nothing changed
+	case err != nil:
+		return res
+	default:
+		raw, rerr := res.Raw()
+		id, ierr := raw.LookupErr("_id")
+		if rerr != nil || ierr != nil || !slices.ContainsFunc(ids, func(x any) bool { return sameValue(x, id) }) {
+			// The document changed is not the one read before (an upsert's
+			// new one, a tie the engine broke otherwise, a projection
+			// without _id): its keys are not known here.
+			r.all()
+			break
+		}
+		if change != nil && changesKeys(change, r.fields) {
+			if err := c.after(ctx, r, ids); err != nil {
+				return failedResult{err}
+			}
 		}
 	}
 	r.into(tw)
 	c.done(ctx, tw)
 	return res
+}
+
+// sameValue reports whether x (an id read before) and v are one value.
+func sameValue(x any, v bson.RawValue) bool {
+	xv, ok := x.(bson.RawValue)
+	return ok && xv.Equal(v)
 }
 
 func sortOf[T any](opts []*T, get func(*T) any) any {
@@ -721,21 +777,23 @@ func sortOf[T any](opts []*T, get func(*T) any) any {
 
 func (c trackedCollection) FindOneAndUpdate(ctx context.Context, filter, update any, opts ...*options.FindOneAndUpdateOptions) lungo.ISingleResult {
 	sort := sortOf(opts, func(o *options.FindOneAndUpdateOptions) any { return o.Sort })
-	return c.findAndModify(ctx, filter, update, sort, func(ctx context.Context) lungo.ISingleResult {
+	upsert := slices.ContainsFunc(opts, func(o *options.FindOneAndUpdateOptions) bool { return o != nil && o.Upsert != nil && *o.Upsert })
+	return c.findAndModify(ctx, filter, update, sort, upsert, func(ctx context.Context) lungo.ISingleResult {
 		return c.ICollection.FindOneAndUpdate(ctx, filter, update, opts...)
 	})
 }
 
 func (c trackedCollection) FindOneAndReplace(ctx context.Context, filter, replacement any, opts ...*options.FindOneAndReplaceOptions) lungo.ISingleResult {
 	sort := sortOf(opts, func(o *options.FindOneAndReplaceOptions) any { return o.Sort })
-	return c.findAndModify(ctx, filter, replacement, sort, func(ctx context.Context) lungo.ISingleResult {
+	upsert := slices.ContainsFunc(opts, func(o *options.FindOneAndReplaceOptions) bool { return o != nil && o.Upsert != nil && *o.Upsert })
+	return c.findAndModify(ctx, filter, replacement, sort, upsert, func(ctx context.Context) lungo.ISingleResult {
 		return c.ICollection.FindOneAndReplace(ctx, filter, replacement, opts...)
 	})
 }
 
 func (c trackedCollection) FindOneAndDelete(ctx context.Context, filter any, opts ...*options.FindOneAndDeleteOptions) lungo.ISingleResult {
 	sort := sortOf(opts, func(o *options.FindOneAndDeleteOptions) any { return o.Sort })
-	return c.findAndModify(ctx, filter, nil, sort, func(ctx context.Context) lungo.ISingleResult {
+	return c.findAndModify(ctx, filter, nil, sort, false, func(ctx context.Context) lungo.ISingleResult {
 		return c.ICollection.FindOneAndDelete(ctx, filter, opts...)
 	})
 }
@@ -851,8 +909,11 @@ func liveKey(v bson.RawValue) (string, bool) {
 		return "n:" + strconv.FormatInt(v.Int64(), 10), true
 	case bsontype.Double:
 		f := v.Double()
-		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-			return "n:" + strconv.FormatInt(int64(f), 10), true
+		switch {
+		case f == 0:
+			return "n:0", true // -0 too
+		case f == math.Trunc(f) && !math.IsInf(f, 0):
+			return "n:" + strconv.FormatFloat(f, 'f', -1, 64), true // whole: as an integer's digits
 		}
 		return "n:" + strconv.FormatFloat(f, 'g', -1, 64), true
 	case bsontype.Boolean:

@@ -1,5 +1,3 @@
-//go:build review23
-
 package store
 
 // Review of issue 23's write sets: writes whose changes must reach the live
