@@ -511,19 +511,19 @@ func (c trackedCollection) after(ctx context.Context, r *keyRecorder, ids []any)
 	for _, f := range r.fields {
 		proj = append(proj, bson.E{Key: f, Value: 1})
 	}
-	cur, err := c.ICollection.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}, options.Find().SetProjection(proj))
-	if err != nil {
-		return err
-	}
-	defer cur.Close(ctx)
-	for cur.Next(ctx) {
-		var doc bson.Raw
-		if err := cur.Decode(&doc); err != nil {
+	// One lookup by _id each: an equality on _id is served by its index on
+	// either engine ($in may not be, and would read the whole collection).
+	for _, id := range ids {
+		raw, err := c.ICollection.FindOne(ctx, bson.D{{Key: "_id", Value: id}}, options.FindOne().SetProjection(proj)).Raw()
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue
+		}
+		if err != nil {
 			return err
 		}
-		r.doc(doc)
+		r.doc(raw)
 	}
-	return cur.Err()
+	return nil
 }
 
 func idDoc(id any) bson.Raw {

@@ -37,6 +37,7 @@ var (
 	growthReviews = flag.Int("growth-reviews", 20_000, "reviews stored for the large vote row")
 	growthSeed    = flag.Bool("growth-seed", false, "also time `make seed` (SEED_SCALE=1) on a fresh file store (slow)")
 	voteProfile   = flag.String("growth-vote-cpuprofile", "", "write a CPU profile of the large vote row (g2) to this file")
+	orderProfile  = flag.String("growth-order-cpuprofile", "", "write a CPU profile of the large order row (g4, until the consumers caught up) to this file")
 )
 
 const (
@@ -335,7 +336,10 @@ func benchGrowth(conns int, dur, warm time.Duration, conc int) (*growthResult, e
 		return rb.voteRow(fmt.Sprintf("(g2) voteOnReview, %d reviews stored", res.reviewsLarge), conns, dur, warm)
 	})
 	stopProfile()
-	if r, err = s.round("growlarge", res.ordersLarge, *engineOrders, conc, ""); err != nil {
+	stopProfile = startProfile(*orderProfile)
+	r, err = s.round("growlarge", res.ordersLarge, *engineOrders, conc, "")
+	stopProfile()
+	if err != nil {
 		s.stop()
 		return nil, err
 	}
