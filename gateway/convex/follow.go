@@ -143,10 +143,20 @@ func (f *follower) startReaders(ctx context.Context, brokers events.Brokers) boo
 func (f *follower) read(ctx context.Context, brokers events.Brokers, tp topicPartition) {
 	r := kafka.NewReader(kafka.ReaderConfig{
 		Brokers: brokers.Addrs, Topic: tp.topic, Partition: tp.partition,
-		MinBytes: 1, MaxBytes: 1 << 20, MaxWait: followReaderWait, StartOffset: kafka.LastOffset,
+		MinBytes: 1, MaxBytes: 1 << 20, MaxWait: followReaderWait,
 		Dialer: brokers.Dialer(KafkaClientID),
 	})
 	defer r.Close()
+	// From the end: a reader without a group starts at the first offset
+	// (StartOffset is for groups), which read every event ever kept at each
+	// start (the live topics hold one per write).
+	if err := r.SetOffset(kafka.LastOffset); err != nil {
+		f.x.logger.Warn("live queries: cannot read a partition from its end", "topic", tp.topic, "partition", tp.partition, "err", err)
+		f.mu.Lock()
+		delete(f.reading, tp) // started again at the next look for topics
+		f.mu.Unlock()
+		return
+	}
 	for {
 		m, err := r.FetchMessage(ctx)
 		if err != nil {

@@ -8,10 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"marketplace/libs/liveset"
 )
 
 // brokerPartitions is the partition count of the embedded broker's topics.
@@ -200,14 +204,26 @@ func (b *Broker) createTopics(topics []string) error {
 	return EnsureTopics(ctx, b.Brokers(), brokerPartitions, 1, topics...)
 }
 
-// EnsureTopics creates the topics and their dead-letter topics unless they exist.
-// partitions and replication of -1 take the cluster's defaults.
+// LiveRetention is how long a live topic (liveset.TopicOf: a service's
+// committed writes, one event per transaction) keeps its events: they matter
+// only until the gateways have read them, a few milliseconds.
+const LiveRetention = time.Hour
+
+// EnsureTopics creates the topics and their dead-letter topics unless they
+// exist; a live topic gets no dead-letter topic (no consumer group reads it)
+// and keeps its events LiveRetention. partitions and replication of -1 take
+// the cluster's defaults.
 func EnsureTopics(ctx context.Context, brokers Brokers, partitions, replication int, topics ...string) error {
 	if len(topics) == 0 {
 		return nil
 	}
 	var cfgs []kafka.TopicConfig
 	for _, t := range topics {
+		if strings.HasPrefix(t, liveset.TopicPrefix) {
+			cfgs = append(cfgs, kafka.TopicConfig{Topic: t, NumPartitions: partitions, ReplicationFactor: replication,
+				ConfigEntries: []kafka.ConfigEntry{{ConfigName: "retention.ms", ConfigValue: strconv.FormatInt(LiveRetention.Milliseconds(), 10)}}})
+			continue
+		}
 		for _, name := range []string{t, t + DLQSuffix} {
 			cfgs = append(cfgs, kafka.TopicConfig{Topic: name, NumPartitions: partitions, ReplicationFactor: replication})
 		}

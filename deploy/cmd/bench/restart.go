@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"time"
 )
 
@@ -19,6 +20,7 @@ import (
 // of it, one after the other.
 var (
 	growthKeep     = flag.String("growth-keep", "", "with -engine-growth: keep a copy of the large database's DATA_DIR (as it was before the timed restart) in this directory")
+	restartHeap    = flag.String("restart-heapprofile", "", "with -restart-from: write a heap profile after each start (and a collection) to this file, .N appended")
 	restartFrom    = flag.String("restart-from", "", "only time starts of the all-in-one on copies of this DATA_DIR (one kept by -growth-keep), -restart-n times")
 	restartN       = flag.Int("restart-n", 3, "starts timed by -restart-from")
 	restartLogging = flag.Bool("restart-log", false, "with -restart-from: the all-in-one's info log to stderr (each database's open, with its timings)")
@@ -105,10 +107,18 @@ func benchRestarts() error {
 		// until after ready, counted too.
 		runtime.GC()
 		c2 := cpuTime()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		if *restartHeap != "" {
+			if f, err := os.Create(fmt.Sprintf("%s.%d", *restartHeap, i)); err == nil {
+				_ = pprof.WriteHeapProfile(f)
+				f.Close()
+			}
+		}
 		s.stop()
 		os.RemoveAll(dir)
-		fmt.Printf("restart %d: ready in %v, CPU %v (GC %v); with a collection after ready %v\n", i+1, took.Round(time.Millisecond),
-			(c1 - c0).Round(time.Millisecond), (g1 - g0).Round(time.Millisecond), (c2 - c0).Round(time.Millisecond))
+		fmt.Printf("restart %d: ready in %v, CPU %v (GC %v); with a collection after ready %v; heap in use %d MB, live %d MB\n", i+1, took.Round(time.Millisecond),
+			(c1 - c0).Round(time.Millisecond), (g1 - g0).Round(time.Millisecond), (c2 - c0).Round(time.Millisecond), m.HeapInuse>>20, m.HeapAlloc>>20)
 	}
 	fmt.Printf("restart: load average %s\n", loadAvg())
 	return nil
