@@ -20,6 +20,7 @@ package convex
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -139,24 +140,33 @@ func (f *follower) startReaders(ctx context.Context, brokers events.Brokers) boo
 	return complete
 }
 
-// read follows one partition from its end.
-func (f *follower) read(ctx context.Context, brokers events.Brokers, tp topicPartition) {
+// tailReader reads one partition from its end. A reader without a group
+// starts at the first offset (StartOffset is for groups): it would read every
+// event ever kept at each start (the live topics hold one per write).
+func tailReader(brokers events.Brokers, tp topicPartition) (*kafka.Reader, error) {
 	r := kafka.NewReader(kafka.ReaderConfig{
 		Brokers: brokers.Addrs, Topic: tp.topic, Partition: tp.partition,
 		MinBytes: 1, MaxBytes: 1 << 20, MaxWait: followReaderWait,
 		Dialer: brokers.Dialer(KafkaClientID),
 	})
-	defer r.Close()
-	// From the end: a reader without a group starts at the first offset
-	// (StartOffset is for groups), which read every event ever kept at each
-	// start (the live topics hold one per write).
 	if err := r.SetOffset(kafka.LastOffset); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// read follows one partition from its end.
+func (f *follower) read(ctx context.Context, brokers events.Brokers, tp topicPartition) {
+	r, err := tailReader(brokers, tp)
+	if err != nil {
 		f.x.logger.Warn("live queries: cannot read a partition from its end", "topic", tp.topic, "partition", tp.partition, "err", err)
 		f.mu.Lock()
 		delete(f.reading, tp) // started again at the next look for topics
 		f.mu.Unlock()
 		return
 	}
+	defer r.Close()
 	for {
 		m, err := r.FetchMessage(ctx)
 		if err != nil {
@@ -188,11 +198,14 @@ func (f *follower) onEvent(ctx context.Context, tp topicPartition, m kafka.Messa
 	offset := m.Offset
 	var producers []string
 	consumers := map[string]bool{}
-	for svc, t := range *f.x.topics.Load() {
-		if liveset.TopicOf(svc) == tp.topic {
+	topics := *f.x.topics.Load()
+	if svc, ok := strings.CutPrefix(tp.topic, liveset.TopicPrefix); ok {
+		if _, known := topics[svc]; known {
 			f.onWrites(svc, m.Value)
-			return
 		}
+		return
+	}
+	for svc, t := range topics {
 		if !f.x.isLegacy(svc) {
 			continue // its writes come on its live topic
 		}
