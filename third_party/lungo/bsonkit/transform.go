@@ -8,7 +8,18 @@ import (
 
 // Transform will transform an arbitrary value into a document composed of known
 // primitives.
+//
+// A bson.M, bson.D, map[string]interface{} or a pointer to a bson.D made of
+// the common values (see transformValue) is converted directly; any other
+// value is marshalled and unmarshalled (Transfer). Both give the same Go
+// values, except for the key order of a map: the round trip gives the map's
+// iteration order (random), the direct conversion the keys sorted.
 func Transform(v interface{}) (Doc, error) {
+	// convert directly
+	if doc, ok := transformDoc(v); ok {
+		return doc, nil
+	}
+
 	// transfer
 	var doc bson.D
 	err := Transfer(v, &doc)
