@@ -113,7 +113,7 @@ func Replicate(path string, since, until map[string]uint64, copies int, keep fun
 				}
 			}
 			var templates []bsonkit.Doc
-			dc := new(decoder)
+			dc := bsonkit.NewRawDecoder()
 			mark := since[name]
 			if err := docs.ForEach(func(k, v []byte) error {
 				doc, seq, err := decodeRecord(dc, k, v)

@@ -394,7 +394,7 @@ func checksum(key, seq, doc []byte) uint32 {
 	return crc32.Update(c, castagnoli, doc)
 }
 
-func decodeRecord(dc *decoder, key, v []byte) (bsonkit.Doc, uint64, error) {
+func decodeRecord(dc *bsonkit.RawDecoder, key, v []byte) (bsonkit.Doc, uint64, error) {
 	if len(v) < recordHeader+5 {
 		return nil, 0, fmt.Errorf("a record of %d bytes", len(v))
 	}
@@ -402,7 +402,7 @@ func decodeRecord(dc *decoder, key, v []byte) (bsonkit.Doc, uint64, error) {
 		return nil, 0, fmt.Errorf("checksum mismatch (%08x, recorded %08x)", got, want)
 	}
 	raw := v[recordHeader:]
-	d, err := dc.doc(raw)
+	d, err := dc.Decode(raw)
 	if err != nil {
 		return nil, 0, fmt.Errorf("unreadable BSON: %v", err)
 	}
@@ -445,7 +445,7 @@ func decodeAll(docs *bbolt.Bucket, bad func(k []byte, err error)) ([]record, uin
 					fault.Store(fmt.Errorf("%v", r))
 				}
 			}()
-			dc := new(decoder)
+			dc := bsonkit.NewRawDecoder()
 			for i := w * n / workers; i < (w+1)*n/workers; i++ {
 				doc, seq, err := decodeRecord(dc, keys[i], vals[i])
 				recs[i], errs[i] = record{seq: seq, doc: doc}, err

@@ -1,16 +1,18 @@
-package store
+package bsonkit
 
-// decodeDoc decodes a document's BSON into the same values bson.Unmarshal
+// RawDecoder decodes a document's BSON into the same values bson.Unmarshal
 // gives into a bson.D (embedded documents bson.D, arrays bson.A, each BSON
 // type its primitive type), without the reflection of the driver's codecs:
-// opening a file decodes every document it holds, and the codecs made that
-// most of a restart's time. Malformed BSON is an error, as it is for
-// bson.Unmarshal (TestDecodeDocMatchesUnmarshal checks both).
+// opening a database file decodes every document it holds (the project's
+// file store), and Transform decodes every document given as a struct; the
+// codecs made most of that time. Malformed BSON is an error, as it is for
+// bson.Unmarshal (TestRawDecoderMatchesUnmarshal checks both).
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/bsontype"
@@ -20,23 +22,37 @@ import (
 
 var errMalformed = errors.New("malformed BSON")
 
-// decodeDoc decodes raw, which must be exactly one document. The values
-// keep no reference to raw.
-func decodeDoc(raw []byte) (bson.D, error) {
-	return new(decoder).doc(raw)
+// rawDecoders serve DecodeRaw (decoders without shared keys).
+var rawDecoders = sync.Pool{New: func() any { return new(RawDecoder) }}
+
+// DecodeRaw decodes raw, which must be exactly one document. The values keep
+// no reference to raw.
+func DecodeRaw(raw []byte) (bson.D, error) {
+	dc := rawDecoders.Get().(*RawDecoder)
+	defer rawDecoders.Put(dc)
+	return dc.Decode(raw)
 }
 
-// A decoder keeps, between documents, a scratch list of elements per depth
-// (each document and array is then allocated once at its final length) and
-// the keys seen (documents of a collection share their keys; one string
-// each). It is not safe for concurrent use.
-type decoder struct {
+// A RawDecoder keeps, between documents, a scratch list of elements per depth
+// (each document and array is then allocated once at its final length) and,
+// made by NewRawDecoder, the keys seen (documents of a collection share their
+// keys; one string each). It is not safe for concurrent use. The zero value
+// decodes without sharing keys.
+type RawDecoder struct {
 	elems [][]bson.E
 	vals  [][]any
 	keys  map[string]string
 }
 
-func (dc *decoder) doc(raw []byte) (bson.D, error) {
+// NewRawDecoder returns a decoder that gives equal keys of the documents it
+// decodes one string (up to 4,096 distinct keys).
+func NewRawDecoder() *RawDecoder {
+	return &RawDecoder{keys: map[string]string{}}
+}
+
+// Decode decodes raw, which must be exactly one document. The values keep no
+// reference to raw.
+func (dc *RawDecoder) Decode(raw []byte) (bson.D, error) {
 	d, rest, err := dc.decodeDocument(raw, 0)
 	if err != nil {
 		return nil, err
@@ -59,7 +75,7 @@ func elements(raw []byte) (elems, rest []byte, err error) {
 	return raw[4 : length-1], raw[length:], nil
 }
 
-func (dc *decoder) decodeDocument(raw []byte, depth int) (bson.D, []byte, error) {
+func (dc *RawDecoder) decodeDocument(raw []byte, depth int) (bson.D, []byte, error) {
 	if depth > maxDepth {
 		return nil, nil, fmt.Errorf("%w: nested too deep", errMalformed)
 	}
@@ -92,7 +108,7 @@ func (dc *decoder) decodeDocument(raw []byte, depth int) (bson.D, []byte, error)
 	return d, rest, nil
 }
 
-func (dc *decoder) decodeArray(raw []byte, depth int) (bson.A, []byte, error) {
+func (dc *RawDecoder) decodeArray(raw []byte, depth int) (bson.A, []byte, error) {
 	if depth > maxDepth {
 		return nil, nil, fmt.Errorf("%w: nested too deep", errMalformed)
 	}
@@ -124,7 +140,7 @@ func (dc *decoder) decodeArray(raw []byte, depth int) (bson.A, []byte, error) {
 	return a, rest, nil
 }
 
-func (dc *decoder) decodeValue(t bsontype.Type, r []byte, depth int) (any, []byte, error) {
+func (dc *RawDecoder) decodeValue(t bsontype.Type, r []byte, depth int) (any, []byte, error) {
 	var ok bool
 	switch t {
 	case bsontype.Double:
@@ -142,11 +158,12 @@ func (dc *decoder) decodeValue(t bsontype.Type, r []byte, depth int) (any, []byt
 	case bsontype.Binary:
 		var sub byte
 		var data []byte
-		sub, data, r, ok = bsoncore.ReadBinary(r)
+		sub, data, r, ok = readBinary(r)
 		if !ok {
 			return nil, nil, errMalformed
 		}
-		return primitive.Binary{Subtype: sub, Data: append([]byte(nil), data...)}, r, nil
+		// a copy, never nil (as the driver's)
+		return primitive.Binary{Subtype: sub, Data: append(make([]byte, 0, len(data)), data...)}, r, nil
 	case bsontype.Undefined:
 		return primitive.Undefined{}, r, nil
 	case bsontype.ObjectID:
@@ -218,13 +235,14 @@ func (dc *decoder) decodeValue(t bsontype.Type, r []byte, depth int) (any, []byt
 	}
 }
 
-// key is the string of a key's bytes, one string per distinct key.
-func (dc *decoder) key(b []byte) string {
+// key is the string of a key's bytes, one string per distinct key when the
+// decoder shares keys.
+func (dc *RawDecoder) key(b []byte) string {
+	if dc.keys == nil {
+		return string(b)
+	}
 	if k, ok := dc.keys[string(b)]; ok {
 		return k
-	}
-	if dc.keys == nil {
-		dc.keys = map[string]string{}
 	}
 	k := string(b)
 	if len(dc.keys) < 4096 {
@@ -240,6 +258,26 @@ func readCString(r []byte) ([]byte, []byte, bool) {
 		return nil, nil, false
 	}
 	return r[:i], r[i+1:], true
+}
+
+// readBinary reads a binary's subtype and data as the driver's value reader
+// does: the old binary subtype (2) has a second length after the subtype when
+// the first is above 4 (bsoncore.ReadBinary always reads one).
+func readBinary(r []byte) (byte, []byte, []byte, bool) {
+	length, rest, ok := bsoncore.ReadLength(r)
+	if !ok || len(rest) < 1 {
+		return 0, nil, nil, false
+	}
+	sub, rest := rest[0], rest[1:]
+	if sub == 0x02 && length > 4 {
+		if length, rest, ok = bsoncore.ReadLength(rest); !ok {
+			return 0, nil, nil, false
+		}
+	}
+	if length < 0 || int(length) > len(rest) {
+		return 0, nil, nil, false
+	}
+	return sub, rest[:length], rest[length:], true
 }
 
 // readString reads a BSON string, checking its length and terminator.
