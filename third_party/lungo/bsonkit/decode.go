@@ -3,12 +3,35 @@ package bsonkit
 import (
 	"fmt"
 	"reflect"
+
+	"go.mongodb.org/mongo-driver/bson"
 )
 
 // Decode will decode the specified document to an arbitrary value which may be
 // a struct with bson tags in most cases.
+//
+// The document's BSON is written by appendRaw (the bytes bson.Marshal
+// writes, without its reflection) when it knows every value, else by
+// bson.Marshal; bson.Unmarshal decodes it into out.
 func Decode(doc Doc, out interface{}) error {
-	return Transfer(doc, out)
+	if doc == nil || *doc == nil {
+		return Transfer(doc, out)
+	}
+
+	// encode into a pooled buffer (the driver's decoders copy what they keep)
+	buf := marshalBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= 1<<20 {
+			marshalBuffers.Put(buf)
+		}
+	}()
+	raw, ok := appendRaw((*buf)[:0], *doc)
+	*buf = raw
+	if !ok {
+		return Transfer(doc, out)
+	}
+
+	return bson.Unmarshal(raw, out)
 }
 
 // DecodeList will decode a list of documents to an arbitrary value.
