@@ -380,7 +380,7 @@ const recordHeader = 12
 func encodeRecord(key []byte, seq uint64, doc bsonkit.Doc) ([]byte, error) {
 	v := make([]byte, recordHeader, recordHeader+256)
 	binary.BigEndian.PutUint64(v, seq)
-	v, err := bson.MarshalAppend(v, doc)
+	v, err := bsonkit.MarshalAppend(v, doc)
 	if err != nil {
 		return nil, err
 	}

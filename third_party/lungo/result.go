@@ -48,7 +48,7 @@ func (r *SingleResult) DecodeBytes() (bson.Raw, error) {
 	}
 
 	// marshal document
-	return bson.Marshal(r.doc)
+	return bsonkit.MarshalAppend(nil, r.doc)
 }
 
 // Err implements the ISingleResult.Err method.

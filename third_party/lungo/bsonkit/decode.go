@@ -10,14 +10,10 @@ import (
 // Decode will decode the specified document to an arbitrary value which may be
 // a struct with bson tags in most cases.
 //
-// The document's BSON is written by appendRaw (the bytes bson.Marshal
-// writes, without its reflection) when it knows every value, else by
-// bson.Marshal; bson.Unmarshal decodes it into out.
+// The document's BSON is written by MarshalAppend (without the driver's
+// reflection for the values stored documents hold) and decoded into out by
+// bson.Unmarshal.
 func Decode(doc Doc, out interface{}) error {
-	if doc == nil || *doc == nil {
-		return Transfer(doc, out)
-	}
-
 	// encode into a pooled buffer (the driver's decoders copy what they keep)
 	buf := marshalBuffers.Get().(*[]byte)
 	defer func() {
@@ -25,11 +21,11 @@ func Decode(doc Doc, out interface{}) error {
 			marshalBuffers.Put(buf)
 		}
 	}()
-	raw, ok := appendRaw((*buf)[:0], *doc)
-	*buf = raw
-	if !ok {
-		return Transfer(doc, out)
+	raw, err := MarshalAppend((*buf)[:0], doc)
+	if err != nil {
+		return err
 	}
+	*buf = raw
 
 	return bson.Unmarshal(raw, out)
 }

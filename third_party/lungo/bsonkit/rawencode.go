@@ -12,6 +12,18 @@ import (
 	"go.mongodb.org/mongo-driver/x/bsonx/bsoncore"
 )
 
+// MarshalAppend appends the BSON of doc to dst: the bytes bson.MarshalAppend
+// appends, written without the driver's reflection when appendRaw knows every
+// value of the document.
+func MarshalAppend(dst []byte, doc Doc) ([]byte, error) {
+	if doc != nil && *doc != nil {
+		if out, ok := appendRaw(dst, *doc); ok {
+			return out, nil
+		}
+	}
+	return bson.MarshalAppend(dst, doc)
+}
+
 // appendRaw appends the BSON of d as bson.Marshal writes it with the driver's
 // default registry, for documents made of the values Transform and the
 // engine produce (the driver's primitive types, bson.D, bson.A, and int,

@@ -55,6 +55,10 @@ func TestAppendRawMatchesMarshal(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("appendRaw\n%x\nbson.Marshal\n%x\nof %#v", got, want, d)
 		}
+		prefix := []byte{1, 2, 3}
+		if m, err := MarshalAppend(prefix[:1], &d); err != nil || !bytes.Equal(m, append([]byte{1}, want...)) {
+			t.Fatalf("MarshalAppend %x (%v), want 01%x", m, err, want)
+		}
 	}
 	for seed := int64(0); seed < 10; seed++ {
 		g := &tdGen{rng: rand.New(rand.NewSource(seed))}
@@ -85,6 +89,15 @@ func TestAppendRawMatchesMarshal(t *testing.T) {
 		check(bson.D{{Key: "v", Value: v}}, false)
 	}
 	check(bson.D{{Key: "a\x00b", Value: 1}}, false)
+
+	// what appendRaw leaves to the driver: the driver's bytes and errors
+	for _, d := range []*bson.D{{{Key: "v", Value: uint(3)}}, {{Key: "a\x00", Value: 1}}, {}, nil} {
+		want, werr := bson.MarshalAppend([]byte{1}, d)
+		got, gerr := MarshalAppend([]byte{1}, d)
+		if (werr != nil) != (gerr != nil) || !bytes.Equal(got, want) {
+			t.Fatalf("MarshalAppend %x (%v), bson.MarshalAppend %x (%v)", got, gerr, want, werr)
+		}
+	}
 }
 
 // Decode gives what the round trip gives, through appendRaw and through the

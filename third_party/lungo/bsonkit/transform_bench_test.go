@@ -108,3 +108,29 @@ func BenchmarkDecodeStruct(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMarshalAppend: a stored review's BSON (a database file's record;
+// "driver": bson.MarshalAppend).
+func BenchmarkMarshalAppend(b *testing.B) {
+	doc, err := Transform(newBenchReview())
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 0, 1024)
+	b.Run("bsonkit", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := MarshalAppend(buf[:0], doc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("driver", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := bson.MarshalAppend(buf[:0], doc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
