@@ -61,6 +61,8 @@ import (
 	"github.com/256dpi/lungo/mongokit"
 	"go.etcd.io/bbolt"
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/bson/bsontype"
+	"go.mongodb.org/mongo-driver/bson/primitive"
 	"go.mongodb.org/mongo-driver/x/bsonx/bsoncore"
 )
 
@@ -474,6 +476,12 @@ func idKey(doc bsonkit.Doc) ([]byte, error) {
 	id := bsonkit.Get(doc, "_id")
 	if id == bsonkit.Missing {
 		return nil, errors.New("a document without _id")
+	}
+	switch x := id.(type) {
+	case string: // the services' ids: without the driver's reflection
+		return bsoncore.AppendString(append(make([]byte, 0, 6+len(x)), byte(bsontype.String)), x), nil
+	case primitive.ObjectID:
+		return append([]byte{byte(bsontype.ObjectID)}, x[:]...), nil
 	}
 	t, data, err := bson.MarshalValue(id)
 	if err != nil {
