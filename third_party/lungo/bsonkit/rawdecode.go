@@ -22,11 +22,14 @@ import (
 
 var errMalformed = errors.New("malformed BSON")
 
-// rawDecoders serve DecodeRaw (decoders without shared keys).
-var rawDecoders = sync.Pool{New: func() any { return new(RawDecoder) }}
+// rawDecoders serve DecodeRaw: each shares the keys of the documents it
+// decodes (documents given as one struct type have the same keys), until the
+// collector empties the pool.
+var rawDecoders = sync.Pool{New: func() any { return NewRawDecoder() }}
 
 // DecodeRaw decodes raw, which must be exactly one document. The values keep
-// no reference to raw.
+// no reference to raw; keys may be strings shared with documents decoded
+// before.
 func DecodeRaw(raw []byte) (bson.D, error) {
 	dc := rawDecoders.Get().(*RawDecoder)
 	defer rawDecoders.Put(dc)
