@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -44,13 +45,13 @@ func DecodeRaw(raw []byte) (bson.D, error) {
 type RawDecoder struct {
 	elems [][]bson.E
 	vals  [][]any
-	keys  map[string]string
+	keys  keyTable
 }
 
 // NewRawDecoder returns a decoder that gives equal keys of the documents it
 // decodes one string (up to 4,096 distinct keys).
 func NewRawDecoder() *RawDecoder {
-	return &RawDecoder{keys: map[string]string{}}
+	return &RawDecoder{keys: keyTable{}}
 }
 
 // Decode decodes raw, which must be exactly one document. The values keep no
@@ -244,12 +245,32 @@ func (dc *RawDecoder) key(b []byte) string {
 	if dc.keys == nil {
 		return string(b)
 	}
-	if k, ok := dc.keys[string(b)]; ok {
+	return dc.keys.ofBytes(b)
+}
+
+// A keyTable gives equal keys one string of its own (up to 4,096 distinct
+// keys; then new keys are copies of their own).
+type keyTable map[string]string
+
+func (kt keyTable) ofBytes(b []byte) string {
+	if k, ok := kt[string(b)]; ok {
 		return k
 	}
 	k := string(b)
-	if len(dc.keys) < 4096 {
-		dc.keys[k] = k
+	if len(kt) < 4096 {
+		kt[k] = k
+	}
+	return k
+}
+
+// of gives the table's copy of s.
+func (kt keyTable) of(s string) string {
+	if k, ok := kt[s]; ok {
+		return k
+	}
+	k := strings.Clone(s)
+	if len(kt) < 4096 {
+		kt[k] = k
 	}
 	return k
 }

@@ -27,6 +27,8 @@ import (
 // transformDoc converts a top-level document. A nil map or bson.D is left to
 // the round trip (the driver writes an empty document for it).
 func transformDoc(v interface{}) (Doc, bool) {
+	kt := keyTables.Get().(keyTable)
+	defer keyTables.Put(kt)
 	d := new(bson.D)
 	var ok bool
 	switch x := v.(type) {
@@ -34,22 +36,22 @@ func transformDoc(v interface{}) (Doc, bool) {
 		if x == nil {
 			return nil, false
 		}
-		*d, ok = transformMap(x)
+		*d, ok = kt.transformMap(x)
 	case map[string]interface{}:
 		if x == nil {
 			return nil, false
 		}
-		*d, ok = transformMap(x)
+		*d, ok = kt.transformMap(x)
 	case bson.D:
 		if x == nil {
 			return nil, false
 		}
-		*d, ok = transformD(x)
+		*d, ok = kt.transformD(x)
 	case *bson.D:
 		if x == nil || *x == nil {
 			return nil, false
 		}
-		*d, ok = transformD(*x)
+		*d, ok = kt.transformD(*x)
 	default:
 		return nil, false
 	}
@@ -59,20 +61,23 @@ func transformDoc(v interface{}) (Doc, bool) {
 	return d, true
 }
 
+// keyTables serve the direct conversion: keys are copied once per table.
+var keyTables = sync.Pool{New: func() any { return keyTable{} }}
+
 // transformMap converts a map into a bson.D with the keys sorted: the driver
 // writes a map in its iteration order, which Go randomizes; sorted is one of
 // the orders the round trip can give, and the same every time.
-func transformMap(m map[string]interface{}) (bson.D, bool) {
+func (kt keyTable) transformMap(m map[string]interface{}) (bson.D, bool) {
 	d := make(bson.D, 0, len(m))
 	for k, v := range m {
 		if strings.IndexByte(k, 0) >= 0 {
 			return nil, false // the driver's error
 		}
-		val, ok := transformValue(v)
+		val, ok := kt.transformValue(v)
 		if !ok {
 			return nil, false
 		}
-		d = append(d, bson.E{Key: k, Value: val})
+		d = append(d, bson.E{Key: kt.of(k), Value: val})
 	}
 	if len(d) > 1 {
 		slices.SortFunc(d, func(a, b bson.E) int { return strings.Compare(a.Key, b.Key) })
@@ -80,25 +85,25 @@ func transformMap(m map[string]interface{}) (bson.D, bool) {
 	return d, true
 }
 
-func transformD(in bson.D) (bson.D, bool) {
+func (kt keyTable) transformD(in bson.D) (bson.D, bool) {
 	d := make(bson.D, len(in))
 	for i, e := range in {
 		if strings.IndexByte(e.Key, 0) >= 0 {
 			return nil, false
 		}
-		val, ok := transformValue(e.Value)
+		val, ok := kt.transformValue(e.Value)
 		if !ok {
 			return nil, false
 		}
-		d[i] = bson.E{Key: e.Key, Value: val}
+		d[i] = bson.E{Key: kt.of(e.Key), Value: val}
 	}
 	return d, true
 }
 
-func transformArray(in []interface{}) (bson.A, bool) {
+func (kt keyTable) transformArray(in []interface{}) (bson.A, bool) {
 	a := make(bson.A, len(in))
 	for i, v := range in {
-		val, ok := transformValue(v)
+		val, ok := kt.transformValue(v)
 		if !ok {
 			return nil, false
 		}
@@ -109,13 +114,13 @@ func transformArray(in []interface{}) (bson.A, bool) {
 
 // transformSlice converts a typed slice (an array of its elements; nil is
 // null).
-func transformSlice[T any](in []T) (interface{}, bool) {
+func transformSlice[T any](kt keyTable, in []T) (interface{}, bool) {
 	if in == nil {
 		return nil, true
 	}
 	a := make(bson.A, len(in))
 	for i, v := range in {
-		val, ok := transformValue(v)
+		val, ok := kt.transformValue(v)
 		if !ok {
 			return nil, false
 		}
@@ -124,7 +129,9 @@ func transformSlice[T any](in []T) (interface{}, bool) {
 	return a, true
 }
 
-// transformValue converts one value as the round trip does: nil maps,
+// transformValue converts one value as the round trip does (the result
+// shares no memory with v, as the round trip's does not: strings are copied,
+// keys once per distinct key in the table): nil maps,
 // documents and slices become null (nil), documents bson.D, arrays bson.A,
 // int the int32 it fits in or else int64, the smaller ints int32, uints up
 // to uint16 int32 and the larger int64, float32 float64, time.Time the
@@ -133,15 +140,22 @@ func transformSlice[T any](in []T) (interface{}, bool) {
 // are (a binary's data copied). A named type of a basic kind (string, bool,
 // integers, floats) converts as its kind unless it is the driver's own or
 // json.Number, or it or its pointer implements a marshaler.
-func transformValue(v interface{}) (interface{}, bool) {
+func (kt keyTable) transformValue(v interface{}) (interface{}, bool) {
 	switch x := v.(type) {
 	case nil:
 		return nil, true
-	case string, bool, int32, int64, float64,
+	case bool, int32, int64, float64,
 		primitive.DateTime, primitive.ObjectID, primitive.Timestamp, primitive.Decimal128,
-		primitive.MinKey, primitive.MaxKey, primitive.Undefined, primitive.Symbol,
-		primitive.JavaScript, primitive.DBPointer:
+		primitive.MinKey, primitive.MaxKey, primitive.Undefined:
 		return v, true
+	case string:
+		return strings.Clone(x), true
+	case primitive.Symbol:
+		return primitive.Symbol(strings.Clone(string(x))), true
+	case primitive.JavaScript:
+		return primitive.JavaScript(strings.Clone(string(x))), true
+	case primitive.DBPointer:
+		return primitive.DBPointer{DB: strings.Clone(x.DB), Pointer: x.Pointer}, true
 	case int:
 		if x >= math.MinInt32 && x <= math.MaxInt32 {
 			return int32(x), true
@@ -188,56 +202,56 @@ func transformValue(v interface{}) (interface{}, bool) {
 		if !sortedASCII(x.Options) || strings.IndexByte(x.Pattern, 0) >= 0 {
 			return nil, false
 		}
-		return v, true
+		return primitive.Regex{Pattern: strings.Clone(x.Pattern), Options: strings.Clone(x.Options)}, true
 	case bson.M:
 		if x == nil {
 			return nil, true
 		}
-		return transformMap(x)
+		return kt.transformMap(x)
 	case map[string]interface{}:
 		if x == nil {
 			return nil, true
 		}
-		return transformMap(x)
+		return kt.transformMap(x)
 	case bson.D:
 		if x == nil {
 			return nil, true
 		}
-		return transformD(x)
+		return kt.transformD(x)
 	case bson.A:
 		if x == nil {
 			return nil, true
 		}
-		return transformArray(x)
+		return kt.transformArray(x)
 	case []interface{}:
 		if x == nil {
 			return nil, true
 		}
-		return transformArray(x)
+		return kt.transformArray(x)
 	case []string:
-		return transformSlice(x)
+		return transformSlice(kt, x)
 	case []int:
-		return transformSlice(x)
+		return transformSlice(kt, x)
 	case []int32:
-		return transformSlice(x)
+		return transformSlice(kt, x)
 	case []int64:
-		return transformSlice(x)
+		return transformSlice(kt, x)
 	case []float64:
-		return transformSlice(x)
+		return transformSlice(kt, x)
 	case []bool:
-		return transformSlice(x)
+		return transformSlice(kt, x)
 	case []primitive.ObjectID:
-		return transformSlice(x)
+		return transformSlice(kt, x)
 	case []bson.M:
-		return transformSlice(x)
+		return transformSlice(kt, x)
 	case []bson.D:
-		return transformSlice(x)
+		return transformSlice(kt, x)
 	case []bson.A:
-		return transformSlice(x)
+		return transformSlice(kt, x)
 	case []map[string]interface{}:
-		return transformSlice(x)
+		return transformSlice(kt, x)
 	}
-	return transformNamed(v)
+	return kt.transformNamed(v)
 }
 
 // sortedASCII tells whether s is ASCII without null bytes, in ascending
@@ -252,18 +266,18 @@ func sortedASCII(s string) bool {
 }
 
 // transformNamed converts a value of a named type of a basic kind.
-func transformNamed(v interface{}) (interface{}, bool) {
+func (kt keyTable) transformNamed(v interface{}) (interface{}, bool) {
 	rv := reflect.ValueOf(v)
 	if !plainNamed(rv.Type()) {
 		return nil, false
 	}
 	switch rv.Kind() {
 	case reflect.String:
-		return rv.String(), true
+		return strings.Clone(rv.String()), true
 	case reflect.Bool:
 		return rv.Bool(), true
 	case reflect.Int:
-		return transformValue(int(rv.Int()))
+		return kt.transformValue(int(rv.Int()))
 	case reflect.Int8, reflect.Int16, reflect.Int32:
 		return int32(rv.Int()), true
 	case reflect.Int64:
@@ -271,7 +285,7 @@ func transformNamed(v interface{}) (interface{}, bool) {
 	case reflect.Uint8, reflect.Uint16:
 		return int32(rv.Uint()), true
 	case reflect.Uint, reflect.Uint32, reflect.Uint64:
-		return transformValue(rv.Uint())
+		return kt.transformValue(rv.Uint())
 	case reflect.Float32, reflect.Float64:
 		return rv.Float(), true
 	}

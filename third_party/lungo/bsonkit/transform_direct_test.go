@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"go.mongodb.org/mongo-driver/bson"
@@ -509,12 +510,17 @@ func TestTransformDirectMatchesRoundTrip(t *testing.T) {
 	}
 }
 
-// The result shares nothing mutable with the input.
+// The result shares no memory with the input (as the round trip's): slices
+// and documents are new, strings copies (a caller's string may point into a
+// buffer that is reused, as fasthttp's do, or into a larger one).
 func TestTransformDirectCopies(t *testing.T) {
 	data := []byte{1, 2, 3}
 	inner := bson.D{{Key: "x", Value: int32(1)}}
 	arr := bson.A{"a"}
-	in := bson.M{"bin": data, "b2": primitive.Binary{Subtype: 4, Data: data}, "d": inner, "a": arr}
+	key, val := strings.Repeat("k", 3), strings.Repeat("v", 3)
+	in := bson.M{"bin": data, "b2": primitive.Binary{Subtype: 4, Data: data}, "d": inner, "a": arr,
+		key: val, "sym": primitive.Symbol(val), "js": primitive.JavaScript(val), "re": primitive.Regex{Pattern: val, Options: "i"},
+		"ptr": primitive.DBPointer{DB: val}, "named": tdString(val), "list": []string{val}}
 	doc, err := Transform(in)
 	assert.NoError(t, err)
 	data[0] = 9
@@ -525,5 +531,20 @@ func TestTransformDirectCopies(t *testing.T) {
 		{Key: "b2", Value: primitive.Binary{Subtype: 4, Data: []byte{1, 2, 3}}},
 		{Key: "bin", Value: primitive.Binary{Data: []byte{1, 2, 3}}},
 		{Key: "d", Value: bson.D{{Key: "x", Value: int32(1)}}},
+		{Key: "js", Value: primitive.JavaScript("vvv")},
+		{Key: "kkk", Value: "vvv"},
+		{Key: "list", Value: bson.A{"vvv"}},
+		{Key: "named", Value: "vvv"},
+		{Key: "ptr", Value: primitive.DBPointer{DB: "vvv"}},
+		{Key: "re", Value: primitive.Regex{Pattern: "vvv", Options: "i"}},
+		{Key: "sym", Value: primitive.Symbol("vvv")},
 	}, doc)
+	d := *doc
+	for _, s := range []string{string(d[4].Value.(primitive.JavaScript)), d[5].Key, d[5].Value.(string),
+		d[6].Value.(bson.A)[0].(string), d[7].Value.(string), d[8].Value.(primitive.DBPointer).DB,
+		d[9].Value.(primitive.Regex).Pattern, string(d[10].Value.(primitive.Symbol))} {
+		if unsafe.StringData(s) == unsafe.StringData(val) || unsafe.StringData(s) == unsafe.StringData(key) {
+			t.Fatalf("%q shares the input's memory", s)
+		}
+	}
 }
