@@ -374,18 +374,12 @@ func convexName(dotted string) string {
 // decodeArgs turns Convex's args (an object, a one-element array holding one,
 // or nothing) into the plain JSON object the services read.
 func decodeArgs(raw json.RawMessage) ([]byte, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	v, err := ops.ArgsValue(raw)
+	switch {
+	case err != nil:
+		return nil, err
+	case v == nil:
 		return []byte("{}"), nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, apperr.Invalid("args", "must be JSON: %v", err)
-	}
-	if dec.More() {
-		return nil, apperr.Invalid("args", "must be one JSON value")
 	}
 	if list, ok := v.([]any); ok {
 		switch len(list) {
@@ -406,13 +400,11 @@ func decodeArgs(raw json.RawMessage) ([]byte, error) {
 	if _, ok := plain.(map[string]any); !ok {
 		return nil, apperr.Invalid("args", "must be an object of named arguments")
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(plain); err != nil {
+	b, err := ops.PlainJSON(plain)
+	if err != nil {
 		return nil, apperr.Invalid("args", "%v", err)
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return b, nil
 }
 
 // decodeValue converts one encoded value; at names it for errors.

@@ -125,9 +125,22 @@ func IdempotencyKeyOf(h *fasthttp.RequestHeader) (key string, present bool, err 
 // (1 and 1.0 differ): two spellings of one value at worst count as other
 // arguments, never two values as the same.
 func CanonicalArgs(raw []byte) ([]byte, error) {
+	v, err := ArgsValue(raw)
+	switch {
+	case err != nil:
+		return nil, err
+	case v == nil:
+		return []byte("{}"), nil
+	}
+	return PlainJSON(v)
+}
+
+// ArgsValue decodes an operation's arguments as sent: one JSON value, its
+// numbers kept as text (json.Number); nil for absent or null arguments.
+func ArgsValue(raw []byte) (any, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
-		return []byte("{}"), nil
+		return nil, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -138,10 +151,16 @@ func CanonicalArgs(raw []byte) ([]byte, error) {
 	if dec.More() {
 		return nil, apperr.Invalid("args", "must be one JSON value")
 	}
+	return v, nil
+}
+
+// PlainJSON encodes v without HTML escaping or a trailing newline (maps with
+// their keys sorted).
+func PlainJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil { // maps encode with sorted keys
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
 
 	"marketplace/libs/apperr"
 )
@@ -174,31 +174,36 @@ func TestRetryGivesUpUnderContention(t *testing.T) {
 	}
 }
 
-// TestOplogStaysShort: the embedded engine's oplog (which every write copies)
-// keeps only the newest entries once they are from an earlier second, not
-// five minutes of writes.
-func TestOplogStaysShort(t *testing.T) {
+// TestNoOplog: the embedded engine logs no change events (nothing here
+// opens a change stream; the services publish through their outbox) and a
+// change stream fails as on a standalone mongod, on either embedded store.
+func TestNoOplog(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, Options{Name: "t", Memory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close(ctx)
-	c := db.Collection("things")
-	for i := range 1000 {
-		if _, err := c.InsertOne(ctx, bson.M{"_id": i}); err != nil {
+	for _, opts := range []Options{{Name: "t", Memory: true}, {Name: "t", DataDir: t.TempDir()}} {
+		db, err := Open(ctx, opts)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	time.Sleep(1100 * time.Millisecond) // the entries' second is over
-	if _, err := c.InsertOne(ctx, bson.M{"_id": "last"}); err != nil {
-		t.Fatal(err)
-	}
-	n, err := db.client.Database("local").Collection("oplog").CountDocuments(ctx, bson.M{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n > oplogMax+1 || n == 0 {
-		t.Fatalf("the oplog holds %d entries, want at most %d", n, oplogMax+1)
+		c := db.Collection("things")
+		for i := range 50 {
+			if _, err := c.InsertOne(ctx, bson.M{"_id": i}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.UpdateOne(ctx, bson.M{"_id": i}, bson.M{"$set": bson.M{"n": i}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := c.CountDocuments(ctx, bson.M{"n": bson.M{"$gte": 0}}); err != nil || n != 50 {
+			t.Fatalf("%d documents written (%v), want 50", n, err)
+		}
+		n, err := db.client.Database("local").Collection("oplog").CountDocuments(ctx, bson.M{})
+		if err != nil || n != 0 {
+			t.Fatalf("the oplog holds %d entries (%v), want none", n, err)
+		}
+		var ce mongo.CommandError
+		if _, err := c.Watch(ctx, mongo.Pipeline{}); !errors.As(err, &ce) || ce.Code != 40573 {
+			t.Fatalf("a change stream: %v, want the standalone server's error (40573)", err)
+		}
+		db.Close(ctx)
 	}
 }

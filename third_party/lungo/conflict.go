@@ -19,6 +19,15 @@ const WriteConflictCode = 112
 // WithTransaction retries on).
 const TransientTransactionError = "TransientTransactionError"
 
+// ErrNoChangeStreams is Watch's error on an engine without an oplog
+// (Options.NoOplog): the command error a standalone mongod, which has no
+// oplog either, gives for a change stream.
+var ErrNoChangeStreams = mongo.CommandError{
+	Code:    40573,
+	Name:    "Location40573",
+	Message: "The $changeStream stage is only supported on replica sets",
+}
+
 // conflict returns the error of a commit that lost a write conflict: a
 // mongo.CommandError as MongoDB returns it (code 112, WriteConflict, labelled
 // TransientTransactionError), so that checks written for MongoDB hold.

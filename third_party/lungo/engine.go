@@ -40,6 +40,12 @@ type Options struct {
 	// Default: 5m, 1h.
 	MinOplogAge time.Duration
 	MaxOplogAge time.Duration
+
+	// NoOplog turns the oplog off (fork): writes log no events and Watch
+	// fails with the error a standalone mongod gives for a change stream.
+	// For a program that opens no change stream, each write then builds
+	// and appends no event and no commit trims the log.
+	NoOplog bool
 }
 
 // Engine manages the catalog loaded from a store and provides access to it
@@ -140,7 +146,9 @@ func (e *Engine) Begin(ctx context.Context, lock bool) (*Transaction, error) {
 
 	// non lock transactions do not need to be managed
 	if !lock {
-		return NewTransaction(e.catalog), nil
+		txn := NewTransaction(e.catalog)
+		txn.noOplog = e.opts.NoOplog
+		return txn, nil
 	}
 
 	// ensure context
@@ -158,6 +166,7 @@ func (e *Engine) Begin(ctx context.Context, lock bool) (*Transaction, error) {
 	// create and register transaction (fork: no token to wait for; the
 	// transaction remembers the catalog it began with, its base)
 	txn := NewTransaction(e.catalog)
+	txn.noOplog = e.opts.NoOplog
 	e.txns[txn] = struct{}{}
 
 	return txn, nil
@@ -215,7 +224,9 @@ func (e *Engine) Commit(txn *Transaction) error {
 	}
 
 	// clean oplog
-	if clean, ok := cleanOplog(next, e.opts.MinOplogSize, e.opts.MaxOplogSize, e.opts.MinOplogAge, e.opts.MaxOplogAge); ok {
+	if e.opts.NoOplog {
+		// nothing to clean
+	} else if clean, ok := cleanOplog(next, e.opts.MinOplogSize, e.opts.MaxOplogSize, e.opts.MinOplogAge, e.opts.MaxOplogAge); ok {
 		next = clean
 	}
 
@@ -300,6 +311,11 @@ func (e *Engine) Watch(handle Handle, pipeline bsonkit.List, resumeAfter, startA
 	// check if closed
 	if !e.tomb.Alive() {
 		return nil, ErrEngineClosed
+	}
+
+	// no oplog, no change streams (fork)
+	if e.opts.NoOplog {
+		return nil, ErrNoChangeStreams
 	}
 
 	// get oplog

@@ -91,6 +91,9 @@ type Transaction struct {
 	touched map[Handle][]bsonkit.Doc
 	dirty   bool
 	mutex   sync.RWMutex
+
+	// fork: writes append no oplog events (Options.NoOplog)
+	noOplog bool
 }
 
 // NewTransaction creates and returns a new transaction.
@@ -325,7 +328,7 @@ func (t *Transaction) Bulk(handle Handle, ops []Operation, ordered bool) ([]Resu
 
 		// clone namespace and oplog
 		namespace := clone.Namespaces[handle].Clone()
-		oplog := clone.Namespaces[Oplog].Clone()
+		oplog := t.cloneOplog(clone)
 
 		// prepare variables
 		var res *Result
@@ -362,7 +365,9 @@ func (t *Transaction) Bulk(handle Handle, ops []Operation, ordered bool) ([]Resu
 
 		// replace namespace and oplog
 		clone.Namespaces[handle] = namespace
-		clone.Namespaces[Oplog] = oplog
+		if oplog != nil {
+			clone.Namespaces[Oplog] = oplog
+		}
 
 		// append result
 		results = append(results, *res)
@@ -427,7 +432,7 @@ func (t *Transaction) Insert(handle Handle, list bsonkit.List, ordered bool) (*R
 
 		// clone namespace and oplog
 		namespace := clone.Namespaces[handle].Clone()
-		oplog := clone.Namespaces[Oplog].Clone()
+		oplog := t.cloneOplog(clone)
 
 		// perform insert
 		res, err := t.insert(handle, oplog, namespace, doc)
@@ -447,7 +452,9 @@ func (t *Transaction) Insert(handle Handle, list bsonkit.List, ordered bool) (*R
 
 		// replace namespace and oplog
 		clone.Namespaces[handle] = namespace
-		clone.Namespaces[Oplog] = oplog
+		if oplog != nil {
+			clone.Namespaces[Oplog] = oplog
+		}
 
 		// merge result
 		result.Modified = append(result.Modified, res.Modified...)
@@ -523,8 +530,10 @@ func (t *Transaction) Replace(handle Handle, query, sort, repl bsonkit.Doc, upse
 	}
 
 	// clone oplog
-	oplog := clone.Namespaces[Oplog].Clone()
-	clone.Namespaces[Oplog] = oplog
+	oplog := t.cloneOplog(clone)
+	if oplog != nil {
+		clone.Namespaces[Oplog] = oplog
+	}
 
 	// perform replace
 	res, err := t.replace(handle, oplog, namespace, query, repl, sort, upsert)
@@ -623,8 +632,10 @@ func (t *Transaction) Update(handle Handle, query, sort, update bsonkit.Doc, ski
 	}
 
 	// clone oplog
-	oplog := clone.Namespaces[Oplog].Clone()
-	clone.Namespaces[Oplog] = oplog
+	oplog := t.cloneOplog(clone)
+	if oplog != nil {
+		clone.Namespaces[Oplog] = oplog
+	}
 
 	// perform update
 	res, err := t.update(handle, oplog, namespace, query, update, sort, upsert, skip, limit, arrayFilters)
@@ -715,8 +726,10 @@ func (t *Transaction) Delete(handle Handle, query, sort bsonkit.Doc, skip, limit
 	clone.Namespaces[handle] = namespace
 
 	// clone oplog
-	oplog := clone.Namespaces[Oplog].Clone()
-	clone.Namespaces[Oplog] = oplog
+	oplog := t.cloneOplog(clone)
+	if oplog != nil {
+		clone.Namespaces[Oplog] = oplog
+	}
 
 	// perform delete
 	res, err := t.delete(handle, oplog, namespace, query, sort, skip, limit)
@@ -777,8 +790,10 @@ func (t *Transaction) Drop(handle Handle) error {
 	clone := t.catalog.Clone()
 
 	// clone oplog
-	oplog := clone.Namespaces[Oplog].Clone()
-	clone.Namespaces[Oplog] = oplog
+	oplog := t.cloneOplog(clone)
+	if oplog != nil {
+		clone.Namespaces[Oplog] = oplog
+	}
 
 	// collect dropped
 	dropped := 0
@@ -815,7 +830,21 @@ func (t *Transaction) Drop(handle Handle) error {
 	return nil
 }
 
+// cloneOplog returns a copy of the catalog's oplog for a write to append
+// to, or nil when the transaction logs nothing (fork: Options.NoOplog).
+func (t *Transaction) cloneOplog(catalog *Catalog) *mongokit.Collection {
+	if t.noOplog {
+		return nil
+	}
+	return catalog.Namespaces[Oplog].Clone()
+}
+
 func (t *Transaction) append(oplog *mongokit.Collection, handle Handle, op string, doc bsonkit.Doc, changes *mongokit.Changes) error {
+	// no oplog (fork: Options.NoOplog)
+	if oplog == nil {
+		return nil
+	}
+
 	// insert event
 	_, err := oplog.Insert(oplogEvent(bsonkit.Now(), handle, op, doc, changes))
 	if err != nil {
@@ -1305,8 +1334,10 @@ func (t *Transaction) Expire() error {
 	clone := t.catalog.Clone()
 
 	// clone oplog
-	oplog := clone.Namespaces[Oplog].Clone()
-	clone.Namespaces[Oplog] = oplog
+	oplog := t.cloneOplog(clone)
+	if oplog != nil {
+		clone.Namespaces[Oplog] = oplog
+	}
 
 	// collect deletions
 	var deletions int

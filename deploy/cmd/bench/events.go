@@ -162,6 +162,7 @@ func setupBuyers(name, base string, token func(sub string) string, productID str
 func deliverAll(name, base, secret, storeID string, buyers []benchBuyer, conc int) (lat []time.Duration, elapsed time.Duration, failures int64) {
 	lat = make([]time.Duration, len(buyers))
 	var failed atomic.Int64
+	var first sync.Once
 	start := time.Now()
 	parallel(len(buyers), conc, func(i int) {
 		t0 := time.Now()
@@ -169,6 +170,9 @@ func deliverAll(name, base, secret, storeID string, buyers []benchBuyer, conc in
 		lat[i] = time.Since(t0)
 		if err != nil {
 			failed.Add(1)
+			first.Do(func() {
+				fmt.Printf("note: %s: a webhook delivery failed after %s: %v\n", name, lat[i].Round(time.Millisecond), err)
+			})
 		}
 	})
 	return lat, time.Since(start), failed.Load()

@@ -525,6 +525,9 @@ type Range struct {
 // read lock is held for one chunk only, and fn may use the index).
 const walkChunk = 128
 
+// firstWalkChunk is the size of a walk's first chunk.
+const firstWalkChunk = 8
+
 // Walk calls fn, until it returns false, with the sequence numbers of the
 // documents of the entries whose first keys equal prefix (one value per
 // column, compared with Compare) and, with a range, whose next key is in it:
@@ -559,13 +562,18 @@ func (i *Index) Walk(prefix []interface{}, r *Range, backward bool, fn func(seq 
 		seen = map[uint64]struct{}{}
 	}
 
-	// walk chunk by chunk, each from the last entry taken
-	var buf [walkChunk]indexEntry
+	// walk chunk by chunk, each from the last entry taken; the first chunk
+	// is small (most walks are lookups of a few entries: the buffer is on
+	// the heap, as the callback holds it)
+	buf := make([]indexEntry, firstWalkChunk)
 	pivot := start
 	if backward {
 		pivot = end
 	}
 	for first := true; ; first = false {
+		if !first && len(buf) < walkChunk {
+			buf = make([]indexEntry, walkChunk)
+		}
 		n := 0
 		take := func(e indexEntry) bool {
 			if !first && n == 0 && compareEntries(i.columns, e, pivot) == 0 {

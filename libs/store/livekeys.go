@@ -1,0 +1,321 @@
+package store
+
+// The key parsing of live queries' records (live.go): which key values a
+// filter pins, a document holds, an update may change.
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/bson/bsontype"
+	"go.mongodb.org/mongo-driver/mongo"
+
+	"marketplace/libs/liveset"
+)
+
+// changesKeys reports whether change (an update's operators, a pipeline or
+// a replacement) may change a key field.
+func changesKeys(change any, fields []string) bool {
+	raw, err := marshalDoc(change)
+	if err != nil {
+		return true // a pipeline, or something unreadable
+	}
+	elems, err := raw.Elements()
+	if err != nil || len(elems) == 0 {
+		return true
+	}
+	if !strings.HasPrefix(elems[0].Key(), "$") {
+		return true // a replacement: its keys are read after
+	}
+	touches := func(path string) bool {
+		for _, f := range fields {
+			if path == f || strings.HasPrefix(path, f+".") || strings.HasPrefix(f, path+".") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, op := range elems {
+		doc, ok := op.Value().DocumentOK()
+		if !ok {
+			return true
+		}
+		paths, err := doc.Elements()
+		if err != nil {
+			return true
+		}
+		for _, p := range paths {
+			if touches(p.Key()) {
+				return true
+			}
+			if op.Key() == "$rename" {
+				if to, ok := p.Value().StringValueOK(); !ok || touches(to) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// marshalDoc is v as a BSON document (nil: the empty one); an array (an
+// update pipeline) is an error.
+func marshalDoc(v any) (bson.Raw, error) {
+	switch d := v.(type) {
+	case nil:
+		return bson.Raw(emptyDoc), nil
+	case bson.Raw:
+		return d, nil
+	case []byte:
+		return bson.Raw(d), nil
+	case bson.A, []any, mongo.Pipeline, []bson.D, []bson.M:
+		return nil, errors.New("not a document")
+	}
+	b, err := bson.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+var emptyDoc = []byte{5, 0, 0, 0, 0}
+
+// liveKey is a scalar value's key form; false for values that are not
+// keys (documents, arrays, binaries, decimals, regular expressions).
+func liveKey(v bson.RawValue) (string, bool) {
+	switch v.Type {
+	case bsontype.String:
+		return v.StringValue(), true
+	case bsontype.Int32:
+		return "n:" + strconv.FormatInt(int64(v.Int32()), 10), true
+	case bsontype.Int64:
+		return "n:" + strconv.FormatInt(v.Int64(), 10), true
+	case bsontype.Double:
+		f := v.Double()
+		switch {
+		case f == 0:
+			return "n:0", true // -0 too
+		case f == math.Trunc(f) && !math.IsInf(f, 0):
+			return "n:" + strconv.FormatFloat(f, 'f', -1, 64), true // whole: as an integer's digits
+		}
+		return "n:" + strconv.FormatFloat(f, 'g', -1, 64), true
+	case bsontype.Boolean:
+		return "b:" + strconv.FormatBool(v.Boolean()), true
+	case bsontype.Null, bsontype.Undefined:
+		return "null:", true
+	case bsontype.ObjectID:
+		return "o:" + v.ObjectID().Hex(), true
+	case bsontype.DateTime:
+		return "d:" + strconv.FormatInt(v.DateTime(), 10), true
+	}
+	return "", false
+}
+
+// keyValues are a document's values of field (a dotted path): one for a
+// scalar, one per element of an array, null for a missing field; false
+// when they cannot be said (a document, an array on the way).
+func keyValues(doc bson.Raw, field string) ([]string, bool) {
+	path := strings.Split(field, ".")
+	cur := doc
+	for i, p := range path {
+		v, err := cur.LookupErr(p)
+		if err != nil {
+			return []string{"null:"}, true
+		}
+		if i < len(path)-1 {
+			d, ok := v.DocumentOK()
+			if !ok {
+				if v.Type == bsontype.Array {
+					return nil, false
+				}
+				return []string{"null:"}, true
+			}
+			cur = d
+			continue
+		}
+		if arr, ok := v.ArrayOK(); ok {
+			vals, err := arr.Values()
+			if err != nil {
+				return nil, false
+			}
+			var out []string
+			for _, e := range vals {
+				s, ok := liveKey(e)
+				if !ok {
+					return nil, false
+				}
+				out = append(out, s)
+			}
+			return out, true
+		}
+		s, ok := liveKey(v)
+		if !ok {
+			return nil, false
+		}
+		return []string{s}, true
+	}
+	return nil, false
+}
+
+// equalities are the values filter pins field to by equality: a plain value,
+// {$eq: v} or {$in: [...]}; false when it does not.
+func equalities(v bson.RawValue) ([]string, bool) {
+	if d, ok := v.DocumentOK(); ok {
+		elems, err := d.Elements()
+		if err != nil || len(elems) == 0 || !strings.HasPrefix(elems[0].Key(), "$") {
+			return nil, false // a whole-document match
+		}
+		for _, e := range elems {
+			switch e.Key() {
+			case "$eq":
+				if s, ok := liveKey(e.Value()); ok {
+					return []string{s}, true
+				}
+			case "$in":
+				arr, ok := e.Value().ArrayOK()
+				if !ok {
+					continue
+				}
+				vals, err := arr.Values()
+				if err != nil || len(vals) == 0 || len(vals) > maxReadValues {
+					continue
+				}
+				var out []string
+				for _, x := range vals {
+					s, ok := liveKey(x)
+					if !ok {
+						out = nil
+						break
+					}
+					out = append(out, s)
+				}
+				if out != nil {
+					return out, true
+				}
+			}
+		}
+		return nil, false
+	}
+	if s, ok := liveKey(v); ok {
+		return []string{s}, true
+	}
+	return nil, false
+}
+
+// readsOf is what a read with filter reads of coll (see the top of the file).
+func readsOf(coll string, filter bson.Raw, keys []string) liveset.Reads {
+	if rs, ok := keyedReads(coll, filter, keys); ok {
+		return rs
+	}
+	return liveset.Reads{{Coll: coll}}
+}
+
+// keyedReads are the reads of filter keyed by one of keys; false when it
+// pins none.
+func keyedReads(coll string, filter bson.Raw, keys []string) (liveset.Reads, bool) {
+	eq := map[string][]string{}
+	var ors []liveset.Reads
+	var walk func(doc bson.Raw)
+	walk = func(doc bson.Raw) {
+		elems, err := doc.Elements()
+		if err != nil {
+			return
+		}
+		for _, e := range elems {
+			switch k := e.Key(); {
+			case k == "$and":
+				if arr, ok := e.Value().ArrayOK(); ok {
+					vals, _ := arr.Values()
+					for _, x := range vals {
+						if d, ok := x.DocumentOK(); ok {
+							walk(d)
+						}
+					}
+				}
+			case k == "$or":
+				arr, ok := e.Value().ArrayOK()
+				if !ok {
+					continue
+				}
+				vals, _ := arr.Values()
+				var union liveset.Reads
+				all := len(vals) > 0
+				for _, x := range vals {
+					d, ok := x.DocumentOK()
+					if !ok {
+						all = false
+						break
+					}
+					rs, ok := keyedReads(coll, d, keys)
+					if !ok {
+						all = false
+						break
+					}
+					union = append(union, rs...)
+				}
+				if all {
+					ors = append(ors, union)
+				}
+			case strings.HasPrefix(k, "$"):
+				// $nor, $expr, $text...: a condition more, never wider
+			case slices.Contains(keys, k):
+				if _, have := eq[k]; !have {
+					if vs, ok := equalities(e.Value()); ok {
+						eq[k] = vs
+					}
+				}
+			}
+		}
+	}
+	walk(filter)
+	for _, k := range keys {
+		if vs, ok := eq[k]; ok {
+			return liveset.Reads{{Coll: coll, Field: k, Values: vs}}, true
+		}
+	}
+	if len(ors) > 0 {
+		return ors[0], true
+	}
+	return nil, false
+}
+
+// idsPinned are the _id values filter names by equality, if it does.
+func idsPinned(filter bson.Raw) ([]any, bool) {
+	v, err := filter.LookupErr("_id")
+	if err != nil {
+		return nil, false
+	}
+	if d, ok := v.DocumentOK(); ok {
+		elems, err := d.Elements()
+		if err != nil || len(elems) == 0 || !strings.HasPrefix(elems[0].Key(), "$") {
+			return []any{v}, true
+		}
+		if eq, err := d.LookupErr("$eq"); err == nil && len(elems) == 1 {
+			return []any{eq}, true
+		}
+		if in, err := d.LookupErr("$in"); err == nil && len(elems) == 1 {
+			arr, ok := in.ArrayOK()
+			if !ok {
+				return nil, false
+			}
+			vals, err := arr.Values()
+			if err != nil {
+				return nil, false
+			}
+			out := make([]any, len(vals))
+			for i, x := range vals {
+				out[i] = x
+			}
+			return out, true
+		}
+		return nil, false
+	}
+	if v.Type == bsontype.Array || v.Type == bsontype.Regex {
+		return nil, false
+	}
+	return []any{v}, true
+}
