@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/256dpi/lungo/bsonkit"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/bsontype"
 	"go.mongodb.org/mongo-driver/mongo"
@@ -74,6 +75,14 @@ func marshalDoc(v any) (bson.Raw, error) {
 		return bson.Raw(d), nil
 	case bson.A, []any, mongo.Pipeline, []bson.D, []bson.M:
 		return nil, errors.New("not a document")
+	case bson.M, bson.D, map[string]any:
+		// the fork's conversion and encoder: the driver's bytes (a map's keys
+		// sorted), without its reflection
+		if doc, err := bsonkit.Transform(d); err == nil {
+			if b, err := bsonkit.MarshalAppend(nil, doc); err == nil {
+				return b, nil
+			}
+		}
 	}
 	b, err := bson.Marshal(v)
 	if err != nil {
