@@ -34,6 +34,7 @@ import (
 	"sync"
 
 	"github.com/256dpi/lungo"
+	"github.com/256dpi/lungo/bsonkit"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
@@ -74,6 +75,11 @@ type live struct {
 	mu   sync.RWMutex
 	keys map[string][]string // collection -> key fields, "_id" first
 	pub  *LivePublisher
+	// fromChanges: a transaction's writes are read from the engine's own
+	// record of what it changed (lungo.Transaction.Changes) at its end,
+	// instead of each write reading its documents' keys before and after it
+	// (the embedded engine; MongoDB has no such record).
+	fromChanges bool
 }
 
 // SetLivePublisher makes every committed write publish its liveset.Writes
@@ -265,6 +271,11 @@ func (d *DB) liveTx(fn func(ctx context.Context) error, last **txWrites) func(ct
 		if err := fn(context.WithValue(ctx, txWritesKey{}, tw)); err != nil {
 			return err
 		}
+		if d.live.fromChanges {
+			if err := d.recordChanges(ctx, tw); err != nil {
+				return err
+			}
+		}
 		if p := d.publisher(); p != nil && !tw.w.Empty() {
 			id, err := p.Publish(ctx, &tw.w)
 			if err != nil {
@@ -274,6 +285,53 @@ func (d *DB) liveTx(fn func(ctx context.Context) error, last **txWrites) func(ct
 		}
 		return nil
 	}
+}
+
+// recordChanges records what the embedded engine's transaction in ctx
+// changed in the service's collections: the key values of every document
+// version it removed (deleted, or replaced by a new version) and put
+// (inserted, or the new version), so every kind of write is covered and a
+// write that changed nothing records nothing. More than maxTrackedDocs
+// documents of a collection, or a dropped one, say the values are not known.
+func (d *DB) recordChanges(ctx context.Context, tw *txWrites) error {
+	txn := lungo.TransactionOf(ctx)
+	if txn == nil {
+		return errors.New("store: a transaction's writes: no transaction in its context")
+	}
+	db := d.Name()
+	for _, ch := range txn.Changes() {
+		if ch.Handle[0] != db || isInternal(ch.Handle[1]) {
+			continue
+		}
+		if ch.Collection != nil && len(ch.Put) == 0 && len(ch.Del) == 0 {
+			continue // created, or its indexes changed: no document
+		}
+		name := ch.Handle[1]
+		fields := d.KeyFields(name)
+		var w liveset.Writes
+		cw := w.Coll(name, fields)
+		if ch.Collection == nil || len(ch.Put) > maxTrackedDocs || len(ch.Del) > maxTrackedDocs {
+			cw.SetAll()
+		} else {
+		docs:
+			for _, list := range []bsonkit.List{ch.Del, ch.Put} {
+				for _, doc := range list {
+					for _, f := range fields {
+						vals, ok := docKeyValues(*doc, f)
+						if !ok {
+							cw.SetAll()
+							break docs
+						}
+						for _, v := range vals {
+							cw.Add(f, v)
+						}
+					}
+				}
+			}
+		}
+		tw.record(&w)
+	}
+	return nil
 }
 
 // liveCommitted hands a committed transaction's writes on.
@@ -386,9 +444,12 @@ func pipelineReadsOthers(pipeline any) bool {
 // own: the write needs a transaction of its own to publish them in.
 func (c trackedCollection) tracking(ctx context.Context) (tw *txWrites, own bool) {
 	if tw, _ := ctx.Value(txWritesKey{}).(*txWrites); tw != nil {
+		if c.d.live.fromChanges {
+			return nil, false // read from the transaction's changes at its end
+		}
 		return tw, false
 	}
-	if c.d.publisher() != nil {
+	if c.d.publisher() != nil || (c.d.live.fromChanges && ctx.Value(writeTrackerKey{}) != nil) {
 		return nil, true
 	}
 	if ctx.Value(writeTrackerKey{}) != nil {

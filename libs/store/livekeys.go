@@ -13,6 +13,7 @@ import (
 	"github.com/256dpi/lungo/bsonkit"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/bsontype"
+	"go.mongodb.org/mongo-driver/bson/primitive"
 	"go.mongodb.org/mongo-driver/mongo"
 
 	"marketplace/libs/liveset"
@@ -98,30 +99,106 @@ var emptyDoc = []byte{5, 0, 0, 0, 0}
 func liveKey(v bson.RawValue) (string, bool) {
 	switch v.Type {
 	case bsontype.String:
-		return v.StringValue(), true
+		return keyOfValue(v.StringValue())
 	case bsontype.Int32:
-		return "n:" + strconv.FormatInt(int64(v.Int32()), 10), true
+		return keyOfValue(v.Int32())
 	case bsontype.Int64:
-		return "n:" + strconv.FormatInt(v.Int64(), 10), true
+		return keyOfValue(v.Int64())
 	case bsontype.Double:
-		f := v.Double()
-		switch {
-		case f == 0:
-			return "n:0", true // -0 too
-		case f == math.Trunc(f) && !math.IsInf(f, 0):
-			return "n:" + strconv.FormatFloat(f, 'f', -1, 64), true // whole: as an integer's digits
-		}
-		return "n:" + strconv.FormatFloat(f, 'g', -1, 64), true
+		return keyOfValue(v.Double())
 	case bsontype.Boolean:
-		return "b:" + strconv.FormatBool(v.Boolean()), true
+		return keyOfValue(v.Boolean())
 	case bsontype.Null, bsontype.Undefined:
-		return "null:", true
+		return keyOfValue(nil)
 	case bsontype.ObjectID:
-		return "o:" + v.ObjectID().Hex(), true
+		return keyOfValue(v.ObjectID())
 	case bsontype.DateTime:
-		return "d:" + strconv.FormatInt(v.DateTime(), 10), true
+		return keyOfValue(primitive.DateTime(v.DateTime()))
 	}
 	return "", false
+}
+
+// keyOfValue is liveKey of a decoded value (the embedded engine's documents
+// hold these types).
+func keyOfValue(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case int32:
+		return "n:" + strconv.FormatInt(int64(x), 10), true
+	case int64:
+		return "n:" + strconv.FormatInt(x, 10), true
+	case float64:
+		switch {
+		case x == 0:
+			return "n:0", true // -0 too
+		case x == math.Trunc(x) && !math.IsInf(x, 0):
+			return "n:" + strconv.FormatFloat(x, 'f', -1, 64), true // whole: as an integer's digits
+		}
+		return "n:" + strconv.FormatFloat(x, 'g', -1, 64), true
+	case bool:
+		return "b:" + strconv.FormatBool(x), true
+	case nil, primitive.Null, primitive.Undefined:
+		return "null:", true
+	case primitive.ObjectID:
+		return "o:" + x.Hex(), true
+	case primitive.DateTime:
+		return "d:" + strconv.FormatInt(int64(x), 10), true
+	}
+	return "", false
+}
+
+// docKeyValues is keyValues of a decoded document (the embedded engine's).
+func docKeyValues(doc bson.D, field string) ([]string, bool) {
+	path := strings.Split(field, ".")
+	cur := doc
+	for i, p := range path {
+		v, found := lookupD(cur, p)
+		if !found {
+			return []string{"null:"}, true
+		}
+		if i < len(path)-1 {
+			switch x := v.(type) {
+			case bson.D:
+				cur = x
+				continue
+			case bson.A, []any, bson.M, map[string]any, *bson.D:
+				return nil, false
+			}
+			return []string{"null:"}, true
+		}
+		arr, isArr := v.(bson.A)
+		if a, ok := v.([]any); ok {
+			arr, isArr = a, true
+		}
+		if isArr {
+			var out []string
+			for _, e := range arr {
+				s, ok := keyOfValue(e)
+				if !ok {
+					return nil, false
+				}
+				out = append(out, s)
+			}
+			return out, true
+		}
+		s, ok := keyOfValue(v)
+		if !ok {
+			return nil, false
+		}
+		return []string{s}, true
+	}
+	return nil, false
+}
+
+// lookupD is the value of a document's first field named key.
+func lookupD(doc bson.D, key string) (any, bool) {
+	for _, e := range doc {
+		if e.Key == key {
+			return e.Value, true
+		}
+	}
+	return nil, false
 }
 
 // keyValues are a document's values of field (a dotted path): one for a

@@ -125,6 +125,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("store: open %s: %w", opts.Name, err)
 		}
 		d := &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true, file: file, fileSt: fst, log: log, memLimit: opts.MemoryLimit}
+		d.live.fromChanges = true // live.go
 		if err := d.markCreated(); err != nil {
 			d.Close(ctx)
 			return nil, err

@@ -1,6 +1,7 @@
 package lungo
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -108,4 +109,37 @@ func TestTransactionChanges(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, txn.Changes())
 	assert.Equal(t, baseDocs, txn.Catalog().Namespaces[h].Documents.List())
+}
+
+// TransactionOf gives a transaction's function its own transaction (from the
+// session context or a context derived from it), so it can read Changes
+// before committing; outside one, nil.
+func TestTransactionOf(t *testing.T) {
+	ctx := context.Background()
+	client, engine, err := Open(ctx, Options{Store: NewMemoryStore()})
+	require.NoError(t, err)
+	defer engine.Close()
+	c := client.Database("db").Collection("c")
+	assert.Nil(t, TransactionOf(ctx))
+	assert.Nil(t, TransactionOf(nil))
+
+	sess, err := client.StartSession()
+	require.NoError(t, err)
+	defer sess.EndSession(ctx)
+	_, err = sess.WithTransaction(ctx, func(sc ISessionContext) (interface{}, error) {
+		derived := context.WithValue(sc, struct{ k int }{1}, "v")
+		txn := TransactionOf(derived)
+		require.NotNil(t, txn)
+		assert.Empty(t, txn.Changes())
+		_, err := c.InsertOne(derived, bson.M{"_id": 1})
+		require.NoError(t, err)
+		changes := TransactionOf(sc).Changes()
+		require.Len(t, changes, 1)
+		put, del := changeIDs(changes[0])
+		assert.Equal(t, []interface{}{int32(1)}, put)
+		assert.Empty(t, del)
+		return nil, nil
+	})
+	require.NoError(t, err)
+	assert.Nil(t, TransactionOf(ctx))
 }

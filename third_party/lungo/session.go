@@ -259,3 +259,18 @@ func (s *Session) Transaction() *Transaction {
 
 	return s.txn
 }
+
+// TransactionOf returns the active transaction of the session ctx carries (a
+// SessionContext, or a context derived from one), or nil (fork: a caller
+// inside WithTransaction reads what the transaction changed so far, with
+// Transaction.Changes, before it commits).
+func TransactionOf(ctx context.Context) *Transaction {
+	if ctx == nil {
+		return nil
+	}
+	sess, ok := ctx.Value(sessionKey{}).(*Session)
+	if !ok {
+		return nil
+	}
+	return sess.Transaction()
+}
