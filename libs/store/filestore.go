@@ -375,6 +375,43 @@ func countOf(b *bbolt.Bucket) uint64 {
 	return 0
 }
 
+// maxStoredDepth is how many levels a stored document may have (the
+// document itself one, each document or array in it one more): MongoDB's
+// limit. The file's reader (bsonkit.RawDecoder) refuses more than 200.
+const maxStoredDepth = 100
+
+// storable refuses, in a document at level (the document itself: 1), what
+// the file could not write or read back: a field name with a null byte (BSON
+// cannot hold one; $rename's new name is a string value, which can) and
+// nesting deeper than maxStoredDepth (the engine takes any depth). Checked
+// before a commit is queued, as a failed write fails the whole file.
+func storable(v any, level int) error {
+	switch x := v.(type) {
+	case bson.D:
+		if level > maxStoredDepth {
+			return fmt.Errorf("nested deeper than %d levels", maxStoredDepth)
+		}
+		for _, e := range x {
+			if strings.IndexByte(e.Key, 0) >= 0 {
+				return fmt.Errorf("a field name with a null byte (%q)", e.Key)
+			}
+			if err := storable(e.Value, level+1); err != nil {
+				return err
+			}
+		}
+	case bson.A:
+		if level > maxStoredDepth {
+			return fmt.Errorf("nested deeper than %d levels", maxStoredDepth)
+		}
+		for _, e := range x {
+			if err := storable(e, level+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // A record's value: sequence (8 bytes), CRC-32C (4 bytes) of key, sequence
 // and document, the document's BSON.
 const recordHeader = 12
@@ -587,6 +624,9 @@ func (s *fileStore) commit(c *lungo.Catalog, changes []nsChange) error {
 				}
 				if len(key) > bbolt.MaxKeySize {
 					return fmt.Errorf("store: %s: an _id of %d bytes is longer than the embedded engine keeps (%d)", ch.handle, len(key), bbolt.MaxKeySize)
+				}
+				if err := storable(*doc, 1); err != nil {
+					return fmt.Errorf("store: %s: document %s: %w", ch.handle, keyString(key), err)
 				}
 			}
 		}
