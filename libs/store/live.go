@@ -856,7 +856,8 @@ func (c trackedCollection) FindOneAndDelete(ctx context.Context, filter any, opt
 	})
 }
 
-// BulkWrite and Drop say the collection changed in unknown places.
+// BulkWrite says the collection changed in unknown places (the per-write
+// path; the embedded engine's changes say which documents).
 func (c trackedCollection) BulkWrite(ctx context.Context, models []mongo.WriteModel, opts ...*options.BulkWriteOptions) (*mongo.BulkWriteResult, error) {
 	tw, own := c.tracking(ctx)
 	if own {
@@ -872,18 +873,37 @@ func (c trackedCollection) BulkWrite(ctx context.Context, models []mongo.WriteMo
 	return res, err
 }
 
+// Drop says the collection changed in unknown places.
+//
+// Neither engine drops a collection in a transaction (MongoDB refuses it,
+// the embedded engine sees a nested transaction), so a drop outside one is
+// made first and its record then published in a transaction of its own (a
+// live query that re-runs in between reads the collection dropped, and is
+// re-run again); were the drop made in the transaction that publishes, as
+// the other writes are, it would always fail.
 func (c trackedCollection) Drop(ctx context.Context) error {
-	tw, own := c.tracking(ctx)
-	if own {
-		_, err := inOwnTx(c, ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, c.Drop(ctx) })
+	var w liveset.Writes
+	w.Coll(c.Name(), c.d.KeyFields(c.Name())).SetAll()
+	if tw, _ := ctx.Value(txWritesKey{}).(*txWrites); tw != nil {
+		err := c.ICollection.Drop(ctx)
+		if err == nil && !c.d.live.fromChanges {
+			tw.record(&w)
+		}
 		return err
 	}
-	err := c.ICollection.Drop(ctx)
-	if tw != nil && err == nil {
-		r := c.recorder()
-		r.all()
-		r.into(tw)
-		c.done(ctx, tw)
+	if err := c.ICollection.Drop(ctx); err != nil {
+		return err
 	}
-	return err
+	if c.d.publisher() == nil {
+		if t, _ := ctx.Value(writeTrackerKey{}).(*WriteTracker); t != nil {
+			t.merge(&w)
+		}
+		return nil
+	}
+	return c.d.Tx(ctx, func(ctx context.Context) error {
+		if tw, _ := ctx.Value(txWritesKey{}).(*txWrites); tw != nil {
+			tw.record(&w)
+		}
+		return nil
+	})
 }
