@@ -64,6 +64,8 @@ import (
 	"go.mongodb.org/mongo-driver/bson/bsontype"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 	"go.mongodb.org/mongo-driver/x/bsonx/bsoncore"
+
+	"marketplace/libs/apperr"
 )
 
 var (
@@ -380,20 +382,23 @@ func countOf(b *bbolt.Bucket) uint64 {
 // limit. The file's reader (bsonkit.RawDecoder) refuses more than 200.
 const maxStoredDepth = 100
 
+var errTooDeep = apperr.New(apperr.InvalidArgument, "a document nested deeper than %d levels cannot be stored", maxStoredDepth)
+
 // storable refuses, in a document at level (the document itself: 1), what
 // the file could not write or read back: a field name with a null byte (BSON
 // cannot hold one; $rename's new name is a string value, which can) and
 // nesting deeper than maxStoredDepth (the engine takes any depth). Checked
-// before a commit is queued, as a failed write fails the whole file.
+// before a commit is queued, as a failed write fails the whole file; the
+// refusal is the request's fault (INVALID_ARGUMENT), as MongoDB's is.
 func storable(v any, level int) error {
 	switch x := v.(type) {
 	case bson.D:
 		if level > maxStoredDepth {
-			return fmt.Errorf("nested deeper than %d levels", maxStoredDepth)
+			return errTooDeep
 		}
 		for _, e := range x {
 			if strings.IndexByte(e.Key, 0) >= 0 {
-				return fmt.Errorf("a field name with a null byte (%q)", e.Key)
+				return apperr.New(apperr.InvalidArgument, "a field name cannot hold a null byte (%q)", e.Key)
 			}
 			if err := storable(e.Value, level+1); err != nil {
 				return err
@@ -401,7 +406,7 @@ func storable(v any, level int) error {
 		}
 	case bson.A:
 		if level > maxStoredDepth {
-			return fmt.Errorf("nested deeper than %d levels", maxStoredDepth)
+			return errTooDeep
 		}
 		for _, e := range x {
 			if err := storable(e, level+1); err != nil {

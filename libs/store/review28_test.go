@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/bson"
+
+	"marketplace/libs/apperr"
 )
 
 // A commit the file could not write or read back is refused, that commit
@@ -35,17 +37,23 @@ func TestReview28FileRefusesWhatItCannotReadBack(t *testing.T) {
 	if _, err := c.InsertOne(ctx, bson.M{"_id": "deep-ok", "v": nested(maxStoredDepth - 1)}); err != nil {
 		t.Fatalf("a document of %d levels: %v", maxStoredDepth, err)
 	}
-	if _, err := c.InsertOne(ctx, bson.M{"_id": "deep", "v": nested(250)}); err == nil || !strings.Contains(err.Error(), "nested") {
-		t.Fatalf("a document nested 250 levels deep: %v, want the refusal", err)
+	if _, err := c.InsertOne(ctx, bson.M{"_id": "deep", "v": nested(250)}); apperr.CodeOf(err) != apperr.InvalidArgument || !strings.Contains(err.Error(), "nested deeper") {
+		t.Fatalf("a document nested 250 levels deep: %v, want the refusal (the request's fault)", err)
 	}
 	if _, err := c.UpdateOne(ctx, bson.M{"_id": "deep-ok"}, bson.M{"$set": bson.M{"w": nested(maxStoredDepth)}}); err == nil {
 		t.Fatal("an update nesting a document past the limit was accepted")
 	}
+	if err := db.Tx(ctx, func(ctx context.Context) error {
+		_, err := c.InsertOne(ctx, bson.M{"_id": "deep-tx", "v": nested(250)})
+		return err
+	}); apperr.CodeOf(err) != apperr.InvalidArgument {
+		t.Fatalf("a transaction writing a document nested 250 levels deep: %v, want the refusal", err)
+	}
 	if _, err := c.InsertOne(ctx, bson.M{"_id": "r", "a": 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.UpdateOne(ctx, bson.M{"_id": "r"}, bson.M{"$rename": bson.M{"a": "b\x00c"}}); err == nil || !strings.Contains(err.Error(), "null byte") {
-		t.Fatalf("$rename to a name with a null byte: %v, want the refusal", err)
+	if _, err := c.UpdateOne(ctx, bson.M{"_id": "r"}, bson.M{"$rename": bson.M{"a": "b\x00c"}}); apperr.CodeOf(err) != apperr.InvalidArgument || !strings.Contains(err.Error(), "null byte") {
+		t.Fatalf("$rename to a name with a null byte: %v, want the refusal (the request's fault)", err)
 	}
 	if _, err := c.InsertOne(ctx, bson.M{"_id": "after"}); err != nil {
 		t.Fatalf("a write after the refusals: %v", err)
