@@ -382,7 +382,11 @@ func countOf(b *bbolt.Bucket) uint64 {
 // limit. The file's reader (bsonkit.RawDecoder) refuses more than 200.
 const maxStoredDepth = 100
 
-var errTooDeep = apperr.New(apperr.InvalidArgument, "a document nested deeper than %d levels cannot be stored", maxStoredDepth)
+// tooDeep is a new refusal each time (an apperr.Error is a pointer its
+// holders may add details to).
+func tooDeep() error {
+	return apperr.New(apperr.InvalidArgument, "a document nested deeper than %d levels cannot be stored", maxStoredDepth)
+}
 
 // storable refuses, in a document at level (the document itself: 1), what
 // the file could not write or read back: a field name with a null byte (BSON
@@ -394,7 +398,7 @@ func storable(v any, level int) error {
 	switch x := v.(type) {
 	case bson.D:
 		if level > maxStoredDepth {
-			return errTooDeep
+			return tooDeep()
 		}
 		for _, e := range x {
 			if strings.IndexByte(e.Key, 0) >= 0 {
@@ -406,7 +410,7 @@ func storable(v any, level int) error {
 		}
 	case bson.A:
 		if level > maxStoredDepth {
-			return errTooDeep
+			return tooDeep()
 		}
 		for _, e := range x {
 			if err := storable(e, level+1); err != nil {
