@@ -172,15 +172,7 @@ func docKeyValues(doc bson.D, field string) ([]string, bool) {
 			arr, isArr = a, true
 		}
 		if isArr {
-			var out []string
-			for _, e := range arr {
-				s, ok := keyOfValue(e)
-				if !ok {
-					return nil, false
-				}
-				out = append(out, s)
-			}
-			return out, true
+			return keysOfEach(arr, keyOfValue)
 		}
 		s, ok := keyOfValue(v)
 		if !ok {
@@ -189,6 +181,19 @@ func docKeyValues(doc bson.D, field string) ([]string, bool) {
 		return []string{s}, true
 	}
 	return nil, false
+}
+
+// keysOfEach are the key forms of an array's elements; false if one has none.
+func keysOfEach[T any](vals []T, key func(T) (string, bool)) ([]string, bool) {
+	var out []string
+	for _, e := range vals {
+		s, ok := key(e)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
 }
 
 // lookupD is the value of a document's first field named key.
@@ -228,15 +233,7 @@ func keyValues(doc bson.Raw, field string) ([]string, bool) {
 			if err != nil {
 				return nil, false
 			}
-			var out []string
-			for _, e := range vals {
-				s, ok := liveKey(e)
-				if !ok {
-					return nil, false
-				}
-				out = append(out, s)
-			}
-			return out, true
+			return keysOfEach(vals, liveKey)
 		}
 		s, ok := liveKey(v)
 		if !ok {
