@@ -266,8 +266,11 @@ func (s *svc) create(ctx context.Context, a *createArgs) (string, error) {
 			if err := s.makeDefault(ctx, customer, ""); err != nil {
 				return err
 			}
-			d.IsDefault = true
 		}
+		// Set on every attempt: a transaction retried after a write conflict
+		// runs this function again, and an earlier attempt's default must not
+		// stay (it met the unique index as a 500).
+		d.IsDefault = makeDefault
 		_, err = s.env.DB.Collection(coll).InsertOne(ctx, d)
 		return err
 	})
