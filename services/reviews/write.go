@@ -113,6 +113,7 @@ func (s *svc) addReview(ctx context.Context, a *addArgs) (*Added, error) {
 			if r.Verified, err = Verification(q); err != nil {
 				return err
 			}
+			r.VerifiedSlot = 0 // set on every attempt: a transaction retried after a conflict runs this again
 			if r.Verified {
 				r.VerifiedSlot = FreeSlot(q.DeliveredOrders, taken)
 			}
