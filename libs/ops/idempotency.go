@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -38,16 +39,23 @@ import (
 //     unless it is older than the lease, when it was abandoned (its process died)
 //     and is taken over by a conditional replace on its claim token. An expired
 //     record is taken over the same way.
-//  3. after the handler, the outcome is written into the record (conditional on
-//     the claim token), or the record is deleted when the outcome is a transient
-//     failure (UNAVAILABLE, INTERNAL, RATE_LIMITED) so a retry with the key runs.
+//  3. the handler runs inside one transaction of the service's database
+//     (store.DB.Joined: every DB.Tx of the handler joins it), and a success's
+//     outcome is written into the record in that same transaction, conditional
+//     on the claim token: the effects and the kept answer commit together or
+//     not at all. After any crash either both exist (a retry replays the
+//     answer) or neither does (the retry runs the mutation). A failure aborts
+//     the transaction, so nothing of the handler's is kept, and the error is
+//     then written into the record, or the record is deleted when the error is
+//     transient (UNAVAILABLE, INTERNAL, RATE_LIMITED) so a retry with the key
+//     runs. A run whose key was taken over meanwhile cannot commit its effects.
+//  4. a claim still running when its process died is freed when the process
+//     starts again (ReleaseAbandoned: no call of its own is in flight then),
+//     or by another process after twice the lease.
 //
-// The handler's own writes and the outcome record are not one transaction (that
-// would need every handler to take part). If the process dies after the
-// handler committed and before the outcome is written, the record stays running;
-// after the lease it counts as abandoned, and a retry with the key runs the
-// mutation again. Operations whose effect must never repeat keep their own
-// uniqueness rules as well (one order per payment intent, one active config).
+// What a handler does outside its database (a call of another service's
+// mutation, a processor's API) is not in the transaction: such calls carry
+// their own idempotency (one order per payment intent, the processor's keys).
 
 // Headers of idempotent calls.
 const (
@@ -188,7 +196,12 @@ func idempotencyID(caller, key string) string {
 // Idempotency keeps the outcomes of mutations called with an Idempotency-Key,
 // in the collection IdempotencyCollection of the service's database.
 type Idempotency struct {
+	db   *store.DB
 	coll lungo.ICollection
+	// Owner names this process in the claims it makes: a process that starts
+	// again under the same name frees the claims its earlier run left running
+	// (ReleaseAbandoned). The service sets it to its host and address.
+	Owner string
 	// Retention is how long an outcome is kept (at least the contract's 24 h).
 	Retention time.Duration
 	// Lease bounds a run: handlers of keyed calls run with this deadline, so a
@@ -205,6 +218,7 @@ func NewIdempotency(db *store.DB, logger *slog.Logger) *Idempotency {
 		logger = slog.Default()
 	}
 	return &Idempotency{
+		db:        db,
 		coll:      db.Collection(IdempotencyCollection),
 		Retention: DefaultIdempotencyRetention,
 		Lease:     DefaultIdempotencyLease,
@@ -213,10 +227,14 @@ func NewIdempotency(db *store.DB, logger *slog.Logger) *Idempotency {
 	}
 }
 
-// Indexes serve the prune (on real MongoDB; the embedded engine scans anyway).
+// Indexes serve the prune and the start's release of abandoned claims.
 // There is no TTL index: the embedded engine has none, and Run prunes on both.
 func (s *Idempotency) Indexes() []store.Index {
-	return []store.Index{{Collection: IdempotencyCollection, Keys: bson.D{{Key: "expiresAt", Value: 1}}, Name: "expiresAt"}}
+	return []store.Index{
+		{Collection: IdempotencyCollection, Keys: bson.D{{Key: "expiresAt", Value: 1}}, Name: "expiresAt"},
+		// ReleaseAbandoned, at each start: the running claims (of an owner).
+		{Collection: IdempotencyCollection, Keys: bson.D{{Key: "state", Value: 1}, {Key: "owner", Value: 1}}, Name: "state_owner"},
+	}
 }
 
 // Run deletes expired records at once and then hourly until ctx is done. Reads
@@ -256,33 +274,14 @@ type idemRecord struct {
 	Path       string    `bson:"path"`
 	ArgsHash   string    `bson:"argsHash"`
 	State      string    `bson:"state"`
-	Claim      string    `bson:"claim"` // the run holding the record
+	Claim      string    `bson:"claim"`           // the run holding the record
+	Owner      string    `bson:"owner,omitempty"` // the process of that run (Idempotency.Owner)
 	Status     int       `bson:"status,omitempty"`
 	Body       []byte    `bson:"body,omitempty"`
 	CreatedAt  time.Time `bson:"createdAt"`
 	ClaimedAt  time.Time `bson:"claimedAt"`
 	FinishedAt time.Time `bson:"finishedAt,omitempty"`
 	ExpiresAt  time.Time `bson:"expiresAt"`
-}
-
-type idempotencyIdentityKey struct{}
-
-// WithIdempotency returns ctx carrying a call's idempotency identity (see
-// IdempotencyOf). The Server sets it on keyed runs; tests may set it to call a
-// handler as a keyed call would.
-func WithIdempotency(ctx context.Context, identity string) context.Context {
-	return context.WithValue(ctx, idempotencyIdentityKey{}, identity)
-}
-
-// IdempotencyOf is the idempotency identity of the call ctx belongs to: the
-// hash of caller and Idempotency-Key (the _id of its record), the same for
-// every retry of the call with that key; "" when the call has no key (or the
-// key is not honoured). A handler whose effect must not repeat even when the
-// kept outcome is lost (a run abandoned after its lease, a record released or
-// pruned) derives its own unique key from it.
-func IdempotencyOf(ctx context.Context) string {
-	s, _ := ctx.Value(idempotencyIdentityKey{}).(string)
-	return s
 }
 
 // idemClaim is a run that holds a record; finish or release it.
@@ -307,7 +306,7 @@ func (s *Idempotency) begin(ctx context.Context, caller, key, path, argsHash str
 	for range claimAttempts {
 		now := s.now()
 		rec := idemRecord{
-			ID: id, Caller: caller, Path: path, ArgsHash: argsHash, State: idemRunning, Claim: newClaimToken(),
+			ID: id, Caller: caller, Path: path, ArgsHash: argsHash, State: idemRunning, Claim: newClaimToken(), Owner: s.Owner,
 			CreatedAt: now, ClaimedAt: now, ExpiresAt: now.Add(s.Retention),
 		}
 		_, err := s.coll.InsertOne(overLimit(ctx), rec)
@@ -385,9 +384,32 @@ func keeps(status int) bool {
 	return true
 }
 
-// settle writes the outcome of a claimed run (or releases the claim when the
-// outcome is not kept). It runs even when the request's context is done.
-func (s *Idempotency) settle(ctx context.Context, c *idemClaim, status int, body []byte) {
+// errTakenOver aborts a run whose key another call took over (after the
+// lease): its effects must not commit beside the other run's.
+var errTakenOver = errors.New("idempotency: the key was taken over before the run finished (it outlasted its lease)")
+
+// keep writes a success's outcome into the claimed record, in the run's
+// transaction (ctx is inside store.DB.Joined): it commits with the effects.
+func (s *Idempotency) keep(ctx context.Context, c *idemClaim, status int, body []byte) error {
+	now := s.now()
+	res, err := s.coll.UpdateOne(overLimit(ctx), bson.M{"_id": c.id, "claim": c.claim}, bson.M{"$set": bson.M{
+		"state": idemDone, "status": status, "body": body, "finishedAt": now, "expiresAt": now.Add(s.Retention),
+	}})
+	switch {
+	case err != nil:
+		return fmt.Errorf("idempotency: keep the outcome: %w", err)
+	case res.MatchedCount == 0:
+		return errTakenOver
+	}
+	return nil
+}
+
+// settleFailure keeps a failed run's error (its transaction was aborted:
+// nothing of it was written), or releases the claim when the error is
+// transient. It runs even when the request's context is done. A crash before
+// it leaves the claim running, freed at the restart (ReleaseAbandoned): the
+// retry then runs, which is right, as nothing was written.
+func (s *Idempotency) settleFailure(ctx context.Context, c *idemClaim, status int, body []byte) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if !keeps(status) {
@@ -400,12 +422,34 @@ func (s *Idempotency) settle(ctx context.Context, c *idemClaim, status int, body
 	}})
 	switch {
 	case err != nil:
-		// The mutation ran; its outcome is not kept. The record stays running and
-		// is taken over after its lease: a retry then runs the mutation again.
+		// Not kept: the record stays running until the restart or the lease;
+		// a retry then runs the mutation again, which wrote nothing.
 		s.Logger.ErrorContext(ctx, "idempotency: keeping the outcome failed", "err", err)
 	case res.MatchedCount == 0:
-		s.Logger.WarnContext(ctx, "idempotency: the key was taken over before the run finished (it outlasted its lease)")
+		s.Logger.WarnContext(ctx, errTakenOver.Error())
 	}
+}
+
+// ReleaseAbandoned frees, at a process's start, the claims its earlier run
+// left running when it died: they are not in flight (this process has served
+// nothing yet), and their effects did not commit (a success commits its
+// outcome with them). On the embedded engine the database file is this
+// process's alone (it holds the file's lock), so every running claim is
+// abandoned; on MongoDB, those of this Owner (its host and address). Others'
+// are freed after twice the lease. It reports how many it freed.
+func (s *Idempotency) ReleaseAbandoned(ctx context.Context) (int64, error) {
+	filter := bson.M{"state": idemRunning}
+	if !s.db.Embedded() {
+		if s.Owner == "" {
+			return 0, nil
+		}
+		filter["owner"] = s.Owner
+	}
+	res, err := s.coll.DeleteMany(overLimit(ctx), filter)
+	if err != nil {
+		return 0, fmt.Errorf("idempotency: free abandoned keys: %w", err)
+	}
+	return res.DeletedCount, nil
 }
 
 // release forgets a claim, so a retry with the key runs.
@@ -444,8 +488,10 @@ func (s *Server) idempotencyCaller(ctx context.Context, path string) string {
 }
 
 // runIdempotent runs a mutation under its key: claims the key, or replays the
-// kept outcome, or refuses; then keeps the outcome before answering, so a client
-// that retries as soon as it has an answer finds it.
+// kept outcome, or refuses; then runs the handler and keeps a success's
+// outcome in one transaction, before answering, so a client that retries as
+// soon as it has an answer finds it, and a crash cannot keep one without the
+// other.
 func (s *Server) runIdempotent(c *fiber.Ctx, ctx context.Context, req Request, caller, key string) error {
 	hash, err := ArgsHash(req.Args)
 	if err != nil {
@@ -465,26 +511,40 @@ func (s *Server) runIdempotent(c *fiber.Ctx, ctx context.Context, req Request, c
 	settled := false
 	defer func() {
 		if !settled { // the handler panicked: free the key for a retry
-			ids.settle(ctx, claim, apperr.Internal.Status(), nil)
+			ids.settleFailure(ctx, claim, apperr.Internal.Status(), nil)
 		}
 	}()
 	// A run never outlasts its lease (when the handler honours its context), so
 	// a record still running after the lease really was abandoned.
-	rctx, cancel := context.WithTimeout(WithIdempotency(ctx, claim.id), ids.Lease)
+	rctx, cancel := context.WithTimeout(ctx, ids.Lease)
 	defer cancel()
-	res, err := s.Registry.Invoke(rctx, Mutation, req.Path, req.Args, false)
 	var body []byte
+	err = ids.db.Joined(rctx, func(tx context.Context) error {
+		res, err := s.Registry.Invoke(tx, Mutation, req.Path, req.Args, false)
+		if err == nil {
+			body, err = encodeAnswer(res)
+		}
+		if err != nil {
+			return err
+		}
+		if err := ids.keep(tx, claim, fiber.StatusOK, body); err != nil {
+			return err
+		}
+		faultBeforeCommit(req.Path)
+		return nil
+	})
 	if err == nil {
-		body, err = encodeAnswer(res)
-	}
-	if err != nil {
-		status, kept := apperr.Body(err) // what WriteError sends, byte for byte
-		settled = true
-		ids.settle(ctx, claim, status, kept)
-		return httpserver.WriteError(c, err)
+		faultAfterCommit(req.Path)
 	}
 	settled = true
-	ids.settle(ctx, claim, fiber.StatusOK, body)
+	switch {
+	case errors.Is(err, errTakenOver):
+		return httpserver.WriteError(c, inUse())
+	case err != nil:
+		status, kept := apperr.Body(err) // what WriteError sends, byte for byte
+		ids.settleFailure(ctx, claim, status, kept)
+		return httpserver.WriteError(c, err)
+	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	return c.Send(body)
 }

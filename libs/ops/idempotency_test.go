@@ -145,6 +145,11 @@ type idemWorld struct {
 	delay   atomic.Int64 // how long "add" takes, in nanoseconds
 	hold    chan struct{}
 	started chan struct{}
+	// "write": how many more of its transactions report a conflict, its runs
+	// that wrote, and what it does after writing (nil: answers).
+	conflicts  atomic.Int64
+	runs       atomic.Int64
+	afterWrite atomic.Pointer[func(context.Context) error]
 }
 
 func newIdemWorld(t *testing.T) *idemWorld {
@@ -195,8 +200,24 @@ func newIdemWorld(t *testing.T) *idemWorld {
 		}),
 		NewMutation("t.idem.public", Public, "", func(context.Context, *NoArgs) (int64, error) { return w.publics.Add(1), nil }),
 		NewMutation("t.idem.internal", Internal, "", func(context.Context, *NoArgs) (int64, error) { return w.publics.Add(1), nil }, CalledBy("svc")),
-		NewMutation("t.idem.identity", Authenticated, "", func(ctx context.Context, _ *NoArgs) (string, error) {
-			return IdempotencyOf(ctx), nil
+		// "write" records its argument in the database in a transaction of its
+		// own, then answers or fails as the test sets (w.afterWrite).
+		NewMutation("t.idem.write", Authenticated, "", func(ctx context.Context, a *addArgs) (int64, error) {
+			err := w.db.Tx(ctx, func(ctx context.Context) error {
+				if w.conflicts.Add(-1) >= 0 {
+					return store.ErrConflict // a compare-and-set that missed
+				}
+				_, err := w.db.Collection("effects").InsertOne(ctx, bson.M{"n": a.N})
+				return err
+			})
+			if err != nil {
+				return 0, err
+			}
+			w.runs.Add(1)
+			if f := w.afterWrite.Load(); f != nil {
+				return 0, (*f)(ctx)
+			}
+			return int64(a.N), nil
 		}),
 		NewQuery("t.idem.read", Authenticated, "", func(context.Context, *NoArgs) (int64, error) { return w.total.Load(), nil }),
 	)
@@ -541,32 +562,128 @@ func TestIdempotencyKeyWhereItDoesNotApply(t *testing.T) {
 	}
 }
 
-// TestIdempotencyIdentityInContext: a keyed run sees the record's id (a hash
-// of caller and key) through IdempotencyOf, the same on a run after the record
-// was lost; another key or caller sees another; a call without a key sees "".
-func TestIdempotencyIdentityInContext(t *testing.T) {
+// effects counts what "write" committed.
+func (w *idemWorld) effects() int64 {
+	n, err := w.db.Collection("effects").CountDocuments(context.Background(), bson.M{})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return n
+}
+
+func (w *idemWorld) record(user, key string) idemRecord {
+	var r idemRecord
+	if err := w.db.Collection(IdempotencyCollection).FindOne(context.Background(), bson.M{"_id": idempotencyID("sub:"+user, key)}).Decode(&r); err != nil {
+		w.t.Fatal(err)
+	}
+	return r
+}
+
+// TestKeyedEffectsCommitWithTheirOutcome: a keyed run's writes (in the
+// handler's own transactions) and its kept answer commit in one transaction:
+// when the answer cannot be kept (its key was taken over), the writes are not
+// committed either; when the handler fails after writing, nothing it wrote is
+// kept and the error is; a success leaves both, and the retry replays it.
+func TestKeyedEffectsCommitWithTheirOutcome(t *testing.T) {
 	w := newIdemWorld(t)
-	first := w.call("mutation", "u1", "k1", "t.idem.identity", "")
-	if first.status != 200 || first.body != `"`+idempotencyID("sub:u1", "k1")+`"` {
-		t.Fatalf("keyed call: %+v", first)
+	ok := w.call("mutation", "u1", "k-ok", "t.idem.write", `{"n":1}`)
+	if ok.status != 200 || ok.body != "1" || w.effects() != 1 {
+		t.Fatalf("success: %+v, %d effects", ok, w.effects())
 	}
-	if _, err := w.db.Collection(IdempotencyCollection).DeleteMany(context.Background(), bson.M{}); err != nil {
-		t.Fatal(err)
+	if r := w.record("u1", "k-ok"); r.State != idemDone || string(r.Body) != "1" {
+		t.Fatalf("kept record: %+v", r)
 	}
-	again := w.call("mutation", "u1", "k1", "t.idem.identity", "")
-	if again.replayed || again.body != first.body {
-		t.Fatalf("rerun after the record was lost: %+v, first %+v", again, first)
+	if again := w.call("mutation", "u1", "k-ok", "t.idem.write", `{"n":1}`); !again.replayed || w.effects() != 1 || w.runs.Load() != 1 {
+		t.Fatalf("retry: %+v, %d effects", again, w.effects())
 	}
-	if other := w.call("mutation", "u1", "k2", "t.idem.identity", ""); other.body == first.body {
-		t.Fatalf("another key has the same identity: %s", other.body)
+
+	// The key is taken over while the handler runs (its claim token changes):
+	// the run's writes roll back with its answer.
+	takeOver := func(ctx context.Context) error {
+		_, err := w.db.Collection(IdempotencyCollection).UpdateOne(context.Background(),
+			bson.M{"_id": idempotencyID("sub:u1", "k-taken")}, bson.M{"$set": bson.M{"claim": "another run"}})
+		return err
 	}
-	if other := w.call("mutation", "u2", "k1", "t.idem.identity", ""); other.body == first.body {
-		t.Fatalf("another caller has the same identity: %s", other.body)
+	w.afterWrite.Store(&takeOver)
+	lost := w.call("mutation", "u1", "k-taken", "t.idem.write", `{"n":2}`)
+	if lost.status != 409 || lost.reason != ReasonIdempotencyKeyInUse || w.effects() != 1 {
+		t.Fatalf("a run whose key was taken over: %+v, %d effects (want its write rolled back)", lost, w.effects())
 	}
-	if none := w.call("mutation", "u1", "", "t.idem.identity", ""); none.status != 200 || none.body != `""` {
-		t.Fatalf("call without a key: %+v", none)
+
+	// A failure after the write: nothing written, the error kept.
+	fail := func(context.Context) error { return apperr.New(apperr.FailedPrecondition, "refused after writing") }
+	w.afterWrite.Store(&fail)
+	e1 := w.call("mutation", "u1", "k-fail", "t.idem.write", `{"n":3}`)
+	w.afterWrite.Store(nil)
+	e2 := w.call("mutation", "u1", "k-fail", "t.idem.write", `{"n":3}`)
+	if e1.code != "FAILED_PRECONDITION" || !e2.replayed || e2.body != e1.body || w.effects() != 1 {
+		t.Fatalf("failure after writing: %+v then %+v, %d effects", e1, e2, w.effects())
 	}
-	if IdempotencyOf(context.Background()) != "" {
-		t.Fatal("a bare context has an identity")
+
+	// A transient failure after the write: nothing written, the key free.
+	down := func(context.Context) error { return apperr.New(apperr.Unavailable, "down") }
+	w.afterWrite.Store(&down)
+	if r := w.call("mutation", "u1", "k-down", "t.idem.write", `{"n":4}`); r.status != 503 || w.effects() != 1 {
+		t.Fatalf("transient failure after writing: %+v, %d effects", r, w.effects())
+	}
+	w.afterWrite.Store(nil)
+	if r := w.call("mutation", "u1", "k-down", "t.idem.write", `{"n":4}`); r.status != 200 || r.replayed || w.effects() != 2 {
+		t.Fatalf("retry after a transient failure: %+v, %d effects", r, w.effects())
+	}
+
+	// Without a key the handler's transaction is its own: a failure after it
+	// leaves its write (as before keys existed).
+	w.afterWrite.Store(&fail)
+	if r := w.call("mutation", "u1", "", "t.idem.write", `{"n":5}`); r.code != "FAILED_PRECONDITION" || w.effects() != 3 {
+		t.Fatalf("unkeyed failure after writing: %+v, %d effects", r, w.effects())
+	}
+}
+
+// TestKeyedRunStartsAgainOnConflict: a handler's transaction that reports a
+// conflict inside a keyed run cannot run again on the same snapshot: the
+// whole run starts again in a new transaction, once per conflict, and its
+// write and answer are kept once; conflicting every time answers UNAVAILABLE
+// (contention), writes nothing and frees the key.
+func TestKeyedRunStartsAgainOnConflict(t *testing.T) {
+	w := newIdemWorld(t)
+	w.conflicts.Store(2)
+	r := w.call("mutation", "u1", "k1", "t.idem.write", `{"n":7}`)
+	if r.status != 200 || r.body != "7" || w.effects() != 1 || w.runs.Load() != 1 {
+		t.Fatalf("after two conflicts: %+v, %d effects, %d runs", r, w.effects(), w.runs.Load())
+	}
+	w.conflicts.Store(store.ContentionAttempts)
+	r = w.call("mutation", "u1", "k2", "t.idem.write", `{"n":8}`)
+	if r.status != 503 || r.reason != store.ReasonContention || w.effects() != 1 {
+		t.Fatalf("always conflicting: %+v, %d effects", r, w.effects())
+	}
+	if r := w.call("mutation", "u1", "k2", "t.idem.write", `{"n":8}`); r.status != 200 || r.replayed || w.effects() != 2 {
+		t.Fatalf("retry after contention: %+v", r)
+	}
+}
+
+// TestAbandonedKeysFreedAtStart: a claim left running by a process that died
+// (its effects never committed) is freed by ReleaseAbandoned, which a service
+// calls at its start: the retry then runs at once, not after the lease. A
+// finished record is kept. On MongoDB only the claims of this process's own
+// name are freed (others' may be in flight), which the filter says.
+func TestAbandonedKeysFreedAtStart(t *testing.T) {
+	w := newIdemWorld(t)
+	w.call("mutation", "u1", "done", "t.idem.write", `{"n":1}`)
+	hash, _ := ArgsHash([]byte(`{"n":2}`))
+	if c, _, err := w.ids.begin(context.Background(), "sub:u1", "cut", "t.idem.write", hash); err != nil || c == nil {
+		t.Fatalf("claim: %v %v", c, err)
+	}
+	if r := w.call("mutation", "u1", "cut", "t.idem.write", `{"n":2}`); r.reason != ReasonIdempotencyKeyInUse {
+		t.Fatalf("before the restart: %+v", r)
+	}
+	n, err := w.ids.ReleaseAbandoned(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("freed %d: %v", n, err)
+	}
+	if r := w.call("mutation", "u1", "cut", "t.idem.write", `{"n":2}`); r.status != 200 || r.replayed || w.effects() != 2 {
+		t.Fatalf("after the restart: %+v", r)
+	}
+	if r := w.call("mutation", "u1", "done", "t.idem.write", `{"n":1}`); !r.replayed {
+		t.Fatalf("a finished record was freed: %+v", r)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -202,8 +203,16 @@ func Run(ctx context.Context, o Options) (err error) {
 			"internal_operations", len(internal), "callers", o.Credentials.Callers, "public_keys", len(o.Credentials.Peers))
 	}
 	idem := ops.NewIdempotency(db, logger) // Idempotency-Key outcomes, in the service's own database
+	idem.Owner = instanceName(o.Listener)
 	if err := db.EnsureIndexes(startCtx, append(append(built.Indexes, outbox.Indexes()...), idem.Indexes()...)...); err != nil {
 		return err
+	}
+	// Keys whose calls were cut off when this process's earlier run died are
+	// free at once: nothing of this process is in flight yet.
+	if n, err := idem.ReleaseAbandoned(startCtx); err != nil {
+		return fmt.Errorf("%s: %w", o.Module.Name, err)
+	} else if n > 0 {
+		logger.Info("idempotency: freed the keys of calls cut off by the last stop", "keys", n)
 	}
 
 	stopObserving, err := observe(db, o.Module.Name)
@@ -275,4 +284,15 @@ func credentials(m Module, c serviceauth.Credentials) (*serviceauth.Signer, *ser
 // TLS and credentials too, and a refusal names the setting).
 func brokerCheck(brokers events.Brokers, clientID string) func(context.Context) error {
 	return func(ctx context.Context) error { return brokers.Check(ctx, clientID) }
+}
+
+// instanceName names this process among the service's replicas, the same
+// across its restarts: its host and listening address (a replica restarted
+// in place keeps both).
+func instanceName(l net.Listener) string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown-host"
+	}
+	return host + "/" + l.Addr().String()
 }

@@ -125,7 +125,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("store: open %s: %w", opts.Name, err)
 		}
 		d := &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true, file: file, fileSt: fst, log: log, memLimit: opts.MemoryLimit}
-		d.live.fromChanges = true // live.go
+		d.live.fromChanges = !perWriteTracking // live.go
 		if err := d.markCreated(); err != nil {
 			d.Close(ctx)
 			return nil, err
@@ -236,6 +236,9 @@ func (d *DB) Close(ctx context.Context) error {
 // once on a transient conflict (real MongoDB), so it must not have side effects
 // outside the database.
 func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if j, _ := ctx.Value(joinKey{}).(*DB); j == d {
+		return joined(ctx, fn) // inside DB.Joined: its transaction (joined.go)
+	}
 	var tw *txWrites
 	fn = d.limitTx(d.liveTx(fn, &tw)) // memlimit.go, live.go
 	sess, err := d.client.StartSession()

@@ -129,67 +129,6 @@ func payoutArgsOf(storeID string, amount money.Fils) *requestPayoutArgs {
 		IBAN: "AE07 0331 2345 6789 0123 456", BankName: "Bank", AccountHolderName: "Sara"}}
 }
 
-// A keyed payout request or adjustment retried after its kept outcome was
-// lost (same idempotency identity, no record) is recorded once and answers
-// what it recorded; the same identity with other arguments is refused.
-func TestKeyedRetriesRecordOnce(t *testing.T) {
-	ts := newTestSvc(t)
-	ts.settings = &walletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 0}
-	storeID := ids.New("stores")
-	ts.deliver(t, catalog.EventStoreCreated, catalog.StoreCreated{StoreID: storeID, Name: "Bakery", OwnerUserID: "owner-1"})
-	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 50000)) // available at once
-	ts.settings.HoldDays = 7
-	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 20000)) // held
-	admin := ops.WithIdempotency(auth.WithIdentity(context.Background(), &auth.Identity{Sub: "admin-1"}), "adj-identity")
-	for _, kind := range []string{contract.AdjustAddBalance, contract.AdjustMovePendingToAvailable} {
-		ctx := ops.WithIdempotency(admin, "adj-"+kind)
-		first := ts.adjust(t, ctx, storeID, kind, 700)
-		again := ts.adjust(t, ctx, storeID, kind, 700)
-		if *again != *first {
-			t.Fatalf("%s retried: %+v, first %+v", kind, again, first)
-		}
-		if _, err := ts.adjustWalletBalance(ctx, &adjustArgs{StoreID: storeID, WalletID: WalletIDOf(storeID), AdjustmentType: kind,
-			Amount: 701, Reason: "test", AdminUserID: "admin-1"}); apperr.From(err).Details["reason"] != ops.ReasonIdempotencyKeyReused {
-			t.Fatalf("%s with the same identity and another amount: %v", kind, err)
-		}
-	}
-	if w := ts.wallet(t, storeID); w.AvailableBalance != 50000+700+700 || w.PendingBalance != 20000-700 {
-		t.Fatalf("wallet %+v: an adjustment was recorded twice", w)
-	}
-	if n := ts.count(t, adjustmentsColl, bson.M{}); n != 1 {
-		t.Fatalf("%d journal entries of one move", n)
-	}
-
-	ctx := ops.WithIdempotency(ownerCtx(context.Background(), storeID), "payout-identity")
-	first, err := ts.requestPayout(ctx, payoutArgsOf(storeID, 10000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.settings = &walletSettings{MinPayout: 20000, MaxPayout: 5000000, ProcessingFee: 200} // the retry is not judged again
-	again, err := ts.requestPayout(ctx, payoutArgsOf(storeID, 10000))
-	if err != nil || again != first {
-		t.Fatalf("retried request: %q %v, first %q", again, err, first)
-	}
-	if _, err := ts.requestPayout(ctx, payoutArgsOf(storeID, 30000)); apperr.From(err).Details["reason"] != ops.ReasonIdempotencyKeyReused {
-		t.Fatalf("same identity, other amount: %v", err)
-	}
-	if n := ts.count(t, payoutsColl, bson.M{}); n != 1 {
-		t.Fatalf("%d payouts of one keyed request", n)
-	}
-	// Without an identity every call is its own.
-	plain := ownerCtx(context.Background(), storeID)
-	ts.settings = &walletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200}
-	for range 2 {
-		if _, err := ts.requestPayout(plain, payoutArgsOf(storeID, 1000)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if w := ts.wallet(t, storeID); w.AvailableBalance != 51400-10000-2000 || ts.count(t, payoutsColl, bson.M{}) != 3 {
-		t.Fatalf("wallet %+v", w)
-	}
-	ts.reconciled(t, storeID)
-}
-
 // A move whose payout transaction is missing or already settled is aborted
 // (INTERNAL) and changes nothing.
 func TestMoveNeedsItsPayoutTransaction(t *testing.T) {

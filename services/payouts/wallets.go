@@ -257,18 +257,8 @@ func (s *svc) adjustWalletBalance(ctx context.Context, a *adjustArgs) (*WalletVi
 		}
 		open = &storeInfo{ID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID}
 	}
-	idem := ops.IdempotencyOf(ctx)
 	var out *WalletView
 	err = s.tx(ctx, "the wallet", func(ctx context.Context) error {
-		// A keyed call retried after its kept outcome was lost (a run abandoned
-		// after its lease, a released or pruned record) finds what it recorded.
-		if idem != "" {
-			done, err := s.priorAdjustment(ctx, "adjustment:"+idem, a)
-			if err != nil || done != nil {
-				out = done
-				return err
-			}
-		}
 		if open != nil {
 			if err := s.openWallet(ctx, *open); err != nil {
 				return err
@@ -278,9 +268,6 @@ func (s *svc) adjustWalletBalance(ctx context.Context, a *adjustArgs) (*WalletVi
 		adj := adjustmentDoc{ID: ids.New("walletAdjustments"), WalletID: walletID, StoreID: a.StoreID, AdjustmentType: a.AdjustmentType,
 			Amount: a.Amount, Reason: a.Reason, AdminNotes: a.AdminNotes, AdminUserID: a.AdminUserID, CreatedAt: now}
 		adj.SourceKey = "adjustment:" + adj.ID
-		if idem != "" {
-			adj.SourceKey = "adjustment:" + idem
-		}
 		nw, err := s.change(ctx, walletID, delta, nil, nil)
 		if err != nil {
 			return err
@@ -307,7 +294,7 @@ func (s *svc) adjustWalletBalance(ctx context.Context, a *adjustArgs) (*WalletVi
 			t := txDoc{ID: ids.New("walletTransactions"), WalletID: walletID, StoreID: a.StoreID, Type: txType, Amount: a.Amount,
 				Status: TxCompleted, Description: a.Reason, Metadata: meta, SourceKey: adj.SourceKey, CreatedAt: now, UpdatedAt: now}
 			if _, err := s.env.DB.Collection(txColl).InsertOne(ctx, t); err != nil {
-				return err // a duplicate source key: a concurrent twin won; s.tx runs this again and finds it
+				return err
 			}
 			adj.TransactionID = t.ID
 		}
@@ -334,53 +321,6 @@ func (s *svc) adjustWalletBalance(ctx context.Context, a *adjustArgs) (*WalletVi
 	}
 	s.env.Relay.Kick()
 	return out, nil
-}
-
-// priorAdjustment looks for the adjustment a keyed call recorded under
-// sourceKey (its transaction, or for a move its journal entry): nil when there
-// is none; the wallet as it is now when there is one of the same store, kind
-// and amount (the call already ran: nothing is written again); and
-// INVALID_ARGUMENT idempotency_key_reused when the key recorded another one.
-func (s *svc) priorAdjustment(ctx context.Context, sourceKey string, a *adjustArgs) (*WalletView, error) {
-	var storeID, kind string
-	var amount money.Fils
-	var t txDoc
-	err := s.env.DB.Collection(txColl).FindOne(ctx, bson.M{"sourceKey": sourceKey}).Decode(&t)
-	switch {
-	case err == nil:
-		storeID, kind, amount = t.StoreID, t.Metadata["adjustmentType"], t.Amount
-	case !store.IsNotFound(err):
-		return nil, err
-	default: // a move has no transaction: its journal entry
-		var j adjustmentDoc
-		err := s.env.DB.Collection(adjustmentsColl).FindOne(ctx, bson.M{"sourceKey": sourceKey}).Decode(&j)
-		if store.IsNotFound(err) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		storeID, kind, amount = j.StoreID, j.AdjustmentType, j.Amount
-	}
-	if storeID != a.StoreID || kind != a.AdjustmentType || amount != a.Amount {
-		return nil, keyReused()
-	}
-	w, err := s.wallet(ctx, a.StoreID)
-	if err != nil {
-		return nil, err
-	}
-	if w == nil {
-		return nil, fmt.Errorf("payouts: the wallet of store %s vanished after adjustment %s", a.StoreID, sourceKey)
-	}
-	v := w.view()
-	return &v, nil
-}
-
-// keyReused answers a keyed call whose key already recorded another change
-// (the kept outcome, which would have said so first, was lost).
-func keyReused() error {
-	return apperr.New(apperr.InvalidArgument, "%s was used with other arguments", ops.HeaderIdempotencyKey).
-		WithDetails(map[string]any{"reason": ops.ReasonIdempotencyKeyReused, "header": ops.HeaderIdempotencyKey})
 }
 
 // LedgerFigures are a wallet's figures, as stored or as recomputed.

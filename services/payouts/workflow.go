@@ -66,17 +66,6 @@ func (s *svc) walletSettings(ctx context.Context) (*walletSettings, error) {
 // must be a valid UAE IBAN.
 func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, error) {
 	st := ops.StoreOf(ctx)
-	// A keyed call retried after its kept outcome was lost (a run abandoned
-	// after its lease, a released or pruned record) answers the payout it
-	// requested, before any check that could now refuse it.
-	idem := ops.IdempotencyOf(ctx)
-	sourceKey := ""
-	if idem != "" {
-		sourceKey = "payout-request:" + idem
-		if id, err := s.priorPayout(ctx, sourceKey, st.ID, a.Amount); err != nil || id != "" {
-			return id, err
-		}
-	}
 	iban, err := CheckUAEIBAN(a.BankDetails.IBAN)
 	if err != nil {
 		return "", apperr.Invalid("bankDetails.IBAN", "%v", err)
@@ -99,19 +88,9 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 		History:      []historyEntry{{Action: "requestPayout", To: StatusRequested, By: caller.Sub, At: now}},
 		CreationTime: now, UpdatedAt: now,
 	}
-	if sourceKey == "" {
-		sourceKey = "payout:" + p.ID
-	}
+	sourceKey := "payout:" + p.ID
 	d := Balances{Available: -a.Amount}
-	var prior string
 	err = s.tx(ctx, "the wallet", func(ctx context.Context) error {
-		if idem != "" { // a concurrent twin committed first (the unique source key stopped this one): its payout
-			id, err := s.priorPayout(ctx, sourceKey, st.ID, a.Amount)
-			if err != nil || id != "" {
-				prior = id
-				return err
-			}
-		}
 		w, err := s.change(ctx, walletID, d, nil, nil)
 		if err != nil {
 			return err
@@ -129,16 +108,13 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 			Description: "Payout " + p.ID, SourceKey: sourceKey, CreatedAt: now, UpdatedAt: now,
 			Metadata: map[string]string{"payoutId": p.ID, "requestedBy": caller.Sub, "processingFee": aedText(p.ProcessingFee), "netAmount": aedText(p.NetAmount)}}
 		if _, err := s.env.DB.Collection(txColl).InsertOne(ctx, t); err != nil {
-			return err // a duplicate source key: a concurrent twin won; s.tx runs this again and finds it
+			return err
 		}
 		_, err = s.env.Outbox.Add(ctx, contract.TopicPayouts, contract.EventPayoutRequested, p.ID, p.event("", ""))
 		return err
 	})
 	if err != nil {
 		return "", err
-	}
-	if prior != "" {
-		return prior, nil
 	}
 	s.env.Relay.Kick()
 	return p.ID, nil
@@ -224,24 +200,6 @@ func (s *svc) oldestHeld(ctx context.Context, walletID string) (*txDoc, error) {
 		return nil, err
 	}
 	return &e, nil
-}
-
-// priorPayout is the payout a keyed request recorded under sourceKey, "" when
-// there is none; INVALID_ARGUMENT idempotency_key_reused when the key
-// requested another store's payout or another amount.
-func (s *svc) priorPayout(ctx context.Context, sourceKey, storeID string, amount money.Fils) (string, error) {
-	var t txDoc
-	err := s.env.DB.Collection(txColl).FindOne(ctx, bson.M{"sourceKey": sourceKey}).Decode(&t)
-	if store.IsNotFound(err) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	if t.Type != TxPayout || t.StoreID != storeID || t.Amount != amount || t.Metadata["payoutId"] == "" {
-		return "", keyReused()
-	}
-	return t.Metadata["payoutId"], nil
 }
 
 type payoutArgs struct {
