@@ -135,15 +135,16 @@ func TestUploadsStayOutOfMemoryAcrossRestart(t *testing.T) {
 }
 
 // buildMarketplace builds this command (without -race: the bound is the
-// program's, not the race detector's) into a temporary directory.
-func buildMarketplace(t *testing.T) string {
+// program's, not the race detector's) into a temporary directory, with the
+// build tags given.
+func buildMarketplace(t *testing.T, tags ...string) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
 	out := filepath.Join(t.TempDir(), "marketplace")
-	cmd := exec.Command(goBin, "build", "-ldflags=-s -w", "-o", out, ".")
+	cmd := exec.Command(goBin, "build", "-ldflags=-s -w", "-tags="+strings.Join(tags, ","), "-o", out, ".")
 	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local") // as deploy/distributed builds: the same build cache
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
