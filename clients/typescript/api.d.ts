@@ -252,7 +252,10 @@ export declare const api: {
       >;
       /**
        * Approve a requested payout (requested to approved); returns the
-       * payout.
+       * payout. A payout of a store handed to another owner since its request
+       * (handedOver) is FAILED_PRECONDITION (details.reason store_handed_over)
+       * unless confirmHandover is true: its bank account is the former
+       * owner's.
        *
        * Mutation; access `admin`. Runs as `admins/payoutOperations:approvePayout` (POST /api/run/admins/payoutOperations/approvePayout).
        */
@@ -264,6 +267,7 @@ export declare const api: {
           adminUserId: string;
           /** multi-line text */
           adminNotes?: string | null;
+          confirmHandover?: boolean | null;
         },
         {
           _id: string;
@@ -287,6 +291,8 @@ export declare const api: {
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
+          handedOverAt: number | null;
+          handedOver: boolean;
           approvedBy: string | null;
           processingDate: number | null;
           processingMethod: string | null;
@@ -309,12 +315,14 @@ export declare const api: {
             method?: string | null;
             reference?: string | null;
             restoreBalance?: boolean | null;
+            handoverConfirmed?: boolean | null;
           }>;
         } | null
       >;
       /**
        * Complete a payout being paid (processing to completed); returns the
-       * payout.
+       * payout. Needs confirmHandover: true for a payout of a store handed
+       * over since its request, as approvePayout.
        *
        * Mutation; access `admin`. Runs as `admins/payoutOperations:completePayout` (POST /api/run/admins/payoutOperations/completePayout).
        */
@@ -327,6 +335,7 @@ export declare const api: {
           transactionReference?: string | null;
           /** multi-line text */
           adminNotes?: string | null;
+          confirmHandover?: boolean | null;
         },
         {
           _id: string;
@@ -350,6 +359,8 @@ export declare const api: {
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
+          handedOverAt: number | null;
+          handedOver: boolean;
           approvedBy: string | null;
           processingDate: number | null;
           processingMethod: string | null;
@@ -372,6 +383,7 @@ export declare const api: {
             method?: string | null;
             reference?: string | null;
             restoreBalance?: boolean | null;
+            handoverConfirmed?: boolean | null;
           }>;
         } | null
       >;
@@ -408,6 +420,8 @@ export declare const api: {
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
+          handedOverAt: number | null;
+          handedOver: boolean;
           approvedBy: string | null;
           processingDate: number | null;
           processingMethod: string | null;
@@ -430,6 +444,7 @@ export declare const api: {
             method?: string | null;
             reference?: string | null;
             restoreBalance?: boolean | null;
+            handoverConfirmed?: boolean | null;
           }>;
         } | null
       >;
@@ -468,6 +483,9 @@ export declare const api: {
       >;
       /**
        * Open payouts (requested, approved, processing), oldest request first.
+       * A payout whose store was handed to another owner after its request
+       * (admins.catalog.updateStore) is flagged: handedOver, and handedOverAt
+       * once this service has heard of the handover.
        *
        * Query; access `admin`. Runs as `admins/payoutOperations:getPendingPayouts` (POST /api/run/admins/payoutOperations/getPendingPayouts).
        */
@@ -500,6 +518,8 @@ export declare const api: {
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
+          handedOverAt: number | null;
+          handedOver: boolean;
         }>
       >;
       /**
@@ -542,6 +562,8 @@ export declare const api: {
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
+          handedOverAt: number | null;
+          handedOver: boolean;
           approvedBy: string | null;
           processingDate: number | null;
           processingMethod: string | null;
@@ -564,12 +586,14 @@ export declare const api: {
             method?: string | null;
             reference?: string | null;
             restoreBalance?: boolean | null;
+            handoverConfirmed?: boolean | null;
           }>;
         } | null
       >;
       /**
        * Mark an approved payout as being paid (approved to processing);
-       * returns the payout.
+       * returns the payout. Needs confirmHandover: true for a payout of a
+       * store handed over since its request, as approvePayout.
        *
        * Mutation; access `admin`. Runs as `admins/payoutOperations:markPayoutAsProcessing` (POST /api/run/admins/payoutOperations/markPayoutAsProcessing).
        */
@@ -583,6 +607,7 @@ export declare const api: {
           transactionReference?: string | null;
           /** multi-line text */
           adminNotes?: string | null;
+          confirmHandover?: boolean | null;
         },
         {
           _id: string;
@@ -606,6 +631,8 @@ export declare const api: {
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
+          handedOverAt: number | null;
+          handedOver: boolean;
           approvedBy: string | null;
           processingDate: number | null;
           processingMethod: string | null;
@@ -628,6 +655,7 @@ export declare const api: {
             method?: string | null;
             reference?: string | null;
             restoreBalance?: boolean | null;
+            handoverConfirmed?: boolean | null;
           }>;
         } | null
       >;
@@ -711,6 +739,8 @@ export declare const api: {
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
+          handedOverAt: number | null;
+          handedOver: boolean;
           approvedBy: string | null;
           processingDate: number | null;
           processingMethod: string | null;
@@ -733,6 +763,7 @@ export declare const api: {
             method?: string | null;
             reference?: string | null;
             restoreBalance?: boolean | null;
+            handoverConfirmed?: boolean | null;
           }>;
         } | null
       >;
@@ -1913,6 +1944,8 @@ export declare const api: {
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
+          handedOverAt: number | null;
+          handedOver: boolean;
           approvedBy: string | null;
           processingDate: number | null;
           processingMethod: string | null;
@@ -1935,6 +1968,7 @@ export declare const api: {
             method?: string | null;
             reference?: string | null;
             restoreBalance?: boolean | null;
+            handoverConfirmed?: boolean | null;
           }>;
         }>
       >;

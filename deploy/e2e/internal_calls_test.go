@@ -67,7 +67,6 @@ var publicOnlyEdges = map[[2]string][]string{
 	{"addresses", "customers"}: {"customers.profile.getMyProfile"}, // customers.Client.CustomerRef
 	{"payments", "addresses"}:  {"customers.addresses.getAddress"}, // addresses.Client.MyAddress
 	{"payments", "catalog"}:    {"stores.catalog.getStore"},        // catalog.Client.Store
-	{"reviews", "catalog"}:     {"stores.catalog.getStore"},        // catalog.Client.Store, StoreNow, StoreRef
 }
 
 // TestOperationCallersFollowTheModuleList (issue 19, item 4): the module list

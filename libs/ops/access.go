@@ -22,11 +22,15 @@ type CustomerRef struct {
 	Name   string
 }
 
-// StoreRef is a store, as access resolves it.
+// StoreRef is a store, as access resolves it. Version is the owning
+// context's version of the store the owner was read at (0 when the resolver
+// does not know it): a handler that records something on the owner's word
+// can tell whether what it holds of the store is newer than the check.
 type StoreRef struct {
 	ID          string
 	Name        string
 	OwnerUserID string
+	Version     int64
 }
 
 // Resolvers find what access levels need. A nil result with a nil error means

@@ -21,6 +21,13 @@ type Resolver interface {
 	Resolve(ctx context.Context, service string) (string, error)
 }
 
+// ErrOperationRefused is the cause (errors.Is) of a call's INTERNAL answer
+// when the callee answered it as an unknown operation: a callee of an older
+// release that lacks the operation, or one that does not count this service
+// among the operation's callers. A caller that can do without the operation
+// (the same fact through an older operation) tells it from other errors.
+var ErrOperationRefused = errors.New("ops: the callee does not know the operation, or refused it to this service")
+
 // Client calls other services' operations directly (through discovery, never
 // through the public gateway). It forwards the caller's token so the callee applies
 // its own rules to the same identity, and proves which service it is with an
@@ -124,7 +131,7 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 				// not accept from this service: an undeclared edge, keys it does
 				// not know): a bug of the calling service or of its deployment,
 				// not a missing record of the client's.
-				return apperr.Wrap(fmt.Errorf("%s refused operation %s: %s", service, path, e.Message), apperr.Internal, "internal error")
+				return apperr.Wrap(fmt.Errorf("%w: %s refused operation %s: %s", ErrOperationRefused, service, path, e.Message), apperr.Internal, "internal error")
 			}
 			// An argument the callee does not know: sent once more without it,
 			// or refused naming the callee's version (callees.go).

@@ -64,7 +64,8 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("catalog.categories.ensureByName", ops.Internal, "Find or create categories by name.", s.ensureCategories, ops.CalledBy("platformconfig")),
 			ops.NewQuery("catalog.locations.resolve", ops.Internal, "Cities and areas by id, in one call.", s.resolveLocations, ops.CalledBy("addresses")),
 			ops.NewQuery("catalog.products.getProducts", ops.Internal, "Products by id, in one call.", s.getProducts, ops.CalledBy("customers")),
-			ops.NewQuery(contract.OpGetStoreContacts, ops.Internal, "Stores by id with their owner's name and phone, as committed (the payouts service's listings).", s.getStoreContacts, ops.CalledBy("payouts")),
+			ops.NewQuery(contract.OpGetStoreContacts, ops.Internal, "Stores by id with their owner's name and phone, as committed (the payouts service's listings; the store owners' access checks of payouts, customers and reviews).", s.getStoreContacts,
+				ops.CalledBy("payouts", "customers", "reviews")),
 		).WithResolvers(ops.Resolvers{Store: s.storeRef}),
 		Indexes: append([]store.Index{
 			{Collection: "cities", Keys: bson.D{{Key: "nameKey", Value: 1}}, Unique: true, Name: "name_unique"},
@@ -279,7 +280,7 @@ func (s *svc) storeRef(ctx context.Context, id string) (*ops.StoreRef, error) {
 	if st == nil {
 		return nil, err
 	}
-	return &ops.StoreRef{ID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID}, nil
+	return &ops.StoreRef{ID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID, Version: st.version()}, nil
 }
 
 type createProductArgs struct {

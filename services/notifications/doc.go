@@ -37,6 +37,8 @@
 //	payout.processing (payouts)   store owner (data.storeOwnerUserId) payout_processing normal
 //	payout.completed (payouts)    store owner (data.storeOwnerUserId) payout_completed normal
 //	payout.failed (payouts)       store owner (data.storeOwnerUserId) payout_failed   high
+//	payout.cancelled (payouts)    the admin inbox, and the former     payout_cancelled high
+//	                              owner (data.storeOwnerUserId)
 //	wallet.adjusted (wallets)     store owner (data.storeOwnerUserId) wallet_adjusted normal
 //
 // The other review events (review.created, updated, deleted, flag_resolved)
@@ -68,6 +70,8 @@
 // payout_requested "Payout requested", payout_approved "Payout approved",
 // payout_rejected "Payout rejected", payout_processing "Payout on its way",
 // payout_completed "Payout completed", payout_failed "Payout failed",
+// payout_cancelled "Payout cancelled" (to the former owner) and "Payout
+// cancelled: <reason>" (to the admin inbox),
 // wallet_adjusted "Wallet adjusted".
 //
 // A recipient whose user id is empty in the event is skipped (no notification,
@@ -138,6 +142,12 @@
 //	payout_failed      "Your payout of AED <amount> from <storeName> failed: <reason>." then "The
 //	                   amount is back in your available balance." when it was restored, else "Our
 //	                   team will contact you about the amount."
+//	payout_cancelled   to the former owner: "Your payout of AED <amount> from <storeName> was
+//	                   cancelled: <reason>. It will not be paid to your account; the amount went
+//	                   back to the store's available balance. Contact us to settle it."; to the
+//	                   admin inbox: "The payout of AED <amount> from <storeName> requested by
+//	                   <requestedBy> was cancelled (<reason>): the amount is back in the store's
+//	                   available balance. Settle it with <requestedBy>, the store's former owner."
 //	wallet_adjusted    "AED <amount> was added to / deducted from the available / pending balance of
 //	                   <storeName>: <reason>." ("AED <amount> of the pending balance of <storeName>
 //	                   is now available: <reason>." for a move)
@@ -151,7 +161,8 @@
 //	review_flagged            flagId, reviewId, storeId, reason, flaggedByUserId
 //	review_invitation         orderId, storeId
 //	review_response, review_hidden, review_shown  reviewId, storeId
-//	payout_*                  payoutId, storeId, status (the payout's new status)
+//	payout_*                  payoutId, storeId, status (the payout's new status); payout_cancelled
+//	                          also requestedBy
 //	wallet_adjusted           walletId, storeId, adjustmentType
 //
 // # Stored record (collection "notifications")

@@ -47,6 +47,10 @@ const (
 	TypePayoutCompleted  = "payout_completed"
 	TypePayoutFailed     = "payout_failed"
 	TypeWalletAdjusted   = "wallet_adjusted"
+	// A payout still requested when its store was handed to another owner
+	// is cancelled: its former owner (who requested it) and the
+	// administrators hear of it.
+	TypePayoutCancelled = "payout_cancelled"
 )
 
 // Event types handled, as their producers' contracts declare them.
@@ -61,6 +65,7 @@ const (
 	EventPayoutProcessing   = payouts.EventPayoutProcessing
 	EventPayoutCompleted    = payouts.EventPayoutCompleted
 	EventPayoutFailed       = payouts.EventPayoutFailed
+	EventPayoutCancelled    = payouts.EventPayoutCancelled
 	EventWalletAdjusted     = payouts.EventWalletAdjusted
 )
 
@@ -83,7 +88,7 @@ const (
 var handles = events.Versions{
 	EventOrderCreated: {1}, EventOrderStatusChanged: {1}, EventPaymentFailed: {1}, EventReviewFlagRaised: {1},
 	EventPayoutRequested: {1}, EventPayoutApproved: {1}, EventPayoutRejected: {1}, EventPayoutProcessing: {1},
-	EventPayoutCompleted: {1}, EventPayoutFailed: {1}, EventWalletAdjusted: {1},
+	EventPayoutCompleted: {1}, EventPayoutFailed: {1}, EventPayoutCancelled: {1}, EventWalletAdjusted: {1},
 	EventReviewStoreResponded: {1}, EventReviewHidden: {1}, EventReviewShown: {1},
 }
 
@@ -301,7 +306,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		}
 		out = append(out, base(RecipientAdmin, "", TypeReviewFlagged, "Review flagged", body, priority,
 			idMap("flagId", d.FlagID, "reviewId", d.ReviewID, "storeId", d.StoreID, "reason", d.Reason, "flaggedByUserId", d.FlaggedByUserID)))
-	case EventPayoutRequested, EventPayoutApproved, EventPayoutRejected, EventPayoutProcessing, EventPayoutCompleted, EventPayoutFailed:
+	case EventPayoutRequested, EventPayoutApproved, EventPayoutRejected, EventPayoutProcessing, EventPayoutCompleted, EventPayoutFailed, EventPayoutCancelled:
 		var d payouts.PayoutEvent
 		if err := events.DecodeData(env, &d); err != nil {
 			return nil, err
@@ -376,6 +381,9 @@ func payoutNotifications(eventType string, d payouts.PayoutEvent, base func(reci
 			fmt.Sprintf("%s requested a payout of %s (%s after the %s fee).", store, amount, aed(d.NetAmount), aed(d.ProcessingFee)),
 			PriorityNormal, data)}
 	}
+	if eventType == EventPayoutCancelled {
+		return payoutCancelledNotifications(d, data, base)
+	}
 	owner := strings.TrimSpace(d.StoreOwnerUserID)
 	if owner == "" {
 		return nil
@@ -420,6 +428,36 @@ func payoutNotifications(eventType string, d payouts.PayoutEvent, base func(reci
 		}
 	}
 	return []notificationDoc{base(RecipientUser, owner, typ, title, body, priority, data)}
+}
+
+// payoutCancelledNotifications: a payout the store's handover cancelled. Its
+// former owner (who requested it, to their bank account) is told that it
+// will not be paid and where the amount went; the administrators, that the
+// former owner's claim is theirs to settle.
+func payoutCancelledNotifications(d payouts.PayoutEvent, data map[string]string, base func(recipientType, userID, typ, title, body, priority string, data map[string]string) notificationDoc) []notificationDoc {
+	store, amount := storeName(d.StoreName), aed(d.RequestedAmount)
+	reason := strings.TrimRight(clip(d.Reason, maxText), ".")
+	if reason == "" {
+		reason = "cancelled"
+	}
+	requester := clip(d.RequestedBy, maxName)
+	if requester == "" {
+		requester = clip(d.StoreOwnerUserID, maxName)
+	}
+	by, former := "", "the store's former owner"
+	if requester != "" {
+		by, former = " requested by "+requester, requester+", the store's former owner"
+		data["requestedBy"] = requester
+	}
+	out := []notificationDoc{base(RecipientAdmin, "", TypePayoutCancelled, "Payout cancelled: "+reason,
+		fmt.Sprintf("The payout of %s from %s%s was cancelled (%s): the amount is back in the store's available balance. Settle it with %s.",
+			amount, store, by, reason, former), PriorityHigh, data)}
+	if owner := strings.TrimSpace(d.StoreOwnerUserID); owner != "" {
+		out = append(out, base(RecipientUser, owner, TypePayoutCancelled, "Payout cancelled",
+			fmt.Sprintf("Your payout of %s from %s was cancelled: %s. It will not be paid to your account; the amount went back to the store's available balance. Contact us to settle it.",
+				amount, store, reason), PriorityHigh, data))
+	}
+	return out
 }
 
 var methodLabels = map[string]string{

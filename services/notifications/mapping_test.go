@@ -273,6 +273,26 @@ func TestNotificationsFor(t *testing.T) {
 				[]string{"back in your available balance"}, map[string]string{"payoutId": "pay_1", "status": "failed"}}},
 		},
 		{
+			name: "a payout the store's handover cancelled: the administrators and the former owner, high priority",
+			env: envelope(EventPayoutCancelled, `{"payoutId":"pay_1","storeId":"sto_1","storeName":"Bakery","storeOwnerUserId":"u_former",
+				"requestedBy":"u_former","requestedAmountFils":50000,"status":"cancelled","from":"requested","reason":"store handed over","balanceRestored":true}`),
+			want: []want{
+				{RecipientAdmin, "", TypePayoutCancelled, "Payout cancelled: store handed over", PriorityHigh,
+					[]string{"AED 500.00 from Bakery requested by u_former was cancelled (store handed over)", "store's available balance", "Settle it with u_former"},
+					map[string]string{"payoutId": "pay_1", "storeId": "sto_1", "status": "cancelled", "requestedBy": "u_former"}},
+				{RecipientUser, "u_former", TypePayoutCancelled, "Payout cancelled", PriorityHigh,
+					[]string{"Your payout of AED 500.00 from Bakery was cancelled: store handed over.", "not be paid to your account", "store's available balance"},
+					map[string]string{"payoutId": "pay_1", "storeId": "sto_1", "status": "cancelled", "requestedBy": "u_former"}},
+			},
+		},
+		{
+			name: "a cancelled payout without an owner still reaches the administrators",
+			env:  envelope(EventPayoutCancelled, `{"payoutId":"pay_1","requestedAmountFils":50000,"status":"cancelled","reason":"store handed over"}`),
+			want: []want{{RecipientAdmin, "", TypePayoutCancelled, "Payout cancelled: store handed over", PriorityHigh,
+				[]string{"AED 500.00 from the store"}, map[string]string{"payoutId": "pay_1", "status": "cancelled"}}},
+		},
+		{name: "payout cancelled: no payoutId", env: envelope(EventPayoutCancelled, `{"storeOwnerUserId":"u"}`), wantErr: true},
+		{
 			name: "a payout move without an owner notifies nobody",
 			env:  envelope(EventPayoutApproved, `{"payoutId":"pay_1","requestedAmountFils":50000,"status":"approved"}`),
 			want: []want{},

@@ -278,8 +278,12 @@ func (s *svc) onStoreEvent(ctx context.Context, env events.Envelope, d catalog.S
 			"eventId", env.ID, "type", env.Type, "storeId", d.StoreID, "reason", reasonAheadOfCatalog,
 			"eventVersion", d.Version, "version", st.Version, "eventOwnerUserId", d.OwnerUserID, "ownerUserId", st.OwnerUserID)
 	}
-	return s.openWallet(ctx, storeInfo{ID: d.StoreID, Name: st.Name, OwnerUserID: st.OwnerUserID, OwnerName: st.OwnerName,
-		OwnerPhone: st.OwnerPhone, Version: max(st.Version, 1)})
+	if err := s.openWallet(ctx, storeInfo{ID: d.StoreID, Name: st.Name, OwnerUserID: st.OwnerUserID, OwnerName: st.OwnerName,
+		OwnerPhone: st.OwnerPhone, Version: max(st.Version, 1)}); err != nil {
+		return err
+	}
+	// A handover: the former owner's open payouts (handover.go).
+	return s.settleHandover(ctx, d.StoreID, st.OwnerUserID)
 }
 
 // askOrders asks the customers service about orderIDs, within confirmTimeout

@@ -69,6 +69,12 @@ func (s *svc) nameStores(ctx context.Context, items []*PayoutItem, strict bool) 
 		if c.OwnerPhone != "" {
 			it.StoreOwnerPhone = c.OwnerPhone
 		}
+		// The owner shown is the store's now: an open payout its former
+		// owner requested says so, whether or not the handover has reached
+		// this service yet.
+		if Open(it.Status) && it.ownerAtRequest != "" && c.OwnerUserID != it.ownerAtRequest {
+			it.HandedOver = true
+		}
 	}
 	return nil
 }

@@ -2,8 +2,8 @@
 // ledger of wallet transactions that always sums to the balances, the
 // earnings of delivered orders held and then released, store owners' payout
 // requests and the administrators' workflow over them (approve, reject, mark
-// processing, complete, mark failed), manual wallet adjustments and the
-// payout statistics.
+// processing, complete, mark failed), what a store's handover does to them,
+// manual wallet adjustments and the payout statistics.
 //
 // Where things are:
 //
@@ -14,6 +14,7 @@
 //	wallets.go      opening wallets, getWallet, listTransactions, adjustWalletBalance, reconcileWallet
 //	earnings.go     the consumer (store.created, order.status_changed) and the release of held earnings
 //	workflow.go     requestPayout, the administrators' moves, the work queue, statistics
+//	handover.go     a store handed to another owner: its former owner's open payouts
 //	totals.go       the running totals behind the statistics
 //
 // Every balance change is one transaction holding the change (a conditional

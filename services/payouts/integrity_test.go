@@ -136,6 +136,7 @@ func TestMoveNeedsItsPayoutTransaction(t *testing.T) {
 	ts.settings = &walletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 0}
 	storeID := ids.New("stores")
 	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 50000))
+	ts.setStore(catalog.StoreEvent{StoreID: storeID, Name: "Bakery", OwnerUserID: "owner-1"}) // the catalog's, which approving asks
 	ctx := context.Background()
 	id, err := ts.requestPayout(ownerCtx(ctx, storeID), payoutArgsOf(storeID, 10000))
 	if err != nil {

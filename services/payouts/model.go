@@ -128,6 +128,9 @@ type historyEntry struct {
 	Method         *string `bson:"method,omitempty"`
 	Reference      *string `bson:"reference,omitempty"`
 	RestoreBalance *bool   `bson:"restoreBalance,omitempty"`
+	// HandoverConfirmed: the administrator paid on a payout of a store
+	// handed over since its request (confirmHandover).
+	HandoverConfirmed *bool `bson:"handoverConfirmed,omitempty"`
 }
 
 // payoutDoc is a payout request (record kind payouts).
@@ -158,8 +161,22 @@ type payoutDoc struct {
 	BalanceRestored      bool           `bson:"balanceRestored"`
 	AdminNotes           string         `bson:"adminNotes,omitempty"` // the latest notes given
 	History              []historyEntry `bson:"history"`
-	CreationTime         int64          `bson:"creationTime"`
-	UpdatedAt            int64          `bson:"updatedAt"`
+	// HandedOverAt is when the payouts service learnt that the store was
+	// handed to another owner after this payout was requested (handover.go):
+	// a requested payout was then cancelled, one approved or processing
+	// flagged.
+	HandedOverAt *int64 `bson:"handedOverAt,omitempty"`
+	CreationTime int64  `bson:"creationTime"`
+	UpdatedAt    int64  `bson:"updatedAt"`
+}
+
+// owner is the store's owner when p was requested (its requester: only the
+// owner requests; payouts recorded without the owner name the requester).
+func (p *payoutDoc) owner() string {
+	if p.OwnerUserID != "" {
+		return p.OwnerUserID
+	}
+	return p.RequestedBy
 }
 
 // The interface shapes: AED numbers.
@@ -239,6 +256,17 @@ type PayoutItem struct {
 	CurrentWalletBalance float64         `json:"currentWalletBalance"`
 	TotalEarnings        float64         `json:"totalEarnings"`
 	TotalOrders          int64           `json:"totalOrders"`
+	// HandedOverAt is when the payouts service learnt that the store was
+	// handed to another owner after the request (null: not handed over).
+	// HandedOver says the same of an open payout as the catalog has the store
+	// now, even before that is recorded: its requester (requestedBy, whose
+	// bank account bankDetails is) is not the store's owner (storeOwnerName)
+	// any more. Approving, marking processing or completing such a payout
+	// needs confirmHandover: true.
+	HandedOverAt *int64 `json:"handedOverAt"`
+	HandedOver   bool   `json:"handedOver"`
+	// ownerAtRequest is whose store it was when the payout was requested.
+	ownerAtRequest string
 }
 
 // HistoryView is one move of a payout as shown.
@@ -253,6 +281,9 @@ type HistoryView struct {
 	Method         *string `json:"method,omitempty"`
 	Reference      *string `json:"reference,omitempty"`
 	RestoreBalance *bool   `json:"restoreBalance,omitempty"`
+	// HandoverConfirmed: the move paid on a payout of a store handed over
+	// since its request, as the administrator confirmed.
+	HandoverConfirmed *bool `json:"handoverConfirmed,omitempty"`
 }
 
 // Payout is a payout with everything recorded on it: the admin moves' answer
@@ -292,6 +323,7 @@ func (p *payoutDoc) item(w *walletDoc) PayoutItem {
 		RequestedAmount: p.RequestedAmount.AED(), ProcessingFee: p.ProcessingFee.AED(), NetAmount: p.NetAmount.AED(),
 		BankDetails: BankDetailsView{IBAN: p.BankDetails.IBAN, BankName: p.BankDetails.BankName, AccountHolderName: p.BankDetails.AccountHolderName},
 		Status:      p.Status, RequestDate: p.RequestDate, ApprovedDate: p.ApprovedDate, RequestedBy: p.RequestedBy,
+		HandedOverAt: p.HandedOverAt, HandedOver: p.HandedOverAt != nil, ownerAtRequest: p.owner(),
 	}
 	if w != nil {
 		it.StoreOwnerName, it.StoreOwnerPhone = w.OwnerName, w.OwnerPhone
@@ -317,7 +349,7 @@ func (p *payoutDoc) detail(w *walletDoc, admin bool) Payout {
 	}
 	for _, h := range p.History {
 		hv := HistoryView{Action: h.Action, From: strPtr(h.From), To: h.To, By: h.By, At: h.At, Reason: h.Reason,
-			Method: h.Method, Reference: h.Reference, RestoreBalance: h.RestoreBalance}
+			Method: h.Method, Reference: h.Reference, RestoreBalance: h.RestoreBalance, HandoverConfirmed: h.HandoverConfirmed}
 		if admin {
 			hv.Notes = h.Notes
 		}

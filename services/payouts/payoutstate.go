@@ -12,7 +12,9 @@ const (
 	StatusFailed     = contract.StatusFailed
 )
 
-// Move is an administrator's move of a payout, named after its operation.
+// Move is a move of a payout: an administrator's, named after its
+// operation, or the store's handover (MoveHandover), which no operation
+// makes.
 type Move string
 
 const (
@@ -21,10 +23,17 @@ const (
 	MoveProcessing Move = "markPayoutAsProcessing"
 	MoveComplete   Move = "completePayout"
 	MoveFail       Move = "markPayoutAsFailed"
+	// MoveHandover cancels a payout still requested when its store is
+	// handed to another owner (the catalog's store.updated, as the catalog
+	// confirms it): the former owner's request to their bank account is not
+	// paid by the new owner's store. It is the payouts service's, on the
+	// catalog's word (handover.go).
+	MoveHandover Move = "storeHandedOver"
 )
 
-// moves is the table of section 3.1: the statuses a move starts from and the
-// one it leads to. Nothing else moves a payout.
+// moves is the table of section 3.1, with the handover's cancellation: the
+// statuses a move starts from and the one it leads to. Nothing else moves a
+// payout.
 var moves = map[Move]struct {
 	from []string
 	to   string
@@ -34,7 +43,12 @@ var moves = map[Move]struct {
 	MoveProcessing: {[]string{StatusApproved}, StatusProcessing},
 	MoveComplete:   {[]string{StatusProcessing}, StatusCompleted},
 	MoveFail:       {[]string{StatusApproved, StatusProcessing}, StatusFailed},
+	MoveHandover:   {[]string{StatusRequested}, StatusCancelled},
 }
+
+// ReasonHandedOver is the reason recorded on a payout the handover cancelled
+// (its rejectionReason, its event's reason, its history entry's).
+const ReasonHandedOver = "store handed over"
 
 // From are the statuses m may start from.
 func (m Move) From() []string { return moves[m].from }
@@ -62,10 +76,10 @@ func Open(status string) bool {
 var OpenStatuses = []string{StatusRequested, StatusApproved, StatusProcessing}
 
 // RestoresBalance reports whether m returns the requested amount to the
-// store's available balance: a rejection always, a failure when the
-// administrator asks for it.
+// store's available balance: a rejection and a handover's cancellation
+// always, a failure when the administrator asks for it.
 func RestoresBalance(m Move, restore bool) bool {
-	return m == MoveReject || (m == MoveFail && restore)
+	return m == MoveReject || m == MoveHandover || (m == MoveFail && restore)
 }
 
 // TxStatusAfter is the status the payout's wallet transaction takes with m
@@ -76,12 +90,23 @@ func TxStatusAfter(m Move, restore bool) string {
 	switch {
 	case m == MoveApprove:
 		return TxCompleted
-	case m == MoveReject:
+	case m == MoveReject || m == MoveHandover:
 		return TxCancelled
 	case m == MoveFail && restore:
 		return TxFailed
 	}
 	return ""
+}
+
+// Event is the payout event m publishes: the one its status leads to,
+// except a handover's cancellation, which is payout.cancelled, not
+// payout.rejected (no administrator rejected it; the former owner and the
+// administrators hear of it).
+func (m Move) Event() string {
+	if m == MoveHandover {
+		return contract.EventPayoutCancelled
+	}
+	return Event(m.To())
 }
 
 // Event is the payout event a status leads to.
@@ -101,4 +126,51 @@ func Event(status string) string {
 		return contract.EventPayoutFailed
 	}
 	return ""
+}
+
+// What a store's handover does to each of its payouts whose owner at request
+// is not the store's owner any more (docs/decisions.md, "Store handover").
+type HandoverAction int
+
+const (
+	HandoverNone   HandoverAction = iota // final: nothing to do
+	HandoverCancel                       // requested: cancelled (MoveHandover), the amount back to available
+	HandoverFlag                         // approved or processing: flagged (handedOverAt); paying on needs a confirmation
+)
+
+// OnHandover is what a handover does to a payout in status.
+func OnHandover(status string) HandoverAction {
+	switch {
+	case CanMove(MoveHandover, status):
+		return HandoverCancel
+	case Open(status):
+		return HandoverFlag
+	}
+	return HandoverNone
+}
+
+// PaysOut reports whether m takes a payout on towards its bank account
+// (approve, mark processing, complete): the moves that need the
+// administrator's confirmation on a handed-over payout. Rejecting and
+// failing it never do.
+func PaysOut(m Move) bool {
+	return m == MoveApprove || m == MoveProcessing || m == MoveComplete
+}
+
+// HandedOver reports whether a payout that ownerAtRequest requested is of a
+// store handed over since: the payout is flagged (handedOverAt), or the
+// store's owner now (as the catalog answers; "" when it has no such store)
+// is another user.
+func HandedOver(ownerAtRequest, ownerNow string, flagged bool) bool {
+	return flagged || ownerNow != ownerAtRequest
+}
+
+// HandedOverSinceCheck reports whether a store whose owner an access check
+// read as checkedOwner at the catalog's version checkedVersion has been
+// handed over since, as the wallet's copy (walletOwner at walletVersion, both
+// recorded from the catalog's answers) tells: the copy is newer than the
+// check and names another owner. A check without a version (0: an older
+// catalog) or a copy without an owner tells nothing.
+func HandedOverSinceCheck(checkedOwner string, checkedVersion int64, walletOwner string, walletVersion int64) bool {
+	return checkedVersion > 0 && walletVersion > checkedVersion && walletOwner != "" && walletOwner != checkedOwner
 }

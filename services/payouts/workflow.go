@@ -98,6 +98,9 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 		if w == nil {
 			return s.payoutShortOf(ctx, walletID, a.Amount, cfg)
 		}
+		if HandedOverSinceCheck(st.OwnerUserID, st.Version, w.OwnerUserID, w.StoreVersion) {
+			return handedOverSinceCheck(st.ID)
+		}
 		if _, err := s.env.DB.Collection(payoutsColl).InsertOne(ctx, p); err != nil {
 			return err
 		}
@@ -203,9 +206,10 @@ func (s *svc) oldestHeld(ctx context.Context, walletID string) (*txDoc, error) {
 }
 
 type payoutArgs struct {
-	PayoutID    string  `json:"payoutId" op:"required,id=payouts"`
-	AdminUserID string  `json:"adminUserId" op:"required,nonblank"`
-	AdminNotes  *string `json:"adminNotes" op:"max=2000,multiline"`
+	PayoutID        string  `json:"payoutId" op:"required,id=payouts"`
+	AdminUserID     string  `json:"adminUserId" op:"required,nonblank"`
+	AdminNotes      *string `json:"adminNotes" op:"max=2000,multiline"`
+	ConfirmHandover *bool   `json:"confirmHandover"`
 }
 
 type rejectArgs struct {
@@ -221,6 +225,7 @@ type processingArgs struct {
 	ProcessingMethod     string  `json:"processingMethod" op:"required,enum=bank_transfer|manual|third_party"`
 	TransactionReference *string `json:"transactionReference" op:"nonblank,max=200"`
 	AdminNotes           *string `json:"adminNotes" op:"max=2000,multiline"`
+	ConfirmHandover      *bool   `json:"confirmHandover"`
 }
 
 type completeArgs struct {
@@ -228,6 +233,7 @@ type completeArgs struct {
 	AdminUserID          string  `json:"adminUserId" op:"required,nonblank"`
 	TransactionReference *string `json:"transactionReference" op:"nonblank,max=200"`
 	AdminNotes           *string `json:"adminNotes" op:"max=2000,multiline"`
+	ConfirmHandover      *bool   `json:"confirmHandover"`
 }
 
 type failArgs struct {
@@ -238,17 +244,29 @@ type failArgs struct {
 	RestoreBalance *bool   `json:"restoreBalance"`
 }
 
-// moveArgs are what an administrator's move gives.
+// moveArgs are what a move gives: an administrator's (adminID), or the
+// handover's (adminID handoverActor).
 type moveArgs struct {
 	move                       Move
 	payoutID, adminID          string
 	notes, reason, method, ref *string
 	restore                    bool
+	// confirmHandover is the administrator's confirmation that a payout of
+	// a store handed over since its request is to be paid on all the same.
+	confirmHandover bool
+	// ownerNow is the store's owner as the catalog answered just before the
+	// move's transaction (asked for the moves that pay out); ownerAsked says
+	// it was asked.
+	ownerNow   string
+	ownerAsked bool
 }
 
 func (s *svc) approvePayout(ctx context.Context, a *payoutArgs) (*Payout, error) {
-	return s.movePayout(ctx, moveArgs{move: MoveApprove, payoutID: a.PayoutID, adminID: a.AdminUserID, notes: a.AdminNotes})
+	return s.movePayout(ctx, moveArgs{move: MoveApprove, payoutID: a.PayoutID, adminID: a.AdminUserID, notes: a.AdminNotes,
+		confirmHandover: isTrue(a.ConfirmHandover)})
 }
+
+func isTrue(b *bool) bool { return b != nil && *b }
 
 func (s *svc) rejectPayout(ctx context.Context, a *rejectArgs) (*Payout, error) {
 	return s.movePayout(ctx, moveArgs{move: MoveReject, payoutID: a.PayoutID, adminID: a.AdminUserID, notes: a.AdminNotes, reason: &a.RejectionReason})
@@ -256,11 +274,12 @@ func (s *svc) rejectPayout(ctx context.Context, a *rejectArgs) (*Payout, error) 
 
 func (s *svc) markPayoutAsProcessing(ctx context.Context, a *processingArgs) (*Payout, error) {
 	return s.movePayout(ctx, moveArgs{move: MoveProcessing, payoutID: a.PayoutID, adminID: a.AdminUserID, notes: a.AdminNotes,
-		method: &a.ProcessingMethod, ref: a.TransactionReference})
+		method: &a.ProcessingMethod, ref: a.TransactionReference, confirmHandover: isTrue(a.ConfirmHandover)})
 }
 
 func (s *svc) completePayout(ctx context.Context, a *completeArgs) (*Payout, error) {
-	return s.movePayout(ctx, moveArgs{move: MoveComplete, payoutID: a.PayoutID, adminID: a.AdminUserID, notes: a.AdminNotes, ref: a.TransactionReference})
+	return s.movePayout(ctx, moveArgs{move: MoveComplete, payoutID: a.PayoutID, adminID: a.AdminUserID, notes: a.AdminNotes, ref: a.TransactionReference,
+		confirmHandover: isTrue(a.ConfirmHandover)})
 }
 
 func (s *svc) markPayoutAsFailed(ctx context.Context, a *failArgs) (*Payout, error) {
@@ -269,15 +288,46 @@ func (s *svc) markPayoutAsFailed(ctx context.Context, a *failArgs) (*Payout, err
 		reason: &a.FailureReason, restore: restore})
 }
 
-// movePayout makes one move of the table of section 3.1 as one conditional
-// update on the payout's status (of two concurrent moves of one payout, one
-// wins; the other finds the status changed: FAILED_PRECONDITION), with its
-// effects on the wallet and the payout's wallet transaction, its history
-// entry and its event, in one transaction. It returns the payout after the
-// move.
+// movePayout makes an administrator's move of the table of section 3.1 in one
+// transaction (applyMove). A move that pays out (approve, mark processing,
+// complete) first asks the catalog whose store it is now (handover.go):
+// a payout of a store handed over since its request needs confirmHandover.
+// It returns the payout after the move.
 func (s *svc) movePayout(ctx context.Context, m moveArgs) (*Payout, error) {
+	if PaysOut(m.move) {
+		var err error
+		if m.ownerNow, m.ownerAsked, err = s.ownerNowOfPayout(ctx, m.payoutID); err != nil {
+			return nil, err
+		}
+	}
 	var out Payout
 	err := s.tx(ctx, "the payout", func(ctx context.Context) error {
+		p, w, err := s.applyMove(ctx, m)
+		if err != nil {
+			return err
+		}
+		out = p.detail(w, true)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.env.Relay.Kick()
+	_ = s.nameStores(ctx, []*PayoutItem{&out.PayoutItem}, false) // committed: never an error now
+	return &out, nil
+}
+
+// applyMove makes one move of the table of section 3.1 (payoutstate.go) as
+// one conditional update on the payout's status (of two concurrent moves of
+// one payout, one wins; the other finds the status changed:
+// FAILED_PRECONDITION), with its effects on the wallet and the payout's
+// wallet transaction, its history entry and its event. It must run in a
+// transaction (an administrator's, or the consumer's for a handover), and
+// returns the payout after the move and the wallet.
+func (s *svc) applyMove(ctx context.Context, m moveArgs) (*payoutDoc, *walletDoc, error) {
+	var out *payoutDoc
+	var wallet *walletDoc
+	err := func() error {
 		now := s.nowMs()
 		to := m.move.To()
 		set := bson.M{"status": to, "updatedAt": now}
@@ -305,6 +355,9 @@ func (s *svc) movePayout(ctx context.Context, m moveArgs) (*Payout, error) {
 			set["failedDate"], set["failureReason"], set["balanceRestored"] = now, *m.reason, m.restore
 			restore := m.restore
 			h.Reason, h.RestoreBalance = m.reason, &restore
+		case MoveHandover:
+			set["rejectedDate"], set["rejectionReason"], set["balanceRestored"], set["handedOverAt"] = now, *m.reason, true, now
+			h.Reason = m.reason
 		}
 		if m.notes != nil {
 			set["adminNotes"] = *m.notes
@@ -312,7 +365,8 @@ func (s *svc) movePayout(ctx context.Context, m moveArgs) (*Payout, error) {
 		// Read, check, then write only if the status is still the one read: of
 		// two concurrent moves one wins, the other is refused.
 		var read payoutDoc
-		err := s.env.DB.Collection(payoutsColl).FindOne(ctx, bson.M{"_id": m.payoutID}, options.FindOne().SetProjection(bson.M{"status": 1})).Decode(&read)
+		err := s.env.DB.Collection(payoutsColl).FindOne(ctx, bson.M{"_id": m.payoutID},
+			options.FindOne().SetProjection(bson.M{"status": 1, "storeId": 1, "ownerUserId": 1, "requestedBy": 1, "handedOverAt": 1})).Decode(&read)
 		if store.IsNotFound(err) {
 			return apperr.New(apperr.NotFound, "payout %s does not exist", m.payoutID)
 		}
@@ -323,6 +377,21 @@ func (s *svc) movePayout(ctx context.Context, m moveArgs) (*Payout, error) {
 		if !CanMove(m.move, from) {
 			return refusal(m.move, m.payoutID, from)
 		}
+		if PaysOut(m.move) {
+			if !m.ownerAsked { // created meanwhile: the store's owner was not asked
+				return changedMeanwhile(m.payoutID)
+			}
+			if HandedOver(read.owner(), m.ownerNow, read.HandedOverAt != nil) {
+				if !m.confirmHandover {
+					return handedOverRefusal(m.move, &read, m.ownerNow)
+				}
+				confirmed := true
+				h.HandoverConfirmed = &confirmed
+				if read.HandedOverAt == nil {
+					set["handedOverAt"] = now
+				}
+			}
+		}
 		h.From = from
 		var p payoutDoc
 		err = s.env.DB.Collection(payoutsColl).FindOneAndUpdate(ctx,
@@ -330,8 +399,7 @@ func (s *svc) movePayout(ctx context.Context, m moveArgs) (*Payout, error) {
 			bson.M{"$set": set, "$push": bson.M{"history": h}},
 			options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&p)
 		if store.IsNotFound(err) {
-			return apperr.New(apperr.FailedPrecondition, "payout %s changed meanwhile; read it again", m.payoutID).
-				WithDetails(map[string]any{"reason": "payout_status"})
+			return changedMeanwhile(m.payoutID)
 		}
 		if err != nil {
 			return err
@@ -373,18 +441,27 @@ func (s *svc) movePayout(ctx context.Context, m moveArgs) (*Payout, error) {
 				return apperr.New(apperr.Internal, "payout %s: its wallet transaction %s is missing or not open; nothing was changed", p.ID, p.TransactionID)
 			}
 		}
-		if _, err := s.env.Outbox.Add(ctx, contract.TopicPayouts, Event(to), p.ID, p.event(from, m.adminID)); err != nil {
+		eventAdmin := m.adminID
+		if m.move == MoveHandover {
+			eventAdmin = "" // no administrator moved it
+		}
+		if _, err := s.env.Outbox.Add(ctx, contract.TopicPayouts, m.move.Event(), p.ID, p.event(from, eventAdmin)); err != nil {
 			return err
 		}
-		out = p.detail(w, true)
+		out, wallet = &p, w
 		return nil
-	})
+	}()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	s.env.Relay.Kick()
-	_ = s.nameStores(ctx, []*PayoutItem{&out.PayoutItem}, false) // committed: never an error now
-	return &out, nil
+	return out, wallet, nil
+}
+
+// changedMeanwhile answers a move whose payout changed between its read and
+// its write.
+func changedMeanwhile(payoutID string) error {
+	return apperr.New(apperr.FailedPrecondition, "payout %s changed meanwhile; read it again", payoutID).
+		WithDetails(map[string]any{"reason": "payout_status"})
 }
 
 // refusal is the answer to a move the payout's status does not allow.

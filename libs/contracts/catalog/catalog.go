@@ -4,6 +4,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"marketplace/libs/cache"
@@ -197,15 +198,40 @@ func (c *Client) EnsureCategories(ctx context.Context, names []string) (map[stri
 	return ids, err
 }
 
-// StoreRef resolves a store for the access levels of ops (Resolvers.Store).
-// It reads the owner afresh: after admins.catalog.updateStore hands a store to
-// another user, the former owner is refused at the next call.
+// StoreRef resolves a store for the access levels of ops (Resolvers.Store):
+// the one piece of code through which every service that serves stores'
+// owners (payouts, customers, reviews) learns who owns a store. It asks the
+// catalog, the owner of that fact, on every call (never a cache, never the
+// caller's own copy from the store events, which may not have arrived: a new
+// store's owner is served at once, and after admins.catalog.updateStore hands
+// a store to another user the former owner is refused at the next call),
+// through the internal OpGetStoreContacts, whose answer carries the
+// catalog's version of the store (ops.StoreRef.Version). A store the catalog
+// does not have is nil: the access check answers it as a store that does not
+// exist. A catalog of an older release that does not count the caller among
+// that operation's callers is asked through the public getStore instead
+// (fresh as well, without a version).
 func (c *Client) StoreRef(ctx context.Context, id string) (*ops.StoreRef, error) {
-	st, err := c.StoreNow(ctx, id)
-	if err != nil || st == nil {
+	stores, err := c.StoreContacts(ctx, []string{id})
+	if errors.Is(err, ops.ErrOperationRefused) {
+		st, err := c.StoreNow(ctx, id)
+		if err != nil || st == nil {
+			return nil, err
+		}
+		return &ops.StoreRef{ID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID}, nil
+	}
+	if err != nil {
 		return nil, err
 	}
-	return &ops.StoreRef{ID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID}, nil
+	st, ok := stores[id]
+	if !ok {
+		c.stores.Forget(id)
+		return nil, nil
+	}
+	if cached, ok := c.stores.Get(id); ok && (cached.OwnerUserID != st.OwnerUserID || cached.Name != st.Name) {
+		c.stores.Forget(id) // what the service shows of the store follows too
+	}
+	return &ops.StoreRef{ID: id, Name: st.Name, OwnerUserID: st.OwnerUserID, Version: st.Version}, nil
 }
 
 // Category is a store category.

@@ -10,8 +10,9 @@ import (
 // contact, as the catalog has them now (never cached): for a service that
 // shows a store's owner to the platform's administrators (the payouts
 // service's payout listings) and must not show an empty or lagging copy
-// while the store's events are on their way. StoreContactsArgs in,
-// StoreContactsResult out.
+// while the store's events are on their way, and for the access checks of
+// the services that serve stores' owners (Client.StoreRef: payouts,
+// customers, reviews). StoreContactsArgs in, StoreContactsResult out.
 const OpGetStoreContacts = "catalog.stores.getStoreContacts"
 
 // MaxStoreContacts is the most store ids one OpGetStoreContacts call takes;

@@ -68,6 +68,7 @@ var All = []Event{
 	ev(payouts.EventPayoutProcessing, payouts.TopicPayouts, payouts.Service, 1, of[payouts.PayoutEvent]()),
 	ev(payouts.EventPayoutCompleted, payouts.TopicPayouts, payouts.Service, 1, of[payouts.PayoutEvent]()),
 	ev(payouts.EventPayoutFailed, payouts.TopicPayouts, payouts.Service, 1, of[payouts.PayoutEvent]()),
+	ev(payouts.EventPayoutCancelled, payouts.TopicPayouts, payouts.Service, 1, of[payouts.PayoutEvent]()),
 	ev(payouts.EventWalletCredited, payouts.TopicWallets, payouts.Service, 1, of[payouts.WalletEvent]()),
 	ev(payouts.EventWalletReleased, payouts.TopicWallets, payouts.Service, 1, of[payouts.WalletEvent]()),
 	ev(payouts.EventWalletAdjusted, payouts.TopicWallets, payouts.Service, 1, of[payouts.WalletEvent]()),

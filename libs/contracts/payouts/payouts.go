@@ -22,6 +22,12 @@ const (
 	EventPayoutProcessing = "payout.processing"
 	EventPayoutCompleted  = "payout.completed"
 	EventPayoutFailed     = "payout.failed"
+	// EventPayoutCancelled: a payout still requested was cancelled because
+	// its store was handed to another owner (Reason "store handed over";
+	// StoreOwnerUserID is the former owner, who requested it; AdminUserID
+	// empty: no administrator moved it). The amount went back to the
+	// store's available balance.
+	EventPayoutCancelled = "payout.cancelled"
 )
 
 // Event types on TopicWallets; every one carries a WalletEvent.
