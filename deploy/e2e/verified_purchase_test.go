@@ -255,7 +255,8 @@ func TestVerifiedPurchaseInterfaceRule(t *testing.T) {
 // one of the last two is ALREADY_EXISTS, the other verified, and of the
 // rest exactly two are verified whoever wins (the one citing the delivered
 // order among them unless reviews without orderId took both orders first;
-// one that took it before may move to the other).
+// one that took it before may move to the other). The second round sends
+// them with Idempotency-Keys.
 func TestVerifiedPurchaseUnderConcurrency(t *testing.T) {
 	s := st.Start(t)
 	rs := newReviewShop(t, s)
@@ -268,13 +269,17 @@ func TestVerifiedPurchaseUnderConcurrency(t *testing.T) {
 		before := statsOf(t, s, rs.storeB)
 		const n = 9
 		results := st.Concurrently(n, func(i int) st.Result {
+			args := reviewArgs(rs.storeB, 3, "title", fmt.Sprintf("Race %d", i))
 			switch i {
 			case 0:
-				return s.Mutation(tok, opAddReview, reviewArgs(rs.storeB, 5, "orderId", a))
+				args = reviewArgs(rs.storeB, 5, "orderId", a)
 			case 1, 2:
-				return s.Mutation(tok, opAddReview, reviewArgs(rs.storeB, 4, "orderId", confirmed))
+				args = reviewArgs(rs.storeB, 4, "orderId", confirmed)
 			}
-			return s.Mutation(tok, opAddReview, reviewArgs(rs.storeB, 3, "title", fmt.Sprintf("Race %d", i)))
+			if round == 1 { // keyed calls: each runs in one transaction with its key's record
+				return keyed(t, s, tok, fmt.Sprintf("race-%d-%d", round, i), opAddReview, args)
+			}
+			return s.Mutation(tok, opAddReview, args)
 		})
 		if ok := st.CountOK(t, results[1:3], "ALREADY_EXISTS"); ok != 1 {
 			t.Fatalf("round %d: %d reviews citing one order", round, ok)

@@ -100,39 +100,17 @@ func (s *svc) addReview(ctx context.Context, a *addArgs) (*Added, error) {
 			CreatedAt: now, UpdatedAt: now,
 		}
 		err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
-			// Everything decided here is decided again on each attempt (a
-			// transaction retried after a write conflict runs this again).
-			q := p
-			var err error
-			if q.Uses, q.Unnamed, err = s.verifiedUses(ctx, c.ID, st.ID); err != nil {
-				return err
+			// The same order reviewed, or taken to verify another review,
+			// meanwhile: a conflict, reported from inside the transaction (a
+			// keyed call's enclosing transaction then starts again; store.Joined).
+			err := s.writeReview(ctx, &r, p, now)
+			if store.IsDuplicate(err) {
+				return store.ErrConflict
 			}
-			if orderID != "" { // (on MongoDB the unique index decides a race; this names it)
-				if q.OrderReviewed, err = s.exists(ctx, reviewsColl, bson.M{"customerId": c.ID, "orderId": orderID}); err != nil {
-					return err
-				}
-				if q.OrderCancelled, err = s.exists(ctx, verifiedOrdersColl, bson.M{"_id": orderID, "cancelled": true}); err != nil {
-					return err
-				}
-			}
-			v, err := Verification(q)
-			if err != nil {
-				return err
-			}
-			r.Verified, r.VerifiedBy = v.Verified(), v.By
-			if _, err := s.env.DB.Collection(reviewsColl).InsertOne(ctx, r); err != nil {
-				return err
-			}
-			if err := s.takeOrder(ctx, r.ID, v, now); err != nil {
-				return err
-			}
-			if err := s.changeStats(ctx, r.StoreID, Add(r.Rating, r.Verified), now); err != nil {
-				return err
-			}
-			return s.publish(ctx, contract.EventCreated, r.ID, r.event())
+			return err
 		})
 		if store.IsDuplicate(err) {
-			return nil, store.ErrConflict // the same order reviewed, or taken to verify another review, meanwhile: decide again
+			return nil, store.ErrConflict // (one met at commit)
 		}
 		return &r, err
 	})
@@ -145,6 +123,43 @@ func (s *svc) addReview(ctx context.Context, a *addArgs) (*Added, error) {
 		msg += " (verified purchase)"
 	}
 	return &Added{ReviewID: r.ID, Message: msg}, nil
+}
+
+// writeReview decides r's verified purchase on the facts p and this
+// service's records, and writes r, the order that verifies it, the
+// statistics and review.created, in the caller's transaction. Everything it
+// decides is decided again on each attempt (a transaction retried after a
+// write conflict runs it again).
+func (s *svc) writeReview(ctx context.Context, r *reviewDoc, p Purchase, now int64) error {
+	c, storeID, orderID := ops.CustomerOf(ctx), r.StoreID, r.OrderID
+	q := p
+	var err error
+	if q.Uses, q.Unnamed, err = s.verifiedUses(ctx, c.ID, storeID); err != nil {
+		return err
+	}
+	if orderID != "" { // (on MongoDB the unique index decides a race; this names it)
+		if q.OrderReviewed, err = s.exists(ctx, reviewsColl, bson.M{"customerId": c.ID, "orderId": orderID}); err != nil {
+			return err
+		}
+		if q.OrderCancelled, err = s.exists(ctx, verifiedOrdersColl, bson.M{"_id": orderID, "cancelled": true}); err != nil {
+			return err
+		}
+	}
+	v, err := Verification(q)
+	if err != nil {
+		return err
+	}
+	r.Verified, r.VerifiedBy = v.Verified(), v.By
+	if _, err := s.env.DB.Collection(reviewsColl).InsertOne(ctx, *r); err != nil {
+		return err
+	}
+	if err := s.takeOrder(ctx, r.ID, v, now); err != nil {
+		return err
+	}
+	if err := s.changeStats(ctx, r.StoreID, Add(r.Rating, r.Verified), now); err != nil {
+		return err
+	}
+	return s.publish(ctx, contract.EventCreated, r.ID, r.event())
 }
 
 // takeOrder records, in the transaction of review reviewID, the order that
