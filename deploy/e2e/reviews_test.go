@@ -87,8 +87,8 @@ func TestReviewsAddRules(t *testing.T) {
 		unverified := addReviewOK(t, s, stranger, reviewArgs(rs.storeA, 2, "title", "Never ordered"))
 		// Rule 3: without orderId, the order of the store is only confirmed: not verified.
 		noOrder := addReviewOK(t, s, user, reviewArgs(rs.storeA, 4, "title", "Without the order", "comment", "Line one\nLine two"))
-		// Rule 2: with the caller's order of the store: verified, once it is
-		// delivered (verified reviews never outnumber delivered orders).
+		// Rule 2: with the caller's order of the store: verified (delivered
+		// here; a confirmed one verifies too: verified_purchase_test.go).
 		rs.deliverOrder(t, rs.orderA)
 		withOrder := addReviewOK(t, s, user, reviewArgs(rs.storeA, 5, "orderId", rs.orderA))
 		// Rule 5: one review per order per customer.

@@ -50,7 +50,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("customers.orders.getOrderByPaymentIntent", ops.Authenticated, "The caller's order paid with a payment intent (administrators: anyone's), or null.", s.getOrderByPaymentIntent),
 			ops.NewQuery("customers.orders.getMyOrders", ops.Customer, "The caller's orders, newest first.", s.getMyOrders),
 			ops.NewQuery(contract.OpGetCheckoutQuote, ops.Internal, "The customer's cart lines of a store priced for checkout, with the delivery fee and the profile's phone (the payments service's payment intent).", s.getCheckoutQuote, ops.CalledBy("payments")),
-			ops.NewQuery(contract.OpGetPurchaseFacts, ops.Internal, "Whether an order exists, is the customer's and of the store, and whether the customer has a delivered order of the store (the reviews service's verified purchase).", s.getPurchaseFacts, ops.CalledBy("reviews")),
+			ops.NewQuery(contract.OpGetPurchaseFacts, ops.Internal, "Whether an order exists, is the customer's and of the store, and its status; and the customer's delivered orders of the store (how many, and the first 1,000, oldest first): the reviews service's verified purchase.", s.getPurchaseFacts, ops.CalledBy("reviews")),
 			ops.NewQuery(contract.OpGetOrderFacts, ops.Internal, "Orders by id as their owner has them: store, status, total, commission, store earnings (fils) and delivery time; unknown ids absent (the payouts service credits earnings only as confirmed here).", s.getOrderFacts, ops.CalledBy("payouts")),
 			ops.NewMutation("stores.orders.updateOrderStatus", ops.StoreOwnerOrAdmin, "Move an order along its status machine (store owner or administrator): one step at a time along pending, confirmed, preparing, out_for_delivery, delivered, or to cancelled from any status before delivered. Any other move is FAILED_PRECONDITION (details.reason status_not_allowed) naming the statuses allowed from the current one (details.current, details.requested, details.allowed).", s.updateOrderStatus,
 				ops.StoreVia("orderId", s.storeOfOrder)),
@@ -77,8 +77,11 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			// store: by_store_status_newest). Only held orders enter it.
 			{Collection: "orders", Keys: bson.D{{Key: "status", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}},
 				Partial: bson.M{"paymentStatus": PaymentUnderReview}, Name: "held_by_status_newest"},
-			// A customer's delivered orders of a store (getPurchaseFacts: verified reviews).
-			{Collection: "orders", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "storeId", Value: 1}, {Key: "status", Value: 1}}, Name: "by_customer_store_status"},
+			// A customer's delivered orders of a store, oldest first (getPurchaseFacts:
+			// verified reviews). Replaces by_customer_store_status (its prefix), which
+			// keeps its name on existing databases.
+			{Collection: "orders", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "storeId", Value: 1}, {Key: "status", Value: 1},
+				{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_customer_store_status_oldest"},
 		},
 	}, nil
 }

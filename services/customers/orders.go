@@ -560,12 +560,31 @@ func (s *svc) getPurchaseFacts(ctx context.Context, a *contract.PurchaseFactsArg
 			out.OrderOfCustomer, out.OrderOfStore = o.CustomerID == a.CustomerID, o.StoreID == a.StoreID
 		}
 	}
-	// How many delivered orders (a cancelled order is never delivered): the
-	// reviews service verifies no more of the customer's reviews of the store.
-	n, err := orders.CountDocuments(ctx, bson.M{"customerId": a.CustomerID, "storeId": a.StoreID, "status": StatusDelivered})
+	// The delivered orders (a cancelled order is never delivered), oldest
+	// first: the reviews service verifies one review without orderId per
+	// delivered order that no verified review of the customer uses.
+	delivered := bson.M{"customerId": a.CustomerID, "storeId": a.StoreID, "status": StatusDelivered}
+	n, err := orders.CountDocuments(ctx, delivered)
 	if err != nil {
 		return nil, err
 	}
 	out.DeliveredOrders, out.HasDeliveredOrder = int(n), n > 0
+	out.DeliveredOrderIDs = []string{}
+	if n > 0 {
+		cur, err := orders.Find(ctx, delivered, options.Find().SetProjection(bson.M{"_id": 1}).
+			SetSort(bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(contract.MaxDeliveredOrderIDs))
+		if err != nil {
+			return nil, err
+		}
+		var os []struct {
+			ID string `bson:"_id"`
+		}
+		if err := cur.All(ctx, &os); err != nil {
+			return nil, err
+		}
+		for _, o := range os {
+			out.DeliveredOrderIDs = append(out.DeliveredOrderIDs, o.ID)
+		}
+	}
 	return &out, nil
 }

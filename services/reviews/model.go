@@ -11,7 +11,21 @@ const (
 	votesColl   = "reviewVotes"
 	flagsColl   = "reviewFlags"
 	statsColl   = "storeReviewStats"
+	// verifiedOrdersColl holds one document per order (its id) that verifies
+	// a review of its customer (the order's slot: the review's id), or that
+	// the customers service confirmed cancelled (it never verifies). Every
+	// write that gives, moves, frees or withdraws an order's verification
+	// writes its document, so two of them never both succeed on one order.
+	verifiedOrdersColl = "verifiedOrders"
 )
+
+// orderSlotDoc is an order's document in verifiedOrdersColl.
+type orderSlotDoc struct {
+	OrderID   string `bson:"_id"`
+	ReviewID  string `bson:"reviewId,omitempty"`  // the verified review it verifies
+	Cancelled bool   `bson:"cancelled,omitempty"` // confirmed cancelled: it verifies nothing
+	UpdatedAt int64  `bson:"updatedAt"`
+}
 
 // reviewDoc is a stored review. The sort keys of every list (createdAt,
 // rating, wilson) are fields of it, written in the transaction of the change
@@ -29,7 +43,7 @@ type reviewDoc struct {
 	Comment      string          `bson:"comment"`
 	PhotoIDs     []string        `bson:"photoIds"`
 	Verified     bool            `bson:"isVerifiedPurchase"`
-	VerifiedSlot int             `bson:"verifiedSlot,omitempty"` // of a verified review: its slot 1..delivered orders (unique per customer and store)
+	VerifiedBy   string          `bson:"verifiedBy,omitempty"` // of a verified review: the order it uses (its document in verifiedOrders names the review); none before reviews named it
 	Helpful      int             `bson:"helpfulCount"`
 	NotHelpful   int             `bson:"notHelpfulCount"`
 	Wilson       float64         `bson:"wilson"` // Wilson(Helpful, NotHelpful): most_helpful's key

@@ -11,6 +11,7 @@
 //	storeReviewStats  per store: count, sum, count per star and verified count of the
 //	                  visible reviews, and a version that grows with every change a
 //	                  list of the store's reviews shows
+//	verifiedOrders    per order: the review it verifies, or that it was cancelled
 //
 // Every change of a review commits in one transaction with the change of its
 // store's statistics and its event (outbox, topic "reviews"), so the statistics
@@ -19,7 +20,9 @@
 // customer profile (through the customers service) for customers' operations,
 // the store of the review and its owner (through the catalog) for the store's
 // response. Whether a purchase is verified is asked of the customers service
-// at the moment of the review; photos are checked with the media service.
+// at the moment of the review, and withdrawn when the customers service
+// confirms that the order it rests on was cancelled (the consumer of the
+// orders topic, cancelled.go); photos are checked with the media service.
 package reviews
 
 import (
@@ -32,6 +35,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
+	"go.opentelemetry.io/otel/metric"
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/cache"
@@ -39,6 +43,8 @@ import (
 	"marketplace/libs/contracts/customers"
 	"marketplace/libs/contracts/media"
 	contract "marketplace/libs/contracts/reviews"
+	"marketplace/libs/events"
+	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
 	"marketplace/libs/page"
 	"marketplace/libs/service"
@@ -47,7 +53,8 @@ import (
 
 // Module is the reviews service.
 var Module = service.Module{Name: contract.Service, Build: build, Publishes: []string{contract.Topic},
-	Calls: []string{customers.Service, catalog.Service, media.Service}, Settings: func() any { return &Settings{} }}
+	Consumes: []string{customers.TopicOrders}, // cancellations (cancelled.go)
+	Calls:    []string{customers.Service, catalog.Service, media.Service}, Settings: func() any { return &Settings{} }}
 
 // Settings are the reviews service's own, from the environment.
 type Settings struct {
@@ -92,6 +99,8 @@ type svc struct {
 	pages         *cache.TTL[string, page.Result[ReviewItem]]
 	votes         *cache.TTL[string, map[string]bool] // a caller's votes on a store's reviews, by store version
 	statsMade     sync.Map                            // store ids whose statistics document exists (it is never deleted)
+	status        *events.ConsumerStatus              // the orders consumer's health (cancelled.go)
+	unconfirmed   metric.Int64Counter                 // cancellations the customers service did not confirm
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
@@ -110,10 +119,13 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 	s := &svc{
 		env: env, customers: customers.NewClient(env.Calls), catalog: catalog.NewClient(env.Calls), media: media.NewClient(env.Calls),
 		publicBaseURL: base, pages: cache.New[string, page.Result[ReviewItem]](pageCacheTTL, pageCacheMax),
-		votes: cache.New[string, map[string]bool](pageCacheTTL, votesCacheMax),
+		votes:  cache.New[string, map[string]bool](pageCacheTTL, votesCacheMax),
+		status: events.NewConsumerStatus(0), unconfirmed: newUnconfirmedCounter(),
 	}
 	viaReview := ops.StoreVia("reviewId", s.storeOfReview)
 	return &service.Built{
+		Background: []func(context.Context) error{s.consume},
+		Checks:     []httpserver.Check{s.consumerCheck()},
 		Registry: ops.NewRegistry(contract.Service,
 			ops.NewMutation("stores.reviews.addReview", ops.Customer, "Review a store as the caller (1 to 5 stars, a title or a comment, up to 10 of one's own photos; verified purchase decided by the service).", s.addReview),
 			ops.NewMutation("stores.reviews.updateReview", ops.Customer, "Change the given fields of one's own review (previous versions are kept); returns the review.", s.updateReview),
@@ -130,14 +142,10 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("admins.reviewModeration.resolveFlag", ops.Admin, "Decide a pending flag: dismiss it (the review stays) or hide the review (its pending flags are resolved, its author notified).", s.resolveFlag),
 			ops.NewMutation("admins.reviewModeration.setReviewVisibility", ops.Admin, "Hide a review or show it again.", s.setReviewVisibility),
 		).WithResolvers(ops.Resolvers{Customer: s.customers.CustomerRef, Store: s.catalog.StoreRef}),
-		Indexes: []store.Index{
+		Indexes: append([]store.Index{
 			// One review per order per customer (rule 5), held by the database.
 			{Collection: reviewsColl, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "orderId", Value: 1}}, Unique: true,
 				Partial: bson.M{"orderId": bson.M{"$exists": true}}, Name: "one_review_per_order"},
-			// A verified review's slot: a customer's verified reviews of a store
-			// never outnumber their delivered orders of it, also under concurrency.
-			{Collection: reviewsColl, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "storeId", Value: 1}, {Key: "verifiedSlot", Value: 1}}, Unique: true,
-				Partial: bson.M{"verifiedSlot": bson.M{"$exists": true}}, Name: "one_review_per_verified_slot"},
 			// The lists (on MongoDB: the store's visible reviews in each order, the caller's reviews).
 			{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_newest"},
 			{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "rating", Value: -1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_rating"},
@@ -154,7 +162,8 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			{Collection: flagsColl, Keys: bson.D{{Key: "status", Value: 1}, {Key: "createdAt", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_status"},
 			// Every flag, oldest first (listFlags without a status).
 			{Collection: flagsColl, Keys: bson.D{{Key: "createdAt", Value: 1}, {Key: "_id", Value: 1}}, Name: "oldest"},
-		},
+			// (verifiedOrders is read and written by _id only.)
+		}, events.ConsumerIndexes()...),
 	}, nil
 }
 

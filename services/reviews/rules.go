@@ -102,6 +102,10 @@ func Rerate(from, to int) Delta {
 	return d
 }
 
+// Unverify is the delta of a visible review losing its verified purchase
+// (the order it cited was cancelled).
+func Unverify() Delta { return Delta{Verified: -1} }
+
 func (d Delta) negate() Delta {
 	out := Delta{Count: -d.Count, Sum: -d.Sum, Verified: -d.Verified}
 	for i := range d.Stars {
@@ -161,45 +165,128 @@ func checkContent(title, comment string) error {
 	return nil
 }
 
-// Purchase is what decides a review's verified purchase (decisions.md,
-// Reviews): the facts of the customers service about the cited order and the
-// customer's delivered orders of the store, and the customer's verified
-// reviews of the store already written.
+// Purchase is what decides a review's verified purchase (interface 2.1 rules
+// 2 and 3 with the contract's section 9; decisions.md, Reviews): the store's
+// owner as the catalog has it now, the customers service's facts about the
+// cited order and the author's delivered orders of the store, and this
+// service's own records: which orders the author's verified reviews of the
+// store use, and the orders it learnt (from the customers service) were
+// cancelled.
 type Purchase struct {
+	OwnStore bool // the author owns the reviewed store
+
 	OrderID         string // the order cited, "" for none
 	OrderExists     bool   // the cited order exists...
 	OrderOfCustomer bool   // ...is the author's...
 	OrderOfStore    bool   // ...and of the reviewed store
-	OrderStatus     string
-	DeliveredOrders int  // the author's delivered orders of the store
-	VerifiedReviews int  // the author's verified reviews of the store so far
-	OwnStore        bool // the author owns the reviewed store
+	OrderStatus     string // its status, as the customers service answered
+	// OrderCancelled: the customers service has confirmed to this service
+	// that the cited order was cancelled (after OrderStatus was read).
+	OrderCancelled bool
+	// OrderReviewed: the author already has a review citing the order.
+	OrderReviewed bool
+
+	// Delivered are the author's delivered orders of the store, oldest first.
+	Delivered []string
+	// Uses are the orders the author's verified reviews of the store use, by
+	// order id.
+	Uses map[string]Use
+	// Unnamed counts verified reviews written before a review named the
+	// order it uses (without orderId): each uses a delivered order not named.
+	Unnamed int
 }
 
+// Use is a verified review's use of an order.
+type Use struct {
+	ReviewID string
+	Cited    bool // the review cites the order (orderId); else it took it without one
+}
+
+// Verdict is the outcome of Verification.
+type Verdict struct {
+	// By is the order that verifies the review, "" for an unverified review.
+	By string
+	// Move, when set, is a verified review without orderId that used By and
+	// moves to another delivered order no review uses, so that the order a
+	// review cites verifies it (rule 2) while each order still verifies one
+	// review.
+	Move *Move
+}
+
+// Verified reports a verified purchase.
+func (v Verdict) Verified() bool { return v.By != "" }
+
+// Move is a verified review moving from one order it uses to another.
+type Move struct{ ReviewID, From, To string }
+
 // Verification decides whether a review is a verified purchase, or refuses
-// it. A store's owner may not review their own store (PERMISSION_DENIED). A
-// cited order that does not exist or is another customer's is NOT_FOUND, the
-// same answer in both cases (another customer's order is not revealed); one
-// of another store is INVALID_ARGUMENT. A cited order verifies only once it is
-// delivered: a cancelled one never does, and one not delivered yet may still
-// be cancelled (a review verified by it would then cite a cancelled order).
-// Otherwise the review is verified while the author's verified reviews of the
-// store are fewer than their delivered orders of it.
-func Verification(p Purchase) (bool, error) {
+// it, in this order:
+//
+//  1. A store's owner may not review their own store (PERMISSION_DENIED).
+//  2. A cited order that does not exist or is another customer's is
+//     NOT_FOUND, the same answer in both cases (another customer's order is
+//     not revealed); the author's order of another store is
+//     INVALID_ARGUMENT; one the author already reviewed is ALREADY_EXISTS
+//     (one review per order per customer).
+//  3. A cancelled order never verifies: the review is created, unverified.
+//  4. The author's order of the store, in any other status (confirmed
+//     included), verifies the review that cites it (rule 2), unless it
+//     already verifies another of the author's reviews: each order verifies
+//     at most one. When that other review took it without citing it, it
+//     moves to a delivered order no review uses, if there is one, and the
+//     cited order verifies the new review.
+//  5. Without orderId the review is verified while the author has a
+//     delivered order of the store that no verified review of theirs uses
+//     (rule 3, refined), and then uses the oldest such order: one delivered
+//     order gives one verified review, never several.
+//
+// Verified reviews from before reviews named their order (Unnamed) each keep
+// one delivered order not named by the others.
+func Verification(p Purchase) (Verdict, error) {
 	if p.OwnStore {
-		return false, apperr.New(apperr.PermissionDenied, "you own this store: a store's owner may not review it")
+		return Verdict{}, apperr.New(apperr.PermissionDenied, "you own this store: a store's owner may not review it")
 	}
-	if p.OrderID != "" {
-		switch {
-		case !p.OrderExists || !p.OrderOfCustomer:
-			return false, ErrNoOrder(p.OrderID)
-		case !p.OrderOfStore:
-			return false, apperr.Invalid("orderId", "order %s is not from this store", p.OrderID)
-		case p.OrderStatus != customers.StatusDelivered:
-			return false, nil
+	if p.OrderID == "" {
+		if free := freeDelivered(p.Delivered, p.Uses, ""); len(free) > p.Unnamed {
+			return Verdict{By: free[0]}, nil
+		}
+		return Verdict{}, nil
+	}
+	switch {
+	case !p.OrderExists || !p.OrderOfCustomer:
+		return Verdict{}, ErrNoOrder(p.OrderID)
+	case !p.OrderOfStore:
+		return Verdict{}, apperr.Invalid("orderId", "order %s is not from this store", p.OrderID)
+	case p.OrderReviewed || p.Uses[p.OrderID].Cited:
+		return Verdict{}, ErrReviewedOrder(p.OrderID)
+	case p.OrderCancelled || p.OrderStatus == customers.StatusCancelled:
+		return Verdict{}, nil
+	}
+	// The delivered orders no review uses, besides the one cited: the
+	// unnamed reviews keep p.Unnamed of them.
+	free := freeDelivered(p.Delivered, p.Uses, p.OrderID)
+	use, used := p.Uses[p.OrderID]
+	switch {
+	case !used && p.OrderStatus == customers.StatusDelivered && p.Unnamed > 0 && len(free) < p.Unnamed:
+		return Verdict{}, nil // (an unnamed review may be the one this delivered order verifies)
+	case !used:
+		return Verdict{By: p.OrderID}, nil
+	case len(free) > p.Unnamed:
+		return Verdict{By: p.OrderID, Move: &Move{ReviewID: use.ReviewID, From: p.OrderID, To: free[0]}}, nil
+	}
+	return Verdict{}, nil
+}
+
+// freeDelivered are the delivered orders, in their order, that no review
+// uses, except except.
+func freeDelivered(delivered []string, uses map[string]Use, except string) []string {
+	var out []string
+	for _, id := range delivered {
+		if _, used := uses[id]; !used && id != except {
+			out = append(out, id)
 		}
 	}
-	return p.VerifiedReviews < p.DeliveredOrders, nil
+	return out
 }
 
 // ErrNoOrder is the answer for a cited order that does not exist, and for one
@@ -208,19 +295,8 @@ func ErrNoOrder(orderID string) error {
 	return apperr.New(apperr.NotFound, "order %s does not exist", orderID)
 }
 
-// FreeSlot is the verified slot a new verified review takes: the lowest of
-// 1..delivered that no verified review of the author for the store holds
-// (taken), 0 when there is none. The slot is unique per customer and store
-// (an index), so of two reviews racing for the last slot one is verified.
-func FreeSlot(delivered int, taken []int) int {
-	used := make(map[int]bool, len(taken))
-	for _, n := range taken {
-		used[n] = true
-	}
-	for n := 1; n <= delivered; n++ {
-		if !used[n] {
-			return n
-		}
-	}
-	return 0
+// ErrReviewedOrder is the answer for a second review of one order by its
+// customer (rule 5).
+func ErrReviewedOrder(orderID string) error {
+	return apperr.New(apperr.AlreadyExists, "you have already reviewed order %s", orderID)
 }

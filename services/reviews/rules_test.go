@@ -1,9 +1,10 @@
 package reviews
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
+	"reflect"
 	"sort"
 	"testing"
 
@@ -201,30 +202,91 @@ func TestSettingsValidate(t *testing.T) {
 }
 
 func TestVerification(t *testing.T) {
-	own := Purchase{OrderID: "ord_1", OrderExists: true, OrderOfCustomer: true, OrderOfStore: true, OrderStatus: "delivered", DeliveredOrders: 1}
-	with := func(f func(p *Purchase)) Purchase { p := own; f(&p); return p }
+	// The author's order ord_c of the store, confirmed; delivered orders
+	// ord_a and ord_b.
+	cited := Purchase{OrderID: "ord_c", OrderExists: true, OrderOfCustomer: true, OrderOfStore: true, OrderStatus: "confirmed"}
+	with := func(p Purchase, f func(p *Purchase)) Purchase { f(&p); return p }
+	uses := func(kv ...any) map[string]Use {
+		m := map[string]Use{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1].(Use)
+		}
+		return m
+	}
+	implicit := func(id string) Use { return Use{ReviewID: id} }
+	citing := func(id string) Use { return Use{ReviewID: id, Cited: true} }
+	ab := []string{"ord_a", "ord_b"}
+	citeA := with(cited, func(p *Purchase) { p.OrderID, p.OrderStatus, p.Delivered = "ord_a", "delivered", ab })
 	cases := []struct {
-		name     string
-		p        Purchase
-		verified bool
-		code     apperr.Code
+		name string
+		p    Purchase
+		want Verdict
+		code apperr.Code
 	}{
-		{"own delivered order", own, true, ""},
-		{"own delivered order, its slot already used", with(func(p *Purchase) { p.VerifiedReviews = 1 }), false, ""},
-		{"own cancelled order, other orders delivered", with(func(p *Purchase) { p.OrderStatus = "cancelled"; p.DeliveredOrders = 3 }), false, ""},
-		{"own pending order, one delivered order unused", with(func(p *Purchase) { p.OrderStatus = "pending" }), false, ""},
-		{"own order out for delivery, other orders delivered", with(func(p *Purchase) { p.OrderStatus = "out_for_delivery"; p.DeliveredOrders = 3 }), false, ""},
-		{"own pending order, nothing delivered", with(func(p *Purchase) { p.OrderStatus = "pending"; p.DeliveredOrders = 0 }), false, ""},
-		{"no order, one delivered", Purchase{DeliveredOrders: 1}, true, ""},
-		{"no order, one delivered, one verified review", Purchase{DeliveredOrders: 1, VerifiedReviews: 1}, false, ""},
-		{"no order, five delivered, four verified", Purchase{DeliveredOrders: 5, VerifiedReviews: 4}, true, ""},
-		{"no order, nothing delivered", Purchase{}, false, ""},
-		{"missing order", with(func(p *Purchase) { p.OrderExists, p.OrderOfCustomer, p.OrderOfStore = false, false, false }), false, apperr.NotFound},
-		{"another customer's order", with(func(p *Purchase) { p.OrderOfCustomer = false }), false, apperr.NotFound},
-		{"another customer's order of another store", with(func(p *Purchase) { p.OrderOfCustomer, p.OrderOfStore = false, false }), false, apperr.NotFound},
-		{"own order of another store", with(func(p *Purchase) { p.OrderOfStore = false }), false, apperr.InvalidArgument},
-		{"the store's owner", Purchase{OwnStore: true, DeliveredOrders: 2}, false, apperr.PermissionDenied},
-		{"the store's owner citing an order", with(func(p *Purchase) { p.OwnStore = true }), false, apperr.PermissionDenied},
+		// Who may review, and which order may be cited.
+		{"the store's owner", Purchase{OwnStore: true, Delivered: ab}, Verdict{}, apperr.PermissionDenied},
+		{"the store's owner citing their order", with(cited, func(p *Purchase) { p.OwnStore = true }), Verdict{}, apperr.PermissionDenied},
+		{"the store's owner citing a missing order", Purchase{OwnStore: true, OrderID: "ord_x"}, Verdict{}, apperr.PermissionDenied},
+		{"missing order", Purchase{OrderID: "ord_x"}, Verdict{}, apperr.NotFound},
+		{"another customer's order", with(cited, func(p *Purchase) { p.OrderOfCustomer = false }), Verdict{}, apperr.NotFound},
+		{"another customer's order of another store", with(cited, func(p *Purchase) { p.OrderOfCustomer, p.OrderOfStore = false, false }), Verdict{}, apperr.NotFound},
+		{"another customer's cancelled order", with(cited, func(p *Purchase) { p.OrderOfCustomer, p.OrderStatus = false, "cancelled" }), Verdict{}, apperr.NotFound},
+		{"own order of another store", with(cited, func(p *Purchase) { p.OrderOfStore = false }), Verdict{}, apperr.InvalidArgument},
+		{"order already reviewed by the author", with(cited, func(p *Purchase) { p.OrderReviewed = true }), Verdict{}, apperr.AlreadyExists},
+		{"order already cited by a verified review", with(cited, func(p *Purchase) { p.Uses = uses("ord_c", citing("rev_1")) }), Verdict{}, apperr.AlreadyExists},
+		{"order already reviewed, and cancelled", with(cited, func(p *Purchase) { p.OrderReviewed, p.OrderStatus = true, "cancelled" }), Verdict{}, apperr.AlreadyExists},
+
+		// Rule 2: the cited order verifies, in any status but cancelled.
+		{"own confirmed order", cited, Verdict{By: "ord_c"}, ""},
+		{"own pending order", with(cited, func(p *Purchase) { p.OrderStatus = "pending" }), Verdict{By: "ord_c"}, ""},
+		{"own order being prepared", with(cited, func(p *Purchase) { p.OrderStatus = "preparing" }), Verdict{By: "ord_c"}, ""},
+		{"own order out for delivery", with(cited, func(p *Purchase) { p.OrderStatus = "out_for_delivery" }), Verdict{By: "ord_c"}, ""},
+		{"own delivered order", citeA, Verdict{By: "ord_a"}, ""},
+		{"own confirmed order, every delivered order used", with(cited, func(p *Purchase) {
+			p.Delivered, p.Uses = ab, uses("ord_a", implicit("rev_1"), "ord_b", citing("rev_2"))
+		}), Verdict{By: "ord_c"}, ""},
+
+		// A cancelled order never verifies.
+		{"own cancelled order", with(cited, func(p *Purchase) { p.OrderStatus = "cancelled" }), Verdict{}, ""},
+		{"own cancelled order, delivered orders unused", with(cited, func(p *Purchase) { p.OrderStatus, p.Delivered = "cancelled", ab }), Verdict{}, ""},
+		{"own order confirmed when asked, cancelled since", with(cited, func(p *Purchase) { p.OrderCancelled = true }), Verdict{}, ""},
+
+		// Each order verifies at most one review.
+		{"own delivered order used by a review without orderId, another delivered free: it moves",
+			with(citeA, func(p *Purchase) { p.Uses = uses("ord_a", implicit("rev_1")) }),
+			Verdict{By: "ord_a", Move: &Move{ReviewID: "rev_1", From: "ord_a", To: "ord_b"}}, ""},
+		{"own delivered order used by a review without orderId, none free",
+			with(citeA, func(p *Purchase) { p.Uses = uses("ord_a", implicit("rev_1"), "ord_b", implicit("rev_2")) }), Verdict{}, ""},
+		{"own delivered order used by a review without orderId, the other used by a citing one",
+			with(citeA, func(p *Purchase) { p.Uses = uses("ord_a", implicit("rev_1"), "ord_b", citing("rev_2")) }), Verdict{}, ""},
+		{"own delivered order used by a review without orderId, the only one",
+			with(citeA, func(p *Purchase) { p.Delivered, p.Uses = []string{"ord_a"}, uses("ord_a", implicit("rev_1")) }), Verdict{}, ""},
+
+		// Rule 3, refined: without orderId, a delivered order no verified review uses.
+		{"no order, nothing delivered", Purchase{}, Verdict{}, ""},
+		{"no order, confirmed orders only", Purchase{Delivered: []string{}}, Verdict{}, ""},
+		{"no order, one delivered", Purchase{Delivered: []string{"ord_a"}}, Verdict{By: "ord_a"}, ""},
+		{"no order, two delivered: the oldest", Purchase{Delivered: ab}, Verdict{By: "ord_a"}, ""},
+		{"no order, the oldest used", Purchase{Delivered: ab, Uses: uses("ord_a", implicit("rev_1"))}, Verdict{By: "ord_b"}, ""},
+		{"no order, the one delivered used", Purchase{Delivered: []string{"ord_a"}, Uses: uses("ord_a", implicit("rev_1"))}, Verdict{}, ""},
+		{"no order, the one delivered cited by a verified review", Purchase{Delivered: []string{"ord_a"}, Uses: uses("ord_a", citing("rev_1"))}, Verdict{}, ""},
+		{"no order, a confirmed order used, one delivered free", Purchase{Delivered: []string{"ord_a"}, Uses: uses("ord_c", citing("rev_1"))}, Verdict{By: "ord_a"}, ""},
+		{"no order, both delivered used", Purchase{Delivered: ab, Uses: uses("ord_a", implicit("rev_1"), "ord_b", citing("rev_2"))}, Verdict{}, ""},
+
+		// Verified reviews from before reviews named their order: each keeps
+		// a delivered order no other review uses.
+		{"no order, two delivered, one unnamed review", Purchase{Delivered: ab, Unnamed: 1}, Verdict{By: "ord_a"}, ""},
+		{"no order, two delivered, two unnamed reviews", Purchase{Delivered: ab, Unnamed: 2}, Verdict{}, ""},
+		{"no order, two delivered, one used, one unnamed", Purchase{Delivered: ab, Uses: uses("ord_a", citing("rev_1")), Unnamed: 1}, Verdict{}, ""},
+		{"own delivered order, the only one, one unnamed review", with(citeA, func(p *Purchase) { p.Delivered, p.Unnamed = []string{"ord_a"}, 1 }), Verdict{}, ""},
+		{"own delivered order, another free, one unnamed review", with(citeA, func(p *Purchase) { p.Unnamed = 1 }), Verdict{By: "ord_a"}, ""},
+		{"own confirmed order, unnamed reviews on every delivered order", with(cited, func(p *Purchase) { p.Delivered, p.Unnamed = ab, 2 }), Verdict{By: "ord_c"}, ""},
+		{"own delivered order used without orderId, the other kept by an unnamed review",
+			with(citeA, func(p *Purchase) { p.Uses, p.Unnamed = uses("ord_a", implicit("rev_1")), 1 }), Verdict{}, ""},
+		{"own delivered order used without orderId, a third free besides the unnamed review's",
+			with(citeA, func(p *Purchase) {
+				p.Delivered, p.Uses, p.Unnamed = []string{"ord_a", "ord_b", "ord_d"}, uses("ord_a", implicit("rev_1")), 1
+			}), Verdict{By: "ord_a", Move: &Move{ReviewID: "rev_1", From: "ord_a", To: "ord_b"}}, ""},
 	}
 	for _, c := range cases {
 		got, err := Verification(c.p)
@@ -232,60 +294,132 @@ func TestVerification(t *testing.T) {
 		if err != nil {
 			code = apperr.CodeOf(err)
 		}
-		if got != c.verified || code != c.code {
-			t.Errorf("%s: verified %v, error %v; want %v, %q", c.name, got, err, c.verified, c.code)
+		if got.By != c.want.By || !reflect.DeepEqual(got.Move, c.want.Move) || code != c.code {
+			t.Errorf("%s: %+v (move %+v), error %v; want %+v (move %+v), %q", c.name, got, got.Move, err, c.want, c.want.Move, c.code)
+		}
+		if got.Verified() != (c.want.By != "") {
+			t.Errorf("%s: Verified() = %v", c.name, got.Verified())
 		}
 	}
 	// A missing order and another customer's answer exactly alike.
-	_, e1 := Verification(with(func(p *Purchase) { p.OrderExists, p.OrderOfCustomer, p.OrderOfStore = false, false, false }))
-	_, e2 := Verification(with(func(p *Purchase) { p.OrderOfCustomer = false }))
-	if e1.Error() != e2.Error() {
+	_, e1 := Verification(Purchase{OrderID: "ord_c"})
+	_, e2 := Verification(with(cited, func(p *Purchase) { p.OrderOfCustomer = false }))
+	if e1.Error() != e2.Error() || apperr.From(e1).Details != nil || apperr.From(e2).Details != nil {
 		t.Errorf("a missing order answers %q, another customer's %q", e1, e2)
 	}
 }
 
-func TestVerifiedNeverOutnumberDelivered(t *testing.T) {
-	// Reviews written one after another, with or without citing an order:
-	// the verified ones never outnumber the delivered orders, and take
-	// distinct slots 1..delivered.
-	for delivered := 0; delivered <= 4; delivered++ {
-		var taken []int
-		for i := 0; i < 8; i++ {
-			p := Purchase{DeliveredOrders: delivered, VerifiedReviews: len(taken)}
-			v, err := Verification(p)
-			if err != nil {
-				t.Fatal(err)
+// TestVerificationSequences writes, withdraws and deletes reviews of one
+// customer and store at random, applying each verdict as addReview does
+// (moves included), and checks after every step what the rules promise:
+// each order verifies at most one review; a review citing an order is
+// verified by that order only; one without orderId only by a delivered one;
+// a cancelled order verifies nothing; and a review is refused or unverified
+// only when the rules say so.
+func TestVerificationSequences(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 4))
+	for round := 0; round < 300; round++ {
+		type review struct {
+			cited, by string
+		}
+		orders := []string{"ord_0", "ord_1", "ord_2", "ord_3", "ord_4"}
+		status := map[string]string{}
+		for _, o := range orders {
+			status[o] = []string{"confirmed", "delivered", "delivered", "out_for_delivery"}[rng.IntN(4)]
+		}
+		reviews := map[string]*review{}
+		n := 0
+		facts := func(cited string) Purchase {
+			p := Purchase{OrderID: cited, Uses: map[string]Use{}, Delivered: []string{}}
+			if cited != "" {
+				p.OrderExists, p.OrderOfCustomer, p.OrderOfStore, p.OrderStatus = true, true, true, status[cited]
 			}
-			if v {
-				n := FreeSlot(delivered, taken)
-				if n < 1 || n > delivered || slices.Contains(taken, n) {
-					t.Fatalf("delivered %d, taken %v: slot %d", delivered, taken, n)
+			for _, o := range orders {
+				if status[o] == "delivered" {
+					p.Delivered = append(p.Delivered, o)
 				}
-				taken = append(taken, n)
 			}
+			for id, r := range reviews {
+				if r.cited == cited && cited != "" {
+					p.OrderReviewed = true
+				}
+				if r.by != "" {
+					p.Uses[r.by] = Use{ReviewID: id, Cited: r.by == r.cited}
+				}
+			}
+			return p
 		}
-		if len(taken) != delivered {
-			t.Fatalf("%d delivered orders verified %d of 8 reviews", delivered, len(taken))
-		}
-	}
-}
-
-func TestFreeSlot(t *testing.T) {
-	cases := []struct {
-		delivered int
-		taken     []int
-		want      int
-	}{
-		{0, nil, 0},
-		{1, nil, 1},
-		{1, []int{1}, 0},
-		{3, []int{1, 3}, 2}, // the review of slot 2 was deleted: its slot is free again
-		{3, []int{2, 1, 3}, 0},
-		{2, []int{5}, 1}, // a slot beyond the delivered orders (none can be) frees nothing
-	}
-	for _, c := range cases {
-		if got := FreeSlot(c.delivered, c.taken); got != c.want {
-			t.Errorf("FreeSlot(%d, %v) = %d, want %d", c.delivered, c.taken, got, c.want)
+		for step := 0; step < 25; step++ {
+			switch k := rng.IntN(10); {
+			case k < 6: // a review, citing an order or not
+				cited := ""
+				if rng.IntN(2) == 0 {
+					cited = orders[rng.IntN(len(orders))]
+				}
+				p := facts(cited)
+				v, err := Verification(p)
+				if err != nil {
+					if apperr.CodeOf(err) != apperr.AlreadyExists || !p.OrderReviewed {
+						t.Fatalf("round %d: %v for %+v", round, err, p)
+					}
+					continue
+				}
+				free := freeDelivered(p.Delivered, p.Uses, cited)
+				switch {
+				case cited != "" && status[cited] == "cancelled":
+					if v.Verified() {
+						t.Fatalf("round %d: cancelled %s verified a review", round, cited)
+					}
+				case cited != "":
+					_, used := p.Uses[cited]
+					if v.Verified() != (!used || len(free) > 0) {
+						t.Fatalf("round %d: citing %s (used %v, free %v): %+v", round, cited, used, free, v)
+					}
+				default:
+					if v.Verified() != (len(free) > 0) {
+						t.Fatalf("round %d: without orderId (free %v): %+v", round, free, v)
+					}
+				}
+				n++
+				id := fmt.Sprintf("rev_%d", n)
+				if m := v.Move; m != nil {
+					if r := reviews[m.ReviewID]; r == nil || r.by != m.From || r.cited != "" {
+						t.Fatalf("round %d: move %+v of %+v", round, m, r)
+					}
+					reviews[m.ReviewID].by = m.To
+				}
+				reviews[id] = &review{cited: cited, by: v.By}
+			case k < 8: // a review deleted: its order is free
+				for id := range reviews {
+					delete(reviews, id)
+					break
+				}
+			default: // an order cancelled (if not delivered): its review loses it
+				o := orders[rng.IntN(len(orders))]
+				if status[o] != "delivered" {
+					status[o] = "cancelled"
+					for _, r := range reviews {
+						if r.by == o {
+							r.by = ""
+						}
+					}
+				}
+			}
+			used := map[string]bool{}
+			for id, r := range reviews {
+				switch {
+				case r.by == "":
+				case used[r.by]:
+					t.Fatalf("round %d: order %s verifies two reviews", round, r.by)
+				case status[r.by] == "cancelled":
+					t.Fatalf("round %d: cancelled %s verifies %s", round, r.by, id)
+				case r.cited != "" && r.by != r.cited:
+					t.Fatalf("round %d: %s cites %s, verified by %s", round, id, r.cited, r.by)
+				case r.cited == "" && status[r.by] != "delivered":
+					t.Fatalf("round %d: %s without orderId verified by %s, %s", round, id, r.by, status[r.by])
+				}
+				used[r.by] = r.by != ""
+			}
 		}
 	}
 }

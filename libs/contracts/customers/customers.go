@@ -190,8 +190,18 @@ type PurchaseFacts struct {
 	OrderOfStore      bool   `json:"orderOfStore"`
 	OrderStatus       string `json:"orderStatus,omitempty"`
 	HasDeliveredOrder bool   `json:"hasDeliveredOrder"` // the customer has a delivered order of the store
-	DeliveredOrders   int    `json:"deliveredOrders"`   // how many (a customer's verified reviews of a store never outnumber them)
+	DeliveredOrders   int    `json:"deliveredOrders"`   // how many
+	// DeliveredOrderIDs are the customer's delivered orders of the store,
+	// oldest first, at most MaxDeliveredOrderIDs of them (the reviews
+	// service verifies one review without orderId per delivered order no
+	// verified review uses). Always present (an empty list for none) from
+	// this release on: nil means an older customers service, which does not
+	// name them.
+	DeliveredOrderIDs []string `json:"deliveredOrderIds"`
 }
+
+// MaxDeliveredOrderIDs is the most delivered orders PurchaseFacts names.
+const MaxDeliveredOrderIDs = 1000
 
 // PurchaseFacts asks whether orderID (optional: "") exists, is customerID's
 // and is of storeID, and whether the customer has a delivered order of the store.

@@ -69,7 +69,8 @@ type Review struct {
 	IsVerifiedPurchase bool   `json:"isVerifiedPurchase"`
 	Hidden             bool   `json:"hidden"`
 	// review.updated: the rating before the change and the fields changed
-	// (rating, title, comment, photoIds).
+	// (rating, title, comment, photoIds, by the author; isVerifiedPurchase,
+	// without ByUserID, when the order the review cited was cancelled).
 	PreviousRating int      `json:"previousRating,omitempty"`
 	ChangedFields  []string `json:"changedFields,omitempty"`
 	// Who made the change: the author, or the administrator who hid or showed it.
