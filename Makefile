@@ -11,7 +11,7 @@ GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 MODDIRS = $(shell $(GO) list -m -f '{{.Dir}}')
 BIN := bin/marketplace
 
-.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept client console token sign-webhook pay seed bench bench-engine bench-live fuzz fmt
+.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept workflows-check client console token sign-webhook pay seed bench bench-engine bench-live fuzz fmt
 .DEFAULT_GOAL := help
 
 ## help: this list (each target's `##` comment)
@@ -53,12 +53,13 @@ run-distributed:
 	$(GO) build -buildvcs=auto -o bin/ $(DIST_PKGS)
 	DB_EMBEDDED=$${DB_EMBEDDED:-true} ./$(BIN) run-distributed -bin bin
 
-## test: every module's tests (unit, fuzz seed corpora, black-box through the gateway), after the published contracts' check (contracts-check)
+## test: every module's tests (unit, fuzz seed corpora, black-box through the gateway), after the published contracts' check (contracts-check) and the CI workflows' (actionlint)
 test:
 	@bash .ci/check-large-files
-	@unformatted="$$($(GOFMT) -l $(MODDIRS))"; if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi
+	@unformatted="$$($(GOFMT) -l $(MODDIRS) tools/actionlint)"; if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
 	@$(MAKE) --no-print-directory contracts-check
+	@$(MAKE) --no-print-directory workflows-check
 	$(GO) test -race -count=1 -timeout 18m $(PKGS)
 
 ## test-mixed-versions: the distributed mode with one service (customers, payouts, reviews, notifications in turn) at another version than the rest, both ways round, the journey passing each time: contracts/ACCEPTED's commit (or MIXED_OLD_COMMIT) against the current code, the current code against its next version (-tags nextversion); MIXED_RUN=<pattern> for some cases
@@ -72,6 +73,10 @@ contracts-check: bin/oasdiff
 ## contracts-accept: make the regenerated contracts the snapshot in contracts/ (each changed contract needs a `## <contract> <version>` entry in CHANGELOG.md; writes contracts/ACCEPTED)
 contracts-accept: bin/oasdiff
 	@GO=$(GO) OASDIFF=$(CURDIR)/bin/oasdiff bash tools/oasdiff/contracts.sh accept
+
+## workflows-check: the hosting CI's workflow files (.github/workflows) checked by actionlint's library, offline (tools/actionlint; shellcheck and pyflakes add their checks where installed)
+workflows-check:
+	cd tools/actionlint && GOWORK=off $(GO) test -count=1 ./...
 
 # oasdiff from its own module (tools/oasdiff), kept out of go.work.
 bin/oasdiff: tools/oasdiff/go.mod tools/oasdiff/go.sum

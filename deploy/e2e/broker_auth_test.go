@@ -69,10 +69,13 @@ func TestEmbeddedBrokerRequiresTheRunsCredentials(t *testing.T) {
 // delivered, as forged in issue 18) is refused by the broker, and so is
 // reading a topic it does not consume or joining another's consumer group;
 // what it publishes and consumes passes, for every service, the gateway
-// (which reads the topics and writes none) and every topic and dead-letter
-// topic. The services' consumers run in groups of their own, under their
+// (which reads the topics and writes none) and every topic; a consumer group's
+// dead-letter topic is its module's only (issue 29: a consumer's user wrote
+// "<topic>.dlq", which an operator replayed into the topic, read by every
+// group). The services' consumers run in groups of their own, under their
 // users: every group the consumers report is one of its module's, on topics
-// that module consumes, and every module that consumes has one.
+// that module consumes and its own dead-letter topic, and every module that
+// consumes has one.
 func TestKafkaUsersHoldEachServiceToItsTopics(t *testing.T) {
 	s := st.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -117,9 +120,12 @@ func TestKafkaUsersHoldEachServiceToItsTopics(t *testing.T) {
 		}
 		m := modules.All[owner]
 		for _, tp := range topics {
-			if !slices.Contains(m.Consumes, tp) {
+			if !slices.Contains(m.Consumes, tp) && tp != events.DeadLetterTopic(g) {
 				t.Errorf("%s's group %s reads %s, which %s does not consume", m.Name, g, tp, m.Name)
 			}
+		}
+		if !slices.Contains(topics, events.DeadLetterTopic(g)) {
+			t.Errorf("group %s does not read its dead-letter topic %s (its replays): %v", g, events.DeadLetterTopic(g), topics)
 		}
 	}
 }

@@ -250,8 +250,9 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Fatalf("dead-lettered %v before any poison message", n)
 	}
 
-	// A message that is not an event is parked in orders.dlq by each group
-	// that reads the topic.
+	// A message that is not an event is parked by each group that reads the
+	// topic, in its own dead-letter topic, and counted under the topic it
+	// came from.
 	publish(t, s, customers.TopicOrders, "poison", []byte("not an event"))
 	eventually(t, "poison message dead-lettered", func() bool {
 		n, _ := sample(s.Metrics(), "marketplace_events_dead_lettered_total", dlq)

@@ -31,21 +31,27 @@ func allows(acls []events.ACL, resource, name, op string) bool {
 }
 
 // The ACLs say what the rule says, for every user and every topic: a module
-// writes the topics it publishes and the dead-letter topics of those it
-// consumes, reads the topics it consumes and nothing else, joins its own
-// consumer groups only (and none when it consumes nothing); the gateway
-// reads every topic a module publishes or consumes, writes none, joins no
-// group and describes the consumers' groups. There is a user per module and
-// the gateway's, and no module takes the gateway's name.
+// writes the topics it publishes, reads the topics it consumes and nothing
+// else, joins its own consumer groups only (and none when it consumes
+// nothing), and writes and reads the dead-letter topics of its own groups
+// only (no other module's: what it parks reaches its group alone); the
+// gateway reads every topic a module publishes or consumes, writes none,
+// touches no dead-letter topic, joins no group and describes the consumers'
+// groups. There is a user per module and the gateway's, and no module takes
+// the gateway's name.
 func TestKafkaACLsFollowTheModuleList(t *testing.T) {
 	acls := KafkaACLs(All)
 	if len(acls) != len(All)+1 || acls[Gateway] == nil {
 		t.Fatalf("users %d, want one per module and the gateway's", len(acls))
 	}
 	topics := Topics(All)
-	var all []string
-	for _, tp := range topics {
-		all = append(all, tp, tp+events.DLQSuffix)
+	all := slices.Clone(topics)
+	// dlqOf: each module's groups' dead-letter topics, and one that only
+	// starts with its name.
+	dlqOf := map[string][]string{}
+	for _, m := range All {
+		dlqOf[m.Name] = []string{events.DeadLetterTopic(m.Name), events.DeadLetterTopic(m.Name + ".projection")}
+		all = append(all, append(dlqOf[m.Name], events.DeadLetterTopic(m.Name+"x"), m.Name+".dlq")...)
 	}
 	for _, m := range All {
 		if m.Name == Gateway {
@@ -53,11 +59,11 @@ func TestKafkaACLsFollowTheModuleList(t *testing.T) {
 		}
 		a := acls[m.Name]
 		for _, tp := range all {
-			dlqOfConsumed := strings.HasSuffix(tp, events.DLQSuffix) && slices.Contains(m.Consumes, strings.TrimSuffix(tp, events.DLQSuffix))
-			if got, want := allows(a, events.ResourceTopic, tp, events.OpWrite), slices.Contains(m.Publishes, tp) || tp == m.LiveTopic() || dlqOfConsumed; got != want {
+			ownDLQ := len(m.Consumes) > 0 && slices.Contains(dlqOf[m.Name], tp)
+			if got, want := allows(a, events.ResourceTopic, tp, events.OpWrite), slices.Contains(m.Publishes, tp) || tp == m.LiveTopic() || ownDLQ; got != want {
 				t.Errorf("%s may write %s: %v, want %v", m.Name, tp, got, want)
 			}
-			if got, want := allows(a, events.ResourceTopic, tp, events.OpRead), slices.Contains(m.Consumes, tp); got != want {
+			if got, want := allows(a, events.ResourceTopic, tp, events.OpRead), slices.Contains(m.Consumes, tp) || ownDLQ; got != want {
 				t.Errorf("%s may read %s: %v, want %v", m.Name, tp, got, want)
 			}
 			// Create only what it writes or reads itself.
@@ -79,7 +85,7 @@ func TestKafkaACLsFollowTheModuleList(t *testing.T) {
 		if allows(gw, events.ResourceTopic, tp, events.OpWrite) || allows(gw, events.ResourceTopic, tp, events.OpCreate) {
 			t.Errorf("the gateway may write or create %s", tp)
 		}
-		if got, want := allows(gw, events.ResourceTopic, tp, events.OpRead), slices.Contains(topics, tp); got != want {
+		if got, want := allows(gw, events.ResourceTopic, tp, events.OpRead), slices.Contains(topics, tp); got != want { // no dead-letter topic
 			t.Errorf("the gateway may read %s: %v, want %v", tp, got, want)
 		}
 	}
@@ -103,11 +109,21 @@ func TestKafkaACLsFollowTheModuleList(t *testing.T) {
 		!allows(acls["payouts"], events.ResourceTopic, customers.TopicOrders, events.OpRead) {
 		t.Error("customers may not write orders, or payouts may not read them")
 	}
-	// The consumer groups the services name are theirs.
+	// The consumer groups the services name are theirs, and so are their
+	// dead-letter topics. The finding of issue 29: notifications, a
+	// consumer of orders, could write the orders' dead-letter topic, which
+	// an operator replayed into orders, read by payouts.
 	for _, g := range []struct{ module, group string }{{"payouts", payouts.GroupID}, {"notifications", notifications.GroupID}} {
 		if !allows(acls[g.module], events.ResourceGroup, g.group, events.OpRead) {
 			t.Errorf("%s may not join its group %s", g.module, g.group)
 		}
+		if !allows(acls[g.module], events.ResourceTopic, events.DeadLetterTopic(g.group), events.OpWrite) {
+			t.Errorf("%s may not park in its group's dead-letter topic", g.module)
+		}
+	}
+	if allows(acls["notifications"], events.ResourceTopic, events.DeadLetterTopic(payouts.GroupID), events.OpWrite) ||
+		allows(acls["notifications"], events.ResourceTopic, customers.TopicOrders+".dlq", events.OpWrite) {
+		t.Error("notifications may write a dead-letter topic that reaches payouts")
 	}
 }
 
@@ -121,8 +137,9 @@ func TestKafkaACLsOfAnotherList(t *testing.T) {
 	acls := KafkaACLs(ms)
 	want := map[string][]string{
 		"shop": {"Create topic literal:live.shop", "Create topic literal:sales", "Write topic literal:live.shop", "Write topic literal:sales"},
-		"ledger": {"Create topic literal:entries", "Create topic literal:live.ledger", "Create topic literal:sales", "Create topic literal:sales.dlq", "Read group literal:ledger", "Read group prefix:ledger.", "Read topic literal:sales",
-			"Write topic literal:entries", "Write topic literal:live.ledger", "Write topic literal:sales.dlq"},
+		"ledger": {"Create topic literal:dlq.ledger", "Create topic literal:entries", "Create topic literal:live.ledger", "Create topic literal:sales", "Create topic prefix:dlq.ledger.",
+			"Read group literal:ledger", "Read group prefix:ledger.", "Read topic literal:dlq.ledger", "Read topic literal:sales", "Read topic prefix:dlq.ledger.",
+			"Write topic literal:dlq.ledger", "Write topic literal:entries", "Write topic literal:live.ledger", "Write topic prefix:dlq.ledger."},
 		Gateway: {"Describe group literal:ledger", "Describe group prefix:ledger.", "Read topic literal:entries", "Read topic literal:live.ledger", "Read topic literal:live.shop", "Read topic literal:sales"},
 	}
 	if len(acls) != len(want) {

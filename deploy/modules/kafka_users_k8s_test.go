@@ -29,10 +29,11 @@ func renderKafkaUsers(ms []service.Module) string {
 # from the module list (deploy/modules KafkaACLs, the same ACLs the embedded
 # broker of make run and make run-distributed holds each service to):
 #   UPDATE_K8S=1 go test ./deploy/modules -run TestKubernetesKafkaUsers
-# Each service writes the topics it publishes and the dead-letter topics
-# (<topic>.dlq) of those it consumes, reads the topics it consumes in its own
-# consumer groups (<service>, <service>.<what>), and may create those topics;
-# nothing else. The gateway has none: it does not follow Kafka in k8s.
+# Each service writes the topics it publishes, reads the topics it consumes
+# in its own consumer groups (<service>, <service>.<what>), writes and reads
+# its groups' own dead-letter topics (dlq.<service>, dlq.<service>.<what>),
+# and may create those topics; nothing else. The gateway has none: it does
+# not follow Kafka in k8s.
 #
 # Apply them in the Kafka cluster's namespace (not with kustomize, which puts
 # everything in the namespace marketplace):

@@ -85,12 +85,15 @@ const Gateway = "gateway"
 // every mode: the embedded broker's users (make run, make run-distributed)
 // and the clusters' (k8s/kafka-users.yaml, held to them by a test).
 //
-// A module writes the topics it publishes, its live topic, and the dead-letter topics
-// (<topic>.dlq) of those it consumes; it reads the topics it consumes in its
-// consumer groups, named after it ("<module>" or "<module>.<what>"); it may
-// create the topics it writes or reads (its consumers make sure their
-// topics and dead-letter topics exist before reading, its publisher's first
-// event may create its topic). Describe comes with Read and Write. The
+// A module writes the topics it publishes and its live topic; it reads the
+// topics it consumes in its consumer groups, named after it ("<module>" or
+// "<module>.<what>"), and writes and reads its groups' own dead-letter
+// topics (events.DeadLetterTopic: "dlq.<module>", "dlq.<module>.<what>"),
+// which no other user may touch: what a consumer parks, and an operator
+// replays there, reaches its own group only. It may create the topics it
+// writes or reads (its consumers make sure their topics and dead-letter
+// topic exist before reading, its publisher's first event may create its
+// topic). Describe comes with Read and Write. The
 // gateway reads every topic a module publishes or consumes, without a group,
 // and describes the consumers' groups (their committed offsets: live queries
 // re-run once the consumers are past an event). Nothing else: a module
@@ -108,13 +111,16 @@ func KafkaACLs(ms []service.Module) map[string][]events.ACL {
 			acls = append(acls, topic(t, events.OpWrite), topic(t, events.OpCreate))
 		}
 		for _, t := range m.Consumes {
-			dlq := t + events.DLQSuffix
-			acls = append(acls, topic(t, events.OpRead), topic(t, events.OpCreate), topic(dlq, events.OpWrite), topic(dlq, events.OpCreate))
+			acls = append(acls, topic(t, events.OpRead), topic(t, events.OpCreate))
 		}
 		if len(m.Consumes) > 0 {
 			for _, g := range ConsumerGroups(m.Name) {
 				acls = append(acls, events.ACL{Resource: events.ResourceGroup, Name: g.Name, Prefix: g.Prefix, Operation: events.OpRead})
 				gateway = append(gateway, events.ACL{Resource: events.ResourceGroup, Name: g.Name, Prefix: g.Prefix, Operation: events.OpDescribe})
+				// The groups' dead-letter topics, by the same names.
+				for _, op := range []string{events.OpRead, events.OpWrite, events.OpCreate} {
+					acls = append(acls, events.ACL{Resource: events.ResourceTopic, Name: events.DeadLetterTopic(g.Name), Prefix: g.Prefix, Operation: op})
+				}
 			}
 		}
 		out[m.Name] = events.SortACLs(acls)

@@ -30,6 +30,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -109,8 +110,17 @@ func (c *consumer) settle(ctx context.Context, batch []kafka.Message) int {
 		}
 		return 0
 	}
+	// The batch as the group reads it: replays as messages of the topics
+	// they were parked from (deadletter.go). The caller commits the offsets
+	// of the messages as fetched.
+	batch = slices.Clone(batch)
 	items := make([]batchItem, 0, len(batch))
 	for i, msg := range batch {
+		msg, ok := c.delivery(msg)
+		if !ok {
+			continue // a parked record of the group's dead-letter topic
+		}
+		batch[i] = msg
 		env, err := Decode(msg.Value)
 		if err != nil {
 			// Dead-lettered first (handle does it), so that whatever commits
@@ -181,6 +191,9 @@ func (c *consumer) settle(ctx context.Context, batch []kafka.Message) int {
 // settled. It returns how many are settled.
 func (c *consumer) settleOneByOne(ctx context.Context, batch []kafka.Message, failed *batchHandlerError) int {
 	for i, msg := range batch {
+		if msg.Topic == c.dlqTopic {
+			continue // a parked record (settle left replays as their topics')
+		}
 		env, err := Decode(msg.Value)
 		if err != nil {
 			continue

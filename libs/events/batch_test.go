@@ -172,7 +172,7 @@ func TestBatchWithPoisonMessage(t *testing.T) {
 
 	good := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == poison })
 	waitFor(t, 10*time.Second, func() bool { return countProcessed(t, h.db) == int64(len(good)) })
-	dlq := readTopic(t, h.broker.Addrs(), topic+DLQSuffix, 1)
+	dlq := readTopic(t, h.broker.Addrs(), DeadLetterTopic("g1"), 1)
 	env, err := Decode(dlq[0].Value)
 	if err != nil || env.ID != poison {
 		t.Fatalf("dead-lettered %s (%v), want %s", dlq[0].Value, err, poison)

@@ -34,8 +34,8 @@ type BrokerOptions struct {
 	// DataDir keeps topics, records and committed offsets across restarts
 	// (the port does not survive: ask Addrs again); "": everything in memory.
 	DataDir string
-	// Topics are created with their dead-letter topics if missing; other
-	// topics are created on first use.
+	// Topics are created if missing; other topics are created on first use
+	// (a consumer group's dead-letter topic by its consumer).
 	Topics []string
 	// Users, if any, are the SASL users the broker requires every client to
 	// authenticate as; none: no authentication. They are superusers, whom no
@@ -56,8 +56,8 @@ type BrokerOptions struct {
 // StartBroker starts a broker on a random loopback port, without
 // authentication. With dataDir "" it keeps everything in memory; otherwise
 // topics, records and committed offsets live in dataDir and survive a
-// restart. The topics and their dead-letter topics are created if missing;
-// other topics are created on first use.
+// restart. The topics are created if missing; other topics are created on
+// first use.
 func StartBroker(dataDir string, topics ...string) (*Broker, error) {
 	return StartBrokerWith(BrokerOptions{DataDir: dataDir, Topics: topics})
 }
@@ -195,7 +195,7 @@ func (b *Broker) BrokersAs(user Credentials) Brokers {
 	return out
 }
 
-// createTopics creates topics and their dead-letter topics. It goes through
+// createTopics creates topics. It goes through
 // the protocol rather than kfake's seed option because seeds are ignored when
 // the state is reloaded from a data directory.
 func (b *Broker) createTopics(topics []string) error {
@@ -209,10 +209,10 @@ func (b *Broker) createTopics(topics []string) error {
 // only until the gateways have read them, a few milliseconds.
 const LiveRetention = time.Hour
 
-// EnsureTopics creates the topics and their dead-letter topics unless they
-// exist; a live topic gets no dead-letter topic (no consumer group reads it)
-// and keeps its events LiveRetention. partitions and replication of -1 take
-// the cluster's defaults.
+// EnsureTopics creates the topics unless they exist; a live topic keeps its
+// events LiveRetention. partitions and replication of -1 take the cluster's
+// defaults. (Dead-letter topics are consumer groups', DeadLetterTopic: a
+// consumer makes sure its own exists.)
 func EnsureTopics(ctx context.Context, brokers Brokers, partitions, replication int, topics ...string) error {
 	if len(topics) == 0 {
 		return nil
@@ -224,9 +224,7 @@ func EnsureTopics(ctx context.Context, brokers Brokers, partitions, replication 
 				ConfigEntries: []kafka.ConfigEntry{{ConfigName: "retention.ms", ConfigValue: strconv.FormatInt(LiveRetention.Milliseconds(), 10)}}})
 			continue
 		}
-		for _, name := range []string{t, t + DLQSuffix} {
-			cfgs = append(cfgs, kafka.TopicConfig{Topic: name, NumPartitions: partitions, ReplicationFactor: replication})
-		}
+		cfgs = append(cfgs, kafka.TopicConfig{Topic: t, NumPartitions: partitions, ReplicationFactor: replication})
 	}
 	tr := brokers.Transport("marketplace-topics")
 	defer tr.CloseIdleConnections()

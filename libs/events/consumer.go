@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,10 +27,6 @@ var processedCollection = store.Internal("processed_events")
 
 const (
 	tracerName = "marketplace/events"
-	// DLQSuffix names a topic's dead-letter topic.
-	DLQSuffix = ".dlq"
-	// ErrorHeader carries the failure on a dead-lettered message.
-	ErrorHeader = "error"
 )
 
 // Consumer defaults.
@@ -137,11 +135,11 @@ type ConsumerConfig struct {
 	// Handles declares, per event type, the major versions of its payload
 	// that Handler reads (versions.go). An event of a type not declared is
 	// acknowledged without running Handler; one none of whose copies is in
-	// a version declared is parked on the dead-letter topic at once.
+	// a version declared is parked on the group's dead-letter topic at once.
 	Handles Versions
 	// Prepare, if set, runs before each handler transaction, outside it.
 	Prepare   Prepare
-	Publisher Publisher // for the dead-letter topics; nil: one is made from Brokers
+	Publisher Publisher // for the group's dead-letter topic; nil: one is made from Brokers
 	Logger    *slog.Logger
 	// MaxAttempts is how often a failing handler runs before its message is
 	// dead-lettered.
@@ -225,6 +223,10 @@ type consumer struct {
 	status *ConsumerStatus
 	// versions counts events parked for their version and handled by version.
 	versions *versionStats
+	// dlqTopic is the group's dead-letter topic (deadletter.go), which it
+	// reads with cfg.Topics: topics are both.
+	dlqTopic string
+	topics   []string
 
 	mu      sync.Mutex
 	reader  *kafka.Reader // the current one, for the offset monitor
@@ -239,11 +241,21 @@ type consumer struct {
 // offset is committed, so delivery is at least once and handling exactly once
 // per group. A handler that keeps failing, a message that is not an
 // envelope, or an event in no version the consumer reads (cfg.Handles), is
-// sent to "<topic>.dlq" with an "error" header and skipped.
+// parked in the group's own dead-letter topic, DeadLetterTopic(cfg.GroupID),
+// with an "error" header, and skipped. The consumer reads that topic too, and
+// handles the replays an operator puts there (ReplayDeadLetters).
 func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 	if cfg.DB == nil || cfg.Handler == nil || cfg.GroupID == "" || len(cfg.Topics) == 0 {
 		return errors.New("events: consumer needs DB, Handler, GroupID and Topics")
 	}
+	if err := checkGroupName(cfg.GroupID); err != nil {
+		return err
+	}
+	dlq := DeadLetterTopic(cfg.GroupID)
+	if slices.ContainsFunc(cfg.Topics, func(t string) bool { return strings.HasPrefix(t, DeadLetterPrefix) }) {
+		return fmt.Errorf("events: consumer %s: a dead-letter topic (%s...) is not a topic to consume: the group reads its own, %s, by itself", cfg.GroupID, DeadLetterPrefix, dlq)
+	}
+	topics := append(slices.Clone(cfg.Topics), dlq)
 	if len(cfg.Handles) == 0 {
 		return errors.New("events: consumer needs Handles: the versions of each event type its handler reads")
 	}
@@ -267,15 +279,15 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 	logger := cfg.Logger.With("group", cfg.GroupID)
 	// A reader never notices a topic created after it started, so make sure the
 	// topics exist first (on a fresh cluster nobody may have published yet).
-	if err := EnsureTopics(ctx, cfg.Brokers, -1, -1, cfg.Topics...); err != nil {
-		logger.Warn("could not ensure topics exist", "topics", cfg.Topics, "err", err)
+	if err := EnsureTopics(ctx, cfg.Brokers, -1, -1, topics...); err != nil {
+		logger.Warn("could not ensure topics exist", "topics", topics, "err", err)
 	}
 
 	kick := make(chan struct{}, 1) // a partition reader is out of range: check now
 	rc := kafka.ReaderConfig{
 		Brokers:        cfg.Brokers.Addrs,
 		GroupID:        cfg.GroupID,
-		GroupTopics:    cfg.Topics,
+		GroupTopics:    topics,
 		Dialer:         cfg.Brokers.Dialer(cfg.GroupID),
 		GroupBalancers: []kafka.GroupBalancer{kafka.RangeGroupBalancer{}, kafka.RoundRobinGroupBalancer{}},
 		MinBytes:       1,
@@ -313,7 +325,7 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 	if status == nil {
 		status = NewConsumerStatus(0)
 	}
-	c := &consumer{cfg: cfg, pub: pub, logger: logger, tracer: otel.Tracer(tracerName), status: status, versions: newVersionStats(cfg.Handles)}
+	c := &consumer{cfg: cfg, dlqTopic: dlq, topics: topics, pub: pub, logger: logger, tracer: otel.Tracer(tracerName), status: status, versions: newVersionStats(cfg.Handles)}
 	defer observeConsumer(cfg.GroupID, cfg.Topics, status)()
 	defer observeVersions(cfg.GroupID, c.versions)()
 
@@ -392,6 +404,10 @@ func (c *consumer) consume(ctx, rctx context.Context, r *kafka.Reader) {
 // dead-lettered. It returns false only when ctx ended first. attempt is the
 // number of its first run here: 2 when a batch's run was its first (batch.go).
 func (c *consumer) handle(ctx context.Context, msg kafka.Message, attempt int) bool {
+	msg, ok := c.delivery(msg)
+	if !ok {
+		return true // a record of the group's dead-letter topic, not a replay
+	}
 	headers := headersFromKafka(msg.Headers)
 	ctx, span := c.tracer.Start(ExtractTrace(ctx, headers), "process "+msg.Topic,
 		trace.WithSpanKind(trace.SpanKindConsumer),
@@ -553,24 +569,32 @@ func (c *consumer) callHandler(ctx context.Context, env Envelope) (err error) {
 	return c.cfg.Handler(ctx, env)
 }
 
-// deadLetter publishes the original message to "<topic>.dlq", retrying until
-// it is out or ctx ends (then it returns false and the message is redelivered).
+// deadLetter parks the original message (msg, as delivery gives it) in the
+// group's dead-letter topic, retrying until it is out or ctx ends (then it
+// returns false and the message is redelivered). A replay that fails again
+// is parked again as it was first: where it came from, with the new error.
 func (c *consumer) deadLetter(ctx context.Context, msg kafka.Message, headers map[string]string, cause error) bool {
 	h := make(map[string]string, len(headers)+5)
 	for k, v := range headers {
 		h[k] = v
 	}
+	_, replay := h[ReplayOfHeader]
+	delete(h, ReplayOfHeader)
+	delete(h, ReplayedAtHeader)
+	if !replay {
+		h[SourceTopicHeader] = msg.Topic
+		h[SourcePartitionHeader] = strconv.Itoa(msg.Partition)
+		h[SourceOffsetHeader] = strconv.FormatInt(msg.Offset, 10)
+	}
+	source := cmp.Or(h[SourceTopicHeader], msg.Topic)
 	h[ErrorHeader] = cause.Error()
-	h["dlq-topic"] = msg.Topic
-	h["dlq-partition"] = strconv.Itoa(msg.Partition)
-	h["dlq-offset"] = strconv.FormatInt(msg.Offset, 10)
-	h["dlq-group"] = c.cfg.GroupID
-	out := Message{Topic: msg.Topic + DLQSuffix, Key: msg.Key, Value: msg.Value, Headers: h}
+	h[GroupHeader] = c.cfg.GroupID
+	out := Message{Topic: c.dlqTopic, Key: msg.Key, Value: msg.Value, Headers: h}
 	wait := 100 * time.Millisecond
 	for {
 		err := c.pub.Publish(ctx, out)
 		if err == nil {
-			c.status.deadLettered(msg.Topic)
+			c.status.deadLettered(source)
 			return true
 		}
 		if ctx.Err() != nil {

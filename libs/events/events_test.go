@@ -464,7 +464,7 @@ func TestHandlerFailureGoesToDLQ(t *testing.T) {
 	if c := rec.callsOf(bad.ID); c != 3 {
 		t.Errorf("failing handler ran %d times, want 3", c)
 	}
-	dlq := readTopic(t, h.broker.Addrs(), topic+DLQSuffix, 2)
+	dlq := readTopic(t, h.broker.Addrs(), DeadLetterTopic("g1"), 2)
 	byValue := map[string]map[string]string{}
 	for _, m := range dlq {
 		byValue[string(m.Value)] = headersFromKafka(m.Headers)

@@ -5,7 +5,7 @@ package events
 //	marketplace_outbox_backlog{service}                 events committed, not yet published
 //	marketplace_outbox_oldest_age_seconds{service}      age of the oldest of them (0 when none)
 //	marketplace_consumer_lag{group, topic}              records of the topic the group has not committed
-//	marketplace_events_dead_lettered_total{group, topic} events the group parked in "<topic>.dlq"
+//	marketplace_events_dead_lettered_total{group, topic} events of the topic the group parked in its "dlq.<group>"
 //
 // The lag is what the consumer's last offset check saw (every
 // ConsumerConfig.CheckInterval, 10 s by default): no series before the first

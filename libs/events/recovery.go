@@ -156,7 +156,7 @@ func (c *consumer) monitor(ctx context.Context, kick <-chan struct{}) {
 // of range.
 func (c *consumer) checkOffsets(ctx context.Context, client *kafka.Client) {
 	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	parts, err := groupOffsets(qctx, client, c.cfg.GroupID, c.cfg.Topics)
+	parts, err := groupOffsets(qctx, client, c.cfg.GroupID, c.topics)
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil {

@@ -92,7 +92,7 @@ func TestOnCommitOncePerCommittedEvent(t *testing.T) {
 	}
 	h.startConsumer("g-hooks", h.db, handler, 2, batchOpts)
 	waitFor(t, 10*time.Second, func() bool { return countProcessed(t, h.db) == int64(len(ids)-1) })
-	readTopic(t, h.broker.Addrs(), topic+DLQSuffix, 1)
+	readTopic(t, h.broker.Addrs(), DeadLetterTopic("g-hooks"), 1)
 	mu.Lock()
 	defer mu.Unlock()
 	for _, id := range ids {

@@ -252,7 +252,7 @@ func TestUnknownVersionIsParked(t *testing.T) {
 				t.Errorf("the envelope without dataschema was handled %d times, want 1", n)
 			}
 
-			parked := readTopic(t, h.broker.Addrs(), topic+DLQSuffix, 3)
+			parked := readTopic(t, h.broker.Addrs(), DeadLetterTopic("g1"), 3)
 			wantParked := map[string]string{newer.ID: "version 3", unreadable.ID: "version-two", legacyStatus.ID: "version 1 of order.status_changed"}
 			for _, m := range parked {
 				env, err := Decode(m.Value)

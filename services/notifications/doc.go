@@ -12,7 +12,7 @@
 // recipientUserId and type) and writes nothing. Event types not listed below
 // are ignored. An event of a listed type whose data cannot be read (not a JSON
 // object, a field of the wrong type, a missing id) fails: the consumer retries
-// it and then moves it to "<topic>.dlq".
+// it and then parks it in its group's dead-letter topic, "dlq.notifications".
 //
 //	event (topic)                 recipient                           type            priority
 //	order.created (orders)        customer (data.customerUserId)      order_created   normal

@@ -328,7 +328,7 @@ func TestServiceEndToEnd(t *testing.T) {
 
 	t.Run("the malformed event was dead-lettered", func(t *testing.T) {
 		r := kafka.NewReader(kafka.ReaderConfig{
-			Brokers: h.broker.Addrs(), GroupID: "test-dlq", GroupTopics: []string{"orders" + events.DLQSuffix},
+			Brokers: h.broker.Addrs(), GroupID: "test-dlq", GroupTopics: []string{events.DeadLetterTopic(GroupID)},
 			StartOffset: kafka.FirstOffset, MaxWait: 50 * time.Millisecond, HeartbeatInterval: 100 * time.Millisecond,
 			SessionTimeout: time.Second, RebalanceTimeout: time.Second, JoinGroupBackoff: 100 * time.Millisecond, ReadLagInterval: -1,
 		})

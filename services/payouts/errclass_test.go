@@ -121,7 +121,7 @@ func TestPermanentErrorIsDeadLettered(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	parked := dlq.Messages()
-	if len(parked) != 1 || parked[0].Topic != customers.TopicOrders+events.DLQSuffix {
+	if len(parked) != 1 || parked[0].Topic != events.DeadLetterTopic("payouts-test") {
 		t.Fatalf("dead-lettered %d messages, want the failing delivery once", len(parked))
 	}
 	env, err := events.Decode(parked[0].Value)

@@ -21,7 +21,8 @@ import (
 )
 
 // `marketplace broker` listens on the port it is given, creates every topic of
-// the module list (and their dead-letter topics), says so with its ready
+// the module list (the consumer groups' dead-letter topics are their
+// consumers' to create, with their own users), says so with its ready
 // line, requires the SASL users of its -users file (one per service and the
 // gateway) and holds each to what the module list allows it, and keeps
 // records in its data directory across a restart; the users are the
@@ -107,8 +108,7 @@ func TestBrokerCommand(t *testing.T) {
 	if err := (events.Brokers{Addrs: []string{addr}}).Check(ctx, "test"); !errors.Is(err, events.ErrBrokerRefused) {
 		t.Fatalf("a client without credentials: %v, want refused", err)
 	}
-	// Every topic and dead-letter topic exists: each is seen by a user that
-	// may use it.
+	// Every topic exists: each is seen by a user that may use it.
 	seen := map[string]bool{}
 	for _, u := range users {
 		conn, err := client(u).Dialer("test").DialContext(ctx, "tcp", addr)

@@ -106,6 +106,17 @@ func init() {
 			run: func(ctx context.Context, c *cli, args []string) error {
 				return processorCmd(ctx, args, c.getenv, c.stdout, c.stderr)
 			}},
+		{name: "dead-letters", synopsis: "-group GROUP [-replay [-id IDS]] [-users FILE]", summary: "list the events a consumer group parked, or replay them to that group alone",
+			details: "Each consumer group parks the events it gives up on (a handler that keeps failing, a message that is no event, an event in a version it does not read) in its own dead-letter topic, dlq.<group>, which only its service's Kafka user may read and write. " +
+				"Without -replay, lists them: where each was read, when, the event, its error, and whether it was replayed. With -replay, replays those not replayed yet (or those of -id) into the same topic, where the group's consumers handle them as events of the topic they came from; no other group sees them, and the topic they came from is not written. " +
+				"An event that fails again is parked again, a new line. Kafka as the services reach it: KAFKA_BROKERS, KAFKA_TLS_*, and the group's service's user in KAFKA_SASL_* (or -users FILE).",
+			examples: []string{
+				"KAFKA_BROKERS=kafka:9093 KAFKA_SASL_MECHANISM=SCRAM-SHA-512 KAFKA_SASL_USERNAME=notifications KAFKA_SASL_PASSWORD_FILE=password marketplace dead-letters -group notifications",
+				"KAFKA_BROKERS=127.0.0.1:9092 marketplace dead-letters -group payouts -users data/distributed/broker-users.json -replay -id evt_0123",
+			},
+			run: func(ctx context.Context, c *cli, args []string) error {
+				return deadLetters(ctx, args, c.getenv, c.stdout)
+			}},
 		{name: "version", synopsis: "[-json]", summary: "the build: version, commit, Go",
 			examples: []string{"marketplace version", "marketplace version -json"},
 			run:      func(ctx context.Context, c *cli, args []string) error { return printVersion(args, c.stdout) }},

@@ -14,6 +14,7 @@
 //	marketplace run-distributed [-bin DIR]    the broker, every service and the gateway as processes of their own binaries
 //	marketplace broker [-port 9092] [-data DIR] (-users FILE | -no-auth)  the embedded Kafka-protocol broker on its own
 //	marketplace processor [-webhook URL] [-data DIR]  the payment processor simulator on its own (HTTP_ADDR)
+//	marketplace dead-letters -group GROUP [-replay [-id IDS]]  a consumer group's parked events, or their replay to it alone
 //	marketplace version [-json]                the build: version, commit (and whether the tree was modified), Go
 //	marketplace keygen [-all] [SERVICE...]     a key pair per service (SERVICE_KEY, SERVICE_PUBLIC_KEYS) for deployments
 //	marketplace help [COMMAND]                this list, or one command's usage
