@@ -202,6 +202,10 @@ type Idempotency struct {
 	// again under the same name frees the claims its earlier run left running
 	// (ReleaseAbandoned). The service sets it to its host and address.
 	Owner string
+	// AfterCommit, if set, runs after a keyed run's transaction committed
+	// (the service wakes its outbox relay: the handler's own wake-ups ran
+	// before the commit).
+	AfterCommit func()
 	// Retention is how long an outcome is kept (at least the contract's 24 h).
 	Retention time.Duration
 	// Lease bounds a run: handlers of keyed calls run with this deadline, so a
@@ -417,7 +421,11 @@ func (s *Idempotency) settleFailure(ctx context.Context, c *idemClaim, status in
 		return
 	}
 	now := s.now()
-	res, err := s.coll.UpdateOne(overLimit(ctx), bson.M{"_id": c.id, "claim": c.claim}, bson.M{"$set": bson.M{
+	// Only a running claim: when the transaction committed and its caller
+	// still saw an error (the file's acknowledgement cut off by the lease,
+	// a commit whose result MongoDB could not tell), the success is kept
+	// and stays the answer.
+	res, err := s.coll.UpdateOne(overLimit(ctx), bson.M{"_id": c.id, "claim": c.claim, "state": idemRunning}, bson.M{"$set": bson.M{
 		"state": idemDone, "status": status, "body": body, "finishedAt": now, "expiresAt": now.Add(s.Retention),
 	}})
 	switch {
@@ -426,7 +434,7 @@ func (s *Idempotency) settleFailure(ctx context.Context, c *idemClaim, status in
 		// a retry then runs the mutation again, which wrote nothing.
 		s.Logger.ErrorContext(ctx, "idempotency: keeping the outcome failed", "err", err)
 	case res.MatchedCount == 0:
-		s.Logger.WarnContext(ctx, errTakenOver.Error())
+		s.Logger.WarnContext(ctx, "idempotency: the failure is not kept: the key was taken over, or its success committed after all")
 	}
 }
 
@@ -452,9 +460,10 @@ func (s *Idempotency) ReleaseAbandoned(ctx context.Context) (int64, error) {
 	return res.DeletedCount, nil
 }
 
-// release forgets a claim, so a retry with the key runs.
+// release forgets a claim still running, so a retry with the key runs (a
+// success that committed after all stays, see settleFailure).
 func (s *Idempotency) release(ctx context.Context, c *idemClaim) {
-	if _, err := s.coll.DeleteOne(ctx, bson.M{"_id": c.id, "claim": c.claim}); err != nil {
+	if _, err := s.coll.DeleteOne(ctx, bson.M{"_id": c.id, "claim": c.claim, "state": idemRunning}); err != nil {
 		s.Logger.ErrorContext(ctx, "idempotency: releasing a key failed (it frees itself after the lease)", "err", err)
 	}
 }
@@ -535,6 +544,9 @@ func (s *Server) runIdempotent(c *fiber.Ctx, ctx context.Context, req Request, c
 	})
 	if err == nil {
 		faultAfterCommit(req.Path)
+		if ids.AfterCommit != nil {
+			ids.AfterCommit()
+		}
 	}
 	settled = true
 	switch {

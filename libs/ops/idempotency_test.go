@@ -631,6 +631,23 @@ func TestKeyedEffectsCommitWithTheirOutcome(t *testing.T) {
 		t.Fatalf("retry after a transient failure: %+v, %d effects", r, w.effects())
 	}
 
+	// A success whose commit went through although its caller saw an error
+	// (the acknowledgement cut off by the lease): the failure neither
+	// releases nor overwrites the kept success.
+	hash, _ := ArgsHash([]byte(`{"n":6}`))
+	c, _, err := w.ids.begin(context.Background(), "sub:u1", "k-late", "t.idem.write", hash)
+	if err != nil || c == nil {
+		t.Fatalf("claim: %v", err)
+	}
+	if err := w.db.Joined(context.Background(), func(ctx context.Context) error { return w.ids.keep(ctx, c, 200, []byte("6")) }); err != nil {
+		t.Fatal(err)
+	}
+	w.ids.settleFailure(context.Background(), c, 500, nil)
+	w.ids.settleFailure(context.Background(), c, 400, []byte(`{"error":{}}`))
+	if r := w.call("mutation", "u1", "k-late", "t.idem.write", `{"n":6}`); !r.replayed || r.body != "6" {
+		t.Fatalf("a committed success after a failure was reported: %+v, want it replayed", r)
+	}
+
 	// Without a key the handler's transaction is its own: a failure after it
 	// leaves its write (as before keys existed).
 	w.afterWrite.Store(&fail)

@@ -204,6 +204,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	}
 	idem := ops.NewIdempotency(db, logger) // Idempotency-Key outcomes, in the service's own database
 	idem.Owner = instanceName(o.Listener)
+	idem.AfterCommit = relay.Kick
 	if err := db.EnsureIndexes(startCtx, append(append(built.Indexes, outbox.Indexes()...), idem.Indexes()...)...); err != nil {
 		return err
 	}

@@ -243,7 +243,9 @@ func (s *svc) ensureStats(ctx context.Context, storeID string) error {
 	if err != nil && !store.IsDuplicate(err) { // a concurrent first review made it
 		return err
 	}
-	s.statsMade.Store(storeID, struct{}{})
+	if !s.env.DB.InJoined(ctx) { // else made only if the keyed call's transaction commits
+		s.statsMade.Store(storeID, struct{}{})
+	}
 	return nil
 }
 
