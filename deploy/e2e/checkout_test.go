@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"marketplace/deploy/processor"
 	st "marketplace/deploy/systemtest"
@@ -198,6 +199,31 @@ func TestCheckoutDeclinedPayment(t *testing.T) {
 	}
 	if o := orderOf(t, s, c.user, in.PaymentIntentID); o == nil || inFils(o.Total) != 97_05 || o.PaymentStatus != "paid" {
 		t.Fatalf("order after the second card: %+v", o)
+	}
+
+	// The processor delivers out of order: a failure of the intent arriving
+	// after its success is acknowledged and changes nothing. No second
+	// "Payment failed" for a paid order (a failure of another intent, sent
+	// after it, shows the notices flow), and the order stays paid.
+	stale := c.payment(in.PaymentIntentID)
+	stale.AmountFils, stale.DeliveryType, stale.DeliveryFee, stale.FailMessage = 97_05, "express", "20.00", "Your card was declined."
+	for _, typ := range []string{processor.EventFailed, processor.EventCanceled} {
+		if r := deliver(s, processor.Event("evt_stale_"+typ, typ, stale)); r.Status != 200 || string(r.Body) != "Payment intent already settled" {
+			t.Fatalf("stale %s: %d %s", typ, r.Status, r.Body)
+		}
+	}
+	other := c.payment("pi_other_declined")
+	other.FailMessage = "Your card was declined."
+	if r := deliver(s, processor.Event("evt_other_declined", processor.EventFailed, other)); r.Status != 200 || string(r.Body) != "Payment failure recorded" {
+		t.Fatalf("another intent's failure: %d %s", r.Status, r.Body)
+	}
+	eventually(t, "the other intent's payment_failed notification", func() bool { return count(inbox(t, s, c.user), "payment_failed") >= 2 })
+	time.Sleep(300 * time.Millisecond)
+	if n := count(inbox(t, s, c.user), "payment_failed"); n != 2 {
+		t.Fatalf("%d payment_failed notifications, want 2 (the declined card and the other intent's)", n)
+	}
+	if o := orderOf(t, s, c.user, in.PaymentIntentID); o == nil || o.PaymentStatus != "paid" || o.Status != "confirmed" {
+		t.Fatalf("order after the stale failure: %+v", o)
 	}
 
 	// The cart changed between the intent and the payment: the order is made

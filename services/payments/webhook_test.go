@@ -222,6 +222,7 @@ type harness struct {
 	customers *fakeCustomers
 	resolver  *resolver
 	secret    string
+	svc       *svc
 }
 
 func newHarness(t *testing.T, secret string) *harness {
@@ -244,10 +245,9 @@ func newHarness(t *testing.T, secret string) *harness {
 		Settings: &Settings{WebhookSecret: secret, PublishableKey: testPublishable},
 		Now:      time.Now,
 	}
-	built, err := Module.Build(ctx, env)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Module.Build's steps, keeping the service for tests that set its hooks.
+	h.svc = newSvc(env)
+	built := h.svc.built()
 	if err := db.EnsureIndexes(ctx, append(built.Indexes, outbox.Indexes()...)...); err != nil {
 		t.Fatal(err)
 	}
@@ -909,4 +909,5 @@ func TestModuleUnderServiceRun(t *testing.T) {
 	if n := len(fake.callsTo(customers.OpCreateOrder)); n != 1 {
 		t.Fatalf("customers called %d times", n)
 	}
+
 }
