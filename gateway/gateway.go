@@ -671,7 +671,7 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 		// bodyLimit bytes: the service refuses what is over its own cap.
 		n, limit := c.Request().Header.ContentLength(), g.bodyLimit.Load()
 		if int64(n) > limit {
-			return ops.WriteRouteError(c, style, apperr.New(apperr.InvalidArgument, "request body too large")) // drained by handleRaw
+			return ops.WriteBodyTooLarge(c, style) // drained by handleRaw
 		}
 		req.SetBodyStream(&forwardedBody{c: c, r: c.Context().RequestBodyStream(), left: limit}, n)
 	} else {
@@ -771,6 +771,17 @@ func (f *forwardedBody) Read(p []byte) (int, error) {
 		f.c.Locals(bodyEndedKey, true)
 	}
 	return n, err
+}
+
+// bodyTooLarge answers a body over the server's limit sent to a raw route in
+// the route's own error shape (the webhook's 413 { error });
+// httpserver answers every other request's.
+func (g *Gateway) bodyTooLarge(c *fiber.Ctx) (bool, error) {
+	r, ok := g.matchRaw(c.Method(), c.Path())
+	if !ok || r.desc.Errors != ops.ErrorsSimple {
+		return false, nil
+	}
+	return true, ops.WriteBodyTooLarge(c, r.desc.Errors)
 }
 
 // streamsBody tells the server which requests' bodies stay streams: those of

@@ -25,6 +25,7 @@ import (
 func (g *Gateway) App(h httpserver.Config, logger *slog.Logger, more ...httpserver.Check) *fiber.App {
 	h.KnownOp, h.Metrics = g.knownOperation, nil
 	h.StreamBody = g.streamsBody // uploads go on to the media service as they arrive
+	h.BodyTooLarge = g.bodyTooLarge
 	g.bodyLimit.Store(int64(h.BodyLimit))
 	checks := append([]httpserver.Check{{Name: "routes", Fn: g.Ready}}, more...)
 	app := httpserver.New("gateway", h, logger, checks, CORS())

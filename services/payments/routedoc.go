@@ -79,6 +79,8 @@ var webhookDoc = &ops.RouteDoc{
 			Bodies: []ops.BodyDoc{{ContentType: fiber.MIMETextPlain, Schema: &ops.Schema{Type: ops.Types{"string"}}}, ops.JSONBody[webhookUnhandled]()}},
 		{Status: http.StatusBadRequest, Description: "What was sent is wrong and sending it again will not help: no webhook secret configured, a missing, malformed, stale, future-dated or non-matching signature, a body that is not an event, a payment intent without id or with a bad amount, metadata that cannot become an order (the message names the field), or a customer or store of the metadata that does not exist. Nothing is written.",
 			Bodies: []ops.BodyDoc{ops.JSONBody[webhookRefused]()}},
+		{Status: http.StatusRequestEntityTooLarge, Description: "The body is over the server's limit (HTTP_BODY_LIMIT, 6 MiB by default): nothing is read or written; a processor event is far smaller.",
+			Bodies: []ops.BodyDoc{ops.JSONBody[webhookRefused]()}},
 		{Status: http.StatusInternalServerError, Description: "Processing failed in a way a later retry may fix: no platform configuration is in force to price the order's commission, another failure of the customers service, or a database failure. Malformed input is never a 500, nor is a paid cart without items of the store (200, held for review).",
 			Bodies: []ops.BodyDoc{ops.JSONBody[webhookFailed]()}},
 		{Status: http.StatusServiceUnavailable, Description: "A dependency (the customers or catalog service) is down or did not answer in time; retry after retryAfter seconds (also the Retry-After header).",

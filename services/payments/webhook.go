@@ -26,6 +26,9 @@ package payments
 //	     service's INVALID_ARGUMENT or NOT_FOUND (the customer or store of the
 //	     metadata does not exist). JSON { error }. Nothing is written (but, for
 //	     a succeeded event with valid metadata, that its intent succeeded).
+//	413  the body is over the server's limit (HTTP_BODY_LIMIT), answered
+//	     before this handler by the server (libs/httpserver, ops.BodyTooLarge)
+//	     and by the gateway in front of it: JSON { error }. Nothing is read.
 //	500  processing failed in a way a later retry may fix: the customers
 //	     service's FAILED_PRECONDITION (no platform configuration is in force to
 //	     price the order's commission), any other error of it, and failures of
