@@ -240,6 +240,40 @@ func TestCheckoutDeclinedPayment(t *testing.T) {
 	}
 }
 
+// A cart that shrank after its payment intent was made: the processor
+// charged the intent's amount, more than the order made from the cart as it is
+// now. The order is held for review (amount_mismatch), never silently paid:
+// the customer was charged for what it does not hold.
+func TestCheckoutOverpaymentIsHeld(t *testing.T) {
+	s := st.Start(t)
+	c := newCheckout(t, s)
+	in := okAs[intentView](t, s.Mutation(c.user, opCreateIntent, c.args(c.storeA, "standard")))
+	if inFils(in.Amount) != 87_05 {
+		t.Fatalf("intent %+v", in)
+	}
+	// The cake (40.00) leaves the cart: 3 × 12.35 + 10.00 = 47.05 remain.
+	removed := false
+	for _, l := range myCart(t, s, c.user, c.storeA).Items {
+		if l.ProductID == c.productA2 {
+			st.MustOK(t, s.Mutation(c.user, "customers.cart.removeItem", map[string]any{"itemId": l.ID}))
+			removed = true
+		}
+	}
+	if !removed {
+		t.Fatal("the cake is not in the cart")
+	}
+	if r := confirm(t, s, in, processor.CardSucceeds); r.Status != 200 || r.Header.Get("Simulator-Webhook-Status") != "200" {
+		t.Fatalf("confirm: %d %s (webhook %s)", r.Status, r.Body, r.Header.Get("Simulator-Webhook-Status"))
+	}
+	o := orderOf(t, s, c.user, in.PaymentIntentID)
+	if o == nil || o.Status != "pending" || o.PaymentStatus != "under_review" || o.PaymentReview == nil ||
+		o.PaymentReview.Reason != "amount_mismatch" || inFils(o.Total) != 47_05 || inFils(o.PaymentReview.ExpectedAmount) != 47_05 ||
+		inFils(o.PaymentReview.AmountPaid) != 87_05 || o.AmountPaid == nil || inFils(*o.AmountPaid) != 87_05 || len(o.Items) != 1 {
+		t.Fatalf("order paid above its total: %+v", o)
+	}
+	eventually(t, "the administrators' payment_review notification", func() bool { return count(inbox(t, s, c.admin), "payment_review") == 1 })
+}
+
 func TestCheckoutRefusals(t *testing.T) {
 	s := st.Start(t)
 	c := newCheckout(t, s)
