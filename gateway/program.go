@@ -77,6 +77,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, serv
 	if err != nil {
 		return err
 	}
+	gc.Console.DevSignIn = pc.DevelopmentTokens()
 	ln, err := net.Listen("tcp", pc.HTTPAddr)
 	if err != nil {
 		return err

@@ -185,6 +185,11 @@ func (c *Config) AuthOptions() auth.Options {
 	return auth.Options{Issuer: c.Issuer, Audience: c.Audience}
 }
 
+// DevelopmentTokens reports whether tokens are verified with the development
+// secret (no identity provider's keys): the console then takes sign-in links
+// and pasted tokens (web/console's DevSignIn); elsewhere only its OpenID flow.
+func (c *Config) DevelopmentTokens() bool { return c.JWKSURL == "" && c.DevSecret != "" }
+
 // Verifier builds the token verifier: the identity provider's JWKS, or the
 // development secret. Neither configured is an error for a single service; the
 // all-in-one creates a development secret before calling this.
