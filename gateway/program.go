@@ -78,6 +78,10 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, serv
 		return err
 	}
 	gc.Console.DevSignIn = pc.DevelopmentTokens()
+	issuer, err := pc.IdentityIssuer()
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", pc.HTTPAddr)
 	if err != nil {
 		return err
@@ -89,6 +93,9 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, serv
 	}
 	defer deregister(context.Background())
 	g := New(gc, resolver, verifier, logger)
+	if issuer != nil {
+		g.SignIdentities(issuer) // the services verify the gateway's word, not the users' tokens
+	}
 	if err := g.Refresh(ctx); err != nil {
 		logger.Warn("starting with an incomplete routing table", "err", err)
 	}

@@ -15,7 +15,7 @@
 //	marketplace broker [-port 9092] [-data DIR] (-users FILE | -no-auth)  the embedded Kafka-protocol broker on its own
 //	marketplace processor [-webhook URL] [-data DIR]  the payment processor simulator on its own (HTTP_ADDR)
 //	marketplace version [-json]                the build: version, commit (and whether the tree was modified), Go
-//	marketplace keygen [-all] [SERVICE...]     a key pair per service (SERVICE_KEY, SERVICE_PUBLIC_KEYS) for deployments
+//	marketplace keygen [-all] [SERVICE...|gateway]  a key pair per service (SERVICE_KEY, SERVICE_PUBLIC_KEYS), and the gateway's
 //	marketplace help [COMMAND]                this list, or one command's usage
 //
 // Flags take one dash or two (-as, --as). Exit status: 0 done, 1 failed (a
