@@ -45,7 +45,7 @@ func TestGatewayServesTheConsole(t *testing.T) {
 	if resp, _ := do("GET", script[1]); resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
 		t.Fatalf("GET %s: %d %q", script[1], resp.StatusCode, resp.Header.Get("Cache-Control"))
 	}
-	if resp, body := do("GET", "/console/config.json"); resp.StatusCode != 200 || body != `{"oidc":null}` {
+	if resp, body := do("GET", "/console/config.json"); resp.StatusCode != 200 || body != `{"oidc":null,"devSignIn":false}` {
 		t.Fatalf("settings: %d %s", resp.StatusCode, body)
 	}
 	if resp, _ := do("GET", "/console/assets/nope.js"); resp.StatusCode != 404 {

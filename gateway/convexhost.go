@@ -89,6 +89,12 @@ func (h convexHost) Invoke(ctx context.Context, in convex.Call) convex.Outcome {
 	if in.Token != "" {
 		req.Header.Set(fiber.HeaderAuthorization, "Bearer "+in.Token)
 	}
+	if g.issuer != nil {
+		if err := g.setIdentity(&req.Header, in.Identity); err != nil {
+			out.Err = apperr.From(err)
+			return out
+		}
+	}
 	if in.IdempotencyKey != "" && r.kind == ops.Mutation {
 		req.Header.Set(ops.HeaderIdempotencyKey, in.IdempotencyKey)
 	}

@@ -120,6 +120,9 @@ type Gateway struct {
 	// bodyLimit bounds the bytes of a streamed body forwarded (the server's
 	// HTTP_BODY_LIMIT, set by App).
 	bodyLimit atomic.Int64
+	// issuer signs the identities forwarded to the services (SignIdentities);
+	// nil forwards the callers' tokens as they came.
+	issuer *auth.Issuer
 
 	// refused are the public operations of services that declare a public
 	// contract this gateway does not serve, with their answer; serves are
@@ -128,6 +131,32 @@ type Gateway struct {
 	refused        atomic.Pointer[map[string]refusedOp]
 	serves         []int
 	refusalsLogged sync.Map
+}
+
+// identityKey holds (in a request's locals) the caller the gateway verified,
+// nil for an anonymous call: forward signs it for the service.
+const identityKey = "gateway.identity"
+
+// SignIdentities makes the gateway forward, in place of each caller's token,
+// a token of its own for the identity it verified, signed by is (libs/auth's
+// Issuer): the services then hold only the gateway's public key
+// (AUTH_GATEWAY_PUBLIC_KEY), never the secret that mints users' tokens. Call
+// it before serving.
+func (g *Gateway) SignIdentities(is *auth.Issuer) { g.issuer = is }
+
+// setIdentity sets the Authorization header of a call forwarded for id (none
+// for an anonymous call) to the gateway's token for it.
+func (g *Gateway) setIdentity(h *fasthttp.RequestHeader, id *auth.Identity) error {
+	h.Del(fiber.HeaderAuthorization)
+	if id == nil {
+		return nil
+	}
+	tok, err := g.issuer.Token(id)
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "internal error")
+	}
+	h.Set(fiber.HeaderAuthorization, "Bearer "+tok)
+	return nil
 }
 
 // New builds a gateway; call Refresh (or Run) before serving.
@@ -467,6 +496,7 @@ func (g *Gateway) handleOp(kind ops.Kind, byURL bool) fiber.Handler {
 		if err != nil {
 			return httpserver.WriteError(c, err)
 		}
+		c.Locals(identityKey, auth.FromContext(ctx)) // for forward
 		r, ok := g.lookup(path)
 		if !ok {
 			return httpserver.WriteError(c, g.unknownOperation(path))
@@ -607,6 +637,7 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 	if err != nil {
 		return ops.WriteRouteError(c, r.desc.Errors, err)
 	}
+	c.Locals(identityKey, auth.FromContext(ctx)) // for forward
 	uri := path
 	if q := c.Request().URI().QueryString(); len(q) > 0 {
 		uri += "?" + string(q)
@@ -658,6 +689,14 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 			req.Header.SetBytesV(h, v)
 		}
 	}
+	if g.issuer != nil {
+		// The service gets the gateway's word for who calls, not the
+		// caller's token (SignIdentities).
+		id, _ := c.Locals(identityKey).(*auth.Identity)
+		if err := g.setIdentity(&req.Header, id); err != nil {
+			return ops.WriteRouteError(c, style, err)
+		}
+	}
 	if rid, ok := c.Locals("requestid").(string); ok && len(src.Peek(httpserver.HeaderRequestID)) == 0 {
 		req.Header.Set(httpserver.HeaderRequestID, rid)
 	}
@@ -671,7 +710,7 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 		// bodyLimit bytes: the service refuses what is over its own cap.
 		n, limit := c.Request().Header.ContentLength(), g.bodyLimit.Load()
 		if int64(n) > limit {
-			return ops.WriteRouteError(c, style, apperr.New(apperr.InvalidArgument, "request body too large")) // drained by handleRaw
+			return ops.WriteBodyTooLarge(c, style) // drained by handleRaw
 		}
 		req.SetBodyStream(&forwardedBody{c: c, r: c.Context().RequestBodyStream(), left: limit}, n)
 	} else {
@@ -771,6 +810,17 @@ func (f *forwardedBody) Read(p []byte) (int, error) {
 		f.c.Locals(bodyEndedKey, true)
 	}
 	return n, err
+}
+
+// bodyTooLarge answers a body over the server's limit sent to a raw route in
+// the route's own error shape (the webhook's 413 { error });
+// httpserver answers every other request's.
+func (g *Gateway) bodyTooLarge(c *fiber.Ctx) (bool, error) {
+	r, ok := g.matchRaw(c.Method(), c.Path())
+	if !ok || r.desc.Errors != ops.ErrorsSimple {
+		return false, nil
+	}
+	return true, ops.WriteBodyTooLarge(c, r.desc.Errors)
 }
 
 // streamsBody tells the server which requests' bodies stay streams: those of

@@ -25,6 +25,7 @@ import (
 func (g *Gateway) App(h httpserver.Config, logger *slog.Logger, more ...httpserver.Check) *fiber.App {
 	h.KnownOp, h.Metrics = g.knownOperation, nil
 	h.StreamBody = g.streamsBody // uploads go on to the media service as they arrive
+	h.BodyTooLarge = g.bodyTooLarge
 	g.bodyLimit.Store(int64(h.BodyLimit))
 	checks := append([]httpserver.Check{{Name: "routes", Fn: g.Ready}}, more...)
 	app := httpserver.New("gateway", h, logger, checks, CORS())
@@ -76,6 +77,11 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, serv
 	if err != nil {
 		return err
 	}
+	gc.Console.DevSignIn = pc.DevelopmentTokens()
+	issuer, err := pc.IdentityIssuer()
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", pc.HTTPAddr)
 	if err != nil {
 		return err
@@ -87,6 +93,9 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, serv
 	}
 	defer deregister(context.Background())
 	g := New(gc, resolver, verifier, logger)
+	if issuer != nil {
+		g.SignIdentities(issuer) // the services verify the gateway's word, not the users' tokens
+	}
 	if err := g.Refresh(ctx); err != nil {
 		logger.Warn("starting with an incomplete routing table", "err", err)
 	}

@@ -1,8 +1,10 @@
 package distributed_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -38,6 +40,17 @@ func TestCheckoutPaysWithTheProcessorSimulator(t *testing.T) {
 	o := r.pay(t, sh.users[0], in.PaymentIntentID)
 	if math.Round(o.Total*100) != orderFils {
 		t.Fatalf("order %+v after the payment", o)
+	}
+	// All of that ran with services that hold no development secret (only
+	// the gateway verifies users' tokens and vouches for them): an
+	// administrator's token sent straight to a service's port is refused.
+	body, _ := json.Marshal(map[string]any{"path": "catalog.categories.listCategories", "args": map[string]any{}})
+	req, _ := http.NewRequest(http.MethodPost, r.Services["catalog"]+"/api/query", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+sh.admin)
+	if resp, err := r.hc.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a user's token at the catalog's own port: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 
 	// The broker (`marketplace broker -users`) holds each program's own

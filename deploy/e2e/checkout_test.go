@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"marketplace/deploy/processor"
 	st "marketplace/deploy/systemtest"
@@ -200,6 +201,31 @@ func TestCheckoutDeclinedPayment(t *testing.T) {
 		t.Fatalf("order after the second card: %+v", o)
 	}
 
+	// The processor delivers out of order: a failure of the intent arriving
+	// after its success is acknowledged and changes nothing. No second
+	// "Payment failed" for a paid order (a failure of another intent, sent
+	// after it, shows the notices flow), and the order stays paid.
+	stale := c.payment(in.PaymentIntentID)
+	stale.AmountFils, stale.DeliveryType, stale.DeliveryFee, stale.FailMessage = 97_05, "express", "20.00", "Your card was declined."
+	for _, typ := range []string{processor.EventFailed, processor.EventCanceled} {
+		if r := deliver(s, processor.Event("evt_stale_"+typ, typ, stale)); r.Status != 200 || string(r.Body) != "Payment intent already settled" {
+			t.Fatalf("stale %s: %d %s", typ, r.Status, r.Body)
+		}
+	}
+	other := c.payment("pi_other_declined")
+	other.FailMessage = "Your card was declined."
+	if r := deliver(s, processor.Event("evt_other_declined", processor.EventFailed, other)); r.Status != 200 || string(r.Body) != "Payment failure recorded" {
+		t.Fatalf("another intent's failure: %d %s", r.Status, r.Body)
+	}
+	eventually(t, "the other intent's payment_failed notification", func() bool { return count(inbox(t, s, c.user), "payment_failed") >= 2 })
+	time.Sleep(300 * time.Millisecond)
+	if n := count(inbox(t, s, c.user), "payment_failed"); n != 2 {
+		t.Fatalf("%d payment_failed notifications, want 2 (the declined card and the other intent's)", n)
+	}
+	if o := orderOf(t, s, c.user, in.PaymentIntentID); o == nil || o.PaymentStatus != "paid" || o.Status != "confirmed" {
+		t.Fatalf("order after the stale failure: %+v", o)
+	}
+
 	// The cart changed between the intent and the payment: the order is made
 	// from the cart as it is and, not matching what was paid, held for review.
 	changed := okAs[intentView](t, s.Mutation(c.user, opCreateIntent, c.args(c.storeB, "standard")))
@@ -212,6 +238,40 @@ func TestCheckoutDeclinedPayment(t *testing.T) {
 		inFils(o.Total) != 299_97 || inFils(o.PaymentReview.AmountPaid) != 199_98 {
 		t.Fatalf("order of a changed cart %+v", o)
 	}
+}
+
+// A cart that shrank after its payment intent was made: the processor
+// charged the intent's amount, more than the order made from the cart as it is
+// now. The order is held for review (amount_mismatch), never silently paid:
+// the customer was charged for what it does not hold.
+func TestCheckoutOverpaymentIsHeld(t *testing.T) {
+	s := st.Start(t)
+	c := newCheckout(t, s)
+	in := okAs[intentView](t, s.Mutation(c.user, opCreateIntent, c.args(c.storeA, "standard")))
+	if inFils(in.Amount) != 87_05 {
+		t.Fatalf("intent %+v", in)
+	}
+	// The cake (40.00) leaves the cart: 3 × 12.35 + 10.00 = 47.05 remain.
+	removed := false
+	for _, l := range myCart(t, s, c.user, c.storeA).Items {
+		if l.ProductID == c.productA2 {
+			st.MustOK(t, s.Mutation(c.user, "customers.cart.removeItem", map[string]any{"itemId": l.ID}))
+			removed = true
+		}
+	}
+	if !removed {
+		t.Fatal("the cake is not in the cart")
+	}
+	if r := confirm(t, s, in, processor.CardSucceeds); r.Status != 200 || r.Header.Get("Simulator-Webhook-Status") != "200" {
+		t.Fatalf("confirm: %d %s (webhook %s)", r.Status, r.Body, r.Header.Get("Simulator-Webhook-Status"))
+	}
+	o := orderOf(t, s, c.user, in.PaymentIntentID)
+	if o == nil || o.Status != "pending" || o.PaymentStatus != "under_review" || o.PaymentReview == nil ||
+		o.PaymentReview.Reason != "amount_mismatch" || inFils(o.Total) != 47_05 || inFils(o.PaymentReview.ExpectedAmount) != 47_05 ||
+		inFils(o.PaymentReview.AmountPaid) != 87_05 || o.AmountPaid == nil || inFils(*o.AmountPaid) != 87_05 || len(o.Items) != 1 {
+		t.Fatalf("order paid above its total: %+v", o)
+	}
+	eventually(t, "the administrators' payment_review notification", func() bool { return count(inbox(t, s, c.admin), "payment_review") == 1 })
 }
 
 func TestCheckoutRefusals(t *testing.T) {

@@ -73,7 +73,11 @@ func startOpenIDProvider(t *testing.T) string {
 // portal the same way and is told the console is not for them; when the
 // owner's access token expires while a form is being filled, the console
 // renews it with the provider's refresh token in the background (no dialog,
-// no reload) and the form goes through.
+// no reload) and the form goes through. A sign-in link (#token=) carrying
+// the owner's real token signs no one in, neither there nor on a second
+// system that verifies the provider's tokens without naming the provider to
+// the console: outside development mode only the OpenID flow signs in (the
+// development links are tested in TestConsoleInBrowser).
 func TestConsoleSignInWithOpenIDProvider(t *testing.T) {
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
@@ -89,8 +93,17 @@ func TestConsoleSignInWithOpenIDProvider(t *testing.T) {
 	if s.DevSecret != "" {
 		t.Fatal("the system has a development secret next to the identity provider")
 	}
+	jwksOnly := st.Start(t,
+		st.WithEnv("AUTH_JWKS_URL", issuer+"/keys"),
+		st.WithEnv("AUTH_ISSUER", issuer),
+		st.WithEnv("AUTH_AUDIENCE", oidcClientID),
+	)
+	if jwksOnly.DevSecret != "" {
+		t.Fatal("the second system has a development secret next to the identity provider")
+	}
 	webtest.Run(t, dir, 5*time.Minute, append(webtest.Screenshots(t),
 		"CONSOLE_URL="+s.BaseURL,
+		"JWKS_ONLY_URL="+jwksOnly.BaseURL,
 		"CHROMIUM="+chromium,
 		"OIDC_ISSUER="+issuer,
 		"OIDC_CLIENT_ID="+oidcClientID,

@@ -216,7 +216,7 @@ func TestOpenAPIDocument(t *testing.T) {
 			t.Errorf("webhook metadata key %s is not documented", k)
 		}
 	}
-	for _, status := range []int{200, 400, 401, 500, 503} {
+	for _, status := range []int{200, 400, 401, 413, 500, 503} {
 		if wh.Responses.Status(status) == nil {
 			t.Errorf("the webhook's %d is not documented", status)
 		}

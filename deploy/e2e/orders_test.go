@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	"marketplace/deploy/processor"
 	st "marketplace/deploy/systemtest"
+	"marketplace/libs/program"
 )
 
 // shop is a small world for the order flow: two stores of one owner, a customer
@@ -331,6 +334,46 @@ func TestWebhookStatuses(t *testing.T) {
 			if r.Header.Get("Access-Control-Allow-Origin") != "*" {
 				t.Errorf("%s: no CORS headers", name)
 			}
+		}
+		if n := len(myOrders(t, s, sh.user)); n != 0 {
+			t.Fatalf("a refused delivery created %d orders", n)
+		}
+	})
+
+	t.Run("a body over the limit is 413 in the webhook's shape", func(t *testing.T) {
+		// One byte over HTTP_BODY_LIMIT's default, signed: refused for its
+		// size alone, before the signature is read.
+		field, _ := reflect.TypeFor[program.Config]().FieldByName("BodyLimit")
+		limit, err := strconv.Atoi(field.Tag.Get("default"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := processor.Event("evt_big", "payment_intent.succeeded", sh.payment("pi_big"))
+		body = append(body, bytes.Repeat([]byte(" "), limit+1-len(body))...)
+		r := s.Do("POST", "/processor/webhook", bytes.NewReader(body), map[string]string{
+			"processor-signature": processor.Sign(st.WebhookSecret, body, time.Now()), "Content-Type": "application/json"})
+		if r.Status != 413 || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || string(r.Body) != `{"error":"request body too large"}` {
+			t.Fatalf("%d bytes: %d %s (%s)", len(body), r.Status, r.Body, r.Header.Get("Content-Type"))
+		}
+		// The limit itself is not too large (the signature, the other
+		// body's, is what refuses these bytes), and the operations keep the
+		// contract's 400.
+		header := processor.Sign(st.WebhookSecret, body, time.Now())
+		body = body[:limit]
+		if r := s.Do("POST", "/processor/webhook", bytes.NewReader(body), map[string]string{
+			"processor-signature": header, "Content-Type": "application/json"}); r.Status != 400 || !strings.Contains(string(r.Body), "signature") {
+			t.Fatalf("%d bytes: %d %s", len(body), r.Status, r.Body)
+		}
+		st.Expect(t, s.Do("POST", "/api/query", bytes.NewReader(make([]byte, limit+1)), map[string]string{"Content-Type": "application/json"}), "INVALID_ARGUMENT")
+		// As the document says.
+		var doc struct {
+			Paths map[string]map[string]struct {
+				Responses map[string]json.RawMessage `json:"responses"`
+			} `json:"paths"`
+		}
+		st.MustOK(t, s.Do("GET", "/api/openapi.json", nil, nil)).Decode(t, &doc)
+		if _, ok := doc.Paths["/processor/webhook"]["post"].Responses["413"]; !ok {
+			t.Fatal("the OpenAPI document does not list the webhook's 413")
 		}
 		if n := len(myOrders(t, s, sh.user)); n != 0 {
 			t.Fatalf("a refused delivery created %d orders", n)

@@ -16,6 +16,7 @@ package launch
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -397,9 +398,14 @@ func Run(ctx context.Context, o Options) error {
 	} else {
 		logf("discovery: static addresses (SERVICE_ADDRS)")
 	}
-	auth := map[string]string{}
-	if cfg.JWKSURL == "" {
-		auth["AUTH_DEV_SECRET"] = devSecret
+	// Users' tokens: only the gateway verifies them (with the development
+	// secret, which mints any token, or the identity provider's keys), and
+	// it forwards each call with a token of its own, signed with a key made
+	// for this run; the services get only its public key, so none of them
+	// can mint a token.
+	gatewayAuth, serviceAuth, err := identityEnv(cfg.JWKSURL == "", devSecret)
+	if err != nil {
+		return err
 	}
 
 	publicKeyList := serviceauth.FormatPublicKeys(publicKeys)
@@ -426,7 +432,7 @@ func Run(ctx context.Context, o Options) error {
 		if cfg.ConsulAddr != "" {
 			set["ADVERTISE_ADDR"] = serviceAddr[m.Name]
 		}
-		merge(set, discovery, auth, kafkaEnv(m.Name))
+		merge(set, discovery, serviceAuth, kafkaEnv(m.Name))
 		p := newProc(out, m.Name, binaries[m.Name], nil, withEnv(o.Environ, set))
 		p.readyURL = sys.Services[m.Name] + "/readyz"
 		if brokerProc != nil {
@@ -452,7 +458,7 @@ func Run(ctx context.Context, o Options) error {
 	if cfg.ConsulAddr != "" {
 		gwSet["ADVERTISE_ADDR"] = net.JoinHostPort(probeHost, gwPort)
 	}
-	merge(gwSet, discovery, auth, kafkaEnv(modules.Gateway))
+	merge(gwSet, discovery, gatewayAuth, kafkaEnv(modules.Gateway))
 	// The gateway gets no database, service key or processor secret.
 	gw := newProc(out, Gateway, binaries[Gateway], nil, withEnv(o.Environ, gwSet,
 		slices.Concat(credentialVars, []string{"MONGODB_URI", "DB_EMBEDDED", payments.EnvWebhookSecret, payments.EnvPublishableKey, payments.EnvSecretKey})...))
@@ -606,6 +612,32 @@ func simulatorEnv(base []string) []string {
 	}
 	return out
 }
+
+// identityEnv is how the gateway and the services learn who calls: the
+// gateway gets the development secret (dev) and the private key it signs
+// the identities it forwards with, the services that key's public half and
+// neither the secret nor the private key (an empty value drops a variable,
+// and its _FILE, from the environment they inherit).
+func identityEnv(dev bool, devSecret string) (gateway, services map[string]string, err error) {
+	key, err := serviceauth.GenerateKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	gateway = map[string]string{EnvGatewayKey: serviceauth.EncodePrivateKey(key), EnvGatewayPublicKey: ""}
+	if dev {
+		gateway[EnvDevSecret] = devSecret
+	}
+	services = map[string]string{EnvDevSecret: "", EnvGatewayKey: "",
+		EnvGatewayPublicKey: serviceauth.EncodePublicKey(key.Public().(ed25519.PublicKey))}
+	return gateway, services, nil
+}
+
+// The identity settings (libs/program) the launcher hands out.
+const (
+	EnvDevSecret        = "AUTH_DEV_SECRET"
+	EnvGatewayKey       = "AUTH_GATEWAY_KEY"
+	EnvGatewayPublicKey = "AUTH_GATEWAY_PUBLIC_KEY"
+)
 
 // credentialVars are the settings of a service's credentials: the launcher
 // sets them for each service, and no other program gets them.

@@ -3,6 +3,7 @@ package launch_test
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"io"
 	"maps"
 	"net/http"
@@ -140,8 +141,14 @@ func (f *fixture) start(t *testing.T) (*launch.System, *handle) {
 // it stops the gateway first and the broker last.
 func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 	t.Parallel()
+	// A gateway key pair in the environment is replaced by one of the run.
+	staleKey, err := serviceauth.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
 	f := newFixture(t, "INTERNAL_CALLERS", "stale", "PROCESSOR_WEBHOOK_SECRET", "whsec_fixture", "AUTH_DEV_SECRET", "fixture-dev-secret-0123",
-		"METRICS_ADDR", "127.0.0.1:19464", "ADVERTISE_ADDR", "somewhere:1")
+		"METRICS_ADDR", "127.0.0.1:19464", "ADVERTISE_ADDR", "somewhere:1",
+		launch.EnvGatewayKey, serviceauth.EncodePrivateKey(staleKey), launch.EnvGatewayPublicKey, serviceauth.EncodePublicKey(staleKey.Public().(ed25519.PublicKey)))
 	sys, h := f.start(t)
 	recs := records(f.records)
 	services := modules.Names()
@@ -190,8 +197,7 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 		env := recs[n][0].Env
 		want := map[string]string{
 			"HTTP_ADDR": strings.TrimPrefix(sys.Services[n], "http://"), "KAFKA_BROKERS": sys.Brokers[0],
-			"DATA_DIR": filepath.Join(f.env["DATA_DIR"], "distributed", "db"), "DB_EMBEDDED": "true",
-			"AUTH_DEV_SECRET": "fixture-dev-secret-0123", "LOG_LEVEL": "warn",
+			"DATA_DIR": filepath.Join(f.env["DATA_DIR"], "distributed", "db"), "DB_EMBEDDED": "true", "LOG_LEVEL": "warn",
 			"PUBLIC_BASE_URL": sys.BaseURL,
 		}
 		for k, v := range want {
@@ -266,6 +272,28 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 	}
 	if r, err := http.Get(sys.BaseURL + "/readyz"); err != nil || r.StatusCode != 200 {
 		t.Errorf("the gateway's address does not answer: %v", err)
+	}
+	// Users' tokens: the gateway alone verifies them, and signs what it
+	// forwards with a key of this run; the services get its public half and
+	// nothing that mints a token (not the development secret, not the key).
+	gwKey, err := serviceauth.ParsePrivateKey(gw[launch.EnvGatewayKey])
+	if err != nil || gwKey.Equal(staleKey) {
+		t.Fatalf("gateway: %s=%q (%v)", launch.EnvGatewayKey, gw[launch.EnvGatewayKey], err)
+	}
+	if v, has := gw[launch.EnvGatewayPublicKey]; has {
+		t.Errorf("the gateway got %s=%q", launch.EnvGatewayPublicKey, v)
+	}
+	for _, n := range services {
+		env := recs[n][0].Env
+		for _, k := range []string{launch.EnvDevSecret, launch.EnvDevSecret + "_FILE", launch.EnvGatewayKey, launch.EnvGatewayKey + "_FILE"} {
+			if v, has := env[k]; has {
+				t.Errorf("%s got %s=%q: only the gateway verifies users' tokens", n, k, v)
+			}
+		}
+		pub, err := serviceauth.ParsePublicKey(env[launch.EnvGatewayPublicKey])
+		if err != nil || !pub.Equal(gwKey.Public()) {
+			t.Errorf("%s: %s=%q is not the gateway's public key (%v)", n, launch.EnvGatewayPublicKey, env[launch.EnvGatewayPublicKey], err)
+		}
 	}
 
 	// Start order: a program's first line comes after the ready lines of the
@@ -360,7 +388,7 @@ func TestInfrastructureSettings(t *testing.T) {
 		recs := records(f.records)
 		getenv := func(k string) string { return map[string]string{"DATA_DIR": f.env["DATA_DIR"]}[k] }
 		dev, err := system.DevSecret(getenv)
-		if err != nil || dev != sys.DevSecret || recs["customers"][0].Env["AUTH_DEV_SECRET"] != dev || recs["gateway"][0].Env["AUTH_DEV_SECRET"] != dev {
+		if err != nil || dev != sys.DevSecret || recs["gateway"][0].Env["AUTH_DEV_SECRET"] != dev {
 			t.Errorf("development secret %q (%v), the system's %q", dev, err, sys.DevSecret)
 		}
 		wh, err := system.WebhookSecret(getenv)

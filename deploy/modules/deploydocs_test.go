@@ -54,3 +54,57 @@ func TestDeploymentDocsCoverEveryService(t *testing.T) {
 		}
 	}
 }
+
+// Users' tokens are the gateway's business: with the development secret
+// anyone holding it mints an administrator's token, so no deployment document
+// gives it (or the gateway's signing key) to a service; the services get the
+// gateway's public key instead (libs/auth, AUTH_GATEWAY_PUBLIC_KEY). The
+// launcher of make run-distributed is held to the same in deploy/launch.
+func TestOnlyTheGatewayGetsTheUsersTokenSecret(t *testing.T) {
+	var compose struct {
+		Services map[string]struct {
+			Environment map[string]any `yaml:"environment"`
+		} `yaml:"services"`
+	}
+	b, err := os.ReadFile(filepath.Join(root, "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &compose); err != nil {
+		t.Fatal(err)
+	}
+	mintsTokens := []string{"AUTH_DEV_SECRET", "AUTH_DEV_SECRET_FILE", "AUTH_GATEWAY_KEY", "AUTH_GATEWAY_KEY_FILE"}
+	for _, n := range Names() {
+		env := compose.Services[n].Environment
+		for _, k := range mintsTokens {
+			if _, has := env[k]; has {
+				t.Errorf("docker-compose.yml gives %s to the %s service", k, n)
+			}
+		}
+		if _, has := env["AUTH_GATEWAY_PUBLIC_KEY"]; !has {
+			t.Errorf("docker-compose.yml does not give AUTH_GATEWAY_PUBLIC_KEY to the %s service", n)
+		}
+	}
+	gw := compose.Services["gateway"].Environment
+	for _, k := range []string{"AUTH_DEV_SECRET", "AUTH_GATEWAY_KEY"} {
+		if _, has := gw[k]; !has {
+			t.Errorf("docker-compose.yml does not give %s to the gateway", k)
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(root, "k8s", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("k8s manifests: %v %v", files, err)
+	}
+	files = append(files, filepath.Join(root, "deploy", "docker", "Dockerfile"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range mintsTokens {
+			if strings.Contains(string(b), k) && filepath.Base(f) != "gateway.yaml" {
+				t.Errorf("%s names %s: only the gateway may hold it", f, k)
+			}
+		}
+	}
+}

@@ -198,6 +198,8 @@ func run(ctx context.Context, o Options, st *runState) error {
 	if gc.Console.PublicBaseURL == "" {
 		gc.Console.PublicBaseURL = baseURL
 	}
+	// Sign-in links and pasted tokens only where development tokens are taken.
+	gc.Console.DevSignIn = cfg.DevelopmentTokens()
 	// Without PROCESSOR_API_URL, payments go to the processor simulator, run
 	// here on loopback; it sends its webhooks to this gateway.
 	var sim *simulator

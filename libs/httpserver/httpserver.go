@@ -54,6 +54,11 @@ type Config struct {
 	// any handler, at most BodyLimit bytes (413 beyond), as without it: a
 	// streaming server does not apply BodyLimit on its own.
 	StreamBody func(method, path string) bool
+	// BodyTooLarge, when set, may answer a request whose body is over
+	// BodyLimit (handled true); otherwise the answer is the contract's 400
+	// INVALID_ARGUMENT "request body too large". Routes with an error shape
+	// of their own (the processor's webhook) answer in theirs.
+	BodyTooLarge func(c *fiber.Ctx) (handled bool, err error)
 }
 
 // Defaults are the limits used unless a program overrides them.
@@ -87,7 +92,7 @@ func New(name string, cfg Config, logger *slog.Logger, checks []Check, mw ...fib
 		IdleTimeout:           cfg.IdleTimeout,
 		BodyLimit:             cfg.BodyLimit,
 		DisableStartupMessage: true,
-		ErrorHandler:          errorHandler(),
+		ErrorHandler:          errorHandler(cfg.BodyTooLarge),
 		StreamRequestBody:     cfg.StreamBody != nil,
 	})
 	// Request ids first, so every later line can name the request; the access log
@@ -186,13 +191,18 @@ func WriteError(c *fiber.Ctx, err error) error {
 	return c.Send(body)
 }
 
-func errorHandler() fiber.ErrorHandler {
+func errorHandler(tooLarge func(c *fiber.Ctx) (bool, error)) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		var fe *fiber.Error
 		if errors.As(err, &fe) {
 			msg := fe.Message
 			if fe.Code == fiber.StatusRequestEntityTooLarge {
-				msg = "request body too large"
+				if tooLarge != nil {
+					if handled, err := tooLarge(c); handled {
+						return err
+					}
+				}
+				msg = BodyTooLargeMessage
 			}
 			if fe.Code == fiber.StatusMethodNotAllowed {
 				return WriteMethodNotAllowed(c)
@@ -202,6 +212,9 @@ func errorHandler() fiber.ErrorHandler {
 		return WriteError(c, err)
 	}
 }
+
+// BodyTooLargeMessage is the message of the answer to a body over the limit.
+const BodyTooLargeMessage = "request body too large"
 
 // fiberCode maps Fiber's own errors (unknown route, wrong method, bad request) to
 // the contract's codes.
@@ -289,19 +302,29 @@ func Serve(ctx context.Context, app *fiber.App, ln net.Listener, shutdownTimeout
 	return <-errc
 }
 
+// refusedBodyDrain bounds the bytes of a body refused as too large that are
+// read and dropped before the answer, so that the sender, which writes its
+// whole body before it reads, gets the answer instead of a reset connection;
+// a longer body ends the connection unread.
+const refusedBodyDrain = 16 << 20
+
 // boundBodies reads the streamed body of every request stream does not
 // accept, at most limit bytes: handlers then see c.Body() as on a server
-// that does not stream. A larger body is 413 and ends the connection (the
-// rest of it is never read).
+// that does not stream. A larger body is 413 (read and dropped up to
+// refusedBodyDrain) and ends the connection.
 func boundBodies(limit int, stream func(method, path string) bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		req := c.Request()
 		if !req.IsBodyStream() || stream(c.Method(), string(req.URI().PathOriginal())) {
 			return c.Next()
 		}
-		if n := req.Header.ContentLength(); n > limit {
+		tooLarge := func() error {
+			_, _ = io.Copy(io.Discard, io.LimitReader(c.Context().RequestBodyStream(), refusedBodyDrain))
 			c.Context().SetConnectionClose()
 			return fiber.ErrRequestEntityTooLarge
+		}
+		if n := req.Header.ContentLength(); n > limit {
+			return tooLarge()
 		}
 		body, err := io.ReadAll(io.LimitReader(c.Context().RequestBodyStream(), int64(limit)+1))
 		if err != nil {
@@ -309,8 +332,7 @@ func boundBodies(limit int, stream func(method, path string) bool) fiber.Handler
 			return fiber.NewError(fiber.StatusBadRequest, "reading the request body failed")
 		}
 		if len(body) > limit {
-			c.Context().SetConnectionClose()
-			return fiber.ErrRequestEntityTooLarge
+			return tooLarge()
 		}
 		req.SetBodyRaw(body)
 		return c.Next()

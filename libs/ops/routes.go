@@ -160,6 +160,46 @@ func StreamsBody(rs []Route) func(method, path string) bool {
 	}
 }
 
+// WriteBodyTooLarge answers a request whose body is over the server's limit in
+// the route's style: the contract's 400 INVALID_ARGUMENT, or for a route of
+// the simple shape 413 { error } (the webhook's documented answer).
+func WriteBodyTooLarge(c *fiber.Ctx, style ErrorStyle) error {
+	if style != ErrorsSimple {
+		return httpserver.WriteError(c, apperr.New(apperr.InvalidArgument, "%s", httpserver.BodyTooLargeMessage))
+	}
+	return c.Status(fiber.StatusRequestEntityTooLarge).JSON(fiber.Map{"error": httpserver.BodyTooLargeMessage})
+}
+
+// BodyTooLarge is httpserver.Config.BodyTooLarge for rs: a request for one
+// of them answers in its style (WriteBodyTooLarge); nil when every route
+// answers the contract's errors.
+func BodyTooLarge(rs []Route) func(c *fiber.Ctx) (bool, error) {
+	type simple struct {
+		method  string
+		pattern PathPattern
+	}
+	var list []simple
+	for _, r := range rs {
+		if r.Errors != ErrorsSimple {
+			continue
+		}
+		if p, err := CompilePath(r.Path); err == nil {
+			list = append(list, simple{r.Method, p})
+		}
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	return func(c *fiber.Ctx) (bool, error) {
+		for _, s := range list {
+			if s.method == c.Method() && s.pattern.Match(c.Path()) {
+				return true, WriteBodyTooLarge(c, ErrorsSimple)
+			}
+		}
+		return false, nil
+	}
+}
+
 // DescribeRoutes lists the descriptors of rs (never nil, so GET /ops shows []).
 func DescribeRoutes(rs []Route) []RouteDescriptor {
 	out := make([]RouteDescriptor, 0, len(rs))

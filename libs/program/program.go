@@ -5,6 +5,7 @@ package program
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -68,6 +69,13 @@ type Config struct {
 	ServiceKey      string   `env:"SERVICE_KEY" secret:"true"` // or SERVICE_KEY_FILE (libs/config)
 	PublicKeys      []string `env:"SERVICE_PUBLIC_KEYS"`       // service=<base64 public key>,...
 	InternalCallers []string `env:"INTERNAL_CALLERS"`
+
+	// The gateway's Ed25519 key pair for the identities it forwards
+	// (libs/auth's Issuer): the gateway signs with the private key, the
+	// services verify with the public key, so with the development secret
+	// only the gateway, which verifies the users' tokens, can mint one.
+	GatewayKey       string `env:"AUTH_GATEWAY_KEY" secret:"true"` // the gateway's (or AUTH_GATEWAY_KEY_FILE)
+	GatewayPublicKey string `env:"AUTH_GATEWAY_PUBLIC_KEY"`        // a service's
 }
 
 // Validate checks the settings that depend on each other.
@@ -80,6 +88,12 @@ func (c *Config) Validate() error {
 	}
 	if c.DevSecret != "" && len(c.DevSecret) < 16 {
 		return errors.New("AUTH_DEV_SECRET must be at least 16 characters")
+	}
+	if _, err := c.IdentityIssuer(); err != nil {
+		return err
+	}
+	if _, err := c.gatewayPublicKey(); err != nil {
+		return err
 	}
 	for _, s := range c.ServiceAddrs {
 		if name, url, ok := strings.Cut(s, "="); !ok || name == "" || url == "" {
@@ -185,9 +199,40 @@ func (c *Config) AuthOptions() auth.Options {
 	return auth.Options{Issuer: c.Issuer, Audience: c.Audience}
 }
 
+// DevelopmentTokens reports whether tokens are verified with the development
+// secret (no identity provider's keys): the console then takes sign-in links
+// and pasted tokens (web/console's DevSignIn); elsewhere only its OpenID flow.
+func (c *Config) DevelopmentTokens() bool { return c.JWKSURL == "" && c.DevSecret != "" }
+
+// IdentityIssuer signs the identities the gateway forwards (AUTH_GATEWAY_KEY);
+// nil when it is not set (the users' tokens are forwarded as they came).
+func (c *Config) IdentityIssuer() (*auth.Issuer, error) {
+	if c.GatewayKey == "" {
+		return nil, nil
+	}
+	k, err := serviceauth.ParsePrivateKey(c.GatewayKey)
+	if err != nil {
+		return nil, fmt.Errorf("AUTH_GATEWAY_KEY: %w", err)
+	}
+	return auth.NewIssuer(k), nil
+}
+
+func (c *Config) gatewayPublicKey() (ed25519.PublicKey, error) {
+	if c.GatewayPublicKey == "" {
+		return nil, nil
+	}
+	k, err := serviceauth.ParsePublicKey(c.GatewayPublicKey)
+	if err != nil {
+		return nil, fmt.Errorf("AUTH_GATEWAY_PUBLIC_KEY: %w", err)
+	}
+	return k, nil
+}
+
 // Verifier builds the token verifier: the identity provider's JWKS, or the
-// development secret. Neither configured is an error for a single service; the
-// all-in-one creates a development secret before calling this.
+// development secret, and the gateway's tokens (AUTH_GATEWAY_PUBLIC_KEY: a
+// service behind the gateway, which needs neither of the others). None
+// configured is an error for a single service; the all-in-one creates a
+// development secret before calling this.
 func (c *Config) Verifier(ctx context.Context) (auth.Verifier, error) {
 	var v auth.Verifier
 	var err error
@@ -196,11 +241,24 @@ func (c *Config) Verifier(ctx context.Context) (auth.Verifier, error) {
 		v, err = auth.NewJWKS(ctx, c.JWKSURL, c.AuthOptions())
 	case c.DevSecret != "":
 		v, err = auth.NewHS256([]byte(c.DevSecret), c.AuthOptions())
-	default:
-		return nil, errors.New("no identity provider: set AUTH_JWKS_URL (production) or AUTH_DEV_SECRET (development)")
 	}
 	if err != nil {
 		return nil, err
+	}
+	pub, err := c.gatewayPublicKey()
+	if err != nil {
+		return nil, err
+	}
+	if pub != nil {
+		gw, err := auth.NewGatewayVerifier(pub)
+		if err != nil {
+			return nil, err
+		}
+		v = auth.Either(gw, v)
+	}
+	if v == nil {
+		return nil, errors.New("no identity provider: set AUTH_JWKS_URL (production), AUTH_DEV_SECRET (development) " +
+			"or, for a service behind the gateway, AUTH_GATEWAY_PUBLIC_KEY")
 	}
 	return auth.Cached(v, 100_000, time.Minute), nil
 }

@@ -93,6 +93,8 @@ func TestValidate(t *testing.T) {
 		{"short dev secret", map[string]string{"AUTH_DEV_SECRET": "short"}, "at least 16"},
 		{"dev secret of 15", map[string]string{"AUTH_DEV_SECRET": strings.Repeat("s", 15)}, "at least 16"},
 		{"dev secret of 16", map[string]string{"AUTH_DEV_SECRET": strings.Repeat("s", 16)}, ""},
+		{"gateway key not a key", map[string]string{"AUTH_GATEWAY_KEY": "nope"}, "AUTH_GATEWAY_KEY"},
+		{"gateway public key not a key", map[string]string{"AUTH_GATEWAY_PUBLIC_KEY": "bm9wZQ"}, "AUTH_GATEWAY_PUBLIC_KEY"},
 		{"jwks without issuer and audience", map[string]string{"AUTH_JWKS_URL": "https://idp/jwks"}, "set AUTH_ISSUER and AUTH_AUDIENCE"},
 		{"jwks without audience", map[string]string{"AUTH_JWKS_URL": "https://idp/jwks", "AUTH_ISSUER": "https://idp"}, "set AUTH_ISSUER and AUTH_AUDIENCE"},
 		{"jwks with issuer and audience", map[string]string{"AUTH_JWKS_URL": "https://idp/jwks", "AUTH_ISSUER": "https://idp", "AUTH_AUDIENCE": "marketplace"}, ""},
@@ -279,6 +281,43 @@ func TestVerifier(t *testing.T) {
 		v, err := (&Config{}).Verifier(ctx)
 		if err == nil || v != nil || !strings.Contains(err.Error(), "no identity provider") {
 			t.Fatalf("Verifier = %v, %v; want an error", v, err)
+		}
+	})
+
+	// A service behind the gateway: the gateway's public key alone, no
+	// secret. It takes the gateway's tokens and none minted with a secret.
+	t.Run("the gateway's public key only", func(t *testing.T) {
+		key, _ := serviceauth.GenerateKey()
+		gw := Config{GatewayKey: serviceauth.EncodePrivateKey(key)}
+		issuer, err := gw.IdentityIssuer()
+		if err != nil || issuer == nil {
+			t.Fatal(err)
+		}
+		svc := Config{GatewayPublicKey: serviceauth.EncodePublicKey(key.Public().(ed25519.PublicKey))}
+		v, err := svc.Verifier(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, _ := issuer.Token(&auth.Identity{Sub: "u1", Roles: []string{"admin"}, Expires: time.Now().Add(time.Minute)})
+		if id, err := v.Verify(ctx, tok); err != nil || id.Sub != "u1" || !id.IsAdmin() {
+			t.Fatalf("the gateway's token: %+v %v", id, err)
+		}
+		if _, err := v.Verify(ctx, good); !apperr.Is(err, apperr.Unauthenticated) {
+			t.Fatalf("a development token: %v", err)
+		}
+		// Beside the development secret (a service run by hand) both count.
+		svc.DevSecret, svc.Issuer, svc.Audience = devSecret, opts.Issuer, opts.Audience
+		if v, err = svc.Verifier(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, tk := range []string{tok, good} {
+			if id, err := v.Verify(ctx, tk); err != nil || id.Sub != "u1" {
+				t.Fatalf("both: %+v %v", id, err)
+			}
+		}
+		if (&Config{}).DevelopmentTokens() || !(&Config{DevSecret: devSecret}).DevelopmentTokens() ||
+			(&Config{DevSecret: devSecret, JWKSURL: "https://idp/jwks"}).DevelopmentTokens() {
+			t.Error("DevelopmentTokens")
 		}
 	})
 }

@@ -229,7 +229,8 @@ func Run(ctx context.Context, o Options) (err error) {
 	checks = append(checks, built.Checks...)
 	hc := o.HTTP
 	hc.KnownOp = ops.KnownOperations(built.Registry, built.Routes)
-	hc.StreamBody = ops.StreamsBody(built.Routes) // nil unless a route streams its body (media uploads)
+	hc.StreamBody = ops.StreamsBody(built.Routes)    // nil unless a route streams its body (media uploads)
+	hc.BodyTooLarge = ops.BodyTooLarge(built.Routes) // the webhook's 413 in its own shape
 	app := httpserver.New(o.Module.Name, hc, logger, checks)
 	(&ops.Server{Registry: built.Registry, Verifier: o.Verifier, Peers: peers, Callers: o.Credentials.Callers, Logger: logger, Idempotency: idem, Routes: built.Routes,
 		Topics: ops.Topics{Publishes: o.Module.Publishes, Consumes: o.Module.Consumes, Live: o.Module.LiveTopic()}}).Mount(app)

@@ -132,6 +132,16 @@ func ParsePublicKeys(entries []string) (map[string]ed25519.PublicKey, error) {
 	return out, nil
 }
 
+// ParsePublicKey reads one Ed25519 public key as EncodePublicKey writes it
+// (either base64 alphabet, padded or not).
+func ParsePublicKey(s string) (ed25519.PublicKey, error) {
+	b, err := decode64(strings.TrimSpace(s))
+	if err != nil || len(b) != ed25519.PublicKeySize {
+		return nil, fmt.Errorf("must be a %d-byte Ed25519 public key in base64", ed25519.PublicKeySize)
+	}
+	return ed25519.PublicKey(b), nil
+}
+
 // FormatPublicKeys writes keys the way ParsePublicKeys reads them, sorted by
 // service.
 func FormatPublicKeys(keys map[string]ed25519.PublicKey) string {

@@ -68,9 +68,17 @@ type svc struct {
 	processor      *stripe.Client // nil without a secret key: checkout is unavailable
 	webhookSecret  string
 	publishableKey string
+	// failureRead, when set (tests), runs in a failure's transaction between
+	// reading the intent's status and writing its document.
+	failureRead func()
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
+	return newSvc(env).built(), nil
+}
+
+// newSvc is the service on env, its settings read and warned about.
+func newSvc(env service.Env) *svc {
 	settings, _ := env.Settings.(*Settings)
 	if settings == nil {
 		settings = &Settings{}
@@ -93,6 +101,11 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 	if s.processor == nil {
 		env.Logger.Warn(EnvSecretKey + " is not set: customers.checkout.createPaymentIntent answers UNAVAILABLE")
 	}
+	return s
+}
+
+// built is what the service serves.
+func (s *svc) built() *service.Built {
 	return &service.Built{
 		// Checkout's payment intent; the processor reaches this service
 		// through the routes below.
@@ -114,7 +127,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			{Method: fiber.MethodGet, Path: "/processor/config", Access: ops.Public, Errors: ops.ErrorsSimple,
 				Summary: "The processor's publishable key.", Doc: configDoc, Handler: s.config},
 		},
-	}, nil
+	}
 }
 
 // config answers GET /processor/config.

@@ -17,7 +17,7 @@ import (
 // it (a Stripe-style event); metadata.go reads it field by field.
 type webhookEvent struct {
 	ID         string `json:"id" doc:"The event's id (evt_...): a redelivery carries the same id and is answered as already processed."`
-	Type       string `json:"type" doc:"payment_intent.succeeded creates the order from the customer's cart; payment_intent.payment_failed notifies the customer; payment_intent.canceled is recorded and the cart kept; any other type is answered 200 and ignored (its data is not read)."`
+	Type       string `json:"type" doc:"payment_intent.succeeded creates the order from the customer's cart; payment_intent.payment_failed notifies the customer; payment_intent.canceled is recorded and the cart kept (a failure or cancellation of an intent already succeeded or canceled changes nothing); any other type is answered 200 and ignored (its data is not read)."`
 	APIVersion string `json:"api_version,omitempty" doc:"May be present; not checked (only the signature is)."`
 	Data       struct {
 		Object webhookIntent `json:"object"`
@@ -75,9 +75,11 @@ var webhookDoc = &ops.RouteDoc{
 	}},
 	Body: []ops.BodyDoc{ops.JSONBody[webhookEvent]()},
 	Responses: []ops.ResponseDoc{
-		{Status: http.StatusOK, Description: "Handled, or handled before: text \"" + textOrderCreated + "<orderId>\", \"" + textOrderAlreadyProcessed + "\" (a payment intent that already made its order), \"" + textEventAlreadyProcessed + "\" (a redelivered event), \"" + textFailureRecorded + "\" or \"" + textCancelRecorded + "\"; or, for an event type this service does not act on, JSON { message: \"Unhandled event type\", eventType }. A payment that does not fit its cart (an amount or currency that does not match the order's total, or no cart lines of the store at all: a second payment of the same cart, or a cart emptied before paying) still creates its order, held for review (paymentStatus under_review).",
+		{Status: http.StatusOK, Description: "Handled, or handled before: text \"" + textOrderCreated + "<orderId>\", \"" + textOrderAlreadyProcessed + "\" (a payment intent that already made its order), \"" + textEventAlreadyProcessed + "\" (a redelivered event), \"" + textFailureRecorded + "\", \"" + textCancelRecorded + "\" or \"" + textIntentSettled + "\" (a failure or cancellation of a payment intent that already succeeded or was canceled: nothing changes, no notice is sent); or, for an event type this service does not act on, JSON { message: \"Unhandled event type\", eventType }. A payment that does not fit its cart (an amount or currency that does not match the order's total, or no cart lines of the store at all: a second payment of the same cart, or a cart emptied before paying) still creates its order, held for review (paymentStatus under_review).",
 			Bodies: []ops.BodyDoc{{ContentType: fiber.MIMETextPlain, Schema: &ops.Schema{Type: ops.Types{"string"}}}, ops.JSONBody[webhookUnhandled]()}},
 		{Status: http.StatusBadRequest, Description: "What was sent is wrong and sending it again will not help: no webhook secret configured, a missing, malformed, stale, future-dated or non-matching signature, a body that is not an event, a payment intent without id or with a bad amount, metadata that cannot become an order (the message names the field), or a customer or store of the metadata that does not exist. Nothing is written.",
+			Bodies: []ops.BodyDoc{ops.JSONBody[webhookRefused]()}},
+		{Status: http.StatusRequestEntityTooLarge, Description: "The body is over the server's limit (HTTP_BODY_LIMIT, 6 MiB by default): nothing is read or written; a processor event is far smaller.",
 			Bodies: []ops.BodyDoc{ops.JSONBody[webhookRefused]()}},
 		{Status: http.StatusInternalServerError, Description: "Processing failed in a way a later retry may fix: no platform configuration is in force to price the order's commission, another failure of the customers service, or a database failure. Malformed input is never a 500, nor is a paid cart without items of the store (200, held for review).",
 			Bodies: []ops.BodyDoc{ops.JSONBody[webhookFailed]()}},

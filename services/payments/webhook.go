@@ -8,7 +8,10 @@ package payments
 //	200  the event was handled, or had been handled before (a redelivery, a
 //	     concurrent copy, or another event of the same payment intent: the body
 //	     says "... already processed"), or its type is not one this service acts
-//	     on (JSON { message: "Unhandled event type", eventType }). Text bodies are
+//	     on (JSON { message: "Unhandled event type", eventType }), or it is a
+//	     failure or cancellation of a payment intent already settled (succeeded
+//	     or canceled: "Payment intent already settled", nothing written or
+//	     published; intentstate.go has the rules). Text bodies are
 //	     text/plain, JSON bodies application/json. A payment that does not fit
 //	     its cart is handled too: the order is created held for review (a paid
 //	     amount or currency that does not match it, or no cart lines of the store
@@ -21,7 +24,11 @@ package payments
 //	     event, a payment intent without id or with a bad amount, metadata that
 //	     cannot become an order (which field is named), and the customers
 //	     service's INVALID_ARGUMENT or NOT_FOUND (the customer or store of the
-//	     metadata does not exist). JSON { error }. Nothing is written.
+//	     metadata does not exist). JSON { error }. Nothing is written (but, for
+//	     a succeeded event with valid metadata, that its intent succeeded).
+//	413  the body is over the server's limit (HTTP_BODY_LIMIT), answered
+//	     before this handler by the server (libs/httpserver, ops.BodyTooLarge)
+//	     and by the gateway in front of it: JSON { error }. Nothing is read.
 //	500  processing failed in a way a later retry may fix: the customers
 //	     service's FAILED_PRECONDITION (no platform configuration is in force to
 //	     price the order's commission), any other error of it, and failures of
@@ -49,6 +56,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/stripe/stripe-go/v86/webhook"
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/store"
@@ -288,6 +296,16 @@ func (s *svc) succeeded(ctx context.Context, ev *event, p *paymentIntent) answer
 	if err != nil {
 		return s.refuse(ctx, ev, err)
 	}
+	// The processor's word that the intent succeeded is recorded first, so a
+	// failure or cancellation of it delivered from now on changes nothing
+	// (intentstate.go), whatever becomes of the order below.
+	before, err := s.settle(ctx, p.ID, intentSucceeded, ev.ID)
+	if err != nil {
+		return s.fail(ctx, ev, p, err)
+	}
+	if verdictFor(before, ev.Type) == actAndWarn {
+		s.env.Logger.WarnContext(ctx, "payment succeeded after its intent was canceled: making the order", "eventId", ev.ID, "paymentIntentId", p.ID)
+	}
 	res, err := s.customers.CreateOrderFromCart(ctx, o.request())
 	if err != nil {
 		return s.fail(ctx, ev, p, err)
@@ -310,14 +328,36 @@ func (s *svc) succeeded(ctx context.Context, ev *event, p *paymentIntent) answer
 	return textAnswer(textOrderCreated + res.OrderID)
 }
 
-// errAlreadyRecorded stops the transaction of a redelivered event.
-var errAlreadyRecorded = errors.New("event already recorded")
+// errAlreadyRecorded stops the transaction of a redelivered event;
+// errIntentSettled that of an event of an intent already settled.
+var (
+	errAlreadyRecorded = errors.New("event already recorded")
+	errIntentSettled   = errors.New("payment intent already settled")
+)
+
+// ignoreSettled answers an event of an intent already settled: acknowledged,
+// nothing changed.
+func (s *svc) ignoreSettled(ctx context.Context, ev *event, p *paymentIntent, status string) answer {
+	s.env.Logger.InfoContext(ctx, "webhook event of a settled payment intent ignored", "eventId", ev.ID, "eventType", ev.Type,
+		"paymentIntentId", p.ID, "intentStatus", status)
+	return textAnswer(textIntentSettled)
+}
 
 // failed publishes payment.failed for the notifications service. Its metadata
 // is checked as a successful payment's is (the same checkout wrote it), and the
 // customer and store must exist: a failure for nobody is refused, not
 // published with an empty recipient.
 func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
+	// A failure delivered after its intent succeeded or was canceled is
+	// stale: no notice for a paid (or abandoned) order. Checked here to spare
+	// the lookups, and again in the transaction, which decides.
+	status, err := s.intentStatus(ctx, p.ID)
+	if err != nil {
+		return s.fail(ctx, ev, p, err)
+	}
+	if verdictFor(status, ev.Type) == ignoreEvent {
+		return s.ignoreSettled(ctx, ev, p, status)
+	}
 	o, err := orderFrom(p)
 	if err != nil {
 		return s.refuse(ctx, ev, err)
@@ -348,6 +388,23 @@ func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
 		FailureMessage:  cleanText(p.FailureMessage),
 	}
 	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		status, err = s.intentStatus(ctx, p.ID)
+		if err != nil {
+			return err
+		}
+		if verdictFor(status, ev.Type) == ignoreEvent {
+			return errIntentSettled
+		}
+		if s.failureRead != nil {
+			s.failureRead()
+		}
+		// Written while the intent is open: a success or cancellation
+		// settling it concurrently writes the same document, so one of the
+		// two transactions runs again and this one then sees it settled.
+		if _, err := s.env.DB.Collection(intentsColl).UpdateOne(ctx, bson.M{"_id": p.ID},
+			bson.M{"$inc": bson.M{"failures": 1}}, options.Update().SetUpsert(true)); err != nil {
+			return apperr.Wrap(err, apperr.Internal, "could not record the payment intent's state")
+		}
 		dup, err := s.record(ctx, ev, p, "")
 		if err != nil {
 			return err
@@ -360,6 +417,9 @@ func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
 	})
 	if errors.Is(err, errAlreadyRecorded) {
 		return textAnswer(textEventAlreadyProcessed)
+	}
+	if errors.Is(err, errIntentSettled) {
+		return s.ignoreSettled(ctx, ev, p, status)
 	}
 	if err != nil {
 		if apperr.CodeOf(err) == apperr.Internal {
@@ -374,14 +434,40 @@ func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
 }
 
 // canceled records the cancellation. The cart is deliberately left as it is:
-// the customer may pay again.
+// the customer may pay again. A cancellation of an intent already settled
+// changes nothing.
 func (s *svc) canceled(ctx context.Context, ev *event, p *paymentIntent) answer {
-	dup, err := s.record(ctx, ev, p, "")
-	if err != nil {
-		return s.fail(ctx, ev, p, err)
-	}
-	if dup {
+	var status string
+	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		var err error
+		if status, err = s.intentStatus(ctx, p.ID); err != nil {
+			return err
+		}
+		if verdictFor(status, ev.Type) == ignoreEvent {
+			return errIntentSettled
+		}
+		if _, err := s.settle(ctx, p.ID, intentCanceled, ev.ID); err != nil {
+			return err
+		}
+		dup, err := s.record(ctx, ev, p, "")
+		if err != nil {
+			return err
+		}
+		if dup {
+			return errAlreadyRecorded
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errAlreadyRecorded):
 		return textAnswer(textEventAlreadyProcessed)
+	case errors.Is(err, errIntentSettled):
+		return s.ignoreSettled(ctx, ev, p, status)
+	case err != nil:
+		if apperr.CodeOf(err) == apperr.Internal {
+			err = apperr.Wrap(err, apperr.Internal, "could not record the payment cancellation")
+		}
+		return s.fail(ctx, ev, p, err)
 	}
 	customerID, _ := p.meta("customerId")
 	s.env.Logger.InfoContext(ctx, "payment canceled; cart kept", "eventId", ev.ID, "paymentIntentId", p.ID, "customerId", customerID)

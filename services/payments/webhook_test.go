@@ -222,6 +222,7 @@ type harness struct {
 	customers *fakeCustomers
 	resolver  *resolver
 	secret    string
+	svc       *svc
 }
 
 func newHarness(t *testing.T, secret string) *harness {
@@ -244,10 +245,9 @@ func newHarness(t *testing.T, secret string) *harness {
 		Settings: &Settings{WebhookSecret: secret, PublishableKey: testPublishable},
 		Now:      time.Now,
 	}
-	built, err := Module.Build(ctx, env)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Module.Build's steps, keeping the service for tests that set its hooks.
+	h.svc = newSvc(env)
+	built := h.svc.built()
 	if err := db.EnsureIndexes(ctx, append(built.Indexes, outbox.Indexes()...)...); err != nil {
 		t.Fatal(err)
 	}
@@ -908,5 +908,21 @@ func TestModuleUnderServiceRun(t *testing.T) {
 	}
 	if n := len(fake.callsTo(customers.OpCreateOrder)); n != 1 {
 		t.Fatalf("customers called %d times", n)
+	}
+
+	// A body one byte over the server's limit: 413 in the webhook's own
+	// shape, as the gateway answers it (the contract's 400 is for operations).
+	big := bytes.Repeat([]byte(" "), cfg.BodyLimit+1)
+	req, _ := http.NewRequest(http.MethodPost, base+"/processor/webhook", bytes.NewReader(big))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(SignatureHeader, sign(big, testSecret, time.Now()))
+	resp, err = client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 413 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || string(b) != `{"error":"request body too large"}` {
+		t.Fatalf("a body over the limit = %d %s (%s)", resp.StatusCode, b, resp.Header.Get("Content-Type"))
 	}
 }

@@ -50,6 +50,12 @@ type Config struct {
 	// service makes their URLs absolute on it): its origin joins img-src,
 	// as the console may be opened on another name of the gateway.
 	PublicBaseURL string `env:"PUBLIC_BASE_URL"`
+	// DevSignIn is set by the program when the gateway accepts development
+	// tokens (the development secret, no identity provider's keys): only
+	// then does the console take a #token= sign-in link or a pasted token.
+	// Elsewhere only the OpenID flow signs in, or a link could sign whoever
+	// opens it in as someone else. Not a setting: it follows AUTH_*.
+	DevSignIn bool
 }
 
 // Validate refuses half a provider and an issuer that is not an absolute
@@ -148,8 +154,9 @@ func New(cfg Config) (*Server, error) {
 		ClientID string `json:"clientId"`
 	}
 	settings := struct {
-		OIDC *oidc `json:"oidc"`
-	}{}
+		OIDC      *oidc `json:"oidc"`
+		DevSignIn bool  `json:"devSignIn"`
+	}{DevSignIn: cfg.DevSignIn}
 	if cfg.OIDCIssuer != "" {
 		settings.OIDC = &oidc{Issuer: cfg.OIDCIssuer, ClientID: cfg.OIDCClientID}
 		s.provider, _ = issuerOrigin(cfg.OIDCIssuer)

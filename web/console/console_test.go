@@ -167,8 +167,13 @@ func TestConsoleRoutesAndHeaders(t *testing.T) {
 // issuer is an https URL (http on loopback).
 func TestConsoleSettings(t *testing.T) {
 	resp, body := get(t, app(t, console.Config{}), http.MethodGet, console.ConfigPath, nil)
-	if resp.StatusCode != 200 || string(body) != `{"oidc":null}` || resp.Header.Get("Cache-Control") != "no-cache" {
+	if resp.StatusCode != 200 || string(body) != `{"oidc":null,"devSignIn":false}` || resp.Header.Get("Cache-Control") != "no-cache" {
 		t.Fatalf("settings without a provider: %d %s %q", resp.StatusCode, body, resp.Header.Get("Cache-Control"))
+	}
+	// Development tokens (links, the token screen) only where the program
+	// says the gateway takes them.
+	if _, body := get(t, app(t, console.Config{DevSignIn: true}), http.MethodGet, console.ConfigPath, nil); string(body) != `{"oidc":null,"devSignIn":true}` {
+		t.Fatalf("development settings: %s", body)
 	}
 	cfg := console.Config{OIDCIssuer: "https://id.example/realms/market", OIDCClientID: "console"}
 	resp, body = get(t, app(t, cfg), http.MethodGet, console.ConfigPath, nil)

@@ -5,8 +5,10 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"marketplace/deploy/modules"
+	"marketplace/libs/auth"
 	"marketplace/libs/program"
 	"marketplace/libs/serviceauth"
 )
@@ -59,6 +61,44 @@ func TestKeygen(t *testing.T) {
 	_, list, _ := strings.Cut(out.String(), "\nSERVICE_PUBLIC_KEYS=")
 	if keys, err := serviceauth.ParsePublicKeys(strings.Split(strings.TrimSpace(list), ",")); err != nil || len(keys) != len(modules.Names()) {
 		t.Errorf("-all: public keys %v %v", keys, err)
+	}
+	// And the gateway's pair: what the gateway signs the callers it forwards
+	// with, a service verifies with the public half (and no secret).
+	gw := map[string]string{}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && strings.HasPrefix(k, "AUTH_GATEWAY_") {
+			gw[k] = v
+		}
+	}
+	gwCfg, err := program.Load(func(k string) string { return map[string]string{"AUTH_GATEWAY_KEY": gw["AUTH_GATEWAY_KEY"]}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer, err := gwCfg.IdentityIssuer()
+	if err != nil || issuer == nil {
+		t.Fatalf("-all: the gateway's key %q: %v", gw["AUTH_GATEWAY_KEY"], err)
+	}
+	svcCfg, err := program.Load(func(k string) string {
+		return map[string]string{"AUTH_GATEWAY_PUBLIC_KEY": gw["AUTH_GATEWAY_PUBLIC_KEY"]}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := svcCfg.Verifier(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := issuer.Token(&auth.Identity{Sub: "admin-1", Roles: []string{"admin"}, Expires: time.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := v.Verify(context.Background(), tok); err != nil || id.Sub != "admin-1" || !id.IsAdmin() {
+		t.Fatalf("-all: a service does not take the gateway's token: %+v %v", id, err)
+	}
+	out.Reset()
+	if err := runArgs(context.Background(), []string{"keygen", "gateway"}, func(string) string { return "" }, &out); err != nil ||
+		!strings.Contains(out.String(), "\nAUTH_GATEWAY_KEY=") || strings.Contains(out.String(), "SERVICE_KEY") {
+		t.Errorf("keygen gateway: %v\n%s", err, out.String())
 	}
 
 	for name, args := range map[string][]string{

@@ -16,7 +16,7 @@
 //	marketplace processor [-webhook URL] [-data DIR]  the payment processor simulator on its own (HTTP_ADDR)
 //	marketplace dead-letters -group GROUP [-replay [-id IDS]]  a consumer group's parked events, or their replay to it alone
 //	marketplace version [-json]                the build: version, commit (and whether the tree was modified), Go
-//	marketplace keygen [-all] [SERVICE...]     a key pair per service (SERVICE_KEY, SERVICE_PUBLIC_KEYS) for deployments
+//	marketplace keygen [-all] [SERVICE...|gateway]  a key pair per service (SERVICE_KEY, SERVICE_PUBLIC_KEYS), and the gateway's
 //	marketplace help [COMMAND]                this list, or one command's usage
 //
 // Flags take one dash or two (-as, --as). Exit status: 0 done, 1 failed (a

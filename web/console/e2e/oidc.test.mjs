@@ -10,6 +10,8 @@ import { accessible, call, env, launch, open, shot, WAIT } from "./browser.mjs";
 
 const ISSUER = env("OIDC_ISSUER");
 let browser;
+/** The store owner's real token from the provider (the second test). */
+let ownerToken;
 before(async () => {
   browser = await launch();
 });
@@ -83,6 +85,7 @@ test("a store owner signs in through the provider and reaches the portal; the co
 
   // The same tab at the console: a screen the role may not use says so.
   const token = await tokenOf(page);
+  ownerToken = token;
   await page.goto(`${env("CONSOLE_URL")}/admin/`);
   await page.getByTestId("denied").waitFor(WAIT);
   assert.match(await page.getByTestId("denied").innerText(), /for administrators.*owner-1/);
@@ -95,12 +98,41 @@ test("a store owner signs in through the provider and reaches the portal; the co
   const victim = await open(browser, "/store/", token);
   await victim.getByText("Sign-in links are for development and are off here").waitFor(WAIT);
   await victim.getByRole("button", { name: `Sign in with ${new URL(ISSUER).host}` }).waitFor(WAIT);
+  // Nor is a pasted token taken: only the provider signs in here.
+  assert.equal(await victim.getByTestId("token-input").count(), 0);
   assert.equal(new URL(victim.url()).hash, "");
   assert.equal(await tokenOf(victim), null);
   assert.equal(await victim.getByTestId("signed-in-as").count(), 0);
   await accessible(victim, "a sign-in link refused");
   assert.deepEqual(victim.problems, []);
   await victim.context().close();
+});
+
+test("outside development mode a link signs no one in, even where the console names no provider", async () => {
+  // A second system verifies the same provider's tokens (AUTH_JWKS_URL) but
+  // its console is not told of the provider (no CONSOLE_OIDC_*). The owner's
+  // real token in a crafted link would sign its opener in as owner-1: the
+  // gateway says development tokens are not taken here (devSignIn false),
+  // so the console drops the link and takes no pasted token either.
+  assert.ok(ownerToken, "no owner token from the previous test");
+  const base = env("JWKS_ONLY_URL");
+  const settings = await (await fetch(`${base}/console/config.json`)).json();
+  assert.deepEqual(settings, { oidc: null, devSignIn: false });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US", timezoneId: "Europe/London" });
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  await page.goto(`${base}/store/#token=${ownerToken}`);
+  await page.getByText("Sign-in links are for development and are off here. The link was not used.").waitFor(WAIT);
+  await page.getByTestId("signin-unavailable").filter({ hasText: "CONSOLE_OIDC_ISSUER" }).waitFor(WAIT);
+  assert.equal(await page.getByTestId("token-input").count(), 0);
+  assert.equal(new URL(page.url()).hash, "");
+  assert.equal(await tokenOf(page), null);
+  assert.equal(await page.getByTestId("signed-in-as").count(), 0);
+  await accessible(page, "a sign-in link refused without a provider");
+  await shot(page, "signin-link-refused");
+  assert.deepEqual(problems, []);
+  await context.close();
 });
 
 test("an expired session is renewed with the provider's refresh token: no dialog, no reload, the form goes through", async () => {

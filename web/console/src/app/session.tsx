@@ -54,9 +54,10 @@ function store(token: string | null) {
 export function SessionGate({ area, convex, children }: { area: string; convex: ConvexReactClient; children: ReactNode }) {
   const { t } = useI18n();
   // A sign-in link's token leaves the address bar at once, but is used only
-  // once the settings say no identity provider is configured: where one is,
-  // a link would sign whoever opens it in as someone else (the link's
-  // owner), so it is dropped and the sign-in screen says links are off.
+  // once the settings say the gateway takes development tokens (and names no
+  // identity provider): anywhere else a link would sign whoever opens it in
+  // as someone else (the link's owner), so it is dropped and the sign-in
+  // screen says links are off.
   const [linkToken, setLinkToken] = useState<string | null>(() => takeTokenFromFragment());
   const [linkRefused, setLinkRefused] = useState(false);
   const [token, setTokenState] = useState<string | null>(() => stored());
@@ -84,8 +85,8 @@ export function SessionGate({ area, convex, children }: { area: string; convex: 
 
   useEffect(() => {
     if (!settings || linkToken === null) return;
-    if (settings.oidc || settings.unknown) setLinkRefused(true);
-    else setToken(linkToken);
+    if (devSignIn(settings)) setToken(linkToken);
+    else setLinkRefused(true);
     setLinkToken(null);
   }, [settings, linkToken, setToken]);
 
@@ -174,7 +175,7 @@ export function SessionGate({ area, convex, children }: { area: string; convex: 
   if (linkToken !== null) return <Loading fullScreen />;
   if (!session || serverRefused) {
     const problem = linkRefused
-      ? t("signin.linkOff")
+      ? t(settings?.oidc ? "signin.linkOff" : "signin.linkOffNoProvider")
       : serverRefused
       ? t("error.refused", { message: "the gateway does not accept this token (signed with another secret?)" })
       : identity && !isIdentity(identity)
@@ -207,8 +208,14 @@ export function SessionGate({ area, convex, children }: { area: string; convex: 
   );
 }
 
+/** Development tokens sign in (links, the token screen): the gateway takes them and names no provider. */
+function devSignIn(settings: Settings | null): boolean {
+  return settings?.devSignIn === true && !settings.oidc && !settings.unknown;
+}
+
 function SignInScreen(props: { area: string; settings: Settings | null; problem: string | null; onToken(t: string): void }) {
   const { t } = useI18n();
+  if (props.settings === null) return <Loading fullScreen />;
   return (
     <Center mih="100vh" p="md">
       <Paper withBorder shadow="sm" p="xl" maw={520} w="100%" component="main">
@@ -252,7 +259,12 @@ function TokenForm({ settings, area, onToken }: { settings: Settings | null; are
           {t("signin.oidc", { issuer: new URL(settings.oidc.issuer).host })}
         </Button>
       )}
-      <form onSubmit={submit} noValidate>
+      {!settings?.oidc && !devSignIn(settings) && (
+        <Alert color="yellow" data-testid="signin-unavailable">
+          {t(settings?.unknown ? "signin.settingsUnknown" : "signin.noProvider")}
+        </Alert>
+      )}
+      {devSignIn(settings) && <form onSubmit={submit} noValidate>
         <Stack>
           <Text size="sm">{t("signin.intro")}</Text>
           <Textarea
@@ -273,7 +285,7 @@ function TokenForm({ settings, area, onToken }: { settings: Settings | null; are
               .map((part, i) => (i % 2 ? <Code key={i}>{part}</Code> : part))}
           </Text>
         </Stack>
-      </form>
+      </form>}
     </Stack>
   );
 }

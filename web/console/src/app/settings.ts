@@ -1,7 +1,9 @@
 // The console's settings, served by the gateway (GET /console/config.json,
 // from CONSOLE_OIDC_ISSUER and CONSOLE_OIDC_CLIENT_ID): where production
-// sign-in goes. Without them the console offers only the token screen
-// (development tokens, `make console`).
+// sign-in goes, and whether the gateway takes development tokens
+// (devSignIn: its development secret, no identity provider's keys). Only
+// then does the console take a sign-in link (#token=, `make console`) or a
+// pasted token; elsewhere only the identity provider signs in.
 
 export interface OIDCSettings {
   issuer: string;
@@ -10,6 +12,8 @@ export interface OIDCSettings {
 
 export interface Settings {
   oidc: OIDCSettings | null;
+  /** The gateway takes development tokens: sign-in links and the token screen are on. */
+  devSignIn?: boolean;
   /** The settings could not be read: whether a provider is configured is unknown. */
   unknown?: true;
 }
