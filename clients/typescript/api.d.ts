@@ -1992,7 +1992,7 @@ export declare const api: {
       >;
       /**
        * A store's products in the order they were added, all in one array: at
-       * most 1000 (the products a store keeps). Use listProductsPaginated.
+       * most 1000 (the products a store keeps).
        *
        * Query; access `public`. Runs as `stores/products:listProducts` (POST /api/run/stores/products/listProducts).
        *
