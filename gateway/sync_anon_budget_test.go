@@ -117,7 +117,7 @@ func TestSyncAnonymousSubscriptionsInAll(t *testing.T) {
 func TestSyncAnonymousRunBudget(t *testing.T) {
 	b, boardURL := startBoard(t, ops.Topics{})
 	const rate = 20
-	_, gw := startConvexGateway(t, boardURL, func(c *Config) {
+	g, gw := startConvexGateway(t, boardURL, func(c *Config) {
 		c.Convex.AnonMaxQueriesPerConnection, c.Convex.RerunConcurrency, c.Convex.RerunConcurrencyBusy = 100, 2, 2
 		c.Convex.AnonRunsPerSecond, c.Convex.AnonRunConcurrency = rate, 1
 	})
@@ -147,6 +147,7 @@ func TestSyncAnonymousRunBudget(t *testing.T) {
 	b.countLag.Store(int64(5 * time.Millisecond))
 	b.countPeak.Store(0)
 	before := b.countRuns.Load()
+	anonBefore := g.convex.Stats().AnonymousRuns
 	start := time.Now()
 	writer := token(t, "budget-writer", time.Hour)
 	if code, m := convexPost(t, gw, "/api/mutation", `{"path":"board/notes:add","args":[{"text":"x"}],"format":"convex_encoded_json"}`,
@@ -159,6 +160,9 @@ func TestSyncAnonymousRunBudget(t *testing.T) {
 		t.Errorf("the signed-in subscriber saw the write after %v", took)
 	}
 	b.countPeak.Store(0) // the signed-in run is over: only anonymous ones from here
+	if q := g.convex.Stats().AnonymousQueued; q == 0 {
+		t.Error("no anonymous run waits for the budget right after the write")
+	}
 	// An ordinary request meanwhile.
 	probe := time.Now()
 	if code, m := convexPost(t, gw, "/api/query", `{"path":"board/notes:page","args":[{"paginationOpts":{"numItems":5,"cursor":null}}],"format":"convex_encoded_json"}`,
@@ -183,6 +187,9 @@ func TestSyncAnonymousRunBudget(t *testing.T) {
 	}
 	if took := time.Since(start); took < time.Duration(float64(sockets*perSocket-rate)/rate*float64(time.Second))-300*time.Millisecond {
 		t.Errorf("%d anonymous re-runs took %v: faster than %d a second after the burst", sockets*perSocket, took, rate)
+	}
+	if st := g.convex.Stats(); st.AnonymousRuns-anonBefore != sockets*perSocket || st.AnonymousQueued != 0 {
+		t.Errorf("%d anonymous runs counted, %d still queued; want %d and 0", st.AnonymousRuns-anonBefore, st.AnonymousQueued, sockets*perSocket)
 	}
 	// One anonymous run at a time at the service (two run slots in all).
 	if peak := b.countPeak.Load(); peak > 1 {
