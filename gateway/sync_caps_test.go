@@ -285,14 +285,14 @@ func TestSyncCapsReleasedOnEveryClose(t *testing.T) {
 			st := x.Stats()
 			held := fmt.Sprint(st.Sockets)
 			empty := len(st.Sockets) == 0
-			anon, callers := st.AnonymousLiveQueries, st.Callers
+			anon, anonSubs, callers := st.AnonymousLiveQueries, st.AnonymousSubscriptions, st.Callers
 			q, s := st.LiveQueries, st.Subscriptions
-			if empty && anon == 0 && callers == 0 && q == 0 && s == 0 {
+			if empty && anon == 0 && anonSubs == 0 && callers == 0 && q == 0 && s == 0 {
 				return
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("round %d: sockets counted %s, %d live queries (%d anonymous), %d subscriptions after every socket closed",
-					round, held, q, anon, s)
+				t.Fatalf("round %d: sockets counted %s, %d live queries (%d anonymous), %d subscriptions (%d anonymous) after every socket closed",
+					round, held, q, anon, s, anonSubs)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}

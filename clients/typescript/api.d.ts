@@ -2006,7 +2006,9 @@ export declare const api: {
     };
     products: {
       /**
-       * Add a product to the caller's store.
+       * Add a product to the caller's store (a store keeps at most 1000
+       * products: beyond, FAILED_PRECONDITION with details.reason
+       * too_many_products).
        *
        * Mutation; access `store_owner`. Runs as `stores/products:createProduct` (POST /api/run/stores/products/createProduct).
        */
@@ -2023,9 +2025,15 @@ export declare const api: {
         string
       >;
       /**
-       * A store's products.
+       * A store's products in the order they were added, all in one array: at
+       * most 1000 (the products a store keeps).
        *
        * Query; access `public`. Runs as `stores/products:listProducts` (POST /api/run/stores/products/listProducts).
+       *
+       * @deprecated replaced by stores.products.listProductsPaginated (the
+       * same products, in pages); kept at least 30 days after the release that
+       * added it and until no client calls it, then removed in a major release
+       * of the public contract.
        */
       listProducts: FunctionReference<
         "query",
@@ -2034,6 +2042,27 @@ export declare const api: {
           storeId: string;
         },
         Array<{
+          _id: string;
+          storeId: string;
+          name: string;
+          price: number;
+          isAvailable: boolean;
+          _creationTime: number;
+        }>
+      >;
+      /**
+       * A store's products in the order they were added (paginated).
+       *
+       * Query; access `public`. Runs as `stores/products:listProductsPaginated` (POST /api/run/stores/products/listProductsPaginated).
+       */
+      listProductsPaginated: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
           _id: string;
           storeId: string;
           name: string;

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ConvexError } from "convex/values";
-import { api, env, http, productId, rejectsWithCode, sockets, storeId, tokens, unique, until, url } from "./lib.mjs";
+import { api, env, firstProducts, http, productId, rejectsWithCode, sockets, storeId, tokens, unique, until, url } from "./lib.mjs";
 
 const socket = sockets();
 
@@ -15,8 +15,11 @@ test("ConvexHttpClient: queries without a token", async () => {
   const store = await c.query(api.getStore, { storeId });
   assert.equal(store._id, storeId);
   assert.equal(store.name, "Bakery");
-  const products = await c.query(api.listProducts, { storeId });
-  assert.ok(products.some((p) => p._id === productId));
+  const products = await c.query(api.products, firstProducts);
+  assert.ok(products.page.some((p) => p._id === productId));
+  assert.equal(products.isDone, true);
+  // The deprecated one-array listing still answers existing clients.
+  assert.deepEqual(await c.query(api.listProducts, { storeId }), products.page);
   assert.ok(Array.isArray(await c.query(api.listCities)));
   await rejectsWithCode(c.mutation(api.upsertMyProfile, { name: "Nobody" }), "UNAUTHENTICATED");
 });
@@ -30,8 +33,8 @@ test("ConvexHttpClient: queries and mutations with a token", async () => {
   const name = unique("Http loaf");
   const owner = http(tokens.owner);
   const created = await owner.mutation(api.createProduct, { storeId, name, price: 4.25 });
-  const products = await owner.query(api.listProducts, { storeId });
-  assert.deepEqual(products.find((p) => p._id === created)?.price, 4.25);
+  const products = await owner.query(api.products, firstProducts);
+  assert.deepEqual(products.page.find((p) => p._id === created)?.price, 4.25);
 });
 
 test("ConvexHttpClient: each error code arrives as ConvexError.data.code", async () => {
@@ -94,20 +97,20 @@ test("ConvexClient: one-shot queries", async () => {
 test("ConvexClient: a subscription shows its own mutation when the mutation resolves", async () => {
   const owner = socket(tokens.owner);
   let latest;
-  const unsubscribe = owner.onUpdate(api.listProducts, { storeId }, (v) => (latest = v));
-  await until(owner, api.listProducts, { storeId }, (v) => v.length > 0, "first value");
+  const unsubscribe = owner.onUpdate(api.products, firstProducts, (v) => (latest = v));
+  await until(owner, api.products, firstProducts, (v) => v.page.length > 0, "first value");
   const name = unique("Live loaf");
   const id = await owner.mutation(api.createProduct, { storeId, name, price: 3.5 });
   // Convex resolves a mutation once the subscriptions it changed show it.
-  assert.ok(latest.some((p) => p._id === id && p.name === name), `after the mutation: ${JSON.stringify(latest)}`);
+  assert.ok(latest.page.some((p) => p._id === id && p.name === name), `after the mutation: ${JSON.stringify(latest)}`);
   unsubscribe();
 });
 
 test("ConvexClient: a subscription follows another client's plain HTTP mutation", async () => {
   const watcher = socket();
-  await until(watcher, api.listProducts, { storeId }, (v) => v.length > 0, "first value");
+  await until(watcher, api.products, firstProducts, (v) => v.page.length > 0, "first value");
   const name = unique("Plain loaf");
-  const seen = until(watcher, api.listProducts, { storeId }, (v) => v.some((p) => p.name === name), "the other client's product");
+  const seen = until(watcher, api.products, firstProducts, (v) => v.page.some((p) => p.name === name), "the other client's product");
   const res = await fetch(`${url}/api/mutation`, {
     method: "POST",
     headers: { "Content-Type": "application/json", Authorization: `Bearer ${tokens.owner}` },

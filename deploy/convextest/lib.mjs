@@ -34,7 +34,8 @@ export const api = {
   listStores: makeFunctionReference("catalog/stores:listStores"),
   createCategory: makeFunctionReference("admins/catalog:createCategory"),
   createStore: makeFunctionReference("admins/catalog:createStore"),
-  listProducts: makeFunctionReference("stores/products:listProducts"),
+  listProducts: makeFunctionReference("stores/products:listProducts"), // deprecated: the one-array listing
+  products: makeFunctionReference("stores/products:listProductsPaginated"),
   createProduct: makeFunctionReference("stores/products:createProduct"),
   getMyProfile: makeFunctionReference("customers/profile:getMyProfile"),
   upsertMyProfile: makeFunctionReference("customers/profile:upsertMyProfile"),
@@ -47,6 +48,10 @@ export const api = {
   getWallet: makeFunctionReference("stores/wallet:getWallet"),
   nope: makeFunctionReference("nope/nope:nope"),
 };
+
+// The arguments of the first page of the store's products (the tests' store
+// holds fewer than 100).
+export const firstProducts = { storeId, paginationOpts: { numItems: 100, cursor: null } };
 
 // The deployment URL is ours, not *.convex.cloud.
 export const options = { skipConvexDeploymentUrlCheck: true, logger: false };

@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import WebSocket from "ws";
-import { api, category, cutter, eventually, http, listing, recording, sockets, storeId, tokens, unique, watch } from "./lib.mjs";
+import { api, category, cutter, eventually, firstProducts, http, listing, recording, sockets, storeId, tokens, unique, watch } from "./lib.mjs";
 
 const socket = sockets();
 
@@ -42,7 +42,7 @@ test("ConvexClient: a reconnect does not apply a mutation twice", async () => {
   assert.equal(log.dropped[0].success, true, "the first run was applied");
   assert.equal(log.dropped[0].result, id, "the replay answered the first run's outcome");
   assert.equal(log.sent, 2, "the mutation is sent once, and once more after the reconnect");
-  const products = await http().query(api.listProducts, { storeId });
+  const products = (await http().query(api.products, firstProducts)).page;
   assert.equal(products.filter((p) => p.name === name).length, 1);
 });
 
@@ -56,9 +56,9 @@ test("ConvexClient: after a cut connection, plain and paginated subscriptions ar
   const ownerHttp = http(tokens.owner);
   const { n, shows } = listing("Reconnect");
   const { categoryId, add } = await category(["B", "D", "F"].map(n));
-  const products = watch(owner, api.listProducts, { storeId });
+  const products = watch(owner, api.products, firstProducts);
   const stores = watch(owner, api.listStores, { categoryId }, 2);
-  await products.until((v) => v.length > 0, "the products");
+  await products.until((v) => v.page.length > 0, "the products");
   const first = await stores.until(shows(["B", "D"], "CanLoadMore"), "the first page");
   assert.equal(first.loadMore(2), true);
   await stores.until(shows(["B", "D", "F"], "Exhausted"), "the second page");
@@ -71,7 +71,7 @@ test("ConvexClient: after a cut connection, plain and paginated subscriptions ar
   const pending = owner.mutation(api.createProduct, { storeId, name, price: 6 });
   pending.then(() => (answered = true), () => (answered = true));
   const applied = await eventually(
-    async () => (await http().query(api.listProducts, { storeId })).find((p) => p.name === name),
+    async () => (await http().query(api.products, firstProducts)).page.find((p) => p.name === name),
     "the mutation applied by its first send",
   );
   assert.equal(answered, false, "the mutation was answered through a deaf connection");
@@ -83,13 +83,13 @@ test("ConvexClient: after a cut connection, plain and paginated subscriptions ar
   await add(n("E"));
   network.up();
   assert.equal(await pending, applied._id, "the mutation resolved with its first run's outcome");
-  await products.until((v) => v.some((p) => p.name === away), "a product added while the client was away");
+  await products.until((v) => v.page.some((p) => p.name === away), "a product added while the client was away");
   await stores.until(shows(["B", "D", "E", "F"], "Exhausted"), "a store added while the client was away, on the loaded second page");
 
   // After the reconnect, writes show live on the new socket.
   const after = unique("After loaf");
   await ownerHttp.mutation(api.createProduct, { storeId, name: after, price: 8 });
-  await products.until((v) => v.some((p) => p.name === after), "a product added after the reconnect");
+  await products.until((v) => v.page.some((p) => p.name === after), "a product added after the reconnect");
   await add(n("H"));
   await stores.until(shows(["B", "D", "E", "F"], "CanLoadMore"), "a store added after the reconnect: more to load");
 
@@ -97,9 +97,9 @@ test("ConvexClient: after a cut connection, plain and paginated subscriptions ar
   assert.equal(network.connections, 2, "connections through the proxy");
   assert.equal(owner.connectionState().connectionCount, 2, "the client's connections");
   assert.equal(sent.filter((t) => t === "Mutation").length, 2, `the client sent: ${sent.join(", ")}`);
-  const now = await http().query(api.listProducts, { storeId });
+  const now = (await http().query(api.products, firstProducts)).page;
   assert.equal(now.filter((p) => p.name === name).length, 1, "the mutation applied once");
-  assert.equal(products.value.filter((p) => p.name === name).length, 1, "the subscription shows it once");
+  assert.equal(products.value.page.filter((p) => p.name === name).length, 1, "the subscription shows it once");
   products.stop();
   stores.stop();
 });

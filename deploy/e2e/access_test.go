@@ -140,6 +140,8 @@ var documentedAccess = map[string]ops.Access{
 	"admins.catalog.updateStore": ops.Admin, "stores.catalog.updateMyStore": ops.StoreOwner,
 	"catalog.stores.listStores": ops.Public, "catalog.stores.searchNearby": ops.Public,
 	"stores.products.updateProduct": ops.StoreOwner,
+	// The products in pages (issue 29, item 6; docs/decisions.md, "Catalog").
+	"stores.products.listProductsPaginated": ops.Public,
 
 	"customers.profile.upsertMyProfile": ops.Authenticated, "customers.profile.getMyProfile": ops.Authenticated,
 	"customers.cart.addItem": ops.Customer, "customers.cart.getMyCart": ops.Customer, "customers.cart.removeItem": ops.Customer,

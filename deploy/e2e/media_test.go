@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/color"
 	"image/gif"
@@ -395,4 +396,66 @@ func TestMediaUploadStreamedThroughGateway(t *testing.T) {
 		st.Expect(t, r, "UNAUTHENTICATED")
 	}
 	storageID(t, upload(s, tok, "image/png", tinyImages(t)["image/png"]))
+}
+
+// TestMediaNewAccountQuota: an account without an order or a review has the
+// new accounts' daily quota (MEDIA_NEW_ACCOUNT_DAILY_UPLOAD_BYTES): over it,
+// 429 RATE_LIMITED with Retry-After (details.reason new_account); once it has
+// an order (paid through the webhook) or a review (one citing its photo), the
+// full daily quota applies, learnt from the customers' and the reviews'
+// events; an administrator has the full quota from the start.
+func TestMediaNewAccountQuota(t *testing.T) {
+	s := st.Start(t, st.WithEnv("MEDIA_DAILY_UPLOAD_BYTES", strconv.Itoa(4<<20)),
+		st.WithEnv("MEDIA_NEW_ACCOUNT_DAILY_UPLOAD_BYTES", strconv.Itoa(1<<20)))
+	rs := &reviewShop{shop: newShop(t, s)}
+	tokens, customers := makeCustomers(t, s, "media-newcomer", 3)
+	buyer, reviewer, stranger := tokens[0], tokens[1], tokens[2]
+	photo := pngOfSize(600 << 10)
+	newAccountRefusal := func(who string, tok string) {
+		t.Helper()
+		r := upload(s, tok, "image/png", photo)
+		st.Expect(t, r, "RATE_LIMITED")
+		var e struct {
+			Error struct {
+				Details map[string]any `json:"details"`
+			} `json:"error"`
+		}
+		r.Decode(t, &e)
+		if ra, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || ra < 86000 || ra > 86400 ||
+			e.Error.Details["reason"] != "new_account" || e.Error.Details["dailyUploadBytes"] != float64(1<<20) {
+			t.Fatalf("%s over the new accounts' quota: Retry-After %q %s", who, r.Header.Get("Retry-After"), r.Body)
+		}
+	}
+	var photos [3]string
+	for i, tok := range tokens {
+		photos[i] = storageID(t, upload(s, tok, "image/png", photo))
+		newAccountRefusal(fmt.Sprint("newcomer ", i), tok)
+	}
+
+	// An order: the full quota, once the order's event has reached the media service.
+	rs.orderOf(t, buyer, customers[0], rs.storeA)
+	// A review citing the photo uploaded as a new account.
+	addReviewOK(t, s, reviewer, reviewArgs(rs.storeB, 5, "photoIds", []string{photos[1]}))
+	for who, tok := range map[string]string{"the buyer": buyer, "the reviewer": reviewer} {
+		var r st.Result
+		eventually(t, who+"'s full quota", func() bool {
+			r = upload(s, tok, "image/png", photo)
+			return r.Status == 200
+		})
+		storageID(t, r)
+		// 1,200 KiB stored; 4 more make 3,600 KiB of the 4 MiB; one more is over.
+		for range 4 {
+			storageID(t, upload(s, tok, "image/png", photo))
+		}
+		r = upload(s, tok, "image/png", photo)
+		st.Expect(t, r, "RATE_LIMITED")
+		if strings.Contains(string(r.Body), "new_account") || !strings.Contains(string(r.Body), strconv.Itoa(4<<20)) {
+			t.Errorf("%s over the full quota: %s", who, r.Body)
+		}
+	}
+	newAccountRefusal("the stranger", stranger)
+	admin := s.Token("admin-media", "admin")
+	for range 3 {
+		storageID(t, upload(s, admin, "image/png", photo))
+	}
 }

@@ -129,6 +129,19 @@ type Config struct {
 	// The distinct live queries of one signed-in user across their sockets
 	// (0: no cap).
 	MaxLiveQueriesPerCaller int `env:"CONVEX_MAX_LIVE_QUERIES_PER_CALLER" default:"2000"`
+	// Anonymous callers in all, whatever addresses they send from (the
+	// per-address caps alone are passed by using many): their sockets, and
+	// their subscriptions (a query id of a socket; subscriptions sharing a
+	// live query count each), 0: no cap. Over them a socket closes as over
+	// the per-address cap, a subscription fails with RATE_LIMITED.
+	AnonMaxConnections   int `env:"CONVEX_ANON_MAX_CONNECTIONS" default:"2000"`
+	AnonMaxSubscriptions int `env:"CONVEX_ANON_MAX_SUBSCRIPTIONS" default:"10000"`
+	// The runs of anonymous callers' live queries, first runs and re-runs,
+	// in all: at most AnonRunsPerSecond a second (a burst of as many; 0: no
+	// bound) and AnonRunConcurrency at once (0: 1), within the run budget
+	// below (live.go).
+	AnonRunsPerSecond  float64 `env:"CONVEX_ANON_RUNS_PER_SECOND" default:"20"`
+	AnonRunConcurrency int     `env:"CONVEX_ANON_RUN_CONCURRENCY" default:"1"`
 	// A socket that has not authenticated this long after it opened counts
 	// as anonymous for AnonMaxConnectionsPerIP (0: 5 s).
 	AuthGrace time.Duration `env:"CONVEX_AUTH_GRACE" default:"5s"`
@@ -217,6 +230,12 @@ func New(cfg Config, host Host, verifier auth.Verifier, logger *slog.Logger) *La
 	}
 	x.live = newLiveQueries(x, cfg.RerunConcurrency)
 	x.live.maxLive, x.live.maxAnonymous, x.live.maxPerCaller = cfg.MaxLiveQueries, cfg.AnonMaxLiveQueries, cfg.MaxLiveQueriesPerCaller
+	x.live.maxAnonSubs = cfg.AnonMaxSubscriptions
+	x.live.anonRuns = newRunBudget(cfg.AnonRunsPerSecond)
+	x.live.anonConcurrency = defaultAnonRunConcurrency
+	if cfg.AnonRunConcurrency > 0 {
+		x.live.anonConcurrency = cfg.AnonRunConcurrency
+	}
 	x.live.busy = func() bool { return x.requests.Load() > 0 }
 	if cfg.RerunConcurrencyBusy > 0 {
 		x.live.busyConcurrency = cfg.RerunConcurrencyBusy
@@ -351,13 +370,19 @@ func (x *Layer) Mount(app *fiber.App) {
 // Stats is what the layer holds now, for tests and the bench.
 type Stats struct {
 	LiveQueries, Subscriptions int
-	// AnonymousLiveQueries are the live queries of anonymous callers;
-	// Callers the signed-in subjects with live queries.
-	AnonymousLiveQueries, Callers int
+	// AnonymousLiveQueries are the live queries of anonymous callers,
+	// AnonymousSubscriptions their subscriptions; Callers the signed-in
+	// subjects with live queries.
+	AnonymousLiveQueries, AnonymousSubscriptions, Callers int
+	// AnonymousRuns are the runs of anonymous live queries since the start,
+	// AnonymousQueued those waiting for the anonymous run budget now.
+	AnonymousRuns   int64
+	AnonymousQueued int
 	// Sockets counts the open sockets by key: "*" all of them,
 	// "sockets-of:<address key>" per address, "unsettled-of:<address key>"
 	// those of an address without a caller yet, "<address key>" its
-	// anonymous ones and "sub:<subject>" a user's.
+	// anonymous ones, "anonymous" those of every address and
+	// "sub:<subject>" a user's.
 	Sockets map[string]int
 	// EventsRead are the services' events read since the start.
 	EventsRead int64
@@ -368,7 +393,15 @@ func (x *Layer) Stats() Stats {
 	var st Stats
 	st.LiveQueries, st.Subscriptions = x.live.stats()
 	x.live.mu.Lock()
-	st.AnonymousLiveQueries, st.Callers = x.live.anonymous, len(x.live.ofCaller)
+	st.AnonymousLiveQueries, st.AnonymousSubscriptions, st.Callers = x.live.anonymous, x.live.anonSubs, len(x.live.ofCaller)
+	st.AnonymousRuns = x.live.anonRunsDone
+	for _, c := range []int{classAnonFirst, classAnonymous} {
+		for _, e := range x.live.queue[c] {
+			if e.gen == e.lq.entry {
+				st.AnonymousQueued++
+			}
+		}
+	}
 	x.live.mu.Unlock()
 	x.conns.mu.Lock()
 	st.Sockets = make(map[string]int, len(x.conns.n))

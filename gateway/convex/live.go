@@ -37,6 +37,18 @@ package convex
 // (one pick in anonymousEvery goes to the anonymous classes while signed-in
 // re-runs wait, so neither starves, and a churn of anonymous Adds cannot hold
 // back signed-in re-runs); first in, first out within each.
+// Anonymous callers' runs have a budget of their own within that one, in all
+// whatever addresses they come from (issue 29: 5,000 distinct anonymous
+// subscriptions from 10 addresses took the server from 3 % to 58 % CPU and
+// /health's p95 from 3.9 to 51.6 ms): their first runs and re-runs take at
+// most CONVEX_ANON_RUNS_PER_SECOND a second (a token bucket with a burst of
+// as many; a run costs one more for each 16 KiB of its answer) and
+// CONVEX_ANON_RUN_CONCURRENCY (one) run slot at once. An
+// anonymous live query the budget holds back stays queued (coalesced, as
+// every queued run), a worker takes signed-in runs meanwhile, and a timer
+// brings a worker back when the budget has a run again. Their subscriptions
+// are capped in all (CONVEX_ANON_MAX_SUBSCRIPTIONS), beside their distinct
+// live queries.
 // The distinct live queries are capped in all (CONVEX_MAX_LIVE_QUERIES), of
 // anonymous callers (CONVEX_ANON_MAX_LIVE_QUERIES) and of one signed-in user
 // across their sockets (CONVEX_MAX_LIVE_QUERIES_PER_CALLER): a subscription that
@@ -72,6 +84,10 @@ import (
 // defaultRerunConcurrency bounds the live query runs in flight at once when
 // the settings say nothing (CONVEX_RERUN_CONCURRENCY).
 const defaultRerunConcurrency = 2
+
+// defaultAnonRunConcurrency bounds the runs of anonymous live queries in
+// flight at once when the settings say nothing (CONVEX_ANON_RUN_CONCURRENCY).
+const defaultAnonRunConcurrency = 1
 
 // The queue's classes, in the order it prefers them (but one pick in
 // anonymousEvery, which prefers the anonymous ones to signed-in re-runs).
@@ -193,6 +209,8 @@ type liveQuery struct {
 	waiters []liveWaiter
 	retry   *time.Timer
 	backoff time.Duration
+	// anonBudget: its run in flight holds a slot of the anonymous run budget.
+	anonBudget bool
 }
 
 // queueEntry is a live query in the run queue; an entry whose gen is not
@@ -222,7 +240,17 @@ type liveQueries struct {
 	unread    map[string]map[*liveQuery]struct{}
 	running   map[*liveQuery]struct{}
 	anonymous int            // live queries of anonymous callers
+	anonSubs  int            // their subscriptions
 	ofCaller  map[string]int // live queries of each signed-in subject
+	// maxAnonSubs caps anonSubs (0: no cap).
+	maxAnonSubs int
+	// anonRuns bounds the runs of anonymous live queries a second (nil: no
+	// bound), anonConcurrency those in flight (anonRunning); anonWake is the
+	// timer that brings a worker back when anonRuns has a run again.
+	anonRuns                     *runBudget
+	anonConcurrency, anonRunning int
+	anonWake                     *time.Timer
+	anonRunsDone                 int64 // runs of anonymous live queries since the start
 	// maxLive, maxAnonymous and maxPerCaller cap the distinct live queries
 	// in all, of anonymous callers and of one signed-in subject (0: no cap).
 	maxLive, maxAnonymous, maxPerCaller int
@@ -251,7 +279,8 @@ func newLiveQueries(x *Layer, concurrency int) *liveQueries {
 	}
 	h := &liveQueries{x: x, byKey: map[string]*liveQuery{}, byService: map[string]map[*liveQuery]struct{}{}, ofCaller: map[string]int{},
 		reads: map[string]*liveset.Index[*liveQuery]{}, unread: map[string]map[*liveQuery]struct{}{}, running: map[*liveQuery]struct{}{},
-		concurrency: concurrency, busyConcurrency: 1, share: 1, timeout: 30 * time.Second, waited: make(chan struct{})}
+		concurrency: concurrency, busyConcurrency: 1, share: 1, timeout: 30 * time.Second, waited: make(chan struct{}),
+		anonConcurrency: concurrency} // the layer bounds it (Config.AnonRunConcurrency)
 	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
 		out := x.invoke(ctx, Call{Kind: ops.Query, Path: lq.path, Args: lq.args, Token: token, Identity: lq.identity})
 		if out.Err != nil {
@@ -279,6 +308,11 @@ func identityKey(id *auth.Identity) string {
 func (h *liveQueries) subscribe(s *querySub, service, path string, args []byte, identity *auth.Identity) *apperr.Error {
 	key := path + "\x01" + string(args) + "\x01" + identityKey(identity)
 	h.mu.Lock()
+	if identity == nil && h.maxAnonSubs > 0 && h.anonSubs >= h.maxAnonSubs {
+		h.mu.Unlock()
+		return apperr.New(apperr.RateLimited, "the server holds its most subscriptions of anonymous callers (%d); sign in or retry later", h.maxAnonSubs).
+			WithDetails(map[string]any{"reason": "too_many_anonymous_subscriptions"})
+	}
 	lq := h.byKey[key]
 	if lq == nil {
 		if h.maxLive > 0 && len(h.byKey) >= h.maxLive {
@@ -314,6 +348,9 @@ func (h *liveQueries) subscribe(s *querySub, service, path string, args []byte, 
 		h.touch(lq) // its last run had nobody to run as
 	}
 	lq.subs[s] = struct{}{}
+	if identity == nil {
+		h.anonSubs++
+	}
 	s.lq = lq
 	result := lq.result
 	h.mu.Unlock()
@@ -331,6 +368,9 @@ func (h *liveQueries) unsubscribe(s *querySub) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if _, ok := lq.subs[s]; ok && lq.identity == nil {
+		h.anonSubs--
+	}
 	delete(lq.subs, s)
 	if len(lq.subs) > 0 || h.byKey[lq.key] != lq {
 		return
@@ -531,17 +571,72 @@ func (h *liveQueries) pop() *liveQuery {
 	case h.picks%anonymousEvery == 0:
 		order = [runClasses]int{classFirst, classAnonymous, classAnonFirst, classSignedIn}
 	}
+	anonOK := h.anonAllowed()
 	for _, c := range order {
+		anon := c == classAnonFirst || c == classAnonymous
+		if anon && !anonOK {
+			continue
+		}
 		for q := h.queue[c]; len(q) > 0; q = h.queue[c] {
 			e := q[0]
 			q[0] = queueEntry{}
 			h.queue[c] = q[1:]
-			if e.gen == e.lq.entry {
-				return e.lq
+			if e.gen != e.lq.entry {
+				continue // stale: it moved to another class
 			}
+			if len(e.lq.subs) == 0 {
+				e.lq.queued = false // dropped meanwhile
+				continue
+			}
+			if anon {
+				h.anonTake()
+				e.lq.anonBudget = true
+			}
+			return e.lq
 		}
 	}
+	if !anonOK {
+		h.wakeForAnonymous()
+	}
 	return nil
+}
+
+// anonAllowed reports whether the anonymous run budget has a run now: a
+// run slot of its own free and, when bounded, a run a second left. h.mu is
+// held.
+func (h *liveQueries) anonAllowed() bool {
+	if h.anonRunning >= h.anonConcurrency {
+		return false
+	}
+	return h.anonRuns == nil || h.anonRuns.wait(time.Now()) == 0
+}
+
+// anonTake spends one anonymous run (pop took one). h.mu is held.
+func (h *liveQueries) anonTake() {
+	h.anonRunning++
+	h.anonRunsDone++
+	if h.anonRuns != nil {
+		h.anonRuns.take(time.Now())
+	}
+}
+
+// wakeForAnonymous brings a worker back when the anonymous run budget has a
+// run again, if anonymous runs wait for it (none is in flight: the end of
+// one lets its worker go on). h.mu is held.
+func (h *liveQueries) wakeForAnonymous() {
+	if h.anonWake != nil || h.anonRunning >= h.anonConcurrency || h.anonRuns == nil ||
+		(len(h.queue[classAnonFirst]) == 0 && len(h.queue[classAnonymous]) == 0) {
+		return
+	}
+	h.anonWake = time.AfterFunc(h.anonRuns.wait(time.Now()), func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.anonWake = nil
+		if h.workers < h.limit() && h.queued() {
+			h.workers++
+			go h.work()
+		}
+	})
 }
 
 // work runs queued live queries until the queue is empty or more workers run
@@ -662,6 +757,13 @@ func (h *liveQueries) runOnce(lq *liveQuery) time.Duration {
 	}
 	lq.running = false
 	delete(h.running, lq)
+	if lq.anonBudget {
+		lq.anonBudget = false
+		h.anonRunning--
+		if h.anonRuns != nil && res != nil {
+			h.anonRuns.charge(time.Now(), res.size())
+		}
+	}
 	if lq.want > gen && len(lq.subs) > 0 {
 		lq.want-- // touch counts the run it queues; this one was asked for already
 		h.touch(lq)
@@ -709,4 +811,70 @@ func (h *liveQueries) stats() (queries, subscriptions int) {
 		subscriptions += len(lq.subs)
 	}
 	return
+}
+
+// anonRunUnit is what one run of the anonymous budget buys: a run costs one,
+// and one more for each anonRunUnit bytes of its answer (charged once the
+// answer is known). Why: the work of a run grows with its answer (the
+// service encodes it, the gateway reads and hashes it, each socket encodes
+// and writes it again), and 5,000 distinct anonymous queries of pages of 40
+// long reviews (about 200 KB each) cost at 20 runs a second what 700 runs
+// of small answers do.
+const anonRunUnit = 16 << 10
+
+// size is the answer's size in bytes, its value's or its error's.
+func (r *queryResult) size() int {
+	if r.err != nil {
+		return len(r.err.Message)
+	}
+	return len(r.value)
+}
+
+// runBudget is a token bucket of runs: rate a second, a burst of as many
+// (at least one). A run takes one before it starts and is charged for its
+// answer after (the bucket may go below zero: the next runs wait the
+// longer). Not safe for concurrent use (liveQueries.mu guards it).
+type runBudget struct {
+	rate, burst, tokens float64
+	at                  time.Time
+}
+
+// newRunBudget is a budget of rate runs a second; nil (no bound) when rate
+// is not positive.
+func newRunBudget(rate float64) *runBudget {
+	if rate <= 0 {
+		return nil
+	}
+	burst := max(rate, 1)
+	return &runBudget{rate: rate, burst: burst, tokens: burst}
+}
+
+func (b *runBudget) refill(now time.Time) {
+	if !b.at.IsZero() && now.After(b.at) {
+		b.tokens = min(b.burst, b.tokens+now.Sub(b.at).Seconds()*b.rate)
+	}
+	if b.at.IsZero() || now.After(b.at) {
+		b.at = now
+	}
+}
+
+// wait is how long until a run is available (0: now).
+func (b *runBudget) wait(now time.Time) time.Duration {
+	b.refill(now)
+	if b.tokens >= 1 {
+		return 0
+	}
+	return time.Duration((1 - b.tokens) / b.rate * float64(time.Second))
+}
+
+// take spends a run.
+func (b *runBudget) take(now time.Time) {
+	b.refill(now)
+	b.tokens--
+}
+
+// charge spends what an answer of size bytes costs beyond its run.
+func (b *runBudget) charge(now time.Time, size int) {
+	b.refill(now)
+	b.tokens -= float64(size) / anonRunUnit
 }

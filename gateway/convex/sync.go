@@ -300,7 +300,7 @@ func (c *syncConn) cleanup() {
 		c.expiry.Stop()
 	}
 	if c.callerKey != "" {
-		c.x.conns.release(c.callerKey)
+		c.x.releaseCaller(c.callerKey)
 	}
 	c.settled()
 	c.x.conns.release(allSocketsKey)

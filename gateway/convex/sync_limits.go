@@ -14,6 +14,7 @@ const (
 	allSocketsKey     = "*"
 	ipSocketsKey      = "sockets-of:"
 	pendingSocketsKey = "unsettled-of:" // sockets without a caller yet (AuthGrace)
+	anonSocketsKey    = "anonymous"     // the anonymous sockets of every address
 )
 
 // defaultAuthGrace is AuthGrace when the settings say nothing.
@@ -81,14 +82,42 @@ func (c *syncConn) settleCaller(m clientMessage) error {
 // settleAnonymous counts the socket as its address's anonymous one, or says
 // why it closes.
 func (c *syncConn) settleAnonymous() error {
-	key := c.anon
-	if limit, what := c.x.socketLimit(key); !c.x.conns.acquire(key, limit) {
-		return overLimit("TooManyConcurrentRequests: at most %d %s", limit, what)
+	if err := c.x.acquireCaller(c.anon); err != nil {
+		return err
 	}
-	c.callerKey = key
+	c.callerKey = c.anon
 	c.settled()
 	return nil
 }
+
+// acquireCaller counts one more socket of caller key (a signed-in user's
+// "sub:", or an address's anonymous "ip:"), and an anonymous one also among
+// the anonymous sockets of every address (AnonMaxConnections: the
+// per-address cap alone is passed by sending from many addresses); over a
+// cap it says why the socket closes, as the per-address cap does.
+func (x *Layer) acquireCaller(key string) error {
+	limit, what := x.socketLimit(key)
+	if !x.conns.acquire(key, limit) {
+		return overLimit("TooManyConcurrentRequests: at most %d %s", limit, what)
+	}
+	if isAnonymousKey(key) && !x.conns.acquire(anonSocketsKey, x.cfg.AnonMaxConnections) {
+		x.conns.release(key)
+		return overLimit("TooManyConcurrentRequests: the server holds its most sockets without a token (%d); sign in or retry later", x.cfg.AnonMaxConnections)
+	}
+	return nil
+}
+
+// releaseCaller gives back what acquireCaller counted.
+func (x *Layer) releaseCaller(key string) {
+	x.conns.release(key)
+	if isAnonymousKey(key) {
+		x.conns.release(anonSocketsKey)
+	}
+}
+
+// isAnonymousKey reports an address's key (ratelimit.AnonymousKey), not a
+// user's.
+func isAnonymousKey(key string) bool { return strings.HasPrefix(key, "ip:") }
 
 // settled ends the socket's count among its address's sockets without a
 // caller yet (admitSocket), once it has one. Owned by the loop.
@@ -102,7 +131,7 @@ func (c *syncConn) settled() {
 // socketLimit is how many sockets caller key may hold: a signed-in user's
 // ("sub:"), or an IP address's without a token ("ip:").
 func (x *Layer) socketLimit(key string) (int, string) {
-	if strings.HasPrefix(key, "ip:") && x.cfg.AnonMaxConnectionsPerIP > 0 {
+	if isAnonymousKey(key) && x.cfg.AnonMaxConnectionsPerIP > 0 {
 		return x.cfg.AnonMaxConnectionsPerIP, "sockets without a token per IP address"
 	}
 	return x.cfg.MaxConnectionsPerCaller, "sockets per caller"

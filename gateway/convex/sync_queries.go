@@ -76,11 +76,11 @@ func (c *syncConn) authenticate(m clientMessage) error {
 		key = "sub:" + next.identity.Sub
 	}
 	if key != c.callerKey {
-		if limit, what := c.x.socketLimit(key); !c.x.conns.acquire(key, limit) {
-			return overLimit("TooManyConcurrentRequests: at most %d %s", limit, what)
+		if err := c.x.acquireCaller(key); err != nil {
+			return err
 		}
 		if c.callerKey != "" {
-			c.x.conns.release(c.callerKey)
+			c.x.releaseCaller(c.callerKey)
 		}
 		c.callerKey = key
 		c.settled()

@@ -170,3 +170,49 @@ func testVerifier(tb testing.TB) auth.Verifier {
 	}
 	return v
 }
+
+// The anonymous run budget's bucket: a burst of rate runs, then one every
+// 1/rate; none for a rate that is not positive.
+func TestRunBudget(t *testing.T) {
+	if newRunBudget(0) != nil || newRunBudget(-1) != nil {
+		t.Fatal("a budget for no rate")
+	}
+	now := time.Now()
+	b := newRunBudget(4)
+	for i := range 4 {
+		if w := b.wait(now); w != 0 {
+			t.Fatalf("run %d of the burst waits %v", i+1, w)
+		}
+		b.take(now)
+	}
+	if w := b.wait(now); w != 250*time.Millisecond {
+		t.Fatalf("after the burst: wait %v, want 250ms", w)
+	}
+	if w := b.wait(now.Add(100 * time.Millisecond)); w != 150*time.Millisecond {
+		t.Fatalf("100 ms later: wait %v, want 150ms", w)
+	}
+	if w := b.wait(now.Add(250 * time.Millisecond)); w != 0 {
+		t.Fatalf("250 ms later: wait %v", w)
+	}
+	b.take(now.Add(250 * time.Millisecond))
+	// Idle for long: the burst again, not more.
+	later := now.Add(time.Hour)
+	for range 4 {
+		if b.wait(later) != 0 {
+			t.Fatal("the burst after an idle hour")
+		}
+		b.take(later)
+	}
+	if b.wait(later) == 0 {
+		t.Fatal("more than the burst after an idle hour")
+	}
+	// A rate under one a second still has a burst of one.
+	slow := newRunBudget(0.5)
+	if slow.wait(now) != 0 {
+		t.Fatal("no first run at half a run a second")
+	}
+	slow.take(now)
+	if w := slow.wait(now); w != 2*time.Second {
+		t.Fatalf("half a run a second: wait %v, want 2s", w)
+	}
+}

@@ -136,3 +136,51 @@ func TestMarkdownListsReturnsAndInternalOperations(t *testing.T) {
 		}
 	}
 }
+
+// TestDeprecatedOperation: an operation declared with ops.Deprecated is
+// marked deprecated on both of its paths, with its note in the description,
+// @deprecated in the TypeScript client and the note in the reference; the
+// others are not marked.
+func TestDeprecatedOperation(t *testing.T) {
+	get := func(context.Context, *ops.NoArgs) (*itemView, error) { return nil, nil }
+	r := ops.NewRegistry("shop",
+		ops.NewQuery("stores.items.getOld", ops.Public, "The old one.", get, ops.Deprecated("replaced by stores.items.getNew")),
+		ops.NewQuery("stores.items.getNew", ops.Public, "The new one.", get),
+	)
+	var list []Operation
+	for _, d := range r.Describe() {
+		list = append(list, Operation{Service: "shop", Descriptor: d})
+	}
+	a := New(list, nil)
+	b, err := a.OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Deprecated  bool   `json:"deprecated"`
+			Description string `json:"description"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/api/run/stores/items/getOld", "/api/query/stores/items/getOld"} {
+		op := doc.Paths[p]["post"]
+		if !op.Deprecated || !strings.Contains(op.Description, "**Deprecated**: replaced by stores.items.getNew.") {
+			t.Errorf("%s: deprecated %v, description %q", p, op.Deprecated, op.Description)
+		}
+	}
+	for _, p := range []string{"/api/run/stores/items/getNew", "/api/query/stores/items/getNew"} {
+		if op := doc.Paths[p]["post"]; op.Deprecated || strings.Contains(op.Description, "Deprecated") {
+			t.Errorf("%s is marked deprecated", p)
+		}
+	}
+	dts, _ := a.TypeScript()
+	if strings.Count(dts, "@deprecated") != 1 || !strings.Contains(dts, "* @deprecated replaced by stores.items.getNew.\n       */\n      getOld:") {
+		t.Errorf("api.d.ts:\n%s", dts)
+	}
+	if md := a.Markdown([]string{"shop"}); strings.Count(md, "**Deprecated**: replaced by stores.items.getNew.") != 1 {
+		t.Errorf("reference:\n%s", md)
+	}
+}

@@ -50,6 +50,9 @@ func writeOperation(b *strings.Builder, d Operation) {
 		access += fmt.Sprintf(" (the store of `%s`)", d.StoreArg)
 	}
 	fmt.Fprintf(b, "\n### `%s`\n\n%s, access %s. %s\n", d.Path, d.Kind, access, d.Summary)
+	if d.Deprecated != "" {
+		fmt.Fprintf(b, "\n**Deprecated**: %s.\n", d.Deprecated)
+	}
 	if d.Access != ops.Internal {
 		fmt.Fprintf(b, "\n`POST %s` (body: the arguments), `POST /api/%s` with `{ \"path\": \"%s\", \"args\": ... }`, or `%s` from Convex's clients.\n", CallPath(d.Kind, d.Path), d.Kind, d.Path, ConvexName(d.Path))
 	}

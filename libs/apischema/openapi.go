@@ -318,6 +318,7 @@ func runOperation(o Operation) obj {
 	if o.StoreArg != "" {
 		fmt.Fprintf(&d, " The store is the one `%s` names.", o.StoreArg)
 	}
+	deprecatedNote(&d, o)
 	fmt.Fprintf(&d, "\n\n**For Convex's clients** (`%s`): failures are answered with HTTP 200. Generated clients call POST %s instead (operationId `%s`), whose failures have their own statuses; hand-written calls may use POST /api/%s with {\"path\": \"%s\", \"args\": {...}}.\n\nError codes, here in errorData.code with HTTP 200 (except INTERNAL: HTTP 500 and the contract's error body): %s; what each means is in ErrorCode and in the responses of POST %s.",
 		ConvexName(o.Path), CallPath(o.Kind, o.Path), CallOperationID(o.Kind, o.Path), o.Kind, o.Path, strings.Join(codeStrings(o.Errors), ", "), CallPath(o.Kind, o.Path))
 	success := obj{"allOf": []any{ref("ConvexSuccess"), obj{"required": []string{"value"}, "properties": obj{"value": ref(o.Path + ".Returns")}}}}
@@ -346,7 +347,17 @@ func runOperation(o Operation) obj {
 	if o.Kind == ops.Mutation {
 		op["parameters"] = []any{obj{"$ref": "#/components/parameters/IdempotencyKey"}}
 	}
+	if o.Deprecated != "" {
+		op["deprecated"] = true
+	}
 	return op
+}
+
+// deprecatedNote adds a deprecated operation's note to its description.
+func deprecatedNote(d *strings.Builder, o Operation) {
+	if o.Deprecated != "" {
+		fmt.Fprintf(d, "\n\n**Deprecated**: %s.", o.Deprecated)
+	}
 }
 
 // callPathOperation is an operation's entry on its own path (CallPath): the
@@ -358,6 +369,7 @@ func callPathOperation(o Operation, shared obj) obj {
 	if o.StoreArg != "" {
 		fmt.Fprintf(&d, " The store is the one `%s` names.", o.StoreArg)
 	}
+	deprecatedNote(&d, o)
 	fmt.Fprintf(&d, "\n\nThe body is the arguments object. The same operation is POST /api/%s with {\"path\": \"%s\", \"args\": {...}}, and, for Convex's clients, POST %s (`%s`).\n\nError codes: %s; each is answered with its status (the responses below) and the contract's error body.",
 		o.Kind, o.Path, RunPath(o.Path), ConvexName(o.Path), strings.Join(codeStrings(o.Errors), ", "))
 	ok := obj{
@@ -386,6 +398,9 @@ func callPathOperation(o Operation, shared obj) obj {
 		responses[strconv.Itoa(status)] = sharedErrorResponse(shared, cs)
 	}
 	op["responses"] = responses
+	if o.Deprecated != "" {
+		op["deprecated"] = true
+	}
 	return op
 }
 

@@ -104,7 +104,14 @@ func (n *tsNode) write(b *strings.Builder, indent string) {
 			for _, line := range wrap(o.Summary, 76-len(in)) {
 				fmt.Fprintf(b, "%s * %s\n", in, line)
 			}
-			fmt.Fprintf(b, "%s *\n%s * %s; access `%s`. Runs as `%s` (POST %s).\n%s */\n", in, in, kindTitle(o.Kind), o.Access, ConvexName(o.Path), RunPath(o.Path), in)
+			fmt.Fprintf(b, "%s *\n%s * %s; access `%s`. Runs as `%s` (POST %s).\n", in, in, kindTitle(o.Kind), o.Access, ConvexName(o.Path), RunPath(o.Path))
+			if o.Deprecated != "" {
+				fmt.Fprintf(b, "%s *\n", in)
+				for _, line := range wrap("@deprecated "+o.Deprecated+".", 76-len(in)) {
+					fmt.Fprintf(b, "%s * %s\n", in, line)
+				}
+			}
+			fmt.Fprintf(b, "%s */\n", in)
 			fmt.Fprintf(b, "%s%s: FunctionReference<\n%s  %q,\n%s  \"public\",\n%s  %s,\n%s  %s\n%s>;\n",
 				in, tsKey(name), in, string(o.Kind), in, in, tsArgs(o.ArgsSchema, in+"  "), in, tsType(o.Returns, false, in+"  "), in)
 			continue

@@ -63,6 +63,9 @@ type Op struct {
 	// (CalledBy, callers.go); callersDeclared tells CalledBy() from none.
 	callers         []string
 	callersDeclared bool
+	// deprecated says why the operation is deprecated and what replaces it
+	// (Deprecated); "" for a current one.
+	deprecated string
 }
 
 // NoArgs is the argument struct of operations that take none.
@@ -256,6 +259,10 @@ type Descriptor struct {
 	// Callers are the services that may call an internal operation
 	// (CalledBy), sorted; absent on an internal one no service may call.
 	Callers []string `json:"callers,omitempty"`
+	// Deprecated, when set, says that the operation is published beside its
+	// replacement for a deprecation window, what replaces it and until when
+	// (Deprecated): the API reference marks it deprecated.
+	Deprecated string `json:"deprecated,omitempty"`
 }
 
 // ArgDoc describes one argument for the API reference and for clients that
@@ -289,7 +296,7 @@ func (r *Registry) Describe() []Descriptor {
 	for _, op := range r.ops {
 		d := Descriptor{Path: op.Path, Kind: op.Kind, Access: op.Access, StoreArg: op.storeArg, Summary: op.Summary,
 			ArgsSchema: ArgsSchemaOf(op.argsType), Returns: ResultSchemaOf(op.resultType), Errors: ErrorsOf(op.Kind, op.Access, op.errors),
-			Callers: slices.Clone(op.callers)}
+			Callers: slices.Clone(op.callers), Deprecated: op.deprecated}
 		t := op.argsType
 		for _, f := range specOf(t).fields {
 			sf := t.Field(f.index)

@@ -603,6 +603,15 @@ func Returns[T any]() Option {
 	return func(op *Op) { op.resultType = reflect.TypeOf((*T)(nil)).Elem() }
 }
 
+// Deprecated marks an operation published beside its replacement for a
+// deprecation window (a breaking change is made so: the new operation beside
+// the old, the old one removed later in a major release of the contract);
+// note says what replaces it and how long it stays. The OpenAPI document marks
+// it deprecated, the TypeScript client @deprecated.
+func Deprecated(note string) Option {
+	return func(op *Op) { op.deprecated = note }
+}
+
 // Errors declares codes an operation answers beyond those its kind and
 // access level imply (ErrorsOf): a query with a state rule, say.
 func Errors(codes ...apperr.Code) Option {

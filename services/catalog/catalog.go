@@ -4,6 +4,7 @@ package catalog
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
 	"marketplace/libs/ops"
+	"marketplace/libs/page"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
 )
@@ -56,8 +58,10 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("catalog.locations.listAreas", ops.Public, "Areas of a city by name.", s.listAreas),
 			ops.NewQuery("catalog.categories.listCategories", ops.Public, "All categories by name.", s.listCategories),
 			ops.NewQuery("stores.catalog.getStore", ops.Public, "A store, or null.", s.getStore),
-			ops.NewMutation("stores.products.createProduct", ops.StoreOwner, "Add a product to the caller's store.", s.createProduct, ops.StoreArg("storeId")),
-			ops.NewQuery("stores.products.listProducts", ops.Public, "A store's products.", s.listProducts),
+			ops.NewMutation("stores.products.createProduct", ops.StoreOwner, fmt.Sprintf("Add a product to the caller's store (a store keeps at most %d products: beyond, FAILED_PRECONDITION with details.reason too_many_products).", MaxProductsPerStore), s.createProduct, ops.StoreArg("storeId")),
+			ops.NewQuery("stores.products.listProductsPaginated", ops.Public, "A store's products in the order they were added (paginated).", s.listProductsPaginated),
+			ops.NewQuery("stores.products.listProducts", ops.Public, fmt.Sprintf("A store's products in the order they were added, all in one array: at most %d (the products a store keeps).", MaxProductsPerStore), s.listProducts,
+				ops.Deprecated("replaced by stores.products.listProductsPaginated (the same products, in pages); kept at least 30 days after the release that added it and until no client calls it, then removed in a major release of the public contract")),
 			ops.NewMutation("stores.products.updateProduct", ops.StoreOwner, "Change a product's name, price or availability (orders and cart lines keep their prices); returns the product.", s.updateProduct,
 				ops.StoreVia("productId", s.storeOfProduct)),
 			ops.NewQuery("catalog.categories.getCategories", ops.Internal, "Categories by id, in one call.", s.getCategories, ops.CalledBy("platformconfig")),
@@ -290,14 +294,45 @@ type createProductArgs struct {
 	IsAvailable *bool      `json:"isAvailable"`
 }
 
+// MaxProductsPerStore is how many products one store keeps (available or
+// not; products are not deleted: an owner renames and reprices one instead).
+// It bounds the store's listing: listProducts's one array, and the pages.
+const MaxProductsPerStore = 1000
+
+// productGuards holds one document per store ({_id: store id, adds}) that
+// every createProduct of the store writes before it counts: concurrent
+// creates then conflict and run again one after the other (count, then
+// insert, in one transaction is write skew otherwise: each would count the
+// same products and insert its own, and together they would pass the cap).
+const productGuards = "productGuards"
+
 // createProduct is for the store's owner only (administrators too only when
-// they own the store): the registry checked it.
+// they own the store): the registry checked it. A store past the cap is
+// refused (FAILED_PRECONDITION, reason too_many_products), nothing written.
 func (s *svc) createProduct(ctx context.Context, a *createProductArgs) (string, error) {
 	p := Product{ID: ids.New("products"), StoreID: ops.StoreOf(ctx).ID, Name: strings.TrimSpace(a.Name), Price: a.Price, IsAvailable: true, CreationTime: now()}
 	if a.IsAvailable != nil {
 		p.IsAvailable = *a.IsAvailable
 	}
-	return p.ID, s.insert(ctx, "products", p, "product")
+	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		if _, err := s.env.DB.Collection(productGuards).UpdateOne(ctx, bson.M{"_id": p.StoreID}, bson.M{"$inc": bson.M{"adds": 1}},
+			options.Update().SetUpsert(true)); err != nil {
+			return err
+		}
+		n, err := s.env.DB.Collection("products").CountDocuments(ctx, bson.M{"storeId": p.StoreID})
+		if err != nil {
+			return err
+		}
+		if n >= MaxProductsPerStore {
+			return apperr.New(apperr.FailedPrecondition, "a store keeps at most %d products: change one of them (stores.products.updateProduct) instead", MaxProductsPerStore).
+				WithDetails(map[string]any{"reason": "too_many_products"})
+		}
+		return s.insert(ctx, "products", p, "product")
+	})
+	if err != nil {
+		return "", err
+	}
+	return p.ID, nil
 }
 
 type updateProductArgs struct {
@@ -347,16 +382,46 @@ func (s *svc) updateProduct(ctx context.Context, a *updateProductArgs) (*Product
 	return &v, nil
 }
 
+// listProducts is the deprecated one-array listing: the store's products in
+// the order they were added, at most MaxProductsPerStore of them (a store
+// that had more before the cap shows its first ones; the pages show all).
 func (s *svc) listProducts(ctx context.Context, a *storeArgs) ([]ProductView, error) {
 	if _, err := mustFind[Store](ctx, s, "stores", a.StoreID, "store"); err != nil {
 		return nil, err
 	}
-	ps, err := findAll[Product](ctx, s, "products", bson.M{"storeId": a.StoreID}, bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}})
+	cur, err := s.env.DB.Collection("products").Find(ctx, bson.M{"storeId": a.StoreID},
+		options.Find().SetSort(bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(MaxProductsPerStore))
+	if err != nil {
+		return nil, err
+	}
+	ps := []Product{}
+	if err := cur.All(ctx, &ps); err != nil {
+		return nil, err
+	}
 	out := make([]ProductView, len(ps))
 	for i := range ps {
 		out[i] = ps[i].view()
 	}
-	return out, err
+	return out, nil
+}
+
+type listProductsPaginatedArgs struct {
+	StoreID        string    `json:"storeId" op:"required,id=stores"`
+	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
+}
+
+// listProductsPaginated pages a store's products in the order they were
+// added (creation time, then id), at most page.MaxItems a page.
+func (s *svc) listProductsPaginated(ctx context.Context, a *listProductsPaginatedArgs) (page.Result[ProductView], error) {
+	if _, err := mustFind[Store](ctx, s, "stores", a.StoreID, "store"); err != nil {
+		return page.Result[ProductView]{}, err
+	}
+	r, err := page.Find(ctx, s.env.DB.Collection("products"), bson.M{"storeId": a.StoreID}, page.Sort{Field: "creationTime"}, a.PaginationOpts,
+		func(p *Product) (any, string) { return p.CreationTime, p.ID })
+	if err != nil {
+		return page.Result[ProductView]{}, err
+	}
+	return page.Map(r, func(p *Product) ProductView { return p.view() }), nil
 }
 
 type ensureCategoriesArgs struct {

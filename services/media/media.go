@@ -48,7 +48,11 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/auth"
+	"marketplace/libs/contracts/customers"
 	contract "marketplace/libs/contracts/media"
+	"marketplace/libs/contracts/reviews"
+	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ids"
 	"marketplace/libs/ops"
@@ -57,7 +61,10 @@ import (
 )
 
 // Module is the media service.
-var Module = service.Module{Name: contract.Service, Build: build, Settings: func() any { s := DefaultSettings(); return &s }}
+// It follows the orders' and the reviews' events to learn which accounts are
+// new (accounts.go).
+var Module = service.Module{Name: contract.Service, Build: build, Settings: func() any { s := DefaultSettings(); return &s },
+	Consumes: []string{customers.TopicOrders, reviews.Topic}}
 
 const (
 	uploadsColl = "uploads"
@@ -90,6 +97,9 @@ type svc struct {
 	// user's last 24 hours, then reserve): concurrent uploads of one user
 	// cannot all pass on the same reading.
 	reserve sync.Mutex
+	// accountsStatus is the health of the consumer that learns which
+	// accounts are no longer new (accounts.go).
+	accountsStatus *events.ConsumerStatus
 }
 
 func build(ctx context.Context, env service.Env) (*service.Built, error) {
@@ -121,14 +131,15 @@ func newService(ctx context.Context, env service.Env) (*svc, *service.Built, err
 		return nil, nil, err
 	}
 	s := &svc{env: env, set: set, blobs: blobs, uploads: make(chan struct{}, maxConcurrentUploads),
-		rate: newUploadRate(set.UploadBurst, set.UploadInterval)}
+		rate: newUploadRate(set.UploadBurst, set.UploadInterval), accountsStatus: events.NewConsumerStatus(0)}
 	if err := s.migrateGridFS(ctx); err != nil {
 		return nil, nil, err
 	}
 	if err := s.ensureUsage(ctx); err != nil {
 		return nil, nil, err
 	}
-	env.Logger.Info("media: blob store", "kind", blobs.Kind(), "dailyUploadBytes", set.DailyUploadBytes, "maxStoredBytes", set.MaxStoredBytes,
+	env.Logger.Info("media: blob store", "kind", blobs.Kind(), "dailyUploadBytes", set.DailyUploadBytes,
+		"newAccountDailyUploadBytes", set.newAccountQuota(), "maxStoredBytes", set.MaxStoredBytes,
 		"unreferencedGrace", set.UnreferencedGrace.String())
 	return s, &service.Built{
 		Registry: ops.NewRegistry(contract.Service,
@@ -139,18 +150,19 @@ func newService(ctx context.Context, env service.Env) (*svc, *service.Built, err
 				"For each storage id: whether the file exists and whether userId uploaded it (in the order asked); the ones userId uploaded are marked referenced and kept for good.", s.claim,
 				ops.CalledBy("reviews")),
 		),
-		Indexes: []store.Index{
+		Indexes: append([]store.Index{
 			{Collection: uploadsColl, Keys: bson.D{{Key: "uploadedBy", Value: 1}, {Key: "createdAt", Value: 1}}, Name: "uploads_by_user"},
 			{Collection: uploadsColl, Keys: bson.D{{Key: "referenced", Value: 1}, {Key: "createdAt", Value: 1}}, Name: "uploads_unreferenced"},
 			{Collection: uploadsColl, Keys: bson.D{{Key: "state", Value: 1}, {Key: "createdAt", Value: 1}}, Name: "uploads_by_state"},
-		},
+		}, events.ConsumerIndexes()...),
+		Checks: []httpserver.Check{s.accountsCheck()},
 		Routes: []ops.Route{
 			{Method: fiber.MethodPost, Path: contract.RouteUpload, Access: ops.Authenticated, Handler: s.upload, Doc: uploadDoc, StreamBody: true,
 				Summary: "Upload an image (PNG, JPEG, WebP or GIF, at most 5 MiB; Content-Type image/*; the body is the image). Answers { storageId }."},
 			{Method: fiber.MethodGet, Path: contract.RouteDownload, Access: ops.Public, Handler: s.download, Doc: downloadDoc,
 				Summary: "The stored image, with its Content-Type, ETag and long-lived cache headers; If-None-Match answers 304."},
 		},
-		Background: []func(context.Context) error{s.sweepLoop, func(ctx context.Context) error {
+		Background: []func(context.Context) error{s.sweepLoop, s.consumeAccounts, func(ctx context.Context) error {
 			<-ctx.Done()
 			return blobs.Close()
 		}},
@@ -243,7 +255,7 @@ func (s *svc) upload(c *fiber.Ctx) error {
 		reserved = declared
 	}
 	id := ids.NewUnguessable(contract.IDKind) // served to anyone who knows it: not predictable
-	if err := s.reserveUpload(ctx, id, user, reserved, now); err != nil {
+	if err := s.reserveUpload(ctx, id, caller, reserved, now); err != nil {
 		s.rate.giveBack(user)
 		var wait waitError
 		if errors.As(err, &wait) {
@@ -396,7 +408,12 @@ func (w waitError) Error() string { return w.err.Error() }
 
 // reserveUpload decides the daily quota and the total cap for an upload of
 // at most size bytes and records it as pending.
-func (s *svc) reserveUpload(ctx context.Context, id, user string, size int64, now time.Time) error {
+func (s *svc) reserveUpload(ctx context.Context, id string, caller *auth.Identity, size int64, now time.Time) error {
+	user := caller.Sub
+	quota, newAccount, err := s.dailyQuotaOf(ctx, caller)
+	if err != nil {
+		return err
+	}
 	s.reserve.Lock()
 	defer s.reserve.Unlock()
 	cur, err := s.env.DB.Collection(uploadsColl).Find(ctx, bson.M{"uploadedBy": user, "createdAt": bson.M{"$gt": now.Add(-quotaWindow).UnixMilli()}},
@@ -412,10 +429,15 @@ func (s *svc) reserveUpload(ctx context.Context, id, user string, size int64, no
 	for i, u := range recent {
 		uses[i] = usage{At: time.UnixMilli(u.CreatedAt), Size: u.Size}
 	}
-	if ok, wait := dailyQuota(uses, size, s.set.DailyUploadBytes, quotaWindow, now); !ok {
+	if ok, wait := dailyQuota(uses, size, quota, quotaWindow, now); !ok {
+		details := map[string]any{"limit": "dailyUploadBytes", "dailyUploadBytes": quota, "retryAfterSeconds": retryAfterSeconds(wait)}
+		if newAccount {
+			details["reason"] = "new_account"
+			return waitError{apperr.New(apperr.RateLimited, "daily upload quota reached: a new account uploads at most %d bytes in 24 hours until it has an order or a review (then %d); retry in %d s",
+				quota, s.set.DailyUploadBytes, retryAfterSeconds(wait)).WithDetails(details), wait}
+		}
 		return waitError{apperr.New(apperr.RateLimited, "daily upload quota reached: at most %d bytes in 24 hours; retry in %d s",
-			s.set.DailyUploadBytes, retryAfterSeconds(wait)).
-			WithDetails(map[string]any{"limit": "dailyUploadBytes", "dailyUploadBytes": s.set.DailyUploadBytes, "retryAfterSeconds": retryAfterSeconds(wait)}), wait}
+			quota, retryAfterSeconds(wait)).WithDetails(details), wait}
 	}
 	full := false
 	err = s.env.DB.Tx(ctx, func(tx context.Context) error {

@@ -22,6 +22,9 @@ type Settings struct {
 	// DailyUploadBytes bounds the bytes one user stores in any 24 hours
 	// (counted from the stored uploads, so it holds across restarts).
 	DailyUploadBytes int64 `env:"MEDIA_DAILY_UPLOAD_BYTES" default:"104857600"`
+	// NewAccountDailyUploadBytes is the daily quota of an account without an
+	// order or a review yet (accounts.go); above DailyUploadBytes, that one.
+	NewAccountDailyUploadBytes int64 `env:"MEDIA_NEW_ACCOUNT_DAILY_UPLOAD_BYTES" default:"10485760"`
 	// MaxStoredBytes bounds the bytes of every upload kept (the disk or
 	// bucket the service may fill); 0 is no bound.
 	MaxStoredBytes int64 `env:"MEDIA_MAX_STORED_BYTES" default:"10737418240"`
@@ -44,6 +47,9 @@ func (s *Settings) Validate() error {
 	if s.DailyUploadBytes < 1 {
 		errs = append(errs, fmt.Errorf("MEDIA_DAILY_UPLOAD_BYTES must be positive, not %d", s.DailyUploadBytes))
 	}
+	if s.NewAccountDailyUploadBytes < 1 {
+		errs = append(errs, fmt.Errorf("MEDIA_NEW_ACCOUNT_DAILY_UPLOAD_BYTES must be positive, not %d", s.NewAccountDailyUploadBytes))
+	}
 	if s.MaxStoredBytes < 0 {
 		errs = append(errs, fmt.Errorf("MEDIA_MAX_STORED_BYTES must not be negative (0 is no bound), not %d", s.MaxStoredBytes))
 	}
@@ -64,6 +70,6 @@ func (s *Settings) Validate() error {
 // DefaultSettings are the settings with every default (tests, a module built
 // without settings).
 func DefaultSettings() Settings {
-	return Settings{UploadBurst: 5, UploadInterval: 20 * time.Second, DailyUploadBytes: 100 << 20,
+	return Settings{UploadBurst: 5, UploadInterval: 20 * time.Second, DailyUploadBytes: 100 << 20, NewAccountDailyUploadBytes: 10 << 20,
 		MaxStoredBytes: 10 << 30, UnreferencedGrace: 24 * time.Hour, SweepInterval: 10 * time.Minute}
 }

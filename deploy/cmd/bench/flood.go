@@ -1,13 +1,9 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"runtime"
 	"slices"
 	"strings"
@@ -29,10 +25,14 @@ import (
 // CONVEX_ANON_MAX_QUERIES_PER_CONNECTION queries per address, from as many
 // loopback addresses (127.0.2.x: the gateway sees each as an IP address of
 // its own) as -flood-queries needs, up to what CONVEX_ANON_MAX_LIVE_QUERIES
-// lets in. -flood-legacy runs the same against the limits of the code before
+// lets in; their first answers come at the pace of the anonymous run budget
+// (CONVEX_ANON_RUNS_PER_SECOND), and the row starts once they are in or after
+// a minute. -flood-legacy runs the same against the limits of the code before
 // the caps (50 sockets of 500 queries per address, no cap in all, 32 runs at
-// once whatever requests wait, no rest between runs). Goal: the probe's p95
-// with the flood at most twice its p95 without.
+// once whatever requests wait, no rest between runs, no anonymous budget in
+// all). Goal: the probe's p95 with the flood at most twice its p95 without.
+// -flood-health (floodhealth.go) probes /health instead, with the flood from
+// 10 addresses.
 var (
 	floodOnly    = flag.Bool("flood-only", false, "run only the live query flood rows")
 	floodLegacy  = flag.Bool("flood-legacy", false, "the flood rows against the limits before the caps (50 anonymous sockets of 500 queries per address, 32 re-runs at once)")
@@ -40,6 +40,7 @@ var (
 	floodDur     = flag.Duration("flood-d", 15*time.Second, "measured duration of each flood row")
 	floodRate    = flag.Int("flood-probe-rate", 20, "probe requests per second")
 	floodSet     = flag.String("flood-env", "", "more gateway settings for the flood rows, NAME=value,... (CONVEX_RERUN_CONCURRENCY=1)")
+	floodChars   = flag.Int("flood-review-chars", 0, "each flood review's comment this many characters (at most 5000: answers of 40 reviews near 200 KB); 0: one short sentence")
 )
 
 // The gateway's limits the flood runs against (the defaults of convex.Config,
@@ -54,7 +55,9 @@ func currentFloodLimits() floodLimits {
 		return floodLimits{socketsPerIP: 50, queriesPerSocket: 500, env: map[string]string{
 			"CONVEX_ANON_MAX_CONNECTIONS_PER_IP": "50", "CONVEX_ANON_MAX_QUERIES_PER_CONNECTION": "500",
 			"CONVEX_MAX_CONNECTIONS_PER_IP": "0", "CONVEX_MAX_LIVE_QUERIES": "0", "CONVEX_ANON_MAX_LIVE_QUERIES": "0",
-			"CONVEX_RERUN_CONCURRENCY": "32", "CONVEX_RERUN_CONCURRENCY_BUSY": "32", "CONVEX_RERUN_SHARE_PERCENT": "100"}}
+			"CONVEX_RERUN_CONCURRENCY": "32", "CONVEX_RERUN_CONCURRENCY_BUSY": "32", "CONVEX_RERUN_SHARE_PERCENT": "100",
+			// and without the anonymous budget in all (issue 29)
+			"CONVEX_ANON_MAX_CONNECTIONS": "0", "CONVEX_ANON_MAX_SUBSCRIPTIONS": "0", "CONVEX_ANON_RUNS_PER_SECOND": "0", "CONVEX_ANON_RUN_CONCURRENCY": "32"}}
 	}
 	return floodLimits{socketsPerIP: 10, queriesPerSocket: 50} // convex.Config's defaults
 }
@@ -96,8 +99,14 @@ func runFloodOnly(base string, tok func(sub string, roles ...string) string) err
 	return nil
 }
 
-func benchFlood(base string, tok func(sub string, roles ...string) string) (*floodResult, error) {
-	limits := currentFloodLimits()
+// floodWorld is what the flood rows need: a store with 40 reviews by 10
+// reviewers, and two voters.
+type floodWorld struct {
+	store           string
+	reviews, voters []string
+}
+
+func newFloodWorld(base string, tok func(sub string, roles ...string) string) (*floodWorld, error) {
 	admin := tok("bench-flood-admin", "admin")
 	raw, err := do(base+"/api/mutation", admin, "admins.catalog.createStore", map[string]any{
 		"name": "Flood Store", "ownerUserId": "bench-flood-owner", "ownerName": "O", "ownerPhone": "+971500000000"})
@@ -119,8 +128,12 @@ func benchFlood(base string, tok func(sub string, roles ...string) string) (*flo
 			return nil, err
 		}
 		for k := range 4 {
+			comment := "A bench review of a store, of some realistic length: the delivery was on time."
+			if *floodChars > 0 {
+				comment = strings.Repeat("The delivery was on time and the bread was fresh. ", *floodChars/50+1)[:min(*floodChars, 5000)]
+			}
 			raw, err := do(base+"/api/mutation", t, "stores.reviews.addReview", map[string]any{"storeId": store, "rating": 1 + (r+k)%5,
-				"title": fmt.Sprintf("Flood review %d.%d", r, k), "comment": "A bench review of a store, of some realistic length: the delivery was on time."})
+				"title": fmt.Sprintf("Flood review %d.%d", r, k), "comment": comment})
 			if err != nil {
 				return nil, err
 			}
@@ -139,6 +152,16 @@ func benchFlood(base string, tok func(sub string, roles ...string) string) (*flo
 		}
 		voters = append(voters, t)
 	}
+	return &floodWorld{store: store, reviews: reviews, voters: voters}, nil
+}
+
+func benchFlood(base string, tok func(sub string, roles ...string) string) (*floodResult, error) {
+	limits := currentFloodLimits()
+	world, err := newFloodWorld(base, tok)
+	if err != nil {
+		return nil, err
+	}
+	store, reviews, voters := world.store, world.reviews, world.voters
 	probe := body("stores.reviews.getStoreReviews", map[string]any{"storeId": store, "paginationOpts": map[string]any{"numItems": 20, "cursor": nil}, "sortBy": "most_helpful"})
 	res := &floodResult{legacy: *floodLegacy}
 
@@ -153,57 +176,51 @@ func benchFlood(base string, tok func(sub string, roles ...string) string) (*flo
 	res.votesWithout = int(votes.Swap(0))
 
 	// The flood: sockets of distinct queries, address after address, until
-	// -flood-queries are open or the caps refuse them.
-	var socks []*floodSocket
-	var updates, lastUpdate atomic.Int64
+	// -flood-queries are asked for (the caps refuse what is over them). Their
+	// first answers come at the pace of the anonymous run budget: the row
+	// starts once they are in, or after a minute, whichever is first.
+	var fc floodCounters
+	var socks []*websocket.Conn
 	defer func() {
-		for _, s := range socks {
-			s.c.Close()
+		for _, c := range socks {
+			c.Close()
 		}
 	}()
 	next := 0
 	for addr := 1; next < *floodQueries && addr < 250; addr++ {
 		ip := fmt.Sprintf("127.0.2.%d", addr)
 		res.addresses++
-		full := false
 		for s := 0; s < limits.socketsPerIP && next < *floodQueries; s++ {
 			n := min(limits.queriesPerSocket, *floodQueries-next)
-			fs, ok, refused, err := openFloodSocket(base, ip, store, next, n, &updates, &lastUpdate)
+			c, err := openFloodSocket(base, ip, store, next, n, &fc)
 			if err != nil {
 				return nil, fmt.Errorf("flood socket from %s: %w", ip, err)
 			}
-			if fs != nil {
-				socks = append(socks, fs)
-			}
-			res.subscribed += ok
-			res.refused += refused
+			socks = append(socks, c)
 			next += n
-			if refused == n {
-				full = true // the caps in all: no address gets more in
-				break
-			}
-		}
-		if full {
-			break
 		}
 	}
 	res.sockets = len(socks)
-	// The flood's first answers are in; votes re-run it from now on.
+	for deadline := time.Now().Add(time.Minute); fc.answered.Load()+fc.refused.Load() < int64(next) && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+	}
+	// Votes re-run the flood from now on.
 	stopVotes = vote(base, voters, reviews, &votes)
 	time.Sleep(2 * time.Second)
-	updates.Store(0)
+	fc.updates.Store(0)
 	cpu = cpuMeter()
 	res.with = probeAt(base, probe, *floodRate, *floodDur)
 	res.cpuWith = cpu()
-	res.updatesWith = updates.Load()
+	res.updatesWith = fc.updates.Load()
 	stopVotes()
 	lastVote := time.Now()
 	res.votesW = int(votes.Swap(0))
+	res.subscribed, res.refused = int(fc.answered.Load()), int(fc.refused.Load())
 	// How far behind the flood's subscriptions are: until no update came for 3 s.
-	for time.Since(time.Unix(0, lastUpdate.Load())) < 3*time.Second && time.Since(lastVote) < 3*time.Minute {
+	for time.Since(time.Unix(0, fc.last.Load())) < 3*time.Second && time.Since(lastVote) < 3*time.Minute {
 		time.Sleep(100 * time.Millisecond)
 	}
-	res.catchUp = max(0, time.Unix(0, lastUpdate.Load()).Sub(lastVote))
+	res.catchUp = max(0, time.Unix(0, fc.last.Load()).Sub(lastVote))
 	return res, nil
 }
 
@@ -223,7 +240,7 @@ func printFlood(r *floodResult) {
 	}
 	line("(l3) probe, no subscriptions", r.without, r.cpuWithout)
 	line(fmt.Sprintf("(l4) probe, %d distinct anonymous subscriptions", r.subscribed), r.with, r.cpuWith)
-	fmt.Printf("flood: %d subscriptions on %d sockets from %d addresses, %d refused by the caps; %d updates pushed to it in %v (%d votes); its last update %v after the last vote\n",
+	fmt.Printf("flood: %d subscriptions answered on %d sockets from %d addresses, %d refused by the caps; %d updates pushed to it in %v (%d votes); its last update %v after the last vote\n",
 		r.subscribed, r.sockets, r.addresses, r.refused, r.updatesWith, *floodDur, r.votesW, r.catchUp.Round(100*time.Millisecond))
 	if r.without.p95 > 0 {
 		fmt.Printf("probe p95 with flood / without: %.2f (goal <= 2.00)\n", float64(r.with.p95)/float64(r.without.p95))
@@ -258,6 +275,17 @@ func vote(base string, voters, reviews []string, n *atomic.Int64) func() {
 // probeAt sends body to the gateway at rate a second (open loop: a slow
 // answer does not delay the next request) for dur.
 func probeAt(base string, payload []byte, rate int, dur time.Duration) probeStats {
+	return probeWith(rate, dur, func(req *fasthttp.Request) {
+		req.SetRequestURI(base + "/api/query")
+		req.Header.SetMethod("POST")
+		req.Header.SetContentType("application/json")
+		req.SetBody(payload)
+	})
+}
+
+// probeWith sends the request prepare makes at rate a second (open loop)
+// for dur; an answer other than 200 is an error.
+func probeWith(rate int, dur time.Duration, prepare func(*fasthttp.Request)) probeStats {
 	hc := &fasthttp.Client{ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	var mu sync.Mutex
 	var lat []time.Duration
@@ -274,10 +302,7 @@ func probeAt(base string, payload []byte, rate int, dur time.Duration) probeStat
 			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 			defer fasthttp.ReleaseRequest(req)
 			defer fasthttp.ReleaseResponse(resp)
-			req.SetRequestURI(base + "/api/query")
-			req.Header.SetMethod("POST")
-			req.Header.SetContentType("application/json")
-			req.SetBody(payload)
+			prepare(req)
 			start := time.Now()
 			err := hc.Do(req, resp)
 			took := time.Since(start)
@@ -311,83 +336,6 @@ func cpuMeter() func() float64 {
 	return func() float64 {
 		return 100 * float64(used()-cpu0) / float64(time.Since(start)) / float64(runtime.NumCPU())
 	}
-}
-
-type floodSocket struct{ c *websocket.Conn }
-
-// openFloodSocket opens a socket from ip with n distinct anonymous
-// getStoreReviews subscriptions (numbers first..first+n-1) and waits for
-// their first answers: how many were answered, how many refused
-// (RATE_LIMITED). A socket the gateway closes at once (its caps) counts all n
-// as refused.
-func openFloodSocket(base, ip, store string, first, n int, updates, last *atomic.Int64) (*floodSocket, int, int, error) {
-	dialer := *websocket.DefaultDialer
-	dialer.NetDial = func(network, addr string) (net.Conn, error) {
-		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
-		return d.Dial(network, addr)
-	}
-	c, _, err := dialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/api/1.48.0/sync", nil)
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	session := make([]byte, 16)
-	_, _ = rand.Read(session)
-	adds := make([]any, n)
-	for i := range adds {
-		adds[i] = map[string]any{"type": "Add", "queryId": i, "udfPath": "stores/reviews:getStoreReviews", "args": []any{floodArgs(store, first+i)}}
-	}
-	for _, m := range []any{
-		map[string]any{"type": "Connect", "sessionId": hex.EncodeToString(session), "connectionCount": 0, "clientTs": time.Now().UnixMilli()},
-		map[string]any{"type": "ModifyQuerySet", "baseVersion": 0, "newVersion": 1, "modifications": adds},
-	} {
-		if err := c.WriteJSON(m); err != nil {
-			c.Close()
-			return nil, 0, 0, err
-		}
-	}
-	answered, refused := map[int]bool{}, 0
-	_ = c.SetReadDeadline(time.Now().Add(60 * time.Second))
-	for {
-		var t liveTransition
-		if err := c.ReadJSON(&t); err != nil {
-			c.Close()
-			var ce *websocket.CloseError
-			if errors.As(err, &ce) && ce.Code == websocket.CloseTryAgainLater {
-				return nil, 0, n, nil
-			}
-			return nil, 0, 0, err
-		}
-		if t.Type != "Transition" {
-			continue
-		}
-		for _, m := range t.Modifications {
-			switch m.Type {
-			case "QueryUpdated":
-				answered[m.QueryID] = true
-			case "QueryFailed":
-				refused++
-			}
-		}
-		if t.EndVersion.QuerySet == 1 {
-			break
-		}
-	}
-	_ = c.SetReadDeadline(time.Time{})
-	go func() {
-		for {
-			var t liveTransition
-			if err := c.ReadJSON(&t); err != nil {
-				return
-			}
-			for _, m := range t.Modifications {
-				if m.Type == "QueryUpdated" {
-					updates.Add(1)
-					last.Store(time.Now().UnixNano())
-				}
-			}
-		}
-	}()
-	return &floodSocket{c: c}, len(answered), refused, nil
 }
 
 // floodArgs are the arguments of distinct subscription i: page size, order,

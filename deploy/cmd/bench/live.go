@@ -31,7 +31,7 @@ func runLiveOnly(base string, tok func(sub string, roles ...string) string) erro
 }
 
 // benchLive: 1,000 open subscriptions of Convex's sync protocol to one
-// store's product list (one product), and the time from a change of its price
+// store's product list (its first page: one product), and the time from a change of its price
 // over HTTP to the last subscriber's update (the Transition that shows the new
 // price), p50/p99 over `rounds` mutations. Two shapes:
 //
@@ -62,7 +62,7 @@ func benchLive(base string, tok func(sub string, roles ...string) string, rounds
 		_, err := do(base+"/api/mutation", owner, "stores.products.updateProduct", map[string]any{"productId": product, "price": price})
 		return err
 	}
-	args := map[string]any{"storeId": store}
+	args := map[string]any{"storeId": store, "paginationOpts": map[string]any{"numItems": 10, "cursor": nil}}
 
 	var rows []row
 	for _, shape := range []struct {
@@ -84,7 +84,7 @@ func benchLive(base string, tok func(sub string, roles ...string) string, rounds
 			if shape.signedIn {
 				ip = fmt.Sprintf("127.0.1.%d", 101+i/100)
 			}
-			s, err := openLiveSocket(base, ip, token, shape.perSk, "stores/products:listProducts", args, w)
+			s, err := openLiveSocket(base, ip, token, shape.perSk, "stores/products:listProductsPaginated", args, w)
 			if err != nil {
 				for _, s := range socks {
 					s.close()
@@ -172,11 +172,13 @@ func openLiveSocket(base, ip, token string, queries int, path string, args any, 
 		qs[i] = liveQuery{path: path, args: args}
 	}
 	return dialLive(base, ip, token, qs, func(s *liveSocket, id int, value json.RawMessage) {
-		var list []struct {
-			Price float64 `json:"price"`
+		var list struct {
+			Page []struct {
+				Price float64 `json:"price"`
+			} `json:"page"`
 		}
-		if json.Unmarshal(value, &list) == nil && len(list) == 1 {
-			w.saw(s, id, int(list[0].Price))
+		if json.Unmarshal(value, &list) == nil && len(list.Page) == 1 {
+			w.saw(s, id, int(list.Page[0].Price))
 		}
 	})
 }

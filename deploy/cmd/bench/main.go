@@ -169,6 +169,9 @@ func run() error {
 	if *floodOnly {
 		return runFloodOnly(info.BaseURL, tok)
 	}
+	if *floodHealth {
+		return runFloodHealth(info.BaseURL, tok)
+	}
 	trivial := body("catalog.locations.listCities", nil)
 	preview := body("admins.platformAdmin.getCommissionPreview", map[string]any{"storeId": storeID, "subtotal": 123.45, "deliveryFee": 7})
 	rows := []row{}

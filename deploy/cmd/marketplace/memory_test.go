@@ -55,7 +55,10 @@ func TestUploadsStayOutOfMemoryAcrossRestart(t *testing.T) {
 	dataDir := t.TempDir()
 	const secret = "memory-test-dev-secret-0123456789"
 	env := append(os.Environ(), "DATA_DIR="+dataDir, "HTTP_ADDR=127.0.0.1:0", "METRICS_ADDR=127.0.0.1:0", "LOG_LEVEL=warn",
-		"ACCESS_LOG=false", "AUTH_DEV_SECRET="+secret, "RATE_LIMIT_RPS=0")
+		"ACCESS_LOG=false", "AUTH_DEV_SECRET="+secret, "RATE_LIMIT_RPS=0",
+		// The users are new accounts (no order, no review): theirs is the
+		// full daily quota here, as this test measures memory, not quotas.
+		"MEDIA_NEW_ACCOUNT_DAILY_UPLOAD_BYTES=104857600")
 
 	p := startMarketplace(t, bin, env)
 	base := p.url

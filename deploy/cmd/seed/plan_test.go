@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"marketplace/services/catalog"
 	"marketplace/services/payouts"
 )
 
@@ -55,8 +56,8 @@ func TestFullPlan(t *testing.T) {
 		if d := distanceKm(s.Lat, s.Lng, area.Lat, area.Lng); d > 1.5 {
 			t.Errorf("store %s is %.1f km from the centre of %s", s.Name, d, area.Name)
 		}
-		if len(s.Products) < 6 {
-			t.Errorf("store %s has %d products", s.Name, len(s.Products))
+		if len(s.Products) < 6 || len(s.Products) > catalog.MaxProductsPerStore {
+			t.Errorf("store %s has %d products (the catalog keeps at most %d a store)", s.Name, len(s.Products), catalog.MaxProductsPerStore)
 		}
 		for _, pr := range s.Products {
 			if pr.Price < 100 || pr.Price%5 != 0 {

@@ -355,12 +355,12 @@ func readWorld(t *testing.T, s *st.Sys, p *Plan) world {
 		names[st.ID] = st.Name
 		add("store", "%s owner %s %s %s, %s, %s in %s, %s at %.6f,%.6f open %v", st.Name, st.OwnerUserID, st.OwnerName, st.OwnerPhone, st.Tier,
 			names[st.PrimaryCategoryID], names[st.Area], names[st.City], st.Latitude, st.Longitude, st.IsOpen)
-		var products []struct {
+		type productView struct {
 			Name        string
 			Price       float64
 			IsAvailable bool
 		}
-		r.read(r.admin, "stores.products.listProducts", map[string]any{"storeId": st.ID}, &products)
+		products := pages[productView](r, r.admin, "stores.products.listProductsPaginated", map[string]any{"storeId": st.ID})
 		for _, pr := range products {
 			add("product", "%s of %s at %.2f available %v", pr.Name, st.Name, pr.Price, pr.IsAvailable)
 		}

@@ -1,6 +1,6 @@
 import { Badge, Button, Card, Checkbox, Group, SimpleGrid, Stack, Switch, Table, Text, TextInput, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { useQuery } from "convex/react";
+import { usePaginatedQuery, useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useState } from "react";
 import { useActionForm, type Refusal } from "../app/action";
@@ -9,9 +9,10 @@ import { DataTable } from "../ui/DataTable";
 import { FormCard, useSubmitAndEmpty } from "../ui/FormCard";
 import { FormDialog } from "../ui/FormDialog";
 import { Loading } from "../ui/Loading";
+import { PagedList } from "../ui/PagedList";
 import { useStore } from "./StoreContext";
 
-type Product = FunctionReturnType<typeof api.stores.products.listProducts>[number];
+type Product = FunctionReturnType<typeof api.stores.products.listProductsPaginated>["page"][number];
 
 // The store's products: its details (category and city in the chosen
 // language), a form to add one, and the list, live, with each product's
@@ -119,27 +120,33 @@ function NewProduct({ storeId }: { storeId: string }) {
   );
 }
 
+// Products a page of the list shows, and "Show more" adds (a store keeps at
+// most 1,000).
+const PRODUCTS_PAGE = 50;
+
 function ProductList({ storeId }: { storeId: string }) {
   const { t, money, dateTime } = useI18n();
-  const products = useQuery(api.stores.products.listProducts, { storeId });
-  if (products === undefined) return <Loading />;
-  if (products.length === 0) return <Text data-testid="products-empty">{t("products.none")}</Text>;
+  const pages = usePaginatedQuery(api.stores.products.listProductsPaginated, { storeId }, { initialNumItems: PRODUCTS_PAGE });
   return (
-    <DataTable minWidth={700} striped verticalSpacing="sm" data-testid="products" columns={["products.name", "products.price", "products.available", "products.added", "products.edit"]}>
-      {products.map((p) => (
-        <Table.Tr key={p._id} data-product={p._id} data-available={p.isAvailable}>
-          <Table.Td>{p.name}</Table.Td>
-          <Table.Td>{money(p.price)}</Table.Td>
-          <Table.Td>
-            <Availability product={p} />
-          </Table.Td>
-          <Table.Td>{dateTime(p._creationTime)}</Table.Td>
-          <Table.Td>
-            <EditProduct product={p} />
-          </Table.Td>
-        </Table.Tr>
-      ))}
-    </DataTable>
+    <PagedList pages={pages} empty={t("products.none")} emptyTestId="products-empty" pageSize={PRODUCTS_PAGE}>
+      {(products) => (
+        <DataTable minWidth={700} striped verticalSpacing="sm" data-testid="products" columns={["products.name", "products.price", "products.available", "products.added", "products.edit"]}>
+          {products.map((p) => (
+            <Table.Tr key={p._id} data-product={p._id} data-available={p.isAvailable}>
+              <Table.Td>{p.name}</Table.Td>
+              <Table.Td>{money(p.price)}</Table.Td>
+              <Table.Td>
+                <Availability product={p} />
+              </Table.Td>
+              <Table.Td>{dateTime(p._creationTime)}</Table.Td>
+              <Table.Td>
+                <EditProduct product={p} />
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
+      )}
+    </PagedList>
   );
 }
 

@@ -1,0 +1,127 @@
+package media
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"marketplace/libs/auth"
+	"marketplace/libs/contracts/customers"
+	"marketplace/libs/contracts/reviews"
+	"marketplace/libs/events"
+	"marketplace/libs/httpserver"
+	"marketplace/libs/store"
+)
+
+// New accounts upload less (issue 29). An account costs nothing to make, so
+// a few hundred of them could fill the total cap within a day at the full
+// daily quota. Until an account has an order or a review, its daily quota
+// is MEDIA_NEW_ACCOUNT_DAILY_UPLOAD_BYTES (never above the full one); after,
+// MEDIA_DAILY_UPLOAD_BYTES. Administrators have the full quota.
+//
+// Who has an order or a review is the customers' and the reviews services'
+// fact. The media service learns it from their events (order.created on
+// topic orders, review.created on topic reviews, each naming the customer's
+// user), kept in establishedColl: an outbox publishes each event with the
+// write it announces, consumers are at least once and idempotent, so no
+// order or review is missed, and an account once established stays so. A
+// call could not do it: the reviews service calls the media service (claim),
+// and the modules' calls form no cycle. An order or review reaches the
+// quota within the event latency (milliseconds).
+
+const (
+	// establishedColl holds the accounts known to have an order or a review:
+	// {_id: user id, by: "order" | "review", eventId, at}.
+	establishedColl = "establishedAccounts"
+	// accountsGroup is the consumer group that fills it.
+	accountsGroup = "media.accounts"
+)
+
+// accountEvents are the events that establish an account, in the versions
+// onAccountEvent reads.
+var accountEvents = events.Versions{customers.EventOrderCreated: {1}, reviews.EventCreated: {1}}
+
+type establishedAccount struct {
+	UserID  string `bson:"_id"`
+	By      string `bson:"by"`
+	EventID string `bson:"eventId"`
+	At      int64  `bson:"at"` // when the media service learnt it, epoch ms
+}
+
+// onAccountEvent records the user an order.created or a review.created
+// names as established (once; the first event stays). ctx is the consumer's
+// transaction.
+func (s *svc) onAccountEvent(ctx context.Context, env events.Envelope) error {
+	var user, by string
+	switch env.Type {
+	case customers.EventOrderCreated:
+		var o customers.OrderEvent
+		if err := events.DecodeData(env, &o); err != nil {
+			return err
+		}
+		user, by = o.CustomerUserID, "order"
+	case reviews.EventCreated:
+		var r reviews.Review
+		if err := events.DecodeData(env, &r); err != nil {
+			return err
+		}
+		user, by = r.CustomerUserID, "review"
+	default:
+		return nil
+	}
+	if user == "" {
+		return nil // names nobody: nothing to learn
+	}
+	_, err := s.env.DB.Collection(establishedColl).UpdateOne(ctx, bson.M{"_id": user},
+		bson.M{"$setOnInsert": establishedAccount{UserID: user, By: by, EventID: env.ID, At: s.env.Now().UnixMilli()}},
+		options.Update().SetUpsert(true))
+	return err
+}
+
+// consumeAccounts follows the orders' and the reviews' topics until ctx ends.
+func (s *svc) consumeAccounts(ctx context.Context) error {
+	return events.RunConsumer(ctx, events.ConsumerConfig{
+		Brokers: s.env.Brokers, GroupID: accountsGroup, Topics: []string{customers.TopicOrders, reviews.Topic},
+		DB: s.env.DB, Handler: s.onAccountEvent, Handles: accountEvents, Publisher: s.env.Publisher, Logger: s.env.Logger,
+		Status: s.accountsStatus,
+	})
+}
+
+// accountsCheck reports a stuck consumer, for readiness.
+func (s *svc) accountsCheck() httpserver.Check {
+	return httpserver.Check{Name: "consumer:" + accountsGroup, Fn: s.accountsStatus.Check}
+}
+
+// dailyQuotaOf is the daily upload quota of the caller, and whether it is a
+// new account's.
+func (s *svc) dailyQuotaOf(ctx context.Context, caller *auth.Identity) (limit int64, newAccount bool, err error) {
+	established := caller.IsAdmin()
+	if !established && s.set.newAccountQuota() < s.set.DailyUploadBytes {
+		err = s.env.DB.Collection(establishedColl).FindOne(ctx, bson.M{"_id": caller.Sub}).Err()
+		switch {
+		case err == nil:
+			established = true
+		case store.IsNotFound(err):
+		default:
+			return 0, false, err
+		}
+	}
+	limit, newAccount = s.set.dailyQuota(established)
+	return limit, newAccount, nil
+}
+
+// dailyQuota is the daily upload quota of an account: the full one once it
+// is established (an order, a review, an administrator), the new accounts'
+// otherwise; newAccount says the smaller one applies.
+func (s *Settings) dailyQuota(established bool) (limit int64, newAccount bool) {
+	if established || s.newAccountQuota() >= s.DailyUploadBytes {
+		return s.DailyUploadBytes, false
+	}
+	return s.newAccountQuota(), true
+}
+
+// newAccountQuota is a new account's daily quota: never above the full one.
+func (s *Settings) newAccountQuota() int64 {
+	return min(s.NewAccountDailyUploadBytes, s.DailyUploadBytes)
+}
