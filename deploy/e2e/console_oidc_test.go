@@ -89,7 +89,7 @@ func TestConsoleSignInWithOpenIDProvider(t *testing.T) {
 	if s.DevSecret != "" {
 		t.Fatal("the system has a development secret next to the identity provider")
 	}
-	webtest.Run(t, dir, 5*time.Minute, append(webtest.Screenshots(t),
+	webtest.Run(t, dir, webtest.BrowserRun, append(webtest.Screenshots(t),
 		"CONSOLE_URL="+s.BaseURL,
 		"CHROMIUM="+chromium,
 		"OIDC_ISSUER="+issuer,
