@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
-	"time"
 
 	"marketplace/deploy/processor"
 	st "marketplace/deploy/systemtest"
@@ -74,7 +73,7 @@ func TestConsoleAdminInBrowser(t *testing.T) {
 	okID(t, w.request(w.owner, rs.storeA, 150)) // one open
 
 	walletA := w.getWallet(t, w.owner, rs.storeA)
-	out := webtest.Run(t, dir, 5*time.Minute, append(webtest.Screenshots(t),
+	out := webtest.Run(t, dir, webtest.BrowserRun, append(webtest.Screenshots(t),
 		"CONSOLE_URL="+s.BaseURL,
 		"CHROMIUM="+chromium,
 		"ADMIN_TOKEN="+rs.admin,

@@ -101,7 +101,7 @@ func TestConsoleSignInWithOpenIDProvider(t *testing.T) {
 	if jwksOnly.DevSecret != "" {
 		t.Fatal("the second system has a development secret next to the identity provider")
 	}
-	webtest.Run(t, dir, 5*time.Minute, append(webtest.Screenshots(t),
+	webtest.Run(t, dir, webtest.BrowserRun, append(webtest.Screenshots(t),
 		"CONSOLE_URL="+s.BaseURL,
 		"JWKS_ONLY_URL="+jwksOnly.BaseURL,
 		"CHROMIUM="+chromium,

@@ -41,7 +41,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := webtest.Run(t, dir, 5*time.Minute, append(webtest.Screenshots(t),
+	out := webtest.Run(t, dir, webtest.BrowserRun, append(webtest.Screenshots(t),
 		"CONSOLE_URL="+s.BaseURL,
 		"CHROMIUM="+chromium,
 		"ADMIN_TOKEN="+w.admin,

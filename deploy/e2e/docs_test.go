@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	st "marketplace/deploy/systemtest"
 	"marketplace/web/apidocs"
@@ -107,19 +106,21 @@ func TestAPIDocsServed(t *testing.T) {
 // TestAPIDocsInBrowser opens /docs in Debian's Chromium with playwright-core
 // (web/console/e2e/apidocs.test.mjs, the console's pinned packages) with
 // every request the page makes recorded: the reference renders the
-// gateway's own operations (addReview, its tag, its arguments), no request
-// leaves the machine (one to any host but the gateway's fails the test, and
-// is aborted), the console shows no error (a refusal by the page's
-// Content-Security-Policy is one), and axe-core finds no serious or critical
-// violation, in light and dark mode; then GET /'s page, checked the same way,
-// leads to it. Skipped, loudly, without node 20.19+ (failed in CI:
-// webtest.Node).
+// gateway's own operations (addReview's section, its request and answer
+// examples with their copy buttons), no request leaves the machine (one to
+// any host but the gateway's fails the test, and is aborted), the console
+// shows no error (a refusal by the page's Content-Security-Policy is one),
+// and axe-core, run once the page has settled (nothing drawn for 2 s, no
+// animation), finds no serious or critical violation, in light and dark
+// mode; the copy buttons are named for what they copy. Then GET /'s page,
+// checked the same way, leads to it. Skipped, loudly, without node 20.19+
+// (failed in CI: webtest.Node).
 func TestAPIDocsInBrowser(t *testing.T) {
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)
 	s := st.Start(t)
-	webtest.Run(t, dir, 3*time.Minute, append(webtest.Screenshots(t),
+	webtest.Run(t, dir, webtest.BrowserRun, append(webtest.Screenshots(t),
 		"CONSOLE_URL="+s.BaseURL,
 		"CHROMIUM="+chromium,
 	), node, "--test", "--test-reporter=spec", filepath.Join("e2e", "apidocs.test.mjs"))

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
-	"time"
 
 	"marketplace/deploy/processor"
 	st "marketplace/deploy/systemtest"
@@ -74,7 +73,7 @@ func TestPortalInBrowser(t *testing.T) {
 	omarReview := addReviewOK(t, s, omar.token, reviewArgs(store, 3, "comment", "Good cake, slow delivery."))
 	eventually(t, "the owner's new-order notifications", func() bool { return count(inbox(t, s, owner), "new_order") == 2 })
 
-	out := webtest.Run(t, dir, 5*time.Minute, append(webtest.Screenshots(t),
+	out := webtest.Run(t, dir, webtest.BrowserRun, append(webtest.Screenshots(t),
 		"CONSOLE_URL="+s.BaseURL,
 		"CHROMIUM="+chromium,
 		"OWNER_TOKEN="+owner,

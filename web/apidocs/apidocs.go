@@ -27,7 +27,7 @@ import (
 )
 
 // Version is the vendored renderer's: @scalar/api-reference (scalar/README.md).
-const Version = "1.72.1"
+const Version = "1.76.0"
 
 // Paths the reference is served at.
 const (

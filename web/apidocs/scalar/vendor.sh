@@ -12,7 +12,7 @@
 # text is kept in LICENSE beside the bundle.
 set -euo pipefail
 
-VERSION=1.72.1
+VERSION=1.76.0
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

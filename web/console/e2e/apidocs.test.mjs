@@ -27,6 +27,7 @@ after(async () => {
  */
 async function watched() {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US" });
+  context.setDefaultTimeout(WAIT.timeout);
   const requests = [];
   const outside = [];
   await context.route("**/*", (route) => {
@@ -48,29 +49,42 @@ async function watched() {
   return { context, page, requests, outside, problems };
 }
 
+// Scalar draws what the page shows in idle time (each block after its
+// neighbours, its copy buttons with it): the reference is judged once nothing
+// changed for this long.
+const RENDERED = { quiet: 2_000 };
+
 test("/docs renders the gateway's operations with no request leaving the machine", async () => {
   const { context, page, requests, outside, problems } = await watched();
   await page.goto(`${URL}/docs`);
-  // The document's tags in the sidebar, then the reviews service's operations.
+  // The document's tags in the sidebar, the reviews service's operations, and addReview's own section.
   await page.getByRole("button", { name: /reviews/i }).first().waitFor(WAIT);
   await page.getByRole("button", { name: /reviews/i }).first().click();
-  await page.getByText(/addReview/).first().waitFor(WAIT);
-  const summary = page.getByText(/Review a store as the caller/).first();
-  await summary.waitFor(WAIT);
-  await summary.scrollIntoViewIfNeeded();
+  await page.getByRole("link", { name: /Review a store as the caller/ }).first().click();
+  const heading = page.getByRole("heading", { name: /Review a store as the caller/ });
+  await heading.waitFor(WAIT);
+  const operation = heading.locator("xpath=ancestor::section[1]");
+  // Drawn in full: the request's example (curl) and the answer's (its fields).
+  await operation.getByText(/curl/).first().waitFor(WAIT);
+  await operation.getByText(/"reviewId"/).first().waitFor(WAIT);
   console.log(`REQUESTS ${requests.length}: ${requests.join(" ")}`);
   const refused = await page.evaluate(() => window.__refused);
   assert.deepEqual(outside, [], "requests to other hosts");
   assert.deepEqual(refused, [], "refused by the Content-Security-Policy");
   assert.deepEqual(problems, [], "errors on the page");
   assert.ok(requests.some((u) => u.endsWith("/api/openapi.json")), `the page read the OpenAPI document: ${requests.join(", ")}`);
+  await accessible(page, "/docs (light)", RENDERED);
   // Into this run's folder only: the reference is no screen of the console's documentation.
   await page.screenshot({ path: join(env("SCREENSHOTS"), "api-reference.png") });
-  await accessible(page, "/docs (light)");
+  // The code blocks' copy buttons say what they copy (a screen reader reads
+  // the name; axe above judged every button drawn by then).
+  for (const name of ["Copy cURL code", "Copy JSON code"]) {
+    assert.ok((await operation.getByRole("button", { name, exact: true }).count()) > 0, `addReview's section has no button named "${name}"`);
+  }
   // Scalar follows the system's colour scheme: the dark one too.
   await page.emulateMedia({ colorScheme: "dark" });
   await page.locator("body.dark-mode").waitFor({ state: "attached", ...WAIT });
-  await accessible(page, "/docs (dark)");
+  await accessible(page, "/docs (dark)", RENDERED);
   assert.deepEqual(outside, [], "requests to other hosts");
   assert.deepEqual(problems, [], "errors on the page");
   await context.close();

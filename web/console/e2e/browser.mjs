@@ -5,7 +5,9 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { AxeBuilder } from "@axe-core/playwright";
+import { test } from "node:test";
 import { chromium } from "playwright-core";
 
 export const env = (name) => {
@@ -14,8 +16,11 @@ export const env = (name) => {
   return v;
 };
 
-// Generous: make test runs every package at once on two cores.
-export const WAIT = { timeout: 30_000 };
+// How long a state may take to appear: generous, since make test runs every
+// package at once on two cores, and other work may share them (loading a
+// page took 20-40 s at a load average of 25). Every page's default for
+// navigation and actions too.
+export const WAIT = { timeout: 60_000 };
 
 export async function launch() {
   mkdirSync(env("SCREENSHOTS"), { recursive: true });
@@ -25,16 +30,22 @@ export async function launch() {
 }
 
 /**
- * Waits until locator matches n elements. A list whose query's arguments
- * change (a filter switched) shows its loader and no rows for a moment: a
- * count taken at once can read that moment, as it did on a loaded machine.
+ * Waits until read() answers want (deep equality), then asserts it. What a
+ * screen shows after an action arrives a render or a query later: a list
+ * whose query's arguments change (a filter switched) shows its loader and no
+ * rows for a moment, and a form is emptied after its mutation's answer, which
+ * can come after the live list already shows the new row. A value read at
+ * once can read that moment, as a count did on a loaded machine.
  */
-export async function counted(locator, n, what) {
+export async function until(read, want, what) {
   const end = Date.now() + WAIT.timeout;
-  let c;
-  while ((c = await locator.count()) !== n && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
-  assert.equal(c, n, what);
+  let got;
+  while (!isDeepStrictEqual((got = await read()), want) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(got, want, what);
 }
+
+/** Waits until locator matches n elements (until). */
+export const counted = (locator, n, what) => until(() => locator.count(), n, what);
 
 /** An element's text with Intl's no-break spaces as plain ones. */
 export async function text(locator) {
@@ -44,6 +55,7 @@ export async function text(locator) {
 /** A page of the console at path, signed in with token, recording its errors. */
 export async function open(browser, path, token) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US", timezoneId: "Europe/London" });
+  context.setDefaultTimeout(WAIT.timeout);
   const page = await context.newPage();
   const problems = [];
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
@@ -58,10 +70,60 @@ export async function open(browser, path, token) {
   return page;
 }
 
-/** axe-core on the page as it is: no serious or critical violation. */
-export async function accessible(page, what) {
-  // A dialog fading in is measured half transparent: wait for transitions to end.
-  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== "running"), null, WAIT);
+/**
+ * Waits until the page is in the state a check judges, settled: no animation
+ * or transition running or about to start (a dialog fading in is measured
+ * half transparent; a loader spins until its list is there), and the
+ * document unchanged, not an attribute, node or text, for quiet ms and at
+ * least three frames. Mantine starts a dialog's transition two frames after
+ * adding it, with nothing running in between, so "no animation now" alone
+ * passed on the dialog's first frame, as it did on a quiet machine; a
+ * renderer that draws in idle time (the API reference) needs a longer quiet.
+ * On timeout (WAIT unless told) it names what was still moving.
+ */
+export async function settled(page, what, { quiet = 300, timeout = WAIT.timeout } = {}) {
+  try {
+    await page.waitForFunction(
+      (quiet) => {
+        const name = (n) => {
+          const e = n?.nodeType === 1 ? n : n?.parentElement;
+          if (!e) return String(n);
+          const testId = e.getAttribute("data-testid");
+          return `<${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ""}${testId ? ` data-testid=${testId}` : ""} class="${String(e.className).slice(0, 80)}">`;
+        };
+        // Installed once per document: what changed last, and when.
+        const w = (window.__settle ??= (() => {
+          const s = { since: performance.now(), frames: 0, last: "nothing yet" };
+          new MutationObserver((records) => {
+            s.since = performance.now();
+            s.frames = 0;
+            s.last = `${records.at(-1).type} of ${name(records.at(-1).target)}`;
+          }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+          return s;
+        })());
+        const moving = document.getAnimations().filter((a) => a.playState === "running" || a.pending);
+        if (moving.length > 0) {
+          const a = moving[0];
+          w.since = performance.now();
+          w.frames = 0;
+          w.last = `${moving.length} running, such as ${a.constructor.name} ${a.animationName ?? a.transitionProperty ?? ""} of ${name(a.effect?.target)}`;
+          return false;
+        }
+        w.frames++;
+        return w.frames >= 3 && performance.now() - w.since >= quiet;
+      },
+      quiet,
+      { polling: "raf", timeout },
+    );
+  } catch (e) {
+    const last = await page.evaluate(() => window.__settle?.last).catch(() => "unknown");
+    throw new Error(`${what}: the page did not settle in ${timeout} ms (unchanged for ${quiet} ms); last change: ${last}`, { cause: e });
+  }
+}
+
+/** axe-core on the page once settled: no serious or critical violation. */
+export async function accessible(page, what, { quiet } = {}) {
+  await settled(page, what, { quiet });
   const r = await new AxeBuilder({ page }).analyze();
   const bad = r.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(
@@ -98,6 +160,45 @@ export async function bothLanguages(page, name, check) {
     await page.getByTestId("language").first().click();
   }
   await page.locator('html[lang="en"]').waitFor(WAIT);
+}
+
+/**
+ * test() for the journeys of a file that share one page, run one after
+ * another on it (live updates proven without a reload), each starting clean.
+ * A journey must leave no dialog open. One that fails leaves the page as
+ * it was (a dialog open, a form half filled, the screen in Arabic): the
+ * contexts it opened besides the shared page are closed and the page is
+ * loaded again at home.path, in English, until home.ready, so the failure
+ * is reported once and the journeys after it still run. shared() is the
+ * page (opened in before()); the reload sets page.startingOver while it
+ * runs and marks the new document __sameDocument again.
+ */
+export function journeys(shared, home) {
+  return (name, fn) =>
+    test(name, async () => {
+      const page = shared();
+      try {
+        await fn();
+        await settled(page, `${name}: at its end`);
+        assert.equal(await page.getByRole("dialog").count(), 0, `${name}: a dialog is left open`);
+      } catch (e) {
+        await startOver(page, home).catch((err) => console.error(`starting over after "${name}" failed too: ${err.message}`));
+        throw e;
+      }
+    });
+}
+
+async function startOver(page, { path, ready }) {
+  for (const context of page.context().browser().contexts()) if (context !== page.context()) await context.close();
+  page.startingOver = true;
+  try {
+    await page.evaluate(() => localStorage.setItem("marketplace.lang", "en"));
+    await page.goto(env("CONSOLE_URL") + path);
+    await ready(page);
+    await page.evaluate(() => (window.__sameDocument = true));
+  } finally {
+    page.startingOver = false;
+  }
 }
 
 /** An operation through the gateway's HTTP API, as any client calls it. */

@@ -4,22 +4,23 @@
 // journey 5 (Arabic: right to left, Arabic names). Every screen is checked by
 // axe-core and photographed in both languages.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { accessible, bothLanguages, call, counted, env, launch, open, shot, text, WAIT } from "./browser.mjs";
+import { after, before } from "node:test";
+import { accessible, bothLanguages, call, counted, env, journeys, launch, open, shot, text, WAIT } from "./browser.mjs";
 
 const STORE = env("STORE_ID");
 const FIRST = env("FIRST_ORDER");
 const SECOND = env("SECOND_ORDER");
 
+const home = { path: "/store/orders", ready: (page) => page.getByRole("heading", { name: /^Orders: Al Noor Bakery/ }).waitFor(WAIT) };
 let browser;
 let owner;
 before(async () => {
   browser = await launch();
-  owner = await open(browser, "/store/orders", env("OWNER_TOKEN"));
-  await owner.getByRole("heading", { name: /^Orders: Al Noor Bakery/ }).waitFor(WAIT);
-  // No reload from here on: every change arrives live.
+  owner = await open(browser, home.path, env("OWNER_TOKEN"));
+  await home.ready(owner);
+  // No reload from here on: every change arrives live (but for starting over after a failed journey).
   await owner.evaluate(() => (window.__sameDocument = true));
-  owner.on("load", () => owner.problems.push(`the page loaded again: ${owner.url()}`));
+  owner.on("load", () => owner.startingOver || owner.problems.push(`the page loaded again: ${owner.url()}`));
 });
 after(async () => {
   try {
@@ -32,10 +33,12 @@ after(async () => {
   }
 });
 
+// Each journey starts on a clean page, even after one before it failed.
+const journey = journeys(() => owner, home);
 const nav = (name) => owner.getByRole("navigation").getByRole("link", { name, exact: true }).click();
 const row = (id) => owner.locator(`tr[data-order="${id}"]`);
 
-test("orders: live, with the server's next statuses as buttons; cancelling asks first", async () => {
+journey("orders: live, with the server's next statuses as buttons; cancelling asks first", async () => {
   const first = row(FIRST);
   const second = row(SECOND);
   await first.and(owner.locator('[data-status="confirmed"]')).waitFor(WAIT);
@@ -98,7 +101,7 @@ test("orders: live, with the server's next statuses as buttons; cancelling asks 
   assert.deepEqual(await moves(held), ["move-cancelled", "move-preparing"]);
 });
 
-test("reviews: statistics and replies, live; a refused reply stays with its text", async () => {
+journey("reviews: statistics and replies, live; a refused reply stays with its text", async () => {
   await nav("Reviews");
   const stats = owner.getByTestId("review-stats");
   await owner.getByTestId("stat-total").filter({ hasText: "2" }).waitFor(WAIT);
@@ -139,7 +142,7 @@ test("reviews: statistics and replies, live; a refused reply stays with its text
   });
 });
 
-test("products: added, a refused price next to its field, edited, made unavailable", async () => {
+journey("products: added, a refused price next to its field, edited, made unavailable", async () => {
   await nav("Products");
   await owner.getByTestId("store-category").filter({ hasText: "Bakeries" }).waitFor(WAIT);
   assert.equal(await text(owner.getByTestId("store-city")), "Dubai");
@@ -181,7 +184,7 @@ test("products: added, a refused price next to its field, edited, made unavailab
   console.log(`PRODUCT ${id}`);
 });
 
-test("notifications: the owner's, marked read in place", async () => {
+journey("notifications: the owner's, marked read in place", async () => {
   await nav("Notifications");
   // Two orders paid as they should, and the held one once confirmed.
   const notes = owner.locator('article[data-type="new_order"]');
@@ -205,7 +208,7 @@ test("notifications: the owner's, marked read in place", async () => {
   assert.equal(await owner.locator('article[data-read="true"]').count(), 0, "a read notification listed with unread only");
 });
 
-test("journey 5: in Arabic the portal is right to left and shows Arabic names", async () => {
+journey("journey 5: in Arabic the portal is right to left and shows Arabic names", async () => {
   await nav("Products");
   await owner.getByTestId("language").first().click();
   await owner.locator('html[lang="ar"][dir="rtl"]').waitFor(WAIT);
