@@ -60,7 +60,7 @@ test:
 	$(GO) vet $(PKGS)
 	@$(MAKE) --no-print-directory contracts-check
 	@$(MAKE) --no-print-directory workflows-check
-	$(GO) test -race -count=1 -timeout 18m $(PKGS)
+	$(GO) test -race -count=1 -timeout 28m $(PKGS)
 
 ## test-mixed-versions: the distributed mode with one service (customers, payouts, reviews, notifications in turn) at another version than the rest, both ways round, the journey passing each time: contracts/ACCEPTED's commit (or MIXED_OLD_COMMIT) against the current code, the current code against its next version (-tags nextversion); MIXED_RUN=<pattern> for some cases
 test-mixed-versions:

@@ -86,8 +86,8 @@ func TestKafkaUsersHoldEachServiceToItsTopics(t *testing.T) {
 	if err := eventstest.Write(ctx, s.KafkaAs("customers"), customers.TopicOrders, st.ProbeEvent("customers")); err != nil {
 		t.Fatalf("customers' user on orders, the topic it publishes: %v", err)
 	}
-	if err := eventstest.Read(ctx, s.KafkaAs("media"), customers.TopicOrders); !eventstest.Refused(err) {
-		t.Fatalf("media's user read orders: %v, want refused by the broker", err)
+	if err := eventstest.Read(ctx, s.KafkaAs("addresses"), customers.TopicOrders); !eventstest.Refused(err) {
+		t.Fatalf("addresses' user read orders: %v, want refused by the broker", err)
 	}
 	if err := eventstest.Read(ctx, s.KafkaAs("payouts"), customers.TopicOrders); err != nil {
 		t.Fatalf("payouts' user on orders, a topic it consumes: %v", err)
