@@ -11,7 +11,7 @@ GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 MODDIRS = $(shell $(GO) list -m -f '{{.Dir}}')
 BIN := bin/marketplace
 
-.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept workflows-check client console token sign-webhook pay seed bench bench-engine bench-live fuzz fmt
+.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept workflows-check client console token sign-webhook pay seed bench bench-engine bench-live fuzz fmt shape
 .DEFAULT_GOAL := help
 
 ## help: this list (each target's `##` comment)
@@ -56,11 +56,15 @@ run-distributed:
 ## test: every module's tests (unit, fuzz seed corpora, black-box through the gateway), after the published contracts' check (contracts-check) and the CI workflows' (actionlint)
 test:
 	@bash .ci/check-large-files
-	@unformatted="$$($(GOFMT) -l $(MODDIRS) tools/actionlint)"; if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi
+	@unformatted="$$($(GOFMT) -l $(MODDIRS) tools/actionlint tools/shape)"; if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
 	@$(MAKE) --no-print-directory contracts-check
 	@$(MAKE) --no-print-directory workflows-check
 	$(GO) test -race -count=1 -timeout 28m $(PKGS)
+
+## shape: how far the services are from domain / storage / operations (BSON literals and collection calls outside the repositories, clock reads) and the size of libs/ and libs/store, in lines (docs/adr)
+shape:
+	@cd tools/shape && GOWORK=off $(GO) run . -root $(CURDIR)
 
 ## test-mixed-versions: the distributed mode with one service (customers, payouts, reviews, notifications in turn) at another version than the rest, both ways round, the journey passing each time: contracts/ACCEPTED's commit (or MIXED_OLD_COMMIT) against the current code, the current code against its next version (-tags nextversion); MIXED_RUN=<pattern> for some cases
 test-mixed-versions:

@@ -1,0 +1,3 @@
+module marketplace/tools/shape
+
+go 1.26
