@@ -1,13 +1,9 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -118,29 +114,13 @@ type floodCounters struct {
 // waiting for their answers; a reader counts into fc the first answers, the
 // refusals (QueryFailed), the later updates, and a socket the gateway closed.
 func openFloodSocket(base, ip, store string, first, n int, fc *floodCounters) (*websocket.Conn, error) {
-	dialer := *websocket.DefaultDialer
-	dialer.NetDial = func(network, addr string) (net.Conn, error) {
-		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
-		return d.Dial(network, addr)
+	queries := make([]liveQuery, n)
+	for i := range queries {
+		queries[i] = liveQuery{path: "stores/reviews:getStoreReviews", args: floodArgs(store, first+i)}
 	}
-	c, _, err := dialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/api/1.48.0/sync", nil)
+	c, err := subscribeFrom(base, ip, "", queries)
 	if err != nil {
 		return nil, err
-	}
-	session := make([]byte, 16)
-	_, _ = rand.Read(session)
-	adds := make([]any, n)
-	for i := range adds {
-		adds[i] = map[string]any{"type": "Add", "queryId": i, "udfPath": "stores/reviews:getStoreReviews", "args": []any{floodArgs(store, first+i)}}
-	}
-	for _, m := range []any{
-		map[string]any{"type": "Connect", "sessionId": hex.EncodeToString(session), "connectionCount": 0, "clientTs": time.Now().UnixMilli()},
-		map[string]any{"type": "ModifyQuerySet", "baseVersion": 0, "newVersion": 1, "modifications": adds},
-	} {
-		if err := c.WriteJSON(m); err != nil {
-			c.Close()
-			return nil, err
-		}
 	}
 	go func() {
 		seen := map[int]bool{}

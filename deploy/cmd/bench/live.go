@@ -195,31 +195,9 @@ type liveQuery struct {
 // such as the caps' RATE_LIMITED, is an error). From then on every
 // QueryUpdated goes to onUpdate, from the socket's reader goroutine.
 func dialLive(base, ip, token string, queries []liveQuery, onUpdate func(s *liveSocket, id int, value json.RawMessage)) (*liveSocket, error) {
-	dialer := *websocket.DefaultDialer
-	dialer.NetDial = func(network, addr string) (net.Conn, error) {
-		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
-		return d.Dial(network, addr)
-	}
-	c, _, err := dialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/api/1.48.0/sync", nil)
+	c, err := subscribeFrom(base, ip, token, queries)
 	if err != nil {
 		return nil, err
-	}
-	session := make([]byte, 16)
-	_, _ = rand.Read(session)
-	msgs := []any{map[string]any{"type": "Connect", "sessionId": hex.EncodeToString(session), "connectionCount": 0, "clientTs": time.Now().UnixMilli()}}
-	if token != "" {
-		msgs = append(msgs, map[string]any{"type": "Authenticate", "tokenType": "User", "value": token, "baseVersion": 0})
-	}
-	adds := make([]any, len(queries))
-	for i, q := range queries {
-		adds[i] = map[string]any{"type": "Add", "queryId": i, "udfPath": q.path, "args": []any{q.args}}
-	}
-	msgs = append(msgs, map[string]any{"type": "ModifyQuerySet", "baseVersion": 0, "newVersion": 1, "modifications": adds})
-	for _, m := range msgs {
-		if err := c.WriteJSON(m); err != nil {
-			c.Close()
-			return nil, err
-		}
 	}
 	s := &liveSocket{c: c, seen: map[int]int{}, done: make(chan struct{})}
 	// Until the query set is answered and every query has its first value.
@@ -294,4 +272,37 @@ func readTransition(c *websocket.Conn) (liveTransition, error) {
 			return t, fmt.Errorf("%s: %s", t.Type, t.Error)
 		}
 	}
+}
+
+// subscribeFrom opens a sync socket from the local address ip, signs in with
+// token (none: anonymous), and adds queries as ids 0..len-1 in one query set,
+// without waiting for their answers.
+func subscribeFrom(base, ip, token string, queries []liveQuery) (*websocket.Conn, error) {
+	dialer := *websocket.DefaultDialer
+	dialer.NetDial = func(network, addr string) (net.Conn, error) {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
+		return d.Dial(network, addr)
+	}
+	c, _, err := dialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/api/1.48.0/sync", nil)
+	if err != nil {
+		return nil, err
+	}
+	session := make([]byte, 16)
+	_, _ = rand.Read(session)
+	msgs := []any{map[string]any{"type": "Connect", "sessionId": hex.EncodeToString(session), "connectionCount": 0, "clientTs": time.Now().UnixMilli()}}
+	if token != "" {
+		msgs = append(msgs, map[string]any{"type": "Authenticate", "tokenType": "User", "value": token, "baseVersion": 0})
+	}
+	adds := make([]any, len(queries))
+	for i, q := range queries {
+		adds[i] = map[string]any{"type": "Add", "queryId": i, "udfPath": q.path, "args": []any{q.args}}
+	}
+	msgs = append(msgs, map[string]any{"type": "ModifyQuerySet", "baseVersion": 0, "newVersion": 1, "modifications": adds})
+	for _, m := range msgs {
+		if err := c.WriteJSON(m); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
 }
