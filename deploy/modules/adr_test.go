@@ -3,6 +3,7 @@ package modules
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -142,4 +143,49 @@ func expected(headings []string, next int) string {
 		return headings[next]
 	}
 	return "no further heading"
+}
+
+// TestCommitMsgHook: .githooks/commit-msg (make hooks) refuses a subject over
+// 72 characters and accepts everything else a commit may start with.
+func TestCommitMsgHook(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	hook, err := filepath.Abs(filepath.Join(root, ".githooks", "commit-msg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 73)
+	for _, c := range []struct {
+		name, message string
+		ok            bool
+	}{
+		{"short", "docs/adr: one record per decision\n\nThe story, as long as it needs.\n", true},
+		{"72 characters", strings.Repeat("x", 72) + "\n", true},
+		{"72 characters, not bytes", strings.Repeat("é", 72) + "\n", true},
+		{"73 characters", long + "\n", false},
+		{"after comments and blank lines", "# Please enter the commit message\n\n" + long + "\n", false},
+		{"CRLF", strings.Repeat("x", 72) + "\r\n", true},
+		{"no final newline", long, false},
+		{"empty (git aborts the commit itself)", "# nothing\n", true},
+		{"fixup of a subject of 72", "fixup! " + strings.Repeat("x", 72) + "\n", true},
+		{"fixup of a long subject", "squash! " + long + "\n", false},
+		{"merge written by git", "Merge remote-tracking branch 'origin/a-very-long-branch-name-for-this-test' into main\n", true},
+		{"revert written by git", "Revert \"" + strings.Repeat("x", 72) + "\"\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "COMMIT_EDITMSG")
+			if err := os.WriteFile(file, []byte(c.message), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(bash, hook, file).CombinedOutput()
+			if c.ok && err != nil {
+				t.Errorf("refused: %v\n%s", err, out)
+			}
+			if !c.ok && (err == nil || !strings.Contains(string(out), "at most 72")) {
+				t.Errorf("accepted (%v): %q\n%s", err, c.message, out)
+			}
+		})
+	}
 }
