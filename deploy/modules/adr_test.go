@@ -189,3 +189,40 @@ func TestCommitMsgHook(t *testing.T) {
 		})
 	}
 }
+
+// TestNothingPointsAtDecisionsFile: docs/decisions.md became the records of
+// docs/adr, so no comment, document or script names it any more (a branch
+// written before the change brings such a reference back when it merges).
+// CHANGELOG.md's entries are history and keep their words.
+func TestNothingPointsAtDecisionsFile(t *testing.T) {
+	skipDirs := map[string]bool{".git": true, "node_modules": true, "bin": true, "dist": true, "data": true, "third_party": true, "adr": true}
+	texts := map[string]bool{".go": true, ".md": true, ".sh": true, ".yml": true, ".yaml": true, ".ts": true, ".tsx": true, ".mjs": true, ".txt": true, "": true}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".") && d.Name() != ".githooks" && d.Name() != ".ci" && d.Name() != ".github") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		if !texts[filepath.Ext(path)] && d.Name() != ".gitattributes" || rel == "CHANGELOG.md" || rel == filepath.Join("deploy", "modules", "adr_test.go") {
+			return nil
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(raw), "\n") {
+			if strings.Contains(line, "decisions.md") {
+				t.Errorf("%s:%d names decisions.md: point at the record in docs/adr that holds the rule (docs/adr/README.md lists them)", rel, i+1)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
