@@ -11,7 +11,7 @@ GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 MODDIRS = $(shell $(GO) list -m -f '{{.Dir}}')
 BIN := bin/marketplace
 
-.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept workflows-check client console token sign-webhook pay seed bench bench-engine bench-live fuzz fmt shape
+.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept workflows-check client console token sign-webhook pay seed bench bench-engine bench-live fuzz fmt shape hooks
 .DEFAULT_GOAL := help
 
 ## help: this list (each target's `##` comment)
@@ -61,6 +61,10 @@ test:
 	@$(MAKE) --no-print-directory contracts-check
 	@$(MAKE) --no-print-directory workflows-check
 	$(GO) test -race -count=1 -timeout 28m $(PKGS)
+
+## hooks: turn on the repository's git hooks in this clone (.githooks/commit-msg: commit subjects at most 72 characters, docs/adr/0001)
+hooks:
+	git config core.hooksPath .githooks
 
 ## shape: how far the services are from domain / storage / operations (BSON literals and collection calls outside the repositories, clock reads) and the size of libs/ and libs/store, in lines (docs/adr)
 shape:

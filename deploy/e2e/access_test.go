@@ -48,7 +48,7 @@ func TestAccessMatrix(t *testing.T) {
 	for _, d := range descs {
 		want, ok := documentedAccess[d.Path]
 		if !ok {
-			t.Errorf("%s is not in documentedAccess: add the access the interface or the contract (or docs/decisions.md) gives it", d.Path)
+			t.Errorf("%s is not in documentedAccess: add the access the interface or the contract (or a record in docs/adr) gives it", d.Path)
 		} else if d.Access != want {
 			t.Errorf("%s is declared %s; the documents give %s", d.Path, d.Access, want)
 		}
@@ -129,18 +129,18 @@ func TestAccessMatrix(t *testing.T) {
 var liveFallback = []string{}
 
 // documentedAccess is each public operation's access as the interface
-// (section 4, 5), the platform contract (section 4) and docs/decisions.md
+// (section 4, 5), the platform contract (section 4) and docs/adr
 // give it.
 var documentedAccess = map[string]ops.Access{
 	"admins.catalog.createCity": ops.Admin, "admins.catalog.createArea": ops.Admin, "admins.catalog.createCategory": ops.Admin,
 	"admins.catalog.createStore": ops.Admin, "admins.catalog.updateCity": ops.Admin, "admins.catalog.updateArea": ops.Admin,
 	"catalog.locations.listCities": ops.Public, "catalog.locations.listAreas": ops.Public, "catalog.categories.listCategories": ops.Public,
 	"stores.catalog.getStore": ops.Public, "stores.products.listProducts": ops.Public, "stores.products.createProduct": ops.StoreOwner,
-	// Store discovery and the operations a marketplace runs on (issue 12; docs/decisions.md, "Catalog").
+	// Store discovery and the operations a marketplace runs on (issue 12; docs/adr/0022, 0023).
 	"admins.catalog.updateStore": ops.Admin, "stores.catalog.updateMyStore": ops.StoreOwner,
 	"catalog.stores.listStores": ops.Public, "catalog.stores.searchNearby": ops.Public,
 	"stores.products.updateProduct": ops.StoreOwner,
-	// The products in pages (issue 29, item 6; docs/decisions.md, "Catalog").
+	// The products in pages (issue 29, item 6; docs/adr/0025-products.md).
 	"stores.products.listProductsPaginated": ops.Public,
 
 	"customers.profile.upsertMyProfile": ops.Authenticated, "customers.profile.getMyProfile": ops.Authenticated,
@@ -148,9 +148,9 @@ var documentedAccess = map[string]ops.Access{
 	"customers.orders.getMyOrders": ops.Customer, "customers.orders.getOrderByPaymentIntent": ops.Authenticated,
 	"stores.orders.updateOrderStatus": ops.StoreOwnerOrAdmin,
 	"stores.orders.listStoreOrders":   ops.StoreOwnerOrAdmin,
-	// The console's and the portal's lists (issue 20; docs/decisions.md, "Orders", "Catalog").
+	// The console's and the portal's lists (issue 20; docs/adr/0133-console-rules-and-language.md).
 	"admins.orders.listHeldOrders": ops.Admin, "stores.catalog.listMyStores": ops.Authenticated,
-	// Checkout (issue 12; docs/decisions.md, "Checkout"): the caller's own address and cart.
+	// Checkout (issue 12; docs/adr/0036-checkout.md): the caller's own address and cart.
 	"customers.checkout.createPaymentIntent": ops.Customer,
 
 	"customers.addresses.createAddress": ops.Customer, "customers.addresses.updateAddress": ops.Customer,
@@ -170,7 +170,7 @@ var documentedAccess = map[string]ops.Access{
 	"admins.payoutOperations.approvePayout": ops.Admin, "admins.payoutOperations.rejectPayout": ops.Admin,
 	"admins.payoutOperations.markPayoutAsProcessing": ops.Admin, "admins.payoutOperations.completePayout": ops.Admin,
 	"admins.payoutOperations.markPayoutAsFailed": ops.Admin, "admins.payoutOperations.adjustWalletBalance": ops.Admin,
-	// Ours (docs/decisions.md, "Payouts and wallets").
+	// Ours (docs/adr/0062-wallet-adjustments-and-listings.md).
 	"stores.payouts.listPayouts": ops.StoreOwnerOrAdmin, "admins.payoutOperations.getPayout": ops.Admin,
 	"admins.payoutOperations.reconcileWallet": ops.Admin, "admins.payoutOperations.releaseDueEarnings": ops.Admin,
 
@@ -260,7 +260,7 @@ var adminsSeeAll = []string{"customers.orders.getOrderByPaymentIntent"}
 
 // othersSeeNothing are the lookups of a customer's records that answer anyone
 // else exactly as for a record that does not exist (null), not with a refusal
-// that would reveal it (decisions.md, "What others' records look like").
+// that would reveal it (docs/adr/0039-orders.md).
 var othersSeeNothing = []string{"customers.orders.getOrderByPaymentIntent"}
 
 // id is a record of kind for one operation; addresses, cart lines, reviews

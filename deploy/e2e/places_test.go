@@ -57,7 +57,7 @@ func TestRenamedPlacesReachAddresses(t *testing.T) {
 
 // TestAddressDefaultOptOuts: the first address becomes the default unless the
 // caller says isDefault false; updateAddress isDefault false on the default
-// leaves the customer without one (docs/decisions.md).
+// leaves the customer without one (docs/adr/0031-addresses.md).
 func TestAddressDefaultOptOuts(t *testing.T) {
 	s := st.Start(t)
 	admin, user := s.Token("admin-1", "admin"), s.Token("user-1")

@@ -13,7 +13,7 @@ import (
 )
 
 // A store's products in pages, and the cap on a store's products (issue 29,
-// item 6; docs/decisions.md, "Catalog").
+// item 6; docs/adr/0025-products.md).
 
 type productPage struct {
 	Page           []productView `json:"page"`

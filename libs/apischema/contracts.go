@@ -109,7 +109,7 @@ type EventVersion struct {
 	Payload reflect.Type
 	// Until is the date (YYYY-MM-DD) before which the producer keeps
 	// publishing it; after it, its owner ends the window once no consumer
-	// group reads it (decisions: versioned events).
+	// group reads it (docs/adr/0090-versioned-events.md).
 	Until string
 }
 

@@ -17,7 +17,7 @@ import (
 
 // What a Client knows of the services it calls, so that a caller and a callee
 // of different releases of one contract major work together
-// (docs/decisions.md, "Contract versions between services"):
+// (docs/adr/0088-releases-of-a-major-interoperate.md):
 //
 //   - A callee keeps refusing arguments it does not know (strict decoding
 //     catches real bugs, and the refusal comes before the operation runs).

@@ -16,8 +16,8 @@ import (
 // 9464 is the port OpenTelemetry's Prometheus exporters use by convention.
 const DefaultPublicMetricsAddr = "127.0.0.1:9464"
 
-// Metrics decides where the program's /metrics is served (decisions.md,
-// "Telemetry"):
+// Metrics decides where the program's /metrics is served
+// (docs/adr/0117-metrics.md):
 //
 //   - METRICS_ADDR set: on a listener of its own there, for every program,
 //     served until ctx ends; the HTTP port does not serve it. A port that

@@ -34,7 +34,7 @@ package store
 // file shorter than its own high-water mark (truncated), a record whose
 // checksum or BSON is wrong, or a namespace whose count does not match what
 // was read is refused with an error naming what is wrong, never opened with
-// documents silently missing (see docs/decisions.md, "Embedded engine").
+// documents silently missing (see docs/adr/0105-damaged-file-refused.md).
 
 import (
 	"bytes"

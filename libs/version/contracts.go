@@ -10,7 +10,7 @@ import (
 // repository's root, CHANGELOG.md) a program implements: the public
 // operations, the internal operations services call on each other, and the
 // event payloads. Each is MAJOR.MINOR.PATCH; a change within one major is
-// compatible (docs/decisions.md, "Published contracts").
+// compatible (docs/adr/0085-contract-versions-and-changelog.md).
 type Contracts struct {
 	Public   string `json:"public"`
 	Internal string `json:"internal"`

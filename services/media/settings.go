@@ -7,7 +7,7 @@ import (
 )
 
 // Settings are the media service's own, from the environment (README,
-// Configuration; docs/decisions.md, Media: the numbers and why).
+// Configuration; docs/adr/0049-media-upload-limits.md: the numbers and why).
 type Settings struct {
 	// BlobURL names where the bytes go: file:///dir, s3://bucket?region=...
 	// (any S3-compatible bucket: endpoint=..., use_path_style=true), gridfs

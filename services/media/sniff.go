@@ -8,7 +8,7 @@ import (
 
 // Sniff names the image type of b by its leading bytes (its magic number):
 // PNG, JPEG, GIF or WebP. ok is false for anything else. Only the signature is
-// read: the rest of the file is not decoded (see docs/decisions.md, Media).
+// read: the rest of the file is not decoded (see docs/adr/0047-media-upload-and-download.md).
 func Sniff(b []byte) (contentType string, ok bool) {
 	switch {
 	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):

@@ -20,5 +20,5 @@
 // Every balance change is one transaction holding the change (a conditional
 // update that cannot overdraw), its wallet transaction (unique source key),
 // and its event in the outbox. The decisions behind all of it are in
-// docs/decisions.md, "Payouts and wallets".
+// docs/adr (README.md, "Money, payouts and wallets").
 package payouts

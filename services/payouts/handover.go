@@ -2,7 +2,7 @@ package payouts
 
 // A store's handover (admins.catalog.updateStore giving it to another user)
 // and the payouts its former owner requested to their own bank account
-// (docs/decisions.md, "Store handover"). The rules are in payoutstate.go
+// (docs/adr/0065-store-handover-settles-payouts.md, 0066, 0067). The rules are in payoutstate.go
 // (OnHandover, PaysOut, HandedOver, HandedOverSinceCheck); here is where
 // they meet the data:
 //

@@ -47,7 +47,7 @@ type walletSettings struct {
 }
 
 // defaultWalletSettings are the platform's defaults for a new configuration
-// (docs/decisions.md): earnings fall back to them when no configuration can
+// (docs/adr/0056-earnings-holds-and-release.md): earnings fall back to them when no configuration can
 // be read, rather than being refused.
 var defaultWalletSettings = walletSettings{MinPayout: 100_00, MaxPayout: 50_000_00, ProcessingFee: 2_00, HoldDays: 7}
 

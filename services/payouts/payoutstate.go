@@ -129,7 +129,7 @@ func Event(status string) string {
 }
 
 // What a store's handover does to each of its payouts whose owner at request
-// is not the store's owner any more (docs/decisions.md, "Store handover").
+// is not the store's owner any more (docs/adr/0065-store-handover-settles-payouts.md).
 type HandoverAction int
 
 const (

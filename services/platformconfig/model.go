@@ -174,7 +174,7 @@ func ratePtr(r float64) *float64 { return &r }
 
 // Defaults of a new configuration. The interface fixes the platform defaults and
 // the category rates; the premium and enterprise rates, wallet and location
-// settings are ours (docs/decisions.md).
+// settings are ours (docs/adr/0026-platform-config-defaults-and-tiers.md).
 var (
 	initialRate    = 0.05
 	initialFixed   = fils(2)

@@ -11,7 +11,7 @@ import (
 // Pure rules of reviews, without I/O: helpfulness ranking, the statistics and
 // their changes, the text of a review.
 
-// Limits of a review (the interface leaves them open; decisions.md).
+// Limits of a review (the interface leaves them open; docs/adr/0073-review-content.md).
 const (
 	MaxTitle       = 200   // characters, one line
 	MaxComment     = 5_000 // characters, newlines allowed
@@ -166,7 +166,7 @@ func checkContent(title, comment string) error {
 }
 
 // Purchase is what decides a review's verified purchase (interface 2.1 rules
-// 2 and 3 with the contract's section 9; decisions.md, Reviews): the store's
+// 2 and 3 with the contract's section 9; docs/adr/0069-verified-purchase.md): the store's
 // owner as the catalog has it now, the customers service's facts about the
 // cited order and the author's delivered orders of the store, and this
 // service's own records: which orders the author's verified reviews of the

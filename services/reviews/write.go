@@ -38,7 +38,7 @@ func orEmpty(s *string) string {
 }
 
 // addReview writes the caller's review of a store. Verified purchase
-// (Verification, decisions.md): a store's owner may not review their own store
+// (Verification, docs/adr/0069-verified-purchase.md): a store's owner may not review their own store
 // (the owner read afresh from the catalog); a cited order must exist and be the
 // caller's (else NOT_FOUND, the same answer for both) and be of the store
 // (INVALID_ARGUMENT), and not reviewed by them already (ALREADY_EXISTS); it

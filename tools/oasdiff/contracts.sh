@@ -10,7 +10,7 @@
 #                               those of BASE (exit 1 on a breaking change)
 #
 # The judge is oasdiff (tools/oasdiff/go.mod pins it; built into bin/oasdiff
-# outside the workspace). Policy: docs/decisions.md, "Published contracts".
+# outside the workspace). Policy: docs/adr/0083-published-contracts.md.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -94,7 +94,7 @@ diff_dirs() {
 		fi
 	done
 	if ((${#failed[@]})); then
-		echo "contracts: breaking changes in: ${failed[*]}; a breaking change is a new version published beside the old one (docs/decisions.md, \"Published contracts\")" >&2
+		echo "contracts: breaking changes in: ${failed[*]}; a breaking change is a new version published beside the old one (docs/adr/0086-public-operation-deprecation.md)" >&2
 		return 1
 	fi
 	echo "contracts: no breaking change (${CONTRACTS[*]})"

@@ -11,7 +11,7 @@
 // own: it becomes the entry's Version and Payload, and the old one moves to
 // Older with the end of its deprecation window; the producer then publishes
 // both (events.ByVersion) until the window ends and the old one is removed
-// (docs/decisions.md, "Versioned events").
+// (docs/adr/0090-versioned-events.md, 0091-publishing-two-event-versions.md).
 package events
 
 import (
