@@ -2,7 +2,7 @@ package payouts
 
 // A store's handover (admins.catalog.updateStore giving it to another user)
 // and the payouts its former owner requested to their own bank account
-// (docs/decisions.md, "Store handover"). The rules are in payoutstate.go
+// (docs/decisions.md, "Store handover"). The rules are in domain/payoutstate.go
 // (domain: OnHandover, PaysOut, HandedOver, HandedOverSinceCheck,
 // Payout.Apply, Payout.HandoverAction, Payout.FlagHandover); here is where
 // they meet the data:

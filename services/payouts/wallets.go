@@ -205,7 +205,7 @@ type reconcileArgs struct {
 // snapshot: balances from the transactions (Effect) and the journal's moves,
 // total earnings and orders from the earnings, total payouts from the
 // completed payouts. A wallet that is not open is the zero wallet. It also
-// checks what the sums cannot show (checkLedger): each payout has exactly one
+// checks what the sums cannot show (domain.Reconcile): each payout has exactly one
 // payout transaction, of its amount and in the status its own implies; each
 // earning's amount is what is held of it, what adjustments took from it and
 // what its release moved; the pending balance covers what is held; no balance

@@ -376,7 +376,7 @@ type statisticsArgs struct {
 
 // getPayoutStatistics computes the figures in Go (the embedded engine has no
 // aggregation pipeline; see Summarize for their definitions): from the
-// running totals (totals.go), or, with a dateRange, from one indexed find of
+// running totals (storage.Totals), or, with a dateRange, from one indexed find of
 // the payouts requested within it (inclusive).
 func (s *svc) getPayoutStatistics(ctx context.Context, a *statisticsArgs) (*domain.Statistics, error) {
 	now := s.now()

@@ -79,7 +79,7 @@ func payoutTxStatuses(status string, restored bool) []string {
 	return []string{TxCompleted}
 }
 
-// checkLedger finds what the sums cannot: see reconcileWallet. stored and
+// checkLedger finds what the sums cannot: see Reconcile. stored and
 // ledger are the balances as stored and as recomputed.
 func checkLedger(stored, ledger Balances, txs []Transaction, moves []Adjustment, ps []Payout) []string {
 	var bad []string

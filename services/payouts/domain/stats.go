@@ -71,7 +71,7 @@ type Statistics struct {
 // Summary is what the statistics are made of: open totals, all-time
 // completion totals, and the completions of the Dubai day and month of now
 // per store. It is built either from the payouts themselves (Summarize) or
-// from the running totals kept with every move (totals.go).
+// from the running totals kept with every move (storage.Totals).
 type Summary struct {
 	pendingCount, processingCount   int
 	pendingAmount, processingAmount money.Fils
