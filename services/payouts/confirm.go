@@ -38,6 +38,7 @@ import (
 	"marketplace/libs/contracts/customers"
 	"marketplace/libs/events"
 	"marketplace/libs/ids"
+	"marketplace/services/payouts/domain"
 )
 
 // confirmTimeout bounds one call asking the customers service about orders.
@@ -278,7 +279,7 @@ func (s *svc) onStoreEvent(ctx context.Context, env events.Envelope, d catalog.S
 			"eventId", env.ID, "type", env.Type, "storeId", d.StoreID, "reason", reasonAheadOfCatalog,
 			"eventVersion", d.Version, "version", st.Version, "eventOwnerUserId", d.OwnerUserID, "ownerUserId", st.OwnerUserID)
 	}
-	if err := s.openWallet(ctx, storeInfo{ID: d.StoreID, Name: st.Name, OwnerUserID: st.OwnerUserID, OwnerName: st.OwnerName,
+	if err := s.openWallet(ctx, domain.StoreInfo{ID: d.StoreID, Name: st.Name, OwnerUserID: st.OwnerUserID, OwnerName: st.OwnerName,
 		OwnerPhone: st.OwnerPhone, Version: max(st.Version, 1)}); err != nil {
 		return err
 	}
@@ -332,7 +333,7 @@ func (s *svc) onDelivered(ctx context.Context, env events.Envelope, d customers.
 	skip := func(reason string) error {
 		s.countUnconfirmed(ctx, reason)
 		s.env.Logger.WarnContext(ctx, "payouts: a delivered-order event the customers service does not confirm: nothing credited",
-			"eventId", env.ID, "orderId", d.OrderID, "reason", reason, "eventStoreId", d.StoreID, "eventStoreEarnings", aedText(d.StoreEarnings))
+			"eventId", env.ID, "orderId", d.OrderID, "reason", reason, "eventStoreId", d.StoreID, "eventStoreEarnings", domain.AEDText(d.StoreEarnings))
 		return nil
 	}
 	if !ids.Valid("orders", d.OrderID) {
@@ -358,7 +359,7 @@ func (s *svc) onDelivered(ctx context.Context, env events.Envelope, d customers.
 			s.countUnconfirmed(ctx, differs.reason)
 			s.env.Logger.WarnContext(ctx, "payouts: a delivered-order event differs from its order: credited as the order has it",
 				"eventId", env.ID, "orderId", d.OrderID, "reason", differs.reason, "eventStoreId", d.StoreID, "storeId", f.StoreID,
-				"eventStoreEarnings", aedText(d.StoreEarnings), "storeEarnings", aedText(f.StoreEarnings))
+				"eventStoreEarnings", domain.AEDText(d.StoreEarnings), "storeEarnings", domain.AEDText(f.StoreEarnings))
 		}
 	}
 	return s.creditEarnings(ctx, customers.OrderEvent{
@@ -382,11 +383,11 @@ type UnconfirmedEarning struct {
 // unconfirmedEarnings checks each earning among txs against its order, as the
 // customers service has it. A service that does not answer is UNAVAILABLE:
 // the wallet cannot be said to be consistent.
-func (s *svc) unconfirmedEarnings(ctx context.Context, storeID string, txs []txDoc) ([]UnconfirmedEarning, error) {
+func (s *svc) unconfirmedEarnings(ctx context.Context, storeID string, txs []domain.Transaction) ([]UnconfirmedEarning, error) {
 	var orderIDs []string
 	seen := map[string]bool{}
 	for _, t := range txs {
-		if id := t.Metadata["orderId"]; t.Type == TxEarning && ids.Valid("orders", id) && !seen[id] {
+		if id := t.Metadata["orderId"]; t.Type == domain.TxEarning && ids.Valid("orders", id) && !seen[id] {
 			seen[id] = true
 			orderIDs = append(orderIDs, id)
 		}
@@ -400,7 +401,7 @@ func (s *svc) unconfirmedEarnings(ctx context.Context, storeID string, txs []txD
 	}
 	out := []UnconfirmedEarning{}
 	for _, t := range txs {
-		if t.Type != TxEarning {
+		if t.Type != domain.TxEarning {
 			continue
 		}
 		u := UnconfirmedEarning{TransactionID: t.ID, OrderID: t.Metadata["orderId"], Amount: t.Amount.AED()}

@@ -18,6 +18,8 @@ import (
 	"marketplace/libs/events"
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
+	"marketplace/services/payouts/domain"
+	"marketplace/services/payouts/storage"
 )
 
 func envelope(t *testing.T, typ string, data any) events.Envelope {
@@ -50,7 +52,7 @@ func TestForgedDeliveriesCreditNothing(t *testing.T) {
 	if w := ts.wallet(t, storeID); w.PendingBalance != 0 || w.AvailableBalance != 0 || w.TotalOrders != 0 || w.TotalEarnings != 0 {
 		t.Fatalf("forged deliveries credited: %+v", w)
 	}
-	if n := ts.count(t, txColl, bson.M{}); n != 0 {
+	if n := ts.count(t, storage.TxColl, bson.M{}); n != 0 {
 		t.Fatalf("%d wallet transactions from forged deliveries", n)
 	}
 	if n := ts.count(t, "outbox", bson.M{}); n != 0 {
@@ -73,7 +75,7 @@ func TestDeliveryCreditsWhatTheOrderSays(t *testing.T) {
 	if w.PendingBalance != 8070 || w.TotalEarnings != 8070 || w.TotalOrders != 1 {
 		t.Fatalf("the order's store holds %+v, want its 80.70 credited", w)
 	}
-	if n := ts.count(t, walletsColl, bson.M{"storeId": other}); n != 0 {
+	if n := ts.count(t, storage.WalletsColl, bson.M{"storeId": other}); n != 0 {
 		t.Fatalf("the event's store got a wallet")
 	}
 	inflated := real
@@ -83,8 +85,8 @@ func TestDeliveryCreditsWhatTheOrderSays(t *testing.T) {
 	if w := ts.wallet(t, storeID); w.PendingBalance != 8070 || w.TotalOrders != 1 {
 		t.Fatalf("credited again: %+v", w)
 	}
-	var e txDoc
-	if err := ts.db.Collection(txColl).FindOne(context.Background(), bson.M{"type": TxEarning}).Decode(&e); err != nil {
+	var e domain.Transaction
+	if err := ts.db.Collection(storage.TxColl).FindOne(context.Background(), bson.M{"type": domain.TxEarning}).Decode(&e); err != nil {
 		t.Fatal(err)
 	}
 	if e.Metadata["orderTotal"] != "87.05" || e.Metadata["platformCommission"] != "6.35" {
@@ -109,7 +111,7 @@ func TestCustomersDownRetriesTheEvent(t *testing.T) {
 	if _, err := ts.prepare(context.Background(), []events.Envelope{ev}); err == nil {
 		t.Fatal("prepare succeeded with the customers service down")
 	}
-	if n := ts.count(t, walletsColl, bson.M{}); n != 0 {
+	if n := ts.count(t, storage.WalletsColl, bson.M{}); n != 0 {
 		t.Fatal("a wallet was written while the order could not be confirmed")
 	}
 	ts.ordersDown = false
@@ -185,7 +187,7 @@ func TestReconcileReportsUnconfirmedEarnings(t *testing.T) {
 		err := ts.db.Tx(ctx, func(ctx context.Context) error {
 			ev := event(c.orderID, storeID, 0)
 			ev.StoreEarnings = c.amount
-			return ts.creditEarnings(ctx, ev)
+			return ts.creditEarnings(storage.InTx(ctx), ev) // as the consumer does (onEvent)
 		})
 		if err != nil {
 			t.Fatal(err)

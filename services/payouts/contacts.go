@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"marketplace/libs/apperr"
+	"marketplace/services/payouts/domain"
 )
 
 // contactsTimeout bounds the read of the stores' contacts.
@@ -72,7 +73,7 @@ func (s *svc) nameStores(ctx context.Context, items []*PayoutItem, strict bool) 
 		// The owner shown is the store's now: an open payout its former
 		// owner requested says so, whether or not the handover has reached
 		// this service yet.
-		if Open(it.Status) && it.ownerAtRequest != "" && c.OwnerUserID != it.ownerAtRequest {
+		if domain.Open(it.Status) && it.ownerAtRequest != "" && c.OwnerUserID != it.ownerAtRequest {
 			it.HandedOver = true
 		}
 	}

@@ -5,20 +5,28 @@
 // processing, complete, mark failed), what a store's handover does to them,
 // manual wallet adjustments and the payout statistics.
 //
-// Where things are:
+// It is laid out as every service is (README.md lists its rules and the
+// tests that hold them):
 //
-//	ledger.go       the ledger arithmetic: transaction types, statuses and what they do to the balances
-//	payoutstate.go  the payout status machine (the interface's section 3.1) and each move's effects
-//	iban.go         the UAE IBAN rule (ISO 13616 mod 97)
-//	stats.go        the statistics' definitions and the Dubai day and month
-//	wallets.go      opening wallets, getWallet, listTransactions, adjustWalletBalance, reconcileWallet
-//	earnings.go     the consumer (store.created, order.status_changed) and the release of held earnings
-//	workflow.go     requestPayout, the administrators' moves, the work queue, statistics
-//	handover.go     a store handed to another owner: its former owner's open payouts
-//	totals.go       the running totals behind the statistics
+//	domain/    the entities and their rules, without a database: Wallet
+//	           (Change: no overdraft; Credit; SettleMove), Transaction (the
+//	           ledger: Effect, Recompute, Reconcile), Payout (Apply: the moves
+//	           of section 3.1 and the handover's confirmation; FlagHandover),
+//	           earnings (NewEarning, Releasable, TakeHeld), the UAE IBAN and
+//	           the statistics
+//	storage/   the repositories, the only code with filters, updates, indexes
+//	           and collection calls
+//	*.go       the operations: payouts.go (module, registry), wallets.go
+//	           (getWallet, listTransactions, adjustWalletBalance,
+//	           reconcileWallet), workflow.go (requestPayout, the moves, the
+//	           work queue, statistics), earnings.go (the consumer, the release
+//	           of held earnings), confirm.go (asking the customers service and
+//	           the catalog what an event claims), handover.go, contacts.go,
+//	           view.go (the answers' shapes)
 //
-// Every balance change is one transaction holding the change (a conditional
-// update that cannot overdraw), its wallet transaction (unique source key),
-// and its event in the outbox. The decisions behind all of it are in
-// docs/adr (README.md, "Money, payouts and wallets").
+// Every balance change is one transaction holding the change (the domain's
+// rule, saved with a compare-and-set on the wallet as read), its wallet
+// transaction (unique source key), and its event in the outbox. The
+// decisions behind it are in docs/adr (README.md, "Money, payouts and
+// wallets").
 package payouts

@@ -2,11 +2,9 @@ package payouts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
-
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
@@ -14,7 +12,8 @@ import (
 	"marketplace/libs/events"
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
-	"marketplace/libs/store"
+	"marketplace/services/payouts/domain"
+	"marketplace/services/payouts/storage"
 )
 
 // consume follows the catalog (wallets open from store.created, and keep the
@@ -35,6 +34,7 @@ var consumed = events.Versions{catalog.EventStoreCreated: {1}, catalog.EventStor
 // onEvent is the consumer's handler: ctx is its transaction, which also
 // records the event id as processed. Other event types are not ours.
 func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
+	ctx = storage.InTx(ctx) // the repositories write in the consumer's transaction
 	switch env.Type {
 	case catalog.EventStoreCreated, catalog.EventStoreUpdated:
 		var d catalog.StoreEvent
@@ -78,12 +78,9 @@ func (s *svc) holdDays(ctx context.Context) int {
 		s.env.Logger.WarnContext(ctx, "payouts: wallet settings unavailable, holding earnings with the last ones read", "err", err, "holdDays", last.HoldDays)
 		return last.HoldDays
 	}
-	s.env.Logger.WarnContext(ctx, "payouts: wallet settings unavailable, holding earnings with the platform defaults", "err", err, "holdDays", defaultWalletSettings.HoldDays)
-	return defaultWalletSettings.HoldDays
+	s.env.Logger.WarnContext(ctx, "payouts: wallet settings unavailable, holding earnings with the platform defaults", "err", err, "holdDays", domain.DefaultWalletSettings.HoldDays)
+	return domain.DefaultWalletSettings.HoldDays
 }
-
-// earningKey is the source key of an order's earnings: one credit per order.
-func earningKey(orderID string) string { return "earning:" + orderID }
 
 // creditEarnings credits the store's wallet with a delivered order's earnings
 // (the order total less the commission frozen on it), as the customers
@@ -93,45 +90,30 @@ func earningKey(orderID string) string { return "earning:" + orderID }
 // makes a redelivered event (even one whose dedupe record is gone) credit
 // once.
 func (s *svc) creditEarnings(ctx context.Context, o customers.OrderEvent) error {
-	txs := s.env.DB.Collection(txColl)
-	// Looked for first rather than caught as a duplicate: on MongoDB a failed
-	// insert aborts the whole transaction.
-	err := txs.FindOne(ctx, bson.M{"sourceKey": earningKey(o.OrderID)}).Err()
-	if err == nil {
-		return nil
-	}
-	if !store.IsNotFound(err) {
+	if done, err := s.ledger.HasSource(ctx, domain.EarningKey(o.OrderID)); done || err != nil {
 		return err
 	}
 	hold := s.holdDays(ctx)
-	if err := s.openWallet(ctx, storeInfo{ID: o.StoreID, Name: o.StoreName, OwnerUserID: o.StoreOwnerUserID}); err != nil {
+	if err := s.openWallet(ctx, domain.StoreInfo{ID: o.StoreID, Name: o.StoreName, OwnerUserID: o.StoreOwnerUserID}); err != nil {
 		return err
 	}
 	now := s.now()
-	walletID := WalletIDOf(o.StoreID)
-	t := txDoc{
-		ID: ids.New("walletTransactions"), WalletID: walletID, StoreID: o.StoreID, Type: TxEarning, Amount: o.StoreEarnings,
-		Status: TxPending, HeldRemaining: o.StoreEarnings, Description: "Earnings of order " + o.OrderID, SourceKey: earningKey(o.OrderID),
-		Metadata: map[string]string{
-			"orderId": o.OrderID, "orderTotal": aedText(o.Total),
-			"platformCommission": aedText(o.PlatformCommission), "holdDays": fmt.Sprint(hold),
-		},
-		ReleaseAt: now.Add(time.Duration(hold) * 24 * time.Hour).UnixMilli(), CreatedAt: now.UnixMilli(), UpdatedAt: now.UnixMilli(),
-	}
-	if _, err := txs.InsertOne(ctx, t); err != nil {
+	walletID := domain.WalletIDOf(o.StoreID)
+	t := domain.NewEarning(ids.New("walletTransactions"), domain.Earning{OrderID: o.OrderID, StoreID: o.StoreID, Total: o.Total,
+		PlatformCommission: o.PlatformCommission, StoreEarns: o.StoreEarnings}, hold, now)
+	if err := s.ledger.Insert(ctx, t); err != nil {
 		return err
 	}
-	w, err := s.change(ctx, walletID, Balances{Pending: o.StoreEarnings}, bson.M{"totalEarnings": o.StoreEarnings, "totalOrders": int64(1)}, nil)
+	w, err := s.wallets.Update(ctx, walletID, func(w *domain.Wallet) error { return w.Credit(o.StoreEarnings, now.UnixMilli()) })
+	if errors.Is(err, domain.ErrNoWallet) {
+		return fmt.Errorf("payouts: wallet %s vanished while crediting order %s", walletID, o.OrderID)
+	}
 	if err != nil {
 		return err
 	}
-	if w == nil {
-		return fmt.Errorf("payouts: wallet %s vanished while crediting order %s", walletID, o.OrderID)
-	}
-	if _, err := s.env.Outbox.Add(ctx, contract.TopicWallets, contract.EventWalletCredited, walletID, contract.WalletEvent{
-		WalletID: walletID, StoreID: o.StoreID, StoreName: w.StoreName, StoreOwnerUserID: w.OwnerUserID, TransactionID: t.ID,
-		Type: TxEarning, Amount: t.Amount, Available: w.AvailableBalance, Pending: w.PendingBalance, OrderID: o.OrderID, ReleaseAt: t.ReleaseAt,
-	}); err != nil {
+	if _, err := s.env.Outbox.Add(ctx, contract.TopicWallets, contract.EventWalletCredited, walletID, w.Event(contract.WalletEvent{
+		TransactionID: t.ID, Type: domain.TxEarning, Amount: t.Amount, OrderID: o.OrderID, ReleaseAt: t.ReleaseAt,
+	})); err != nil {
 		return err
 	}
 	if t.ReleaseAt <= now.UnixMilli() { // no hold: available at once
@@ -171,28 +153,22 @@ func (s *svc) releaseDue(ctx context.Context) (int, money.Fils, error) {
 	now := s.nowMs()
 	seen := map[string]bool{}
 	for {
-		cur, err := s.env.DB.Collection(txColl).Find(ctx,
-			bson.M{"type": TxEarning, "status": TxPending, "releaseAt": bson.M{"$lte": now}},
-			options.Find().SetSort(bson.D{{Key: "releaseAt", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(releaseBatch).SetProjection(bson.M{"_id": 1}))
+		due, err := s.ledger.Due(ctx, now, releaseBatch)
 		if err != nil {
 			return count, total, err
 		}
-		var due []txDoc
-		if err := cur.All(ctx, &due); err != nil {
-			return count, total, err
-		}
 		fresh := 0
-		for _, d := range due {
-			if seen[d.ID] {
+		for _, id := range due {
+			if seen[id] {
 				continue // released meanwhile by another instance, read before it committed
 			}
-			seen[d.ID] = true
+			seen[id] = true
 			fresh++
 			var moved money.Fils
 			var ok bool
-			err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+			err := s.tx(ctx, "the earning", func(ctx context.Context) error {
 				var err error
-				ok, moved, err = s.release(ctx, d.ID, now)
+				ok, moved, err = s.release(ctx, id, now)
 				return err
 			})
 			if err != nil {
@@ -222,105 +198,67 @@ func (s *svc) releaseDue(ctx context.Context) (int, money.Fils, error) {
 // in a transaction; ok is false when the earning was not due or already
 // released.
 func (s *svc) release(ctx context.Context, earningID string, now int64) (ok bool, moved money.Fils, err error) {
-	txs := s.env.DB.Collection(txColl)
-	var e txDoc // as it was before the update: its HeldRemaining is what to move
-	err = txs.FindOneAndUpdate(ctx,
-		bson.M{"_id": earningID, "type": TxEarning, "status": TxPending, "releaseAt": bson.M{"$lte": now}},
-		bson.M{"$set": bson.M{"status": TxCompleted, "releasedAt": now, "updatedAt": now}},
-		options.FindOneAndUpdate().SetReturnDocument(options.Before)).Decode(&e)
-	if store.IsNotFound(err) {
-		return false, 0, nil
-	}
-	if err != nil {
+	e, err := s.ledger.MarkReleased(ctx, earningID, now) // as it was before: its HeldRemaining is what to move
+	if e == nil || err != nil {
 		return false, 0, err
 	}
 	if e.HeldRemaining <= 0 {
 		return true, 0, nil // all of it was moved or deducted already: no balance changes, no transaction
 	}
-	w, err := s.walletByID(ctx, e.WalletID)
-	if err != nil {
-		return false, 0, err
-	}
-	if w == nil {
+	w, err := s.wallets.Update(ctx, e.WalletID, func(w *domain.Wallet) error {
+		moved = e.Releasable(w.PendingBalance)
+		if moved < e.HeldRemaining {
+			s.env.Logger.ErrorContext(ctx, "payouts: the pending balance does not cover a held earning (reconcileWallet shows it)",
+				"walletId", e.WalletID, "earningId", e.ID, "held", domain.AEDText(e.HeldRemaining), "pending", domain.AEDText(w.PendingBalance))
+		}
+		if moved == 0 {
+			return nil
+		}
+		return w.Change(domain.Balances{Available: moved, Pending: -moved}, now)
+	})
+	if errors.Is(err, domain.ErrNoWallet) {
 		return false, 0, fmt.Errorf("payouts: the wallet %s of earning %s does not exist", e.WalletID, e.ID)
 	}
-	moved = min(e.HeldRemaining, max(w.PendingBalance, 0))
-	if moved < e.HeldRemaining {
-		s.env.Logger.ErrorContext(ctx, "payouts: the pending balance does not cover a held earning (reconcileWallet shows it)",
-			"walletId", e.WalletID, "earningId", e.ID, "held", aedText(e.HeldRemaining), "pending", aedText(w.PendingBalance))
+	if err != nil {
+		return false, 0, err
 	}
 	if moved == 0 {
 		return true, 0, nil
 	}
-	if _, err := txs.UpdateOne(ctx, bson.M{"_id": e.ID}, bson.M{"$inc": bson.M{"heldRemaining": -moved}}); err != nil {
+	if err := s.ledger.Unhold(ctx, e.ID, moved); err != nil {
 		return false, 0, err
 	}
-	d := Balances{Available: moved, Pending: -moved}
-	nw, err := s.change(ctx, e.WalletID, d, nil, nil)
-	if err != nil {
+	r := domain.NewRelease(ids.New("walletTransactions"), e, moved, now)
+	if err := s.ledger.Insert(ctx, r); err != nil {
 		return false, 0, err
 	}
-	if nw == nil {
-		return false, 0, fmt.Errorf("payouts: wallet %s changed under the release of %s", e.WalletID, e.ID)
-	}
-	orderID := e.Metadata["orderId"]
-	meta := map[string]string{"earningId": e.ID, "orderId": orderID}
-	if moved < e.Amount {
-		meta["heldAmount"] = aedText(e.Amount)
-	}
-	r := txDoc{ID: ids.New("walletTransactions"), WalletID: e.WalletID, StoreID: e.StoreID, Type: TxRelease, Amount: moved, Status: TxCompleted,
-		Description: "Earnings of order " + orderID + " released", Metadata: meta, SourceKey: "release:" + e.ID, CreatedAt: now, UpdatedAt: now}
-	if _, err := txs.InsertOne(ctx, r); err != nil {
-		return false, 0, err
-	}
-	if _, err := s.env.Outbox.Add(ctx, contract.TopicWallets, contract.EventWalletReleased, e.WalletID, contract.WalletEvent{
-		WalletID: e.WalletID, StoreID: e.StoreID, StoreName: nw.StoreName, StoreOwnerUserID: nw.OwnerUserID, TransactionID: r.ID,
-		Type: TxRelease, Amount: moved, Available: nw.AvailableBalance, Pending: nw.PendingBalance, OrderID: orderID,
-	}); err != nil {
+	if _, err := s.env.Outbox.Add(ctx, contract.TopicWallets, contract.EventWalletReleased, e.WalletID, w.Event(contract.WalletEvent{
+		TransactionID: r.ID, Type: domain.TxRelease, Amount: moved, OrderID: r.Metadata["orderId"],
+	})); err != nil {
 		return false, 0, err
 	}
 	return true, moved, nil
 }
 
-// takeHeld takes amount out of the wallet's held earnings, oldest first, for
-// the adjustment adjID (a deduct_pending or move_pending_to_available whose
-// change of the pending balance is in the same transaction): each earning's
-// HeldRemaining goes down and the take is recorded on it (HeldTaken), so its
-// release later moves only what is left of it. What the held earnings do not
-// cover comes from the rest of the pending balance (add_pending credits). It
-// returns how much came from held earnings. It must run in a transaction.
+// takeHeld takes amount out of the wallet's held earnings, oldest first
+// (domain.TakeHeld), for the adjustment adjID (a deduct_pending or
+// move_pending_to_available whose change of the pending balance is in the
+// same transaction): each earning's HeldRemaining goes down and the take is
+// recorded on it (HeldTaken), so its release later moves only what is left
+// of it. It returns how much came from held earnings. It runs in the
+// caller's transaction.
 func (s *svc) takeHeld(ctx context.Context, walletID, adjID string, amount money.Fils, now int64) (money.Fils, error) {
-	txs := s.env.DB.Collection(txColl)
-	cur, err := txs.Find(ctx, bson.M{"walletId": walletID, "type": TxEarning, "status": TxPending, "heldRemaining": bson.M{"$gt": 0}},
-		options.Find().SetSort(bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}).
-			SetProjection(bson.M{"_id": 1, "heldRemaining": 1}))
+	held, err := s.ledger.Held(ctx, walletID)
 	if err != nil {
 		return 0, err
 	}
-	var held []txDoc
-	if err := cur.All(ctx, &held); err != nil {
-		return 0, err
-	}
-	left := amount
-	for _, e := range held {
-		if left == 0 {
-			break
-		}
-		take := min(left, e.HeldRemaining)
-		res, err := txs.UpdateOne(ctx, bson.M{"_id": e.ID, "status": TxPending, "heldRemaining": e.HeldRemaining}, bson.M{
-			"$inc":  bson.M{"heldRemaining": -take},
-			"$push": bson.M{"heldTaken": heldTake{AdjustmentID: adjID, Amount: take, At: now}},
-			"$set":  bson.M{"updatedAt": now},
-		})
-		if err != nil {
+	takes, fromHeld := domain.TakeHeld(held, amount)
+	for _, t := range takes {
+		if err := s.ledger.Take(ctx, t, adjID, now); err != nil {
 			return 0, err
 		}
-		if res.MatchedCount != 1 { // released or taken meanwhile: run the whole transaction again
-			return 0, store.ErrConflict
-		}
-		left -= take
 	}
-	return amount - left, nil
+	return fromHeld, nil
 }
 
 type releaseArgs struct {

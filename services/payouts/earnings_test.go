@@ -23,6 +23,8 @@ import (
 	"marketplace/libs/money"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
+	"marketplace/services/payouts/domain"
+	"marketplace/services/payouts/storage"
 )
 
 // testSvc is the service on an in-memory database, with a clock and wallet
@@ -31,7 +33,7 @@ type testSvc struct {
 	*svc
 	db       *store.DB
 	clock    *clocktest.Clock
-	settings *walletSettings // nil: the configuration service is down
+	settings *domain.WalletSettings // nil: the configuration service is down
 	// orders is the customers service's orders (getOrderFacts), ordersDown
 	// makes it fail, asked counts its calls.
 	mu         sync.Mutex
@@ -55,11 +57,11 @@ func newTestSvc(t *testing.T) *testSvc {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close(ctx) })
-	if err := db.EnsureIndexes(ctx, append(indexes(), events.ConsumerIndexes()...)...); err != nil {
+	if err := db.EnsureIndexes(ctx, append(storage.Indexes(), events.ConsumerIndexes()...)...); err != nil {
 		t.Fatal(err)
 	}
 	c := clocktest.New(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC))
-	ts := &testSvc{db: db, clock: c, settings: &defaultWalletSettings}
+	ts := &testSvc{db: db, clock: c, settings: &domain.DefaultWalletSettings}
 	logger := slog.New(slog.DiscardHandler)
 	ts.svc = newSvc(service.Env{DB: db, Outbox: events.NewOutbox(db, "payouts", contractevents.Versions()), Relay: events.NewRelay(db, &eventstest.Recorder{}, logger),
 		Logger: logger, Now: c.Now}, time.Minute)
@@ -101,7 +103,7 @@ func newTestSvc(t *testing.T) *testSvc {
 		}
 		return out, nil
 	}
-	ts.svc.settings = func(context.Context) (*walletSettings, error) {
+	ts.svc.settings = func(context.Context) (*domain.WalletSettings, error) {
 		if ts.settings == nil {
 			return nil, apperr.New(apperr.Unavailable, "platformconfig is unavailable")
 		}
@@ -127,7 +129,7 @@ func (ts *testSvc) deliver(t *testing.T, typ string, data any) {
 	}
 }
 
-func (ts *testSvc) wallet(t *testing.T, storeID string) walletDoc {
+func (ts *testSvc) wallet(t *testing.T, storeID string) domain.Wallet {
 	t.Helper()
 	w, err := ts.svc.wallet(context.Background(), storeID)
 	if err != nil || w == nil {
@@ -195,11 +197,11 @@ func TestWalletOpensOnceFromStoreCreated(t *testing.T) {
 	for range 3 { // redeliveries under fresh event ids (their dedupe records gone)
 		ts.deliver(t, catalog.EventStoreCreated, created)
 	}
-	if n := ts.count(t, walletsColl, bson.M{"storeId": storeID}); n != 1 {
+	if n := ts.count(t, storage.WalletsColl, bson.M{"storeId": storeID}); n != 1 {
 		t.Fatalf("%d wallets", n)
 	}
 	w := ts.wallet(t, storeID)
-	if w.ID != WalletIDOf(storeID) || w.OwnerName != "Sara" || w.OwnerPhone != "+971501234567" || w.StoreName != "Bakery" ||
+	if w.ID != domain.WalletIDOf(storeID) || w.OwnerName != "Sara" || w.OwnerPhone != "+971501234567" || w.StoreName != "Bakery" ||
 		w.AvailableBalance != 0 || w.PendingBalance != 0 || w.TotalOrders != 0 || w.LastPayoutDate != nil {
 		t.Fatalf("wallet %+v", w)
 	}
@@ -239,7 +241,7 @@ func TestDeliveredOrderCreditsOnce(t *testing.T) {
 	if w.PendingBalance != 8070 || w.TotalEarnings != 8070 || w.TotalOrders != 1 || w.AvailableBalance != 0 {
 		t.Fatalf("wallet %+v", w)
 	}
-	if n := ts.count(t, txColl, bson.M{"type": TxEarning}); n != 1 {
+	if n := ts.count(t, storage.TxColl, bson.M{"type": domain.TxEarning}); n != 1 {
 		t.Fatalf("%d earnings", n)
 	}
 	if n := ts.count(t, "outbox", bson.M{}); n != 1 {
@@ -252,7 +254,7 @@ func TestDeliveredOrderCreditsOnce(t *testing.T) {
 // once; the release loop's work moves nothing before that.
 func TestEarningsReleaseAfterTheHold(t *testing.T) {
 	ts := newTestSvc(t)
-	ts.settings = &walletSettings{MinPayout: 10000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 3}
+	ts.settings = &domain.WalletSettings{MinPayout: 10000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 3}
 	storeID := ids.New("stores")
 	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 8070))
 	ts.clock.Advance(24 * time.Hour)
@@ -286,7 +288,7 @@ func TestEarningsReleaseAfterTheHold(t *testing.T) {
 	if n, amount := release(); n != 1 || amount != 1000 {
 		t.Fatalf("second release %d %v", n, amount)
 	}
-	if n := ts.count(t, txColl, bson.M{"type": TxRelease}); n != 2 {
+	if n := ts.count(t, storage.TxColl, bson.M{"type": domain.TxRelease}); n != 2 {
 		t.Fatalf("%d release transactions", n)
 	}
 	ts.reconciled(t, storeID)
@@ -295,7 +297,7 @@ func TestEarningsReleaseAfterTheHold(t *testing.T) {
 // With no hold the earning is available at once.
 func TestEarningsWithoutHold(t *testing.T) {
 	ts := newTestSvc(t)
-	ts.settings = &walletSettings{HoldDays: 0}
+	ts.settings = &domain.WalletSettings{HoldDays: 0}
 	storeID := ids.New("stores")
 	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 5000))
 	if w := ts.wallet(t, storeID); w.AvailableBalance != 5000 || w.PendingBalance != 0 {
@@ -311,15 +313,15 @@ func TestEarningsWhileTheConfigurationIsDown(t *testing.T) {
 	storeID := ids.New("stores")
 	ts.settings = nil
 	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 100))
-	ts.settings = &walletSettings{HoldDays: 2}
+	ts.settings = &domain.WalletSettings{HoldDays: 2}
 	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 200))
 	ts.settings = nil
 	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 300))
-	cur, err := ts.db.Collection(txColl).Find(context.Background(), bson.M{"type": TxEarning})
+	cur, err := ts.db.Collection(storage.TxColl).Find(context.Background(), bson.M{"type": domain.TxEarning})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var es []txDoc
+	var es []domain.Transaction
 	if err := cur.All(context.Background(), &es); err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +343,7 @@ func TestReleaseNeverOverdrawsPending(t *testing.T) {
 	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 8000))
 	ctx := context.Background()
 	adjust := func(kind string, amount money.Fils) error {
-		_, err := ts.adjustWalletBalance(ctx, &adjustArgs{StoreID: storeID, WalletID: WalletIDOf(storeID), AdjustmentType: kind,
+		_, err := ts.adjustWalletBalance(ctx, &adjustArgs{StoreID: storeID, WalletID: domain.WalletIDOf(storeID), AdjustmentType: kind,
 			Amount: amount, Reason: "test", AdminUserID: "admin-1"})
 		return err
 	}
@@ -375,7 +377,7 @@ func TestAdjustmentNeedsTheStoresWallet(t *testing.T) {
 		ts.deliver(t, catalog.EventStoreCreated, catalog.StoreCreated{StoreID: id, Name: "S", OwnerUserID: "o"})
 	}
 	ctx := context.Background()
-	_, err := ts.adjustWalletBalance(ctx, &adjustArgs{StoreID: a, WalletID: WalletIDOf(b), AdjustmentType: contract.AdjustAddBalance, Amount: 100, Reason: "x", AdminUserID: "admin-1"})
+	_, err := ts.adjustWalletBalance(ctx, &adjustArgs{StoreID: a, WalletID: domain.WalletIDOf(b), AdjustmentType: contract.AdjustAddBalance, Amount: 100, Reason: "x", AdminUserID: "admin-1"})
 	var e *apperr.Error
 	if !errors.As(err, &e) || e.Code != apperr.InvalidArgument || e.Details["field"] != "walletId" {
 		t.Fatalf("another store's wallet: %v", err)
@@ -384,7 +386,7 @@ func TestAdjustmentNeedsTheStoresWallet(t *testing.T) {
 	if apperr.From(err).Code != apperr.NotFound {
 		t.Fatalf("a missing wallet: %v", err)
 	}
-	if n := ts.count(t, txColl, bson.M{}); n != 0 {
+	if n := ts.count(t, storage.TxColl, bson.M{}); n != 0 {
 		t.Fatalf("%d transactions written by refused adjustments", n)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"marketplace/libs/events"
 	"marketplace/libs/events/eventstest"
 	"marketplace/libs/ids"
+	"marketplace/services/payouts/storage"
 )
 
 // TestAnswersOtherThanUnavailableAreTheEvents: a dependency that does not
@@ -56,7 +57,7 @@ func TestAnswersOtherThanUnavailableAreTheEvents(t *testing.T) {
 					t.Fatalf("%s answers %v: handler's error %v (retry %v), want retry %v", dep, tc.err, err, events.IsRetry(err), tc.retry)
 				}
 			}
-			if n := ts.count(t, walletsColl, nil); n != 0 {
+			if n := ts.count(t, storage.WalletsColl, nil); n != 0 {
 				t.Fatalf("%s answers %v: a wallet was written", dep, tc.err)
 			}
 		}

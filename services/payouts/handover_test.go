@@ -15,6 +15,8 @@ import (
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
 	"marketplace/libs/ops"
+	"marketplace/services/payouts/domain"
+	"marketplace/services/payouts/storage"
 )
 
 // payoutEvents are the payout events of type typ in the outbox, in order.
@@ -49,10 +51,10 @@ func (ts *testSvc) payoutEvents(t *testing.T, typ string) []contract.PayoutEvent
 	return out
 }
 
-func (ts *testSvc) payoutDoc(t *testing.T, id string) payoutDoc {
+func (ts *testSvc) payoutDoc(t *testing.T, id string) domain.Payout {
 	t.Helper()
-	var p payoutDoc
-	if err := ts.db.Collection(payoutsColl).FindOne(context.Background(), bson.M{"_id": id}).Decode(&p); err != nil {
+	var p domain.Payout
+	if err := ts.db.Collection(storage.PayoutsColl).FindOne(context.Background(), bson.M{"_id": id}).Decode(&p); err != nil {
 		t.Fatalf("payout %s: %v", id, err)
 	}
 	return p
@@ -75,7 +77,7 @@ type handoverWorld struct {
 func newHandoverWorld(t *testing.T) *handoverWorld {
 	t.Helper()
 	ts := newTestSvc(t)
-	ts.settings = &walletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 0}
+	ts.settings = &domain.WalletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 0}
 	w := &handoverWorld{ts: ts, store: ids.New("stores")}
 	ts.deliver(t, catalog.EventStoreCreated, catalog.StoreCreated{StoreID: w.store, Name: "Bakery", OwnerUserID: "owner-1", Version: 1})
 	ctx := adminCtx()
@@ -135,7 +137,7 @@ func TestHandoverSettlesTheFormerOwnersPayouts(t *testing.T) {
 	// A rename: the owner stays, nothing happens.
 	ts.deliver(t, catalog.EventStoreUpdated, catalog.StoreUpdated{StoreID: w.store, Name: "Bakery & Co", OwnerUserID: "owner-1", Version: 2})
 	for _, id := range []string{w.a, w.b, w.c, w.d} {
-		if p := ts.payoutDoc(t, id); p.HandedOverAt != nil || !Open(p.Status) {
+		if p := ts.payoutDoc(t, id); p.HandedOverAt != nil || !domain.Open(p.Status) {
 			t.Fatalf("a rename touched payout %s: %+v", id, p)
 		}
 	}
@@ -146,25 +148,25 @@ func TestHandoverSettlesTheFormerOwnersPayouts(t *testing.T) {
 	for _, id := range []string{w.a, w.b} {
 		p := ts.payoutDoc(t, id)
 		last := p.History[len(p.History)-1]
-		if p.Status != StatusCancelled || p.RejectionReason != ReasonHandedOver || !p.BalanceRestored || p.HandedOverAt == nil ||
-			*p.HandedOverAt < before || p.RejectedDate == nil || last.Action != string(MoveHandover) || last.From != StatusRequested ||
-			last.To != StatusCancelled || last.By != handoverActor || last.Reason == nil || *last.Reason != ReasonHandedOver {
+		if p.Status != domain.StatusCancelled || p.RejectionReason != domain.ReasonHandedOver || !p.BalanceRestored || p.HandedOverAt == nil ||
+			*p.HandedOverAt < before || p.RejectedDate == nil || last.Action != string(domain.MoveHandover) || last.From != domain.StatusRequested ||
+			last.To != domain.StatusCancelled || last.By != domain.HandoverActor || last.Reason == nil || *last.Reason != domain.ReasonHandedOver {
 			t.Fatalf("requested payout %s after the handover: %+v", id, p)
 		}
-		if n := ts.count(t, txColl, bson.M{"_id": p.TransactionID, "status": TxCancelled}); n != 1 {
+		if n := ts.count(t, storage.TxColl, bson.M{"_id": p.TransactionID, "status": domain.TxCancelled}); n != 1 {
 			t.Fatalf("payout %s: its transaction is not cancelled", id)
 		}
 	}
 	for _, id := range []string{w.c, w.d} {
 		p := ts.payoutDoc(t, id)
 		last := p.History[len(p.History)-1]
-		if (p.Status != StatusApproved && p.Status != StatusProcessing) || p.HandedOverAt == nil || last.Action != string(MoveHandover) ||
+		if (p.Status != domain.StatusApproved && p.Status != domain.StatusProcessing) || p.HandedOverAt == nil || last.Action != string(domain.MoveHandover) ||
 			last.From != p.Status || last.To != p.Status {
 			t.Fatalf("payout %s being paid, after the handover: %+v", id, p)
 		}
 	}
 	for _, id := range []string{w.e, w.f} {
-		if p := ts.payoutDoc(t, id); p.HandedOverAt != nil || p.History[len(p.History)-1].Action == string(MoveHandover) {
+		if p := ts.payoutDoc(t, id); p.HandedOverAt != nil || p.History[len(p.History)-1].Action == string(domain.MoveHandover) {
 			t.Fatalf("final payout %s flagged: %+v", id, p)
 		}
 	}
@@ -178,16 +180,16 @@ func TestHandoverSettlesTheFormerOwnersPayouts(t *testing.T) {
 		t.Fatalf("%d payout.cancelled events, want 2", len(cancelled))
 	}
 	for _, ev := range cancelled {
-		if ev.StoreOwnerUserID != "owner-1" || ev.RequestedBy != "owner-1" || ev.Reason != ReasonHandedOver || ev.AdminUserID != "" ||
-			ev.Status != StatusCancelled || ev.From != StatusRequested || !ev.BalanceRestored {
+		if ev.StoreOwnerUserID != "owner-1" || ev.RequestedBy != "owner-1" || ev.Reason != domain.ReasonHandedOver || ev.AdminUserID != "" ||
+			ev.Status != domain.StatusCancelled || ev.From != domain.StatusRequested || !ev.BalanceRestored {
 			t.Fatalf("payout.cancelled %+v", ev)
 		}
 	}
 	if n := len(ts.payoutEvents(t, contract.EventPayoutRejected)); n != 1 { // f's, by an administrator
 		t.Fatalf("%d payout.rejected events, want 1", n)
 	}
-	sm, err := ts.summaryFromTotals(context.Background(), ts.clock.Now())
-	if err != nil || sm.pendingCount != 1 || sm.processingCount != 1 { // c approved; d processing
+	sm, err := ts.totals.Summary(context.Background(), ts.clock.Now())
+	if st := sm.Statistics(); err != nil || st.TotalPendingRequests != 1 || st.TotalProcessingRequests != 1 { // c approved; d processing
 		t.Fatalf("running totals after the handover: %+v %v", sm, err)
 	}
 
@@ -219,13 +221,13 @@ func TestHandoverSettlesTheFormerOwnersPayouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts.deliver(t, catalog.EventStoreUpdated, catalog.StoreUpdated{StoreID: w.store, Name: "Bakery 3", OwnerUserID: "owner-2", Version: 5})
-	if p := ts.payoutDoc(t, mine); p.Status != StatusRequested || p.HandedOverAt != nil {
+	if p := ts.payoutDoc(t, mine); p.Status != domain.StatusRequested || p.HandedOverAt != nil {
 		t.Fatalf("the new owner's payout: %+v", p)
 	}
 	// Handed back: the first owner's payouts stay as they are (cancelled,
 	// flagged); the second owner's request is cancelled.
 	w.handOver(t, "owner-1", 6)
-	if p := ts.payoutDoc(t, mine); p.Status != StatusCancelled || p.RejectionReason != ReasonHandedOver {
+	if p := ts.payoutDoc(t, mine); p.Status != domain.StatusCancelled || p.RejectionReason != domain.ReasonHandedOver {
 		t.Fatalf("owner-2's request after the store went back to owner-1: %+v", p)
 	}
 	ts.reconciled(t, w.store)
@@ -266,14 +268,14 @@ func TestPayingOutAHandedOverPayoutNeedsConfirmation(t *testing.T) {
 	if e := apperr.From(err); e.Details["storeOwnerUserId"] != "owner-2" || e.Details["handedOverAt"] != nil {
 		t.Fatalf("details %+v", e.Details)
 	}
-	if p := ts.payoutDoc(t, w.a); p.Status != StatusRequested || p.HandedOverAt != nil {
+	if p := ts.payoutDoc(t, w.a); p.Status != domain.StatusRequested || p.HandedOverAt != nil {
 		t.Fatalf("the refused approval changed the payout: %+v", p)
 	}
 	p, err := ts.approvePayout(ctx, &payoutArgs{PayoutID: w.a, AdminUserID: "admin-1", ConfirmHandover: &yes})
-	if err != nil || p.Status != StatusApproved || p.HandedOverAt == nil || !p.HandedOver {
+	if err != nil || p.Status != domain.StatusApproved || p.HandedOverAt == nil || !p.HandedOver {
 		t.Fatalf("approving with the confirmation: %+v %v", p, err)
 	}
-	if h := p.History[len(p.History)-1]; h.HandoverConfirmed == nil || !*h.HandoverConfirmed || h.Action != string(MoveApprove) {
+	if h := p.History[len(p.History)-1]; h.HandoverConfirmed == nil || !*h.HandoverConfirmed || h.Action != string(domain.MoveApprove) {
 		t.Fatalf("history %+v", h)
 	}
 	// Rejecting needs nothing.
@@ -289,11 +291,11 @@ func TestPayingOutAHandedOverPayoutNeedsConfirmation(t *testing.T) {
 	n = history(w.d)
 	_, err = ts.completePayout(ctx, &completeArgs{PayoutID: w.d, AdminUserID: "admin-1"})
 	refused("completing a flagged payout", err, w.d, n)
-	if got := ts.payoutDoc(t, w.d); got.Status != StatusProcessing || got.CompletedDate != nil {
+	if got := ts.payoutDoc(t, w.d); got.Status != domain.StatusProcessing || got.CompletedDate != nil {
 		t.Fatalf("the refused completion changed the payout: %+v", got)
 	}
 	if p, err := ts.markPayoutAsProcessing(ctx, &processingArgs{PayoutID: w.c, AdminUserID: "admin-1", ProcessingMethod: "manual",
-		ConfirmHandover: &yes}); err != nil || p.Status != StatusProcessing {
+		ConfirmHandover: &yes}); err != nil || p.Status != domain.StatusProcessing {
 		t.Fatalf("marking processing with the confirmation: %+v %v", p, err)
 	}
 	// Flagged, the store even handed back to owner-1: the flag still needs
@@ -303,13 +305,13 @@ func TestPayingOutAHandedOverPayoutNeedsConfirmation(t *testing.T) {
 	_, err = ts.completePayout(ctx, &completeArgs{PayoutID: w.c, AdminUserID: "admin-1"})
 	refused("completing a flagged payout of a store handed back", err, w.c, n)
 	if p, err := ts.completePayout(ctx, &completeArgs{PayoutID: w.c, AdminUserID: "admin-1", ConfirmHandover: &yes}); err != nil ||
-		p.Status != StatusCompleted {
+		p.Status != domain.StatusCompleted {
 		t.Fatalf("completing with the confirmation: %+v %v", p, err)
 	}
 	// Failing needs nothing, and may restore the amount.
 	restore := true
 	if p, err := ts.markPayoutAsFailed(ctx, &failArgs{PayoutID: w.d, AdminUserID: "admin-1", FailureReason: "handed over",
-		RestoreBalance: &restore}); err != nil || p.Status != StatusFailed {
+		RestoreBalance: &restore}); err != nil || p.Status != domain.StatusFailed {
 		t.Fatalf("failing a flagged payout: %+v %v", p, err)
 	}
 	ts.reconciled(t, w.store)
@@ -340,12 +342,12 @@ func TestRequestOvertakenByTheHandover(t *testing.T) {
 	ts := w.ts
 	w.handOver(t, "owner-2", 2)
 	available := ts.wallet(t, w.store).AvailableBalance
-	payouts := ts.count(t, payoutsColl, bson.M{})
+	payouts := ts.count(t, storage.PayoutsColl, bson.M{})
 	_, err := ts.requestPayout(ownerCtxAt(w.store, "owner-1", 1), payoutArgsOf(w.store, 5000))
 	if e := apperr.From(err); e.Code != apperr.PermissionDenied || e.Details["reason"] != "store_handed_over" {
 		t.Fatalf("a request checked before the handover: %v", err)
 	}
-	if ts.wallet(t, w.store).AvailableBalance != available || ts.count(t, payoutsColl, bson.M{}) != payouts {
+	if ts.wallet(t, w.store).AvailableBalance != available || ts.count(t, storage.PayoutsColl, bson.M{}) != payouts {
 		t.Fatal("the refused request wrote")
 	}
 	if _, err := ts.requestPayout(ownerCtxAt(w.store, "owner-2", 2), payoutArgsOf(w.store, 5000)); err != nil {

@@ -16,11 +16,13 @@ import (
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
 	"marketplace/libs/ops"
+	"marketplace/services/payouts/domain"
+	"marketplace/services/payouts/storage"
 )
 
 func (ts *testSvc) adjust(t *testing.T, ctx context.Context, storeID, kind string, amount money.Fils) *WalletView {
 	t.Helper()
-	v, err := ts.adjustWalletBalance(ctx, &adjustArgs{StoreID: storeID, WalletID: WalletIDOf(storeID), AdjustmentType: kind,
+	v, err := ts.adjustWalletBalance(ctx, &adjustArgs{StoreID: storeID, WalletID: domain.WalletIDOf(storeID), AdjustmentType: kind,
 		Amount: amount, Reason: "test", AdminUserID: "admin-1"})
 	if err != nil {
 		t.Fatalf("%s %v: %v", kind, amount, err)
@@ -43,7 +45,7 @@ func (ts *testSvc) releaseNow(t *testing.T) (int, money.Fils) {
 // nothing of A is left to release, and B stays pending until day 8.
 func TestReleaseNeverTakesAnotherEarningsMoney(t *testing.T) {
 	ts := newTestSvc(t)
-	ts.settings = &walletSettings{MinPayout: 10000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 7}
+	ts.settings = &domain.WalletSettings{MinPayout: 10000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 7}
 	storeID := ids.New("stores")
 	ctx := context.Background()
 	ts.deliver(t, catalog.EventStoreCreated, catalog.StoreCreated{StoreID: storeID, Name: "Bakery", OwnerUserID: "owner-1"})
@@ -60,7 +62,7 @@ func TestReleaseNeverTakesAnotherEarningsMoney(t *testing.T) {
 	if w := ts.wallet(t, storeID); w.AvailableBalance != 10000 || w.PendingBalance != 6000 {
 		t.Fatalf("day 7: wallet %+v; B's 60 AED must still be pending", w)
 	}
-	if n := ts.count(t, txColl, bson.M{"type": TxRelease}); n != 0 {
+	if n := ts.count(t, storage.TxColl, bson.M{"type": domain.TxRelease}); n != 0 {
 		t.Fatalf("day 7: %d release transactions", n)
 	}
 	ts.reconciled(t, storeID)
@@ -80,7 +82,7 @@ func TestReleaseNeverTakesAnotherEarningsMoney(t *testing.T) {
 // earning.
 func TestPendingLoweringsTakeHeldEarningsOldestFirst(t *testing.T) {
 	ts := newTestSvc(t)
-	ts.settings = &walletSettings{HoldDays: 7}
+	ts.settings = &domain.WalletSettings{HoldDays: 7}
 	storeID := ids.New("stores")
 	ctx := context.Background()
 	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 3000)) // A
@@ -90,8 +92,8 @@ func TestPendingLoweringsTakeHeldEarningsOldestFirst(t *testing.T) {
 	ts.adjust(t, ctx, storeID, contract.AdjustDeductPending, 2000)                                   // A: 1000 left
 	ts.adjust(t, ctx, storeID, contract.AdjustMovePendingToAvailable, 1500)                          // A: 0, B: 3500
 	ts.reconciled(t, storeID)
-	var es []txDoc
-	cur, err := ts.db.Collection(txColl).Find(ctx, bson.M{"type": TxEarning})
+	var es []domain.Transaction
+	cur, err := ts.db.Collection(storage.TxColl).Find(ctx, bson.M{"type": domain.TxEarning})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,7 @@ func payoutArgsOf(storeID string, amount money.Fils) *requestPayoutArgs {
 // (INTERNAL) and changes nothing.
 func TestMoveNeedsItsPayoutTransaction(t *testing.T) {
 	ts := newTestSvc(t)
-	ts.settings = &walletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 0}
+	ts.settings = &domain.WalletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 0}
 	storeID := ids.New("stores")
 	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 50000))
 	ts.setStore(catalog.StoreEvent{StoreID: storeID, Name: "Bakery", OwnerUserID: "owner-1"}) // the catalog's, which approving asks
@@ -142,14 +144,14 @@ func TestMoveNeedsItsPayoutTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.db.Collection(txColl).UpdateOne(ctx, bson.M{"type": TxPayout}, bson.M{"$set": bson.M{"status": TxCancelled}}); err != nil {
+	if _, err := ts.db.Collection(storage.TxColl).UpdateOne(ctx, bson.M{"type": domain.TxPayout}, bson.M{"$set": bson.M{"status": domain.TxCancelled}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ts.approvePayout(ctx, &payoutArgs{PayoutID: id, AdminUserID: "admin-1"}); apperr.From(err).Code != apperr.Internal {
 		t.Fatalf("approving with the transaction settled: %v", err)
 	}
-	var p payoutDoc
-	if err := ts.db.Collection(payoutsColl).FindOne(ctx, bson.M{"_id": id}).Decode(&p); err != nil || p.Status != StatusRequested {
+	var p domain.Payout
+	if err := ts.db.Collection(storage.PayoutsColl).FindOne(ctx, bson.M{"_id": id}).Decode(&p); err != nil || p.Status != domain.StatusRequested {
 		t.Fatalf("payout after the aborted move: %+v %v", p, err)
 	}
 	// reconcileWallet names it.
@@ -162,7 +164,7 @@ func TestMoveNeedsItsPayoutTransaction(t *testing.T) {
 // reconcileWallet reports what the sums cannot show.
 func TestReconcileFindsInconsistencies(t *testing.T) {
 	ts := newTestSvc(t)
-	ts.settings = &walletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 7}
+	ts.settings = &domain.WalletSettings{MinPayout: 1000, MaxPayout: 5000000, ProcessingFee: 200, HoldDays: 7}
 	storeID := ids.New("stores")
 	ctx := context.Background()
 	ts.deliver(t, customers.EventOrderStatusChanged, ts.delivered(ids.New("orders"), storeID, 5000))
@@ -180,25 +182,25 @@ func TestReconcileFindsInconsistencies(t *testing.T) {
 		}
 	}
 	// A second payout transaction for the payout.
-	twin := txDoc{ID: ids.New("walletTransactions"), WalletID: WalletIDOf(storeID), StoreID: storeID, Type: TxPayout, Amount: 0,
-		Status: TxPending, SourceKey: "twin", Metadata: map[string]string{"payoutId": id}}
-	if _, err := ts.db.Collection(txColl).InsertOne(ctx, twin); err != nil {
+	twin := domain.Transaction{ID: ids.New("walletTransactions"), WalletID: domain.WalletIDOf(storeID), StoreID: storeID, Type: domain.TxPayout, Amount: 0,
+		Status: domain.TxPending, SourceKey: "twin", Metadata: map[string]string{"payoutId": id}}
+	if _, err := ts.db.Collection(storage.TxColl).InsertOne(ctx, twin); err != nil {
 		t.Fatal(err)
 	}
 	expect("payout " + id + " has 2 payout transactions")
-	if _, err := ts.db.Collection(txColl).DeleteOne(ctx, bson.M{"_id": twin.ID}); err != nil {
+	if _, err := ts.db.Collection(storage.TxColl).DeleteOne(ctx, bson.M{"_id": twin.ID}); err != nil {
 		t.Fatal(err)
 	}
 	// An earning whose held remainder does not add up.
-	if _, err := ts.db.Collection(txColl).UpdateOne(ctx, bson.M{"type": TxEarning}, bson.M{"$set": bson.M{"heldRemaining": money.Fils(4000)}}); err != nil {
+	if _, err := ts.db.Collection(storage.TxColl).UpdateOne(ctx, bson.M{"type": domain.TxEarning}, bson.M{"$set": bson.M{"heldRemaining": money.Fils(4000)}}); err != nil {
 		t.Fatal(err)
 	}
 	expect("do not add up")
-	if _, err := ts.db.Collection(txColl).UpdateOne(ctx, bson.M{"type": TxEarning}, bson.M{"$set": bson.M{"heldRemaining": money.Fils(5000)}}); err != nil {
+	if _, err := ts.db.Collection(storage.TxColl).UpdateOne(ctx, bson.M{"type": domain.TxEarning}, bson.M{"$set": bson.M{"heldRemaining": money.Fils(5000)}}); err != nil {
 		t.Fatal(err)
 	}
 	// A negative balance (and the ledger disagreeing).
-	if _, err := ts.db.Collection(walletsColl).UpdateOne(ctx, bson.M{"_id": WalletIDOf(storeID)}, bson.M{"$set": bson.M{"availableBalance": money.Fils(-1)}}); err != nil {
+	if _, err := ts.db.Collection(storage.WalletsColl).UpdateOne(ctx, bson.M{"_id": domain.WalletIDOf(storeID)}, bson.M{"$set": bson.M{"availableBalance": money.Fils(-1)}}); err != nil {
 		t.Fatal(err)
 	}
 	expect("a stored balance is negative")

@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.mongodb.org/mongo-driver/bson"
 	"go.opentelemetry.io/otel/metric"
 
 	"marketplace/libs/apperr"
@@ -19,6 +18,8 @@ import (
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
+	"marketplace/services/payouts/domain"
+	"marketplace/services/payouts/storage"
 )
 
 // Module is the payouts-and-wallets service.
@@ -40,21 +41,16 @@ type Settings struct {
 // GroupID is the consumer group of the service's event consumer.
 const GroupID = "payouts"
 
-// walletSettings are the platform configuration's wallet settings, in fils.
-type walletSettings struct {
-	MinPayout, MaxPayout, ProcessingFee money.Fils
-	HoldDays                            int
-}
-
-// defaultWalletSettings are the platform's defaults for a new configuration
-// (docs/adr/0056-earnings-holds-and-release.md): earnings fall back to them when no configuration can
-// be read, rather than being refused.
-var defaultWalletSettings = walletSettings{MinPayout: 100_00, MaxPayout: 50_000_00, ProcessingFee: 2_00, HoldDays: 7}
-
 type svc struct {
-	env     service.Env
-	now     func() time.Time
-	catalog *catalog.Client
+	env service.Env
+	// the repositories (storage)
+	wallets     *storage.Wallets
+	ledger      *storage.Ledger
+	payouts     *storage.Payouts
+	adjustments *storage.Adjustments
+	totals      *storage.Totals
+	now         func() time.Time
+	catalog     *catalog.Client
 	// storeOf looks a store up in the catalog (nil when it does not exist);
 	// a stub in unit tests.
 	storeOf  func(ctx context.Context, id string) (*catalog.Store, error)
@@ -62,10 +58,10 @@ type svc struct {
 	interval time.Duration
 	// settings reads the wallet settings in force (the platform
 	// configuration service; a stub in unit tests).
-	settings func(ctx context.Context) (*walletSettings, error)
+	settings func(ctx context.Context) (*domain.WalletSettings, error)
 	// lastSettings are the last wallet settings read, for earnings credited
 	// while the configuration service cannot answer.
-	lastSettings atomic.Pointer[walletSettings]
+	lastSettings atomic.Pointer[domain.WalletSettings]
 	// contacts reads stores' names and owners' contacts from the catalog,
 	// uncached (contacts.go); a stub in unit tests.
 	contacts func(ctx context.Context, storeIDs []string) (map[string]catalog.StoreContact, error)
@@ -87,7 +83,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 	}
 	s := newSvc(env, settings.ReleaseInterval)
 	pc := platformconfig.NewClient(env.Calls)
-	s.settings = func(ctx context.Context) (*walletSettings, error) {
+	s.settings = func(ctx context.Context) (*domain.WalletSettings, error) {
 		w, err := pc.WalletSettings(ctx)
 		if err != nil {
 			return nil, err
@@ -96,7 +92,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 	}
 	return &service.Built{
 		Registry:   s.registry(),
-		Indexes:    append(indexes(), events.ConsumerIndexes()...),
+		Indexes:    append(storage.Indexes(), events.ConsumerIndexes()...),
 		Background: []func(context.Context) error{s.consume, s.releaseLoop},
 		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
 	}, nil
@@ -111,6 +107,8 @@ func newSvc(env service.Env, interval time.Duration) *svc {
 		interval = time.Minute
 	}
 	s := &svc{env: env, now: now, catalog: catalog.NewClient(env.Calls), status: events.NewConsumerStatus(0), interval: interval}
+	r := storage.New(env.DB)
+	s.wallets, s.ledger, s.payouts, s.adjustments, s.totals = r.Wallets, r.Ledger, r.Payouts, r.Adjustments, r.Totals
 	s.storeOf = s.catalog.Store
 	s.orderFacts = customers.NewClient(env.Calls).OrderFacts
 	s.contacts = s.catalog.StoreContacts
@@ -119,8 +117,8 @@ func newSvc(env service.Env, interval time.Duration) *svc {
 	return s
 }
 
-func settingsFromAED(w *platformconfig.WalletSettings) (*walletSettings, error) {
-	var out walletSettings
+func settingsFromAED(w *platformconfig.WalletSettings) (*domain.WalletSettings, error) {
+	var out domain.WalletSettings
 	for _, f := range []struct {
 		dst *money.Fils
 		v   float64
@@ -172,41 +170,15 @@ func (s *svc) registry() *ops.Registry {
 	).WithResolvers(ops.Resolvers{Store: s.catalog.StoreRef})
 }
 
-func indexes() []store.Index {
-	return []store.Index{
-		// One wallet per store (its id is derived from the store's, too).
-		{Collection: walletsColl, Keys: bson.D{{Key: "storeId", Value: 1}}, Unique: true, Name: "one_wallet_per_store"},
-		// What caused a transaction records it once: an order's earnings, a
-		// release, a payout, an adjustment.
-		{Collection: txColl, Keys: bson.D{{Key: "sourceKey", Value: 1}}, Unique: true, Name: "one_per_source"},
-		// A store's transactions and payouts newest first (ids are random: by
-		// creation time, the id breaking ties).
-		{Collection: txColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store_by_creation"},
-		// A wallet's transactions (reconcileWallet), and its held earnings
-		// oldest first (takeHeld).
-		{Collection: txColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "type", Value: 1}, {Key: "status", Value: 1},
-			{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "held_oldest"},
-		// The earnings due, oldest first (releaseDue).
-		{Collection: txColl, Keys: bson.D{{Key: "type", Value: 1}, {Key: "status", Value: 1}, {Key: "releaseAt", Value: 1}, {Key: "_id", Value: 1}}, Name: "due_oldest"},
-		// The open payouts, oldest request first, of all stores or of one
-		// (getPendingPayouts).
-		{Collection: payoutsColl, Keys: bson.D{{Key: "status", Value: 1}, {Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}, Name: "open_oldest"},
-		{Collection: payoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}, Name: "store_open_oldest"},
-		{Collection: payoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store_by_creation"},
-		{Collection: daysColl, Keys: bson.D{{Key: "month", Value: 1}}, Name: "by_month"},
-		{Collection: adjustmentsColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "adjustmentType", Value: 1}}, Name: "by_wallet"},
-		// A move_pending_to_available (journal only) is recorded once per
-		// source, as the transactions are (adjustmentSource).
-		{Collection: adjustmentsColl, Keys: bson.D{{Key: "sourceKey", Value: 1}}, Unique: true, Name: "one_per_source"},
-	}
-}
-
-// tx runs fn in one transaction, again (at most store.ContentionAttempts
-// times) when a concurrent first upsert of the same record (a wallet, a
-// running total) made it fail on a unique index, as can happen on MongoDB.
+// tx runs fn in one transaction (DB.Tx: inside a keyed mutation, its
+// DB.Joined one), with the repositories' calls inside fn in it
+// (storage.InTx). It runs fn again, at most store.ContentionAttempts times,
+// when a compare-and-set missed (store.ErrConflict) or a concurrent first
+// upsert of the same record (a wallet, a running total) made it fail on a
+// unique index, as can happen on MongoDB.
 func (s *svc) tx(ctx context.Context, what string, fn func(ctx context.Context) error) error {
 	_, err := store.Retry(ctx, what, func(ctx context.Context) (struct{}, error) {
-		err := s.env.DB.Tx(ctx, fn)
+		err := s.env.DB.Tx(ctx, func(ctx context.Context) error { return fn(storage.InTx(ctx)) })
 		if store.IsDuplicate(err) {
 			return struct{}{}, store.ErrConflict
 		}
@@ -214,6 +186,10 @@ func (s *svc) tx(ctx context.Context, what string, fn func(ctx context.Context) 
 	})
 	return err
 }
+
+// CheckUAEIBAN returns the normalised IBAN, or why it is not a valid UAE
+// IBAN (domain.CheckUAEIBAN).
+func CheckUAEIBAN(s string) (string, error) { return domain.CheckUAEIBAN(s) }
 
 // nowMs is the service clock in epoch milliseconds.
 func (s *svc) nowMs() int64 { return s.now().UnixMilli() }

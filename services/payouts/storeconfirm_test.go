@@ -6,6 +6,7 @@ import (
 
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/ids"
+	"marketplace/services/payouts/storage"
 )
 
 // TestStoreEventsRecordWhatTheCatalogSays: a store.updated that anyone could
@@ -43,7 +44,7 @@ func TestStoreEventsRecordWhatTheCatalogSays(t *testing.T) {
 	}
 	// A copy pinned by a forged event before this check (a version the
 	// catalog never had) is put right by the store's next event.
-	if _, err := ts.db.Collection(walletsColl).UpdateOne(context.Background(), map[string]any{"storeId": storeID},
+	if _, err := ts.db.Collection(storage.WalletsColl).UpdateOne(context.Background(), map[string]any{"storeId": storeID},
 		map[string]any{"$set": map[string]any{"ownerUserId": "attacker", "storeVersion": int64(1_000_000_000)}}); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestStoreEventsRecordWhatTheCatalogSays(t *testing.T) {
 	}
 	made := ids.New("stores")
 	handle(catalog.EventStoreCreated, catalog.StoreCreated{StoreID: made, Name: "Fake", OwnerUserID: "attacker", Version: 1})
-	if n := ts.count(t, walletsColl, map[string]any{"storeId": made}); n != 0 {
+	if n := ts.count(t, storage.WalletsColl, map[string]any{"storeId": made}); n != 0 {
 		t.Fatal("a store the catalog does not know got a wallet")
 	}
 	if n := counter.of(reasonUnknownStore); n != 1 {

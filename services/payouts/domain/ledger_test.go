@@ -1,4 +1,4 @@
-package payouts
+package domain
 
 import (
 	"testing"
@@ -49,7 +49,7 @@ func TestAdjustments(t *testing.T) {
 		{"add_everything", "", Balances{}, true},
 	}
 	for _, c := range cases {
-		tx, d, err := Adjustment(c.kind, a)
+		tx, d, err := AdjustmentOf(c.kind, a)
 		if (err != nil) != c.failed || tx != c.tx || d != c.delta {
 			t.Errorf("Adjustment(%s) = %q, %+v, %v", c.kind, tx, d, err)
 		}

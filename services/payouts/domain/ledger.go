@@ -1,4 +1,4 @@
-package payouts
+package domain
 
 import (
 	"fmt"
@@ -105,9 +105,9 @@ func Recompute(entries []Entry, moves []money.Fils) Balances {
 	return b
 }
 
-// Adjustment is what an adjustWalletBalance of a kind does: the transaction
+// AdjustmentOf is what an adjustWalletBalance of a kind does: the transaction
 // it records ("" for none) and the change of the balances.
-func Adjustment(kind string, amount money.Fils) (txType string, delta Balances, err error) {
+func AdjustmentOf(kind string, amount money.Fils) (txType string, delta Balances, err error) {
 	switch kind {
 	case contract.AdjustAddBalance:
 		txType = TxBonus

@@ -1,4 +1,4 @@
-package payouts
+package domain
 
 import (
 	"cmp"
@@ -68,11 +68,11 @@ type Statistics struct {
 	TopStoresByPayouts            []TopStore `json:"topStoresByPayouts"`
 }
 
-// summary is what the statistics are made of: open totals, all-time
+// Summary is what the statistics are made of: open totals, all-time
 // completion totals, and the completions of the Dubai day and month of now
 // per store. It is built either from the payouts themselves (Summarize) or
-// from the running totals kept with every move (totals.go).
-type summary struct {
+// from the running totals kept with every move (storage.Totals).
+type Summary struct {
 	pendingCount, processingCount   int
 	pendingAmount, processingAmount money.Fils
 	completedCount                  int64
@@ -89,7 +89,7 @@ type storeMonth struct {
 	amount money.Fils
 }
 
-func (sm *summary) store(id string) *storeMonth {
+func (sm *Summary) store(id string) *storeMonth {
 	if sm.stores == nil {
 		sm.stores = map[string]*storeMonth{}
 	}
@@ -106,9 +106,9 @@ func (sm *summary) store(id string) *storeMonth {
 //   - processing: processing;
 //   - completed today / this month: completed within the Dubai day / month of now;
 //   - the completed payouts' count and time from request to completion.
-func Summarize(ps []StatPayout, now time.Time) summary {
+func Summarize(ps []StatPayout, now time.Time) Summary {
 	w := WindowsAt(now)
-	var sm summary
+	var sm Summary
 	for _, p := range ps {
 		switch p.Status {
 		case StatusRequested, StatusApproved:
@@ -141,15 +141,15 @@ func Summarize(ps []StatPayout, now time.Time) summary {
 
 // ComputeStatistics is the statistics of payouts at now (Summarize).
 func ComputeStatistics(ps []StatPayout, now time.Time) Statistics {
-	return Summarize(ps, now).statistics()
+	return Summarize(ps, now).Statistics()
 }
 
-// statistics turns a summary into the answer:
+// Statistics turns a summary into the answer:
 //   - averageProcessingTime: the mean time from request to completion of the
 //     completed payouts, in hours (two decimals; 0 when there is none);
 //   - topStoresByPayouts: the stores with the largest amounts completed this
 //     month, at most 10, ties by count, then store id.
-func (sm summary) statistics() Statistics {
+func (sm Summary) Statistics() Statistics {
 	st := Statistics{
 		TotalPendingRequests: sm.pendingCount, TotalPendingAmount: sm.pendingAmount.AED(),
 		TotalProcessingRequests: sm.processingCount, TotalProcessingAmount: sm.processingAmount.AED(),
@@ -184,3 +184,58 @@ func (sm summary) statistics() Statistics {
 // ("2026-04-01", "2026-04"): the keys of the completion totals.
 func DubaiDay(ms int64) string   { return time.UnixMilli(ms).In(Dubai).Format("2006-01-02") }
 func DubaiMonth(ms int64) string { return time.UnixMilli(ms).In(Dubai).Format("2006-01") }
+
+// Total is the running total of the payouts in one status (its id): how
+// many, their requested amount, and for completed ones the time from request
+// to completion, summed.
+type Total struct {
+	ID           string     `bson:"_id"` // the status
+	Count        int64      `bson:"count"`
+	Amount       money.Fils `bson:"amount"`
+	ProcessingMs int64      `bson:"processingMs"`
+}
+
+// Day is the completions of one store on one Dubai day.
+type Day struct {
+	ID        string     `bson:"_id"` // day + "|" + storeId
+	Day       string     `bson:"day"`
+	Month     string     `bson:"month"`
+	StoreID   string     `bson:"storeId"`
+	StoreName string     `bson:"storeName"`
+	Count     int64      `bson:"count"`
+	Amount    money.Fils `bson:"amount"`
+}
+
+// SummaryOfTotals is the summary of every payout at now from the running
+// totals and the completions of the Dubai month of now (days).
+func SummaryOfTotals(totals []Total, days []Day, now time.Time) Summary {
+	var sm Summary
+	for _, t := range totals {
+		switch t.ID {
+		case StatusRequested, StatusApproved:
+			sm.pendingCount += int(t.Count)
+			sm.pendingAmount += t.Amount
+		case StatusProcessing:
+			sm.processingCount += int(t.Count)
+			sm.processingAmount += t.Amount
+		case StatusCompleted:
+			sm.completedCount, sm.processingMs = t.Count, t.ProcessingMs
+		}
+	}
+	today := DubaiDay(now.UnixMilli())
+	for _, d := range days {
+		if d.Day == today {
+			sm.todayCount += int(d.Count)
+			sm.todayAmount += d.Amount
+		}
+		sm.monthCount += int(d.Count)
+		sm.monthAmount += d.Amount
+		a := sm.store(d.StoreID)
+		a.count += int(d.Count)
+		a.amount += d.Amount
+		if d.StoreName != "" {
+			a.name = d.StoreName
+		}
+	}
+	return sm
+}

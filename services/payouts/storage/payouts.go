@@ -1,0 +1,157 @@
+package storage
+
+import (
+	"context"
+	"errors"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"marketplace/libs/page"
+	"marketplace/libs/store"
+	"marketplace/services/payouts/domain"
+)
+
+// Payouts are the payout requests.
+type Payouts struct{ db *store.DB }
+
+// Get is the payout id, nil when there is none.
+func (r *Payouts) Get(ctx context.Context, id string) (*domain.Payout, error) {
+	var p domain.Payout
+	err := findOne(ctx, r.db, PayoutsColl, bson.M{"_id": id}, &p)
+	if errors.Is(err, errNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// StoreOf is the store of the payout id ("" when there is no such payout).
+func (r *Payouts) StoreOf(ctx context.Context, id string) (string, error) {
+	var p domain.Payout
+	err := findOne(ctx, r.db, PayoutsColl, bson.M{"_id": id}, &p, options.FindOne().SetProjection(bson.M{"storeId": 1}))
+	if errors.Is(err, errNotFound) {
+		return "", nil
+	}
+	return p.StoreID, err
+}
+
+// Insert records a new payout. It runs in the caller's transaction.
+func (r *Payouts) Insert(ctx context.Context, p *domain.Payout) error {
+	_, err := r.db.Collection(PayoutsColl).InsertOne(ctx, p)
+	return err
+}
+
+// Update loads the payout id (NOT_FOUND when there is none), runs fn on it
+// (a domain move) and saves what fn changed, on the condition that its
+// status (and its handover flag, if fn set it) is still as read: of two
+// concurrent moves of one payout one wins, the other is refused
+// (domain.ChangedMeanwhile). It returns the payout as saved.
+func (r *Payouts) Update(ctx context.Context, id string, fn func(*domain.Payout) error) (*domain.Payout, error) {
+	var out *domain.Payout
+	err := tx(ctx, r.db, "the payout", func(ctx context.Context) error {
+		p, err := r.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if p == nil {
+			return domain.PayoutNotFound(id)
+		}
+		before := *p
+		before.History = append([]domain.HistoryEntry(nil), p.History...)
+		if err := fn(p); err != nil {
+			return err
+		}
+		filter, update, err := casUpdate(id, &before, p, "handedOverAt")
+		if err != nil {
+			return err
+		}
+		if update != nil {
+			filter["status"] = before.Status
+			res, err := r.db.Collection(PayoutsColl).UpdateOne(ctx, filter, update)
+			if err != nil {
+				return err
+			}
+			if res.MatchedCount != 1 {
+				return domain.ChangedMeanwhile(id)
+			}
+		}
+		out = p
+		return nil
+	})
+	return out, err
+}
+
+var oldestRequestFirst = bson.D{{Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}
+
+// Open are the open payouts (requested, approved, processing), oldest
+// request first, at most limit, of one store when storeID is given, without
+// their history.
+func (r *Payouts) Open(ctx context.Context, storeID *string, limit int) ([]domain.Payout, error) {
+	filter := bson.M{"status": bson.M{"$in": domain.OpenStatuses}}
+	if storeID != nil {
+		filter["storeId"] = *storeID
+	}
+	cur, err := r.db.Collection(PayoutsColl).Find(ctx, filter,
+		options.Find().SetSort(oldestRequestFirst).SetLimit(int64(limit)).SetProjection(bson.M{"history": 0}))
+	if err != nil {
+		return nil, err
+	}
+	var ps []domain.Payout
+	err = cur.All(ctx, &ps)
+	return ps, err
+}
+
+// OpenIDsOf are the ids of the store's open payouts, oldest request first.
+func (r *Payouts) OpenIDsOf(ctx context.Context, storeID string) ([]string, error) {
+	cur, err := r.db.Collection(PayoutsColl).Find(ctx, bson.M{"storeId": storeID, "status": bson.M{"$in": domain.OpenStatuses}},
+		options.Find().SetSort(oldestRequestFirst).SetProjection(bson.M{"_id": 1}))
+	if err != nil {
+		return nil, err
+	}
+	var ps []domain.Payout
+	if err := cur.All(ctx, &ps); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.ID
+	}
+	return ids, nil
+}
+
+// Page pages the store's payouts, newest first.
+func (r *Payouts) Page(ctx context.Context, storeID string, o page.Opts) (page.Result[domain.Payout], error) {
+	return page.Find(ctx, r.db.Collection(PayoutsColl), bson.M{"storeId": storeID}, page.Sort{Field: "creationTime", Desc: true}, o,
+		func(p *domain.Payout) (any, string) { return p.CreationTime, p.ID })
+}
+
+// RequestedIn are the payouts requested within [start, end] that count in
+// the statistics (all but cancelled and failed), with what they read.
+func (r *Payouts) RequestedIn(ctx context.Context, start, end int64) ([]domain.Payout, error) {
+	filter := bson.M{"status": bson.M{"$in": bson.A{domain.StatusRequested, domain.StatusApproved, domain.StatusProcessing, domain.StatusCompleted}},
+		"requestDate": bson.M{"$gte": start, "$lte": end}}
+	cur, err := r.db.Collection(PayoutsColl).Find(ctx, filter, options.Find().SetProjection(bson.M{
+		"storeId": 1, "storeName": 1, "status": 1, "requestedAmount": 1, "requestDate": 1, "completedDate": 1}))
+	if err != nil {
+		return nil, err
+	}
+	var ps []domain.Payout
+	err = cur.All(ctx, &ps)
+	return ps, err
+}
+
+// OfStore are all the store's payouts, with what reconciling its wallet
+// reads.
+func (r *Payouts) OfStore(ctx context.Context, storeID string) ([]domain.Payout, error) {
+	cur, err := r.db.Collection(PayoutsColl).Find(ctx, bson.M{"storeId": storeID},
+		options.Find().SetProjection(bson.M{"requestedAmount": 1, "status": 1, "balanceRestored": 1, "transactionId": 1}))
+	if err != nil {
+		return nil, err
+	}
+	var ps []domain.Payout
+	err = cur.All(ctx, &ps)
+	return ps, err
+}

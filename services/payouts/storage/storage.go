@@ -1,0 +1,140 @@
+// Package storage holds the payouts service's repositories: the only code
+// that knows its collections, filters, updates and indexes. Each
+// repository's Update loads one aggregate in a transaction (db.Tx, which
+// joins a DB.Joined one: a keyed mutation's), runs the caller's domain
+// function on it and saves what the function changed (store.Changes) with a
+// compare-and-set on what it read, so that of two concurrent writers one
+// wins and the other runs again on a fresh load, or is refused.
+package storage
+
+import (
+	"context"
+	"errors"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"marketplace/libs/store"
+)
+
+// Collections of the service's own database.
+const (
+	WalletsColl     = "storeWallets"
+	TxColl          = "walletTransactions"
+	PayoutsColl     = "payouts"
+	AdjustmentsColl = "walletAdjustments"
+	TotalsColl      = "payoutTotals" // one per status: count and requested amount; completed also the processing time
+	DaysColl        = "payoutDays"   // completions per Dubai day and store
+)
+
+// Indexes are the service's indexes.
+func Indexes() []store.Index {
+	return []store.Index{
+		// One wallet per store (its id is derived from the store's, too).
+		{Collection: WalletsColl, Keys: bson.D{{Key: "storeId", Value: 1}}, Unique: true, Name: "one_wallet_per_store"},
+		// What caused a transaction records it once: an order's earnings, a
+		// release, a payout, an adjustment.
+		{Collection: TxColl, Keys: bson.D{{Key: "sourceKey", Value: 1}}, Unique: true, Name: "one_per_source"},
+		// A store's transactions and payouts newest first (ids are random: by
+		// creation time, the id breaking ties).
+		{Collection: TxColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store_by_creation"},
+		// A wallet's transactions (reconcileWallet), and its held earnings
+		// oldest first (Held).
+		{Collection: TxColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "type", Value: 1}, {Key: "status", Value: 1},
+			{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "held_oldest"},
+		// The earnings due, oldest first (Due).
+		{Collection: TxColl, Keys: bson.D{{Key: "type", Value: 1}, {Key: "status", Value: 1}, {Key: "releaseAt", Value: 1}, {Key: "_id", Value: 1}}, Name: "due_oldest"},
+		// The open payouts, oldest request first, of all stores or of one
+		// (getPendingPayouts).
+		{Collection: PayoutsColl, Keys: bson.D{{Key: "status", Value: 1}, {Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}, Name: "open_oldest"},
+		{Collection: PayoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}, Name: "store_open_oldest"},
+		{Collection: PayoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store_by_creation"},
+		{Collection: DaysColl, Keys: bson.D{{Key: "month", Value: 1}}, Name: "by_month"},
+		{Collection: AdjustmentsColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "adjustmentType", Value: 1}}, Name: "by_wallet"},
+		// A move_pending_to_available (journal only) is recorded once per
+		// source, as the transactions are (adjustmentSource).
+		{Collection: AdjustmentsColl, Keys: bson.D{{Key: "sourceKey", Value: 1}}, Unique: true, Name: "one_per_source"},
+	}
+}
+
+// Repos are the service's repositories over one database.
+type Repos struct {
+	Wallets     *Wallets
+	Ledger      *Ledger
+	Payouts     *Payouts
+	Adjustments *Adjustments
+	Totals      *Totals
+}
+
+// New opens the repositories on db.
+func New(db *store.DB) Repos {
+	return Repos{Wallets: &Wallets{db}, Ledger: &Ledger{db}, Payouts: &Payouts{db}, Adjustments: &Adjustments{db}, Totals: &Totals{db}}
+}
+
+// inTxKey marks a context whose transaction repository calls run in.
+type inTxKey struct{}
+
+// InTx marks ctx, a transaction's context (the event consumer's, or one a
+// DB.Tx handed), as the transaction repository calls run in: an Update
+// inside it opens none of its own (a second session would be a second
+// transaction).
+func InTx(ctx context.Context) context.Context {
+	return context.WithValue(ctx, inTxKey{}, true)
+}
+
+// tx runs fn in the caller's transaction (InTx) or in a new one (db.Tx,
+// joining DB.Joined's), again on a fresh transaction when a compare-and-set
+// missed (store.ErrConflict) and it opened the transaction itself.
+func tx(ctx context.Context, db *store.DB, what string, fn func(ctx context.Context) error) error {
+	if ctx.Value(inTxKey{}) != nil {
+		return fn(ctx)
+	}
+	_, err := store.Retry(ctx, what, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, db.Tx(ctx, func(ctx context.Context) error { return fn(InTx(ctx)) })
+	})
+	return err
+}
+
+// casUpdate is the update that turns before into after (store.Changes) and
+// its filter: the document's id and, for each field in cas that the update
+// sets, the value before had (absent when before lacked it). nil update:
+// nothing changed.
+func casUpdate(id string, before, after any, cas ...string) (filter, update bson.M, err error) {
+	update, err = store.Changes(before, after)
+	if err != nil || update == nil {
+		return nil, nil, err
+	}
+	raw, err := bson.Marshal(before)
+	if err != nil {
+		return nil, nil, err
+	}
+	var was bson.M
+	if err := bson.Unmarshal(raw, &was); err != nil {
+		return nil, nil, err
+	}
+	filter = bson.M{"_id": id}
+	set, _ := update["$set"].(bson.M)
+	for _, k := range cas {
+		if _, changed := set[k]; !changed {
+			continue
+		}
+		if v, ok := was[k]; ok {
+			filter[k] = v
+		} else {
+			filter[k] = bson.M{"$exists": false}
+		}
+	}
+	return filter, update, nil
+}
+
+// errNotFound is a single-document read that found nothing.
+var errNotFound = errors.New("storage: not found")
+
+// findOne decodes the document filter finds into out: errNotFound when none.
+func findOne(ctx context.Context, db *store.DB, coll string, filter bson.M, out any, opts ...*options.FindOneOptions) error {
+	err := db.Collection(coll).FindOne(ctx, filter, opts...).Decode(out)
+	if store.IsNotFound(err) {
+		return errNotFound
+	}
+	return err
+}
