@@ -89,12 +89,33 @@ type Draft struct {
 }
 
 // CheckDraft holds the rules of a new review that need nothing stored: a
-// title or a comment, each photo once.
+// rating of 1 to 5 stars, a title or a comment, each photo once.
 func CheckDraft(d Draft) error {
+	if err := CheckRating(d.Rating); err != nil {
+		return err
+	}
 	if err := CheckContent(d.Title, d.Comment); err != nil {
 		return err
 	}
 	return CheckDistinct(d.PhotoIDs)
+}
+
+// Ratings run from MinRating to MaxRating stars.
+const (
+	MinRating = 1
+	MaxRating = 5
+)
+
+// CheckRating refuses a rating outside 1 to 5 (the operations' declarations
+// refuse it first, with the same words).
+func CheckRating(rating int) error {
+	switch {
+	case rating < MinRating:
+		return apperr.Invalid("rating", "must be at least %d", MinRating)
+	case rating > MaxRating:
+		return apperr.Invalid("rating", "must be at most %d", MaxRating)
+	}
+	return nil
 }
 
 // NewReview is review id of the draft by the author at now, verified or not
@@ -191,6 +212,11 @@ func CheckEdit(e Edit) error {
 	if e.Empty() {
 		return apperr.Invalid("args", "give at least one of rating, title, comment, photoIds")
 	}
+	if e.Rating != nil {
+		if err := CheckRating(*e.Rating); err != nil {
+			return err
+		}
+	}
 	return CheckDistinct(e.PhotoIDs)
 }
 
@@ -215,6 +241,11 @@ type Edited struct {
 func (r *Review) Apply(e Edit, a Author, now int64) (Edited, error) {
 	if err := r.CheckAuthor(a.CustomerID, "edit"); err != nil {
 		return Edited{}, err
+	}
+	if e.Rating != nil {
+		if err := CheckRating(*e.Rating); err != nil {
+			return Edited{}, err
+		}
 	}
 	out := Edited{PreviousRating: r.Rating}
 	next := *r
