@@ -24,8 +24,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -36,7 +34,7 @@ import (
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ids"
-	"marketplace/libs/store"
+	"marketplace/services/reviews/domain"
 )
 
 // GroupID is the consumer group of the orders the reviews service follows.
@@ -220,48 +218,49 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 
 // withdraw records that order orderID is cancelled (confirmed by the
 // customers service) and withdraws the verification of the review it
-// verified, if any, with the statistics and review.updated (changedFields
-// isVerifiedPurchase). Run again, it changes nothing.
+// verified, if any (domain.Review.Unverify), with the statistics and
+// review.updated (changedFields isVerifiedPurchase). Run again, it changes
+// nothing.
 func (s *svc) withdraw(ctx context.Context, orderID string) error {
-	orders := s.env.DB.Collection(verifiedOrdersColl)
-	var slot orderSlotDoc
-	err := orders.FindOne(ctx, bson.M{"_id": orderID}).Decode(&slot)
-	switch {
-	case store.IsNotFound(err):
-	case err != nil:
+	slot, err := s.orders.Slot(ctx, orderID)
+	if err != nil {
 		return err
-	case slot.Cancelled:
+	}
+	if slot != nil && slot.Cancelled {
 		return nil
 	}
 	now := s.now()
-	if slot.ReviewID != "" {
-		var r reviewDoc
-		err := s.env.DB.Collection(reviewsColl).FindOne(ctx, bson.M{"_id": slot.ReviewID, "verifiedBy": orderID}).Decode(&r)
-		switch {
-		case store.IsNotFound(err): // (none: the document and the review are written together)
-		case err != nil:
+	if slot != nil && slot.ReviewID != "" {
+		if err := s.unverify(ctx, slot.ReviewID, orderID, now); err != nil {
 			return err
-		default:
-			if _, err := s.env.DB.Collection(reviewsColl).UpdateOne(ctx, bson.M{"_id": r.ID},
-				bson.M{"$set": bson.M{"isVerifiedPurchase": false}, "$unset": bson.M{"verifiedBy": ""}}); err != nil {
-				return err
-			}
-			var d Delta
-			if !r.Hidden {
-				d = Unverify()
-			}
-			if err := s.changeStats(ctx, r.StoreID, d, now); err != nil {
-				return err
-			}
-			r.Verified, r.VerifiedBy = false, ""
-			ev := r.event()
-			ev.ChangedFields = []string{"isVerifiedPurchase"}
-			if err := s.publish(ctx, contract.EventUpdated, r.ID, ev); err != nil {
-				return err
-			}
 		}
 	}
-	_, err = orders.UpdateOne(ctx, bson.M{"_id": orderID},
-		bson.M{"$set": bson.M{"cancelled": true, "updatedAt": now}, "$unset": bson.M{"reviewId": ""}}, options.Update().SetUpsert(true))
-	return err
+	return s.orders.Cancel(ctx, orderID, now)
+}
+
+// unverify withdraws review reviewID's verification while order orderID
+// gives it, in the consumer's transaction (the order's slot and the review
+// are written together, so a review that no longer uses it is gone or moved:
+// nothing to do).
+func (s *svc) unverify(ctx context.Context, reviewID, orderID string, now int64) error {
+	var d domain.Delta
+	var r *domain.Review
+	err := s.reviews.Modify(ctx, reviewID, func(rev *domain.Review) error {
+		if rev.VerifiedBy == orderID {
+			d, r = rev.Unverify(), rev
+		}
+		return nil
+	})
+	if apperr.Is(err, apperr.NotFound) || (err == nil && r == nil) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.stats.Change(ctx, r.StoreID, d, now); err != nil {
+		return err
+	}
+	ev := r.Event()
+	ev.ChangedFields = []string{"isVerifiedPurchase"}
+	return s.publish(ctx, contract.EventUpdated, r.ID, ev)
 }

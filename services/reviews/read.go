@@ -3,15 +3,12 @@ package reviews
 import (
 	"context"
 	"fmt"
-	"strconv"
-
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/ops"
 	"marketplace/libs/page"
-	"marketplace/libs/store"
+	"marketplace/services/reviews/domain"
+	"marketplace/services/reviews/storage"
 )
 
 type listArgs struct {
@@ -20,32 +17,6 @@ type listArgs struct {
 	SortBy         *string   `json:"sortBy" op:"enum=newest|oldest|highest_rating|lowest_rating|most_helpful"`
 	RatingFilter   *int      `json:"ratingFilter" op:"min=1,max=5"`
 	VerifiedOnly   *bool     `json:"verifiedOnly"`
-}
-
-// statsOf is a store's statistics document, nil when the store has never had
-// a review.
-func (s *svc) statsOf(ctx context.Context, storeID string) (*statsDoc, error) {
-	var d statsDoc
-	err := s.env.DB.Collection(statsColl).FindOne(ctx, bson.M{"_id": storeID}).Decode(&d)
-	if store.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &d, nil
-}
-
-// version is the store's statistics version (0 when it has none).
-func (s *svc) version(ctx context.Context, storeID string) (int64, bool, error) {
-	var d struct {
-		Version int64 `bson:"version"`
-	}
-	err := s.env.DB.Collection(statsColl).FindOne(ctx, bson.M{"_id": storeID}, options.FindOne().SetProjection(bson.M{"version": 1})).Decode(&d)
-	if store.IsNotFound(err) {
-		return 0, false, nil
-	}
-	return d.Version, err == nil, err
 }
 
 // checkStore answers NOT_FOUND for a store the catalog does not have.
@@ -69,26 +40,12 @@ func (s *svc) checkStore(ctx context.Context, storeID string) error {
 // too). What was computed is kept only when the version read after computing
 // it is the one read before (no change committed meanwhile).
 func (s *svc) getStoreReviews(ctx context.Context, a *listArgs) (page.Result[ReviewItem], error) {
-	sortBy := DefaultSort
-	if a.SortBy != nil {
-		sortBy = *a.SortBy
-	}
-	o := reviewOrders[sortBy]
-	filter := bson.M{"storeId": a.StoreID, "hidden": false}
-	rating, verified := "", ""
-	if a.RatingFilter != nil {
-		filter["rating"] = *a.RatingFilter
-		rating = strconv.Itoa(*a.RatingFilter)
-	}
-	if a.VerifiedOnly != nil && *a.VerifiedOnly {
-		filter["isVerifiedPurchase"] = true
-		verified = "verified"
-	}
-	fp := fingerprint(o, a.StoreID, rating, verified)
+	l := storage.StoreList{StoreID: a.StoreID, SortBy: orEmpty(a.SortBy), Rating: a.RatingFilter, VerifiedOnly: a.VerifiedOnly != nil && *a.VerifiedOnly}
+	fp := l.Query()
 	opts := a.PaginationOpts
 	opts.NumItems = min(max(opts.NumItems, 1), page.MaxItems)
 
-	version, exists, err := s.version(ctx, a.StoreID)
+	version, exists, err := s.stats.Version(ctx, a.StoreID)
 	if err != nil {
 		return page.Result[ReviewItem]{}, err
 	}
@@ -100,7 +57,7 @@ func (s *svc) getStoreReviews(ctx context.Context, a *listArgs) (page.Result[Rev
 	key := fmt.Sprintf("%s|%d|%s|%d|%s", a.StoreID, version, fp, opts.NumItems, orEmpty(opts.Cursor))
 	res, pageHit := s.pages.Get(key)
 	if !pageHit {
-		docs, err := findPage[reviewDoc](ctx, s.env.DB.Collection(reviewsColl), filter, o, fp, opts)
+		docs, err := s.reviews.PageOfStore(ctx, l, opts)
 		if err != nil {
 			return page.Result[ReviewItem]{}, err
 		}
@@ -112,19 +69,19 @@ func (s *svc) getStoreReviews(ctx context.Context, a *listArgs) (page.Result[Rev
 	votesKey := ""
 	if caller != nil && len(res.Page) > 0 {
 		votesKey = fmt.Sprintf("%s|%s|%d", caller.Sub, a.StoreID, version)
-		if votes, votesHit = s.votes.Get(votesKey); !votesHit {
+		if votes, votesHit = s.callerVotes.Get(votesKey); !votesHit {
 			if votes, err = s.storeVotes(ctx, caller.Sub, a.StoreID); err != nil {
 				return page.Result[ReviewItem]{}, err
 			}
 		}
 	}
 	if exists && (!pageHit || !votesHit) {
-		if after, ok, err := s.version(ctx, a.StoreID); err == nil && ok && after == version {
+		if after, ok, err := s.stats.Version(ctx, a.StoreID); err == nil && ok && after == version {
 			if !pageHit {
 				s.pages.Put(key, res)
 			}
 			if !votesHit {
-				s.votes.Put(votesKey, votes)
+				s.callerVotes.Put(votesKey, votes)
 			}
 		}
 	}
@@ -156,7 +113,7 @@ type storeArgs struct {
 // store without reviews has zeros, a store the catalog does not know is
 // NOT_FOUND.
 func (s *svc) getStoreReviewStats(ctx context.Context, a *storeArgs) (*StatsView, error) {
-	d, err := s.statsOf(ctx, a.StoreID)
+	d, err := s.stats.Of(ctx, a.StoreID)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +121,7 @@ func (s *svc) getStoreReviewStats(ctx context.Context, a *storeArgs) (*StatsView
 		if err := s.checkStore(ctx, a.StoreID); err != nil {
 			return nil, err
 		}
-		d = &statsDoc{StoreID: a.StoreID}
+		d = &domain.StoreStats{StoreID: a.StoreID}
 	}
 	v := statsView(a.StoreID, d)
 	return &v, nil
@@ -174,7 +131,7 @@ func (s *svc) getStoreReviewStats(ctx context.Context, a *storeArgs) (*StatsView
 // review is shown only to its author and to administrators (anyone else gets
 // null, as for a missing one).
 func (s *svc) getReview(ctx context.Context, a *reviewArgs) (*ReviewDetail, error) {
-	r, err := s.review(ctx, a.ReviewID)
+	r, err := s.reviews.Find(ctx, a.ReviewID)
 	if err != nil || r == nil {
 		return nil, err
 	}
@@ -209,10 +166,9 @@ func (s *svc) getCustomerReviews(ctx context.Context, a *customerReviewsArgs) (p
 	if c == nil {
 		return page.Result[ReviewDetail]{Page: []ReviewDetail{}, IsDone: true, ContinueCursor: orEmpty(a.PaginationOpts.Cursor)}, nil
 	}
-	docs, err := findPage[reviewDoc](ctx, s.env.DB.Collection(reviewsColl), bson.M{"customerId": c.ID},
-		customerOrder, fingerprint(customerOrder, c.ID), a.PaginationOpts)
+	docs, err := s.reviews.PageOfCustomer(ctx, c.ID, a.PaginationOpts)
 	if err != nil {
 		return page.Result[ReviewDetail]{}, err
 	}
-	return page.Map(docs, func(r *reviewDoc) ReviewDetail { return s.detail(r, true, false) }), nil
+	return page.Map(docs, func(r *domain.Review) ReviewDetail { return s.detail(r, true, false) }), nil
 }

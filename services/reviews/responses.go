@@ -3,11 +3,9 @@ package reviews
 import (
 	"context"
 
-	"go.mongodb.org/mongo-driver/bson"
-
-	"marketplace/libs/apperr"
 	contract "marketplace/libs/contracts/reviews"
 	"marketplace/libs/ops"
+	"marketplace/services/reviews/domain"
 )
 
 type responseArgs struct {
@@ -31,41 +29,33 @@ func (s *svc) updateStoreResponse(ctx context.Context, a *responseArgs) (*StoreR
 }
 
 func (s *svc) respond(ctx context.Context, a *responseArgs, update bool) (*StoreResponseView, error) {
-	comment := orEmpty(cleanText(&a.Comment))
+	comment := orEmpty(domain.CleanText(&a.Comment))
 	owner := ops.Caller(ctx).Sub
 	var out StoreResponseView
-	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+	err := s.atomically(ctx, func(ctx context.Context) error {
 		r, err := s.reviewToActOn(ctx, a.ReviewID)
 		if err != nil {
 			return err
 		}
-		if r.Hidden {
-			return apperr.New(apperr.FailedPrecondition, "review %s is hidden by the moderators", r.ID)
-		}
 		now := s.now()
-		var filter, set bson.M
-		if update {
-			filter = bson.M{"_id": r.ID, "storeResponse": bson.M{"$exists": true}}
-			set = bson.M{"storeResponse.comment": comment, "storeResponse.updatedAt": now, "storeResponse.byUserId": owner}
-		} else {
-			filter = bson.M{"_id": r.ID, "storeResponse": bson.M{"$exists": false}}
-			set = bson.M{"storeResponse": storeResponse{Comment: comment, RespondedAt: now, ByUserID: owner}}
-		}
-		res, err := s.env.DB.Collection(reviewsColl).UpdateOne(ctx, filter, bson.M{"$set": set})
+		resp, err := r.Respond(comment, owner, update, now)
 		if err != nil {
 			return err
 		}
-		if res.MatchedCount != 1 {
+		// One conditional update holds the rule against a concurrent
+		// response, with the same answers.
+		ok, err := s.reviews.SetResponse(ctx, r.ID, resp, update)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			if update {
-				return apperr.New(apperr.NotFound, "review %s has no store response yet: add one with addStoreResponse", r.ID)
+				return domain.ErrNoResponse(r.ID)
 			}
-			return apperr.New(apperr.AlreadyExists, "the store has already responded to review %s: change it with updateStoreResponse", r.ID)
+			return domain.ErrResponded(r.ID)
 		}
-		out = StoreResponseView{Comment: comment, RespondedAt: now}
-		if update {
-			out = StoreResponseView{Comment: comment, RespondedAt: r.Response.RespondedAt, UpdatedAt: now}
-		}
-		if err := s.changeStats(ctx, r.StoreID, Delta{}, now); err != nil { // the lists show responses
+		out = StoreResponseView{Comment: resp.Comment, RespondedAt: resp.RespondedAt, UpdatedAt: resp.UpdatedAt}
+		if err := s.stats.Change(ctx, r.StoreID, domain.Delta{}, now); err != nil { // the lists show responses
 			return err
 		}
 		return s.publish(ctx, contract.EventStoreResponded, r.ID, contract.StoreResponded{

@@ -30,14 +30,10 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 	"go.opentelemetry.io/otel/metric"
 
-	"marketplace/libs/apperr"
 	"marketplace/libs/cache"
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
@@ -48,7 +44,8 @@ import (
 	"marketplace/libs/ops"
 	"marketplace/libs/page"
 	"marketplace/libs/service"
-	"marketplace/libs/store"
+	"marketplace/services/reviews/domain"
+	"marketplace/services/reviews/storage"
 )
 
 // Module is the reviews service.
@@ -92,13 +89,17 @@ const (
 
 type svc struct {
 	env           service.Env
+	reviews       *storage.Reviews
+	votes         *storage.Votes
+	flags         *storage.Flags
+	stats         *storage.Stats
+	orders        *storage.Orders
 	customers     *customers.Client
 	catalog       *catalog.Client
 	media         *media.Client
 	publicBaseURL string
 	pages         *cache.TTL[string, page.Result[ReviewItem]]
-	votes         *cache.TTL[string, map[string]bool] // a caller's votes on a store's reviews, by store version
-	statsMade     sync.Map                            // store ids whose statistics document exists (it is never deleted)
+	callerVotes   *cache.TTL[string, map[string]bool] // a caller's votes on a store's reviews, by store version
 	status        *events.ConsumerStatus              // the orders consumer's health (cancelled.go)
 	unconfirmed   metric.Int64Counter                 // cancellations the customers service did not confirm
 }
@@ -117,10 +118,11 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 		env.Logger.Warn("PUBLIC_BASE_URL is not set: photo URLs use " + DefaultPublicBaseURL)
 	}
 	s := &svc{
-		env: env, customers: customers.NewClient(env.Calls), catalog: catalog.NewClient(env.Calls), media: media.NewClient(env.Calls),
+		env: env, reviews: storage.NewReviews(env.DB), votes: storage.NewVotes(env.DB), flags: storage.NewFlags(env.DB),
+		stats: storage.NewStats(env.DB), orders: storage.NewOrders(env.DB), customers: customers.NewClient(env.Calls), catalog: catalog.NewClient(env.Calls), media: media.NewClient(env.Calls),
 		publicBaseURL: base, pages: cache.New[string, page.Result[ReviewItem]](pageCacheTTL, pageCacheMax),
-		votes:  cache.New[string, map[string]bool](pageCacheTTL, votesCacheMax),
-		status: events.NewConsumerStatus(0), unconfirmed: newUnconfirmedCounter(),
+		callerVotes: cache.New[string, map[string]bool](pageCacheTTL, votesCacheMax),
+		status:      events.NewConsumerStatus(0), unconfirmed: newUnconfirmedCounter(),
 	}
 	viaReview := ops.StoreVia("reviewId", s.storeOfReview)
 	return &service.Built{
@@ -142,142 +144,80 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("admins.reviewModeration.resolveFlag", ops.Admin, "Decide a pending flag: dismiss it (the review stays) or hide the review (its pending flags are resolved, its author notified).", s.resolveFlag),
 			ops.NewMutation("admins.reviewModeration.setReviewVisibility", ops.Admin, "Hide a review or show it again.", s.setReviewVisibility),
 		).WithResolvers(ops.Resolvers{Customer: s.customers.CustomerRef, Store: s.catalog.StoreRef}),
-		Indexes: append([]store.Index{
-			// One review per order per customer (rule 5), held by the database.
-			{Collection: reviewsColl, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "orderId", Value: 1}}, Unique: true,
-				Partial: bson.M{"orderId": bson.M{"$exists": true}}, Name: "one_review_per_order"},
-			// The lists (on MongoDB: the store's visible reviews in each order, the caller's reviews).
-			{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_newest"},
-			{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "rating", Value: -1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_rating"},
-			// lowest_rating: the lowest first, the newest first among equals (the
-			// mixed directions are not store_rating walked backwards).
-			{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "rating", Value: 1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_rating_lowest"},
-			{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "wilson", Value: -1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_helpful"},
-			{Collection: reviewsColl, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_customer"},
-			// One vote and one flag per customer per review.
-			{Collection: votesColl, Keys: bson.D{{Key: "reviewId", Value: 1}, {Key: "customerId", Value: 1}}, Unique: true, Name: "one_vote_per_customer"},
-			{Collection: votesColl, Keys: bson.D{{Key: "userId", Value: 1}, {Key: "reviewId", Value: 1}}, Name: "by_user"},
-			{Collection: votesColl, Keys: bson.D{{Key: "userId", Value: 1}, {Key: "storeId", Value: 1}}, Name: "by_user_store"},
-			{Collection: flagsColl, Keys: bson.D{{Key: "reviewId", Value: 1}, {Key: "customerId", Value: 1}}, Unique: true, Name: "one_flag_per_customer"},
-			{Collection: flagsColl, Keys: bson.D{{Key: "status", Value: 1}, {Key: "createdAt", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_status"},
-			// Every flag, oldest first (listFlags without a status).
-			{Collection: flagsColl, Keys: bson.D{{Key: "createdAt", Value: 1}, {Key: "_id", Value: 1}}, Name: "oldest"},
-			// (verifiedOrders is read and written by _id only.)
-		}, events.ConsumerIndexes()...),
+		Indexes: storage.Indexes(),
 	}, nil
 }
 
 func (s *svc) now() int64 { return s.env.Now().UnixMilli() }
 
-// review is a review by id, nil when there is none.
-func (s *svc) review(ctx context.Context, id string) (*reviewDoc, error) {
-	var r reviewDoc
-	err := s.env.DB.Collection(reviewsColl).FindOne(ctx, bson.M{"_id": id}).Decode(&r)
-	if store.IsNotFound(err) {
-		return nil, nil
+// viewer is the caller as a review's visibility sees them (nil: anonymous).
+func viewer(ctx context.Context) *domain.Viewer {
+	c := ops.Caller(ctx)
+	if c == nil {
+		return nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return &domain.Viewer{Sub: c.Sub, Admin: c.IsAdmin()}
 }
 
-func errNoReview(id string) error {
-	return apperr.New(apperr.NotFound, "review %s does not exist", id)
+// author is the caller of a customer operation as the author of a review,
+// vote or flag.
+func author(ctx context.Context) domain.Author {
+	c := ops.CustomerOf(ctx)
+	if c == nil {
+		return domain.Author{}
+	}
+	return domain.Author{CustomerID: c.ID, UserID: c.UserID, Name: c.Name}
 }
 
-// existingReview is a review by id, NOT_FOUND when there is none.
-func (s *svc) existingReview(ctx context.Context, id string) (*reviewDoc, error) {
-	r, err := s.review(ctx, id)
-	if err == nil && r == nil {
-		err = errNoReview(id)
+// seen is rev when the caller may know of it, else the answer for a missing
+// review (no existence oracle: getReview answers null to them).
+func seen(ctx context.Context, rev *domain.Review) error {
+	if !rev.SeenBy(viewer(ctx)) {
+		return domain.ErrNoReview(rev.ID)
 	}
-	return r, err
-}
-
-// seesReview reports whether the caller may know of r: anyone while it is
-// shown; once hidden by the moderators, its author and administrators only
-// (getReview's rule).
-func seesReview(ctx context.Context, r *reviewDoc) bool {
-	if !r.Hidden {
-		return true
-	}
-	caller := ops.Caller(ctx)
-	return caller != nil && (caller.Sub == r.UserID || caller.IsAdmin())
+	return nil
 }
 
 // reviewToActOn is a review by id for an action of the caller: NOT_FOUND when
 // there is none, and, with exactly the same answer, when it is hidden and the
-// caller may not see it (no existence oracle: getReview answers null to them).
-func (s *svc) reviewToActOn(ctx context.Context, id string) (*reviewDoc, error) {
-	r, err := s.existingReview(ctx, id)
-	if err == nil && !seesReview(ctx, r) {
-		return nil, errNoReview(id)
+// caller may not see it.
+func (s *svc) reviewToActOn(ctx context.Context, id string) (*domain.Review, error) {
+	r, err := s.reviews.Get(ctx, id)
+	if err == nil {
+		err = seen(ctx, r)
 	}
-	return r, err
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // storeOfReview leads the store owner's access check from a review to its
 // store; a review hidden from the caller is NOT_FOUND, as a missing one.
 func (s *svc) storeOfReview(ctx context.Context, reviewID string) (string, error) {
-	var r reviewDoc
-	err := s.env.DB.Collection(reviewsColl).FindOne(ctx, bson.M{"_id": reviewID},
-		options.FindOne().SetProjection(bson.M{"storeId": 1, "hidden": 1, "userId": 1})).Decode(&r)
-	if store.IsNotFound(err) || (err == nil && !seesReview(ctx, &r)) {
-		return "", errNoReview(reviewID)
-	}
-	return r.StoreID, err
-}
-
-// ensureStats makes the store's statistics document (zeros) if it is missing,
-// before a transaction changes it: an upsert inside transactions running
-// concurrently could collide on the new document's id.
-func (s *svc) ensureStats(ctx context.Context, storeID string) error {
-	if _, ok := s.statsMade.Load(storeID); ok {
-		return nil
-	}
-	_, err := s.env.DB.Collection(statsColl).UpdateOne(ctx, bson.M{"_id": storeID},
-		bson.M{"$setOnInsert": bson.M{"count": 0, "sum": 0, "star1": 0, "star2": 0, "star3": 0, "star4": 0, "star5": 0,
-			"verified": 0, "version": 0, "updatedAt": s.now()}},
-		options.Update().SetUpsert(true))
-	if err != nil && !store.IsDuplicate(err) { // a concurrent first review made it
-		return err
-	}
-	if !s.env.DB.InJoined(ctx) { // else made only if the keyed call's transaction commits
-		s.statsMade.Store(storeID, struct{}{})
-	}
-	return nil
-}
-
-// changeStats applies d to the store's statistics and moves their version on
-// (a change the store's lists show), inside the caller's transaction.
-func (s *svc) changeStats(ctx context.Context, storeID string, d Delta, now int64) error {
-	inc := bson.M{"version": int64(1)}
-	for k, v := range d.inc() {
-		inc[k] = v
-	}
-	res, err := s.env.DB.Collection(statsColl).UpdateOne(ctx, bson.M{"_id": storeID}, bson.M{"$inc": inc, "$set": bson.M{"updatedAt": now}})
+	r, err := s.reviews.Visibility(ctx, reviewID)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if res.MatchedCount != 1 {
-		return apperr.New(apperr.Internal, "the statistics of store %s are missing", storeID)
+	if r == nil || !r.SeenBy(viewer(ctx)) {
+		return "", domain.ErrNoReview(reviewID)
 	}
-	return nil
+	return r.StoreID, nil
+}
+
+// atomically runs fn in one transaction that every repository call inside it
+// joins (store.DB.Joined); inside a keyed call's (libs/ops runs it inside
+// Joined) fn joins that one. A write conflict runs fn again from the start,
+// on fresh loads: fn must leave nothing of an earlier run behind.
+func (s *svc) atomically(ctx context.Context, fn func(ctx context.Context) error) error {
+	if s.env.DB.InJoined(ctx) {
+		return s.env.DB.Tx(ctx, fn)
+	}
+	return s.env.DB.Joined(ctx, fn)
 }
 
 // publish adds an event of the review to the transaction's outbox.
 func (s *svc) publish(ctx context.Context, eventType, reviewID string, data any) error {
 	_, err := s.env.Outbox.Add(ctx, contract.Topic, eventType, reviewID, data)
 	return err
-}
-
-// isAuthor reports whether the caller of a customer operation wrote r.
-func isAuthor(ctx context.Context, r *reviewDoc) bool {
-	c := ops.CustomerOf(ctx)
-	return c != nil && c.ID == r.CustomerID
-}
-
-func errNotAuthor(what string) error {
-	return apperr.New(apperr.PermissionDenied, "only the review's author may %s it", what)
 }

@@ -3,16 +3,13 @@ package reviews
 import (
 	"context"
 	"fmt"
-	"slices"
-
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
 	contract "marketplace/libs/contracts/reviews"
 	"marketplace/libs/ids"
 	"marketplace/libs/ops"
 	"marketplace/libs/store"
+	"marketplace/services/reviews/domain"
 )
 
 type addArgs struct {
@@ -38,9 +35,9 @@ func orEmpty(s *string) string {
 }
 
 // addReview writes the caller's review of a store. Verified purchase
-// (Verification, docs/adr/0069-verified-purchase.md): a store's owner may not review their own store
-// (the owner read afresh from the catalog); a cited order must exist and be the
-// caller's (else NOT_FOUND, the same answer for both) and be of the store
+// (domain.Verification, docs/adr/0069-verified-purchase.md): a store's owner may not review their own store
+// (the owner read afresh from the catalog); a cited order must exist and be
+// the caller's (else NOT_FOUND, the same answer for both) and be of the store
 // (INVALID_ARGUMENT), and not reviewed by them already (ALREADY_EXISTS); it
 // verifies the review unless it is cancelled or already verifies another
 // review; without orderId, a delivered order no verified review uses does.
@@ -52,12 +49,9 @@ func orEmpty(s *string) string {
 // what the winner wrote). The review, the statistics and review.created
 // commit together.
 func (s *svc) addReview(ctx context.Context, a *addArgs) (*Added, error) {
-	c := ops.CustomerOf(ctx)
-	title, comment := orEmpty(cleanText(a.Title)), orEmpty(cleanText(a.Comment))
-	if err := checkContent(title, comment); err != nil {
-		return nil, err
-	}
-	if err := checkDistinct(a.PhotoIDs); err != nil {
+	draft := domain.Draft{StoreID: a.StoreID, OrderID: orEmpty(a.OrderID), Rating: a.Rating,
+		Title: orEmpty(domain.CleanText(a.Title)), Comment: orEmpty(domain.CleanText(a.Comment)), PhotoIDs: a.PhotoIDs}
+	if err := domain.CheckDraft(draft); err != nil {
 		return nil, err
 	}
 	st, err := s.catalog.StoreNow(ctx, a.StoreID) // the owner as it is now, not as cached
@@ -67,43 +61,40 @@ func (s *svc) addReview(ctx context.Context, a *addArgs) (*Added, error) {
 	if st == nil {
 		return nil, apperr.New(apperr.NotFound, "store %s does not exist", a.StoreID)
 	}
-	orderID := orEmpty(a.OrderID)
-	p := Purchase{OwnStore: st.OwnerUserID != "" && st.OwnerUserID == ops.Caller(ctx).Sub}
-	if _, err := Verification(p); err != nil { // the owner's refusal, before anything is asked
+	draft.StoreID, draft.StoreName = st.ID, st.Name
+	who := author(ctx)
+	p := domain.Purchase{OwnStore: st.OwnerUserID != "" && st.OwnerUserID == ops.Caller(ctx).Sub}
+	if err := domain.CheckOwner(p.OwnStore); err != nil { // before anything is asked
 		return nil, err
 	}
-	facts, err := s.customers.PurchaseFacts(ctx, c.ID, a.StoreID, orderID)
+	facts, err := s.customers.PurchaseFacts(ctx, who.CustomerID, a.StoreID, draft.OrderID)
 	if err != nil {
 		return nil, err
 	}
-	p.OrderID = orderID
+	p.OrderID = draft.OrderID
 	p.OrderExists, p.OrderOfCustomer, p.OrderOfStore, p.OrderStatus = facts.OrderExists, facts.OrderOfCustomer, facts.OrderOfStore, facts.OrderStatus
 	p.Delivered = facts.DeliveredOrderIDs
 	if facts.DeliveredOrderIDs == nil && facts.DeliveredOrders > 0 {
 		s.env.Logger.WarnContext(ctx, "reviews: the customers service does not name delivered orders (an older release): no delivered order verifies this review",
-			"customerId", c.ID, "storeId", a.StoreID, "deliveredOrders", facts.DeliveredOrders)
+			"customerId", who.CustomerID, "storeId", a.StoreID, "deliveredOrders", facts.DeliveredOrders)
 	}
-	if _, err := Verification(p); err != nil { // the order's refusals, before the photos are checked
+	if err := domain.CheckOrder(p); err != nil { // the order's refusals, before the photos are claimed
 		return nil, err
 	}
 	if err := s.checkPhotos(ctx, ops.Caller(ctx).Sub, a.PhotoIDs); err != nil {
 		return nil, err
 	}
-	if err := s.ensureStats(ctx, a.StoreID); err != nil {
+	if err := s.stats.Ensure(ctx, a.StoreID, s.now()); err != nil {
 		return nil, err
 	}
-	r, err := store.Retry(ctx, "your verified reviews of the store", func(ctx context.Context) (*reviewDoc, error) {
-		now := s.now()
-		r := reviewDoc{
-			ID: ids.New("storeReviews"), StoreID: st.ID, StoreName: st.Name, CustomerID: c.ID, UserID: c.UserID, CustomerName: c.Name,
-			OrderID: orderID, Rating: a.Rating, Title: title, Comment: comment, PhotoIDs: nonNil(a.PhotoIDs),
-			CreatedAt: now, UpdatedAt: now,
-		}
-		err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+	r, err := store.Retry(ctx, "your verified reviews of the store", func(ctx context.Context) (*domain.Review, error) {
+		var r *domain.Review
+		err := s.atomically(ctx, func(ctx context.Context) error {
 			// The same order reviewed, or taken to verify another review,
 			// meanwhile: a conflict, reported from inside the transaction (a
 			// keyed call's enclosing transaction then starts again; store.Joined).
-			err := s.writeReview(ctx, &r, p, now)
+			var err error
+			r, err = s.writeReview(ctx, draft, who, p)
 			if store.IsDuplicate(err) {
 				return store.ErrConflict
 			}
@@ -112,7 +103,7 @@ func (s *svc) addReview(ctx context.Context, a *addArgs) (*Added, error) {
 		if store.IsDuplicate(err) {
 			return nil, store.ErrConflict // (one met at commit)
 		}
-		return &r, err
+		return r, err
 	})
 	if err != nil {
 		return nil, err
@@ -125,135 +116,40 @@ func (s *svc) addReview(ctx context.Context, a *addArgs) (*Added, error) {
 	return &Added{ReviewID: r.ID, Message: msg}, nil
 }
 
-// writeReview decides r's verified purchase on the facts p and this
-// service's records, and writes r, the order that verifies it, the
-// statistics and review.created, in the caller's transaction. Everything it
-// decides is decided again on each attempt (a transaction retried after a
-// write conflict runs it again).
-func (s *svc) writeReview(ctx context.Context, r *reviewDoc, p Purchase, now int64) error {
-	c, storeID, orderID := ops.CustomerOf(ctx), r.StoreID, r.OrderID
-	q := p
+// writeReview decides the review's verified purchase on the customers
+// service's facts p and this service's records as they are in the
+// transaction, and writes the review, the order that verifies it, the
+// statistics and review.created. It starts from the draft on every attempt:
+// nothing of an earlier attempt (a new id, a verdict) is kept.
+func (s *svc) writeReview(ctx context.Context, draft domain.Draft, who domain.Author, p domain.Purchase) (*domain.Review, error) {
 	var err error
-	if q.Uses, q.Unnamed, err = s.verifiedUses(ctx, c.ID, storeID); err != nil {
-		return err
+	if p.Uses, p.Unnamed, err = s.reviews.VerifiedUses(ctx, who.CustomerID, draft.StoreID); err != nil {
+		return nil, err
 	}
-	if orderID != "" { // (on MongoDB the unique index decides a race; this names it)
-		if q.OrderReviewed, err = s.exists(ctx, reviewsColl, bson.M{"customerId": c.ID, "orderId": orderID}); err != nil {
-			return err
+	if draft.OrderID != "" { // (on MongoDB the unique index decides a race; this names it)
+		if p.OrderReviewed, err = s.reviews.OrderReviewed(ctx, who.CustomerID, draft.OrderID); err != nil {
+			return nil, err
 		}
-		if q.OrderCancelled, err = s.exists(ctx, verifiedOrdersColl, bson.M{"_id": orderID, "cancelled": true}); err != nil {
-			return err
+		if p.OrderCancelled, err = s.orders.Cancelled(ctx, draft.OrderID); err != nil {
+			return nil, err
 		}
 	}
-	v, err := Verification(q)
+	v, err := domain.Verification(p)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	r.Verified, r.VerifiedBy = v.Verified(), v.By
-	if _, err := s.env.DB.Collection(reviewsColl).InsertOne(ctx, *r); err != nil {
-		return err
+	now := s.now()
+	r := domain.NewReview(ids.New("storeReviews"), draft, who, v, now)
+	if err := s.reviews.Insert(ctx, r); err != nil {
+		return nil, err
 	}
-	if err := s.takeOrder(ctx, r.ID, v, now); err != nil {
-		return err
+	if err := s.orders.Take(ctx, r.ID, v, now); err != nil {
+		return nil, err
 	}
-	if err := s.changeStats(ctx, r.StoreID, Add(r.Rating, r.Verified), now); err != nil {
-		return err
+	if err := s.stats.Change(ctx, r.StoreID, r.Created(), now); err != nil {
+		return nil, err
 	}
-	return s.publish(ctx, contract.EventCreated, r.ID, r.event())
-}
-
-// takeOrder records, in the transaction of review reviewID, the order that
-// verifies it (v.By; nothing for an unverified review), and moves the review
-// that used it without citing it to its new order (v.Move). Each write names
-// the order's document, so a concurrent writer of the same order conflicts:
-// an insert of a document that appeared meanwhile is a duplicate, a move whose
-// review no longer holds its order is ErrConflict.
-func (s *svc) takeOrder(ctx context.Context, reviewID string, v Verdict, now int64) error {
-	if !v.Verified() {
-		return nil
-	}
-	orders := s.env.DB.Collection(verifiedOrdersColl)
-	if m := v.Move; m != nil {
-		res, err := orders.UpdateOne(ctx, bson.M{"_id": m.From, "reviewId": m.ReviewID},
-			bson.M{"$set": bson.M{"reviewId": reviewID, "updatedAt": now}})
-		if err != nil {
-			return err
-		}
-		if res.MatchedCount != 1 {
-			return store.ErrConflict
-		}
-		if _, err := orders.InsertOne(ctx, orderSlotDoc{OrderID: m.To, ReviewID: m.ReviewID, UpdatedAt: now}); err != nil {
-			return err
-		}
-		res, err = s.env.DB.Collection(reviewsColl).UpdateOne(ctx, bson.M{"_id": m.ReviewID, "verifiedBy": m.From},
-			bson.M{"$set": bson.M{"verifiedBy": m.To}})
-		if err != nil {
-			return err
-		}
-		if res.MatchedCount != 1 {
-			return store.ErrConflict
-		}
-		return nil
-	}
-	_, err := orders.InsertOne(ctx, orderSlotDoc{OrderID: v.By, ReviewID: reviewID, UpdatedAt: now})
-	return err
-}
-
-// verifiedUses are the orders the customer's verified reviews of the store
-// use, and how many of those reviews were verified before reviews named the
-// order they use (a review of that time citing an order uses it).
-func (s *svc) verifiedUses(ctx context.Context, customerID, storeID string) (map[string]Use, int, error) {
-	cur, err := s.env.DB.Collection(reviewsColl).Find(ctx, bson.M{"customerId": customerID, "storeId": storeID, "isVerifiedPurchase": true},
-		options.Find().SetProjection(bson.M{"orderId": 1, "verifiedBy": 1}))
-	if err != nil {
-		return nil, 0, err
-	}
-	var rs []struct {
-		ID         string `bson:"_id"`
-		OrderID    string `bson:"orderId"`
-		VerifiedBy string `bson:"verifiedBy"`
-	}
-	if err := cur.All(ctx, &rs); err != nil {
-		return nil, 0, err
-	}
-	uses, unnamed := make(map[string]Use, len(rs)), 0
-	for _, r := range rs {
-		switch {
-		case r.VerifiedBy != "":
-			uses[r.VerifiedBy] = Use{ReviewID: r.ID, Cited: r.VerifiedBy == r.OrderID}
-		case r.OrderID != "":
-			uses[r.OrderID] = Use{ReviewID: r.ID, Cited: true}
-		default:
-			unnamed++
-		}
-	}
-	return uses, unnamed, nil
-}
-
-// exists reports whether coll has a document matching filter.
-func (s *svc) exists(ctx context.Context, coll string, filter bson.M) (bool, error) {
-	err := s.env.DB.Collection(coll).FindOne(ctx, filter, options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
-	if store.IsNotFound(err) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
-func nonNil(xs []string) []string {
-	if xs == nil {
-		return []string{}
-	}
-	return xs
-}
-
-// checkDistinct refuses a photo given twice.
-func checkDistinct(photoIDs []string) error {
-	for i, id := range photoIDs {
-		if j := slices.Index(photoIDs[:i], id); j >= 0 {
-			return apperr.Invalid(fmt.Sprintf("photoIds[%d]", i), "repeats photoIds[%d]", j)
-		}
-	}
-	return nil
+	return r, s.publish(ctx, contract.EventCreated, r.ID, r.Event())
 }
 
 // checkPhotos: every photo must be an upload of the caller (media's record of
@@ -294,87 +190,54 @@ type updateArgs struct {
 	PhotoIDs []string `json:"photoIds" op:"max=10,id=_storage"`
 }
 
-// updateReview changes the given fields of the caller's own review. A title
-// or comment given as "" removes it (one of them must remain); photoIds
-// replaces the photos (an empty array removes them). The version replaced is
-// kept on the review (rating, title, comment, photos, when it was written and
-// replaced) for the moderators. A call that changes nothing writes nothing.
+// updateReview changes the given fields of the caller's own review
+// (domain.Review.Apply). A title or comment given as "" removes it (one of
+// them must remain); photoIds replaces the photos (an empty array removes
+// them). The version replaced is kept on the review for the moderators. A
+// call that changes nothing writes nothing.
 func (s *svc) updateReview(ctx context.Context, a *updateArgs) (*ReviewDetail, error) {
+	who := author(ctx)
+	edit := domain.Edit{Rating: a.Rating, Title: domain.CleanText(a.Title), Comment: domain.CleanText(a.Comment), PhotoIDs: a.PhotoIDs}
 	r, err := s.reviewToActOn(ctx, a.ReviewID)
 	if err != nil {
 		return nil, err
 	}
-	if !isAuthor(ctx, r) {
-		return nil, errNotAuthor("edit")
-	}
-	if a.Rating == nil && a.Title == nil && a.Comment == nil && a.PhotoIDs == nil {
-		return nil, apperr.Invalid("args", "give at least one of rating, title, comment, photoIds")
-	}
-	if err := checkDistinct(a.PhotoIDs); err != nil {
+	if err := r.CheckAuthor(who.CustomerID, "edit"); err != nil {
 		return nil, err
 	}
-	title, comment := cleanText(a.Title), cleanText(a.Comment)
-	if a.PhotoIDs != nil && !slices.Equal(a.PhotoIDs, r.PhotoIDs) {
+	if err := domain.CheckEdit(edit); err != nil {
+		return nil, err
+	}
+	if r.NewPhotos(edit) { // claimed before the transaction (a remote call)
 		if err := s.checkPhotos(ctx, ops.Caller(ctx).Sub, a.PhotoIDs); err != nil {
 			return nil, err
 		}
 	}
-	c := ops.CustomerOf(ctx)
-	var changed []string
-	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		r, err = s.reviewToActOn(ctx, a.ReviewID)
-		if err != nil {
+	var edited domain.Edited
+	err = s.atomically(ctx, func(ctx context.Context) error {
+		err := s.reviews.Update(ctx, a.ReviewID, func(rev *domain.Review) error {
+			if err := seen(ctx, rev); err != nil {
+				return err
+			}
+			var err error
+			edited, err = rev.Apply(edit, who, s.now())
+			r = rev
+			return err
+		})
+		if err != nil || len(edited.Fields) == 0 {
 			return err
 		}
-		next := *r
-		changed = nil
-		if a.Rating != nil && *a.Rating != r.Rating {
-			next.Rating, changed = *a.Rating, append(changed, "rating")
-		}
-		if title != nil && *title != r.Title {
-			next.Title, changed = *title, append(changed, "title")
-		}
-		if comment != nil && *comment != r.Comment {
-			next.Comment, changed = *comment, append(changed, "comment")
-		}
-		if a.PhotoIDs != nil && !slices.Equal(a.PhotoIDs, r.PhotoIDs) {
-			next.PhotoIDs, changed = nonNil(a.PhotoIDs), append(changed, "photoIds")
-		}
-		if len(changed) == 0 {
-			return nil
-		}
-		if err := checkContent(next.Title, next.Comment); err != nil {
+		if err := s.stats.Change(ctx, r.StoreID, edited.Delta, r.UpdatedAt); err != nil {
 			return err
 		}
-		now := s.now()
-		next.Edits = append(slices.Clone(r.Edits), reviewVersion{Rating: r.Rating, Title: r.Title, Comment: r.Comment,
-			PhotoIDs: nonNil(r.PhotoIDs), WrittenAt: r.UpdatedAt, ReplacedAt: now})
-		if len(next.Edits) > MaxEdits {
-			next.Edits = next.Edits[len(next.Edits)-MaxEdits:]
-		}
-		next.UpdatedAt, next.CustomerName = now, c.Name
-		if _, err := s.env.DB.Collection(reviewsColl).UpdateOne(ctx, bson.M{"_id": r.ID}, bson.M{"$set": bson.M{
-			"rating": next.Rating, "title": next.Title, "comment": next.Comment, "photoIds": next.PhotoIDs,
-			"edits": next.Edits, "updatedAt": now, "customerName": next.CustomerName,
-		}}); err != nil {
-			return err
-		}
-		var d Delta
-		if !r.Hidden {
-			d = Rerate(r.Rating, next.Rating)
-		}
-		if err := s.changeStats(ctx, r.StoreID, d, now); err != nil {
-			return err
-		}
-		ev := next.event()
-		ev.PreviousRating, ev.ChangedFields, ev.ByUserID = r.Rating, changed, c.UserID
-		*r = next
+		ev := r.Event()
+		ev.PreviousRating, ev.ChangedFields, ev.ByUserID = edited.PreviousRating, edited.Fields, who.UserID
 		return s.publish(ctx, contract.EventUpdated, r.ID, ev)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(changed) > 0 {
+	if len(edited.Fields) > 0 {
 		s.env.Relay.Kick()
 	}
 	d := s.detail(r, true, false)
@@ -389,45 +252,33 @@ type reviewArgs struct {
 // one transaction with the statistics and review.deleted. The order a
 // verified review used is free again.
 func (s *svc) deleteReview(ctx context.Context, a *reviewArgs) (ops.Null, error) {
-	var gone reviewDoc
-	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+	who := author(ctx)
+	deleted := false
+	err := s.atomically(ctx, func(ctx context.Context) error {
+		deleted = false
 		r, err := s.reviewToActOn(ctx, a.ReviewID)
 		if err != nil {
 			return err
 		}
-		if !isAuthor(ctx, r) {
-			return errNotAuthor("delete")
-		}
-		if _, err := s.env.DB.Collection(reviewsColl).DeleteOne(ctx, bson.M{"_id": r.ID}); err != nil {
+		d, err := r.Delete(who.CustomerID)
+		if err != nil {
 			return err
 		}
-		if _, err := s.env.DB.Collection(votesColl).DeleteMany(ctx, bson.M{"reviewId": r.ID}); err != nil {
+		if err := s.reviews.Delete(ctx, r); err != nil {
 			return err
 		}
-		if _, err := s.env.DB.Collection(flagsColl).DeleteMany(ctx, bson.M{"reviewId": r.ID}); err != nil {
+		if err := s.stats.Change(ctx, r.StoreID, d, s.now()); err != nil {
 			return err
 		}
-		if r.VerifiedBy != "" { // the order it used verifies the author's next review
-			if _, err := s.env.DB.Collection(verifiedOrdersColl).DeleteOne(ctx, bson.M{"_id": r.VerifiedBy, "reviewId": r.ID}); err != nil {
-				return err
-			}
-		}
-		var d Delta
-		if !r.Hidden {
-			d = Remove(r.Rating, r.Verified)
-		}
-		if err := s.changeStats(ctx, r.StoreID, d, s.now()); err != nil {
-			return err
-		}
-		gone = *r
-		ev := r.event()
+		deleted = true
+		ev := r.Event()
 		ev.ByUserID = r.UserID
 		return s.publish(ctx, contract.EventDeleted, r.ID, ev)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if gone.ID != "" {
+	if deleted {
 		s.env.Relay.Kick()
 	}
 	return nil, nil

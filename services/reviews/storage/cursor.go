@@ -1,4 +1,4 @@
-package reviews
+package storage
 
 import (
 	"cmp"
@@ -13,6 +13,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/page"
+	"marketplace/services/reviews/domain"
 )
 
 // Keyset pagination over several sort keys (libs/page sorts by one field and
@@ -95,7 +96,7 @@ func (o ordering) after(values []any) bson.M {
 	return bson.M{"$or": or}
 }
 
-// compare orders two items by their key values (as keyValues gives them), as
+// compare orders two items by their key values (as reviewKeys and flagKeys give them), as
 // the database orders them by the sort spec.
 func (o ordering) compare(a, b []any) int {
 	for i, k := range o.keys {
@@ -186,14 +187,48 @@ func decodeCursor(s, fp string, o ordering) (*cursor, error) {
 	return c, nil
 }
 
-// keyed is a stored item that knows its sort values.
-type keyed interface {
-	keyValues(o ordering) []any
+// keysOf gives an item's sort values in an order (reviewKeys, flagKeys).
+type keysOf[T any] func(item *T, o ordering) []any
+
+// reviewKeys are a review's values of the keys of o.
+func reviewKeys(r *domain.Review, o ordering) []any {
+	out := make([]any, len(o.keys))
+	for i, k := range o.keys {
+		switch k.field {
+		case "_id":
+			out[i] = r.ID
+		case "createdAt":
+			out[i] = r.CreatedAt
+		case "rating":
+			out[i] = int64(r.Rating)
+		case "wilson":
+			out[i] = r.Wilson
+		default:
+			panic("reviews: no sort key " + k.field)
+		}
+	}
+	return out
+}
+
+// flagKeys are a flag's values of the keys of o.
+func flagKeys(f *domain.Flag, o ordering) []any {
+	out := make([]any, len(o.keys))
+	for i, k := range o.keys {
+		switch k.field {
+		case "_id":
+			out[i] = f.ID
+		case "createdAt":
+			out[i] = f.CreatedAt
+		default:
+			panic("reviews: no flag sort key " + k.field)
+		}
+	}
+	return out
 }
 
 // findPage reads the page of filter in order o after the cursor (opts.Cursor,
 // of the query fp): up to opts.NumItems items (at most page.MaxItems).
-func findPage[T keyed](ctx context.Context, c lungo.ICollection, filter bson.M, o ordering, fp string, opts page.Opts) (page.Result[T], error) {
+func findPage[T any](ctx context.Context, c lungo.ICollection, filter bson.M, o ordering, fp string, opts page.Opts, keys keysOf[T]) (page.Result[T], error) {
 	n := min(max(opts.NumItems, 1), page.MaxItems)
 	q := filter
 	if opts.Cursor != nil && *opts.Cursor != "" {
@@ -214,7 +249,7 @@ func findPage[T keyed](ctx context.Context, c lungo.ICollection, filter bson.M, 
 	res.Page = items
 	switch {
 	case len(items) > 0:
-		res.ContinueCursor = encodeCursor(cursor{Query: fp, Values: items[len(items)-1].keyValues(o)})
+		res.ContinueCursor = encodeCursor(cursor{Query: fp, Values: keys(&items[len(items)-1], o)})
 	case opts.Cursor != nil:
 		res.ContinueCursor = *opts.Cursor
 	}
@@ -224,7 +259,7 @@ func findPage[T keyed](ctx context.Context, c lungo.ICollection, filter bson.M, 
 // findSorted is the first limit items of filter in order o: the database
 // sorts and limits, served by the indexes (on the embedded engine too: its
 // finds read an index that covers the sort and stop after the limit).
-func findSorted[T keyed](ctx context.Context, c lungo.ICollection, filter bson.M, o ordering, limit int) ([]T, error) {
+func findSorted[T any](ctx context.Context, c lungo.ICollection, filter bson.M, o ordering, limit int) ([]T, error) {
 	cur, err := c.Find(ctx, filter, options.Find().SetSort(o.sortSpec()).SetLimit(int64(limit)))
 	if err != nil {
 		return nil, err

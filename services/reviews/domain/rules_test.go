@@ -1,11 +1,10 @@
-package reviews
+package domain
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"sort"
 	"testing"
 
 	"marketplace/libs/apperr"
@@ -107,10 +106,6 @@ func TestDeltas(t *testing.T) {
 	if s.Average() != 5 || (Stats{}).Average() != 0 {
 		t.Fatal("Average")
 	}
-	inc := Rerate(2, 4).inc()
-	if len(inc) != 3 || inc["sum"] != 2 || inc["star2"] != -1 || inc["star4"] != 1 {
-		t.Fatalf("inc = %v", inc)
-	}
 }
 
 // TestDeltasEqualRecount: any sequence of adds, edits, deletes, hides and
@@ -166,38 +161,11 @@ func TestDeltasEqualRecount(t *testing.T) {
 
 func TestCleanTextAndContent(t *testing.T) {
 	str := func(s string) *string { return &s }
-	if cleanText(nil) != nil || *cleanText(str("  hi \n")) != "hi" || *cleanText(str(" \t ")) != "" {
+	if CleanText(nil) != nil || *CleanText(str("  hi \n")) != "hi" || *CleanText(str(" \t ")) != "" {
 		t.Fatal("cleanText")
 	}
-	if checkContent("", "") == nil || checkContent("t", "") != nil || checkContent("", "c") != nil {
+	if CheckContent("", "") == nil || CheckContent("t", "") != nil || CheckContent("", "c") != nil {
 		t.Fatal("checkContent")
-	}
-}
-
-func TestReviewOrdersEndWithTheID(t *testing.T) {
-	names := make([]string, 0, len(reviewOrders))
-	for name, o := range reviewOrders {
-		names = append(names, name)
-		if o.name != name || o.keys[len(o.keys)-1].field != "_id" {
-			t.Errorf("order %s: %+v", name, o)
-		}
-	}
-	sort.Strings(names)
-	if len(names) != 5 {
-		t.Fatalf("orders %v", names)
-	}
-}
-
-func TestSettingsValidate(t *testing.T) {
-	for _, ok := range []string{"", "http://127.0.0.1:8080", "https://marketplace.example.com", "https://example.com/market/"} {
-		if err := (&Settings{PublicBaseURL: ok}).Validate(); err != nil {
-			t.Errorf("%q: %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"marketplace.example.com", "ftp://x", "https://", "https://x/?a=1", "http://x/#f"} {
-		if err := (&Settings{PublicBaseURL: bad}).Validate(); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
 	}
 }
 

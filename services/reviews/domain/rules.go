@@ -1,7 +1,9 @@
-package reviews
+package domain
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"marketplace/libs/apperr"
@@ -9,7 +11,7 @@ import (
 )
 
 // Pure rules of reviews, without I/O: helpfulness ranking, the statistics and
-// their changes, the text of a review.
+// their changes, the text of a review, the verified purchase.
 
 // Limits of a review (the interface leaves them open; docs/adr/0073-review-content.md).
 const (
@@ -147,9 +149,9 @@ type RatedReview struct {
 	Hidden   bool
 }
 
-// cleanText is a title, comment or note as given: absent (nil), or trimmed
+// CleanText is a title, comment or note as given: absent (nil), or trimmed
 // text; white space alone reads as "" (none).
-func cleanText(s *string) *string {
+func CleanText(s *string) *string {
 	if s == nil {
 		return nil
 	}
@@ -157,8 +159,8 @@ func cleanText(s *string) *string {
 	return &t
 }
 
-// checkContent holds the rule that a review has a title or a comment.
-func checkContent(title, comment string) error {
+// CheckContent holds the rule that a review has a title or a comment.
+func CheckContent(title, comment string) error {
 	if title == "" && comment == "" {
 		return apperr.Invalid("title", "a review needs a title or a comment (or both)")
 	}
@@ -299,4 +301,32 @@ func ErrNoOrder(orderID string) error {
 // customer (rule 5).
 func ErrReviewedOrder(orderID string) error {
 	return apperr.New(apperr.AlreadyExists, "you have already reviewed order %s", orderID)
+}
+
+// CheckDistinct refuses a photo given twice.
+func CheckDistinct(photoIDs []string) error {
+	for i, id := range photoIDs {
+		if j := slices.Index(photoIDs[:i], id); j >= 0 {
+			return apperr.Invalid(fmt.Sprintf("photoIds[%d]", i), "repeats photoIds[%d]", j)
+		}
+	}
+	return nil
+}
+
+// CheckOwner is Verification's first refusal alone: a store's owner may not
+// review their own store. addReview asks it before asking the customers
+// service anything.
+func CheckOwner(ownStore bool) error {
+	_, err := Verification(Purchase{OwnStore: ownStore})
+	return err
+}
+
+// CheckOrder is Verification's refusals that rest on the customers service's
+// facts alone (the owner, the cited order's existence, customer and store):
+// addReview asks it before the photos are claimed. The refusals that rest on
+// this service's records are decided again in the review's transaction.
+func CheckOrder(p Purchase) error {
+	p.Uses, p.Unnamed, p.OrderReviewed, p.OrderCancelled = nil, 0, false, false
+	_, err := Verification(p)
+	return err
 }

@@ -1,10 +1,11 @@
-package reviews
+package storage
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -12,6 +13,7 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/page"
 	"marketplace/libs/store"
+	"marketplace/services/reviews/domain"
 )
 
 func TestCursorRoundTrip(t *testing.T) {
@@ -73,9 +75,9 @@ func TestFindPageKeyset(t *testing.T) {
 				for range k {
 					n++
 					h, nh := rng.IntN(4), rng.IntN(3)
-					r := reviewDoc{ID: fmt.Sprintf("rev_%024x", n), StoreID: "sto_1", Rating: 1 + rng.IntN(5),
+					r := domain.Review{ID: fmt.Sprintf("rev_%024x", n), StoreID: "sto_1", Rating: 1 + rng.IntN(5),
 						CreatedAt: int64(1000 + rng.IntN(20)), // many ties: the later keys decide
-						Helpful:   h, NotHelpful: nh, Wilson: Wilson(h, nh), PhotoIDs: []string{}}
+						Helpful:   h, NotHelpful: nh, Wilson: domain.Wilson(h, nh), PhotoIDs: []string{}}
 					if _, err := coll.InsertOne(ctx, r); err != nil {
 						t.Fatal(err)
 					}
@@ -83,16 +85,16 @@ func TestFindPageKeyset(t *testing.T) {
 			}
 			add(37)
 			// A review of another store never shows.
-			if _, err := coll.InsertOne(ctx, reviewDoc{ID: "rev_other", StoreID: "sto_2", PhotoIDs: []string{}}); err != nil {
+			if _, err := coll.InsertOne(ctx, domain.Review{ID: "rev_other", StoreID: "sto_2", PhotoIDs: []string{}}); err != nil {
 				t.Fatal(err)
 			}
 			filter := bson.M{"storeId": "sto_1"}
 			fp := fingerprint(o, "sto_1")
 			seen := map[string]bool{}
-			var got []reviewDoc
+			var got []domain.Review
 			opts := page.Opts{NumItems: 5}
 			for pages := 0; ; pages++ {
-				res, err := findPage[reviewDoc](ctx, coll, filter, o, fp, opts)
+				res, err := findPage(ctx, coll, filter, o, fp, opts, reviewKeys)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -112,7 +114,7 @@ func TestFindPageKeyset(t *testing.T) {
 				opts.Cursor = &res.ContinueCursor
 				add(2) // added meanwhile: some before the cursor, some after
 			}
-			if !slices.IsSortedFunc(got, func(a, b reviewDoc) int { return o.compare(a.keyValues(o), b.keyValues(o)) }) {
+			if !slices.IsSortedFunc(got, func(a, b domain.Review) int { return o.compare(reviewKeys(&a, o), reviewKeys(&b, o)) }) {
 				t.Fatal("pages out of order")
 			}
 			// Every review present when the walk started was returned; the
@@ -126,5 +128,29 @@ func TestFindPageKeyset(t *testing.T) {
 				t.Fatal("another store's review listed")
 			}
 		})
+	}
+}
+
+func TestReviewOrdersEndWithTheID(t *testing.T) {
+	names := make([]string, 0, len(reviewOrders))
+	for name, o := range reviewOrders {
+		names = append(names, name)
+		if o.name != name || o.keys[len(o.keys)-1].field != "_id" {
+			t.Errorf("order %s: %+v", name, o)
+		}
+	}
+	sort.Strings(names)
+	if len(names) != 5 {
+		t.Fatalf("orders %v", names)
+	}
+}
+
+func TestStatsInc(t *testing.T) {
+	got := inc(domain.Rerate(2, 4))
+	if len(got) != 4 || got["version"] != int64(1) || got["sum"] != int64(2) || got["star2"] != int64(-1) || got["star4"] != int64(1) {
+		t.Fatalf("inc = %v", got)
+	}
+	if got := inc(domain.Delta{}); len(got) != 1 || got["version"] != int64(1) {
+		t.Fatalf("inc of no change = %v", got)
 	}
 }

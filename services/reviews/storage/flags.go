@@ -1,0 +1,73 @@
+package storage
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/bson"
+
+	"marketplace/libs/apperr"
+	contract "marketplace/libs/contracts/reviews"
+	"marketplace/libs/page"
+	"marketplace/libs/store"
+	"marketplace/services/reviews/domain"
+)
+
+// Flags is the repository of flags.
+type Flags struct{ db *store.DB }
+
+// NewFlags is the repository of flags on db.
+func NewFlags(db *store.DB) *Flags { return &Flags{db: db} }
+
+// Get is flag id, NOT_FOUND when there is none.
+func (f *Flags) Get(ctx context.Context, id string) (*domain.Flag, error) {
+	flag, err := findOne[domain.Flag](ctx, f.db, flagsColl, bson.M{"_id": id})
+	if err == nil && flag == nil {
+		err = apperr.New(apperr.NotFound, "flag %s does not exist", id)
+	}
+	return flag, err
+}
+
+// Insert stores a new flag (a duplicate: the customer already flagged the
+// review).
+func (f *Flags) Insert(ctx context.Context, flag *domain.Flag) error {
+	_, err := f.db.Collection(flagsColl).InsertOne(ctx, *flag)
+	return err
+}
+
+// Settle saves a flag's decision (domain.Flag.Settle) while the flag is
+// still pending as stored: of two decisions at once, one is kept, the other
+// is FAILED_PRECONDITION.
+func (f *Flags) Settle(ctx context.Context, flag *domain.Flag) error {
+	u, err := f.db.Collection(flagsColl).UpdateOne(ctx, bson.M{"_id": flag.ID, "status": contract.FlagStatusPending},
+		bson.M{"$set": bson.M{"status": flag.Status, "resolution": flag.Resolution}})
+	if err != nil {
+		return err
+	}
+	if u.ModifiedCount != 1 {
+		return domain.ErrDecidedMeanwhile(flag.ID)
+	}
+	return nil
+}
+
+// Pending are the review's pending flags.
+func (f *Flags) Pending(ctx context.Context, reviewID string) ([]domain.Flag, error) {
+	cur, err := f.db.Collection(flagsColl).Find(ctx, bson.M{"reviewId": reviewID, "status": contract.FlagStatusPending})
+	if err != nil {
+		return nil, err
+	}
+	var pending []domain.Flag
+	if err := cur.All(ctx, &pending); err != nil {
+		return nil, err
+	}
+	return pending, nil
+}
+
+// Page is a page of the flags of the status ("": all), oldest first (a
+// queue).
+func (f *Flags) Page(ctx context.Context, status string, opts page.Opts) (page.Result[domain.Flag], error) {
+	filter := bson.M{}
+	if status != "" {
+		filter["status"] = status
+	}
+	return findPage(ctx, f.db.Collection(flagsColl), filter, flagOrder, fingerprint(flagOrder, status), opts, flagKeys)
+}
