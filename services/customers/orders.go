@@ -202,7 +202,8 @@ func (s *svc) storeOfOrder(ctx context.Context, orderID string) (string, error) 
 // together, and a concurrent move of the same order cannot both succeed.
 func (s *svc) updateOrderStatus(ctx context.Context, a *updateStatusArgs) (ops.Null, error) {
 	caller := ops.Caller(ctx)
-	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+	// Joined: the repository's transaction and the outbox's are one.
+	err := s.env.DB.Joined(ctx, func(ctx context.Context) error {
 		var ev contract.OrderEvent
 		err := s.orders.Update(ctx, a.OrderID, func(o *domain.Order) (err error) {
 			ev, err = o.Move(a.Status, caller.Sub, caller.IsAdmin(), s.now())
