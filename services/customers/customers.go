@@ -3,41 +3,42 @@ package customers
 
 import (
 	"context"
-	"net/mail"
-	"strings"
-	"time"
 
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
-
-	"marketplace/libs/apperr"
 	"marketplace/libs/contracts/catalog"
 	contract "marketplace/libs/contracts/customers"
 	"marketplace/libs/contracts/platformconfig"
-	"marketplace/libs/ids"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
-	"marketplace/libs/store"
+	"marketplace/services/customers/domain"
+	"marketplace/services/customers/storage"
 )
 
 // Module is the customers service.
 var Module = service.Module{Name: contract.Service, Build: build, Publishes: []string{contract.TopicOrders},
 	Calls: []string{catalog.Service, platformconfig.Service}}
 
-// Limits of a cart.
+// Limits of a cart (domain.CanTake, domain.CheckNewLine hold them).
 const (
-	MaxQuantity  = 99  // of one product
-	MaxCartLines = 100 // distinct products
+	MaxQuantity  = domain.MaxQuantity  // of one product
+	MaxCartLines = domain.MaxCartLines // distinct products
 )
+
+// CanMove reports whether an order may go from one status to another (the
+// status machine: domain.CanMove).
+func CanMove(from, to string) bool { return domain.CanMove(from, to) }
 
 type svc struct {
 	env         service.Env
 	catalog     *catalog.Client
 	commissions *platformconfig.Client
+	profiles    *storage.Profiles
+	cart        *storage.Cart
+	orders      *storage.Orders
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
-	s := &svc{env: env, catalog: catalog.NewClient(env.Calls), commissions: platformconfig.NewClient(env.Calls)}
+	s := &svc{env: env, catalog: catalog.NewClient(env.Calls), commissions: platformconfig.NewClient(env.Calls),
+		profiles: storage.NewProfiles(env.DB), cart: storage.NewCart(env.DB), orders: storage.NewOrders(env.DB)}
 	return &service.Built{
 		Registry: ops.NewRegistry("customers",
 			ops.NewMutation("customers.profile.upsertMyProfile", ops.Authenticated, "Create or update the caller's customer profile.", s.upsertMyProfile),
@@ -58,51 +59,12 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 				ops.StoreArg("storeId")),
 			ops.NewQuery("admins.orders.listHeldOrders", ops.Admin, "Orders whose payment is held for review and not yet confirmed or cancelled, newest first, optionally of one store (administrators).", s.listHeldOrders),
 		).WithResolvers(ops.Resolvers{Customer: s.customerRef, Store: s.catalog.StoreRef}),
-		Indexes: []store.Index{
-			// One profile per user, held by the database.
-			{Collection: "customers", Keys: bson.D{{Key: "userId", Value: 1}}, Unique: true, Name: "one_profile_per_user"},
-			// One line per product per cart: adding a product again adds to its line.
-			{Collection: "cartItems", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "productId", Value: 1}}, Unique: true, Name: "one_line_per_product"},
-			// A cart's lines in the order they were added, whole or of one store.
-			// (Ids are random: creation order is creationTime's, the id breaks ties.)
-			{Collection: "cartItems", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "cart_by_creation"},
-			{Collection: "cartItems", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "storeId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "cart_of_store_by_creation"},
-			// At most one order per payment intent: the webhook's idempotency rests on it.
-			{Collection: "orders", Keys: bson.D{{Key: "paymentIntentId", Value: 1}}, Unique: true, Name: "one_order_per_payment"},
-			{Collection: "orders", Keys: bson.D{{Key: "customerUserId", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_customer_newest"},
-			// A store's orders, newest first, and those of one status (listStoreOrders).
-			{Collection: "orders", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_store_newest"},
-			{Collection: "orders", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_store_status_newest"},
-			// The orders still held for review, newest first (listHeldOrders; of one
-			// store: by_store_status_newest). Only held orders enter it.
-			{Collection: "orders", Keys: bson.D{{Key: "status", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}},
-				Partial: bson.M{"paymentStatus": PaymentUnderReview}, Name: "held_by_status_newest"},
-			// A customer's delivered orders of a store, oldest first (getPurchaseFacts:
-			// verified reviews). Replaces by_customer_store_status (its prefix), which
-			// keeps its name on existing databases.
-			{Collection: "orders", Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "storeId", Value: 1}, {Key: "status", Value: 1},
-				{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_customer_store_status_oldest"},
-		},
+		Indexes: storage.Indexes(),
 	}, nil
 }
 
-func now() int64 { return time.Now().UnixMilli() }
-
-// Profile is a customer profile as stored; clients and other services see
-// view(), the contract's shape.
-type Profile struct {
-	ID           string  `bson:"_id"`
-	UserID       string  `bson:"userId"`
-	Name         string  `bson:"name"`
-	Phone        *string `bson:"phone,omitempty"`
-	Email        *string `bson:"email,omitempty"`
-	CreationTime int64   `bson:"creationTime"`
-	UpdatedAt    int64   `bson:"updatedAt"`
-}
-
-func (p *Profile) view() contract.Profile {
-	return contract.Profile{ID: p.ID, UserID: p.UserID, Name: p.Name, Phone: p.Phone, Email: p.Email, CreationTime: p.CreationTime, UpdatedAt: p.UpdatedAt}
-}
+// now is the service's clock, in milliseconds.
+func (s *svc) now() int64 { return s.env.Now().UnixMilli() }
 
 type upsertProfileArgs struct {
 	Name  string  `json:"name" op:"required,nonblank,max=200"`
@@ -111,63 +73,45 @@ type upsertProfileArgs struct {
 }
 
 func (s *svc) upsertMyProfile(ctx context.Context, a *upsertProfileArgs) (string, error) {
-	if a.Email != nil {
-		if addr, err := mail.ParseAddress(*a.Email); err != nil || addr.Address != strings.TrimSpace(*a.Email) {
-			return "", apperr.Invalid("email", "is not an email address")
-		}
+	e, err := domain.NewProfileEdit(a.Name, a.Phone, a.Email)
+	if err != nil {
+		return "", err
 	}
-	set := bson.M{"name": strings.TrimSpace(a.Name), "updatedAt": now()}
-	if a.Phone != nil {
-		set["phone"] = strings.TrimSpace(*a.Phone)
-	}
-	if a.Email != nil {
-		set["email"] = strings.TrimSpace(*a.Email)
-	}
-	sub := ops.Caller(ctx).Sub
-	upsert := func() (string, error) {
-		var p Profile
-		err := s.env.DB.Collection("customers").FindOneAndUpdate(ctx, bson.M{"userId": sub},
-			bson.M{"$set": set, "$setOnInsert": bson.M{"_id": ids.New("customers"), "userId": sub, "creationTime": now()}},
-			options.FindOneAndUpdate().SetUpsert(true).SetReturnDocument(options.After)).Decode(&p)
-		return p.ID, err
-	}
-	id, err := upsert()
-	if store.IsDuplicate(err) {
-		// Two first calls raced; the unique index let one insert win. Ours updates it.
-		id, err = upsert()
-	}
-	return id, err
-}
-
-// profileOf is the caller's profile, or nil.
-func (s *svc) profileOf(ctx context.Context) (*Profile, error) {
-	var p Profile
-	err := s.env.DB.Collection("customers").FindOne(ctx, bson.M{"userId": ops.Caller(ctx).Sub}).Decode(&p)
-	if store.IsNotFound(err) {
-		return nil, nil
-	}
-	return &p, err
+	return s.profiles.Upsert(ctx, ops.Caller(ctx).Sub, e, s.now())
 }
 
 func (s *svc) getMyProfile(ctx context.Context, _ *ops.NoArgs) (*contract.Profile, error) {
-	p, err := s.profileOf(ctx)
+	p, err := s.profiles.OfUser(ctx, ops.Caller(ctx).Sub)
 	if p == nil {
 		return nil, err
 	}
-	v := p.view()
+	v := p.View()
 	return &v, nil
 }
 
 // customerRef resolves the caller's profile for the access level Customer from
 // this service's own records.
 func (s *svc) customerRef(ctx context.Context, userID string) (*ops.CustomerRef, error) {
-	var p Profile
-	err := s.env.DB.Collection("customers").FindOne(ctx, bson.M{"userId": userID}).Decode(&p)
-	if store.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
+	p, err := s.profiles.OfUser(ctx, userID)
+	if p == nil {
 		return nil, err
 	}
 	return &ops.CustomerRef{ID: p.ID, UserID: p.UserID, Name: p.Name}, nil
+}
+
+type profilesArgs struct {
+	CustomerIDs []string `json:"customerIds" op:"required,id=customers,max=500"`
+}
+
+// getProfiles is for other services: profiles by id, missing ids absent.
+func (s *svc) getProfiles(ctx context.Context, a *profilesArgs) (map[string]contract.Profile, error) {
+	ps, err := s.profiles.ByIDs(ctx, a.CustomerIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]contract.Profile, len(ps))
+	for _, p := range ps {
+		out[p.ID] = p.View()
+	}
+	return out, nil
 }

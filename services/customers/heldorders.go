@@ -3,10 +3,9 @@ package customers
 import (
 	"context"
 
-	"go.mongodb.org/mongo-driver/bson"
-
 	"marketplace/libs/apperr"
 	"marketplace/libs/page"
+	"marketplace/services/customers/domain"
 )
 
 type heldOrdersArgs struct {
@@ -14,36 +13,23 @@ type heldOrdersArgs struct {
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
 }
 
-// heldFilter selects the orders whose payment is held for review and not yet
-// settled. A held order is made pending with its payment under review; an
-// administrator settles it by confirming it (the payment becomes paid) or
-// cancelling it (the payment stays under review, for the refund), and the
-// status machine allows nothing else from pending. So pending and under
-// review is exactly "still to settle".
-func heldFilter() bson.M {
-	return bson.M{"paymentStatus": PaymentUnderReview, "status": StatusPending}
-}
-
-// listHeldOrders pages the orders still held for review, newest first,
-// optionally of one store, for administrators (the registry checked), with
-// the store's terms as listStoreOrders shows them. A store that does not
-// exist is NOT_FOUND, as every filter naming a missing record.
-func (s *svc) listHeldOrders(ctx context.Context, a *heldOrdersArgs) (page.Result[OrderView], error) {
-	filter := heldFilter()
+// listHeldOrders pages the orders still held for review (domain.Order.ToSettle),
+// newest first, optionally of one store, for administrators (the registry
+// checked), with the store's terms as listStoreOrders shows them. A store that
+// does not exist is NOT_FOUND, as every filter naming a missing record.
+func (s *svc) listHeldOrders(ctx context.Context, a *heldOrdersArgs) (page.Result[domain.OrderView], error) {
 	if a.StoreID != nil {
 		st, err := s.catalog.Store(ctx, *a.StoreID)
 		if err != nil {
-			return page.Result[OrderView]{}, err
+			return page.Result[domain.OrderView]{}, err
 		}
 		if st == nil {
-			return page.Result[OrderView]{}, apperr.New(apperr.NotFound, "store %s does not exist", *a.StoreID)
+			return page.Result[domain.OrderView]{}, apperr.New(apperr.NotFound, "store %s does not exist", *a.StoreID)
 		}
-		filter["storeId"] = *a.StoreID
 	}
-	r, err := page.Find(ctx, s.env.DB.Collection("orders"), filter, page.Sort{Field: "creationTime", Desc: true}, a.PaginationOpts,
-		func(o *orderDoc) (any, string) { return o.CreationTime, o.ID })
+	r, err := s.orders.PageToSettle(ctx, a.StoreID, a.PaginationOpts)
 	if err != nil {
-		return page.Result[OrderView]{}, err
+		return page.Result[domain.OrderView]{}, err
 	}
-	return page.Map(r, func(o *orderDoc) OrderView { return o.view(true) }), nil
+	return page.Map(r, func(o *domain.Order) domain.OrderView { return o.View(true) }), nil
 }

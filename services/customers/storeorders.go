@@ -3,10 +3,9 @@ package customers
 import (
 	"context"
 
-	"go.mongodb.org/mongo-driver/bson"
-
 	"marketplace/libs/ops"
 	"marketplace/libs/page"
+	"marketplace/services/customers/domain"
 )
 
 type storeOrdersArgs struct {
@@ -20,19 +19,11 @@ type storeOrdersArgs struct {
 // commission and the store's earnings are shown: they are the terms between
 // the platform and this store. An order whose payment is held for review is
 // the platform's to settle: the store sees it only once an administrator
-// confirmed it (administrators see every order).
-func (s *svc) listStoreOrders(ctx context.Context, a *storeOrdersArgs) (page.Result[OrderView], error) {
-	filter := bson.M{"storeId": ops.StoreOf(ctx).ID}
-	if a.Status != nil {
-		filter["status"] = *a.Status
-	}
-	if !ops.Caller(ctx).IsAdmin() {
-		filter["paymentStatus"] = bson.M{"$ne": PaymentUnderReview}
-	}
-	r, err := page.Find(ctx, s.env.DB.Collection("orders"), filter, page.Sort{Field: "creationTime", Desc: true}, a.PaginationOpts,
-		func(o *orderDoc) (any, string) { return o.CreationTime, o.ID })
+// confirmed it (domain.Order.VisibleToStore; administrators see every order).
+func (s *svc) listStoreOrders(ctx context.Context, a *storeOrdersArgs) (page.Result[domain.OrderView], error) {
+	r, err := s.orders.PageOfStore(ctx, ops.StoreOf(ctx).ID, a.Status, ops.Caller(ctx).IsAdmin(), a.PaginationOpts)
 	if err != nil {
-		return page.Result[OrderView]{}, err
+		return page.Result[domain.OrderView]{}, err
 	}
-	return page.Map(r, func(o *orderDoc) OrderView { return o.view(true) }), nil
+	return page.Map(r, func(o *domain.Order) domain.OrderView { return o.View(true) }), nil
 }

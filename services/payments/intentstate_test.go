@@ -10,29 +10,9 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"marketplace/libs/contracts/customers"
+	"marketplace/services/payments/domain"
+	"marketplace/services/payments/storage"
 )
-
-func TestVerdictFor(t *testing.T) {
-	cases := []struct {
-		status, event string
-		want          eventVerdict
-	}{
-		{"", typeSucceeded, actOnEvent},
-		{"", typeFailed, actOnEvent},
-		{"", typeCanceled, actOnEvent},
-		{intentSucceeded, typeSucceeded, actOnEvent}, // the customers service makes one order per intent
-		{intentSucceeded, typeFailed, ignoreEvent},
-		{intentSucceeded, typeCanceled, ignoreEvent},
-		{intentCanceled, typeSucceeded, actAndWarn}, // the charge is the processor's word
-		{intentCanceled, typeFailed, ignoreEvent},
-		{intentCanceled, typeCanceled, ignoreEvent},
-	}
-	for _, c := range cases {
-		if got := verdictFor(c.status, c.event); got != c.want {
-			t.Errorf("verdictFor(%q, %q) = %d, want %d", c.status, c.event, got, c.want)
-		}
-	}
-}
 
 func failedEvent(t *testing.T, eventID, intentID string) []byte {
 	obj := intent(intentID, 15750, validMetadata())
@@ -45,10 +25,10 @@ func canceledEvent(t *testing.T, eventID, intentID string) []byte {
 }
 
 // intentDoc is the intent's state document, or the zero value.
-func (h *harness) intentDoc(t *testing.T, id string) intentState {
+func (h *harness) intentDoc(t *testing.T, id string) domain.IntentState {
 	t.Helper()
-	var st intentState
-	err := h.db.Collection(intentsColl).FindOne(context.Background(), bson.M{"_id": id}).Decode(&st)
+	var st domain.IntentState
+	err := h.db.Collection(storage.IntentsCollection).FindOne(context.Background(), bson.M{"_id": id}).Decode(&st)
 	if err != nil && !strings.Contains(err.Error(), "no documents") {
 		t.Fatal(err)
 	}
@@ -64,7 +44,7 @@ func TestStaleEventsOfASucceededIntent(t *testing.T) {
 	if r.status != 200 || !strings.HasPrefix(r.body, "Order created: ") {
 		t.Fatalf("succeeded = %d %q", r.status, r.body)
 	}
-	if st := h.intentDoc(t, "pi_s"); st.Status != intentSucceeded || st.EventID != "evt_s" {
+	if st := h.intentDoc(t, "pi_s"); st.Status != domain.IntentSucceeded || st.EventID != "evt_s" {
 		t.Fatalf("intent state = %+v", st)
 	}
 	calls := h.customers.count()
@@ -82,7 +62,7 @@ func TestStaleEventsOfASucceededIntent(t *testing.T) {
 	if rec := h.processed(t); len(rec) != 1 || rec[0].ID != "evt_s" {
 		t.Fatalf("recorded = %+v", rec)
 	}
-	if st := h.intentDoc(t, "pi_s"); st.Status != intentSucceeded || st.Failures != 0 {
+	if st := h.intentDoc(t, "pi_s"); st.Status != domain.IntentSucceeded || st.Failures != 0 {
 		t.Fatalf("intent state = %+v", st)
 	}
 	if h.customers.count() != calls {
@@ -94,7 +74,7 @@ func TestStaleEventsOfASucceededIntent(t *testing.T) {
 // recorded succeeded event.
 func TestStaleFailureOfAnIntentSettledBefore(t *testing.T) {
 	h := newHarness(t, testSecret)
-	if _, err := h.db.Collection(processedColl).InsertOne(context.Background(), processedEvent{
+	if _, err := h.db.Collection(storage.ProcessedCollection).InsertOne(context.Background(), domain.ProcessedEvent{
 		ID: "evt_old", Type: typeSucceeded, PaymentIntentID: "pi_old", OrderID: "ord_x", ProcessedAt: time.Now(),
 	}); err != nil {
 		t.Fatal(err)
@@ -139,14 +119,14 @@ func TestCanceledIntent(t *testing.T) {
 	if rec := h.processed(t); len(rec) != 1 || rec[0].ID != "evt_c" {
 		t.Fatalf("recorded = %+v", rec)
 	}
-	if st := h.intentDoc(t, "pi_c"); st.Status != intentCanceled || st.EventID != "evt_c" {
+	if st := h.intentDoc(t, "pi_c"); st.Status != domain.IntentCanceled || st.EventID != "evt_c" {
 		t.Fatalf("intent state = %+v", st)
 	}
 	r := h.signed(t, succeededEvent(t, "evt_c_paid", "pi_c"))
 	if r.status != 200 || !strings.HasPrefix(r.body, "Order created: ") {
 		t.Fatalf("succeeded after cancel = %d %q", r.status, r.body)
 	}
-	if st := h.intentDoc(t, "pi_c"); st.Status != intentSucceeded {
+	if st := h.intentDoc(t, "pi_c"); st.Status != domain.IntentSucceeded {
 		t.Fatalf("intent state = %+v", st)
 	}
 	h.settleOutbox(t)
@@ -182,7 +162,7 @@ func TestFailureRacingTheSuccess(t *testing.T) {
 	if n := len(h.pub.Messages()); n != 1 {
 		t.Fatalf("a failure notice was published for a paid intent (%d events, want the other intent's 1)", n)
 	}
-	if st := h.intentDoc(t, "pi_race2"); st.Status != intentSucceeded || st.Failures != 0 {
+	if st := h.intentDoc(t, "pi_race2"); st.Status != domain.IntentSucceeded || st.Failures != 0 {
 		t.Fatalf("intent state = %+v", st)
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/stripe/stripe-go/v86"
-	"go.mongodb.org/mongo-driver/bson"
 
 	"marketplace/libs/contracts/addresses"
 	"marketplace/libs/contracts/catalog"
@@ -15,7 +14,7 @@ import (
 	contract "marketplace/libs/contracts/payments"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
-	"marketplace/libs/store"
+	"marketplace/services/payments/storage"
 )
 
 // Module is the payments service.
@@ -68,6 +67,8 @@ type svc struct {
 	processor      *stripe.Client // nil without a secret key: checkout is unavailable
 	webhookSecret  string
 	publishableKey string
+	intents        *storage.Intents
+	processed      *storage.Processed
 	// failureRead, when set (tests), runs in a failure's transaction between
 	// reading the intent's status and writing its document.
 	failureRead func()
@@ -91,6 +92,8 @@ func newSvc(env service.Env) *svc {
 		processor:      newProcessor(settings, env.Logger),
 		webhookSecret:  settings.WebhookSecret,
 		publishableKey: settings.PublishableKey,
+		intents:        storage.NewIntents(env.DB),
+		processed:      storage.NewProcessed(env.DB),
 	}
 	if s.webhookSecret == "" {
 		env.Logger.Warn(EnvWebhookSecret + " is not set: every webhook delivery will be refused")
@@ -109,7 +112,7 @@ func (s *svc) built() *service.Built {
 	return &service.Built{
 		// Checkout's payment intent; the processor reaches this service
 		// through the routes below.
-		Indexes: Indexes(),
+		Indexes: storage.Indexes(),
 		Registry: ops.NewRegistry("payments",
 			ops.NewMutation("customers.checkout.createPaymentIntent", ops.Customer,
 				"Start paying for the caller's cart lines of a store: creates the processor's payment intent for the lines plus the delivery fee, with the metadata the webhook turns into the order.",
@@ -133,11 +136,4 @@ func (s *svc) built() *service.Built {
 // config answers GET /processor/config.
 func (s *svc) config(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"publishableKey": s.publishableKey})
-}
-
-// Indexes are the processed events' indexes. The webhook finds them by _id;
-// the index on the payment intent serves an operator asking what the
-// processor sent about one.
-func Indexes() []store.Index {
-	return []store.Index{{Collection: processedColl, Keys: bson.D{{Key: "paymentIntentId", Value: 1}}, Name: "by_payment_intent"}}
 }

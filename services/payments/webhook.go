@@ -55,11 +55,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/stripe/stripe-go/v86/webhook"
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
-	"marketplace/libs/store"
+	"marketplace/services/payments/domain"
 )
 
 const (
@@ -71,15 +69,6 @@ const (
 	// clock its timestamp may be: a leaked body signed for the future would
 	// otherwise stay replayable until then.
 	SignatureTolerance = 300 * time.Second
-
-	processedColl = "processedWebhookEvents"
-)
-
-// Event types this service acts on.
-const (
-	typeSucceeded = "payment_intent.succeeded"
-	typeFailed    = "payment_intent.payment_failed"
-	typeCanceled  = "payment_intent.canceled"
 )
 
 // Plain-text bodies of the 200 answers.
@@ -90,15 +79,6 @@ const (
 	textFailureRecorded       = "Payment failure recorded"
 	textCancelRecorded        = "Payment cancellation recorded"
 )
-
-// processedEvent records an event whose work is done.
-type processedEvent struct {
-	ID              string    `bson:"_id"` // the processor's event id
-	Type            string    `bson:"type"`
-	PaymentIntentID string    `bson:"paymentIntentId"`
-	OrderID         string    `bson:"orderId,omitempty"`
-	ProcessedAt     time.Time `bson:"processedAt"`
-}
 
 // answer is one webhook response: a plain-text body or a JSON body.
 type answer struct {
@@ -205,7 +185,7 @@ func (s *svc) process(ctx context.Context, body []byte, header string) answer {
 		s.env.Logger.WarnContext(ctx, "webhook signature refused", "err", err)
 		return badRequest(signatureError(err))
 	}
-	if t := signedAt(header); t.After(time.Now().Add(SignatureTolerance)) {
+	if t := signedAt(header); t.After(s.env.Now().Add(SignatureTolerance)) {
 		s.env.Logger.WarnContext(ctx, "webhook signature refused: timestamp in the future", "signedAt", t)
 		return badRequest("signature timestamp is more than 300 s in the future")
 	}
@@ -231,7 +211,7 @@ func (s *svc) process(ctx context.Context, body []byte, header string) answer {
 	if err != nil {
 		return s.refuse(ctx, ev, err)
 	}
-	done, err := s.isProcessed(ctx, ev.ID)
+	done, err := s.processed.Has(ctx, ev.ID)
 	if err != nil {
 		return s.fail(ctx, ev, p, err)
 	}
@@ -265,29 +245,11 @@ func (s *svc) fail(ctx context.Context, ev *event, p *paymentIntent, err error) 
 	return a
 }
 
-func (s *svc) isProcessed(ctx context.Context, eventID string) (bool, error) {
-	err := s.env.DB.Collection(processedColl).FindOne(ctx, bson.M{"_id": eventID}).Err()
-	switch {
-	case err == nil:
-		return true, nil
-	case store.IsNotFound(err):
-		return false, nil
-	}
-	return false, apperr.Wrap(err, apperr.Internal, "could not read the processed events")
-}
-
 // record marks an event done; duplicate reports it already was.
 func (s *svc) record(ctx context.Context, ev *event, p *paymentIntent, orderID string) (duplicate bool, err error) {
-	_, err = s.env.DB.Collection(processedColl).InsertOne(ctx, processedEvent{
-		ID: ev.ID, Type: ev.Type, PaymentIntentID: p.ID, OrderID: orderID, ProcessedAt: time.Now().UTC(),
+	return s.processed.Record(ctx, domain.ProcessedEvent{
+		ID: ev.ID, Type: ev.Type, PaymentIntentID: p.ID, OrderID: orderID, ProcessedAt: s.env.Now().UTC(),
 	})
-	if store.IsDuplicate(err) {
-		return true, nil
-	}
-	if err != nil {
-		return false, apperr.Wrap(err, apperr.Internal, "could not record the event")
-	}
-	return false, nil
 }
 
 // succeeded turns a paid cart into an order.
@@ -299,11 +261,11 @@ func (s *svc) succeeded(ctx context.Context, ev *event, p *paymentIntent) answer
 	// The processor's word that the intent succeeded is recorded first, so a
 	// failure or cancellation of it delivered from now on changes nothing
 	// (intentstate.go), whatever becomes of the order below.
-	before, err := s.settle(ctx, p.ID, intentSucceeded, ev.ID)
+	before, err := s.intents.Settle(ctx, p.ID, domain.IntentSucceeded, ev.ID, s.env.Now().UTC())
 	if err != nil {
 		return s.fail(ctx, ev, p, err)
 	}
-	if verdictFor(before, ev.Type) == actAndWarn {
+	if domain.VerdictFor(before, ev.Type) == domain.ActAndWarn {
 		s.env.Logger.WarnContext(ctx, "payment succeeded after its intent was canceled: making the order", "eventId", ev.ID, "paymentIntentId", p.ID)
 	}
 	res, err := s.customers.CreateOrderFromCart(ctx, o.request())
@@ -351,11 +313,11 @@ func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
 	// A failure delivered after its intent succeeded or was canceled is
 	// stale: no notice for a paid (or abandoned) order. Checked here to spare
 	// the lookups, and again in the transaction, which decides.
-	status, err := s.intentStatus(ctx, p.ID)
+	status, err := s.intents.Status(ctx, p.ID)
 	if err != nil {
 		return s.fail(ctx, ev, p, err)
 	}
-	if verdictFor(status, ev.Type) == ignoreEvent {
+	if domain.VerdictFor(status, ev.Type) == domain.IgnoreEvent {
 		return s.ignoreSettled(ctx, ev, p, status)
 	}
 	o, err := orderFrom(p)
@@ -388,11 +350,11 @@ func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
 		FailureMessage:  cleanText(p.FailureMessage),
 	}
 	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		status, err = s.intentStatus(ctx, p.ID)
+		status, err = s.intents.Status(ctx, p.ID)
 		if err != nil {
 			return err
 		}
-		if verdictFor(status, ev.Type) == ignoreEvent {
+		if domain.VerdictFor(status, ev.Type) == domain.IgnoreEvent {
 			return errIntentSettled
 		}
 		if s.failureRead != nil {
@@ -401,9 +363,8 @@ func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
 		// Written while the intent is open: a success or cancellation
 		// settling it concurrently writes the same document, so one of the
 		// two transactions runs again and this one then sees it settled.
-		if _, err := s.env.DB.Collection(intentsColl).UpdateOne(ctx, bson.M{"_id": p.ID},
-			bson.M{"$inc": bson.M{"failures": 1}}, options.Update().SetUpsert(true)); err != nil {
-			return apperr.Wrap(err, apperr.Internal, "could not record the payment intent's state")
+		if err := s.intents.AddFailure(ctx, p.ID); err != nil {
+			return err
 		}
 		dup, err := s.record(ctx, ev, p, "")
 		if err != nil {
@@ -440,13 +401,13 @@ func (s *svc) canceled(ctx context.Context, ev *event, p *paymentIntent) answer 
 	var status string
 	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
 		var err error
-		if status, err = s.intentStatus(ctx, p.ID); err != nil {
+		if status, err = s.intents.Status(ctx, p.ID); err != nil {
 			return err
 		}
-		if verdictFor(status, ev.Type) == ignoreEvent {
+		if domain.VerdictFor(status, ev.Type) == domain.IgnoreEvent {
 			return errIntentSettled
 		}
-		if _, err := s.settle(ctx, p.ID, intentCanceled, ev.ID); err != nil {
+		if _, err := s.intents.Settle(ctx, p.ID, domain.IntentCanceled, ev.ID, s.env.Now().UTC()); err != nil {
 			return err
 		}
 		dup, err := s.record(ctx, ev, p, "")

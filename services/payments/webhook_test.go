@@ -32,6 +32,8 @@ import (
 	"marketplace/libs/service"
 	"marketplace/libs/serviceauth"
 	"marketplace/libs/store"
+	"marketplace/services/payments/domain"
+	"marketplace/services/payments/storage"
 )
 
 const (
@@ -313,10 +315,10 @@ func sign(body []byte, secret string, at time.Time) string {
 	return webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: body, Secret: secret, Timestamp: at}).Header
 }
 
-func (h *harness) processed(t *testing.T) []processedEvent {
+func (h *harness) processed(t *testing.T) []domain.ProcessedEvent {
 	t.Helper()
-	var out []processedEvent
-	cur, err := h.db.Collection(processedColl).Find(context.Background(), bson.M{})
+	var out []domain.ProcessedEvent
+	cur, err := h.db.Collection(storage.ProcessedCollection).Find(context.Background(), bson.M{})
 	if err != nil {
 		t.Fatal(err)
 	}

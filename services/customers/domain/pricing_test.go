@@ -1,4 +1,4 @@
-package customers
+package domain
 
 import (
 	"testing"
@@ -42,12 +42,12 @@ func TestDeliveryFeeRule(t *testing.T) {
 }
 
 func TestPriceLinesIsExactToTheFils(t *testing.T) {
-	lines := []cartItem{
+	lines := []CartItem{
 		{ID: "a", ProductID: "p1", Name: "Bread", UnitPrice: 12_35, Quantity: 3}, // 37.05
 		{ID: "b", ProductID: "p2", Name: "Cake", UnitPrice: 40_00, Quantity: 1},  // 40.00
 		{ID: "c", ProductID: "p3", Name: "Gum", UnitPrice: 1, Quantity: 99},      // 0.99
 	}
-	p := priceLines(lines, 10_00)
+	p := PriceLines(lines, 10_00)
 	if p.Subtotal != 78_04 || p.DeliveryFee != 10_00 || p.Total != 88_04 {
 		t.Fatalf("priced %+v, want subtotal 7804, fee 1000, total 8804", p)
 	}
@@ -61,11 +61,51 @@ func TestPriceLinesIsExactToTheFils(t *testing.T) {
 		}
 	}
 	// Float arithmetic would get this wrong (0.1 + 0.2): fils do not.
-	p = priceLines([]cartItem{{UnitPrice: 10, Quantity: 1}, {UnitPrice: 20, Quantity: 1}}, 0)
+	p = PriceLines([]CartItem{{UnitPrice: 10, Quantity: 1}, {UnitPrice: 20, Quantity: 1}}, 0)
 	if p.Total != 30 {
 		t.Fatalf("0.10 + 0.20 = %d fils", p.Total)
 	}
-	if p := priceLines(nil, 20_00); p.Subtotal != 0 || p.Total != 20_00 || len(p.Items) != 0 {
+	if p := PriceLines(nil, 20_00); p.Subtotal != 0 || p.Total != 20_00 || len(p.Items) != 0 {
 		t.Fatalf("no lines: %+v", p)
+	}
+}
+
+func TestCheckoutQuote(t *testing.T) {
+	phone := " 050 123 "
+	p := &Profile{ID: "cust1", Phone: &phone}
+	lines := []CartItem{
+		{ID: "l1", ProductID: "p1", Name: "Bread", UnitPrice: 12_50, Quantity: 2},
+		{ID: "l2", ProductID: "p2", Name: "Cake", UnitPrice: 40_00, Quantity: 1},
+	}
+	all := map[string]bool{"p1": true, "p2": true}
+	if err := CheckQuotable("s1", nil); !apperr.Is(err, apperr.FailedPrecondition) || apperr.From(err).Details["reason"] != "empty_cart" ||
+		apperr.From(err).Message != "the cart has no items of store s1: add some with customers.cart.addItem" {
+		t.Errorf("empty cart: %v", err)
+	}
+	if err := CheckQuotable("s1", lines); err != nil {
+		t.Errorf("a cart with lines: %v", err)
+	}
+	q, err := Quote(p, "s1", contract.DeliveryStandard, lines, all)
+	if err != nil || q.Subtotal != 65 || q.DeliveryFee != 10 || q.Total != 75 || q.Phone != "050 123" || q.CustomerID != "cust1" ||
+		len(q.Lines) != 2 || q.Lines[0].CartItemID != "l1" || q.Lines[0].LineTotal != 25 || q.DeliveryType != contract.DeliveryStandard {
+		t.Errorf("quote %+v, %v", q, err)
+	}
+	_, err = Quote(p, "s1", contract.DeliveryStandard, lines, map[string]bool{"p1": true, "p2": false})
+	if e := apperr.From(err); !apperr.Is(err, apperr.FailedPrecondition) || e.Details["reason"] != "unavailable_products" ||
+		e.Message != "no longer available: Cake; remove them from the cart with customers.cart.removeItem" {
+		t.Errorf("unavailable: %v", err)
+	}
+	if _, err := Quote(p, "s1", contract.DeliveryStandard, lines, map[string]bool{}); err == nil ||
+		len(apperr.From(err).Details["productIds"].([]string)) != 2 {
+		t.Errorf("gone products: %v", err)
+	}
+	for _, ph := range []*string{nil, new(string)} {
+		if _, err := Quote(&Profile{ID: "cust1", Phone: ph}, "s1", contract.DeliveryStandard, lines, all); !apperr.Is(err, apperr.FailedPrecondition) ||
+			apperr.From(err).Details["reason"] != "no_phone" {
+			t.Errorf("no phone %v: %v", ph, err)
+		}
+	}
+	if _, err := Quote(p, "s1", "pickup", lines, all); !apperr.Is(err, apperr.InvalidArgument) {
+		t.Errorf("unknown delivery type: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package customers
+package domain
 
 import (
 	"fmt"
@@ -52,10 +52,10 @@ func NextStatuses(from string) []string {
 // refuses.
 const ReasonStatusNotAllowed = "status_not_allowed"
 
-// illegalMove is the refusal of a move from one status to another that
+// IllegalMove is the refusal of a move from one status to another that
 // CanMove refuses: the message and details name the statuses allowed from the
 // current one, so a caller learns the machine from the answer.
-func illegalMove(from, to string) *apperr.Error {
+func IllegalMove(from, to string) *apperr.Error {
 	next := NextStatuses(from)
 	msg := fmt.Sprintf("an order cannot move from %s to %s: ", from, to)
 	if len(next) == 0 {

@@ -1,4 +1,4 @@
-package customers
+package domain
 
 import (
 	"slices"
@@ -40,9 +40,9 @@ func TestNextStatuses(t *testing.T) {
 		if got := NextStatuses(from); !slices.Equal(got, next) {
 			t.Errorf("NextStatuses(%s) = %v, want %v", from, got, next)
 		}
-		e := illegalMove(from, StatusPending)
+		e := IllegalMove(from, StatusPending)
 		if !slices.Equal(e.Details["allowed"].([]string), next) || e.Details["current"] != from {
-			t.Errorf("illegalMove(%s): %v", from, e.Details)
+			t.Errorf("IllegalMove(%s): %v", from, e.Details)
 		}
 	}
 }

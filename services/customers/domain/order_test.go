@@ -1,4 +1,4 @@
-package customers
+package domain
 
 import (
 	"testing"
@@ -28,8 +28,8 @@ func TestReviewReason(t *testing.T) {
 		{"no currency", "", total, ReviewCurrencyMismatch},
 	}
 	for _, c := range cases {
-		if got := reviewReason(c.currency, c.paid, total); got != c.want {
-			t.Errorf("%s: reviewReason(%q, %d, %d) = %q, want %q", c.name, c.currency, c.paid, total, got, c.want)
+		if got := ReviewReason(c.currency, c.paid, total); got != c.want {
+			t.Errorf("%s: ReviewReason(%q, %d, %d) = %q, want %q", c.name, c.currency, c.paid, total, got, c.want)
 		}
 	}
 }

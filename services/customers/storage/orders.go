@@ -1,0 +1,181 @@
+package storage
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"marketplace/libs/apperr"
+	contract "marketplace/libs/contracts/customers"
+	"marketplace/libs/page"
+	"marketplace/libs/store"
+	"marketplace/services/customers/domain"
+)
+
+// Orders keeps the orders, at most one per payment intent (unique index).
+type Orders struct{ db *store.DB }
+
+func NewOrders(db *store.DB) *Orders { return &Orders{db: db} }
+
+// ByIntent is the order paid with the payment intent, or nil.
+func (r *Orders) ByIntent(ctx context.Context, intent string) (*domain.Order, error) {
+	var o domain.Order
+	err := r.db.Collection(orders).FindOne(ctx, bson.M{"paymentIntentId": intent}).Decode(&o)
+	if store.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &o, nil
+}
+
+// Insert stores a new order; a second order of the same payment intent is a
+// duplicate-key error (store.IsDuplicate).
+func (r *Orders) Insert(ctx context.Context, o *domain.Order) error {
+	_, err := r.db.Collection(orders).InsertOne(ctx, o)
+	return err
+}
+
+func notFound(id string) error { return apperr.New(apperr.NotFound, "order %s does not exist", id) }
+
+// StoreOf is the store of the order; NOT_FOUND when there is no such order.
+func (r *Orders) StoreOf(ctx context.Context, id string) (string, error) {
+	var o struct {
+		StoreID string `bson:"storeId"`
+	}
+	err := r.db.Collection(orders).FindOne(ctx, bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{"storeId": 1})).Decode(&o)
+	if store.IsNotFound(err) {
+		return "", notFound(id)
+	}
+	return o.StoreID, err
+}
+
+// Update loads the order inside a transaction (it joins an enclosing
+// DB.Joined), runs fn on it and saves the top-level fields fn changed; NOT_FOUND
+// when there is no such order. The save is conditional on the status and the
+// payment status as loaded: when another move changed them meanwhile, it is
+// refused (domain.OrderChangedMeanwhile). On a write conflict fn runs again
+// on a fresh load, so fn changes only the order it is handed.
+func (r *Orders) Update(ctx context.Context, id string, fn func(*domain.Order) error) error {
+	return r.db.Tx(ctx, func(ctx context.Context) error {
+		raw, err := r.db.Collection(orders).FindOne(ctx, bson.M{"_id": id}).Raw()
+		if store.IsNotFound(err) {
+			return notFound(id)
+		}
+		if err != nil {
+			return err
+		}
+		// Two decodings of the same document: fn cannot reach the one kept
+		// as loaded through a shared slice or pointer.
+		var before, o domain.Order
+		if err := bson.Unmarshal(raw, &before); err != nil {
+			return err
+		}
+		if err := bson.Unmarshal(raw, &o); err != nil {
+			return err
+		}
+		if err := fn(&o); err != nil {
+			return err
+		}
+		update, err := store.Changes(&before, &o)
+		if err != nil || update == nil {
+			return err
+		}
+		res, err := r.db.Collection(orders).UpdateOne(ctx, bson.M{"_id": id, "status": before.Status, "paymentStatus": before.PaymentStatus}, update)
+		if err != nil {
+			return err
+		}
+		if res.ModifiedCount != 1 {
+			return domain.OrderChangedMeanwhile()
+		}
+		return nil
+	})
+}
+
+// newest pages a filter's orders, newest first.
+func (r *Orders) newest(ctx context.Context, filter bson.M, o page.Opts) (page.Result[domain.Order], error) {
+	return page.Find(ctx, r.db.Collection(orders), filter, page.Sort{Field: "creationTime", Desc: true}, o,
+		func(o *domain.Order) (any, string) { return o.CreationTime, o.ID })
+}
+
+// PageOfCustomer pages the orders of a customer's user, newest first.
+func (r *Orders) PageOfCustomer(ctx context.Context, userID string, o page.Opts) (page.Result[domain.Order], error) {
+	return r.newest(ctx, bson.M{"customerUserId": userID}, o)
+}
+
+// PageOfStore pages a store's orders, newest first, of one status when given;
+// without withHeld, those domain.Order.VisibleToStore shows.
+func (r *Orders) PageOfStore(ctx context.Context, storeID string, status *string, withHeld bool, o page.Opts) (page.Result[domain.Order], error) {
+	filter := bson.M{"storeId": storeID}
+	if status != nil {
+		filter["status"] = *status
+	}
+	if !withHeld {
+		filter["paymentStatus"] = bson.M{"$ne": domain.PaymentUnderReview}
+	}
+	return r.newest(ctx, filter, o)
+}
+
+// PageToSettle pages the held orders still to settle (domain.Order.ToSettle:
+// pending, payment under review), newest first, of one store when given.
+func (r *Orders) PageToSettle(ctx context.Context, storeID *string, o page.Opts) (page.Result[domain.Order], error) {
+	filter := bson.M{"paymentStatus": domain.PaymentUnderReview, "status": domain.StatusPending}
+	if storeID != nil {
+		filter["storeId"] = *storeID
+	}
+	return r.newest(ctx, filter, o)
+}
+
+// Brief is the order's customer, store and status only, or nil.
+func (r *Orders) Brief(ctx context.Context, id string) (*domain.Order, error) {
+	var o domain.Order
+	err := r.db.Collection(orders).FindOne(ctx, bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{"customerId": 1, "storeId": 1, "status": 1})).Decode(&o)
+	if store.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &o, nil
+}
+
+// Delivered counts a customer's delivered orders of a store and lists the
+// ids of the first contract.MaxDeliveredOrderIDs of them, oldest first.
+func (r *Orders) Delivered(ctx context.Context, customerID, storeID string) (int64, []string, error) {
+	delivered := bson.M{"customerId": customerID, "storeId": storeID, "status": domain.StatusDelivered}
+	n, err := r.db.Collection(orders).CountDocuments(ctx, delivered)
+	if err != nil || n == 0 {
+		return n, nil, err
+	}
+	cur, err := r.db.Collection(orders).Find(ctx, delivered, options.Find().SetProjection(bson.M{"_id": 1}).
+		SetSort(bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(contract.MaxDeliveredOrderIDs))
+	if err != nil {
+		return 0, nil, err
+	}
+	var os []struct {
+		ID string `bson:"_id"`
+	}
+	if err := cur.All(ctx, &os); err != nil {
+		return 0, nil, err
+	}
+	out := make([]string, len(os))
+	for i, o := range os {
+		out[i] = o.ID
+	}
+	return n, out, nil
+}
+
+// Facts are the orders with these ids with the fields domain.Order.Facts
+// reads; missing ids are absent.
+func (r *Orders) Facts(ctx context.Context, ids []string) ([]domain.Order, error) {
+	cur, err := r.db.Collection(orders).Find(ctx, bson.M{"_id": bson.M{"$in": ids}}, options.Find().SetProjection(bson.M{
+		"storeId": 1, "storeName": 1, "storeOwnerUserId": 1, "status": 1, "total": 1, "platformCommission": 1, "storeEarnings": 1, "statusHistory": 1,
+	}))
+	if err != nil {
+		return nil, err
+	}
+	var os []domain.Order
+	return os, cur.All(ctx, &os)
+}
