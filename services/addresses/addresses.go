@@ -5,11 +5,6 @@ package addresses
 
 import (
 	"context"
-	"strings"
-	"time"
-
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
 	contract "marketplace/libs/contracts/addresses"
@@ -21,19 +16,18 @@ import (
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
+	"marketplace/services/addresses/domain"
+	"marketplace/services/addresses/storage"
 )
 
 // Module is the addresses service.
 var Module = service.Module{Name: "addresses", Build: build, Consumes: []string{catalog.Topic},
 	Calls: []string{catalog.Service, customers.Service}}
 
-const (
-	coll     = "customerAddresses"
-	counters = "addressCounts"
-)
-
 type svc struct {
 	env       service.Env
+	addresses *storage.Addresses
+	places    *storage.Places
 	catalog   *catalog.Client
 	customers *customers.Client
 	// placesStatus is the projection consumer's health (places.go).
@@ -41,7 +35,7 @@ type svc struct {
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
-	s := &svc{env: env, catalog: catalog.NewClient(env.Calls), customers: customers.NewClient(env.Calls), placesStatus: events.NewConsumerStatus(0)}
+	s := &svc{env: env, addresses: storage.NewAddresses(env.DB), places: storage.NewPlaces(env.DB), catalog: catalog.NewClient(env.Calls), customers: customers.NewClient(env.Calls), placesStatus: events.NewConsumerStatus(0)}
 	return &service.Built{
 		Background: []func(context.Context) error{s.consume},
 		Checks:     []httpserver.Check{s.placesCheck()},
@@ -53,37 +47,12 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("customers.addresses.getAddress", ops.Customer, "One of the caller's addresses, or null.", s.get),
 			ops.NewMutation("customers.addresses.setDefaultAddress", ops.Customer, "Make one of the caller's addresses the default.", s.setDefault),
 		).WithResolvers(ops.Resolvers{Customer: s.customers.CustomerRef}),
-		Indexes: append([]store.Index{
-			// At most one default per customer, whatever the interleaving of writes.
-			{Collection: coll, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "isDefault", Value: 1}}, Unique: true,
-				Partial: bson.M{"isDefault": true}, Name: "one_default_per_customer"},
-			// A customer's active addresses, default first, newest first (list).
-			// (Ids are random: newest is creationTime's, the id breaks ties.)
-			{Collection: coll, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "isActive", Value: 1}, {Key: "isDefault", Value: -1},
-				{Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "active_default_first_newest"},
-		}, events.ConsumerIndexes()...),
+		Indexes: append(storage.Indexes(), events.ConsumerIndexes()...),
 	}, nil
 }
 
-func now() int64 { return time.Now().UnixMilli() }
-
-type addressDoc struct {
-	ID                 string  `bson:"_id"`
-	CustomerID         string  `bson:"customerId"`
-	Name               string  `bson:"name"`
-	FullAddress        string  `bson:"fullAddress"`
-	City               string  `bson:"city"`
-	Area               string  `bson:"area"`
-	FlatVilaNumber     *string `bson:"flatVilaNumber,omitempty"`
-	BuildingNameNumber *string `bson:"buildingNameNumber,omitempty"`
-	Landmark           *string `bson:"landmark,omitempty"`
-	Latitude           *string `bson:"latitude,omitempty"`
-	Longitude          *string `bson:"longitude,omitempty"`
-	IsDefault          bool    `bson:"isDefault"`
-	IsActive           bool    `bson:"isActive"`
-	CreationTime       int64   `bson:"creationTime"`
-	UpdatedAt          int64   `bson:"updatedAt"`
-}
+// now is the service's clock, in millis.
+func (s *svc) now() int64 { return s.env.Now().UnixMilli() }
 
 // Address is an address as clients see it (section 2.5), with its city and
 // area (CityRef, AreaRef): declared in the contract, which other services read
@@ -103,49 +72,17 @@ func customerOf(ctx context.Context) string {
 	return ""
 }
 
-func denied() error {
-	return apperr.New(apperr.PermissionDenied, "the address belongs to another customer")
-}
-
 // owned loads an address of the caller: NOT_FOUND when missing, PERMISSION_DENIED
 // when it is someone else's.
-func (s *svc) owned(ctx context.Context, addressID string) (*addressDoc, error) {
-	customer := customerOf(ctx)
-	var d addressDoc
-	err := s.env.DB.Collection(coll).FindOne(ctx, bson.M{"_id": addressID}).Decode(&d)
-	if store.IsNotFound(err) {
-		return nil, apperr.New(apperr.NotFound, "address %s does not exist", addressID)
-	}
+func (s *svc) owned(ctx context.Context, addressID string) (*domain.Address, error) {
+	a, err := s.addresses.Get(ctx, addressID)
 	if err != nil {
 		return nil, err
 	}
-	if d.CustomerID != customer {
-		return nil, denied()
-	}
-	return &d, nil
-}
-
-// allPlaces are the places of l, as the projection stores them.
-func allPlaces(l *catalog.Locations) []place {
-	out := make([]place, 0, len(l.Cities)+len(l.Areas))
-	for _, p := range l.Cities {
-		out = append(out, placeOf(p))
-	}
-	for _, p := range l.Areas {
-		out = append(out, placeOf(p))
-	}
-	return out
-}
-
-// resolve reads cities and areas from the catalog in one call and refreshes the
-// projection with the answer.
-func (s *svc) resolve(ctx context.Context, cities, areas []string) (*catalog.Locations, error) {
-	l, err := s.catalog.ResolvePlaces(ctx, cities, areas)
-	if err != nil {
+	if err := a.OwnedBy(customerOf(ctx)); err != nil {
 		return nil, err
 	}
-	err = s.env.DB.Tx(ctx, func(ctx context.Context) error { return s.applyPlaces(ctx, allPlaces(l)...) })
-	return l, err
+	return a, nil
 }
 
 // checkPlace asks the catalog itself (not the projection, which may lag by an
@@ -155,57 +92,7 @@ func (s *svc) checkPlace(ctx context.Context, city, area string) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := l.Cities[city]; !ok {
-		return apperr.New(apperr.NotFound, "city %s does not exist", city)
-	}
-	a, ok := l.Areas[area]
-	if !ok {
-		return apperr.New(apperr.NotFound, "area %s does not exist", area)
-	}
-	if a.City != city {
-		return apperr.Invalid("area", "%s lies in another city than %s", area, city)
-	}
-	return nil
-}
-
-// makeDefault moves the customer's default to addressID ("" for none). It runs
-// inside a transaction: the old default is cleared before the new one is set, so
-// the unique index never sees two.
-func (s *svc) makeDefault(ctx context.Context, customerID, addressID string) error {
-	c := s.env.DB.Collection(coll)
-	if _, err := c.UpdateMany(ctx, bson.M{"customerId": customerID, "isDefault": true, "_id": bson.M{"$ne": addressID}},
-		bson.M{"$set": bson.M{"isDefault": false, "updatedAt": now()}}); err != nil {
-		return err
-	}
-	if addressID == "" {
-		return nil
-	}
-	res, err := c.UpdateOne(ctx, bson.M{"_id": addressID, "isActive": true}, bson.M{"$set": bson.M{"isDefault": true, "updatedAt": now()}})
-	if err == nil && res.MatchedCount != 1 {
-		err = apperr.New(apperr.FailedPrecondition, "address %s was deleted or deactivated meanwhile", addressID)
-	}
-	return err
-}
-
-// promoteSuccessor gives the customer a new default after the default left.
-func (s *svc) promoteSuccessor(ctx context.Context, customerID, leaving string) error {
-	cur, err := s.env.DB.Collection(coll).Find(ctx, bson.M{"customerId": customerID, "isActive": true})
-	if err != nil {
-		return err
-	}
-	var docs []addressDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return err
-	}
-	return s.makeDefault(ctx, customerID, successor(docs, leaving))
-}
-
-func trimmed(p *string) *string {
-	if p == nil {
-		return nil
-	}
-	v := strings.TrimSpace(*p)
-	return &v
+	return domain.CheckPlace(placesOf(l.Cities), placesOf(l.Areas), city, area)
 }
 
 type createArgs struct {
@@ -224,56 +111,24 @@ type createArgs struct {
 
 func (s *svc) create(ctx context.Context, a *createArgs) (string, error) {
 	customer := customerOf(ctx)
-	if a.CustomerID != customer {
-		return "", apperr.New(apperr.PermissionDenied, "customerId is not the caller's customer profile")
-	}
-	if err := checkCoordinate("latitude", a.Latitude, 90); err != nil {
+	if err := domain.CheckCustomer(a.CustomerID, customer); err != nil {
 		return "", err
 	}
-	if err := checkCoordinate("longitude", a.Longitude, 180); err != nil {
+	if err := domain.CheckCoordinates(a.Latitude, a.Longitude); err != nil {
 		return "", err
 	}
 	if err := s.checkPlace(ctx, a.City, a.Area); err != nil {
 		return "", err
 	}
-	d := addressDoc{
-		ID: ids.New("customerAddresses"), CustomerID: customer, Name: strings.TrimSpace(a.Name), FullAddress: strings.TrimSpace(a.FullAddress),
-		City: a.City, Area: a.Area, FlatVilaNumber: trimmed(a.FlatVilaNumber), BuildingNameNumber: trimmed(a.BuildingNameNumber),
-		Landmark: trimmed(a.Landmark), Latitude: trimmed(a.Latitude), Longitude: trimmed(a.Longitude),
-		IsActive: true, CreationTime: now(), UpdatedAt: now(),
+	now := s.now()
+	d, err := domain.NewAddress(ids.New("customerAddresses"), customer, domain.Draft{
+		Name: a.Name, FullAddress: a.FullAddress, City: a.City, Area: a.Area, FlatVilaNumber: a.FlatVilaNumber,
+		BuildingNameNumber: a.BuildingNameNumber, Landmark: a.Landmark, Latitude: a.Latitude, Longitude: a.Longitude,
+	}, now)
+	if err != nil {
+		return "", err
 	}
-	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		// The per-customer count is one conditional upsert: past the cap the filter
-		// misses, the upsert collides with the existing count, and nothing is written.
-		_, err := s.env.DB.Collection(counters).UpdateOne(ctx, bson.M{"_id": customer, "count": bson.M{"$lt": MaxAddresses}},
-			bson.M{"$inc": bson.M{"count": 1}}, options.Update().SetUpsert(true))
-		if store.IsDuplicate(err) {
-			return apperr.New(apperr.FailedPrecondition, "a customer keeps at most %d addresses", MaxAddresses)
-		}
-		if err != nil {
-			return err
-		}
-		// The first address becomes the default unless the caller says otherwise.
-		makeDefault := a.IsDefault != nil && *a.IsDefault
-		if a.IsDefault == nil {
-			n, err := s.env.DB.Collection(coll).CountDocuments(ctx, bson.M{"customerId": customer, "isDefault": true})
-			if err != nil {
-				return err
-			}
-			makeDefault = n == 0
-		}
-		if makeDefault {
-			if err := s.makeDefault(ctx, customer, ""); err != nil {
-				return err
-			}
-		}
-		// Set on every attempt: a transaction retried after a write conflict
-		// runs this function again, and an earlier attempt's default must not
-		// stay (it met the unique index as a 500).
-		d.IsDefault = makeDefault
-		_, err = s.env.DB.Collection(coll).InsertOne(ctx, d)
-		return err
-	})
+	err = s.addresses.UpdateBook(ctx, customer, func(b *domain.Book) error { return b.Add(d, a.IsDefault, now) })
 	if err != nil {
 		return "", err
 	}
@@ -309,71 +164,22 @@ func (s *svc) tryUpdate(ctx context.Context, a *updateArgs) error {
 	if err != nil {
 		return err
 	}
-	if err := checkCoordinate("latitude", a.Latitude, 90); err != nil {
+	c := domain.Change{
+		Name: a.Name, FullAddress: a.FullAddress, City: a.City, Area: a.Area, FlatVilaNumber: a.FlatVilaNumber,
+		BuildingNameNumber: a.BuildingNameNumber, Landmark: a.Landmark, Latitude: a.Latitude, Longitude: a.Longitude,
+		IsDefault: a.IsDefault, IsActive: a.IsActive,
+	}
+	if err := d.Check(c); err != nil {
 		return err
 	}
-	if err := checkCoordinate("longitude", a.Longitude, 180); err != nil {
-		return err
-	}
-	active := d.IsActive
-	if a.IsActive != nil {
-		active = *a.IsActive
-	}
-	if a.IsDefault != nil && *a.IsDefault && !active {
-		return apperr.Invalid("isDefault", "an inactive address cannot be the default")
-	}
-	if a.City != nil || a.Area != nil {
-		city, area := d.City, d.Area
-		if a.City != nil {
-			city = *a.City
-		}
-		if a.Area != nil {
-			area = *a.Area
-		}
+	if city, area, changed := d.Place(c); changed {
 		if err := s.checkPlace(ctx, city, area); err != nil {
 			return err
 		}
 	}
-	set := bson.M{"updatedAt": now()}
-	for k, v := range map[string]*string{"name": a.Name, "fullAddress": a.FullAddress, "city": a.City, "area": a.Area,
-		"flatVilaNumber": a.FlatVilaNumber, "buildingNameNumber": a.BuildingNameNumber, "landmark": a.Landmark,
-		"latitude": a.Latitude, "longitude": a.Longitude} {
-		if v != nil {
-			set[k] = *trimmed(v)
-		}
-	}
-	if a.IsActive != nil {
-		set["isActive"] = *a.IsActive
-	}
-	return s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		// Re-read inside the transaction: the default may have moved since.
-		var cur addressDoc
-		if err := s.env.DB.Collection(coll).FindOne(ctx, bson.M{"_id": d.ID}).Decode(&cur); err != nil {
-			if store.IsNotFound(err) {
-				return apperr.New(apperr.NotFound, "address %s does not exist", d.ID)
-			}
-			return err
-		}
-		res, err := s.env.DB.Collection(coll).UpdateOne(ctx,
-			bson.M{"_id": d.ID, "city": d.City, "area": d.Area, "isActive": d.IsActive}, bson.M{"$set": set})
-		if err != nil {
-			return err
-		}
-		if res.MatchedCount != 1 {
-			return store.ErrConflict
-		}
-		switch {
-		case a.IsDefault != nil && *a.IsDefault:
-			return s.makeDefault(ctx, d.CustomerID, d.ID)
-		case !active && cur.IsDefault:
-			// A deactivated default hands over to the most recent other active address.
-			return s.promoteSuccessor(ctx, d.CustomerID, d.ID)
-		case a.IsDefault != nil && !*a.IsDefault && cur.IsDefault:
-			// Asked explicitly: the customer has no default afterwards.
-			return s.makeDefault(ctx, d.CustomerID, "")
-		}
-		return nil
-	})
+	// The book as committed now: if the address's city, area or activity
+	// changed since the checks above, ErrStale starts them over.
+	return s.addresses.UpdateBook(ctx, d.CustomerID, func(b *domain.Book) error { return b.Update(d.ID, c, *d, s.now()) })
 }
 
 type addressIDArgs struct {
@@ -385,23 +191,7 @@ func (s *svc) delete(ctx context.Context, a *addressIDArgs) (ops.Null, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		var gone addressDoc
-		err := s.env.DB.Collection(coll).FindOneAndDelete(ctx, bson.M{"_id": d.ID}).Decode(&gone)
-		if store.IsNotFound(err) {
-			return apperr.New(apperr.NotFound, "address %s does not exist", d.ID)
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := s.env.DB.Collection(counters).UpdateOne(ctx, bson.M{"_id": d.CustomerID}, bson.M{"$inc": bson.M{"count": -1}}); err != nil {
-			return err
-		}
-		if gone.IsDefault {
-			return s.promoteSuccessor(ctx, d.CustomerID, d.ID)
-		}
-		return nil
-	})
+	return nil, s.addresses.UpdateBook(ctx, d.CustomerID, func(b *domain.Book) error { return b.Delete(d.ID, s.now()) })
 }
 
 func (s *svc) setDefault(ctx context.Context, a *addressIDArgs) (ops.Null, error) {
@@ -409,19 +199,7 @@ func (s *svc) setDefault(ctx context.Context, a *addressIDArgs) (ops.Null, error
 	if err != nil {
 		return nil, err
 	}
-	if !d.IsActive {
-		return nil, apperr.New(apperr.FailedPrecondition, "address %s is inactive and cannot be the default", d.ID)
-	}
-	return nil, s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		n, err := s.env.DB.Collection(coll).CountDocuments(ctx, bson.M{"_id": d.ID, "isActive": true})
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return apperr.New(apperr.FailedPrecondition, "address %s was deleted or deactivated meanwhile", d.ID)
-		}
-		return s.makeDefault(ctx, d.CustomerID, d.ID)
-	})
+	return nil, s.addresses.UpdateBook(ctx, d.CustomerID, func(b *domain.Book) error { return b.SetDefault(d.ID, s.now()) })
 }
 
 type listArgs struct {
@@ -430,19 +208,16 @@ type listArgs struct {
 
 func (s *svc) list(ctx context.Context, a *listArgs) ([]Address, error) {
 	customer := customerOf(ctx)
-	if a.CustomerID != nil && *a.CustomerID != customer {
-		return nil, apperr.New(apperr.PermissionDenied, "customerId is not the caller's customer profile")
+	if a.CustomerID != nil {
+		if err := domain.CheckCustomer(*a.CustomerID, customer); err != nil {
+			return nil, err
+		}
 	}
 	if customer == "" {
 		return []Address{}, nil
 	}
-	cur, err := s.env.DB.Collection(coll).Find(ctx, bson.M{"customerId": customer, "isActive": true},
-		options.Find().SetSort(bson.D{{Key: "isDefault", Value: -1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}))
+	docs, err := s.addresses.ListActive(ctx, customer)
 	if err != nil {
-		return nil, err
-	}
-	var docs []addressDoc
-	if err := cur.All(ctx, &docs); err != nil {
 		return nil, err
 	}
 	return s.views(ctx, docs, false)
@@ -456,7 +231,7 @@ func (s *svc) get(ctx context.Context, a *addressIDArgs) (*Address, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.views(ctx, []addressDoc{*d}, true)
+	v, err := s.views(ctx, []domain.Address{*d}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -465,7 +240,7 @@ func (s *svc) get(ctx context.Context, a *addressIDArgs) (*Address, error) {
 
 // views renders addresses with their city and area from the places projection
 // (one local read), which the catalog's events keep current.
-func (s *svc) views(ctx context.Context, docs []addressDoc, withCustomer bool) ([]Address, error) {
+func (s *svc) views(ctx context.Context, docs []domain.Address, withCustomer bool) ([]Address, error) {
 	out := make([]Address, len(docs))
 	if len(docs) == 0 {
 		return out, nil

@@ -3,57 +3,52 @@ package addresses
 import (
 	"context"
 
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
-
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
-	"marketplace/libs/store"
+	"marketplace/services/addresses/domain"
 )
 
 // The addresses service keeps its own projection of the catalog's cities and
 // areas ("places"), fed by the catalog's events and by the authoritative answers
 // it gets when it validates an address. Reads then need no call to the catalog,
 // and a rename in the catalog reaches every address that shows the place.
+// domain.Place holds the rule (a newer version only), storage.Places the copy.
 
-const placesColl = "places"
-
-// place is a city or an area as the projection stores it (from the catalog's
-// contract.Place).
-type place struct {
-	ID         string `bson:"_id"`
-	Kind       string `bson:"kind"`
-	Name       string `bson:"name"`
-	NameArabic string `bson:"nameArabic,omitempty"`
-	City       string `bson:"city,omitempty"`
-	Version    int64  `bson:"version"`
+func placeOf(p catalog.Place) domain.Place {
+	return domain.Place{ID: p.ID, Kind: p.Kind, Name: p.Name, NameArabic: p.NameArabic, City: p.City, Version: p.Version}
 }
 
-func placeOf(p catalog.Place) place {
-	return place{ID: p.ID, Kind: p.Kind, Name: p.Name, NameArabic: p.NameArabic, City: p.City, Version: p.Version}
-}
-
-// applyPlaces stores places unless a newer version is already stored, so
-// redelivered or reordered events never roll a name back. It must run in a
-// transaction (read then write).
-func (s *svc) applyPlaces(ctx context.Context, ps ...place) error {
-	c := s.env.DB.Collection(placesColl)
-	for _, p := range ps {
-		var have place
-		err := c.FindOne(ctx, bson.M{"_id": p.ID}).Decode(&have)
-		switch {
-		case store.IsNotFound(err):
-		case err != nil:
-			return err
-		case have.Version >= p.Version:
-			continue
-		}
-		if _, err := c.ReplaceOne(ctx, bson.M{"_id": p.ID}, p, options.Replace().SetUpsert(true)); err != nil {
-			return err
-		}
+// placesOf are the catalog's places by id, as the projection keeps them.
+func placesOf(m map[string]catalog.Place) map[string]domain.Place {
+	out := make(map[string]domain.Place, len(m))
+	for id, p := range m {
+		out[id] = placeOf(p)
 	}
-	return nil
+	return out
+}
+
+// allPlaces are the places of l, as the projection stores them.
+func allPlaces(l *catalog.Locations) []domain.Place {
+	out := make([]domain.Place, 0, len(l.Cities)+len(l.Areas))
+	for _, p := range l.Cities {
+		out = append(out, placeOf(p))
+	}
+	for _, p := range l.Areas {
+		out = append(out, placeOf(p))
+	}
+	return out
+}
+
+// resolve reads cities and areas from the catalog in one call and refreshes the
+// projection with the answer.
+func (s *svc) resolve(ctx context.Context, cities, areas []string) (*catalog.Locations, error) {
+	l, err := s.catalog.ResolvePlaces(ctx, cities, areas)
+	if err != nil {
+		return nil, err
+	}
+	err = s.env.DB.Tx(ctx, func(ctx context.Context) error { return s.places.Apply(ctx, allPlaces(l)...) })
+	return l, err
 }
 
 // placeEvents are the catalog events the projection follows, in the
@@ -69,7 +64,7 @@ func (s *svc) onCatalogEvent(ctx context.Context, env events.Envelope) error {
 	if err := events.DecodeData(env, &p); err != nil {
 		return err
 	}
-	return s.applyPlaces(ctx, placeOf(p))
+	return s.places.Apply(ctx, placeOf(p))
 }
 
 // placesGroup is the consumer group of the projection.
@@ -91,18 +86,10 @@ func (s *svc) placesCheck() httpserver.Check {
 
 // placesByID reads places from the projection; ids it lacks (an address written
 // before the projection existed) are fetched from the catalog and stored.
-func (s *svc) placesByID(ctx context.Context, cities, areas []string) (map[string]place, error) {
-	out := map[string]place{}
-	cur, err := s.env.DB.Collection(placesColl).Find(ctx, bson.M{"_id": bson.M{"$in": append(append([]string{}, cities...), areas...)}})
+func (s *svc) placesByID(ctx context.Context, cities, areas []string) (map[string]domain.Place, error) {
+	out, err := s.places.ByID(ctx, append(append([]string{}, cities...), areas...))
 	if err != nil {
 		return nil, err
-	}
-	var ps []place
-	if err := cur.All(ctx, &ps); err != nil {
-		return nil, err
-	}
-	for _, p := range ps {
-		out[p.ID] = p
 	}
 	var missCities, missAreas []string
 	for _, id := range cities {

@@ -5,11 +5,6 @@ package catalog
 import (
 	"context"
 	"fmt"
-	"strings"
-	"time"
-
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
 	contract "marketplace/libs/contracts/catalog"
@@ -21,7 +16,8 @@ import (
 	"marketplace/libs/ops"
 	"marketplace/libs/page"
 	"marketplace/libs/service"
-	"marketplace/libs/store"
+	"marketplace/services/catalog/domain"
+	"marketplace/services/catalog/storage"
 )
 
 // Module is the catalog service.
@@ -31,13 +27,17 @@ import (
 var Module = service.Module{Name: contract.Service, Build: build, Publishes: []string{contract.Topic}, Consumes: []string{platformconfig.Topic}}
 
 type svc struct {
-	env service.Env
+	env      service.Env
+	places   *storage.Places
+	stores   *storage.Stores
+	products *storage.Products
+	settings *storage.Settings
 	// settingsStatus is the search settings consumer's health.
 	settingsStatus *events.ConsumerStatus
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
-	s := &svc{env: env, settingsStatus: events.NewConsumerStatus(0)}
+	s := newSvc(env)
 	return &service.Built{
 		Background: []func(context.Context) error{s.consumeSettings, s.backfillNameKeys},
 		Checks:     []httpserver.Check{s.settingsCheck()},
@@ -71,76 +71,34 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery(contract.OpGetStoreContacts, ops.Internal, "Stores by id with their owner's name and phone, as committed (the payouts service's listings; the store owners' access checks of payouts, customers and reviews).", s.getStoreContacts,
 				ops.CalledBy("payouts", "customers", "reviews")),
 		).WithResolvers(ops.Resolvers{Store: s.storeRef}),
-		Indexes: append([]store.Index{
-			{Collection: "cities", Keys: bson.D{{Key: "nameKey", Value: 1}}, Unique: true, Name: "name_unique"},
-			{Collection: "areas", Keys: bson.D{{Key: "city", Value: 1}, {Key: "nameKey", Value: 1}}, Unique: true, Name: "city_name_unique"},
-			{Collection: "categories", Keys: bson.D{{Key: "nameKey", Value: 1}}, Unique: true, Name: "name_unique"},
-			{Collection: "stores", Keys: bson.D{{Key: "ownerUserId", Value: 1}}, Name: "owner"},
-			// listMyStores: an owner's stores by name (then id).
-			{Collection: "stores", Keys: bson.D{{Key: "ownerUserId", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "owner_by_name"},
-			// searchNearby's bounding box (geo.go).
-			{Collection: "stores", Keys: bson.D{{Key: "isOpen", Value: 1}, {Key: "latitude", Value: 1}, {Key: "longitude", Value: 1}}, Name: "open_by_position"},
-			// listStores: each filter it takes, in its order (name, then id).
-			{Collection: "stores", Keys: bson.D{{Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_name"},
-			{Collection: "stores", Keys: bson.D{{Key: "primaryCategoryId", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "category_by_name"},
-			{Collection: "stores", Keys: bson.D{{Key: "city", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "city_by_name"},
-			{Collection: "stores", Keys: bson.D{{Key: "city", Value: 1}, {Key: "primaryCategoryId", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "city_category_by_name"},
-			{Collection: "stores", Keys: bson.D{{Key: "area", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "area_by_name"},
-			{Collection: "stores", Keys: bson.D{{Key: "area", Value: 1}, {Key: "primaryCategoryId", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "area_category_by_name"},
-			// A store's products in the order they were added (ids are random).
-			{Collection: "products", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "store_by_creation"},
-			{Collection: settingsColl, Keys: bson.D{{Key: "isActive", Value: 1}, {Key: "effectiveDate", Value: -1}, {Key: "_id", Value: -1}}, Name: "in_force"},
-		}, events.ConsumerIndexes()...),
+		Indexes: append(storage.Indexes(), events.ConsumerIndexes()...),
 	}, nil
 }
 
-func now() int64 { return time.Now().UnixMilli() }
+// newSvc is the service on env, with its repositories.
+func newSvc(env service.Env) *svc {
+	return &svc{env: env, places: storage.NewPlaces(env.DB), stores: storage.NewStores(env.DB), products: storage.NewProducts(env.DB),
+		settings: storage.NewSettings(env.DB), settingsStatus: events.NewConsumerStatus(0)}
+}
 
-// nameKey makes names unique regardless of case and spacing.
-func nameKey(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+// now is the service's clock, in millis.
+func (s *svc) now() int64 { return s.env.Now().UnixMilli() }
 
-func (s *svc) insert(ctx context.Context, coll string, doc any, what string) error {
-	if _, err := s.env.DB.Collection(coll).InsertOne(ctx, doc); err != nil {
-		if store.IsDuplicate(err) {
-			return apperr.New(apperr.AlreadyExists, "%s already exists", what)
+// withEvent runs fn and adds the event it returns to the outbox, in one
+// transaction, then kicks the relay.
+func (s *svc) withEvent(ctx context.Context, fn func(ctx context.Context) (eventType, key string, data any, err error)) error {
+	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		t, key, data, err := fn(ctx)
+		if err != nil {
+			return err
 		}
+		_, err = s.env.Outbox.Add(ctx, Topic, t, key, data)
 		return err
+	})
+	if err == nil {
+		s.env.Relay.Kick()
 	}
-	return nil
-}
-
-// findByID loads one record; found is false when it does not exist.
-func findByID[T any](ctx context.Context, s *svc, coll, id string) (*T, bool, error) {
-	var out T
-	err := s.env.DB.Collection(coll).FindOne(ctx, bson.M{"_id": id}).Decode(&out)
-	if store.IsNotFound(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return &out, true, nil
-}
-
-// mustFind loads one record or answers NOT_FOUND naming it.
-func mustFind[T any](ctx context.Context, s *svc, coll, id, what string) (*T, error) {
-	v, ok, err := findByID[T](ctx, s, coll, id)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, apperr.New(apperr.NotFound, "%s %s does not exist", what, id)
-	}
-	return v, nil
-}
-
-func findAll[T any](ctx context.Context, s *svc, coll string, filter bson.M, sort bson.D) ([]T, error) {
-	cur, err := s.env.DB.Collection(coll).Find(ctx, filter, options.Find().SetSort(sort))
-	if err != nil {
-		return nil, err
-	}
-	out := []T{}
-	return out, cur.All(ctx, &out)
+	return err
 }
 
 type createCityArgs struct {
@@ -149,23 +107,10 @@ type createCityArgs struct {
 }
 
 func (s *svc) createCity(ctx context.Context, a *createCityArgs) (string, error) {
-	c := City{ID: ids.New("cities"), Name: strings.TrimSpace(a.Name), NameArabic: strings.TrimSpace(a.NameArabic), NameKey: nameKey(a.Name), CreationTime: now(), Version: 1}
-	return c.ID, s.insertWithEvent(ctx, "cities", c, "a city named "+c.Name, contract.EventCityCreated, c.place())
-}
-
-// insertWithEvent inserts a record and its event in one transaction.
-func (s *svc) insertWithEvent(ctx context.Context, coll string, doc any, what, eventType string, p Place) error {
-	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		if err := s.insert(ctx, coll, doc, what); err != nil {
-			return err
-		}
-		_, err := s.env.Outbox.Add(ctx, Topic, eventType, p.ID, p)
-		return err
+	c := domain.NewCity(ids.New("cities"), a.Name, a.NameArabic, s.now())
+	return c.ID, s.withEvent(ctx, func(ctx context.Context) (string, string, any, error) {
+		return contract.EventCityCreated, c.ID, cityPlace(&c), s.places.InsertCity(ctx, c)
 	})
-	if err == nil {
-		s.env.Relay.Kick()
-	}
-	return err
 }
 
 type updateCityArgs struct {
@@ -176,17 +121,12 @@ type updateCityArgs struct {
 
 // updateCity renames a city; services that show city names hear it as city.updated.
 func (s *svc) updateCity(ctx context.Context, a *updateCityArgs) (ops.Null, error) {
-	set := bson.M{}
-	if a.Name != nil {
-		set["name"], set["nameKey"] = strings.TrimSpace(*a.Name), nameKey(*a.Name)
-	}
-	if a.NameArabic != nil {
-		set["nameArabic"] = strings.TrimSpace(*a.NameArabic)
-	}
-	return nil, s.updateWithEvent(ctx, "cities", a.CityID, "city", contract.EventCityUpdated, set, func(raw bson.Raw) (Place, error) {
-		var c City
-		err := bson.Unmarshal(raw, &c)
-		return c.place(), err
+	return nil, s.withEvent(ctx, func(ctx context.Context) (string, string, any, error) {
+		c, err := s.places.UpdateCity(ctx, a.CityID, func(c *City) error { c.Rename(a.Name, a.NameArabic); return nil })
+		if err != nil {
+			return "", "", nil, err
+		}
+		return contract.EventCityUpdated, c.ID, cityPlace(c), nil
 	})
 }
 
@@ -197,40 +137,13 @@ type updateAreaArgs struct {
 
 // updateArea renames an area (it stays in its city).
 func (s *svc) updateArea(ctx context.Context, a *updateAreaArgs) (ops.Null, error) {
-	set := bson.M{"name": strings.TrimSpace(a.Name), "nameKey": nameKey(a.Name)}
-	return nil, s.updateWithEvent(ctx, "areas", a.AreaID, "area", contract.EventAreaUpdated, set, func(raw bson.Raw) (Place, error) {
-		var ar Area
-		err := bson.Unmarshal(raw, &ar)
-		return ar.place(), err
-	})
-}
-
-// updateWithEvent applies set to a place, bumps its version and commits its
-// eventType event in the same transaction.
-func (s *svc) updateWithEvent(ctx context.Context, coll, id, kind, eventType string, set bson.M, place func(bson.Raw) (Place, error)) error {
-	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		raw, err := s.env.DB.Collection(coll).FindOneAndUpdate(ctx, bson.M{"_id": id},
-			bson.M{"$set": set, "$inc": bson.M{"version": 1}}, options.FindOneAndUpdate().SetReturnDocument(options.After)).Raw()
-		if store.IsNotFound(err) {
-			return apperr.New(apperr.NotFound, "%s %s does not exist", kind, id)
-		}
-		if store.IsDuplicate(err) {
-			return apperr.New(apperr.AlreadyExists, "another %s has that name", kind)
-		}
+	return nil, s.withEvent(ctx, func(ctx context.Context) (string, string, any, error) {
+		ar, err := s.places.UpdateArea(ctx, a.AreaID, func(ar *Area) error { ar.Rename(a.Name); return nil })
 		if err != nil {
-			return err
+			return "", "", nil, err
 		}
-		p, err := place(raw)
-		if err != nil {
-			return err
-		}
-		_, err = s.env.Outbox.Add(ctx, Topic, eventType, id, p)
-		return err
+		return contract.EventAreaUpdated, ar.ID, areaPlace(ar), nil
 	})
-	if err == nil {
-		s.env.Relay.Kick()
-	}
-	return err
 }
 
 type createAreaArgs struct {
@@ -239,11 +152,13 @@ type createAreaArgs struct {
 }
 
 func (s *svc) createArea(ctx context.Context, a *createAreaArgs) (string, error) {
-	if _, err := mustFind[City](ctx, s, "cities", a.City, "city"); err != nil {
+	if _, err := s.places.City(ctx, a.City); err != nil {
 		return "", err
 	}
-	ar := Area{ID: ids.New("areas"), Name: strings.TrimSpace(a.Name), City: a.City, NameKey: nameKey(a.Name), CreationTime: now(), Version: 1}
-	return ar.ID, s.insertWithEvent(ctx, "areas", ar, "an area named "+ar.Name+" in this city", contract.EventAreaCreated, ar.place())
+	ar := domain.NewArea(ids.New("areas"), a.Name, a.City, s.now())
+	return ar.ID, s.withEvent(ctx, func(ctx context.Context) (string, string, any, error) {
+		return contract.EventAreaCreated, ar.ID, areaPlace(&ar), s.places.InsertArea(ctx, ar)
+	})
 }
 
 type createCategoryArgs struct {
@@ -252,15 +167,12 @@ type createCategoryArgs struct {
 }
 
 func (s *svc) createCategory(ctx context.Context, a *createCategoryArgs) (string, error) {
-	c := Category{ID: ids.New("categories"), Name: strings.TrimSpace(a.Name), NameKey: nameKey(a.Name), CreationTime: now()}
-	if a.NameArabic != nil {
-		c.NameArabic = strings.TrimSpace(*a.NameArabic)
-	}
-	return c.ID, s.insert(ctx, "categories", c, "a category named "+c.Name)
+	c := domain.NewCategory(ids.New("categories"), a.Name, a.NameArabic, s.now())
+	return c.ID, s.places.InsertCategory(ctx, c)
 }
 
 func (s *svc) listCities(ctx context.Context, _ *ops.NoArgs) ([]City, error) {
-	return findAll[City](store.Scan(ctx, "the cities: a short list kept by administrators, read whole"), s, "cities", bson.M{}, bson.D{{Key: "nameKey", Value: 1}})
+	return s.places.Cities(ctx)
 }
 
 type listAreasArgs struct {
@@ -268,23 +180,23 @@ type listAreasArgs struct {
 }
 
 func (s *svc) listAreas(ctx context.Context, a *listAreasArgs) ([]Area, error) {
-	if _, err := mustFind[City](ctx, s, "cities", a.City, "city"); err != nil {
+	if _, err := s.places.City(ctx, a.City); err != nil {
 		return nil, err
 	}
-	return findAll[Area](ctx, s, "areas", bson.M{"city": a.City}, bson.D{{Key: "nameKey", Value: 1}})
+	return s.places.Areas(ctx, a.City)
 }
 
 func (s *svc) listCategories(ctx context.Context, _ *ops.NoArgs) ([]Category, error) {
-	return findAll[Category](store.Scan(ctx, "the categories: a short list kept by administrators, read whole"), s, "categories", bson.M{}, bson.D{{Key: "nameKey", Value: 1}})
+	return s.places.Categories(ctx)
 }
 
 // storeRef resolves stores for the access levels from the catalog's own records.
 func (s *svc) storeRef(ctx context.Context, id string) (*ops.StoreRef, error) {
-	st, _, err := findByID[Store](ctx, s, "stores", id)
+	st, err := s.stores.Find(ctx, id)
 	if st == nil {
 		return nil, err
 	}
-	return &ops.StoreRef{ID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID, Version: st.version()}, nil
+	return &ops.StoreRef{ID: st.ID, Name: st.Name, OwnerUserID: st.OwnerUserID, Version: st.StoreVersion()}, nil
 }
 
 type createProductArgs struct {
@@ -294,40 +206,13 @@ type createProductArgs struct {
 	IsAvailable *bool      `json:"isAvailable"`
 }
 
-// MaxProductsPerStore is how many products one store keeps (available or
-// not; products are not deleted: an owner renames and reprices one instead).
-// It bounds the store's listing: listProducts's one array, and the pages.
-const MaxProductsPerStore = 1000
-
-// productGuards holds one document per store ({_id: store id, adds}) that
-// every createProduct of the store writes before it counts: concurrent
-// creates then conflict and run again one after the other (count, then
-// insert, in one transaction is write skew otherwise: each would count the
-// same products and insert its own, and together they would pass the cap).
-const productGuards = "productGuards"
-
 // createProduct is for the store's owner only (administrators too only when
 // they own the store): the registry checked it. A store past the cap is
 // refused (FAILED_PRECONDITION, reason too_many_products), nothing written.
 func (s *svc) createProduct(ctx context.Context, a *createProductArgs) (string, error) {
-	p := Product{ID: ids.New("products"), StoreID: ops.StoreOf(ctx).ID, Name: strings.TrimSpace(a.Name), Price: a.Price, IsAvailable: true, CreationTime: now()}
-	if a.IsAvailable != nil {
-		p.IsAvailable = *a.IsAvailable
-	}
-	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		if _, err := s.env.DB.Collection(productGuards).UpdateOne(ctx, bson.M{"_id": p.StoreID}, bson.M{"$inc": bson.M{"adds": 1}},
-			options.Update().SetUpsert(true)); err != nil {
-			return err
-		}
-		n, err := s.env.DB.Collection("products").CountDocuments(ctx, bson.M{"storeId": p.StoreID})
-		if err != nil {
-			return err
-		}
-		if n >= MaxProductsPerStore {
-			return apperr.New(apperr.FailedPrecondition, "a store keeps at most %d products: change one of them (stores.products.updateProduct) instead", MaxProductsPerStore).
-				WithDetails(map[string]any{"reason": "too_many_products"})
-		}
-		return s.insert(ctx, "products", p, "product")
+	id, storeID, now := ids.New("products"), ops.StoreOf(ctx).ID, s.now()
+	p, err := s.products.Create(ctx, storeID, func(count int64) (Product, error) {
+		return domain.NewProduct(id, storeID, a.Name, a.Price, a.IsAvailable, count, now)
 	})
 	if err != nil {
 		return "", err
@@ -345,7 +230,7 @@ type updateProductArgs struct {
 // storeOfProduct leads updateProduct's owner check from the product to its
 // store.
 func (s *svc) storeOfProduct(ctx context.Context, productID string) (string, error) {
-	p, err := mustFind[Product](ctx, s, "products", productID, "product")
+	p, err := s.products.Get(ctx, productID)
 	if err != nil {
 		return "", err
 	}
@@ -356,29 +241,15 @@ func (s *svc) storeOfProduct(ctx context.Context, productID string) (string, err
 // checked). Orders and cart lines copied the price when they were made, so
 // a new price reaches a cart line only when the product is added again.
 func (s *svc) updateProduct(ctx context.Context, a *updateProductArgs) (*ProductView, error) {
-	set := bson.M{}
-	if a.Name != nil {
-		set["name"] = strings.TrimSpace(*a.Name)
+	c := domain.ProductChange{Name: a.Name, Price: a.Price, IsAvailable: a.IsAvailable}
+	if err := c.Check(); err != nil {
+		return nil, err
 	}
-	if a.Price != nil {
-		set["price"] = *a.Price
-	}
-	if a.IsAvailable != nil {
-		set["isAvailable"] = *a.IsAvailable
-	}
-	if len(set) == 0 {
-		return nil, apperr.New(apperr.InvalidArgument, "nothing to change: give name, price or isAvailable")
-	}
-	var p Product
-	err := s.env.DB.Collection("products").FindOneAndUpdate(ctx, bson.M{"_id": a.ProductID, "storeId": ops.StoreOf(ctx).ID},
-		bson.M{"$set": set}, options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&p)
-	if store.IsNotFound(err) {
-		return nil, apperr.New(apperr.NotFound, "product %s does not exist", a.ProductID)
-	}
+	p, err := s.products.Update(ctx, a.ProductID, ops.StoreOf(ctx).ID, func(p *Product) error { return p.Apply(c) })
 	if err != nil {
 		return nil, err
 	}
-	v := p.view()
+	v := productView(p)
 	return &v, nil
 }
 
@@ -386,21 +257,16 @@ func (s *svc) updateProduct(ctx context.Context, a *updateProductArgs) (*Product
 // the order they were added, at most MaxProductsPerStore of them (a store
 // that had more before the cap shows its first ones; the pages show all).
 func (s *svc) listProducts(ctx context.Context, a *storeArgs) ([]ProductView, error) {
-	if _, err := mustFind[Store](ctx, s, "stores", a.StoreID, "store"); err != nil {
+	if _, err := s.stores.Get(ctx, a.StoreID); err != nil {
 		return nil, err
 	}
-	cur, err := s.env.DB.Collection("products").Find(ctx, bson.M{"storeId": a.StoreID},
-		options.Find().SetSort(bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(MaxProductsPerStore))
+	ps, err := s.products.OfStore(ctx, a.StoreID, MaxProductsPerStore)
 	if err != nil {
-		return nil, err
-	}
-	ps := []Product{}
-	if err := cur.All(ctx, &ps); err != nil {
 		return nil, err
 	}
 	out := make([]ProductView, len(ps))
 	for i := range ps {
-		out[i] = ps[i].view()
+		out[i] = productView(&ps[i])
 	}
 	return out, nil
 }
@@ -413,15 +279,14 @@ type listProductsPaginatedArgs struct {
 // listProductsPaginated pages a store's products in the order they were
 // added (creation time, then id), at most page.MaxItems a page.
 func (s *svc) listProductsPaginated(ctx context.Context, a *listProductsPaginatedArgs) (page.Result[ProductView], error) {
-	if _, err := mustFind[Store](ctx, s, "stores", a.StoreID, "store"); err != nil {
+	if _, err := s.stores.Get(ctx, a.StoreID); err != nil {
 		return page.Result[ProductView]{}, err
 	}
-	r, err := page.Find(ctx, s.env.DB.Collection("products"), bson.M{"storeId": a.StoreID}, page.Sort{Field: "creationTime"}, a.PaginationOpts,
-		func(p *Product) (any, string) { return p.CreationTime, p.ID })
+	r, err := s.products.PageOfStore(ctx, a.StoreID, a.PaginationOpts)
 	if err != nil {
 		return page.Result[ProductView]{}, err
 	}
-	return page.Map(r, func(p *Product) ProductView { return p.view() }), nil
+	return page.Map(r, productView), nil
 }
 
 type ensureCategoriesArgs struct {
@@ -433,20 +298,12 @@ type ensureCategoriesArgs struct {
 func (s *svc) ensureCategories(ctx context.Context, a *ensureCategoriesArgs) (map[string]string, error) {
 	out := make(map[string]string, len(a.Names))
 	for _, n := range a.Names {
-		n = strings.TrimSpace(n)
-		var c Category
-		err := s.env.DB.Collection("categories").FindOne(ctx, bson.M{"nameKey": nameKey(n)}).Decode(&c)
-		if store.IsNotFound(err) {
-			c = Category{ID: ids.New("categories"), Name: n, NameKey: nameKey(n), CreationTime: now()}
-			_, err = s.env.DB.Collection("categories").InsertOne(ctx, c)
-			if store.IsDuplicate(err) {
-				err = s.env.DB.Collection("categories").FindOne(ctx, bson.M{"nameKey": nameKey(n)}).Decode(&c)
-			}
-		}
+		c := domain.NewCategory(ids.New("categories"), n, nil, s.now())
+		id, err := s.places.EnsureCategory(ctx, c)
 		if err != nil {
 			return nil, err
 		}
-		out[n] = c.ID
+		out[c.Name] = id
 	}
 	return out, nil
 }
@@ -459,21 +316,21 @@ type resolveLocationsArgs struct {
 func (s *svc) resolveLocations(ctx context.Context, a *resolveLocationsArgs) (*Locations, error) {
 	out := &Locations{Cities: map[string]Place{}, Areas: map[string]Place{}}
 	if len(a.Cities) > 0 {
-		cs, err := findAll[City](ctx, s, "cities", bson.M{"_id": bson.M{"$in": a.Cities}}, bson.D{{Key: "_id", Value: 1}})
+		cs, err := s.places.CitiesByID(ctx, a.Cities)
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range cs {
-			out.Cities[c.ID] = c.place()
+		for i := range cs {
+			out.Cities[cs[i].ID] = cityPlace(&cs[i])
 		}
 	}
 	if len(a.Areas) > 0 {
-		as, err := findAll[Area](ctx, s, "areas", bson.M{"_id": bson.M{"$in": a.Areas}}, bson.D{{Key: "_id", Value: 1}})
+		as, err := s.places.AreasByID(ctx, a.Areas)
 		if err != nil {
 			return nil, err
 		}
-		for _, ar := range as {
-			out.Areas[ar.ID] = ar.place()
+		for i := range as {
+			out.Areas[as[i].ID] = areaPlace(&as[i])
 		}
 	}
 	return out, nil
@@ -484,7 +341,7 @@ type getCategoriesArgs struct {
 }
 
 func (s *svc) getCategories(ctx context.Context, a *getCategoriesArgs) (map[string]Category, error) {
-	cs, err := findAll[Category](ctx, s, "categories", bson.M{"_id": bson.M{"$in": a.CategoryIDs}}, bson.D{{Key: "_id", Value: 1}})
+	cs, err := s.places.CategoriesByID(ctx, a.CategoryIDs)
 	out := make(map[string]Category, len(cs))
 	for _, c := range cs {
 		out[c.ID] = c
@@ -497,10 +354,10 @@ type getProductsArgs struct {
 }
 
 func (s *svc) getProducts(ctx context.Context, a *getProductsArgs) (map[string]ProductView, error) {
-	ps, err := findAll[Product](ctx, s, "products", bson.M{"_id": bson.M{"$in": a.ProductIDs}}, bson.D{{Key: "_id", Value: 1}})
+	ps, err := s.products.ByID(ctx, a.ProductIDs)
 	out := make(map[string]ProductView, len(ps))
 	for i := range ps {
-		out[ps[i].ID] = ps[i].view()
+		out[ps[i].ID] = productView(&ps[i])
 	}
 	return out, err
 }

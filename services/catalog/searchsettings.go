@@ -4,14 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
-
-	"marketplace/libs/apperr"
 	"marketplace/libs/contracts/platformconfig"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
-	"marketplace/libs/store"
+	"marketplace/services/catalog/domain"
 )
 
 // The store search needs the search radii of the platform configuration in
@@ -22,37 +18,8 @@ import (
 // configuration in force (active, effective date not in the future, the most
 // recent) to it. Searches then need no call at all.
 
-const settingsColl = "searchSettings"
-
 // searchSettings is one configuration's radii, as the catalog keeps them.
-type searchSettings struct {
-	ConfigID              string  `bson:"_id"`
-	IsActive              bool    `bson:"isActive"`
-	EffectiveDate         int64   `bson:"effectiveDate"`
-	Version               int64   `bson:"version"`
-	DefaultSearchRadiusKm float64 `bson:"defaultSearchRadiusKm"`
-	MaxSearchRadiusKm     float64 `bson:"maxSearchRadiusKm"`
-}
-
-// applySettings stores a configuration's radii unless a newer version is
-// already stored, so redelivered or reordered events never roll them back. It
-// runs in the consumer's transaction.
-func (s *svc) applySettings(ctx context.Context, c platformconfig.ConfigChanged) error {
-	coll := s.env.DB.Collection(settingsColl)
-	var have searchSettings
-	err := coll.FindOne(ctx, bson.M{"_id": c.ConfigID}).Decode(&have)
-	switch {
-	case store.IsNotFound(err):
-	case err != nil:
-		return err
-	case have.Version >= c.Version:
-		return nil
-	}
-	doc := searchSettings{ConfigID: c.ConfigID, IsActive: c.IsActive, EffectiveDate: c.EffectiveDate, Version: c.Version,
-		DefaultSearchRadiusKm: c.LocationSettings.DefaultSearchRadiusKm, MaxSearchRadiusKm: c.LocationSettings.MaxSearchRadiusKm}
-	_, err = coll.ReplaceOne(ctx, bson.M{"_id": c.ConfigID}, doc, options.Replace().SetUpsert(true))
-	return err
-}
+type searchSettings = domain.SearchSettings
 
 // onConfigEvent is the consumer's handler: ctx is its transaction.
 func (s *svc) onConfigEvent(ctx context.Context, env events.Envelope) error {
@@ -63,13 +30,12 @@ func (s *svc) onConfigEvent(ctx context.Context, env events.Envelope) error {
 	if err := events.DecodeData(env, &c); err != nil {
 		return err
 	}
-	// Version 0 is a configuration made before its changes were numbered (no
-	// history yet), announced at the configuration service's start: taken
-	// when nothing is held, and replaced by its first numbered change.
-	if c.ConfigID == "" || c.Version < 0 {
-		return fmt.Errorf("%s %s: a configuration change needs configId and a version", env.Type, env.ID)
+	d := searchSettings{ConfigID: c.ConfigID, IsActive: c.IsActive, EffectiveDate: c.EffectiveDate, Version: c.Version,
+		DefaultSearchRadiusKm: c.LocationSettings.DefaultSearchRadiusKm, MaxSearchRadiusKm: c.LocationSettings.MaxSearchRadiusKm}
+	if err := domain.CheckSettings(d); err != nil {
+		return fmt.Errorf("%s %s: %w", env.Type, env.ID, err)
 	}
-	return s.applySettings(ctx, c)
+	return s.settings.Apply(ctx, d)
 }
 
 // settingsGroup is the consumer group of the copy.
@@ -96,16 +62,10 @@ func (s *svc) settingsCheck() httpserver.Check {
 // radii are the search radii in force; FAILED_PRECONDITION when there is no
 // configuration in force (none created yet, or its event not here yet).
 func (s *svc) radii(ctx context.Context) (*searchSettings, error) {
-	var d searchSettings
-	err := s.env.DB.Collection(settingsColl).FindOne(ctx,
-		bson.M{"isActive": true, "effectiveDate": bson.M{"$lte": s.env.Now().UnixMilli()}},
-		options.FindOne().SetSort(bson.D{{Key: "effectiveDate", Value: -1}, {Key: "_id", Value: -1}}),
-	).Decode(&d)
-	if store.IsNotFound(err) {
-		return nil, apperr.New(apperr.FailedPrecondition, "there is no active platform configuration, so no search radius: an administrator creates it (admins.platformAdmin.createInitialPlatformConfig)")
-	}
+	now := s.now()
+	candidates, err := s.settings.InForce(ctx, now)
 	if err != nil {
 		return nil, err
 	}
-	return &d, nil
+	return domain.InForce(candidates, now)
 }

@@ -21,7 +21,7 @@ func newSettingsSvc(t *testing.T, now time.Time) *svc {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close(ctx) })
-	return &svc{env: service.Env{DB: db, Now: func() time.Time { return now }}}
+	return newSvc(service.Env{DB: db, Now: func() time.Time { return now }})
 }
 
 func configEvent(t *testing.T, c platformconfig.ConfigChanged) events.Envelope {

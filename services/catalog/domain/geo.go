@@ -1,4 +1,4 @@
-package catalog
+package domain
 
 import "math"
 
@@ -21,42 +21,42 @@ func distanceKm(lat1, lng1, lat2, lng2 float64) float64 {
 	return 2 * earthRadiusKm * math.Asin(math.Sqrt(math.Min(1, h)))
 }
 
-// span is an inclusive range of degrees.
-type span struct{ Min, Max float64 }
+// Span is an inclusive range of degrees.
+type Span struct{ Min, Max float64 }
 
-// box is a latitude range and one or two longitude ranges (two when it
+// Box is a latitude range and one or two longitude ranges (two when it
 // crosses the antimeridian) that hold every point within a distance of a
 // centre.
-type box struct {
-	Lat span
-	Lng []span
+type Box struct {
+	Lat Span
+	Lng []Span
 }
 
-// boundingBox is the smallest such box for the circle of radiusKm around
+// BoundingBox is the smallest such box for the circle of radiusKm around
 // (lat, lng) (J. P. Matuschek's construction on the sphere). A circle that
 // reaches a pole holds every longitude near it, so its box spans all
 // longitudes; one that crosses the antimeridian gets its two sides.
-func boundingBox(lat, lng, radiusKm float64) box {
+func BoundingBox(lat, lng, radiusKm float64) Box {
 	d := radiusKm / earthRadiusKm // angular radius
 	latMin, latMax := lat-deg(d), lat+deg(d)
 	if latMax >= 90 || latMin <= -90 || d >= math.Pi/2 {
-		return box{Lat: span{math.Max(latMin, -90), math.Min(latMax, 90)}, Lng: []span{{-180, 180}}}
+		return Box{Lat: Span{math.Max(latMin, -90), math.Min(latMax, 90)}, Lng: []Span{{-180, 180}}}
 	}
 	// The widest longitude of the circle, reached north or south of its centre.
 	s := math.Sin(d) / math.Cos(rad(lat))
 	if s >= 1 {
-		return box{Lat: span{latMin, latMax}, Lng: []span{{-180, 180}}}
+		return Box{Lat: Span{latMin, latMax}, Lng: []Span{{-180, 180}}}
 	}
 	dLng := deg(math.Asin(s))
 	lo, hi := lng-dLng, lng+dLng
-	b := box{Lat: span{latMin, latMax}}
+	b := Box{Lat: Span{latMin, latMax}}
 	switch {
 	case lo < -180:
-		b.Lng = []span{{lo + 360, 180}, {-180, hi}}
+		b.Lng = []Span{{lo + 360, 180}, {-180, hi}}
 	case hi > 180:
-		b.Lng = []span{{lo, 180}, {-180, hi - 360}}
+		b.Lng = []Span{{lo, 180}, {-180, hi - 360}}
 	default:
-		b.Lng = []span{{lo, hi}}
+		b.Lng = []Span{{lo, hi}}
 	}
 	return b
 }

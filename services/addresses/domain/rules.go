@@ -1,4 +1,4 @@
-package addresses
+package domain
 
 import (
 	"strconv"
@@ -13,9 +13,18 @@ const MaxAddresses = 20
 // example is a coordinate of Dubai, shown by a refusal.
 var example = map[string]string{"latitude": "25.2048", "longitude": "55.2708"}
 
-// checkCoordinate accepts a latitude or longitude given as text when it is a
+// CheckCoordinates checks an address's latitude and longitude (each
+// optional): decimal degrees within 90 and 180.
+func CheckCoordinates(latitude, longitude *string) error {
+	if err := CheckCoordinate("latitude", latitude, 90); err != nil {
+		return err
+	}
+	return CheckCoordinate("longitude", longitude, 180)
+}
+
+// CheckCoordinate accepts a latitude or longitude given as text when it is a
 // decimal number within limit degrees.
-func checkCoordinate(field string, v *string, limit float64) error {
+func CheckCoordinate(field string, v *string, limit float64) error {
 	if v == nil {
 		return nil
 	}
@@ -30,12 +39,12 @@ func checkCoordinate(field string, v *string, limit float64) error {
 	return nil
 }
 
-// successor picks the address that becomes the default when the default is
+// Successor picks the address that becomes the default when the default is
 // deleted or deactivated: the most recently created other active address, or
 // none. The most recent is the latest creationTime (ids are random), the
 // greater id among addresses created in the same millisecond.
-func successor(candidates []addressDoc, leaving string) string {
-	var best *addressDoc
+func Successor(candidates []Address, leaving string) string {
+	var best *Address
 	for i := range candidates {
 		c := &candidates[i]
 		if c.ID == leaving || !c.IsActive {

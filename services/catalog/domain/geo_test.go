@@ -1,4 +1,4 @@
-package catalog
+package domain
 
 import (
 	"fmt"
@@ -29,7 +29,7 @@ func cosinesKm(lat1, lng1, lat2, lng2 float64) float64 {
 	return earthRadiusKm * math.Acos(math.Min(1, c))
 }
 
-func (b box) holds(lat, lng float64) bool {
+func (b Box) holds(lat, lng float64) bool {
 	if lat < b.Lat.Min || lat > b.Lat.Max {
 		return false
 	}
@@ -70,8 +70,8 @@ func TestDistanceKm(t *testing.T) {
 
 // TestBoundingBoxHoldsTheCircle: for centres on the equator, in the UAE, near
 // and at the poles and next to the antimeridian, every point of the circle
-// (sampled every degree of bearing, just inside the radius) lies in the box,
-// and the box is tight: its latitude edges are the circle's northmost and
+// (sampled every degree of bearing, just inside the radius) lies in the Box,
+// and the Box is tight: its latitude edges are the circle's northmost and
 // southmost points, and points just outside the radius due north and south
 // fall outside it.
 func TestBoundingBoxHoldsTheCircle(t *testing.T) {
@@ -80,13 +80,13 @@ func TestBoundingBoxHoldsTheCircle(t *testing.T) {
 	for _, c := range centres {
 		for _, r := range []float64{0.001, 1, 10, 50, 1000} {
 			t.Run(fmt.Sprintf("%v,%v r=%v", c[0], c[1], r), func(t *testing.T) {
-				b := boundingBox(c[0], c[1], r)
+				b := BoundingBox(c[0], c[1], r)
 				if b.Lat.Min < -90 || b.Lat.Max > 90 || len(b.Lng) == 0 || len(b.Lng) > 2 {
-					t.Fatalf("malformed box %+v", b)
+					t.Fatalf("malformed Box %+v", b)
 				}
 				for _, s := range b.Lng {
 					if s.Min < -180 || s.Max > 180 || s.Min > s.Max {
-						t.Fatalf("malformed longitude span in %+v", b)
+						t.Fatalf("malformed longitude Span in %+v", b)
 					}
 				}
 				for bearing := 0.0; bearing < 360; bearing++ {
@@ -114,19 +114,19 @@ func TestBoundingBoxHoldsTheCircle(t *testing.T) {
 }
 
 func TestBoundingBoxShapes(t *testing.T) {
-	if b := boundingBox(25.2, 55.3, 10); len(b.Lng) != 1 || b.Lng[0].Min >= 55.3 || b.Lng[0].Max <= 55.3 {
+	if b := BoundingBox(25.2, 55.3, 10); len(b.Lng) != 1 || b.Lng[0].Min >= 55.3 || b.Lng[0].Max <= 55.3 {
 		t.Fatalf("Dubai: %+v", b)
 	}
-	if b := boundingBox(0, 179.95, 50); len(b.Lng) != 2 || b.Lng[0].Max != 180 || b.Lng[1].Min != -180 {
+	if b := BoundingBox(0, 179.95, 50); len(b.Lng) != 2 || b.Lng[0].Max != 180 || b.Lng[1].Min != -180 {
 		t.Fatalf("east of the antimeridian: %+v", b)
 	}
-	if b := boundingBox(0, -179.95, 50); len(b.Lng) != 2 || b.Lng[0].Max != 180 || b.Lng[1].Min != -180 {
+	if b := BoundingBox(0, -179.95, 50); len(b.Lng) != 2 || b.Lng[0].Max != 180 || b.Lng[1].Min != -180 {
 		t.Fatalf("west of the antimeridian: %+v", b)
 	}
-	if b := boundingBox(89.9, 0, 50); len(b.Lng) != 1 || b.Lng[0] != (span{-180, 180}) || b.Lat.Max != 90 {
+	if b := BoundingBox(89.9, 0, 50); len(b.Lng) != 1 || b.Lng[0] != (Span{-180, 180}) || b.Lat.Max != 90 {
 		t.Fatalf("near the north pole: %+v", b)
 	}
-	if b := boundingBox(-90, 0, 1); b.Lng[0] != (span{-180, 180}) || b.Lat.Min != -90 {
+	if b := BoundingBox(-90, 0, 1); b.Lng[0] != (Span{-180, 180}) || b.Lat.Min != -90 {
 		t.Fatalf("at the south pole: %+v", b)
 	}
 }
