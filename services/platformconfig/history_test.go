@@ -158,4 +158,3 @@ func TestHistoryValuesRoundTrip(t *testing.T) {
 		t.Errorf("history\n got %s\nwant %s", b, wb)
 	}
 }
-
