@@ -12,6 +12,7 @@ import (
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/store"
+	"marketplace/services/media/domain"
 )
 
 // New accounts upload less (issue 29). An account costs nothing to make, so
@@ -111,17 +112,12 @@ func (s *svc) dailyQuotaOf(ctx context.Context, caller *auth.Identity) (limit in
 	return limit, newAccount, nil
 }
 
-// dailyQuota is the daily upload quota of an account: the full one once it
-// is established (an order, a review, an administrator), the new accounts'
-// otherwise; newAccount says the smaller one applies.
+// dailyQuota is the daily upload quota of an account (domain.QuotaFor).
 func (s *Settings) dailyQuota(established bool) (limit int64, newAccount bool) {
-	if established || s.newAccountQuota() >= s.DailyUploadBytes {
-		return s.DailyUploadBytes, false
-	}
-	return s.newAccountQuota(), true
+	return domain.QuotaFor(established, s.DailyUploadBytes, s.NewAccountDailyUploadBytes)
 }
 
 // newAccountQuota is a new account's daily quota: never above the full one.
 func (s *Settings) newAccountQuota() int64 {
-	return min(s.NewAccountDailyUploadBytes, s.DailyUploadBytes)
+	return domain.NewAccountQuota(s.DailyUploadBytes, s.NewAccountDailyUploadBytes)
 }

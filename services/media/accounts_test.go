@@ -14,31 +14,6 @@ import (
 	"marketplace/libs/events"
 )
 
-// TestNewAccountQuotaRule: an established account (an order, a review, an
-// administrator) has the full daily quota; a new one the new accounts'
-// quota, never above the full one.
-func TestNewAccountQuotaRule(t *testing.T) {
-	const MiB = 1 << 20
-	cases := []struct {
-		name             string
-		full, newAccount int64
-		established      bool
-		want             int64
-		wantNew          bool
-	}{
-		{"new account", 100 * MiB, 10 * MiB, false, 10 * MiB, true},
-		{"established", 100 * MiB, 10 * MiB, true, 100 * MiB, false},
-		{"new quota above the full one: the full one", 3 * MiB, 10 * MiB, false, 3 * MiB, false},
-		{"new quota equal to the full one", 10 * MiB, 10 * MiB, false, 10 * MiB, false},
-	}
-	for _, c := range cases {
-		s := Settings{DailyUploadBytes: c.full, NewAccountDailyUploadBytes: c.newAccount}
-		if got, isNew := s.dailyQuota(c.established); got != c.want || isNew != c.wantNew {
-			t.Errorf("%s: %d new=%v, want %d new=%v", c.name, got, isNew, c.want, c.wantNew)
-		}
-	}
-}
-
 func accountEvent(t *testing.T, id, typ string, data any) events.Envelope {
 	t.Helper()
 	raw, err := json.Marshal(data)
