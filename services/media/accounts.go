@@ -3,15 +3,11 @@ package media
 import (
 	"context"
 
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
-
 	"marketplace/libs/auth"
 	"marketplace/libs/contracts/customers"
 	"marketplace/libs/contracts/reviews"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
-	"marketplace/libs/store"
 	"marketplace/services/media/domain"
 )
 
@@ -24,7 +20,7 @@ import (
 // Who has an order or a review is the customers' and the reviews services'
 // fact. The media service learns it from their events (order.created on
 // topic orders, review.created on topic reviews, each naming the customer's
-// user), kept in establishedColl: an outbox publishes each event with the
+// user), kept by storage.Accounts: an outbox publishes each event with the
 // write it announces, consumers are at least once and idempotent, so no
 // order or review is missed, and an account once established stays so. A
 // call could not do it: the reviews service calls the media service (claim),
@@ -32,9 +28,8 @@ import (
 // quota within the event latency (milliseconds).
 
 const (
-	// establishedColl holds the accounts known to have an order or a review:
-	// {_id: user id, by: "order" | "review", eventId, at}.
-	establishedColl = "establishedAccounts"
+	// The accounts known to have an order or a review are kept by
+	// storage.Accounts (collection establishedAccounts).
 	// accountsGroup is the consumer group that fills it.
 	accountsGroup = "media.accounts"
 )
@@ -42,13 +37,6 @@ const (
 // accountEvents are the events that establish an account, in the versions
 // onAccountEvent reads.
 var accountEvents = events.Versions{customers.EventOrderCreated: {1}, reviews.EventCreated: {1}}
-
-type establishedAccount struct {
-	UserID  string `bson:"_id"`
-	By      string `bson:"by"`
-	EventID string `bson:"eventId"`
-	At      int64  `bson:"at"` // when the media service learnt it, epoch ms
-}
 
 // onAccountEvent records the user an order.created or a review.created
 // names as established (once; the first event stays). ctx is the consumer's
@@ -74,10 +62,7 @@ func (s *svc) onAccountEvent(ctx context.Context, env events.Envelope) error {
 	if user == "" {
 		return nil // names nobody: nothing to learn
 	}
-	_, err := s.env.DB.Collection(establishedColl).UpdateOne(ctx, bson.M{"_id": user},
-		bson.M{"$setOnInsert": establishedAccount{UserID: user, By: by, EventID: env.ID, At: s.env.Now().UnixMilli()}},
-		options.Update().SetUpsert(true))
-	return err
+	return s.accounts.Establish(ctx, domain.EstablishedAccount{UserID: user, By: by, EventID: env.ID, At: s.env.Now().UnixMilli()})
 }
 
 // consumeAccounts follows the orders' and the reviews' topics until ctx ends.
@@ -99,12 +84,7 @@ func (s *svc) accountsCheck() httpserver.Check {
 func (s *svc) dailyQuotaOf(ctx context.Context, caller *auth.Identity) (limit int64, newAccount bool, err error) {
 	established := caller.IsAdmin()
 	if !established && s.set.newAccountQuota() < s.set.DailyUploadBytes {
-		err = s.env.DB.Collection(establishedColl).FindOne(ctx, bson.M{"_id": caller.Sub}).Err()
-		switch {
-		case err == nil:
-			established = true
-		case store.IsNotFound(err):
-		default:
+		if established, err = s.accounts.Established(ctx, caller.Sub); err != nil {
 			return 0, false, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"marketplace/libs/contracts/customers"
 	"marketplace/libs/contracts/reviews"
 	"marketplace/libs/events"
+	"marketplace/services/media/domain"
 )
 
 func accountEvent(t *testing.T, id, typ string, data any) events.Envelope {
@@ -77,8 +78,8 @@ func TestNewAccountsUploadLess(t *testing.T) {
 		}
 	}
 	refused("bystander")
-	var rec establishedAccount
-	if err := h.db.Collection(establishedColl).FindOne(context.Background(), map[string]any{"_id": "buyer"}).Decode(&rec); err != nil ||
+	var rec domain.EstablishedAccount
+	if err := h.db.Collection("establishedAccounts").FindOne(context.Background(), map[string]any{"_id": "buyer"}).Decode(&rec); err != nil ||
 		rec.By != "order" || rec.EventID != "evt_1" {
 		t.Fatalf("the buyer's record: %+v %v", rec, err)
 	}

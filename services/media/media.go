@@ -59,6 +59,7 @@ import (
 	"marketplace/libs/service"
 	"marketplace/libs/store"
 	"marketplace/services/media/domain"
+	"marketplace/services/media/storage"
 )
 
 // Module is the media service.
@@ -101,6 +102,7 @@ type svc struct {
 	// accountsStatus is the health of the consumer that learns which
 	// accounts are no longer new (accounts.go).
 	accountsStatus *events.ConsumerStatus
+	accounts       *storage.Accounts
 }
 
 func build(ctx context.Context, env service.Env) (*service.Built, error) {
@@ -131,7 +133,7 @@ func newService(ctx context.Context, env service.Env) (*svc, *service.Built, err
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &svc{env: env, set: set, blobs: blobs, uploads: make(chan struct{}, maxConcurrentUploads),
+	s := &svc{env: env, set: set, blobs: blobs, accounts: storage.NewAccounts(env.DB), uploads: make(chan struct{}, maxConcurrentUploads),
 		rate: newUploadRate(set.UploadBurst, set.UploadInterval), accountsStatus: events.NewConsumerStatus(0)}
 	if err := s.migrateGridFS(ctx); err != nil {
 		return nil, nil, err

@@ -111,3 +111,13 @@ func (b *Bucket) GiveBack(burst int) {
 
 // Full says the bucket holds its whole burst (nothing to remember).
 func (b *Bucket) Full(burst int) bool { return b.Tokens >= float64(burst) }
+
+// EstablishedAccount is an account known to have an order or a review
+// (collection establishedAccounts), learnt from the customers' and the
+// reviews' events.
+type EstablishedAccount struct {
+	UserID  string `bson:"_id"`
+	By      string `bson:"by"` // "order" | "review"
+	EventID string `bson:"eventId"`
+	At      int64  `bson:"at"` // when the media service learnt it, epoch ms
+}
