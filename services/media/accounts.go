@@ -3,15 +3,12 @@ package media
 import (
 	"context"
 
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
-
 	"marketplace/libs/auth"
 	"marketplace/libs/contracts/customers"
 	"marketplace/libs/contracts/reviews"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
-	"marketplace/libs/store"
+	"marketplace/services/media/domain"
 )
 
 // New accounts upload less (issue 29). An account costs nothing to make, so
@@ -23,7 +20,7 @@ import (
 // Who has an order or a review is the customers' and the reviews services'
 // fact. The media service learns it from their events (order.created on
 // topic orders, review.created on topic reviews, each naming the customer's
-// user), kept in establishedColl: an outbox publishes each event with the
+// user), kept by storage.Accounts: an outbox publishes each event with the
 // write it announces, consumers are at least once and idempotent, so no
 // order or review is missed, and an account once established stays so. A
 // call could not do it: the reviews service calls the media service (claim),
@@ -31,9 +28,8 @@ import (
 // quota within the event latency (milliseconds).
 
 const (
-	// establishedColl holds the accounts known to have an order or a review:
-	// {_id: user id, by: "order" | "review", eventId, at}.
-	establishedColl = "establishedAccounts"
+	// The accounts known to have an order or a review are kept by
+	// storage.Accounts (collection establishedAccounts).
 	// accountsGroup is the consumer group that fills it.
 	accountsGroup = "media.accounts"
 )
@@ -41,13 +37,6 @@ const (
 // accountEvents are the events that establish an account, in the versions
 // onAccountEvent reads.
 var accountEvents = events.Versions{customers.EventOrderCreated: {1}, reviews.EventCreated: {1}}
-
-type establishedAccount struct {
-	UserID  string `bson:"_id"`
-	By      string `bson:"by"`
-	EventID string `bson:"eventId"`
-	At      int64  `bson:"at"` // when the media service learnt it, epoch ms
-}
 
 // onAccountEvent records the user an order.created or a review.created
 // names as established (once; the first event stays). ctx is the consumer's
@@ -73,10 +62,7 @@ func (s *svc) onAccountEvent(ctx context.Context, env events.Envelope) error {
 	if user == "" {
 		return nil // names nobody: nothing to learn
 	}
-	_, err := s.env.DB.Collection(establishedColl).UpdateOne(ctx, bson.M{"_id": user},
-		bson.M{"$setOnInsert": establishedAccount{UserID: user, By: by, EventID: env.ID, At: s.env.Now().UnixMilli()}},
-		options.Update().SetUpsert(true))
-	return err
+	return s.accounts.Establish(ctx, domain.EstablishedAccount{UserID: user, By: by, EventID: env.ID, At: s.env.Now().UnixMilli()})
 }
 
 // consumeAccounts follows the orders' and the reviews' topics until ctx ends.
@@ -98,12 +84,7 @@ func (s *svc) accountsCheck() httpserver.Check {
 func (s *svc) dailyQuotaOf(ctx context.Context, caller *auth.Identity) (limit int64, newAccount bool, err error) {
 	established := caller.IsAdmin()
 	if !established && s.set.newAccountQuota() < s.set.DailyUploadBytes {
-		err = s.env.DB.Collection(establishedColl).FindOne(ctx, bson.M{"_id": caller.Sub}).Err()
-		switch {
-		case err == nil:
-			established = true
-		case store.IsNotFound(err):
-		default:
+		if established, err = s.accounts.Established(ctx, caller.Sub); err != nil {
 			return 0, false, err
 		}
 	}
@@ -111,17 +92,12 @@ func (s *svc) dailyQuotaOf(ctx context.Context, caller *auth.Identity) (limit in
 	return limit, newAccount, nil
 }
 
-// dailyQuota is the daily upload quota of an account: the full one once it
-// is established (an order, a review, an administrator), the new accounts'
-// otherwise; newAccount says the smaller one applies.
+// dailyQuota is the daily upload quota of an account (domain.QuotaFor).
 func (s *Settings) dailyQuota(established bool) (limit int64, newAccount bool) {
-	if established || s.newAccountQuota() >= s.DailyUploadBytes {
-		return s.DailyUploadBytes, false
-	}
-	return s.newAccountQuota(), true
+	return domain.QuotaFor(established, s.DailyUploadBytes, s.NewAccountDailyUploadBytes)
 }
 
 // newAccountQuota is a new account's daily quota: never above the full one.
 func (s *Settings) newAccountQuota() int64 {
-	return min(s.NewAccountDailyUploadBytes, s.DailyUploadBytes)
+	return domain.NewAccountQuota(s.DailyUploadBytes, s.NewAccountDailyUploadBytes)
 }

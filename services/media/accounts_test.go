@@ -12,32 +12,8 @@ import (
 	"marketplace/libs/contracts/customers"
 	"marketplace/libs/contracts/reviews"
 	"marketplace/libs/events"
+	"marketplace/services/media/domain"
 )
-
-// TestNewAccountQuotaRule: an established account (an order, a review, an
-// administrator) has the full daily quota; a new one the new accounts'
-// quota, never above the full one.
-func TestNewAccountQuotaRule(t *testing.T) {
-	const MiB = 1 << 20
-	cases := []struct {
-		name             string
-		full, newAccount int64
-		established      bool
-		want             int64
-		wantNew          bool
-	}{
-		{"new account", 100 * MiB, 10 * MiB, false, 10 * MiB, true},
-		{"established", 100 * MiB, 10 * MiB, true, 100 * MiB, false},
-		{"new quota above the full one: the full one", 3 * MiB, 10 * MiB, false, 3 * MiB, false},
-		{"new quota equal to the full one", 10 * MiB, 10 * MiB, false, 10 * MiB, false},
-	}
-	for _, c := range cases {
-		s := Settings{DailyUploadBytes: c.full, NewAccountDailyUploadBytes: c.newAccount}
-		if got, isNew := s.dailyQuota(c.established); got != c.want || isNew != c.wantNew {
-			t.Errorf("%s: %d new=%v, want %d new=%v", c.name, got, isNew, c.want, c.wantNew)
-		}
-	}
-}
 
 func accountEvent(t *testing.T, id, typ string, data any) events.Envelope {
 	t.Helper()
@@ -102,8 +78,8 @@ func TestNewAccountsUploadLess(t *testing.T) {
 		}
 	}
 	refused("bystander")
-	var rec establishedAccount
-	if err := h.db.Collection(establishedColl).FindOne(context.Background(), map[string]any{"_id": "buyer"}).Decode(&rec); err != nil ||
+	var rec domain.EstablishedAccount
+	if err := h.db.Collection("establishedAccounts").FindOne(context.Background(), map[string]any{"_id": "buyer"}).Decode(&rec); err != nil ||
 		rec.By != "order" || rec.EventID != "evt_1" {
 		t.Fatalf("the buyer's record: %+v %v", rec, err)
 	}

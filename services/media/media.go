@@ -58,6 +58,8 @@ import (
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
+	"marketplace/services/media/domain"
+	"marketplace/services/media/storage"
 )
 
 // Module is the media service.
@@ -100,6 +102,7 @@ type svc struct {
 	// accountsStatus is the health of the consumer that learns which
 	// accounts are no longer new (accounts.go).
 	accountsStatus *events.ConsumerStatus
+	accounts       *storage.Accounts
 }
 
 func build(ctx context.Context, env service.Env) (*service.Built, error) {
@@ -130,7 +133,7 @@ func newService(ctx context.Context, env service.Env) (*svc, *service.Built, err
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &svc{env: env, set: set, blobs: blobs, uploads: make(chan struct{}, maxConcurrentUploads),
+	s := &svc{env: env, set: set, blobs: blobs, accounts: storage.NewAccounts(env.DB), uploads: make(chan struct{}, maxConcurrentUploads),
 		rate: newUploadRate(set.UploadBurst, set.UploadInterval), accountsStatus: events.NewConsumerStatus(0)}
 	if err := s.migrateGridFS(ctx); err != nil {
 		return nil, nil, err
@@ -205,7 +208,7 @@ func errNotImage() error {
 
 // refuse writes err with a Retry-After of d.
 func refuse(c *fiber.Ctx, err error, d time.Duration) error {
-	c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(retryAfterSeconds(d), 10))
+	c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(domain.RetryAfterSeconds(d), 10))
 	return httpserver.WriteError(c, err)
 }
 
@@ -237,8 +240,8 @@ func (s *svc) upload(c *fiber.Ctx) error {
 	now := s.env.Now()
 	if ok, wait := s.rate.take(user, now); !ok {
 		return refuse(c, apperr.New(apperr.RateLimited, "too many uploads: at most %d at once, then one every %s; retry in %d s",
-			s.set.UploadBurst, s.set.UploadInterval, retryAfterSeconds(wait)).
-			WithDetails(map[string]any{"limit": "uploadRate", "retryAfterSeconds": retryAfterSeconds(wait)}), wait)
+			s.set.UploadBurst, s.set.UploadInterval, domain.RetryAfterSeconds(wait)).
+			WithDetails(map[string]any{"limit": "uploadRate", "retryAfterSeconds": domain.RetryAfterSeconds(wait)}), wait)
 	}
 	select {
 	case s.uploads <- struct{}{}:
@@ -282,7 +285,7 @@ func (s *svc) upload(c *fiber.Ctx) error {
 	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
 		return httpserver.WriteError(c, apperr.Wrap(err, apperr.InvalidArgument, "reading the body failed"))
 	}
-	kind, ok := Sniff(head[:n])
+	kind, ok := domain.Sniff(head[:n])
 	if !ok {
 		s.rate.giveBack(user)
 		return httpserver.WriteError(c, errNotImage())
@@ -425,19 +428,19 @@ func (s *svc) reserveUpload(ctx context.Context, id string, caller *auth.Identit
 	if err := cur.All(ctx, &recent); err != nil {
 		return err
 	}
-	uses := make([]usage, len(recent))
+	uses := make([]domain.Usage, len(recent))
 	for i, u := range recent {
-		uses[i] = usage{At: time.UnixMilli(u.CreatedAt), Size: u.Size}
+		uses[i] = domain.Usage{At: time.UnixMilli(u.CreatedAt), Size: u.Size}
 	}
-	if ok, wait := dailyQuota(uses, size, quota, quotaWindow, now); !ok {
-		details := map[string]any{"limit": "dailyUploadBytes", "dailyUploadBytes": quota, "retryAfterSeconds": retryAfterSeconds(wait)}
+	if ok, wait := domain.DailyQuota(uses, size, quota, quotaWindow, now); !ok {
+		details := map[string]any{"limit": "dailyUploadBytes", "dailyUploadBytes": quota, "retryAfterSeconds": domain.RetryAfterSeconds(wait)}
 		if newAccount {
 			details["reason"] = "new_account"
 			return waitError{apperr.New(apperr.RateLimited, "daily upload quota reached: a new account uploads at most %d bytes in 24 hours until it has an order or a review (then %d); retry in %d s",
-				quota, s.set.DailyUploadBytes, retryAfterSeconds(wait)).WithDetails(details), wait}
+				quota, s.set.DailyUploadBytes, domain.RetryAfterSeconds(wait)).WithDetails(details), wait}
 		}
 		return waitError{apperr.New(apperr.RateLimited, "daily upload quota reached: at most %d bytes in 24 hours; retry in %d s",
-			quota, retryAfterSeconds(wait)).WithDetails(details), wait}
+			quota, domain.RetryAfterSeconds(wait)).WithDetails(details), wait}
 	}
 	full := false
 	err = s.env.DB.Tx(ctx, func(tx context.Context) error {

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"time"
 
-	"go.mongodb.org/mongo-driver/bson"
-
-	"marketplace/libs/apperr"
+	"marketplace/libs/contracts/customers"
+	"marketplace/libs/contracts/payments"
+	payouts "marketplace/libs/contracts/payouts"
+	"marketplace/libs/contracts/reviews"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ids"
@@ -15,6 +16,8 @@ import (
 	"marketplace/libs/page"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
+	"marketplace/services/notifications/domain"
+	"marketplace/services/notifications/storage"
 )
 
 // Module is the notifications service.
@@ -23,16 +26,36 @@ var Module = service.Module{Name: "notifications", Build: build, Consumes: Topic
 // GroupID is the consumer group of the service's event consumer.
 const GroupID = "notifications"
 
-const coll = "notifications"
+// Topics followed.
+var Topics = []string{customers.TopicOrders, payments.Topic, reviews.Topic, payouts.TopicPayouts, payouts.TopicWallets}
+
+// handles are the event types domain.For maps, in the versions it reads.
+var handles = events.Versions{
+	domain.EventOrderCreated: {1}, domain.EventOrderStatusChanged: {1}, domain.EventPaymentFailed: {1}, domain.EventReviewFlagRaised: {1},
+	domain.EventPayoutRequested: {1}, domain.EventPayoutApproved: {1}, domain.EventPayoutRejected: {1}, domain.EventPayoutProcessing: {1},
+	domain.EventPayoutCompleted: {1}, domain.EventPayoutFailed: {1}, domain.EventPayoutCancelled: {1}, domain.EventWalletAdjusted: {1},
+	domain.EventReviewStoreResponded: {1}, domain.EventReviewHidden: {1}, domain.EventReviewShown: {1},
+}
+
+// Notification is an inbox item as clients see it.
+type Notification = domain.View
 
 type svc struct {
-	env    service.Env
-	status *events.ConsumerStatus
-	clock  *inboxClock
+	env           service.Env
+	status        *events.ConsumerStatus
+	clock         *inboxClock
+	notifications *storage.Notifications
+}
+
+func newSvc(env service.Env) *svc {
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	return &svc{env: env, status: events.NewConsumerStatus(0), clock: newInboxClock(), notifications: storage.NewNotifications(env.DB)}
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
-	s := &svc{env: env, status: events.NewConsumerStatus(0), clock: newInboxClock()}
+	s := newSvc(env)
 	return &service.Built{
 		Background: []func(context.Context) error{s.consume},
 		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
@@ -42,24 +65,14 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("notifications.inbox.markRead", ops.Authenticated,
 				"Mark one of the caller's notifications (or, for administrators, an admin-inbox one) read.", s.markRead),
 		),
-		Indexes: append(Indexes(), events.ConsumerIndexes()...),
+		Indexes: append(storage.Indexes(), events.ConsumerIndexes()...),
 	}, nil
 }
 
 // Indexes are the notifications collection's indexes.
-func Indexes() []store.Index {
-	return []store.Index{
-		// One notification of a type per recipient per event, whatever happens to
-		// the consumer's own dedupe records.
-		{Collection: coll, Keys: bson.D{{Key: "eventId", Value: 1}, {Key: "recipientType", Value: 1},
-			{Key: "recipientUserId", Value: 1}, {Key: "type", Value: 1}}, Unique: true, Name: "one_per_event_recipient_type"},
-		// Inboxes newest first: by creation time (ids are random), the id breaking ties.
-		{Collection: coll, Keys: bson.D{{Key: "recipientUserId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "user_inbox_by_creation"},
-		{Collection: coll, Keys: bson.D{{Key: "recipientType", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "admin_inbox_by_creation"},
-	}
-}
+func Indexes() []store.Index { return storage.Indexes() }
 
-func now() int64 { return time.Now().UnixMilli() }
+func (s *svc) now() int64 { return s.env.Now().UnixMilli() }
 
 // consume follows the event topics until ctx ends.
 func (s *svc) consume(ctx context.Context) error {
@@ -69,10 +82,15 @@ func (s *svc) consume(ctx context.Context) error {
 	})
 }
 
+// notificationsFor maps an event to the notifications it causes (domain.For).
+func notificationsFor(env events.Envelope) ([]domain.Notification, error) {
+	return domain.For(domain.Event{ID: env.ID, Type: env.Type, Time: env.Time, Data: env.Data})
+}
+
 // onEvent is the consumer's handler: ctx is its transaction.
 func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 	ns, err := notificationsFor(env)
-	if errors.Is(err, errNotHandled) {
+	if errors.Is(err, domain.ErrNotHandled) {
 		return nil
 	}
 	if err != nil {
@@ -81,75 +99,22 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 	return s.insert(ctx, ns)
 }
 
-// insert stores notifications that are not stored yet. A duplicate is looked
-// for first rather than caught as a unique-index violation: on MongoDB a failed
-// insert aborts the whole transaction. The new ones go in with one insert. It
-// must run in a transaction.
-func (s *svc) insert(ctx context.Context, ns []notificationDoc) error {
-	c := s.env.DB.Collection(coll)
-	var fresh []any
-	seen := map[[4]string]bool{}
-	for _, n := range ns {
-		k := [4]string{n.EventID, n.RecipientType, n.RecipientUserID, n.Type}
-		if seen[k] {
-			continue // the same recipient and type twice for one event: once
-		}
-		seen[k] = true
-		filter := bson.D{{Key: "eventId", Value: n.EventID}, {Key: "recipientType", Value: n.RecipientType}}
-		if n.RecipientUserID != "" {
-			filter = append(filter, bson.E{Key: "recipientUserId", Value: n.RecipientUserID})
-		} else {
-			filter = append(filter, bson.E{Key: "recipientUserId", Value: bson.M{"$exists": false}})
-		}
-		filter = append(filter, bson.E{Key: "type", Value: n.Type})
-		err := c.FindOne(ctx, filter).Err()
-		if err == nil {
-			continue // this event already notified this recipient
-		}
-		if !store.IsNotFound(err) {
+// insert stores the notifications that are not stored yet, with one insert.
+// It must run in a transaction.
+func (s *svc) insert(ctx context.Context, ns []domain.Notification) error {
+	var fresh []domain.Notification
+	for _, n := range domain.Distinct(ns) {
+		stored, err := s.notifications.Has(ctx, n.Key())
+		if err != nil {
 			return err
 		}
-		n.ID = ids.New("notifications")
-		n.CreationTime = s.clock.next(n.RecipientType+"/"+n.RecipientUserID, now())
-		if n.EventTime == 0 {
-			n.EventTime = n.CreationTime
+		if stored {
+			continue // this event already notified this recipient
 		}
-		if n.Data == nil {
-			n.Data = map[string]string{}
-		}
+		n.Stamp(ids.New("notifications"), s.clock.next(n.Inbox(), s.now()))
 		fresh = append(fresh, n)
 	}
-	if len(fresh) == 0 {
-		return nil
-	}
-	_, err := c.InsertMany(ctx, fresh)
-	return err
-}
-
-// Notification is an inbox item as clients see it.
-type Notification struct {
-	ID            string            `json:"_id"`
-	CreationTime  int64             `json:"_creationTime"`
-	RecipientType string            `json:"recipientType"`
-	Type          string            `json:"type"`
-	Title         string            `json:"title"`
-	Body          string            `json:"body"`
-	Priority      string            `json:"priority"`
-	Data          map[string]string `json:"data"`
-	Read          bool              `json:"read"`
-	ReadAt        *int64            `json:"readAt,omitempty"`
-	EventTime     int64             `json:"eventTime"`
-}
-
-func view(d *notificationDoc) Notification {
-	data := d.Data
-	if data == nil {
-		data = map[string]string{}
-	}
-	return Notification{
-		ID: d.ID, CreationTime: d.CreationTime, RecipientType: d.RecipientType, Type: d.Type, Title: d.Title,
-		Body: d.Body, Priority: d.Priority, Data: data, Read: d.Read, ReadAt: d.ReadAt, EventTime: d.EventTime,
-	}
+	return s.notifications.Insert(ctx, fresh)
 }
 
 type listArgs struct {
@@ -159,20 +124,11 @@ type listArgs struct {
 
 func (s *svc) list(ctx context.Context, a *listArgs) (page.Result[Notification], error) {
 	caller := ops.Caller(ctx)
-	own := bson.M{"recipientType": RecipientUser, "recipientUserId": caller.Sub}
-	filter := own
-	if caller.IsAdmin() {
-		filter = bson.M{"$or": bson.A{own, bson.M{"recipientType": RecipientAdmin}}}
-	}
-	if a.UnreadOnly != nil && *a.UnreadOnly {
-		filter = bson.M{"$and": bson.A{filter, bson.M{"read": false}}}
-	}
-	res, err := page.Find(ctx, s.env.DB.Collection(coll), filter, page.Sort{Field: "creationTime", Desc: true}, a.PaginationOpts,
-		func(d *notificationDoc) (any, string) { return d.CreationTime, d.ID })
+	res, err := s.notifications.Inbox(ctx, caller.Sub, caller.IsAdmin(), a.UnreadOnly != nil && *a.UnreadOnly, a.PaginationOpts)
 	if err != nil {
 		return page.Result[Notification]{}, err
 	}
-	return page.Map(res, view), nil
+	return page.Map(res, func(n *domain.Notification) Notification { return n.View() }), nil
 }
 
 type markReadArgs struct {
@@ -181,32 +137,13 @@ type markReadArgs struct {
 
 func (s *svc) markRead(ctx context.Context, a *markReadArgs) (ops.Null, error) {
 	caller := ops.Caller(ctx)
-	var d notificationDoc
-	c := s.env.DB.Collection(coll)
-	err := c.FindOne(ctx, bson.M{"_id": a.NotificationID}).Decode(&d)
-	if store.IsNotFound(err) {
-		return nil, apperr.New(apperr.NotFound, "notification %s does not exist", a.NotificationID)
-	}
+	n, err := s.notifications.Get(ctx, a.NotificationID)
 	if err != nil {
 		return nil, err
 	}
-	switch d.RecipientType {
-	case RecipientAdmin:
-		if !caller.IsAdmin() {
-			return nil, apperr.New(apperr.PermissionDenied, "notification %s is in the admin inbox", a.NotificationID)
-		}
-	default:
-		if d.RecipientUserID != caller.Sub {
-			return nil, apperr.New(apperr.PermissionDenied, "notification %s belongs to another user", a.NotificationID)
-		}
-	}
-	if d.Read {
-		return nil, nil
-	}
-	// Only an unread notification changes, so a second call keeps the first readAt.
-	if _, err := c.UpdateOne(ctx, bson.M{"_id": d.ID, "read": false},
-		bson.M{"$set": bson.M{"read": true, "readAt": now()}}); err != nil {
+	changed, err := n.MarkRead(caller.Sub, caller.IsAdmin(), s.now())
+	if err != nil || !changed {
 		return nil, err
 	}
-	return nil, nil
+	return nil, s.notifications.MarkRead(ctx, n)
 }

@@ -22,6 +22,7 @@ import (
 	"marketplace/libs/page"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
+	"marketplace/services/notifications/domain"
 )
 
 const waitFor = 10 * time.Second
@@ -223,7 +224,7 @@ func TestServiceEndToEnd(t *testing.T) {
 	cust, owner, admin, other := h.token("u_cust"), h.token("u_owner"), h.token("u_admin", auth.RoleAdmin), h.token("u_other")
 
 	orderID, storeID := ids.New("orders"), ids.New("stores")
-	created := mustEnvelope(t, EventOrderCreated, orderID, map[string]any{
+	created := mustEnvelope(t, domain.EventOrderCreated, orderID, map[string]any{
 		"orderId": orderID, "customerId": ids.New("customers"), "customerUserId": "u_cust", "storeId": storeID,
 		"storeName": "Falafel House", "storeOwnerUserId": "u_owner", "totalFils": 5750, "subtotalFils": 5000, "deliveryFeeFils": 750,
 		"paymentIntentId": "pi_1", "status": "confirmed",
@@ -235,50 +236,50 @@ func TestServiceEndToEnd(t *testing.T) {
 	h.publish("orders", created)
 	h.publish("orders", created)
 	h.publish("orders", mustEnvelope(t, "order.archived", orderID, map[string]any{"orderId": orderID}))
-	malformed := mustEnvelope(t, EventOrderCreated, orderID, map[string]any{"orderId": 42, "customerUserId": "u_cust"})
+	malformed := mustEnvelope(t, domain.EventOrderCreated, orderID, map[string]any{"orderId": 42, "customerUserId": "u_cust"})
 	h.publish("orders", malformed)
-	h.publish("orders", mustEnvelope(t, EventOrderStatusChanged, orderID, map[string]any{
+	h.publish("orders", mustEnvelope(t, domain.EventOrderStatusChanged, orderID, map[string]any{
 		"orderId": orderID, "customerUserId": "u_cust", "storeId": storeID, "storeName": "Falafel House",
 		"storeOwnerUserId": "u_owner", "from": "confirmed", "to": "preparing", "changedBy": "u_owner",
 	}))
 	// The admin is also a customer with an order of their own.
 	adminOrder := ids.New("orders")
-	h.publish("orders", mustEnvelope(t, EventOrderStatusChanged, adminOrder, map[string]any{
+	h.publish("orders", mustEnvelope(t, domain.EventOrderStatusChanged, adminOrder, map[string]any{
 		"orderId": adminOrder, "customerUserId": "u_admin", "storeName": "Shawarma Spot", "from": "out_for_delivery", "to": "delivered",
 	}))
 	// Payments: a failure without a customer user (nobody to tell), then one for the customer.
-	h.publish("payments", mustEnvelope(t, EventPaymentFailed, "pi_2", map[string]any{"paymentIntentId": "pi_2", "customerUserId": "", "amountFils": 1000}))
-	failed := mustEnvelope(t, EventPaymentFailed, "pi_2", map[string]any{
+	h.publish("payments", mustEnvelope(t, domain.EventPaymentFailed, "pi_2", map[string]any{"paymentIntentId": "pi_2", "customerUserId": "", "amountFils": 1000}))
+	failed := mustEnvelope(t, domain.EventPaymentFailed, "pi_2", map[string]any{
 		"paymentIntentId": "pi_2", "customerId": ids.New("customers"), "customerUserId": "u_cust", "storeId": storeID,
 		"amountFils": 4200, "currency": "aed", "failureMessage": "Your card was declined.",
 	})
 	h.publish("payments", failed)
 	h.publish("payments", failed)
-	flag := mustEnvelope(t, EventReviewFlagRaised, "flg", map[string]any{
+	flag := mustEnvelope(t, domain.EventReviewFlagRaised, "flg", map[string]any{
 		"flagId": ids.New("reviewFlags"), "reviewId": ids.New("storeReviews"), "storeId": storeID, "reason": "fake",
 		"description": "Never ordered here", "flaggedByUserId": "u_other",
 	})
 	h.publish("reviews", flag)
 	h.publish("reviews", flag)
 
-	h.waitInbox(cust, TypeOrderStatus)
-	custItems := h.waitInbox(cust, TypePaymentFailed)
-	adminItems := h.waitInbox(admin, TypeReviewFlagged)
-	h.waitInbox(admin, TypeOrderStatus)
-	ownerItems := h.waitInbox(owner, TypeNewOrder)
+	h.waitInbox(cust, domain.TypeOrderStatus)
+	custItems := h.waitInbox(cust, domain.TypePaymentFailed)
+	adminItems := h.waitInbox(admin, domain.TypeReviewFlagged)
+	h.waitInbox(admin, domain.TypeOrderStatus)
+	ownerItems := h.waitInbox(owner, domain.TypeNewOrder)
 	// Let any stray duplicate land before counting.
 	time.Sleep(300 * time.Millisecond)
 	custItems, adminItems, ownerItems = h.all(cust), h.all(admin), h.all(owner)
 
 	t.Run("each recipient gets their notifications exactly once", func(t *testing.T) {
-		if got := types(custItems); !slices.Equal(got, []string{TypeOrderCreated, TypeOrderStatus, TypePaymentFailed}) {
+		if got := types(custItems); !slices.Equal(got, []string{domain.TypeOrderCreated, domain.TypeOrderStatus, domain.TypePaymentFailed}) {
 			t.Errorf("customer inbox %v", got)
 		}
-		if got := types(ownerItems); !slices.Equal(got, []string{TypeNewOrder}) {
+		if got := types(ownerItems); !slices.Equal(got, []string{domain.TypeNewOrder}) {
 			t.Errorf("owner inbox %v", got)
 		}
 		// The admin's own delivered order also invites them to review the store.
-		if got := types(adminItems); !slices.Equal(got, []string{TypeOrderStatus, TypeReviewFlagged, TypeReviewInvitation}) {
+		if got := types(adminItems); !slices.Equal(got, []string{domain.TypeOrderStatus, domain.TypeReviewFlagged, domain.TypeReviewInvitation}) {
 			t.Errorf("admin inbox %v", got)
 		}
 		if got := h.all(other); len(got) != 0 {
@@ -288,27 +289,27 @@ func TestServiceEndToEnd(t *testing.T) {
 
 	t.Run("items carry the documented fields", func(t *testing.T) {
 		for _, n := range custItems {
-			if !ids.Valid("notifications", n.ID) || n.CreationTime == 0 || n.RecipientType != RecipientUser || n.Read || n.ReadAt != nil || n.Title == "" || n.Body == "" {
+			if !ids.Valid("notifications", n.ID) || n.CreationTime == 0 || n.RecipientType != domain.RecipientUser || n.Read || n.ReadAt != nil || n.Title == "" || n.Body == "" {
 				t.Errorf("item %+v", n)
 			}
 			switch n.Type {
-			case TypeOrderCreated:
-				if n.Data["orderId"] != orderID || n.Data["storeId"] != storeID || n.Priority != PriorityNormal ||
+			case domain.TypeOrderCreated:
+				if n.Data["orderId"] != orderID || n.Data["storeId"] != storeID || n.Priority != domain.PriorityNormal ||
 					n.EventTime != created.Time.UnixMilli() || n.Title != "Order confirmed" {
 					t.Errorf("order_created %+v", n)
 				}
-			case TypePaymentFailed:
-				if n.Priority != PriorityHigh || n.Data["paymentIntentId"] != "pi_2" || n.EventTime != failed.Time.UnixMilli() {
+			case domain.TypePaymentFailed:
+				if n.Priority != domain.PriorityHigh || n.Data["paymentIntentId"] != "pi_2" || n.EventTime != failed.Time.UnixMilli() {
 					t.Errorf("payment_failed %+v", n)
 				}
-			case TypeOrderStatus:
+			case domain.TypeOrderStatus:
 				if n.Data["status"] != "preparing" || n.Title != "Order being prepared" {
 					t.Errorf("order_status %+v", n)
 				}
 			}
 		}
 		for _, n := range adminItems {
-			if n.Type == TypeReviewFlagged && (n.RecipientType != RecipientAdmin || n.Priority != PriorityHigh || n.EventTime != flag.Time.UnixMilli()) {
+			if n.Type == domain.TypeReviewFlagged && (n.RecipientType != domain.RecipientAdmin || n.Priority != domain.PriorityHigh || n.EventTime != flag.Time.UnixMilli()) {
 				t.Errorf("review_flagged %+v", n)
 			}
 		}
@@ -351,7 +352,7 @@ func TestServiceEndToEnd(t *testing.T) {
 	t.Run("a normal user does not see the admin inbox", func(t *testing.T) {
 		for _, tok := range []string{cust, owner, other} {
 			for _, n := range h.all(tok) {
-				if n.RecipientType == RecipientAdmin {
+				if n.RecipientType == domain.RecipientAdmin {
 					t.Errorf("non-admin sees %+v", n)
 				}
 			}
@@ -411,9 +412,9 @@ func TestServiceEndToEnd(t *testing.T) {
 			}
 			return items[i]
 		}
-		ownerNote := byType(ownerItems, TypeNewOrder)
-		flagNote := byType(adminItems, TypeReviewFlagged)
-		custNote := byType(custItems, TypeOrderCreated)
+		ownerNote := byType(ownerItems, domain.TypeNewOrder)
+		flagNote := byType(adminItems, domain.TypeReviewFlagged)
+		custNote := byType(custItems, domain.TypeOrderCreated)
 		cases := []struct {
 			name, token, id string
 			status          int
@@ -461,10 +462,10 @@ func TestServiceEndToEnd(t *testing.T) {
 		}
 
 		unread := h.list(cust, 10, nil, true)
-		if got := types(unread.Page); !slices.Equal(got, []string{TypeOrderStatus, TypePaymentFailed}) || !unread.IsDone {
+		if got := types(unread.Page); !slices.Equal(got, []string{domain.TypeOrderStatus, domain.TypePaymentFailed}) || !unread.IsDone {
 			t.Fatalf("customer unread %v", got)
 		}
-		if got := h.list(admin, 10, nil, true); !slices.Equal(types(got.Page), []string{TypeOrderStatus, TypeReviewInvitation}) {
+		if got := h.list(admin, 10, nil, true); !slices.Equal(types(got.Page), []string{domain.TypeOrderStatus, domain.TypeReviewInvitation}) {
 			t.Fatalf("admin unread %v", types(got.Page))
 		}
 		if got := h.list(owner, 10, nil, true); len(got.Page) != 0 || !got.IsDone {

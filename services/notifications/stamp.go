@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"marketplace/libs/cache"
+	"marketplace/services/notifications/domain"
 )
 
 // inboxClock gives notifications their creation times: the wall clock in
@@ -28,10 +29,8 @@ func newInboxClock() *inboxClock {
 func (c *inboxClock) next(inbox string, wall int64) int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := wall
-	if last, ok := c.last.Get(inbox); ok && t <= last {
-		t = last + 1
-	}
+	last, ok := c.last.Get(inbox)
+	t := domain.NextTime(wall, last, ok)
 	c.last.Put(inbox, t)
 	return t
 }

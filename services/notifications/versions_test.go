@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	contractevents "marketplace/libs/contracts/events"
+	"marketplace/services/notifications/domain"
 )
 
 // anyEventData fills the fields the mapped events require, whatever their type.
@@ -23,13 +24,13 @@ func TestHandlesEveryMappedType(t *testing.T) {
 			continue
 		}
 		_, err := notificationsFor(envelope(e.Type, anyEventData+"}"))
-		mapped := !errors.Is(err, errNotHandled)
+		mapped := !errors.Is(err, domain.ErrNotHandled)
 		if vs, declared := handles[e.Type]; mapped != declared || declared && !slices.Equal(vs, []int{1}) {
 			t.Errorf("%s: mapped %v, declared %v %v", e.Type, mapped, declared, vs)
 		}
 	}
 	for typ := range handles {
-		if _, err := notificationsFor(envelope(typ, anyEventData+"}")); errors.Is(err, errNotHandled) {
+		if _, err := notificationsFor(envelope(typ, anyEventData+"}")); errors.Is(err, domain.ErrNotHandled) {
 			t.Errorf("%s is declared and not mapped", typ)
 		}
 	}

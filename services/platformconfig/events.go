@@ -6,6 +6,7 @@ import (
 
 	contract "marketplace/libs/contracts/platformconfig"
 	"marketplace/libs/store"
+	"marketplace/services/platformconfig/domain"
 )
 
 // Services that follow the configuration without calling this one (the
@@ -15,16 +16,9 @@ import (
 // again at each start, so a follower whose copy was lost, or that was added
 // after the last change, catches up without anyone changing the configuration.
 
-func (d *configDoc) changed() contract.ConfigChanged {
-	return contract.ConfigChanged{
-		ConfigID: d.ID, IsActive: d.IsActive, EffectiveDate: d.EffectiveDate, Version: d.HistorySeq,
-		LocationSettings: contract.LocationSettings(d.LocationSettings),
-	}
-}
-
 // announce adds d's config.changed event; ctx must be the change's transaction.
-func (s *svc) announce(ctx context.Context, d *configDoc) error {
-	_, err := s.env.Outbox.Add(ctx, contract.Topic, contract.EventConfigChanged, d.ID, d.changed())
+func (s *svc) announce(ctx context.Context, c *domain.Config) error {
+	_, err := s.env.Outbox.Add(ctx, contract.Topic, contract.EventConfigChanged, c.ID, c.Changed())
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 
 	contract "marketplace/libs/contracts/platformconfig"
 	"marketplace/libs/events"
+	"marketplace/services/platformconfig/storage"
 )
 
 // announced are the config.changed events in the outbox, oldest first.
@@ -51,10 +52,8 @@ func TestChangesAreAnnounced(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	s, db := newTestSvc(t, now)
-	d := configDoc{ID: "pcf_000000000000000000000001", CreationTime: 1, DefaultCommissionRate: 0.05, FixedFeePerOrder: fils(2), MinimumCommission: fils(1),
-		MaximumCommission: fils(50), StoreTierCommissions: initialTiers(0.05, fils(2), fils(1)), WalletSettings: defaultWallet,
-		LocationSettings: defaultLocation, IsActive: true, EffectiveDate: 1, HistorySeq: 1}
-	if _, err := db.Collection(coll).InsertOne(ctx, d); err != nil {
+	d := sampleConfig("pcf_000000000000000000000001")
+	if err := storage.NewConfigs(db).Insert(ctx, &d); err != nil {
 		t.Fatal(err)
 	}
 	radius := 20.0
@@ -70,7 +69,7 @@ func TestChangesAreAnnounced(t *testing.T) {
 	}
 	got := announced(t, s)
 	if len(got) != 2 || got[0].Version != 2 || got[1].Version != 3 || got[0].LocationSettings.MaxSearchRadiusKm != 20 ||
-		got[0].LocationSettings.DefaultSearchRadiusKm != defaultLocation.DefaultSearchRadiusKm || !got[1].IsActive || got[1].EffectiveDate != 1 {
+		got[0].LocationSettings.DefaultSearchRadiusKm != d.LocationSettings.DefaultSearchRadiusKm || !got[1].IsActive || got[1].EffectiveDate != 1 {
 		t.Fatalf("announced %+v", got)
 	}
 	if err := s.announceActive(ctx); err != nil {

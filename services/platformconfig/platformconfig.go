@@ -1,13 +1,11 @@
 // Package platformconfig owns the platform's commission and wallet configuration
-// and computes commission previews.
+// and computes commission previews. Its rules live in domain/, its storage in
+// storage/; this package holds the operations.
 package platformconfig
 
 import (
 	"context"
 	"time"
-
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/contracts/catalog"
@@ -17,21 +15,33 @@ import (
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
+	"marketplace/services/platformconfig/domain"
+	"marketplace/services/platformconfig/storage"
 )
 
 // Module is the platform configuration service.
 var Module = service.Module{Name: contract.Service, Build: build, Calls: []string{catalog.Service}, Publishes: []string{contract.Topic}}
 
-const coll = "platformConfig"
-
 type svc struct {
 	env     service.Env
 	now     func() time.Time
 	catalog *catalog.Client
+	configs *storage.Configs
+	history *storage.History
+}
+
+// The interface shapes, as the operations answer them.
+type (
+	ConfigView       = domain.ConfigView
+	HistoryEntryView = domain.HistoryEntryView
+)
+
+func newSvc(env service.Env) *svc {
+	return &svc{env: env, now: env.Now, catalog: catalog.NewClient(env.Calls), configs: storage.NewConfigs(env.DB), history: storage.NewHistory(env.DB)}
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
-	s := &svc{env: env, now: env.Now, catalog: catalog.NewClient(env.Calls)}
+	s := newSvc(env)
 	return &service.Built{
 		Background: []func(context.Context) error{s.announceActive},
 		Registry: ops.NewRegistry("platformconfig",
@@ -49,12 +59,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			// in event handlers, without a caller's token).
 			ops.NewQuery(contract.OpGetWalletSettings, ops.Internal, "The wallet settings of the configuration in force.", s.walletSettings, ops.CalledBy("payouts")),
 		),
-		Indexes: append([]store.Index{
-			// At most one active configuration: createInitialPlatformConfig's rule,
-			// held by the database even under concurrent calls.
-			{Collection: coll, Keys: bson.D{{Key: "isActive", Value: 1}}, Unique: true, Partial: bson.M{"isActive": true}, Name: "one_active"},
-			{Collection: coll, Keys: bson.D{{Key: "effectiveDate", Value: -1}}, Name: "effective"},
-		}, historyIndexes...),
+		Indexes: storage.Indexes(),
 	}, nil
 }
 
@@ -63,80 +68,59 @@ type adminArgs struct {
 }
 
 func (s *svc) createInitial(ctx context.Context, a *adminArgs) (string, error) {
-	names := make([]string, len(defaultCategoryRates))
-	for i, c := range defaultCategoryRates {
-		names[i] = c.Name
-	}
-	catIDs, err := s.catalog.EnsureCategories(ctx, names)
+	catIDs, err := s.catalog.EnsureCategories(ctx, domain.DefaultCategories())
 	if err != nil {
 		return "", err
 	}
 	now := s.now().UnixMilli()
-	d := configDoc{
-		ID: ids.New("platformConfig"), CreationTime: now,
-		DefaultCommissionRate: initialRate, FixedFeePerOrder: initialFixed, MinimumCommission: initialMinimum, MaximumCommission: initialMaximum,
-		StoreTierCommissions: initialTiers(initialRate, initialFixed, initialMinimum), WalletSettings: defaultWallet, LocationSettings: defaultLocation,
-		IsActive: true, EffectiveDate: now, CreatedBy: a.AdminUserID, HistorySeq: 1,
-	}
-	for _, c := range defaultCategoryRates {
-		d.CategoryCommissions = append(d.CategoryCommissions, categoryCommission{CategoryID: catIDs[c.Name], CommissionRate: c.Rate})
-	}
+	c := domain.NewConfig(ids.New("platformConfig"), now, a.AdminUserID, catIDs)
 	// The configuration, its first history entry (every field, from nothing)
 	// and its config.changed event commit together.
-	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		if _, err := s.env.DB.Collection(coll).InsertOne(ctx, d); err != nil {
+	err = s.env.DB.Joined(ctx, func(ctx context.Context) error {
+		if err := s.configs.Insert(ctx, &c); err != nil {
 			return err
 		}
-		if err := s.record(ctx, &d, "createInitialPlatformConfig", a.AdminUserID, now, diff(nil, d.view())); err != nil {
+		h := domain.NewHistoryEntry(newHistoryID(), &c, "createInitialPlatformConfig", a.AdminUserID, now, domain.Diff(nil, c.View()))
+		if err := s.history.Insert(ctx, &h); err != nil {
 			return err
 		}
-		return s.announce(ctx, &d)
+		return s.announce(ctx, &c)
 	})
 	if store.IsDuplicate(err) {
-		return "", apperr.New(apperr.AlreadyExists, "an active platform configuration already exists")
+		return "", domain.ActiveExists()
 	}
 	if err != nil {
 		return "", err
 	}
 	s.env.Relay.Kick()
-	return d.ID, nil
+	return c.ID, nil
 }
 
 // active is the configuration in force: active, effective date not in the future,
 // the most recent.
-func (s *svc) active(ctx context.Context) (*configDoc, error) {
-	var d configDoc
-	err := s.env.DB.Collection(coll).FindOne(ctx,
-		bson.M{"isActive": true, "effectiveDate": bson.M{"$lte": s.now().UnixMilli()}},
-		options.FindOne().SetSort(bson.D{{Key: "effectiveDate", Value: -1}, {Key: "_id", Value: -1}}),
-	).Decode(&d)
-	if store.IsNotFound(err) {
-		return nil, nil
-	}
-	return &d, err
+func (s *svc) active(ctx context.Context) (*domain.Config, error) {
+	return s.configs.Active(ctx, s.now().UnixMilli())
 }
 
 func (s *svc) getActive(ctx context.Context, _ *ops.NoArgs) (*ConfigView, error) {
-	d, err := s.active(ctx)
-	if err != nil || d == nil {
+	c, err := s.active(ctx)
+	if err != nil || c == nil {
 		return nil, err
 	}
-	return d.view(), nil
+	return c.View(), nil
 }
 
 // walletSettings is the active configuration's wallet settings;
 // FAILED_PRECONDITION when there is none.
 func (s *svc) walletSettings(ctx context.Context, _ *ops.NoArgs) (*contract.WalletSettings, error) {
-	d, err := s.active(ctx)
+	c, err := s.active(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if d == nil {
-		return nil, apperr.New(apperr.FailedPrecondition, "there is no active platform configuration")
+	if c == nil {
+		return nil, domain.NoneInForce()
 	}
-	w := d.WalletSettings
-	return &contract.WalletSettings{MinPayoutAmount: w.MinPayoutAmount.AED(), MaxPayoutAmount: w.MaxPayoutAmount.AED(),
-		PayoutProcessingFee: w.PayoutProcessingFee.AED(), PendingBalanceHoldDays: w.PendingBalanceHoldDays}, nil
+	return c.WalletSettingsContract(), nil
 }
 
 type walletSettingsArgs struct {
@@ -168,45 +152,32 @@ func set[T any](dst *T, v *T) {
 	}
 }
 
-// change reads a configuration, applies fn and writes it back in one transaction,
-// after checking the rules that tie fields together, with the history entry of
-// what changed (operation names the operation). A change that alters no field
-// writes nothing, and so records nothing.
-func (s *svc) change(ctx context.Context, operation, configID, adminID string, fn func(d *configDoc) error) (*ConfigView, error) {
+// change applies fn to a configuration (domain.Config.Apply: the rules that
+// tie fields together, what changed) and, when something changed, saves it
+// with the history entry of the change (operation names the operation) and its
+// config.changed event, all in one transaction.
+func (s *svc) change(ctx context.Context, operation, configID, adminID string, fn func(c *domain.Config) error) (*ConfigView, error) {
 	var out *ConfigView
-	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		var d configDoc
-		err := s.env.DB.Collection(coll).FindOne(ctx, bson.M{"_id": configID}).Decode(&d)
-		if store.IsNotFound(err) {
-			return apperr.New(apperr.NotFound, "platform configuration %s does not exist", configID)
-		}
-		if err != nil {
-			return err
-		}
-		before := d.view()
-		// A legacy tier entry keeps the values it read as before this change.
-		d.pinLegacyTiers()
-		if err := fn(&d); err != nil {
-			return err
-		}
-		if err := d.check(); err != nil {
-			return err
-		}
-		out = d.view()
-		changes := diff(before, out)
-		if len(changes) == 0 {
+	now := s.now().UnixMilli()
+	err := s.env.DB.Joined(ctx, func(ctx context.Context) error {
+		var changed *domain.Config
+		var changes []domain.Change
+		err := s.configs.Update(ctx, configID, func(c *domain.Config) error {
+			var err error
+			if changes, err = c.Apply(adminID, now, fn); err != nil {
+				return err
+			}
+			out, changed = c.View(), c
 			return nil
-		}
-		now := s.now().UnixMilli()
-		d.UpdatedBy, d.UpdatedAt = adminID, now
-		d.HistorySeq++
-		if _, err := s.env.DB.Collection(coll).ReplaceOne(ctx, bson.M{"_id": configID}, d); err != nil {
+		})
+		if err != nil || len(changes) == 0 {
 			return err
 		}
-		if err := s.record(ctx, &d, operation, adminID, now, changes); err != nil {
+		h := domain.NewHistoryEntry(newHistoryID(), changed, operation, adminID, now, changes)
+		if err := s.history.Insert(ctx, &h); err != nil {
 			return err
 		}
-		return s.announce(ctx, &d)
+		return s.announce(ctx, changed)
 	})
 	if err != nil {
 		return nil, err
@@ -215,57 +186,8 @@ func (s *svc) change(ctx context.Context, operation, configID, adminID string, f
 	return out, nil
 }
 
-// check holds the rules between fields that single-field bounds cannot express.
-func (d *configDoc) check() error {
-	if err := checkRate("defaultCommissionRate", d.DefaultCommissionRate); err != nil {
-		return err
-	}
-	if d.MinimumCommission > d.MaximumCommission {
-		return apperr.Invalid("minimumCommission", "must not exceed maximumCommission (%.2f AED)", d.MaximumCommission.AED())
-	}
-	// A category's or tier's own minimum above the maximum would make both clamps
-	// apply at once: refused whichever of the two changes, with one message.
-	entryMinimum := func(what string, m *money.Fils) error {
-		if m != nil && *m > d.MaximumCommission {
-			return apperr.Invalid("minimumCommission", "the minimum of %s (%.2f AED) must not exceed maximumCommission (%.2f AED)", what, m.AED(), d.MaximumCommission.AED())
-		}
-		return nil
-	}
-	for _, c := range d.CategoryCommissions {
-		if err := entryMinimum("category "+c.CategoryID, c.MinimumCommission); err != nil {
-			return err
-		}
-	}
-	for _, t := range d.StoreTierCommissions {
-		if err := entryMinimum("the "+t.TierName+" tier", t.MinimumCommission); err != nil {
-			return err
-		}
-	}
-	w := d.WalletSettings
-	if w.MinPayoutAmount > w.MaxPayoutAmount {
-		return apperr.Invalid("walletSettings.minPayoutAmount", "must not exceed maxPayoutAmount (%.2f AED)", w.MaxPayoutAmount.AED())
-	}
-	if w.PayoutProcessingFee > w.MinPayoutAmount {
-		return apperr.Invalid("walletSettings.payoutProcessingFee", "must not exceed minPayoutAmount (%.2f AED), or a payout could pay out nothing", w.MinPayoutAmount.AED())
-	}
-	l := d.LocationSettings
-	if l.DefaultSearchRadiusKm > l.MaxSearchRadiusKm {
-		return apperr.Invalid("locationSettings.defaultSearchRadiusKm", "must not exceed maxSearchRadiusKm (%v km)", l.MaxSearchRadiusKm)
-	}
-	return nil
-}
-
-// checkRate: commission math works in millionths, so a rate with more decimals
-// would be charged differently from how it is shown.
-func checkRate(field string, r float64) error {
-	if money.RateOf(r).Float() != r {
-		return apperr.Invalid(field, "must have at most 6 decimals")
-	}
-	return nil
-}
-
 func (s *svc) update(ctx context.Context, a *updateArgs) (*ConfigView, error) {
-	return s.change(ctx, "updatePlatformConfig", a.ConfigID, a.AdminUserID, func(d *configDoc) error {
+	return s.change(ctx, "updatePlatformConfig", a.ConfigID, a.AdminUserID, func(d *domain.Config) error {
 		set(&d.DefaultCommissionRate, a.DefaultCommissionRate)
 		set(&d.FixedFeePerOrder, a.FixedFeePerOrder)
 		set(&d.MinimumCommission, a.MinimumCommission)
@@ -293,28 +215,8 @@ type addCategoryArgs struct {
 	MinimumCommission *money.Fils `json:"minimumCommission" op:"min=0"`
 }
 
-// A commission entry (category or tier) is validated the same way for
-// addCategoryCommission and setTierCommission: its arguments commissionRate,
-// fixedFee and minimumCommission carry the same declared bounds (0 to 1, >= 0,
-// whole fils); checkEntry then checks what bounds cannot, first; and after the
-// entry is applied, check (in change) refuses a minimum above the platform
-// maximum for every entry alike.
-func checkEntry(rate float64) error { return checkRate("commissionRate", rate) }
-
-// replaceOrAdd replaces the entry of list that is the same as e, keeping its
-// place, or adds e at the end.
-func replaceOrAdd[T any](list []T, e T, same func(T) bool) []T {
-	for i := range list {
-		if same(list[i]) {
-			list[i] = e
-			return list
-		}
-	}
-	return append(list, e)
-}
-
 func (s *svc) addCategoryCommission(ctx context.Context, a *addCategoryArgs) (*ConfigView, error) {
-	if err := checkEntry(a.CommissionRate); err != nil {
+	if err := domain.CheckEntry(a.CommissionRate); err != nil {
 		return nil, err
 	}
 	cats, err := s.catalog.Categories(ctx, []string{a.CategoryID})
@@ -324,9 +226,9 @@ func (s *svc) addCategoryCommission(ctx context.Context, a *addCategoryArgs) (*C
 	if _, ok := cats[a.CategoryID]; !ok {
 		return nil, apperr.New(apperr.NotFound, "category %s does not exist", a.CategoryID)
 	}
-	entry := categoryCommission{CategoryID: a.CategoryID, CommissionRate: a.CommissionRate, FixedFee: a.FixedFee, MinimumCommission: a.MinimumCommission}
-	return s.change(ctx, "addCategoryCommission", a.ConfigID, a.AdminUserID, func(d *configDoc) error {
-		d.CategoryCommissions = replaceOrAdd(d.CategoryCommissions, entry, func(c categoryCommission) bool { return c.CategoryID == a.CategoryID })
+	entry := domain.CategoryCommission{CategoryID: a.CategoryID, CommissionRate: a.CommissionRate, FixedFee: a.FixedFee, MinimumCommission: a.MinimumCommission}
+	return s.change(ctx, "addCategoryCommission", a.ConfigID, a.AdminUserID, func(d *domain.Config) error {
+		d.SetCategoryCommission(entry)
 		return nil
 	})
 }
@@ -343,13 +245,13 @@ type setTierArgs struct {
 // setTierCommission replaces a tier's entry. A fixedFee or minimumCommission
 // left out is stored absent and falls back to the platform defaults.
 func (s *svc) setTierCommission(ctx context.Context, a *setTierArgs) (*ConfigView, error) {
-	if err := checkEntry(a.CommissionRate); err != nil {
+	if err := domain.CheckEntry(a.CommissionRate); err != nil {
 		return nil, err
 	}
 	rate := a.CommissionRate
-	entry := tierCommission{TierName: a.TierName, CommissionRate: &rate, FixedFee: a.FixedFee, MinimumCommission: a.MinimumCommission}
-	return s.change(ctx, "setTierCommission", a.ConfigID, a.AdminUserID, func(d *configDoc) error {
-		d.StoreTierCommissions = replaceOrAdd(d.StoreTierCommissions, entry, func(t tierCommission) bool { return t.TierName == a.TierName })
+	entry := domain.TierCommission{TierName: a.TierName, CommissionRate: &rate, FixedFee: a.FixedFee, MinimumCommission: a.MinimumCommission}
+	return s.change(ctx, "setTierCommission", a.ConfigID, a.AdminUserID, func(d *domain.Config) error {
+		d.SetTierCommission(entry)
 		return nil
 	})
 }
@@ -380,10 +282,10 @@ func (s *svc) preview(ctx context.Context, a *previewArgs) (*Preview, error) {
 		return nil, err
 	}
 	if d == nil {
-		return nil, apperr.New(apperr.FailedPrecondition, "there is no active platform configuration")
+		return nil, domain.NoneInForce()
 	}
-	e := d.effective(st)
-	c := Compute(e, a.Subtotal, a.DeliveryFee)
+	e := d.Effective(st.PrimaryCategoryID, st.Tier)
+	c := domain.Compute(e, a.Subtotal, a.DeliveryFee)
 	return &Preview{
 		Subtotal: a.Subtotal.AED(), DeliveryFee: a.DeliveryFee.AED(), TotalAmount: c.Total.AED(),
 		PlatformCommission: c.Platform.AED(), StoreEarnings: c.StoreEarnings.AED(),
@@ -393,26 +295,4 @@ func (s *svc) preview(ctx context.Context, a *previewArgs) (*Preview, error) {
 			MinimumApplied: c.MinimumApplied, MaximumApplied: c.MaximumApplied,
 		},
 	}, nil
-}
-
-// effective resolves the rules for a store: category entry, tier entry, defaults.
-func (d *configDoc) effective(st *catalog.Store) Effective {
-	defaults := Effective{Rate: money.RateOf(d.DefaultCommissionRate), Fixed: d.FixedFeePerOrder, Minimum: d.MinimumCommission, Maximum: d.MaximumCommission}
-	var cat, tier *Rates
-	if st.PrimaryCategoryID != nil {
-		for _, c := range d.CategoryCommissions {
-			if c.CategoryID == *st.PrimaryCategoryID {
-				r := money.RateOf(c.CommissionRate)
-				cat = &Rates{Rate: &r, FixedFee: c.FixedFee, MinimumCommission: c.MinimumCommission}
-			}
-		}
-	}
-	for _, t := range d.StoreTierCommissions {
-		if t.TierName == st.Tier {
-			t = d.resolved(t) // a legacy entry charges the defaults
-			r := money.RateOf(*t.CommissionRate)
-			tier = &Rates{Rate: &r, FixedFee: t.FixedFee, MinimumCommission: t.MinimumCommission}
-		}
-	}
-	return Resolve(defaults, cat, tier)
 }

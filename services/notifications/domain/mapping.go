@@ -1,16 +1,21 @@
-package notifications
+// Package domain holds the notifications' rules: which events notify whom,
+// with what text and priority (For), how a notification is stamped when
+// stored, and who may mark one read. No storage, no transport.
+package domain
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"marketplace/libs/contracts/customers"
 	"marketplace/libs/contracts/payments"
 	payouts "marketplace/libs/contracts/payouts"
 	"marketplace/libs/contracts/reviews"
-	"marketplace/libs/events"
 	"marketplace/libs/money"
 )
 
@@ -83,26 +88,14 @@ const (
 	EventReviewShown          = reviews.EventShown
 )
 
-// handles are the event types notificationsFor maps, in the versions it
-// reads.
-var handles = events.Versions{
-	EventOrderCreated: {1}, EventOrderStatusChanged: {1}, EventPaymentFailed: {1}, EventReviewFlagRaised: {1},
-	EventPayoutRequested: {1}, EventPayoutApproved: {1}, EventPayoutRejected: {1}, EventPayoutProcessing: {1},
-	EventPayoutCompleted: {1}, EventPayoutFailed: {1}, EventPayoutCancelled: {1}, EventWalletAdjusted: {1},
-	EventReviewStoreResponded: {1}, EventReviewHidden: {1}, EventReviewShown: {1},
-}
-
-// Topics followed.
-var Topics = []string{customers.TopicOrders, payments.Topic, reviews.Topic, payouts.TopicPayouts, payouts.TopicWallets}
-
 // Limits on the free text copied from events into a notification.
 const (
 	maxName = 100
 	maxText = 300
 )
 
-// notificationDoc is a stored notification.
-type notificationDoc struct {
+// Notification is a stored notification (collection notifications).
+type Notification struct {
 	ID              string            `bson:"_id"`
 	RecipientType   string            `bson:"recipientType"`
 	RecipientUserID string            `bson:"recipientUserId,omitempty"`
@@ -136,7 +129,27 @@ func statusLabel(s string) string {
 	return strings.ReplaceAll(clip(s, maxName), "_", " ")
 }
 
-func required(env events.Envelope, fields ...string) error {
+// Event is what For reads of an event's envelope.
+type Event struct {
+	ID   string
+	Type string
+	Time time.Time
+	Data json.RawMessage
+}
+
+// decode reads e's data, a JSON object, into v (libs/events' DecodeData).
+func decode(e Event, v any) error {
+	raw := bytes.TrimSpace(e.Data)
+	if len(raw) == 0 || raw[0] != '{' {
+		return fmt.Errorf("%s %s: data must be a JSON object", e.Type, e.ID)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%s %s: bad data: %w", e.Type, e.ID, err)
+	}
+	return nil
+}
+
+func required(env Event, fields ...string) error {
 	for i := 0; i < len(fields); i += 2 {
 		if strings.TrimSpace(fields[i+1]) == "" {
 			return fmt.Errorf("%s %s: data.%s is required", env.Type, env.ID, fields[i])
@@ -175,27 +188,28 @@ func idMap(kv ...string) map[string]string {
 	return m
 }
 
-var errNotHandled = errors.New("notifications: event type not handled")
+// ErrNotHandled: For does not map the event's type.
+var ErrNotHandled = errors.New("notifications: event type not handled")
 
-// notificationsFor maps an event to the notifications it causes, without _id and
+// For maps an event to the notifications it causes, without _id and
 // creationTime (set when stored). An event type that is not handled gives
-// errNotHandled; a handled type with unreadable data gives another error.
-func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
+// ErrNotHandled; a handled type with unreadable data gives another error.
+func For(env Event) ([]Notification, error) {
 	var eventTime int64
 	if !env.Time.IsZero() {
 		eventTime = env.Time.UnixMilli()
 	}
-	base := func(recipientType, userID, typ, title, body, priority string, data map[string]string) notificationDoc {
-		return notificationDoc{
+	base := func(recipientType, userID, typ, title, body, priority string, data map[string]string) Notification {
+		return Notification{
 			RecipientType: recipientType, RecipientUserID: userID, Type: typ, Title: title, Body: body,
 			Priority: priority, Data: data, EventID: env.ID, EventType: env.Type, EventTime: eventTime,
 		}
 	}
-	var out []notificationDoc
+	var out []Notification
 	switch env.Type {
 	case EventOrderCreated:
 		var d customers.OrderEvent
-		if err := events.DecodeData(env, &d); err != nil {
+		if err := decode(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "orderId", d.OrderID); err != nil {
@@ -240,7 +254,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		}
 	case EventOrderStatusChanged:
 		var d customers.OrderEvent
-		if err := events.DecodeData(env, &d); err != nil {
+		if err := decode(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "orderId", d.OrderID, "to", d.To); err != nil {
@@ -266,7 +280,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		}
 	case EventPaymentFailed:
 		var d payments.PaymentFailed
-		if err := events.DecodeData(env, &d); err != nil {
+		if err := decode(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "paymentIntentId", d.PaymentIntentID); err != nil {
@@ -287,7 +301,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		}
 	case EventReviewFlagRaised:
 		var d reviews.FlagRaised
-		if err := events.DecodeData(env, &d); err != nil {
+		if err := decode(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "flagId", d.FlagID, "reviewId", d.ReviewID); err != nil {
@@ -308,7 +322,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 			idMap("flagId", d.FlagID, "reviewId", d.ReviewID, "storeId", d.StoreID, "reason", d.Reason, "flaggedByUserId", d.FlaggedByUserID)))
 	case EventPayoutRequested, EventPayoutApproved, EventPayoutRejected, EventPayoutProcessing, EventPayoutCompleted, EventPayoutFailed, EventPayoutCancelled:
 		var d payouts.PayoutEvent
-		if err := events.DecodeData(env, &d); err != nil {
+		if err := decode(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "payoutId", d.PayoutID); err != nil {
@@ -317,7 +331,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		out = append(out, payoutNotifications(env.Type, d, base)...)
 	case EventWalletAdjusted:
 		var d payouts.WalletEvent
-		if err := events.DecodeData(env, &d); err != nil {
+		if err := decode(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "walletId", d.WalletID); err != nil {
@@ -329,7 +343,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		}
 	case EventReviewStoreResponded:
 		var d reviews.StoreResponded
-		if err := events.DecodeData(env, &d); err != nil {
+		if err := decode(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "reviewId", d.ReviewID); err != nil {
@@ -349,7 +363,7 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 		}
 	case EventReviewHidden, EventReviewShown:
 		var d reviews.Review
-		if err := events.DecodeData(env, &d); err != nil {
+		if err := decode(env, &d); err != nil {
 			return nil, err
 		}
 		if err := required(env, "reviewId", d.ReviewID); err != nil {
@@ -365,19 +379,19 @@ func notificationsFor(env events.Envelope) ([]notificationDoc, error) {
 			out = append(out, base(RecipientUser, u, typ, title, body, PriorityNormal, idMap("reviewId", d.ReviewID, "storeId", d.StoreID)))
 		}
 	default:
-		return nil, errNotHandled
+		return nil, ErrNotHandled
 	}
 	return out, nil
 }
 
 // payoutNotifications: a new request goes to the admin inbox; every later
 // move to the store's owner (a failure or a rejection with high priority).
-func payoutNotifications(eventType string, d payouts.PayoutEvent, base func(recipientType, userID, typ, title, body, priority string, data map[string]string) notificationDoc) []notificationDoc {
+func payoutNotifications(eventType string, d payouts.PayoutEvent, base func(recipientType, userID, typ, title, body, priority string, data map[string]string) Notification) []Notification {
 	data := idMap("payoutId", d.PayoutID, "storeId", d.StoreID, "status", d.Status)
 	store := storeName(d.StoreName)
 	amount := aed(d.RequestedAmount)
 	if eventType == EventPayoutRequested {
-		return []notificationDoc{base(RecipientAdmin, "", TypePayoutRequested, "Payout requested",
+		return []Notification{base(RecipientAdmin, "", TypePayoutRequested, "Payout requested",
 			fmt.Sprintf("%s requested a payout of %s (%s after the %s fee).", store, amount, aed(d.NetAmount), aed(d.ProcessingFee)),
 			PriorityNormal, data)}
 	}
@@ -427,14 +441,14 @@ func payoutNotifications(eventType string, d payouts.PayoutEvent, base func(reci
 			body += ". Our team will contact you about the amount."
 		}
 	}
-	return []notificationDoc{base(RecipientUser, owner, typ, title, body, priority, data)}
+	return []Notification{base(RecipientUser, owner, typ, title, body, priority, data)}
 }
 
 // payoutCancelledNotifications: a payout the store's handover cancelled. Its
 // former owner (who requested it, to their bank account) is told that it
 // will not be paid and where the amount went; the administrators, that the
 // former owner's claim is theirs to settle.
-func payoutCancelledNotifications(d payouts.PayoutEvent, data map[string]string, base func(recipientType, userID, typ, title, body, priority string, data map[string]string) notificationDoc) []notificationDoc {
+func payoutCancelledNotifications(d payouts.PayoutEvent, data map[string]string, base func(recipientType, userID, typ, title, body, priority string, data map[string]string) Notification) []Notification {
 	store, amount := storeName(d.StoreName), aed(d.RequestedAmount)
 	reason := strings.TrimRight(clip(d.Reason, maxText), ".")
 	if reason == "" {
@@ -449,7 +463,7 @@ func payoutCancelledNotifications(d payouts.PayoutEvent, data map[string]string,
 		by, former = " requested by "+requester, requester+", the store's former owner"
 		data["requestedBy"] = requester
 	}
-	out := []notificationDoc{base(RecipientAdmin, "", TypePayoutCancelled, "Payout cancelled: "+reason,
+	out := []Notification{base(RecipientAdmin, "", TypePayoutCancelled, "Payout cancelled: "+reason,
 		fmt.Sprintf("The payout of %s from %s%s was cancelled (%s): the amount is back in the store's available balance. Settle it with %s.",
 			amount, store, by, reason, former), PriorityHigh, data)}
 	if owner := strings.TrimSpace(d.StoreOwnerUserID); owner != "" {

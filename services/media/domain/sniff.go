@@ -1,4 +1,7 @@
-package media
+// Package domain holds the media service's rules: what an upload may be
+// (Sniff), the daily quota and the new accounts' smaller one, the upload rate.
+// No storage, no transport: time is a parameter.
+package domain
 
 import (
 	"bytes"

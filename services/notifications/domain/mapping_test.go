@@ -1,26 +1,18 @@
-package notifications
+package domain
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"maps"
 	"strings"
 	"testing"
 	"time"
-
-	"go.mongodb.org/mongo-driver/bson"
-
-	"marketplace/libs/events"
-	"marketplace/libs/service"
-	"marketplace/libs/store"
 )
 
 var evTime = time.Date(2026, 3, 1, 12, 30, 0, 123_000_000, time.UTC)
 
-func envelope(typ, data string) events.Envelope {
-	return events.Envelope{ID: "evt_" + strings.ReplaceAll(typ, ".", "_"), Type: typ, Source: "test", Time: evTime,
-		Subject: "s", Data: json.RawMessage(data)}
+func envelope(typ, data string) Event {
+	return Event{ID: "evt_" + strings.ReplaceAll(typ, ".", "_"), Type: typ, Time: evTime, Data: json.RawMessage(data)}
 }
 
 const orderCreatedData = `{"orderId":"ord_1","customerId":"cus_1","customerUserId":"u_cust","storeId":"sto_1",
@@ -37,7 +29,7 @@ type want struct {
 func TestNotificationsFor(t *testing.T) {
 	cases := []struct {
 		name    string
-		env     events.Envelope
+		env     Event
 		want    []want
 		wantErr bool // a handled type with bad data
 		ignored bool // a type that is not handled
@@ -319,15 +311,15 @@ func TestNotificationsFor(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := notificationsFor(c.env)
+			got, err := For(c.env)
 			switch {
 			case c.ignored:
-				if !errors.Is(err, errNotHandled) {
-					t.Fatalf("err = %v, want errNotHandled", err)
+				if !errors.Is(err, ErrNotHandled) {
+					t.Fatalf("err = %v, want ErrNotHandled", err)
 				}
 				return
 			case c.wantErr:
-				if err == nil || errors.Is(err, errNotHandled) {
+				if err == nil || errors.Is(err, ErrNotHandled) {
 					t.Fatalf("err = %v, want a data error", err)
 				}
 				return
@@ -361,84 +353,11 @@ func TestNotificationsFor(t *testing.T) {
 
 func TestLongTextIsClipped(t *testing.T) {
 	long := strings.Repeat("é", 1000)
-	got, err := notificationsFor(envelope(EventReviewFlagRaised, `{"flagId":"flg_1","reviewId":"rev_1","reason":"other","description":"`+long+`"}`))
+	got, err := For(envelope(EventReviewFlagRaised, `{"flagId":"flg_1","reviewId":"rev_1","reason":"other","description":"`+long+`"}`))
 	if err != nil || len(got) != 1 {
 		t.Fatal(got, err)
 	}
 	if n := len([]rune(got[0].Body)); n > 400 || !strings.HasSuffix(got[0].Body, "…") {
 		t.Fatalf("body of %d characters: %q", n, got[0].Body)
-	}
-}
-
-// TestHandlerStoresOncePerRecipient runs the consumer's handler directly, twice
-// per event, as a redelivery whose dedupe record is gone would: the second run
-// writes nothing.
-func TestHandlerStoresOncePerRecipient(t *testing.T) {
-	ctx := context.Background()
-	db, err := store.Open(ctx, store.Options{Name: "notifications", Memory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close(ctx)
-	if err := db.EnsureIndexes(ctx, Indexes()...); err != nil {
-		t.Fatal(err)
-	}
-	s := &svc{env: service.Env{DB: db}, clock: newInboxClock()}
-	envs := []events.Envelope{
-		envelope(EventOrderCreated, orderCreatedData),
-		envelope(EventReviewFlagRaised, `{"flagId":"flg_1","reviewId":"rev_1","reason":"fake"}`),
-		{ID: "evt_self", Type: EventOrderCreated, Data: json.RawMessage(`{"orderId":"ord_2","customerUserId":"u_x","storeOwnerUserId":"u_x","totalFils":100}`)},
-		{ID: "evt_flag2", Type: EventReviewFlagRaised, Data: json.RawMessage(`{"flagId":"flg_2","reviewId":"rev_1","reason":"spam"}`)},
-		envelope("order.shipped", `{}`),
-	}
-	for range 2 {
-		for _, e := range envs {
-			if err := db.Tx(ctx, func(tx context.Context) error { return s.onEvent(tx, e) }); err != nil {
-				t.Fatalf("%s: %v", e.ID, err)
-			}
-		}
-	}
-	var docs []notificationDoc
-	cur, err := db.Collection(coll).Find(ctx, bson.M{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cur.All(ctx, &docs); err != nil {
-		t.Fatal(err)
-	}
-	count := map[string]int{}
-	for _, d := range docs {
-		count[d.EventID+"/"+d.RecipientUserID+"/"+d.Type]++
-		if d.ID == "" || d.CreationTime == 0 || d.EventTime == 0 || d.Data == nil {
-			t.Errorf("stored %+v", d)
-		}
-	}
-	wantKeys := map[string]int{
-		"evt_order_created/u_cust/order_created": 1, "evt_order_created/u_owner/new_order": 1,
-		"evt_review_flag_raised//review_flagged": 1, "evt_flag2//review_flagged": 1,
-		"evt_self/u_x/order_created": 1, "evt_self/u_x/new_order": 1,
-	}
-	if !maps.Equal(count, wantKeys) {
-		t.Fatalf("stored %v, want %v", count, wantKeys)
-	}
-	// One inbox's notifications, written one after the other (here within a
-	// millisecond or two), have strictly increasing creation times in the
-	// order written: the inbox lists by creation time, the random id only
-	// breaking ties.
-	at := map[string]int64{}
-	for _, d := range docs {
-		at[d.EventID+"/"+d.RecipientUserID] = d.CreationTime
-	}
-	if a, b := at["evt_review_flag_raised/"], at["evt_flag2/"]; a >= b {
-		t.Errorf("the admin inbox's flags written in order have creation times %d, %d", a, b)
-	}
-
-	// Malformed data of a handled type fails the handler, and nothing is stored.
-	bad := envelope(EventPaymentFailed, `{"paymentIntentId":7}`)
-	if err := db.Tx(ctx, func(tx context.Context) error { return s.onEvent(tx, bad) }); err == nil {
-		t.Fatal("malformed payment.failed accepted")
-	}
-	if n, _ := db.Collection(coll).CountDocuments(ctx, bson.M{"eventId": bad.ID}); n != 0 {
-		t.Fatalf("%d notifications stored for a malformed event", n)
 	}
 }

@@ -1,4 +1,4 @@
-package platformconfig
+package domain
 
 import "marketplace/libs/money"
 

@@ -1,0 +1,103 @@
+// Package storage holds the notifications' repository: the only code that
+// knows the collection, its filters and its indexes.
+package storage
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/bson"
+
+	"marketplace/libs/page"
+	"marketplace/libs/store"
+	"marketplace/services/notifications/domain"
+)
+
+const coll = "notifications"
+
+// Indexes are the notifications collection's indexes.
+func Indexes() []store.Index {
+	return []store.Index{
+		// One notification of a type per recipient per event, whatever happens to
+		// the consumer's own dedupe records.
+		{Collection: coll, Keys: bson.D{{Key: "eventId", Value: 1}, {Key: "recipientType", Value: 1},
+			{Key: "recipientUserId", Value: 1}, {Key: "type", Value: 1}}, Unique: true, Name: "one_per_event_recipient_type"},
+		// Inboxes newest first: by creation time (ids are random), the id breaking ties.
+		{Collection: coll, Keys: bson.D{{Key: "recipientUserId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "user_inbox_by_creation"},
+		{Collection: coll, Keys: bson.D{{Key: "recipientType", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "admin_inbox_by_creation"},
+	}
+}
+
+// Notifications is the repository of inbox items.
+type Notifications struct{ db *store.DB }
+
+func NewNotifications(db *store.DB) *Notifications { return &Notifications{db: db} }
+
+// Has says whether the notification of k is stored. A duplicate is looked for
+// first rather than caught as a unique-index violation: on MongoDB a failed
+// insert aborts the whole transaction.
+func (r *Notifications) Has(ctx context.Context, k domain.Key) (bool, error) {
+	filter := bson.D{{Key: "eventId", Value: k.EventID}, {Key: "recipientType", Value: k.RecipientType}}
+	if k.RecipientUserID != "" {
+		filter = append(filter, bson.E{Key: "recipientUserId", Value: k.RecipientUserID})
+	} else {
+		filter = append(filter, bson.E{Key: "recipientUserId", Value: bson.M{"$exists": false}})
+	}
+	filter = append(filter, bson.E{Key: "type", Value: k.Type})
+	err := r.db.Collection(coll).FindOne(ctx, filter).Err()
+	if err == nil {
+		return true, nil
+	}
+	if store.IsNotFound(err) {
+		return false, nil
+	}
+	return false, err
+}
+
+// Insert stores new notifications with one insert.
+func (r *Notifications) Insert(ctx context.Context, ns []domain.Notification) error {
+	if len(ns) == 0 {
+		return nil
+	}
+	docs := make([]any, len(ns))
+	for i := range ns {
+		docs[i] = ns[i]
+	}
+	_, err := r.db.Collection(coll).InsertMany(ctx, docs)
+	return err
+}
+
+// Get loads one; domain.NotFound when missing.
+func (r *Notifications) Get(ctx context.Context, id string) (*domain.Notification, error) {
+	var n domain.Notification
+	err := r.db.Collection(coll).FindOne(ctx, bson.M{"_id": id}).Decode(&n)
+	if store.IsNotFound(err) {
+		return nil, domain.NotFound(id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// MarkRead saves n's read mark. Only an unread notification changes, so of
+// two calls at once the first readAt stays.
+func (r *Notifications) MarkRead(ctx context.Context, n *domain.Notification) error {
+	_, err := r.db.Collection(coll).UpdateOne(ctx, bson.M{"_id": n.ID, "read": false},
+		bson.M{"$set": bson.M{"read": true, "readAt": *n.ReadAt}})
+	return err
+}
+
+// Inbox is one page of userID's notifications, newest first; with admin, the
+// admin inbox's too; with unreadOnly, only those not read.
+func (r *Notifications) Inbox(ctx context.Context, userID string, admin, unreadOnly bool, o page.Opts) (page.Result[domain.Notification], error) {
+	own := bson.M{"recipientType": domain.RecipientUser, "recipientUserId": userID}
+	filter := own
+	if admin {
+		filter = bson.M{"$or": bson.A{own, bson.M{"recipientType": domain.RecipientAdmin}}}
+	}
+	if unreadOnly {
+		filter = bson.M{"$and": bson.A{filter, bson.M{"read": false}}}
+	}
+	return page.Find(ctx, r.db.Collection(coll), filter, page.Sort{Field: "creationTime", Desc: true}, o,
+		func(n *domain.Notification) (any, string) { return n.CreationTime, n.ID })
+}
