@@ -402,3 +402,35 @@ func idsPinned(filter bson.Raw) ([]any, bool) {
 	}
 	return []any{v}, true
 }
+
+// pipelineStart is the filter of a pipeline's leading $match and the sort
+// of the $sort right after it, if any.
+func pipelineStart(pipeline any) (filter, sort any) {
+	raw, err := bson.Marshal(bson.M{"p": pipeline})
+	if err != nil {
+		return nil, nil
+	}
+	arr, ok := bson.Raw(raw).Lookup("p").ArrayOK()
+	if !ok {
+		return nil, nil
+	}
+	vals, _ := arr.Values()
+	for i, v := range vals {
+		doc, ok := v.DocumentOK()
+		if !ok || i > 1 {
+			break
+		}
+		if m, err := doc.LookupErr("$match"); err == nil && i == 0 {
+			filter = m.Document()
+			continue
+		}
+		if s, err := doc.LookupErr("$sort"); err == nil {
+			sort = s.Document()
+		}
+		break
+	}
+	if filter == nil {
+		filter = bson.D{}
+	}
+	return filter, sort
+}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/256dpi/lungo"
@@ -271,6 +272,61 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 // publishing events, waits for it first.
 func (d *DB) WaitDurable(ctx context.Context) error {
 	return d.fileSt.waitDurable(ctx)
+}
+
+// collWrapper is the process's outermost collection layer, if any
+// (WrapCollections).
+var collWrapper atomic.Pointer[func(db string, c lungo.ICollection) lungo.ICollection]
+
+// WrapCollections installs w as the outermost layer of every collection
+// DB.Collection hands out from now on (nil: none). For development tools
+// (deploy/querylog records every query in tests).
+func WrapCollections(w func(db string, c lungo.ICollection) lungo.ICollection) {
+	if w == nil {
+		collWrapper.Store(nil)
+		return
+	}
+	collWrapper.Store(&w)
+}
+
+// Collection returns the named collection of the database, wrapped in its
+// layers, innermost first. This is the one place they are chained:
+//
+//  1. durable (embedded engine): a write answers once its commit is on disk
+//     (durable.go);
+//  2. limited (embedded engine): writes that add data are refused over
+//     DB_MEMORY_LIMIT (memlimit.go);
+//  3. tracked: reads and writes recorded for live queries (live.go);
+//  4. the process's wrapper, if one is installed (WrapCollections).
+func (d *DB) Collection(name string, opts ...*options.CollectionOptions) lungo.ICollection {
+	c := d.IDatabase.Collection(name, opts...)
+	if d.embedded {
+		c = durableCollection{c, d.fileSt}
+		c = d.limited(c)
+	}
+	c = d.tracked(c, name)
+	if w := collWrapper.Load(); w != nil {
+		c = (*w)(d.IDatabase.Name(), c)
+	}
+	return c
+}
+
+type scanKey struct{}
+
+// Scan declares that the queries issued with the returned context are meant
+// to read the whole collection (or every entry of an index) and says why:
+// the index coverage check (deploy/querylog) accepts them. Use it inline, at
+// the query:
+//
+//	c.Find(store.Scan(ctx, "cities: a short list, read whole"), bson.D{})
+func Scan(ctx context.Context, reason string) context.Context {
+	return context.WithValue(ctx, scanKey{}, reason)
+}
+
+// ScanReason is the reason Scan gave ctx, "" if none.
+func ScanReason(ctx context.Context) string {
+	r, _ := ctx.Value(scanKey{}).(string)
+	return r
 }
 
 // IsDuplicate reports a unique-index violation on either engine.
