@@ -16,7 +16,7 @@ import (
 	"marketplace/libs/store"
 )
 
-var outboxCollection = store.Internal("outbox")
+var outboxCollection = liveset.Internal("outbox")
 
 // outboxDoc is one event waiting to be published (one copy of it, when it is
 // published in several versions).

@@ -35,7 +35,7 @@ func TestReviewReplayDoesNotClaimNoWrites(t *testing.T) {
 	t.Cleanup(func() { db.Close(ctx) })
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ids := NewIdempotency(db, logger)
-	if err := db.EnsureIndexes(ctx, ids.Indexes()...); err != nil {
+	if err := db.EnsureIndexes(ctx, storeIndexes(ids.Indexes())...); err != nil {
 		t.Fatal(err)
 	}
 	reg := NewRegistry("t",

@@ -192,6 +192,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: build: %w", o.Module.Name, err)
 	}
+	built.Registry.Unreachable = store.IsUnreachable
 	if err := built.Registry.Check(); err != nil {
 		return fmt.Errorf("%s: %w", o.Module.Name, err)
 	}
@@ -205,7 +206,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	idem := ops.NewIdempotency(db, logger) // Idempotency-Key outcomes, in the service's own database
 	idem.Owner = instanceName(o.Listener)
 	idem.AfterCommit = relay.Kick
-	if err := db.EnsureIndexes(startCtx, append(append(built.Indexes, outbox.Indexes()...), idem.Indexes()...)...); err != nil {
+	if err := db.EnsureIndexes(startCtx, append(append(built.Indexes, outbox.Indexes()...), idemIndexes(idem)...)...); err != nil {
 		return err
 	}
 	// Keys whose calls were cut off when this process's earlier run died are
@@ -297,4 +298,13 @@ func instanceName(l net.Listener) string {
 		host = "unknown-host"
 	}
 	return host + "/" + l.Addr().String()
+}
+
+// idemIndexes are the idempotency records' indexes as the store declares them.
+func idemIndexes(idem *ops.Idempotency) []store.Index {
+	var out []store.Index
+	for _, ix := range idem.Indexes() {
+		out = append(out, store.Index(ix))
+	}
+	return out
 }

@@ -42,21 +42,6 @@ import (
 	"marketplace/libs/liveset"
 )
 
-var internalColls sync.Map // name -> true
-
-// Internal declares name a collection of the libraries' own bookkeeping (an
-// outbox, idempotency records, processed events): its reads and writes say
-// nothing to live queries. It returns name.
-func Internal(name string) string {
-	internalColls.Store(name, true)
-	return name
-}
-
-func isInternal(name string) bool {
-	_, ok := internalColls.Load(name)
-	return ok || strings.HasPrefix(name, "_")
-}
-
 // maxTrackedDocs bounds the documents a write's before-image reads; a write
 // that matches more says its collection changed in unknown places.
 const maxTrackedDocs = 100
@@ -127,132 +112,6 @@ func (d *DB) KeyFields(coll string) []string {
 	return []string{"_id"}
 }
 
-// ReadTracker collects what a query read.
-type ReadTracker struct {
-	mu      sync.Mutex
-	unknown string
-	reads   liveset.Reads
-}
-
-type readTrackerKey struct{}
-
-// TrackReads returns a context whose reads t records.
-func TrackReads(ctx context.Context) (context.Context, *ReadTracker) {
-	t := &ReadTracker{}
-	return context.WithValue(ctx, readTrackerKey{}, t), t
-}
-
-// ReadsUnknown says that what the query answers rests on more than its
-// reads from the database (why says on what): its answer states no reads,
-// and its live queries re-run on every write of the service.
-func ReadsUnknown(ctx context.Context, why string) {
-	if t, _ := ctx.Value(readTrackerKey{}).(*ReadTracker); t != nil {
-		t.mu.Lock()
-		if t.unknown == "" {
-			t.unknown = why
-		}
-		t.mu.Unlock()
-	}
-}
-
-// AddReads adds what a call to another service read (its answer's reads,
-// named for it) to the reads ctx records, if it records any.
-func AddReads(ctx context.Context, service string, rs liveset.Reads) {
-	t, _ := ctx.Value(readTrackerKey{}).(*ReadTracker)
-	if t == nil {
-		return
-	}
-	named := make(liveset.Reads, len(rs))
-	for i, r := range rs {
-		named[i] = r
-		if r.Service == "" {
-			named[i].Service = service
-		}
-	}
-	t.add(named)
-}
-
-// TracksReads reports whether ctx records reads (a query's request).
-func TracksReads(ctx context.Context) bool {
-	return ctx.Value(readTrackerKey{}) != nil
-}
-
-// Reads are the reads recorded, merged (one entry per collection and field),
-// and false when they are not known.
-func (t *ReadTracker) Reads() (liveset.Reads, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.unknown != "" {
-		return nil, false
-	}
-	return slices.Clone(t.reads), true
-}
-
-// Unknown is why the reads are not known, "" when they are.
-func (t *ReadTracker) Unknown() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.unknown
-}
-
-// maxReadValues bounds the values of one read; past it the read is the
-// whole collection.
-const maxReadValues = 256
-
-func (t *ReadTracker) add(rs liveset.Reads) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, r := range rs {
-		same := func(h liveset.Read) bool { return h.Service == r.Service && h.Coll == r.Coll }
-		i := slices.IndexFunc(t.reads, func(h liveset.Read) bool { return same(h) && (h.Field == r.Field || h.Field == "") })
-		switch {
-		case i < 0:
-			t.reads = append(t.reads, liveset.Read{Service: r.Service, Coll: r.Coll, Field: r.Field, Values: slices.Clone(r.Values)})
-		case t.reads[i].Field == "":
-			// the whole collection read already
-		default:
-			for _, v := range r.Values {
-				if !slices.Contains(t.reads[i].Values, v) {
-					t.reads[i].Values = append(t.reads[i].Values, v)
-				}
-			}
-		}
-		if r.Field == "" || (i >= 0 && len(t.reads[i].Values) > maxReadValues) {
-			t.reads = slices.DeleteFunc(t.reads, same)
-			t.reads = append(t.reads, liveset.Read{Service: r.Service, Coll: r.Coll})
-		}
-	}
-}
-
-// WriteTracker collects what a request's committed writes changed.
-type WriteTracker struct {
-	mu sync.Mutex
-	w  liveset.Writes
-}
-
-type writeTrackerKey struct{}
-
-// TrackWrites returns a context whose committed writes t records.
-func TrackWrites(ctx context.Context) (context.Context, *WriteTracker) {
-	t := &WriteTracker{}
-	return context.WithValue(ctx, writeTrackerKey{}, t), t
-}
-
-// Writes are the committed writes recorded.
-func (t *WriteTracker) Writes() liveset.Writes {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out liveset.Writes
-	out.Merge(&t.w)
-	return out
-}
-
-func (t *WriteTracker) merge(w *liveset.Writes) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.w.Merge(w)
-}
-
 // txWrites are the writes of one attempt of a transaction.
 type txWrites struct {
 	mu sync.Mutex
@@ -300,7 +159,7 @@ func (d *DB) recordChanges(ctx context.Context, tw *txWrites) error {
 	}
 	db := d.Name()
 	for _, ch := range txn.Changes() {
-		if ch.Handle[0] != db || isInternal(ch.Handle[1]) {
+		if ch.Handle[0] != db || liveset.IsInternal(ch.Handle[1]) {
 			continue
 		}
 		if ch.Collection != nil && len(ch.Put) == 0 && len(ch.Del) == 0 {
@@ -339,8 +198,8 @@ func (d *DB) liveCommitted(ctx context.Context, tw *txWrites) {
 	if tw == nil || tw.w.Empty() {
 		return
 	}
-	if t, _ := ctx.Value(writeTrackerKey{}).(*WriteTracker); t != nil {
-		t.merge(&tw.w)
+	if t := liveset.WriteTrackerOf(ctx); t != nil {
+		t.Merge(&tw.w)
 	}
 	if outer, _ := ctx.Value(txWritesKey{}).(*txWrites); outer != nil {
 		outer.record(&tw.w) // a transaction begun inside another's function
@@ -363,7 +222,7 @@ type trackedCollection struct {
 }
 
 func (d *DB) tracked(c lungo.ICollection, name string) lungo.ICollection {
-	if isInternal(name) {
+	if liveset.IsInternal(name) {
 		return c
 	}
 	return trackedCollection{c, d}
@@ -379,16 +238,16 @@ func (c trackedCollection) Clone(opts ...*options.CollectionOptions) (lungo.ICol
 
 // read records a read with filter.
 func (c trackedCollection) read(ctx context.Context, filter any) {
-	t, _ := ctx.Value(readTrackerKey{}).(*ReadTracker)
+	t := liveset.ReadTrackerOf(ctx)
 	if t == nil {
 		return
 	}
 	raw, err := marshalDoc(filter)
 	if err != nil {
-		t.add(liveset.Reads{{Coll: c.Name()}})
+		t.Add(liveset.Reads{{Coll: c.Name()}})
 		return
 	}
-	t.add(readsOf(c.Name(), raw, c.d.KeyFields(c.Name())))
+	t.Add(readsOf(c.Name(), raw, c.d.KeyFields(c.Name())))
 }
 
 func (c trackedCollection) Find(ctx context.Context, filter any, opts ...*options.FindOptions) (lungo.ICursor, error) {
@@ -419,14 +278,14 @@ func (c trackedCollection) EstimatedDocumentCount(ctx context.Context, opts ...*
 func (c trackedCollection) Aggregate(ctx context.Context, pipeline any, opts ...*options.AggregateOptions) (lungo.ICursor, error) {
 	filter, _ := pipelineStart(pipeline)
 	c.read(ctx, filter)
-	if ctx.Value(readTrackerKey{}) != nil && pipelineReadsOthers(pipeline) {
-		ReadsUnknown(ctx, "an aggregation that reads other collections")
+	if liveset.TracksReads(ctx) && pipelineReadsOthers(pipeline) {
+		liveset.ReadsUnknown(ctx, "an aggregation that reads other collections")
 	}
 	return c.ICollection.Aggregate(ctx, pipeline, opts...)
 }
 
 func (c trackedCollection) Watch(ctx context.Context, pipeline any, opts ...*options.ChangeStreamOptions) (lungo.IChangeStream, error) {
-	ReadsUnknown(ctx, "a change stream")
+	liveset.ReadsUnknown(ctx, "a change stream")
 	return c.ICollection.Watch(ctx, pipeline, opts...)
 }
 
@@ -449,10 +308,10 @@ func (c trackedCollection) tracking(ctx context.Context) (tw *txWrites, own bool
 		}
 		return tw, false
 	}
-	if c.d.publisher() != nil || (c.d.live.fromChanges && ctx.Value(writeTrackerKey{}) != nil) {
+	if c.d.publisher() != nil || (c.d.live.fromChanges && liveset.WriteTrackerOf(ctx) != nil) {
 		return nil, true
 	}
-	if ctx.Value(writeTrackerKey{}) != nil {
+	if liveset.WriteTrackerOf(ctx) != nil {
 		return &txWrites{}, false
 	}
 	return nil, false
@@ -462,8 +321,8 @@ func (c trackedCollection) tracking(ctx context.Context) (tw *txWrites, own bool
 // publisher) to the request's tracker.
 func (c trackedCollection) done(ctx context.Context, tw *txWrites) {
 	if ctx.Value(txWritesKey{}) == nil {
-		if t, _ := ctx.Value(writeTrackerKey{}).(*WriteTracker); t != nil {
-			t.merge(&tw.w)
+		if t := liveset.WriteTrackerOf(ctx); t != nil {
+			t.Merge(&tw.w)
 		}
 	}
 }
@@ -895,8 +754,8 @@ func (c trackedCollection) Drop(ctx context.Context) error {
 		return err
 	}
 	if c.d.publisher() == nil {
-		if t, _ := ctx.Value(writeTrackerKey{}).(*WriteTracker); t != nil {
-			t.merge(&w)
+		if t := liveset.WriteTrackerOf(ctx); t != nil {
+			t.Merge(&w)
 		}
 		return nil
 	}

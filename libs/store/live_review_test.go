@@ -122,7 +122,7 @@ func BenchmarkReviewUpdateByID(b *testing.B) {
 				Index{Collection: "reviews", Keys: bson.D{{Key: "customerId", Value: 1}}}); err != nil {
 				b.Fatal(err)
 			}
-			outbox := Internal("bench_outbox")
+			outbox := liveset.Internal("bench_outbox")
 			if withPub {
 				db.SetLivePublisher(&LivePublisher{Publish: func(ctx context.Context, w *liveset.Writes) (string, error) {
 					_, err := db.Collection(outbox).InsertOne(ctx, bson.M{"env": w.Encode()})
@@ -151,7 +151,7 @@ func BenchmarkReviewUpdateByID(b *testing.B) {
 // read the answer of a mutation that committed.
 func TestReviewARequestsWriteSetStaysBounded(t *testing.T) {
 	db, _ := liveDB(t)
-	ctx, wt := TrackWrites(context.Background())
+	ctx, wt := liveset.TrackWrites(context.Background())
 	c := db.Collection("reviews")
 	for i := 0; i < 2000; i++ {
 		if _, err := c.UpdateOne(ctx, bson.M{"_id": "r1"}, bson.M{"$set": bson.M{"storeId": "A", "n": i}}, options.Update().SetUpsert(true)); err != nil {

@@ -111,7 +111,7 @@ func TestReadsOfFilters(t *testing.T) {
 
 func TestQueryReadsAreTracked(t *testing.T) {
 	db, _ := liveDB(t)
-	ctx, rt := TrackReads(context.Background())
+	ctx, rt := liveset.TrackReads(context.Background())
 	c := db.Collection("reviews")
 	cur, err := c.Find(ctx, bson.M{"storeId": "A", "hidden": false}, options.Find().SetLimit(5))
 	if err != nil {
@@ -128,7 +128,7 @@ func TestQueryReadsAreTracked(t *testing.T) {
 	if rs, _ := rt.Reads(); len(rs) != 2 || rs[1].Coll != "reviews" || rs[1].Field != "" {
 		t.Fatalf("a whole-collection read replaces the keyed ones: %v", rs)
 	}
-	ReadsUnknown(ctx, "it asked the clock")
+	liveset.ReadsUnknown(ctx, "it asked the clock")
 	if _, ok := rt.Reads(); ok || rt.Unknown() != "it asked the clock" {
 		t.Fatal("ReadsUnknown must make the reads unknown")
 	}
@@ -147,7 +147,7 @@ func TestWritesArePublishedInTheirTransaction(t *testing.T) {
 		t.Fatalf("insert: %s", w.Encode())
 	}
 	// An update by _id reads the document's store before it.
-	wctx, wt := TrackWrites(ctx)
+	wctx, wt := liveset.TrackWrites(ctx)
 	if err := db.Tx(wctx, func(ctx context.Context) error {
 		_, err := c.UpdateOne(ctx, bson.M{"_id": "r1"}, bson.M{"$inc": bson.M{"helpful": 1}})
 		return err
@@ -195,7 +195,7 @@ func TestWritesArePublishedInTheirTransaction(t *testing.T) {
 	}
 	// Internal collections say nothing.
 	n = p.count()
-	if _, err := db.Collection(Internal("bookkeeping")).InsertOne(ctx, bson.M{"storeId": "A"}); err != nil {
+	if _, err := db.Collection(liveset.Internal("bookkeeping")).InsertOne(ctx, bson.M{"storeId": "A"}); err != nil {
 		t.Fatal(err)
 	}
 	if p.count() != n {
@@ -224,7 +224,7 @@ func TestAFailedPublicationRollsTheWriteBack(t *testing.T) {
 // A rolled-back attempt's writes are not reported: only the committed ones.
 func TestOnlyCommittedWritesAreReported(t *testing.T) {
 	db, p := liveDB(t)
-	ctx, wt := TrackWrites(context.Background())
+	ctx, wt := liveset.TrackWrites(context.Background())
 	c := db.Collection("reviews")
 	boom := errors.New("boom")
 	err := db.Tx(ctx, func(ctx context.Context) error {

@@ -264,7 +264,7 @@ func equalities(v bson.RawValue) ([]string, bool) {
 					continue
 				}
 				vals, err := arr.Values()
-				if err != nil || len(vals) == 0 || len(vals) > maxReadValues {
+				if err != nil || len(vals) == 0 || len(vals) > liveset.MaxReadValues {
 					continue
 				}
 				var out []string

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/liveset"
 )
 
 // A commit the file could not write or read back is refused, that commit
@@ -97,7 +98,7 @@ func TestReview28DropIsPublished(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := p.count()
-		wctx, wt := TrackWrites(ctx)
+		wctx, wt := liveset.TrackWrites(ctx)
 		if err := c.Drop(wctx); err != nil {
 			t.Fatalf("fromChanges %v: drop with a publisher: %v", fromChanges, err)
 		}
@@ -119,7 +120,7 @@ func TestReview28DropIsPublished(t *testing.T) {
 		if _, err := c.InsertOne(ctx, bson.M{"_id": "r2", "storeId": "B"}); err != nil {
 			t.Fatal(err)
 		}
-		wctx, wt = TrackWrites(ctx)
+		wctx, wt = liveset.TrackWrites(ctx)
 		if err := c.Drop(wctx); err != nil {
 			t.Fatalf("fromChanges %v: drop with a tracker: %v", fromChanges, err)
 		}

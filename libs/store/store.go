@@ -339,6 +339,14 @@ func IsNotFound(err error) bool {
 	return errors.Is(err, mongo.ErrNoDocuments) || errors.Is(err, lungo.ErrNoDocuments)
 }
 
+// The error classes and AllowOverMemoryLimit as methods: libs/ops takes the
+// database as an interface it declares (ops.Database).
+func (d *DB) IsDuplicate(err error) bool { return IsDuplicate(err) }
+func (d *DB) IsNotFound(err error) bool  { return IsNotFound(err) }
+func (d *DB) AllowOverMemoryLimit(ctx context.Context, why string) context.Context {
+	return AllowOverMemoryLimit(ctx, why)
+}
+
 // Index is declared by a service next to the queries that need it.
 type Index struct {
 	Collection string
