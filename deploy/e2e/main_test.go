@@ -15,7 +15,7 @@ var queryLog *querylog.QueryLog
 
 // TestMain runs the black-box suite with every query the services issue
 // recorded at the store layer, then checks each against the indexes its
-// service created (libs/store/coverage.go): a query a production MongoDB
+// service created (deploy/querylog/coverage.go): a query a production MongoDB
 // would answer with a collection scan or an in-memory sort fails the suite,
 // unless its code declares it meant to scan (store.Scan, with the reason).
 func TestMain(m *testing.M) {

@@ -44,7 +44,7 @@ type Env struct {
 }
 
 // LiveTopic is the topic the module's committed writes leave on for live
-// queries (libs/liveset; store/live.go).
+// queries (libs/liveset; liveset/tracking.go).
 func (m Module) LiveTopic() string { return liveset.TopicOf(m.Name) }
 
 // Built is a constructed service.
@@ -135,6 +135,10 @@ func Run(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
+	// Reads and writes recorded for live queries (libs/liveset), before
+	// anything uses the database.
+	live := liveset.Track(db)
+	db.Use(live)
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -160,8 +164,8 @@ func Run(ctx context.Context, o Options) (err error) {
 		relay.BeforePublish = o.RelayFault
 	}
 	// Every committed write leaves on the service's live topic, from the
-	// outbox, in its transaction (store/live.go): live queries re-run by it.
-	db.SetLivePublisher(&store.LivePublisher{Publish: outbox.AddWrites, After: relay.Kick})
+	// outbox, in its transaction (liveset/tracking.go): live queries re-run by it.
+	live.SetPublisher(&liveset.Publisher{Publish: outbox.AddWrites, After: relay.Kick})
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }

@@ -68,7 +68,7 @@ type DB struct {
 	fileSt   *fileStore   // its store; nil in memory
 	log      *slog.Logger // the embedded engine's; nil otherwise
 	memLimit *MemoryLimit // DB_MEMORY_LIMIT on the embedded engine (memlimit.go); nil otherwise
-	live     live         // reads and writes for live queries (live.go)
+	layer    Layer        // another package's layer (Use); nil: none
 }
 
 // Open connects to or opens the database described by opts.
@@ -126,7 +126,6 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("store: open %s: %w", opts.Name, err)
 		}
 		d := &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true, file: file, fileSt: fst, log: log, memLimit: opts.MemoryLimit}
-		d.live.fromChanges = !perWriteTracking // live.go
 		if err := d.markCreated(); err != nil {
 			d.Close(ctx)
 			return nil, err
@@ -240,8 +239,11 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	if j, _ := ctx.Value(joinKey{}).(*DB); j == d {
 		return joined(ctx, fn) // inside DB.Joined: its transaction (joined.go)
 	}
-	var tw *txWrites
-	fn = d.limitTx(d.liveTx(fn, &tw)) // memlimit.go, live.go
+	var committed func(context.Context)
+	if d.layer != nil {
+		fn, committed = d.layer.Tx(fn)
+	}
+	fn = d.limitTx(fn) // memlimit.go
 	sess, err := d.client.StartSession()
 	if err != nil {
 		return fmt.Errorf("store: start session: %w", err)
@@ -260,8 +262,8 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	if werr := d.WaitDurable(ctx); werr != nil {
 		return werr
 	}
-	if err == nil {
-		d.liveCommitted(ctx, tw)
+	if err == nil && committed != nil {
+		committed(ctx)
 	}
 	return err
 }
@@ -273,6 +275,20 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 func (d *DB) WaitDurable(ctx context.Context) error {
 	return d.fileSt.waitDurable(ctx)
 }
+
+// A Layer adds to a database's collections and transactions what another
+// package keeps (libs/liveset's tracking for live queries, which the store
+// does not import): Collection wraps each collection handed out, Tx each
+// transaction's function (run: each attempt; committed: once it committed),
+// and Indexed is told each declared index.
+type Layer interface {
+	Collection(name string, c lungo.ICollection) lungo.ICollection
+	Tx(fn func(ctx context.Context) error) (run func(ctx context.Context) error, committed func(ctx context.Context))
+	Indexed(coll string, keys bson.D)
+}
+
+// Use installs l as the database's layer, before the database is used.
+func (d *DB) Use(l Layer) { d.layer = l }
 
 // collWrapper is the process's outermost collection layer, if any
 // (WrapCollections).
@@ -296,7 +312,8 @@ func WrapCollections(w func(db string, c lungo.ICollection) lungo.ICollection) {
 //     (durable.go);
 //  2. limited (embedded engine): writes that add data are refused over
 //     DB_MEMORY_LIMIT (memlimit.go);
-//  3. tracked: reads and writes recorded for live queries (live.go);
+//  3. the database's layer, if one is installed (Use: libs/liveset's
+//     tracking of reads and writes for live queries);
 //  4. the process's wrapper, if one is installed (WrapCollections).
 func (d *DB) Collection(name string, opts ...*options.CollectionOptions) lungo.ICollection {
 	c := d.IDatabase.Collection(name, opts...)
@@ -304,7 +321,9 @@ func (d *DB) Collection(name string, opts ...*options.CollectionOptions) lungo.I
 		c = durableCollection{c, d.fileSt}
 		c = d.limited(c)
 	}
-	c = d.tracked(c, name)
+	if d.layer != nil {
+		c = d.layer.Collection(name, c)
+	}
 	if w := collWrapper.Load(); w != nil {
 		c = (*w)(d.IDatabase.Name(), c)
 	}
@@ -360,7 +379,9 @@ type Index struct {
 // no-op.
 func (d *DB) EnsureIndexes(ctx context.Context, idx ...Index) error {
 	for _, ix := range idx {
-		d.addKeyFields(ix.Collection, ix.Keys) // live.go
+		if d.layer != nil {
+			d.layer.Indexed(ix.Collection, ix.Keys)
+		}
 		o := options.Index().SetUnique(ix.Unique)
 		if ix.Name != "" {
 			o.SetName(ix.Name)
