@@ -17,6 +17,7 @@ import (
 
 	"marketplace/libs/auth"
 	"marketplace/libs/discovery"
+	"marketplace/libs/liveset"
 	"marketplace/libs/ops"
 	"marketplace/libs/store"
 )
@@ -31,6 +32,7 @@ func bigSetsService(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	db.Use(liveset.Track(db)) // as libs/service installs it
 	t.Cleanup(func() { db.Close(ctx) })
 	if err := db.EnsureIndexes(ctx, store.Index{Collection: "things", Keys: bson.D{{Key: "ref", Value: 1}}}); err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ import (
 	"marketplace/libs/discovery"
 	"marketplace/libs/events"
 	"marketplace/libs/httpserver"
+	"marketplace/libs/liveset"
 	"marketplace/libs/ops"
 	"marketplace/libs/page"
 	"marketplace/libs/store"
@@ -154,6 +155,7 @@ func startBoard(t *testing.T, topics ops.Topics) (*board, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	db.Use(liveset.Track(db)) // as libs/service installs it
 	v, _ := auth.NewHS256(secret, auth.Options{})
 	app := fiber.New(fiber.Config{DisableStartupMessage: true})
 	(&ops.Server{Registry: reg, Verifier: v, Topics: topics,

@@ -124,7 +124,7 @@ func TestAccessMatrix(t *testing.T) {
 }
 
 // liveFallback are the public queries whose answers do not say what they
-// read (store.ReadsUnknown): their live queries re-run on every write of
+// read (liveset.ReadsUnknown): their live queries re-run on every write of
 // their service. Sorted.
 var liveFallback = []string{}
 

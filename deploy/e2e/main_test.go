@@ -6,22 +6,22 @@ import (
 	"strings"
 	"testing"
 
+	"marketplace/deploy/querylog"
 	st "marketplace/deploy/systemtest"
-	"marketplace/libs/store"
 )
 
 // queryLog records the suite's queries (TestMain).
-var queryLog *store.QueryLog
+var queryLog *querylog.QueryLog
 
 // TestMain runs the black-box suite with every query the services issue
 // recorded at the store layer, then checks each against the indexes its
-// service created (libs/store/coverage.go): a query a production MongoDB
+// service created (deploy/querylog/coverage.go): a query a production MongoDB
 // would answer with a collection scan or an in-memory sort fails the suite,
 // unless its code declares it meant to scan (store.Scan, with the reason).
 func TestMain(m *testing.M) {
-	queryLog = store.RecordQueries()
+	queryLog = querylog.RecordQueries()
 	code := m.Run()
-	store.StopRecording()
+	querylog.StopRecording()
 	os.Exit(checkIndexCoverage(queryLog, code))
 }
 
@@ -50,7 +50,7 @@ func TestQueriesAreRecorded(t *testing.T) {
 	}
 }
 
-func checkIndexCoverage(log *store.QueryLog, code int) int {
+func checkIndexCoverage(log *querylog.QueryLog, code int) int {
 	queries := log.Queries()
 	problems := log.Check()
 	if len(problems) == 0 {

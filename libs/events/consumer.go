@@ -19,11 +19,12 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"marketplace/libs/liveset"
 	"marketplace/libs/store"
 )
 
 // processedCollection holds the events each consumer has applied.
-var processedCollection = store.Internal("processed_events")
+var processedCollection = liveset.Internal("processed_events")
 
 const (
 	tracerName = "marketplace/events"

@@ -16,7 +16,7 @@ import (
 	"marketplace/libs/store"
 )
 
-var outboxCollection = store.Internal("outbox")
+var outboxCollection = liveset.Internal("outbox")
 
 // outboxDoc is one event waiting to be published (one copy of it, when it is
 // published in several versions).
@@ -168,7 +168,7 @@ func (o *Outbox) Indexes() []store.Index {
 // AddWrites records what a transaction changed on the service's live topic
 // (liveset.TopicOf), keyed by the service: the gateway re-runs the live
 // queries whose reads it touches, whichever replica or consumer made the
-// write. ctx must be the transaction's (store.DB.SetLivePublisher calls it
+// write. ctx must be the transaction's (liveset.Tracking.SetPublisher's publisher calls it
 // inside, before the commit). These events are the gateway's, not a
 // contract: their type is liveset.EventType and their data liveset.Writes.
 func (o *Outbox) AddWrites(ctx context.Context, w *liveset.Writes) (string, error) {

@@ -13,7 +13,6 @@ import (
 	"marketplace/libs/httpserver"
 	"marketplace/libs/liveset"
 	"marketplace/libs/serviceauth"
-	"marketplace/libs/store"
 )
 
 // Resolver finds a service's base URL (see package discovery).
@@ -103,7 +102,7 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 	}
 	// A query's answer rests on what its calls read too: their reads join
 	// the query's (named for the callee), or make them unknown.
-	foldReads := kind == Query && store.TracksReads(ctx)
+	foldReads := kind == Query && liveset.TracksReads(ctx)
 	if foldReads {
 		req.Header.Set(liveset.HeaderWant, "1")
 	}
@@ -157,13 +156,13 @@ func (c *Client) call(ctx context.Context, service string, kind Kind, path strin
 // makes them unknown when it stated none.
 func foldCallReads(ctx context.Context, service string, header []byte) {
 	if len(header) == 0 {
-		store.ReadsUnknown(ctx, "a call to "+service+" stated no reads")
+		liveset.ReadsUnknown(ctx, "a call to "+service+" stated no reads")
 		return
 	}
 	rs, err := liveset.DecodeReads(string(header))
 	if err != nil || rs == nil {
-		store.ReadsUnknown(ctx, "a call to "+service+" stated no reads")
+		liveset.ReadsUnknown(ctx, "a call to "+service+" stated no reads")
 		return
 	}
-	store.AddReads(ctx, service, rs)
+	liveset.AddReads(ctx, service, rs)
 }

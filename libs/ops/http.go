@@ -13,7 +13,6 @@ import (
 	"marketplace/libs/httpserver"
 	"marketplace/libs/liveset"
 	"marketplace/libs/serviceauth"
-	"marketplace/libs/store"
 	"marketplace/libs/version"
 )
 
@@ -163,7 +162,7 @@ func trackLive(c *fiber.Ctx, ctx context.Context, kind Kind) context.Context {
 		return ctx
 	}
 	if kind == Query {
-		ctx, rt := store.TrackReads(ctx)
+		ctx, rt := liveset.TrackReads(ctx)
 		c.Locals(liveHeaderKey{}, func() {
 			if rs, ok := rt.Reads(); ok {
 				if rs = rs.Compact(liveset.MaxHeader); rs != nil {
@@ -173,7 +172,7 @@ func trackLive(c *fiber.Ctx, ctx context.Context, kind Kind) context.Context {
 		})
 		return ctx
 	}
-	ctx, wt := store.TrackWrites(ctx)
+	ctx, wt := liveset.TrackWrites(ctx)
 	c.Locals(liveHeaderKey{}, func() {
 		if len(c.Response().Header.Peek(HeaderIdempotentReplayed)) > 0 {
 			return

@@ -16,11 +16,12 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 	"marketplace/libs/httpserver"
-	"marketplace/libs/store"
+	"marketplace/libs/liveset"
 )
 
 // Idempotency keys (platform contract, section 2). A mutation may carry an
@@ -73,7 +74,7 @@ const (
 const MaxIdempotencyKey = 255
 
 // IdempotencyCollection holds the kept outcomes in each service's database.
-var IdempotencyCollection = store.Internal("idempotencyKeys")
+var IdempotencyCollection = liveset.Internal("idempotencyKeys")
 
 // Defaults of an Idempotency store.
 const (
@@ -193,10 +194,35 @@ func idempotencyID(caller, key string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// Database is what Idempotency needs of the service's database. ops declares
+// it so that it does not depend on libs/store: libs/service hands it the
+// service's *store.DB.
+type Database interface {
+	Collection(name string, opts ...*options.CollectionOptions) lungo.ICollection
+	// Joined runs fn in one transaction that every transaction inside joins.
+	Joined(ctx context.Context, fn func(ctx context.Context) error) error
+	Embedded() bool
+	// The error classes: a unique key taken, no document found.
+	IsDuplicate(err error) bool
+	IsNotFound(err error) bool
+	// AllowOverMemoryLimit marks writes the system needs whatever the memory.
+	AllowOverMemoryLimit(ctx context.Context, why string) context.Context
+}
+
+// Index is an index of the idempotency records (the fields of store.Index,
+// to which libs/service converts it).
+type Index struct {
+	Collection string
+	Keys       bson.D
+	Unique     bool
+	Partial    bson.M
+	Name       string
+}
+
 // Idempotency keeps the outcomes of mutations called with an Idempotency-Key,
 // in the collection IdempotencyCollection of the service's database.
 type Idempotency struct {
-	db   *store.DB
+	db   Database
 	coll lungo.ICollection
 	// Owner names this process in the claims it makes: a process that starts
 	// again under the same name frees the claims its earlier run left running
@@ -217,7 +243,7 @@ type Idempotency struct {
 }
 
 // NewIdempotency keeps outcomes in db.
-func NewIdempotency(db *store.DB, logger *slog.Logger) *Idempotency {
+func NewIdempotency(db Database, logger *slog.Logger) *Idempotency {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -233,8 +259,8 @@ func NewIdempotency(db *store.DB, logger *slog.Logger) *Idempotency {
 
 // Indexes serve the prune and the start's release of abandoned claims.
 // There is no TTL index: the embedded engine has none, and Run prunes on both.
-func (s *Idempotency) Indexes() []store.Index {
-	return []store.Index{
+func (s *Idempotency) Indexes() []Index {
+	return []Index{
 		{Collection: IdempotencyCollection, Keys: bson.D{{Key: "expiresAt", Value: 1}}, Name: "expiresAt"},
 		// ReleaseAbandoned, at each start: the running claims (of an owner).
 		{Collection: IdempotencyCollection, Keys: bson.D{{Key: "state", Value: 1}, {Key: "owner", Value: 1}}, Name: "state_owner"},
@@ -313,16 +339,16 @@ func (s *Idempotency) begin(ctx context.Context, caller, key, path, argsHash str
 			ID: id, Caller: caller, Path: path, ArgsHash: argsHash, State: idemRunning, Claim: newClaimToken(), Owner: s.Owner,
 			CreatedAt: now, ClaimedAt: now, ExpiresAt: now.Add(s.Retention),
 		}
-		_, err := s.coll.InsertOne(overLimit(ctx), rec)
+		_, err := s.coll.InsertOne(s.overLimit(ctx), rec)
 		if err == nil {
 			return &idemClaim{id: id, claim: rec.Claim}, nil, nil
 		}
-		if !store.IsDuplicate(err) {
+		if !s.db.IsDuplicate(err) {
 			return nil, nil, fmt.Errorf("idempotency: claim key: %w", err)
 		}
 		var old idemRecord
 		if err := s.coll.FindOne(ctx, bson.M{"_id": id}).Decode(&old); err != nil {
-			if store.IsNotFound(err) {
+			if s.db.IsNotFound(err) {
 				continue // released or pruned meanwhile: claim again
 			}
 			return nil, nil, fmt.Errorf("idempotency: read key: %w", err)
@@ -347,7 +373,7 @@ func (s *Idempotency) begin(ctx context.Context, caller, key, path, argsHash str
 		}
 		// Expired, or abandoned by a run that did not finish within its lease:
 		// take it over, unless another call did so first.
-		res, err := s.coll.ReplaceOne(overLimit(ctx), bson.M{"_id": id, "claim": old.Claim}, rec)
+		res, err := s.coll.ReplaceOne(s.overLimit(ctx), bson.M{"_id": id, "claim": old.Claim}, rec)
 		if err != nil {
 			return nil, nil, fmt.Errorf("idempotency: take over key: %w", err)
 		}
@@ -363,8 +389,8 @@ func (s *Idempotency) begin(ctx context.Context, caller, key, path, argsHash str
 // checked itself. A refused call is not kept (503, see keeps) and its claim
 // is released, so what stays is the outcome of a call that went through,
 // such as a delete that frees memory.
-func overLimit(ctx context.Context) context.Context {
-	return store.AllowOverMemoryLimit(ctx, "an Idempotency-Key's claim and outcome")
+func (s *Idempotency) overLimit(ctx context.Context) context.Context {
+	return s.db.AllowOverMemoryLimit(ctx, "an Idempotency-Key's claim and outcome")
 }
 
 func reused(format string, args ...any) error {
@@ -396,7 +422,7 @@ var errTakenOver = errors.New("idempotency: the key was taken over before the ru
 // transaction (ctx is inside store.DB.Joined): it commits with the effects.
 func (s *Idempotency) keep(ctx context.Context, c *idemClaim, status int, body []byte) error {
 	now := s.now()
-	res, err := s.coll.UpdateOne(overLimit(ctx), bson.M{"_id": c.id, "claim": c.claim}, bson.M{"$set": bson.M{
+	res, err := s.coll.UpdateOne(s.overLimit(ctx), bson.M{"_id": c.id, "claim": c.claim}, bson.M{"$set": bson.M{
 		"state": idemDone, "status": status, "body": body, "finishedAt": now, "expiresAt": now.Add(s.Retention),
 	}})
 	switch {
@@ -425,7 +451,7 @@ func (s *Idempotency) settleFailure(ctx context.Context, c *idemClaim, status in
 	// still saw an error (the file's acknowledgement cut off by the lease,
 	// a commit whose result MongoDB could not tell), the success is kept
 	// and stays the answer.
-	res, err := s.coll.UpdateOne(overLimit(ctx), bson.M{"_id": c.id, "claim": c.claim, "state": idemRunning}, bson.M{"$set": bson.M{
+	res, err := s.coll.UpdateOne(s.overLimit(ctx), bson.M{"_id": c.id, "claim": c.claim, "state": idemRunning}, bson.M{"$set": bson.M{
 		"state": idemDone, "status": status, "body": body, "finishedAt": now, "expiresAt": now.Add(s.Retention),
 	}})
 	switch {
@@ -453,7 +479,7 @@ func (s *Idempotency) ReleaseAbandoned(ctx context.Context) (int64, error) {
 		}
 		filter["owner"] = s.Owner
 	}
-	res, err := s.coll.DeleteMany(overLimit(ctx), filter)
+	res, err := s.coll.DeleteMany(s.overLimit(ctx), filter)
 	if err != nil {
 		return 0, fmt.Errorf("idempotency: free abandoned keys: %w", err)
 	}

@@ -166,7 +166,7 @@ func newIdemWorld(t *testing.T) *idemWorld {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	w.ids = NewIdempotency(db, logger)
 	w.ids.now = func() time.Time { return *w.clock.Load() }
-	if err := db.EnsureIndexes(ctx, w.ids.Indexes()...); err != nil {
+	if err := db.EnsureIndexes(ctx, storeIndexes(w.ids.Indexes())...); err != nil {
 		t.Fatal(err)
 	}
 	reg := NewRegistry("t",
@@ -703,4 +703,13 @@ func TestAbandonedKeysFreedAtStart(t *testing.T) {
 	if r := w.call("mutation", "u1", "done", "t.idem.write", `{"n":1}`); !r.replayed {
 		t.Fatalf("a finished record was freed: %+v", r)
 	}
+}
+
+// storeIndexes converts the records' indexes as libs/service does.
+func storeIndexes(idx []Index) []store.Index {
+	out := make([]store.Index, len(idx))
+	for i, ix := range idx {
+		out[i] = store.Index(ix)
+	}
+	return out
 }

@@ -32,10 +32,11 @@ func TestReviewReplayDoesNotClaimNoWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	db.Use(liveset.Track(db)) // as libs/service installs it
 	t.Cleanup(func() { db.Close(ctx) })
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ids := NewIdempotency(db, logger)
-	if err := db.EnsureIndexes(ctx, ids.Indexes()...); err != nil {
+	if err := db.EnsureIndexes(ctx, storeIndexes(ids.Indexes())...); err != nil {
 		t.Fatal(err)
 	}
 	reg := NewRegistry("t",
@@ -91,6 +92,7 @@ func TestReviewReadsOfAQueryThatCallsAnotherService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cdb.Use(liveset.Track(cdb)) // as libs/service installs it
 	t.Cleanup(func() { cdb.Close(ctx) })
 	catalog := NewRegistry("catalog",
 		NewQuery("catalog.stores.contact", Internal, "", func(ctx context.Context, _ *NoArgs) (string, error) {
@@ -116,6 +118,7 @@ func TestReviewReadsOfAQueryThatCallsAnotherService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pdb.Use(liveset.Track(pdb)) // as libs/service installs it
 	t.Cleanup(func() { pdb.Close(ctx) })
 	payouts := NewRegistry("payouts",
 		NewQuery("payouts.payouts.list", Public, "", func(ctx context.Context, _ *NoArgs) (string, error) {

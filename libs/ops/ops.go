@@ -14,7 +14,6 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
-	"marketplace/libs/store"
 )
 
 // Kind is query (read) or mutation (write).
@@ -140,9 +139,12 @@ func NewMutation[A, R any](path string, access Access, summary string, h func(co
 
 // Registry holds one service's operations.
 type Registry struct {
-	Service   string
-	ops       map[string]*Op
-	resolvers Resolvers
+	Service string
+	// Unreachable tells an error of a database that did not answer (libs/service
+	// sets store.IsUnreachable): such an operation answers UNAVAILABLE.
+	Unreachable func(error) bool
+	ops         map[string]*Op
+	resolvers   Resolvers
 }
 
 // WithResolvers says how this service resolves customers and stores for the
@@ -205,7 +207,7 @@ func (r *Registry) Invoke(ctx context.Context, kind Kind, path string, raw []byt
 		return nil, err
 	}
 	res, err := op.run(ctx, raw, &r.resolvers)
-	if err != nil && apperr.CodeOf(err) == apperr.Internal && store.IsUnreachable(err) {
+	if err != nil && apperr.CodeOf(err) == apperr.Internal && r.Unreachable != nil && r.Unreachable(err) {
 		// The database did not answer: not a bug, and it goes away by itself.
 		// A caller (another service's consumer) waits and tries again rather
 		// than give up on an INTERNAL answer.

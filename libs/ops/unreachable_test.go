@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/store"
 )
 
 // TestUnreachableDatabaseIsUnavailable: an operation whose database does not
@@ -29,6 +30,7 @@ func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 	}
 	bug := func(context.Context, *NoArgs) (string, error) { return "", errors.New("nil map") }
 	r := NewRegistry("t", NewQuery("t.ops.read", Public, "", read), NewQuery("t.ops.bug", Public, "", bug))
+	r.Unreachable = store.IsUnreachable // as libs/service sets it
 	_, err = r.Invoke(ctx, Query, "t.ops.read", []byte(`{}`), false)
 	if apperr.CodeOf(err) != apperr.Unavailable {
 		t.Fatalf("database unreachable: %v, want UNAVAILABLE", err)

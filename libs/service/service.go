@@ -44,7 +44,7 @@ type Env struct {
 }
 
 // LiveTopic is the topic the module's committed writes leave on for live
-// queries (libs/liveset; store/live.go).
+// queries (libs/liveset; liveset/tracking.go).
 func (m Module) LiveTopic() string { return liveset.TopicOf(m.Name) }
 
 // Built is a constructed service.
@@ -135,6 +135,10 @@ func Run(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
+	// Reads and writes recorded for live queries (libs/liveset), before
+	// anything uses the database.
+	live := liveset.Track(db)
+	db.Use(live)
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -160,8 +164,8 @@ func Run(ctx context.Context, o Options) (err error) {
 		relay.BeforePublish = o.RelayFault
 	}
 	// Every committed write leaves on the service's live topic, from the
-	// outbox, in its transaction (store/live.go): live queries re-run by it.
-	db.SetLivePublisher(&store.LivePublisher{Publish: outbox.AddWrites, After: relay.Kick})
+	// outbox, in its transaction (liveset/tracking.go): live queries re-run by it.
+	live.SetPublisher(&liveset.Publisher{Publish: outbox.AddWrites, After: relay.Kick})
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -192,6 +196,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: build: %w", o.Module.Name, err)
 	}
+	built.Registry.Unreachable = store.IsUnreachable
 	if err := built.Registry.Check(); err != nil {
 		return fmt.Errorf("%s: %w", o.Module.Name, err)
 	}
@@ -205,7 +210,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	idem := ops.NewIdempotency(db, logger) // Idempotency-Key outcomes, in the service's own database
 	idem.Owner = instanceName(o.Listener)
 	idem.AfterCommit = relay.Kick
-	if err := db.EnsureIndexes(startCtx, append(append(built.Indexes, outbox.Indexes()...), idem.Indexes()...)...); err != nil {
+	if err := db.EnsureIndexes(startCtx, append(append(built.Indexes, outbox.Indexes()...), idemIndexes(idem)...)...); err != nil {
 		return err
 	}
 	// Keys whose calls were cut off when this process's earlier run died are
@@ -297,4 +302,13 @@ func instanceName(l net.Listener) string {
 		host = "unknown-host"
 	}
 	return host + "/" + l.Addr().String()
+}
+
+// idemIndexes are the idempotency records' indexes as the store declares them.
+func idemIndexes(idem *ops.Idempotency) []store.Index {
+	var out []store.Index
+	for _, ix := range idem.Indexes() {
+		out = append(out, store.Index(ix))
+	}
+	return out
 }

@@ -305,7 +305,7 @@ func TestRunServesTheModule(t *testing.T) {
 
 	// Exactly the two committed creates reach the broker, in order: the
 	// refused duplicate left no event behind (it would come before b2). Each
-	// also left its writes on the live topic (store/live.go), keyed by the
+	// also left its writes on the live topic (liveset/tracking.go), keyed by the
 	// collection's key fields (_id and the indexed sku).
 	all := waitMessages(t, r.pub, 4)
 	var msgs, live []events.Message

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/256dpi/lungo"
@@ -67,7 +68,7 @@ type DB struct {
 	fileSt   *fileStore   // its store; nil in memory
 	log      *slog.Logger // the embedded engine's; nil otherwise
 	memLimit *MemoryLimit // DB_MEMORY_LIMIT on the embedded engine (memlimit.go); nil otherwise
-	live     live         // reads and writes for live queries (live.go)
+	layer    Layer        // another package's layer (Use); nil: none
 }
 
 // Open connects to or opens the database described by opts.
@@ -125,7 +126,6 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("store: open %s: %w", opts.Name, err)
 		}
 		d := &DB{IDatabase: client.Database(opts.Name), client: client, engine: engine, embedded: true, file: file, fileSt: fst, log: log, memLimit: opts.MemoryLimit}
-		d.live.fromChanges = !perWriteTracking // live.go
 		if err := d.markCreated(); err != nil {
 			d.Close(ctx)
 			return nil, err
@@ -239,8 +239,11 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	if j, _ := ctx.Value(joinKey{}).(*DB); j == d {
 		return joined(ctx, fn) // inside DB.Joined: its transaction (joined.go)
 	}
-	var tw *txWrites
-	fn = d.limitTx(d.liveTx(fn, &tw)) // memlimit.go, live.go
+	var committed func(context.Context)
+	if d.layer != nil {
+		fn, committed = d.layer.Tx(fn)
+	}
+	fn = d.limitTx(fn) // memlimit.go
 	sess, err := d.client.StartSession()
 	if err != nil {
 		return fmt.Errorf("store: start session: %w", err)
@@ -259,8 +262,8 @@ func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	if werr := d.WaitDurable(ctx); werr != nil {
 		return werr
 	}
-	if err == nil {
-		d.liveCommitted(ctx, tw)
+	if err == nil && committed != nil {
+		committed(ctx)
 	}
 	return err
 }
@@ -273,6 +276,78 @@ func (d *DB) WaitDurable(ctx context.Context) error {
 	return d.fileSt.waitDurable(ctx)
 }
 
+// A Layer adds to a database's collections and transactions what another
+// package keeps (libs/liveset's tracking for live queries, which the store
+// does not import): Collection wraps each collection handed out, Tx each
+// transaction's function (run: each attempt; committed: once it committed),
+// and Indexed is told each declared index.
+type Layer interface {
+	Collection(name string, c lungo.ICollection) lungo.ICollection
+	Tx(fn func(ctx context.Context) error) (run func(ctx context.Context) error, committed func(ctx context.Context))
+	Indexed(coll string, keys bson.D)
+}
+
+// Use installs l as the database's layer, before the database is used.
+func (d *DB) Use(l Layer) { d.layer = l }
+
+// collWrapper is the process's outermost collection layer, if any
+// (WrapCollections).
+var collWrapper atomic.Pointer[func(db string, c lungo.ICollection) lungo.ICollection]
+
+// WrapCollections installs w as the outermost layer of every collection
+// DB.Collection hands out from now on (nil: none). For development tools
+// (deploy/querylog records every query in tests).
+func WrapCollections(w func(db string, c lungo.ICollection) lungo.ICollection) {
+	if w == nil {
+		collWrapper.Store(nil)
+		return
+	}
+	collWrapper.Store(&w)
+}
+
+// Collection returns the named collection of the database, wrapped in its
+// layers, innermost first. This is the one place they are chained:
+//
+//  1. durable (embedded engine): a write answers once its commit is on disk
+//     (durable.go);
+//  2. limited (embedded engine): writes that add data are refused over
+//     DB_MEMORY_LIMIT (memlimit.go);
+//  3. the database's layer, if one is installed (Use: libs/liveset's
+//     tracking of reads and writes for live queries);
+//  4. the process's wrapper, if one is installed (WrapCollections).
+func (d *DB) Collection(name string, opts ...*options.CollectionOptions) lungo.ICollection {
+	c := d.IDatabase.Collection(name, opts...)
+	if d.embedded {
+		c = durableCollection{c, d.fileSt}
+		c = d.limited(c)
+	}
+	if d.layer != nil {
+		c = d.layer.Collection(name, c)
+	}
+	if w := collWrapper.Load(); w != nil {
+		c = (*w)(d.IDatabase.Name(), c)
+	}
+	return c
+}
+
+type scanKey struct{}
+
+// Scan declares that the queries issued with the returned context are meant
+// to read the whole collection (or every entry of an index) and says why:
+// the index coverage check (deploy/querylog) accepts them. Use it inline, at
+// the query:
+//
+//	c.Find(store.Scan(ctx, "cities: a short list, read whole"), bson.D{})
+func Scan(ctx context.Context, reason string) context.Context {
+	return context.WithValue(ctx, scanKey{}, reason)
+}
+
+// ScanReason is the reason Scan gave ctx, "" if none.
+func ScanReason(ctx context.Context) string {
+	r, _ := ctx.Value(scanKey{}).(string)
+	return r
+}
+
 // IsDuplicate reports a unique-index violation on either engine.
 func IsDuplicate(err error) bool {
 	return err != nil && (mongo.IsDuplicateKeyError(err) || lungo.IsUniquenessError(err))
@@ -281,6 +356,14 @@ func IsDuplicate(err error) bool {
 // IsNotFound reports that a single-document read found nothing.
 func IsNotFound(err error) bool {
 	return errors.Is(err, mongo.ErrNoDocuments) || errors.Is(err, lungo.ErrNoDocuments)
+}
+
+// The error classes and AllowOverMemoryLimit as methods: libs/ops takes the
+// database as an interface it declares (ops.Database).
+func (d *DB) IsDuplicate(err error) bool { return IsDuplicate(err) }
+func (d *DB) IsNotFound(err error) bool  { return IsNotFound(err) }
+func (d *DB) AllowOverMemoryLimit(ctx context.Context, why string) context.Context {
+	return AllowOverMemoryLimit(ctx, why)
 }
 
 // Index is declared by a service next to the queries that need it.
@@ -296,7 +379,9 @@ type Index struct {
 // no-op.
 func (d *DB) EnsureIndexes(ctx context.Context, idx ...Index) error {
 	for _, ix := range idx {
-		d.addKeyFields(ix.Collection, ix.Keys) // live.go
+		if d.layer != nil {
+			d.layer.Indexed(ix.Collection, ix.Keys)
+		}
 		o := options.Index().SetUnique(ix.Unique)
 		if ix.Name != "" {
 			o.SetName(ix.Name)

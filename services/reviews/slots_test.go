@@ -12,6 +12,7 @@ import (
 	contractevents "marketplace/libs/contracts/events"
 	"marketplace/libs/events"
 	"marketplace/libs/events/eventstest"
+	"marketplace/libs/liveset"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
 	"marketplace/services/reviews/domain"
@@ -115,7 +116,7 @@ func TestWithdrawVerification(t *testing.T) {
 		}
 	}
 	// One review.updated per withdrawal, not per run.
-	cur, err := db.Collection(store.Internal("outbox")).Find(ctx, bson.M{})
+	cur, err := db.Collection(liveset.Internal("outbox")).Find(ctx, bson.M{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build faultpoints
 
-package store
+package liveset
 
 import "os"
 

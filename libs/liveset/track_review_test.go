@@ -1,4 +1,4 @@
-package store
+package liveset
 
 // Review of issue 23's write sets: writes whose changes must reach the live
 // queries that read them.
@@ -10,7 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
-	"marketplace/libs/liveset"
+	"marketplace/libs/store"
 )
 
 // A FindOneAndUpdate that upserts (returning the document before, the
@@ -23,7 +23,7 @@ func TestReviewFindOneAndUpdateUpsertBeforeIsReported(t *testing.T) {
 	n := p.count()
 	err := c.FindOneAndUpdate(ctx, bson.M{"storeId": "A", "customerId": "C"}, bson.M{"$set": bson.M{"rating": 5}},
 		options.FindOneAndUpdate().SetUpsert(true)).Err()
-	if err != nil && !IsNotFound(err) {
+	if err != nil && !store.IsNotFound(err) {
 		t.Fatal(err)
 	}
 	if got, _ := c.CountDocuments(ctx, bson.M{"storeId": "A"}); got != 1 {
@@ -66,7 +66,7 @@ func TestReviewInsertManyPartialIsReported(t *testing.T) {
 	n := p.count()
 	err := db.Tx(ctx, func(ctx context.Context) error {
 		_, err := c.InsertMany(ctx, []any{bson.M{"_id": "r1", "storeId": "A"}, bson.M{"_id": "r2", "storeId": "B"}}, options.InsertMany().SetOrdered(false))
-		if err != nil && !IsDuplicate(err) {
+		if err != nil && !store.IsDuplicate(err) {
 			return err
 		}
 		return nil
@@ -90,7 +90,7 @@ func TestReviewInsertManyPartialIsReported(t *testing.T) {
 func TestReviewLargeNumbersAreOneKey(t *testing.T) {
 	asDouble, _ := bson.Marshal(bson.M{"storeId": float64(1e17)})
 	asLong, _ := bson.Marshal(bson.M{"storeId": int64(1e17)})
-	w := liveset.Writes{}
+	w := Writes{}
 	cw := w.Coll("reviews", []string{"storeId"})
 	vals, ok := keyValues(asDouble, "storeId")
 	if !ok {
@@ -112,19 +112,19 @@ func BenchmarkReviewUpdateByID(b *testing.B) {
 	for _, withPub := range []bool{false, true} {
 		b.Run(map[bool]string{false: "untracked", true: "published"}[withPub], func(b *testing.B) {
 			ctx := context.Background()
-			db, err := Open(ctx, Options{Name: "bench", Memory: true})
+			db, err := openTracked(ctx, store.Options{Name: "bench", Memory: true})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer db.Close(ctx)
 			if err := db.EnsureIndexes(ctx,
-				Index{Collection: "reviews", Keys: bson.D{{Key: "storeId", Value: 1}}},
-				Index{Collection: "reviews", Keys: bson.D{{Key: "customerId", Value: 1}}}); err != nil {
+				store.Index{Collection: "reviews", Keys: bson.D{{Key: "storeId", Value: 1}}},
+				store.Index{Collection: "reviews", Keys: bson.D{{Key: "customerId", Value: 1}}}); err != nil {
 				b.Fatal(err)
 			}
 			outbox := Internal("bench_outbox")
 			if withPub {
-				db.SetLivePublisher(&LivePublisher{Publish: func(ctx context.Context, w *liveset.Writes) (string, error) {
+				db.SetLivePublisher(&Publisher{Publish: func(ctx context.Context, w *Writes) (string, error) {
 					_, err := db.Collection(outbox).InsertOne(ctx, bson.M{"env": w.Encode()})
 					return "id", err
 				}})

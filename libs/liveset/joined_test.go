@@ -1,4 +1,4 @@
-package store
+package liveset
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 
 	"marketplace/libs/apperr"
+	"marketplace/libs/store"
 )
 
 // DB.Joined: the transactions begun inside its function (DB.Tx, and writes
@@ -22,7 +23,7 @@ func TestJoinedTransactionsCommitTogether(t *testing.T) {
 		t.Run(fmt.Sprintf("fromChanges=%v", fromChanges), func(t *testing.T) {
 			ctx := context.Background()
 			db, pub := liveDB(t)
-			db.live.fromChanges = fromChanges
+			db.tr.fromChanges = fromChanges
 			coll := db.Collection("reviews")
 			count := func() int64 {
 				n, err := coll.CountDocuments(ctx, bson.M{})
@@ -82,14 +83,14 @@ func TestJoinedTransactionsCommitTogether(t *testing.T) {
 			runs, conflicts := 0, 2
 			err = db.Joined(ctx, func(ctx context.Context) error {
 				runs++
-				_, err := Retry(ctx, "the review", func(ctx context.Context) (struct{}, error) {
+				_, err := store.Retry(ctx, "the review", func(ctx context.Context) (struct{}, error) {
 					return struct{}{}, db.Tx(ctx, func(ctx context.Context) error {
 						if _, err := coll.InsertOne(ctx, bson.M{"storeId": "s5"}); err != nil {
 							return err
 						}
 						if conflicts > 0 {
 							conflicts--
-							return ErrConflict
+							return store.ErrConflict
 						}
 						return nil
 					})
@@ -100,9 +101,9 @@ func TestJoinedTransactionsCommitTogether(t *testing.T) {
 				t.Fatalf("conflicts: %v after %d runs, %d documents (want 3 runs, one write kept)", err, runs, count())
 			}
 			err = db.Joined(ctx, func(ctx context.Context) error {
-				return db.Tx(ctx, func(context.Context) error { return ErrConflict })
+				return db.Tx(ctx, func(context.Context) error { return store.ErrConflict })
 			})
-			if apperr.CodeOf(err) != apperr.Unavailable || apperr.From(err).Details["reason"] != ReasonContention {
+			if apperr.CodeOf(err) != apperr.Unavailable || apperr.From(err).Details["reason"] != store.ReasonContention {
 				t.Fatalf("always conflicting: %v", err)
 			}
 		})

@@ -1,4 +1,4 @@
-package store
+package querylog
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"marketplace/libs/store"
 )
 
 func keys(kv ...any) []SortKey {
@@ -102,12 +104,12 @@ func TestQueryLogRecordsAndChecks(t *testing.T) {
 	ctx := context.Background()
 	log := RecordQueries()
 	defer StopRecording()
-	db, err := Open(ctx, Options{Name: "qlog", Memory: true})
+	db, err := store.Open(ctx, store.Options{Name: "qlog", Memory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close(ctx)
-	if err := db.EnsureIndexes(ctx, Index{Collection: "orders", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "_id", Value: -1}}, Name: "by_store"}); err != nil {
+	if err := db.EnsureIndexes(ctx, store.Index{Collection: "orders", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "_id", Value: -1}}, Name: "by_store"}); err != nil {
 		t.Fatal(err)
 	}
 	c := db.Collection("orders")
@@ -120,7 +122,7 @@ func TestQueryLogRecordsAndChecks(t *testing.T) {
 	_, _ = c.UpdateByID(ctx, "o1", bson.M{"$set": bson.M{"x": 1}})
 	_, _ = c.CountDocuments(ctx, bson.M{"storeId": "s"})
 	// Declared.
-	_, _ = c.Find(Scan(ctx, "a test's small list"), bson.M{})
+	_, _ = c.Find(store.Scan(ctx, "a test's small list"), bson.M{})
 	// Refused: a scan on update, an in-memory sort on findOneAndUpdate, a count of everything.
 	_, _ = c.UpdateMany(ctx, bson.M{"city": "Dubai"}, bson.M{"$set": bson.M{"x": 2}})
 	_ = c.FindOneAndUpdate(ctx, bson.M{"storeId": "s"}, bson.M{"$set": bson.M{"x": 3}}, options.FindOneAndUpdate().SetSort(bson.D{{Key: "city", Value: 1}}))

@@ -1,4 +1,4 @@
-package store
+package querylog
 
 // The index coverage check: would a production MongoDB serve each recorded
 // query (querylog.go) from the indexes created on its collection?

@@ -1,6 +1,6 @@
 //go:build !faultpoints
 
-package store
+package liveset
 
 // perWriteTracking selects the MongoDB path of live write records (each
 // write reads its documents' keys) on the embedded engine too: false but in

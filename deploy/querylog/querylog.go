@@ -1,12 +1,13 @@
-package store
-
-// Query recording for the index coverage check (coverage.go). While a
+// Package querylog records the queries the services issue and checks that an
+// index serves each (coverage.go): development tooling for the black-box
+// tests (deploy/e2e), kept out of libs/store. While a
 // QueryLog is installed (RecordQueries, tests only), every collection handed
-// out by DB.Collection is wrapped: each query's operation, filter shape and
+// out by store.DB.Collection is wrapped: each query's operation, filter shape and
 // sort is recorded, and so is each index created, per database and
 // collection. The wrapper sits at the collection, so it is the same whatever
 // engine or file store serves the database; without a log installed
 // DB.Collection hands out the engine's collection itself.
+package querylog
 
 import (
 	"context"
@@ -16,60 +17,28 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
-)
 
-// activeLog is the installed query log, if any.
-var activeLog atomic.Pointer[QueryLog]
+	"marketplace/libs/store"
+)
 
 // RecordQueries installs a new query log: the databases' collections handed
 // out from now on record into it, until StopRecording. For tests.
 func RecordQueries() *QueryLog {
 	l := &QueryLog{queries: map[string]*Query{}, indexes: map[string]map[string]IndexSpec{}}
-	activeLog.Store(l)
+	store.WrapCollections(func(db string, c lungo.ICollection) lungo.ICollection {
+		return &recordingCollection{ICollection: c, log: l, db: db}
+	})
 	return l
 }
 
 // StopRecording uninstalls the query log; collections handed out before keep
 // recording into it.
-func StopRecording() { activeLog.Store(nil) }
-
-// Collection returns the named collection of the database (on the embedded
-// engine: writes that answer once durable, durable.go); while a query log is
-// installed, one that records into it.
-func (d *DB) Collection(name string, opts ...*options.CollectionOptions) lungo.ICollection {
-	c := d.IDatabase.Collection(name, opts...)
-	if d.embedded {
-		c = durableCollection{c, d.fileSt} // durable.go
-		c = d.limited(c)                   // memlimit.go
-	}
-	c = d.tracked(c, name) // live.go
-	if l := activeLog.Load(); l != nil {
-		return &recordingCollection{ICollection: c, log: l, db: d.IDatabase.Name()}
-	}
-	return c
-}
-
-type scanKey struct{}
-
-// Scan declares that the queries issued with the returned context are meant
-// to read the whole collection (or every entry of an index) and says why:
-// the index coverage check accepts them. Use it inline, at the query:
-//
-//	c.Find(store.Scan(ctx, "cities: a short list, read whole"), bson.D{})
-func Scan(ctx context.Context, reason string) context.Context {
-	return context.WithValue(ctx, scanKey{}, reason)
-}
-
-func scanReason(ctx context.Context) string {
-	r, _ := ctx.Value(scanKey{}).(string)
-	return r
-}
+func StopRecording() { store.WrapCollections(nil) }
 
 // Query is one recorded query shape.
 type Query struct {
@@ -151,7 +120,7 @@ func (l *QueryLog) record(ctx context.Context, db, coll, op string, filter, sort
 		l.note(fmt.Sprintf("%s %s.%s: unreadable sort: %v", op, db, coll, err))
 		return
 	}
-	q := Query{Database: db, Collection: coll, Op: op, Filter: f, Sort: s, Limited: limited, Scan: scanReason(ctx)}
+	q := Query{Database: db, Collection: coll, Op: op, Filter: f, Sort: s, Limited: limited, Scan: store.ScanReason(ctx)}
 	key := q.shape()
 	caller := callerOutsideStore()
 	l.mu.Lock()
@@ -253,7 +222,7 @@ func callerOutsideStore() string {
 	for {
 		f, more := frames.Next()
 		switch {
-		case strings.Contains(f.File, "/libs/store/") && !strings.HasSuffix(f.File, "_test.go"), strings.Contains(f.File, "256dpi/lungo"),
+		case (strings.Contains(f.File, "/libs/store/") || strings.Contains(f.File, "/deploy/querylog/")) && !strings.HasSuffix(f.File, "_test.go"), strings.Contains(f.File, "256dpi/lungo"),
 			strings.Contains(f.File, "go.mongodb.org/"), strings.HasPrefix(f.Function, "runtime."):
 		default:
 			loc := shortPath(f.File) + ":" + fmt.Sprint(f.Line)

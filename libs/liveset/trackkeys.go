@@ -1,6 +1,6 @@
-package store
+package liveset
 
-// The key parsing of live queries' records (live.go): which key values a
+// The key parsing of live queries' records (tracking.go): which key values a
 // filter pins, a document holds, an update may change.
 
 import (
@@ -15,8 +15,6 @@ import (
 	"go.mongodb.org/mongo-driver/bson/bsontype"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 	"go.mongodb.org/mongo-driver/mongo"
-
-	"marketplace/libs/liveset"
 )
 
 // changesKeys reports whether change (an update's operators, a pipeline or
@@ -264,7 +262,7 @@ func equalities(v bson.RawValue) ([]string, bool) {
 					continue
 				}
 				vals, err := arr.Values()
-				if err != nil || len(vals) == 0 || len(vals) > maxReadValues {
+				if err != nil || len(vals) == 0 || len(vals) > MaxReadValues {
 					continue
 				}
 				var out []string
@@ -290,18 +288,18 @@ func equalities(v bson.RawValue) ([]string, bool) {
 }
 
 // readsOf is what a read with filter reads of coll (see the top of the file).
-func readsOf(coll string, filter bson.Raw, keys []string) liveset.Reads {
+func readsOf(coll string, filter bson.Raw, keys []string) Reads {
 	if rs, ok := keyedReads(coll, filter, keys); ok {
 		return rs
 	}
-	return liveset.Reads{{Coll: coll}}
+	return Reads{{Coll: coll}}
 }
 
 // keyedReads are the reads of filter keyed by one of keys; false when it
 // pins none.
-func keyedReads(coll string, filter bson.Raw, keys []string) (liveset.Reads, bool) {
+func keyedReads(coll string, filter bson.Raw, keys []string) (Reads, bool) {
 	eq := map[string][]string{}
-	var ors []liveset.Reads
+	var ors []Reads
 	var walk func(doc bson.Raw)
 	walk = func(doc bson.Raw) {
 		elems, err := doc.Elements()
@@ -325,7 +323,7 @@ func keyedReads(coll string, filter bson.Raw, keys []string) (liveset.Reads, boo
 					continue
 				}
 				vals, _ := arr.Values()
-				var union liveset.Reads
+				var union Reads
 				all := len(vals) > 0
 				for _, x := range vals {
 					d, ok := x.DocumentOK()
@@ -357,7 +355,7 @@ func keyedReads(coll string, filter bson.Raw, keys []string) (liveset.Reads, boo
 	walk(filter)
 	for _, k := range keys {
 		if vs, ok := eq[k]; ok {
-			return liveset.Reads{{Coll: coll, Field: k, Values: vs}}, true
+			return Reads{{Coll: coll, Field: k, Values: vs}}, true
 		}
 	}
 	if len(ors) > 0 {
@@ -401,4 +399,36 @@ func idsPinned(filter bson.Raw) ([]any, bool) {
 		return nil, false
 	}
 	return []any{v}, true
+}
+
+// pipelineStart is the filter of a pipeline's leading $match and the sort
+// of the $sort right after it, if any.
+func pipelineStart(pipeline any) (filter, sort any) {
+	raw, err := bson.Marshal(bson.M{"p": pipeline})
+	if err != nil {
+		return nil, nil
+	}
+	arr, ok := bson.Raw(raw).Lookup("p").ArrayOK()
+	if !ok {
+		return nil, nil
+	}
+	vals, _ := arr.Values()
+	for i, v := range vals {
+		doc, ok := v.DocumentOK()
+		if !ok || i > 1 {
+			break
+		}
+		if m, err := doc.LookupErr("$match"); err == nil && i == 0 {
+			filter = m.Document()
+			continue
+		}
+		if s, err := doc.LookupErr("$sort"); err == nil {
+			sort = s.Document()
+		}
+		break
+	}
+	if filter == nil {
+		filter = bson.D{}
+	}
+	return filter, sort
 }

@@ -1,4 +1,4 @@
-package store
+package liveset
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
-	"marketplace/libs/liveset"
+	"marketplace/libs/store"
 )
 
 // On the embedded engine a transaction's write set is read from the
@@ -27,13 +27,13 @@ import (
 // sort reads every match; or "unknown").
 func TestWriteSetsFromChangesMatchPerWriteReads(t *testing.T) {
 	ctx := context.Background()
-	dbs := [2]*DB{}
+	dbs := [2]*testDB{}
 	pubs := [2]*published{}
 	for i := range dbs {
 		dbs[i], pubs[i] = liveDB(t)
 	}
-	dbs[1].live.fromChanges = false // the MongoDB path, on the embedded engine
-	if !dbs[0].live.fromChanges {
+	dbs[1].tr.fromChanges = false // the MongoDB path, on the embedded engine
+	if !dbs[0].tr.fromChanges {
 		t.Fatal("the embedded engine must read write sets from its changes")
 	}
 
@@ -130,7 +130,7 @@ func TestWriteSetsFromChangesMatchPerWriteReads(t *testing.T) {
 					return err
 				})
 			}
-			if err != nil && !IsDuplicate(err) && !IsNotFound(err) && !mongo.IsDuplicateKeyError(err) {
+			if err != nil && !store.IsDuplicate(err) && !store.IsNotFound(err) && !mongo.IsDuplicateKeyError(err) {
 				t.Fatalf("step %d op %d: %v", step, op, err)
 			}
 		}
@@ -185,7 +185,7 @@ func TestWriteSetsFromChangesMatchPerWriteReads(t *testing.T) {
 }
 
 // rawDocs is the reviews collection by _id.
-func rawDocs(t *testing.T, db *DB) map[string]bson.Raw {
+func rawDocs(t *testing.T, db *testDB) map[string]bson.Raw {
 	t.Helper()
 	cur, err := db.Collection("reviews").Find(context.Background(), bson.M{})
 	if err != nil {
@@ -240,7 +240,7 @@ func changedKeys(before, after map[string]bson.Raw, fields []string) map[string]
 }
 
 // sortedValues are a collection's write values, sorted per field.
-func sortedValues(cw *liveset.CollWrite) map[string][]string {
+func sortedValues(cw *CollWrite) map[string][]string {
 	out := map[string][]string{}
 	for f, vs := range cw.Values {
 		out[f] = slices.Sorted(slices.Values(vs))

@@ -1,15 +1,16 @@
-package store
+package liveset
 
-// What queries read and writes changed, for live queries (libs/liveset).
-//
-// The collections DB.Collection hands out record, on either engine:
+// Tracking: what queries read and writes changed, recorded by a layer around
+// a database's collections and transactions (store.DB.Use: libs/service
+// installs it). The collections the database hands out record, on either
+// engine:
 //
 //   - the reads of a context made by TrackReads (a query's request): for each
 //     find, count or aggregation, the collection and, when the filter pins
 //     one of the collection's key fields by equality ($eq, $in, or a plain
 //     value; inside $and, or in every branch of an $or), that field and its
 //     values; else the whole collection. A collection's key fields are _id
-//     and the first field of each of its declared indexes (EnsureIndexes):
+//     and the first field of each of its declared indexes (store.DB.EnsureIndexes, which tells Indexed):
 //     the fields queries are served by.
 //   - every write to a collection of the service (not the internal ones:
 //     Internal): the key fields' values of each document it changed, before
@@ -18,7 +19,7 @@ package store
 //     change a key field, read again after it). A write that changed nothing
 //     (no match, no modification) records nothing.
 //
-// A transaction's writes are handed to the publisher (SetLivePublisher: the
+// A transaction's writes are handed to the publisher (SetPublisher: the
 // service's outbox, so they leave on its live topic if and only if the
 // transaction commits) inside it, before it commits; a write outside a
 // transaction is made in one of its own for that. Once committed they are
@@ -38,43 +39,36 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
-
-	"marketplace/libs/liveset"
 )
-
-var internalColls sync.Map // name -> true
-
-// Internal declares name a collection of the libraries' own bookkeeping (an
-// outbox, idempotency records, processed events): its reads and writes say
-// nothing to live queries. It returns name.
-func Internal(name string) string {
-	internalColls.Store(name, true)
-	return name
-}
-
-func isInternal(name string) bool {
-	_, ok := internalColls.Load(name)
-	return ok || strings.HasPrefix(name, "_")
-}
 
 // maxTrackedDocs bounds the documents a write's before-image reads; a write
 // that matches more says its collection changed in unknown places.
 const maxTrackedDocs = 100
 
-// LivePublisher publishes a transaction's writes in it (publish), and is told
+// Publisher publishes a transaction's writes in it (publish), and is told
 // once it committed (after).
-type LivePublisher struct {
+type Publisher struct {
 	// Publish records w in the transaction of ctx and returns the id of the
 	// event that carries it.
-	Publish func(ctx context.Context, w *liveset.Writes) (string, error)
+	Publish func(ctx context.Context, w *Writes) (string, error)
 	After   func()
 }
 
-// live is a database's state for live queries.
-type live struct {
+// Database is what tracking needs of the database it is installed on
+// (a *store.DB).
+type Database interface {
+	Name() string
+	Embedded() bool
+	// Tx runs fn in one transaction (joined to an enclosing one).
+	Tx(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// Tracking is a database's layer for live queries.
+type Tracking struct {
+	db   Database
 	mu   sync.RWMutex
 	keys map[string][]string // collection -> key fields, "_id" first
-	pub  *LivePublisher
+	pub  *Publisher
 	// fromChanges: a transaction's writes are read from the engine's own
 	// record of what it changed (lungo.Transaction.Changes) at its end,
 	// instead of each write reading its documents' keys before and after it
@@ -82,196 +76,84 @@ type live struct {
 	fromChanges bool
 }
 
-// SetLivePublisher makes every committed write publish its liveset.Writes
+// Track returns the live-query layer of db, to install with db.Use.
+func Track(db Database) *Tracking {
+	return &Tracking{db: db, fromChanges: db.Embedded() && !perWriteTracking}
+}
+
+// SetPublisher makes every committed write publish its Writes
 // through p (libs/service: the outbox, on the service's live topic).
-func (d *DB) SetLivePublisher(p *LivePublisher) {
-	d.live.mu.Lock()
-	defer d.live.mu.Unlock()
-	d.live.pub = p
+func (d *Tracking) SetPublisher(p *Publisher) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.pub = p
 }
 
-func (d *DB) publisher() *LivePublisher {
-	d.live.mu.RLock()
-	defer d.live.mu.RUnlock()
-	return d.live.pub
+func (d *Tracking) publisher() *Publisher {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.pub
 }
 
-// addKeyFields records an index's first field as a key field of coll.
-func (d *DB) addKeyFields(coll string, keys bson.D) {
+// Indexed records an index's first field as a key field of coll
+// (store.DB.EnsureIndexes tells it each declared index).
+func (d *Tracking) Indexed(coll string, keys bson.D) {
 	if len(keys) == 0 {
 		return
 	}
 	f := keys[0].Key
-	d.live.mu.Lock()
-	defer d.live.mu.Unlock()
-	if d.live.keys == nil {
-		d.live.keys = map[string][]string{}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.keys == nil {
+		d.keys = map[string][]string{}
 	}
-	have := d.live.keys[coll]
+	have := d.keys[coll]
 	if len(have) == 0 {
 		have = []string{"_id"}
 	}
 	if !slices.Contains(have, f) {
 		have = append(have, f)
 	}
-	d.live.keys[coll] = have
+	d.keys[coll] = have
 }
 
 // KeyFields are coll's key fields: _id, then its indexes' first fields.
-func (d *DB) KeyFields(coll string) []string {
-	d.live.mu.RLock()
-	defer d.live.mu.RUnlock()
-	if k := d.live.keys[coll]; len(k) > 0 {
+func (d *Tracking) KeyFields(coll string) []string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if k := d.keys[coll]; len(k) > 0 {
 		return k
 	}
 	return []string{"_id"}
 }
 
-// ReadTracker collects what a query read.
-type ReadTracker struct {
-	mu      sync.Mutex
-	unknown string
-	reads   liveset.Reads
-}
-
-type readTrackerKey struct{}
-
-// TrackReads returns a context whose reads t records.
-func TrackReads(ctx context.Context) (context.Context, *ReadTracker) {
-	t := &ReadTracker{}
-	return context.WithValue(ctx, readTrackerKey{}, t), t
-}
-
-// ReadsUnknown says that what the query answers rests on more than its
-// reads from the database (why says on what): its answer states no reads,
-// and its live queries re-run on every write of the service.
-func ReadsUnknown(ctx context.Context, why string) {
-	if t, _ := ctx.Value(readTrackerKey{}).(*ReadTracker); t != nil {
-		t.mu.Lock()
-		if t.unknown == "" {
-			t.unknown = why
-		}
-		t.mu.Unlock()
-	}
-}
-
-// AddReads adds what a call to another service read (its answer's reads,
-// named for it) to the reads ctx records, if it records any.
-func AddReads(ctx context.Context, service string, rs liveset.Reads) {
-	t, _ := ctx.Value(readTrackerKey{}).(*ReadTracker)
-	if t == nil {
-		return
-	}
-	named := make(liveset.Reads, len(rs))
-	for i, r := range rs {
-		named[i] = r
-		if r.Service == "" {
-			named[i].Service = service
-		}
-	}
-	t.add(named)
-}
-
-// TracksReads reports whether ctx records reads (a query's request).
-func TracksReads(ctx context.Context) bool {
-	return ctx.Value(readTrackerKey{}) != nil
-}
-
-// Reads are the reads recorded, merged (one entry per collection and field),
-// and false when they are not known.
-func (t *ReadTracker) Reads() (liveset.Reads, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.unknown != "" {
-		return nil, false
-	}
-	return slices.Clone(t.reads), true
-}
-
-// Unknown is why the reads are not known, "" when they are.
-func (t *ReadTracker) Unknown() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.unknown
-}
-
-// maxReadValues bounds the values of one read; past it the read is the
-// whole collection.
-const maxReadValues = 256
-
-func (t *ReadTracker) add(rs liveset.Reads) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, r := range rs {
-		same := func(h liveset.Read) bool { return h.Service == r.Service && h.Coll == r.Coll }
-		i := slices.IndexFunc(t.reads, func(h liveset.Read) bool { return same(h) && (h.Field == r.Field || h.Field == "") })
-		switch {
-		case i < 0:
-			t.reads = append(t.reads, liveset.Read{Service: r.Service, Coll: r.Coll, Field: r.Field, Values: slices.Clone(r.Values)})
-		case t.reads[i].Field == "":
-			// the whole collection read already
-		default:
-			for _, v := range r.Values {
-				if !slices.Contains(t.reads[i].Values, v) {
-					t.reads[i].Values = append(t.reads[i].Values, v)
-				}
-			}
-		}
-		if r.Field == "" || (i >= 0 && len(t.reads[i].Values) > maxReadValues) {
-			t.reads = slices.DeleteFunc(t.reads, same)
-			t.reads = append(t.reads, liveset.Read{Service: r.Service, Coll: r.Coll})
-		}
-	}
-}
-
-// WriteTracker collects what a request's committed writes changed.
-type WriteTracker struct {
-	mu sync.Mutex
-	w  liveset.Writes
-}
-
-type writeTrackerKey struct{}
-
-// TrackWrites returns a context whose committed writes t records.
-func TrackWrites(ctx context.Context) (context.Context, *WriteTracker) {
-	t := &WriteTracker{}
-	return context.WithValue(ctx, writeTrackerKey{}, t), t
-}
-
-// Writes are the committed writes recorded.
-func (t *WriteTracker) Writes() liveset.Writes {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out liveset.Writes
-	out.Merge(&t.w)
-	return out
-}
-
-func (t *WriteTracker) merge(w *liveset.Writes) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.w.Merge(w)
-}
-
 // txWrites are the writes of one attempt of a transaction.
 type txWrites struct {
 	mu sync.Mutex
-	w  liveset.Writes
+	w  Writes
 }
 
 type txWritesKey struct{}
 
+// Tx is the layer around a transaction's function (store.DB.Tx): run
+// records and publishes each attempt's writes, committed hands the last
+// attempt's on once the transaction committed.
+func (d *Tracking) Tx(fn func(ctx context.Context) error) (run func(ctx context.Context) error, committed func(ctx context.Context)) {
+	var tw *txWrites
+	return d.liveTx(fn, &tw), func(ctx context.Context) { d.liveCommitted(ctx, tw) }
+}
+
 // liveTx wraps a transaction's function: each attempt records its writes
 // into a fresh txWrites (last points at it), and publishes them in the
 // transaction at its end.
-func (d *DB) liveTx(fn func(ctx context.Context) error, last **txWrites) func(ctx context.Context) error {
+func (d *Tracking) liveTx(fn func(ctx context.Context) error, last **txWrites) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		tw := &txWrites{}
 		*last = tw
 		if err := fn(context.WithValue(ctx, txWritesKey{}, tw)); err != nil {
 			return err
 		}
-		if d.live.fromChanges {
+		if d.fromChanges {
 			if err := d.recordChanges(ctx, tw); err != nil {
 				return err
 			}
@@ -279,7 +161,7 @@ func (d *DB) liveTx(fn func(ctx context.Context) error, last **txWrites) func(ct
 		if p := d.publisher(); p != nil && !tw.w.Empty() {
 			id, err := p.Publish(ctx, &tw.w)
 			if err != nil {
-				return fmt.Errorf("store: publish the transaction's writes: %w", err)
+				return fmt.Errorf("liveset: publish the transaction's writes: %w", err)
 			}
 			tw.w.IDs = append(tw.w.IDs, id)
 		}
@@ -293,14 +175,14 @@ func (d *DB) liveTx(fn func(ctx context.Context) error, last **txWrites) func(ct
 // (inserted, or the new version), so every kind of write is covered and a
 // write that changed nothing records nothing. More than maxTrackedDocs
 // documents of a collection, or a dropped one, say the values are not known.
-func (d *DB) recordChanges(ctx context.Context, tw *txWrites) error {
+func (d *Tracking) recordChanges(ctx context.Context, tw *txWrites) error {
 	txn := lungo.TransactionOf(ctx)
 	if txn == nil {
-		return errors.New("store: a transaction's writes: no transaction in its context")
+		return errors.New("liveset: a transaction's writes: no transaction in its context")
 	}
-	db := d.Name()
+	db := d.db.Name()
 	for _, ch := range txn.Changes() {
-		if ch.Handle[0] != db || isInternal(ch.Handle[1]) {
+		if ch.Handle[0] != db || IsInternal(ch.Handle[1]) {
 			continue
 		}
 		if ch.Collection != nil && len(ch.Put) == 0 && len(ch.Del) == 0 {
@@ -308,7 +190,7 @@ func (d *DB) recordChanges(ctx context.Context, tw *txWrites) error {
 		}
 		name := ch.Handle[1]
 		fields := d.KeyFields(name)
-		var w liveset.Writes
+		var w Writes
 		cw := w.Coll(name, fields)
 		if ch.Collection == nil || len(ch.Put) > maxTrackedDocs || len(ch.Del) > maxTrackedDocs {
 			cw.SetAll()
@@ -335,12 +217,12 @@ func (d *DB) recordChanges(ctx context.Context, tw *txWrites) error {
 }
 
 // liveCommitted hands a committed transaction's writes on.
-func (d *DB) liveCommitted(ctx context.Context, tw *txWrites) {
+func (d *Tracking) liveCommitted(ctx context.Context, tw *txWrites) {
 	if tw == nil || tw.w.Empty() {
 		return
 	}
-	if t, _ := ctx.Value(writeTrackerKey{}).(*WriteTracker); t != nil {
-		t.merge(&tw.w)
+	if t := WriteTrackerOf(ctx); t != nil {
+		t.Merge(&tw.w)
 	}
 	if outer, _ := ctx.Value(txWritesKey{}).(*txWrites); outer != nil {
 		outer.record(&tw.w) // a transaction begun inside another's function
@@ -350,7 +232,7 @@ func (d *DB) liveCommitted(ctx context.Context, tw *txWrites) {
 	}
 }
 
-func (tw *txWrites) record(w *liveset.Writes) {
+func (tw *txWrites) record(w *Writes) {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
 	tw.w.Merge(w)
@@ -359,11 +241,12 @@ func (tw *txWrites) record(w *liveset.Writes) {
 // trackedCollection records reads and writes (see the top of the file).
 type trackedCollection struct {
 	lungo.ICollection
-	d *DB
+	d *Tracking
 }
 
-func (d *DB) tracked(c lungo.ICollection, name string) lungo.ICollection {
-	if isInternal(name) {
+// Collection is name's layer: c, recording (internal collections: c itself).
+func (d *Tracking) Collection(name string, c lungo.ICollection) lungo.ICollection {
+	if IsInternal(name) {
 		return c
 	}
 	return trackedCollection{c, d}
@@ -379,16 +262,16 @@ func (c trackedCollection) Clone(opts ...*options.CollectionOptions) (lungo.ICol
 
 // read records a read with filter.
 func (c trackedCollection) read(ctx context.Context, filter any) {
-	t, _ := ctx.Value(readTrackerKey{}).(*ReadTracker)
+	t := ReadTrackerOf(ctx)
 	if t == nil {
 		return
 	}
 	raw, err := marshalDoc(filter)
 	if err != nil {
-		t.add(liveset.Reads{{Coll: c.Name()}})
+		t.Add(Reads{{Coll: c.Name()}})
 		return
 	}
-	t.add(readsOf(c.Name(), raw, c.d.KeyFields(c.Name())))
+	t.Add(readsOf(c.Name(), raw, c.d.KeyFields(c.Name())))
 }
 
 func (c trackedCollection) Find(ctx context.Context, filter any, opts ...*options.FindOptions) (lungo.ICursor, error) {
@@ -419,7 +302,7 @@ func (c trackedCollection) EstimatedDocumentCount(ctx context.Context, opts ...*
 func (c trackedCollection) Aggregate(ctx context.Context, pipeline any, opts ...*options.AggregateOptions) (lungo.ICursor, error) {
 	filter, _ := pipelineStart(pipeline)
 	c.read(ctx, filter)
-	if ctx.Value(readTrackerKey{}) != nil && pipelineReadsOthers(pipeline) {
+	if TracksReads(ctx) && pipelineReadsOthers(pipeline) {
 		ReadsUnknown(ctx, "an aggregation that reads other collections")
 	}
 	return c.ICollection.Aggregate(ctx, pipeline, opts...)
@@ -444,15 +327,15 @@ func pipelineReadsOthers(pipeline any) bool {
 // own: the write needs a transaction of its own to publish them in.
 func (c trackedCollection) tracking(ctx context.Context) (tw *txWrites, own bool) {
 	if tw, _ := ctx.Value(txWritesKey{}).(*txWrites); tw != nil {
-		if c.d.live.fromChanges {
+		if c.d.fromChanges {
 			return nil, false // read from the transaction's changes at its end
 		}
 		return tw, false
 	}
-	if c.d.publisher() != nil || (c.d.live.fromChanges && ctx.Value(writeTrackerKey{}) != nil) {
+	if c.d.publisher() != nil || (c.d.fromChanges && WriteTrackerOf(ctx) != nil) {
 		return nil, true
 	}
-	if ctx.Value(writeTrackerKey{}) != nil {
+	if WriteTrackerOf(ctx) != nil {
 		return &txWrites{}, false
 	}
 	return nil, false
@@ -462,8 +345,8 @@ func (c trackedCollection) tracking(ctx context.Context) (tw *txWrites, own bool
 // publisher) to the request's tracker.
 func (c trackedCollection) done(ctx context.Context, tw *txWrites) {
 	if ctx.Value(txWritesKey{}) == nil {
-		if t, _ := ctx.Value(writeTrackerKey{}).(*WriteTracker); t != nil {
-			t.merge(&tw.w)
+		if t := WriteTrackerOf(ctx); t != nil {
+			t.Merge(&tw.w)
 		}
 	}
 }
@@ -472,7 +355,7 @@ func (c trackedCollection) done(ctx context.Context, tw *txWrites) {
 // changes are published with it.
 func inOwnTx[R any](c trackedCollection, ctx context.Context, write func(ctx context.Context) (R, error)) (R, error) {
 	var res R
-	err := c.d.Tx(ctx, func(ctx context.Context) error {
+	err := c.d.db.Tx(ctx, func(ctx context.Context) error {
 		var err error
 		res, err = write(ctx)
 		return err
@@ -484,7 +367,7 @@ func inOwnTx[R any](c trackedCollection, ctx context.Context, write func(ctx con
 type keyRecorder struct {
 	coll   string
 	fields []string
-	w      liveset.Writes
+	w      Writes
 }
 
 func (c trackedCollection) recorder() *keyRecorder {
@@ -761,7 +644,7 @@ func (c trackedCollection) findAndModify(ctx context.Context, filter, change, so
 	tw, own := c.tracking(ctx)
 	if own {
 		var res lungo.ISingleResult
-		err := c.d.Tx(ctx, func(ctx context.Context) error {
+		err := c.d.db.Tx(ctx, func(ctx context.Context) error {
 			res = c.findAndModify(ctx, filter, change, sort, upsert, write)
 			if err := res.Err(); err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
 				return err
@@ -882,11 +765,11 @@ func (c trackedCollection) BulkWrite(ctx context.Context, models []mongo.WriteMo
 // re-run again); were the drop made in the transaction that publishes, as
 // the other writes are, it would always fail.
 func (c trackedCollection) Drop(ctx context.Context) error {
-	var w liveset.Writes
+	var w Writes
 	w.Coll(c.Name(), c.d.KeyFields(c.Name())).SetAll()
 	if tw, _ := ctx.Value(txWritesKey{}).(*txWrites); tw != nil {
 		err := c.ICollection.Drop(ctx)
-		if err == nil && !c.d.live.fromChanges {
+		if err == nil && !c.d.fromChanges {
 			tw.record(&w)
 		}
 		return err
@@ -895,15 +778,23 @@ func (c trackedCollection) Drop(ctx context.Context) error {
 		return err
 	}
 	if c.d.publisher() == nil {
-		if t, _ := ctx.Value(writeTrackerKey{}).(*WriteTracker); t != nil {
-			t.merge(&w)
+		if t := WriteTrackerOf(ctx); t != nil {
+			t.Merge(&w)
 		}
 		return nil
 	}
-	return c.d.Tx(ctx, func(ctx context.Context) error {
+	return c.d.db.Tx(ctx, func(ctx context.Context) error {
 		if tw, _ := ctx.Value(txWritesKey{}).(*txWrites); tw != nil {
 			tw.record(&w)
 		}
 		return nil
 	})
 }
+
+// failedResult is a single-document result that failed with err.
+type failedResult struct{ err error }
+
+func (r failedResult) Decode(any) error               { return r.err }
+func (r failedResult) DecodeBytes() (bson.Raw, error) { return nil, r.err }
+func (r failedResult) Err() error                     { return r.err }
+func (r failedResult) Raw() (bson.Raw, error)         { return nil, r.err }

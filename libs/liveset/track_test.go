@@ -1,4 +1,4 @@
-package store
+package liveset
 
 import (
 	"context"
@@ -11,41 +11,61 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
-	"marketplace/libs/liveset"
+	"marketplace/libs/store"
 )
+
+// testDB is a store.DB with its live-query layer installed, as libs/service
+// installs it.
+type testDB struct {
+	*store.DB
+	tr *Tracking
+}
+
+func (d *testDB) SetLivePublisher(p *Publisher)  { d.tr.SetPublisher(p) }
+func (d *testDB) KeyFields(coll string) []string { return d.tr.KeyFields(coll) }
+
+func openTracked(ctx context.Context, opts store.Options) (*testDB, error) {
+	db, err := store.Open(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	tr := Track(db)
+	db.Use(tr)
+	return &testDB{db, tr}, nil
+}
 
 // liveDB is an in-memory database with a reviews collection keyed by
 // storeId and customerId, and a publisher that keeps what it was given.
 type published struct {
 	mu     sync.Mutex
-	writes []liveset.Writes
+	writes []Writes
 	after  int
 	fail   error
 }
 
-func liveDB(t *testing.T) (*DB, *published) {
+func liveDB(t *testing.T) (*testDB, *published) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := Open(ctx, Options{Name: "live", Memory: true})
+	db, err := openTracked(ctx, store.Options{Name: "live", Memory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close(ctx) })
 	if err := db.EnsureIndexes(ctx,
-		Index{Collection: "reviews", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "createdAt", Value: -1}}},
-		Index{Collection: "reviews", Keys: bson.D{{Key: "customerId", Value: 1}}},
+		store.Index{Collection: "reviews", Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "createdAt", Value: -1}}},
+		store.Index{Collection: "reviews", Keys: bson.D{{Key: "customerId", Value: 1}}},
 	); err != nil {
 		t.Fatal(err)
 	}
 	p := &published{}
-	db.SetLivePublisher(&LivePublisher{
-		Publish: func(ctx context.Context, w *liveset.Writes) (string, error) {
+	db.SetLivePublisher(&Publisher{
+		Publish: func(ctx context.Context, w *Writes) (string, error) {
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			if p.fail != nil {
 				return "", p.fail
 			}
-			var c liveset.Writes
+			var c Writes
 			c.Merge(w)
 			p.writes = append(p.writes, c)
 			return fmt.Sprint("evt-", len(p.writes)), nil
@@ -55,7 +75,7 @@ func liveDB(t *testing.T) (*DB, *published) {
 	return db, p
 }
 
-func (p *published) last(t *testing.T) liveset.Writes {
+func (p *published) last(t *testing.T) Writes {
 	t.Helper()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -71,8 +91,8 @@ func (p *published) count() int {
 	return len(p.writes)
 }
 
-func storeRead(ids ...string) liveset.Read {
-	return liveset.Read{Coll: "reviews", Field: "storeId", Values: ids}
+func storeRead(ids ...string) Read {
+	return Read{Coll: "reviews", Field: "storeId", Values: ids}
 }
 
 func TestReadsOfFilters(t *testing.T) {
@@ -80,28 +100,28 @@ func TestReadsOfFilters(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		filter any
-		want   liveset.Reads
+		want   Reads
 	}{
-		{"a store's reviews", bson.M{"storeId": "A", "hidden": false}, liveset.Reads{storeRead("A")}},
-		{"_id first", bson.D{{Key: "storeId", Value: "A"}, {Key: "_id", Value: "r1"}}, liveset.Reads{{Coll: "reviews", Field: "_id", Values: []string{"r1"}}}},
-		{"$eq", bson.M{"storeId": bson.M{"$eq": "A"}}, liveset.Reads{storeRead("A")}},
-		{"$in", bson.M{"storeId": bson.M{"$in": bson.A{"A", "B"}}}, liveset.Reads{storeRead("A", "B")}},
-		{"in $and", bson.M{"$and": bson.A{bson.M{"rating": 5}, bson.M{"storeId": "A"}}}, liveset.Reads{storeRead("A")}},
+		{"a store's reviews", bson.M{"storeId": "A", "hidden": false}, Reads{storeRead("A")}},
+		{"_id first", bson.D{{Key: "storeId", Value: "A"}, {Key: "_id", Value: "r1"}}, Reads{{Coll: "reviews", Field: "_id", Values: []string{"r1"}}}},
+		{"$eq", bson.M{"storeId": bson.M{"$eq": "A"}}, Reads{storeRead("A")}},
+		{"$in", bson.M{"storeId": bson.M{"$in": bson.A{"A", "B"}}}, Reads{storeRead("A", "B")}},
+		{"in $and", bson.M{"$and": bson.A{bson.M{"rating": 5}, bson.M{"storeId": "A"}}}, Reads{storeRead("A")}},
 		{"every $or branch keyed", bson.M{"$or": bson.A{bson.M{"storeId": "A"}, bson.M{"customerId": "C"}}},
-			liveset.Reads{storeRead("A"), {Coll: "reviews", Field: "customerId", Values: []string{"C"}}}},
-		{"an $or branch not keyed", bson.M{"$or": bson.A{bson.M{"storeId": "A"}, bson.M{"rating": 1}}}, liveset.Reads{{Coll: "reviews"}}},
-		{"a cursor's $or beside the key", bson.M{"storeId": "A", "$or": bson.A{bson.M{"rating": 1}, bson.M{"rating": 2}}}, liveset.Reads{storeRead("A")}},
-		{"a range is not a key", bson.M{"storeId": bson.M{"$gt": "A"}}, liveset.Reads{{Coll: "reviews"}}},
-		{"not a key field", bson.M{"rating": 5}, liveset.Reads{{Coll: "reviews"}}},
-		{"the empty filter", nil, liveset.Reads{{Coll: "reviews"}}},
-		{"numbers of any type are one key", bson.M{"storeId": int32(5)}, liveset.Reads{storeRead("n:5")}},
+			Reads{storeRead("A"), {Coll: "reviews", Field: "customerId", Values: []string{"C"}}}},
+		{"an $or branch not keyed", bson.M{"$or": bson.A{bson.M{"storeId": "A"}, bson.M{"rating": 1}}}, Reads{{Coll: "reviews"}}},
+		{"a cursor's $or beside the key", bson.M{"storeId": "A", "$or": bson.A{bson.M{"rating": 1}, bson.M{"rating": 2}}}, Reads{storeRead("A")}},
+		{"a range is not a key", bson.M{"storeId": bson.M{"$gt": "A"}}, Reads{{Coll: "reviews"}}},
+		{"not a key field", bson.M{"rating": 5}, Reads{{Coll: "reviews"}}},
+		{"the empty filter", nil, Reads{{Coll: "reviews"}}},
+		{"numbers of any type are one key", bson.M{"storeId": int32(5)}, Reads{storeRead("n:5")}},
 	} {
 		raw, err := marshalDoc(c.filter)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := readsOf("reviews", raw, keys)
-		if !slices.EqualFunc(got, c.want, func(a, b liveset.Read) bool {
+		if !slices.EqualFunc(got, c.want, func(a, b Read) bool {
 			return a.Coll == b.Coll && a.Field == b.Field && slices.Equal(a.Values, b.Values)
 		}) {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
@@ -143,7 +163,7 @@ func TestWritesArePublishedInTheirTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := p.last(t)
-	if !w.Touches(storeRead("A")) || w.Touches(storeRead("B")) || !w.Touches(liveset.Read{Coll: "reviews", Field: "customerId", Values: []string{"C"}}) {
+	if !w.Touches(storeRead("A")) || w.Touches(storeRead("B")) || !w.Touches(Read{Coll: "reviews", Field: "customerId", Values: []string{"C"}}) {
 		t.Fatalf("insert: %s", w.Encode())
 	}
 	// An update by _id reads the document's store before it.
@@ -216,7 +236,7 @@ func TestAFailedPublicationRollsTheWriteBack(t *testing.T) {
 	if _, err := c.InsertOne(ctx, bson.M{"_id": "r1", "storeId": "A"}); err == nil {
 		t.Fatal("the insert succeeded though its writes could not be published")
 	}
-	if err := c.FindOne(ctx, bson.M{"_id": "r1"}).Err(); !IsNotFound(err) {
+	if err := c.FindOne(ctx, bson.M{"_id": "r1"}).Err(); !store.IsNotFound(err) {
 		t.Fatalf("the document is there: %v", err)
 	}
 }
