@@ -173,7 +173,7 @@ func (c *Config) PinLegacyTiers() {
 // when, and the next history number; when nothing changed (an empty list) the
 // change is not to be written, nor recorded, nor announced.
 func (c *Config) Apply(adminID string, now int64, fn func(*Config) error) ([]Change, error) {
-	before := c.View()
+	before, orig := c.View(), c.Clone()
 	c.PinLegacyTiers()
 	if err := fn(c); err != nil {
 		return nil, err
@@ -183,6 +183,9 @@ func (c *Config) Apply(adminID string, now int64, fn func(*Config) error) ([]Cha
 	}
 	changes := Diff(before, c.View())
 	if len(changes) == 0 {
+		// Pinning is part of a change: without one, the stored record stays
+		// as it was.
+		*c = orig
 		return nil, nil
 	}
 	c.UpdatedBy, c.UpdatedAt = adminID, now
