@@ -199,7 +199,10 @@ func (s *svc) setDefault(ctx context.Context, a *addressIDArgs) (ops.Null, error
 	if err != nil {
 		return nil, err
 	}
-	return nil, s.addresses.UpdateBook(ctx, d.CustomerID, func(b *domain.Book) error { return b.SetDefault(d.ID, s.now()) })
+	if err := d.CheckCanBeDefault(); err != nil {
+		return nil, err
+	}
+	return nil, s.addresses.UpdateBook(ctx, d.CustomerID, func(b *domain.Book) error { return b.SetDefaultAsSeen(d.ID, s.now()) })
 }
 
 type listArgs struct {

@@ -68,6 +68,14 @@ func (a *Address) OwnedBy(customer string) error {
 	return nil
 }
 
+// CheckCanBeDefault refuses an inactive address as the default.
+func (a *Address) CheckCanBeDefault() error {
+	if !a.IsActive {
+		return apperr.New(apperr.FailedPrecondition, "address %s is inactive and cannot be the default", a.ID)
+	}
+	return nil
+}
+
 // NotFound is the answer about an address that does not exist.
 func NotFound(id string) error {
 	return apperr.New(apperr.NotFound, "address %s does not exist", id)

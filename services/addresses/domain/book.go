@@ -124,6 +124,16 @@ func (b *Book) SetDefault(id string, now int64) error {
 	return b.moveDefault(id, now)
 }
 
+// SetDefaultAsSeen is SetDefault for an address the caller read, active,
+// before this transaction (the operation's check): one deleted or
+// deactivated since is refused as changed meanwhile.
+func (b *Book) SetDefaultAsSeen(id string, now int64) error {
+	if a := b.Find(id); a == nil || !a.IsActive {
+		return apperr.New(apperr.FailedPrecondition, "address %s was deleted or deactivated meanwhile", id)
+	}
+	return b.SetDefault(id, now)
+}
+
 // moveDefault makes id the only default ("" for none).
 func (b *Book) moveDefault(id string, now int64) error {
 	if id != "" {

@@ -157,6 +157,25 @@ func TestSetDefault(t *testing.T) {
 	wantCode(t, b.SetDefault("adr_9", 9), apperr.NotFound, "address adr_9 does not exist")
 }
 
+// An address the operation read active, then deleted or deactivated before
+// the transaction, is refused as changed meanwhile (not as missing).
+func TestSetDefaultAsSeen(t *testing.T) {
+	b := book(3, 1)
+	if err := b.SetDefaultAsSeen("adr_2", 9); err != nil {
+		t.Fatal(err)
+	}
+	wantDefault(t, b, "adr_2")
+	b.Find("adr_3").IsActive = false
+	wantCode(t, b.SetDefaultAsSeen("adr_3", 9), apperr.FailedPrecondition, "address adr_3 was deleted or deactivated meanwhile")
+	wantCode(t, b.SetDefaultAsSeen("adr_9", 9), apperr.FailedPrecondition, "address adr_9 was deleted or deactivated meanwhile")
+	wantDefault(t, b, "adr_2")
+	a := b.Find("adr_3")
+	wantCode(t, a.CheckCanBeDefault(), apperr.FailedPrecondition, "address adr_3 is inactive and cannot be the default")
+	if err := b.Find("adr_1").CheckCanBeDefault(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestUpdateMovesTheDefault(t *testing.T) {
 	for _, c := range []struct {
 		name   string
