@@ -235,10 +235,33 @@ func (d *DB) Close(ctx context.Context) error {
 // the session: every collection call inside fn must use it. fn may run more than
 // once on a transient conflict (real MongoDB), so it must not have side effects
 // outside the database.
+//
+// A Tx called with the context of another transaction of d joins it
+// (joined.go): a repository's Update runs in its caller's transaction
+// whether the caller opened one or not. A joined function's ErrConflict
+// starts the outermost transaction again.
 func (d *DB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
-	if j, _ := ctx.Value(joinKey{}).(*DB); j == d {
-		return joined(ctx, fn) // inside DB.Joined: its transaction (joined.go)
+	if d.InJoined(ctx) {
+		return joined(ctx, fn)
 	}
+	for range ContentionAttempts {
+		err := d.tx(ctx, func(ctx context.Context) error {
+			return fn(context.WithValue(ctx, joinKey{}, d))
+		})
+		var r *restartError
+		if !errors.As(err, &r) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return contention()
+}
+
+// tx is one transaction: one session, its attempts, then the wait for the
+// file and the layer's committed hook.
+func (d *DB) tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	var committed func(context.Context)
 	if d.layer != nil {
 		fn, committed = d.layer.Tx(fn)

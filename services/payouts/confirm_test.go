@@ -187,7 +187,7 @@ func TestReconcileReportsUnconfirmedEarnings(t *testing.T) {
 		err := ts.db.Tx(ctx, func(ctx context.Context) error {
 			ev := event(c.orderID, storeID, 0)
 			ev.StoreEarnings = c.amount
-			return ts.creditEarnings(storage.InTx(ctx), ev) // as the consumer does (onEvent)
+			return ts.creditEarnings(ctx, ev) // in the transaction, as the consumer does (onEvent)
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
 	"marketplace/services/payouts/domain"
-	"marketplace/services/payouts/storage"
 )
 
 // consume follows the catalog (wallets open from store.created, and keep the
@@ -34,7 +33,6 @@ var consumed = events.Versions{catalog.EventStoreCreated: {1}, catalog.EventStor
 // onEvent is the consumer's handler: ctx is its transaction, which also
 // records the event id as processed. Other event types are not ours.
 func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
-	ctx = storage.InTx(ctx) // the repositories write in the consumer's transaction
 	switch env.Type {
 	case catalog.EventStoreCreated, catalog.EventStoreUpdated:
 		var d catalog.StoreEvent

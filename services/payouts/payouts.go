@@ -171,14 +171,14 @@ func (s *svc) registry() *ops.Registry {
 }
 
 // tx runs fn in one transaction (DB.Tx: inside a keyed mutation, its
-// DB.Joined one), with the repositories' calls inside fn in it
-// (storage.InTx). It runs fn again, at most store.ContentionAttempts times,
+// DB.Joined one), with the repositories' calls inside fn in it (a DB.Tx
+// with a transaction's context joins it). It runs fn again, at most store.ContentionAttempts times,
 // when a compare-and-set missed (store.ErrConflict) or a concurrent first
 // upsert of the same record (a wallet, a running total) made it fail on a
 // unique index, as can happen on MongoDB.
 func (s *svc) tx(ctx context.Context, what string, fn func(ctx context.Context) error) error {
 	_, err := store.Retry(ctx, what, func(ctx context.Context) (struct{}, error) {
-		err := s.env.DB.Tx(ctx, func(ctx context.Context) error { return fn(storage.InTx(ctx)) })
+		err := s.env.DB.Tx(ctx, fn)
 		if store.IsDuplicate(err) {
 			return struct{}{}, store.ErrConflict
 		}

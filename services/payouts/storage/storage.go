@@ -71,26 +71,13 @@ func New(db *store.DB) Repos {
 	return Repos{Wallets: &Wallets{db}, Ledger: &Ledger{db}, Payouts: &Payouts{db}, Adjustments: &Adjustments{db}, Totals: &Totals{db}}
 }
 
-// inTxKey marks a context whose transaction repository calls run in.
-type inTxKey struct{}
-
-// InTx marks ctx, a transaction's context (the event consumer's, or one a
-// DB.Tx handed), as the transaction repository calls run in: an Update
-// inside it opens none of its own (a second session would be a second
-// transaction).
-func InTx(ctx context.Context) context.Context {
-	return context.WithValue(ctx, inTxKey{}, true)
-}
-
-// tx runs fn in the caller's transaction (InTx) or in a new one (db.Tx,
-// joining DB.Joined's), again on a fresh transaction when a compare-and-set
-// missed (store.ErrConflict) and it opened the transaction itself.
+// tx runs fn in the caller's transaction when ctx is one (DB.Tx joins it,
+// and a missed compare-and-set starts that transaction again), or in a new
+// one, run again on a fresh transaction when a compare-and-set missed
+// (store.ErrConflict).
 func tx(ctx context.Context, db *store.DB, what string, fn func(ctx context.Context) error) error {
-	if ctx.Value(inTxKey{}) != nil {
-		return fn(ctx)
-	}
 	_, err := store.Retry(ctx, what, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, db.Tx(ctx, func(ctx context.Context) error { return fn(InTx(ctx)) })
+		return struct{}{}, db.Tx(ctx, fn)
 	})
 	return err
 }
