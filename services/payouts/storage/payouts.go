@@ -52,11 +52,12 @@ func (r *Payouts) Insert(ctx context.Context, p *domain.Payout) error {
 func (r *Payouts) Update(ctx context.Context, id string, fn func(*domain.Payout) error) (*domain.Payout, error) {
 	var out *domain.Payout
 	err := tx(ctx, r.db, "the payout", func(ctx context.Context) error {
-		p, err := r.Get(ctx, id)
+		p := &domain.Payout{}
+		stored, err := loadRaw(ctx, r.db, PayoutsColl, id, p)
 		if err != nil {
 			return err
 		}
-		if p == nil {
+		if stored == nil {
 			return domain.PayoutNotFound(id)
 		}
 		before := *p
@@ -64,7 +65,7 @@ func (r *Payouts) Update(ctx context.Context, id string, fn func(*domain.Payout)
 		if err := fn(p); err != nil {
 			return err
 		}
-		filter, update, err := casUpdate(id, &before, p, "handedOverAt")
+		filter, update, err := casUpdate(id, stored, &before, p, "handedOverAt")
 		if err != nil {
 			return err
 		}

@@ -84,19 +84,11 @@ func tx(ctx context.Context, db *store.DB, what string, fn func(ctx context.Cont
 
 // casUpdate is the update that turns before into after (store.Changes) and
 // its filter: the document's id and, for each field in cas that the update
-// sets, the value before had (absent when before lacked it). nil update:
-// nothing changed.
-func casUpdate(id string, before, after any, cas ...string) (filter, update bson.M, err error) {
+// sets, its value in stored (the document as read; absent there: the field
+// must still be absent). nil update: nothing changed.
+func casUpdate(id string, stored bson.Raw, before, after any, cas ...string) (filter, update bson.M, err error) {
 	update, err = store.Changes(before, after)
 	if err != nil || update == nil {
-		return nil, nil, err
-	}
-	raw, err := bson.Marshal(before)
-	if err != nil {
-		return nil, nil, err
-	}
-	var was bson.M
-	if err := bson.Unmarshal(raw, &was); err != nil {
 		return nil, nil, err
 	}
 	filter = bson.M{"_id": id}
@@ -105,13 +97,26 @@ func casUpdate(id string, before, after any, cas ...string) (filter, update bson
 		if _, changed := set[k]; !changed {
 			continue
 		}
-		if v, ok := was[k]; ok {
+		if v, err := stored.LookupErr(k); err == nil {
 			filter[k] = v
 		} else {
 			filter[k] = bson.M{"$exists": false}
 		}
 	}
 	return filter, update, nil
+}
+
+// loadRaw reads the document id of coll into out and returns it as stored
+// (nil, nil when there is none).
+func loadRaw(ctx context.Context, db *store.DB, coll, id string, out any) (bson.Raw, error) {
+	raw, err := db.Collection(coll).FindOne(ctx, bson.M{"_id": id}).Raw()
+	if store.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return raw, bson.Unmarshal(raw, out)
 }
 
 // errNotFound is a single-document read that found nothing.

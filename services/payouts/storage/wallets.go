@@ -108,18 +108,19 @@ var walletCAS = []string{"availableBalance", "pendingBalance", "totalEarnings", 
 func (r *Wallets) Update(ctx context.Context, id string, fn func(*domain.Wallet) error) (*domain.Wallet, error) {
 	var out *domain.Wallet
 	err := tx(ctx, r.db, "the wallet", func(ctx context.Context) error {
-		w, err := r.Get(ctx, id)
+		w := &domain.Wallet{}
+		stored, err := loadRaw(ctx, r.db, WalletsColl, id, w)
 		if err != nil {
 			return err
 		}
-		if w == nil {
+		if stored == nil {
 			return domain.ErrNoWallet
 		}
 		before := *w
 		if err := fn(w); err != nil {
 			return err
 		}
-		filter, update, err := casUpdate(id, &before, w, walletCAS...)
+		filter, update, err := casUpdate(id, stored, &before, w, walletCAS...)
 		if err != nil {
 			return err
 		}
