@@ -74,7 +74,7 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 		var read *domain.Wallet // as read, when it could not cover the amount
 		_, err := s.wallets.Update(ctx, walletID, func(w *domain.Wallet) error {
 			before := *w
-			if err := w.Change(d, p.RequestDate); err != nil {
+			if err := w.Change(d, s.nowMs()); err != nil {
 				read = &before
 				return err
 			}
