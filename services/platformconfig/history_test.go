@@ -91,6 +91,9 @@ func TestLegacyBasicTierIsPinnedByTheNextChange(t *testing.T) {
 	if h := historyOf(t, s, legacy.ID); len(h) != 0 {
 		t.Fatalf("a no-op update recorded %+v", h)
 	}
+	if kept, err := s.active(ctx); err != nil || !kept.StoreTierCommissions[0].Legacy() {
+		t.Fatalf("after a no-op update: %v, basic tier stored as %+v", err, kept.StoreTierCommissions[0])
+	}
 
 	rate, fee := 0.08, fils(0.5)
 	v, err := s.update(ctx, &updateArgs{AdminUserID: "admin-1", ConfigID: legacy.ID, DefaultCommissionRate: &rate, FixedFeePerOrder: &fee})
