@@ -105,28 +105,14 @@ func (r *Addresses) loadBook(ctx context.Context, customer string) (*domain.Book
 	return b, nil
 }
 
-// saveBook writes the difference between two states of a book. The count
-// first: one more is a conditional upsert that misses past the cap (the
-// upsert then collides with the count kept), so concurrent creates never pass
-// it. Then the removed addresses, the changes that clear a default, the rest,
-// and the new addresses: the unique index never sees two defaults.
+// saveBook writes the difference between two states of a book. The removed
+// addresses first (a delete is let through at the memory limit, and so are
+// the writes after it in its transaction), then the count: one more is a
+// conditional upsert that misses past the cap (the upsert then collides with
+// the count kept), so concurrent creates never pass it. Then the changes that
+// clear a default, the rest, and the new addresses: the unique index never
+// sees two defaults.
 func (r *Addresses) saveBook(ctx context.Context, before, after *domain.Book) error {
-	counts := r.db.Collection(countsColl)
-	switch d := after.Count - before.Count; {
-	case d > 0:
-		_, err := counts.UpdateOne(ctx, bson.M{"_id": after.CustomerID, "count": bson.M{"$lt": domain.MaxAddresses - d + 1}},
-			bson.M{"$inc": bson.M{"count": d}}, options.Update().SetUpsert(true))
-		if store.IsDuplicate(err) {
-			return domain.TooManyAddresses()
-		}
-		if err != nil {
-			return err
-		}
-	case d < 0:
-		if _, err := counts.UpdateOne(ctx, bson.M{"_id": after.CustomerID}, bson.M{"$inc": bson.M{"count": d}}); err != nil {
-			return err
-		}
-	}
 	c := r.db.Collection(addressesColl)
 	was := map[string]*domain.Address{}
 	for i := range before.Addresses {
@@ -148,6 +134,22 @@ func (r *Addresses) saveBook(ctx context.Context, before, after *domain.Book) er
 			if _, err := c.DeleteOne(ctx, bson.M{"_id": id}); err != nil {
 				return err
 			}
+		}
+	}
+	counts := r.db.Collection(countsColl)
+	switch d := after.Count - before.Count; {
+	case d > 0:
+		_, err := counts.UpdateOne(ctx, bson.M{"_id": after.CustomerID, "count": bson.M{"$lt": domain.MaxAddresses - d + 1}},
+			bson.M{"$inc": bson.M{"count": d}}, options.Update().SetUpsert(true))
+		if store.IsDuplicate(err) {
+			return domain.TooManyAddresses()
+		}
+		if err != nil {
+			return err
+		}
+	case d < 0:
+		if _, err := counts.UpdateOne(ctx, bson.M{"_id": after.CustomerID}, bson.M{"$inc": bson.M{"count": d}}); err != nil {
+			return err
 		}
 	}
 	// Cleared defaults before the new one.
