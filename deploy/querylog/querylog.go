@@ -23,6 +23,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
+	"marketplace/libs/liveset"
 	"marketplace/libs/store"
 )
 
@@ -260,7 +261,7 @@ func (c *recordingCollection) rec(ctx context.Context, op string, filter, sort a
 }
 
 func (c *recordingCollection) Aggregate(ctx context.Context, pipeline any, opts ...*options.AggregateOptions) (lungo.ICursor, error) {
-	filter, sort := pipelineStart(pipeline)
+	filter, sort := liveset.PipelineStart(pipeline)
 	c.rec(ctx, "aggregate", filter, sort)
 	return c.ICollection.Aggregate(ctx, pipeline, opts...)
 }
@@ -418,36 +419,4 @@ func (v *recordingIndexView) CreateOne(ctx context.Context, model mongo.IndexMod
 		v.coll.log.recordIndex(v.coll.db, v.coll.Name(), model)
 	}
 	return name, err
-}
-
-// pipelineStart is the filter of an aggregation's leading $match and the
-// sort of a $sort right after it (or leading).
-func pipelineStart(pipeline any) (filter, sort any) {
-	raw, err := bson.Marshal(bson.M{"p": pipeline})
-	if err != nil {
-		return nil, nil
-	}
-	arr, ok := bson.Raw(raw).Lookup("p").ArrayOK()
-	if !ok {
-		return nil, nil
-	}
-	vals, _ := arr.Values()
-	for i, v := range vals {
-		doc, ok := v.DocumentOK()
-		if !ok || i > 1 {
-			break
-		}
-		if m, err := doc.LookupErr("$match"); err == nil && i == 0 {
-			filter = m.Document()
-			continue
-		}
-		if s, err := doc.LookupErr("$sort"); err == nil {
-			sort = s.Document()
-		}
-		break
-	}
-	if filter == nil {
-		filter = bson.D{}
-	}
-	return filter, sort
 }

@@ -300,7 +300,7 @@ func (c trackedCollection) EstimatedDocumentCount(ctx context.Context, opts ...*
 }
 
 func (c trackedCollection) Aggregate(ctx context.Context, pipeline any, opts ...*options.AggregateOptions) (lungo.ICursor, error) {
-	filter, _ := pipelineStart(pipeline)
+	filter, _ := PipelineStart(pipeline)
 	c.read(ctx, filter)
 	if TracksReads(ctx) && pipelineReadsOthers(pipeline) {
 		ReadsUnknown(ctx, "an aggregation that reads other collections")

@@ -401,9 +401,9 @@ func idsPinned(filter bson.Raw) ([]any, bool) {
 	return []any{v}, true
 }
 
-// pipelineStart is the filter of a pipeline's leading $match and the sort
+// PipelineStart is the filter of a pipeline's leading $match and the sort
 // of the $sort right after it, if any.
-func pipelineStart(pipeline any) (filter, sort any) {
+func PipelineStart(pipeline any) (filter, sort any) {
 	raw, err := bson.Marshal(bson.M{"p": pipeline})
 	if err != nil {
 		return nil, nil
