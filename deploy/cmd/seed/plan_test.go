@@ -79,8 +79,11 @@ func TestFullPlan(t *testing.T) {
 	}
 	withOrder, spam := 0, 0
 	reviewedOrder := map[int]bool{}
-	for _, r := range p.Reviews {
+	for i, r := range p.Reviews {
 		if r.Order >= 0 {
+			if withOrder != i {
+				t.Fatalf("review %d cites an order after a review without one: the seed adds those first", i)
+			}
 			withOrder++
 			o := p.Orders[r.Order]
 			if reviewedOrder[r.Order] || o.Final() != statusDelivered || o.Customer != r.Customer || o.Store != r.Store {

@@ -564,31 +564,45 @@ func (s *seeder) orderOf(ctx context.Context, cust *user, intent string, wait ti
 	}
 }
 
-// reviews: each review by its author, with its order when it has one.
+// reviews: each review by its author, with its order when it has one. The
+// reviews citing an order (the plan puts them first) are all in before any
+// review without one: a review without an order is verified by a delivered
+// order no verified review uses yet (contract section 9), so which review an
+// order verifies must not depend on which worker is faster.
 func (s *seeder) reviews(ctx context.Context) error {
 	s.reviewIDs = make([]string, len(s.plan.Reviews))
-	return s.phase(ctx, "reviews", len(s.plan.Reviews), stage{len(s.plan.Reviews), func(ctx context.Context, i int, done func(int)) error {
-		r := s.plan.Reviews[i]
-		args := map[string]any{"storeId": s.storeIDs[r.Store], "rating": r.Rating}
-		if r.Order >= 0 {
-			args["orderId"] = s.orderIDs[r.Order]
-		}
-		if r.Title != "" {
-			args["title"] = r.Title
-		}
-		if r.Comment != "" {
-			args["comment"] = r.Comment
-		}
-		var out struct {
-			ReviewID string `json:"reviewId"`
-		}
-		if _, err := s.c.mutate(ctx, s.c.as(s.plan.Customers[r.Customer].Sub), fmt.Sprintf("review/%d", i), "stores.reviews.addReview", args, &out); err != nil {
-			return fmt.Errorf("review %d: %w", i, err)
-		}
-		s.reviewIDs[i] = out.ReviewID
-		done(1)
-		return nil
-	}})
+	withOrder := 0
+	for withOrder < len(s.plan.Reviews) && s.plan.Reviews[withOrder].Order >= 0 {
+		withOrder++
+	}
+	add := func(offset int) func(ctx context.Context, i int, done func(int)) error {
+		return func(ctx context.Context, i int, done func(int)) error { return s.review(ctx, offset+i, done) }
+	}
+	return s.phase(ctx, "reviews", len(s.plan.Reviews),
+		stage{withOrder, add(0)}, stage{len(s.plan.Reviews) - withOrder, add(withOrder)})
+}
+
+func (s *seeder) review(ctx context.Context, i int, done func(int)) error {
+	r := s.plan.Reviews[i]
+	args := map[string]any{"storeId": s.storeIDs[r.Store], "rating": r.Rating}
+	if r.Order >= 0 {
+		args["orderId"] = s.orderIDs[r.Order]
+	}
+	if r.Title != "" {
+		args["title"] = r.Title
+	}
+	if r.Comment != "" {
+		args["comment"] = r.Comment
+	}
+	var out struct {
+		ReviewID string `json:"reviewId"`
+	}
+	if _, err := s.c.mutate(ctx, s.c.as(s.plan.Customers[r.Customer].Sub), fmt.Sprintf("review/%d", i), "stores.reviews.addReview", args, &out); err != nil {
+		return fmt.Errorf("review %d: %w", i, err)
+	}
+	s.reviewIDs[i] = out.ReviewID
+	done(1)
+	return nil
 }
 
 // votes: other customers find reviews helpful or not.
