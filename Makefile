@@ -60,6 +60,7 @@ test:
 	$(GO) vet $(PKGS)
 	@$(MAKE) --no-print-directory contracts-check
 	@$(MAKE) --no-print-directory workflows-check
+	cd tools/shape && GOWORK=off $(GO) test -count=1 ./...
 	$(GO) test -race -count=1 -timeout 28m $(PKGS)
 
 ## hooks: turn on the repository's git hooks in this clone (.githooks/commit-msg: commit subjects at most 72 characters, docs/adr/0001)

@@ -2,6 +2,10 @@
 // docs/adr (domain, storage, operations) and how large the platform is:
 // BSON literals and collection calls outside the repositories, clock reads
 // outside the service's clock, and non-test lines of libs/ and libs/store.
+// It also holds the domain packages to their rule: a file under a service's
+// domain/ (tests included) imports nothing of the database, the driver, the
+// operations, the events, contexts or HTTP (forbiddenInDomain); each such
+// import is printed and makes shape exit with status 1, after its report.
 //
 // Run from the repository's root (make shape). The last line is
 //
@@ -10,15 +14,18 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -26,6 +33,21 @@ import (
 var bsonTypes = map[string]bool{"M": true, "D": true, "A": true, "E": true}
 
 type counts struct{ bson, coll, now, lines int }
+
+// forbiddenInDomain are the import paths (a path or a prefix ending in "/")
+// a domain package may not use: its types hold the rules and know nothing of
+// storage, transport or the request's context (docs/adr/0002).
+var forbiddenInDomain = []string{
+	"context", "net/http", "net/http/",
+	"go.mongodb.org/", "github.com/256dpi/lungo", "github.com/256dpi/lungo/", "go.etcd.io/bbolt",
+	"github.com/gofiber/", "github.com/segmentio/kafka-go",
+	"marketplace/libs/store", "marketplace/libs/store/", "marketplace/libs/ops", "marketplace/libs/ops/",
+	"marketplace/libs/events", "marketplace/libs/events/", "marketplace/libs/liveset",
+	"marketplace/libs/service", "marketplace/libs/httpserver",
+}
+
+// errDomainImports makes main exit with status 1 once the report is printed.
+var errDomainImports = errors.New("a domain package imports what it may not (listed above)")
 
 func main() {
 	root := flag.String("root", ".", "the repository's root")
@@ -40,9 +62,20 @@ func main() {
 	}
 }
 
-func run(out *os.File) error {
+func run(out io.Writer) error {
 	services := map[string]*counts{}
-	if err := walkGo("services", func(path string, src []byte) error {
+	var badImports []string
+	if err := walkFiles("services", true, func(path string, src []byte) error {
+		if inDomain(path) {
+			bad, err := domainImports(path, src)
+			if err != nil {
+				return err
+			}
+			badImports = append(badImports, bad...)
+		}
+		if strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
 		name := strings.Split(filepath.ToSlash(path), "/")[1]
 		c := services[name]
 		if c == nil {
@@ -59,7 +92,7 @@ func run(out *os.File) error {
 	}
 	libs := map[string]int{}
 	store := 0
-	if err := walkGo("libs", func(path string, src []byte) error {
+	if err := walkFiles("libs", false, func(path string, src []byte) error {
 		n := bytes.Count(src, []byte("\n"))
 		parts := strings.Split(filepath.ToSlash(path), "/")
 		libs[parts[1]] += n
@@ -89,9 +122,52 @@ func run(out *os.File) error {
 		libTotal += libs[name]
 	}
 	fmt.Fprintf(out, "%-16s %6d\n\n", "libs", libTotal)
+	for _, b := range badImports {
+		fmt.Fprintln(out, "domain import:", b)
+	}
+	fmt.Fprintf(out, "domain packages importing storage, transport or contexts: %d\n", len(badImports))
 	fmt.Fprintf(out, "shape: bson outside repositories %d, collection calls outside repositories %d, libs %d, store %d\n",
 		total.bson, total.coll, libTotal, store)
+	if len(badImports) > 0 {
+		return errDomainImports
+	}
 	return nil
+}
+
+// inDomain says whether a file belongs to a service's domain package
+// (services/<svc>/domain/...).
+func inDomain(path string) bool {
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	return len(parts) > 3 && parts[2] == "domain"
+}
+
+// domainImports lists a domain file's imports that forbiddenInDomain names,
+// as "file imports path".
+func domainImports(path string, src []byte) ([]string, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.ImportsOnly)
+	if err != nil {
+		return nil, err
+	}
+	var bad []string
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			return nil, err
+		}
+		if forbidden(p) {
+			bad = append(bad, filepath.ToSlash(path)+" imports "+p)
+		}
+	}
+	return bad, nil
+}
+
+func forbidden(importPath string) bool {
+	for _, f := range forbiddenInDomain {
+		if importPath == f || strings.HasSuffix(f, "/") && strings.HasPrefix(importPath, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // inRepository says whether a file belongs to a service's storage package,
@@ -139,9 +215,9 @@ func isIdent(e ast.Expr, name string) bool {
 	return ok && id.Name == name
 }
 
-// walkGo calls fn on every non-test Go file under root, skipping
-// node_modules and testdata.
-func walkGo(root string, fn func(path string, src []byte) error) error {
+// walkFiles calls fn on every Go file under root (test files only when tests
+// is set), skipping node_modules and testdata.
+func walkFiles(root string, tests bool, fn func(path string, src []byte) error) error {
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -152,7 +228,7 @@ func walkGo(root string, fn func(path string, src []byte) error) error {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if !strings.HasSuffix(path, ".go") || !tests && strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
 		src, err := os.ReadFile(path)
