@@ -245,6 +245,15 @@ func (r failedResult) DecodeBytes() (bson.Raw, error) { return nil, r.err }
 func (r failedResult) Err() error                     { return r.err }
 func (r failedResult) Raw() (bson.Raw, error)         { return nil, r.err }
 
+// Clone keeps the clone limited.
+func (c limitedCollection) Clone(opts ...*options.CollectionOptions) (lungo.ICollection, error) {
+	cl, err := c.ICollection.Clone(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return limitedCollection{cl, c.lim}, nil
+}
+
 func (c limitedCollection) check(ctx context.Context) error {
 	heap, limit, over := c.lim.over()
 	if !over {
