@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/256dpi/lungo"
+	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
@@ -234,6 +235,23 @@ func (d *DB) limited(c lungo.ICollection) lungo.ICollection {
 		return c
 	}
 	return limitedCollection{c, d.memLimit}
+}
+
+// failedResult is a single result of a write refused at the limit.
+type failedResult struct{ err error }
+
+func (r failedResult) Decode(any) error               { return r.err }
+func (r failedResult) DecodeBytes() (bson.Raw, error) { return nil, r.err }
+func (r failedResult) Err() error                     { return r.err }
+func (r failedResult) Raw() (bson.Raw, error)         { return nil, r.err }
+
+// Clone keeps the clone limited.
+func (c limitedCollection) Clone(opts ...*options.CollectionOptions) (lungo.ICollection, error) {
+	cl, err := c.ICollection.Clone(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return limitedCollection{cl, c.lim}, nil
 }
 
 func (c limitedCollection) check(ctx context.Context) error {

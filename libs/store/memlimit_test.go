@@ -60,6 +60,14 @@ func TestMemoryLimitRefusesWritesThatAddData(t *testing.T) {
 	heap.Store(100 << 20) // over the limit
 	wantRefused(t, "InsertOne", func() error { _, err := c.InsertOne(ctx, bson.M{"_id": "x"}); return err }())
 	wantRefused(t, "InsertMany", func() error { _, err := c.InsertMany(ctx, []any{bson.M{"_id": "x"}}); return err }())
+	wantRefused(t, "InsertOne on a clone", func() error {
+		cl, err := c.Clone()
+		if err != nil {
+			return err
+		}
+		_, err = cl.InsertOne(ctx, bson.M{"_id": "x"})
+		return err
+	}())
 	wantRefused(t, "UpdateOne", func() error {
 		_, err := c.UpdateOne(ctx, bson.M{"_id": "a"}, bson.M{"$set": bson.M{"big": strings.Repeat("x", 100)}})
 		return err

@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/256dpi/lungo/boltstore"
 	"go.mongodb.org/mongo-driver/bson"
 
 	"marketplace/libs/apperr"
@@ -34,13 +36,18 @@ func TestReview28FileRefusesWhatItCannotReadBack(t *testing.T) {
 		return v
 	}
 	// MongoDB's limit, 100 levels (each document or array one), is kept
-	if _, err := c.InsertOne(ctx, bson.M{"_id": "deep-ok", "v": nested(maxStoredDepth - 1)}); err != nil {
-		t.Fatalf("a document of %d levels: %v", maxStoredDepth, err)
+	if _, err := c.InsertOne(ctx, bson.M{"_id": "deep-ok", "v": nested(boltstore.MaxDepth - 1)}); err != nil {
+		t.Fatalf("a document of %d levels: %v", boltstore.MaxDepth, err)
 	}
-	if _, err := c.InsertOne(ctx, bson.M{"_id": "deep", "v": nested(250)}); apperr.CodeOf(err) != apperr.InvalidArgument || !strings.Contains(err.Error(), "nested deeper") {
+	// The file store's refusal (boltstore.UnstorableError) in the project's
+	// terms: the client sees the code and message, the log the whole chain.
+	_, err := c.InsertOne(ctx, bson.M{"_id": "deep", "v": nested(250)})
+	var ae *apperr.Error
+	if !errors.As(err, &ae) || ae.Code != apperr.InvalidArgument || ae.Message != "a document nested deeper than 100 levels cannot be stored" ||
+		err.Error() != `store: svc.things: document "deep": INVALID_ARGUMENT: a document nested deeper than 100 levels cannot be stored` {
 		t.Fatalf("a document nested 250 levels deep: %v, want the refusal (the request's fault)", err)
 	}
-	if _, err := c.UpdateOne(ctx, bson.M{"_id": "deep-ok"}, bson.M{"$set": bson.M{"w": nested(maxStoredDepth)}}); err == nil {
+	if _, err := c.UpdateOne(ctx, bson.M{"_id": "deep-ok"}, bson.M{"$set": bson.M{"w": nested(boltstore.MaxDepth)}}); err == nil {
 		t.Fatal("an update nesting a document past the limit was accepted")
 	}
 	if err := db.Tx(ctx, func(ctx context.Context) error {
@@ -52,7 +59,8 @@ func TestReview28FileRefusesWhatItCannotReadBack(t *testing.T) {
 	if _, err := c.InsertOne(ctx, bson.M{"_id": "r", "a": 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.UpdateOne(ctx, bson.M{"_id": "r"}, bson.M{"$rename": bson.M{"a": "b\x00c"}}); apperr.CodeOf(err) != apperr.InvalidArgument || !strings.Contains(err.Error(), "null byte") {
+	if _, err := c.UpdateOne(ctx, bson.M{"_id": "r"}, bson.M{"$rename": bson.M{"a": "b\x00c"}}); apperr.CodeOf(err) != apperr.InvalidArgument ||
+		err.Error() != `store: svc.things: document "r": INVALID_ARGUMENT: a field name cannot hold a null byte ("b\x00c")` {
 		t.Fatalf("$rename to a name with a null byte: %v, want the refusal (the request's fault)", err)
 	}
 	if _, err := c.InsertOne(ctx, bson.M{"_id": "after"}); err != nil {

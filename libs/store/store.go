@@ -2,6 +2,13 @@
 // URI is configured, otherwise the embedded MongoDB-compatible engine (lungo),
 // backed by a file under the data directory or by memory in tests. Services code
 // against lungo's driver-shaped interfaces, so the same code runs on both.
+//
+// What it keeps: Open (and the marker that tells a lost file from a first
+// start), transactions and their retry, indexes, error classes, the chain of
+// layers around a collection (DB.Collection), the memory limit. The embedded
+// engine's file is the durable store of the lungo fork,
+// github.com/256dpi/lungo/boltstore (third_party/lungo/boltstore): this
+// package opens it, hands it to the engine and maps its errors (file.go).
 package store
 
 import (
@@ -18,6 +25,7 @@ import (
 	"time"
 
 	"github.com/256dpi/lungo"
+	"github.com/256dpi/lungo/boltstore"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/event"
 	"go.mongodb.org/mongo-driver/mongo"
@@ -64,11 +72,11 @@ type DB struct {
 	client   lungo.IClient
 	engine   *lungo.Engine // nil for a real MongoDB deployment
 	embedded bool
-	file     string       // the embedded engine's file; "" in memory
-	fileSt   *fileStore   // its store; nil in memory
-	log      *slog.Logger // the embedded engine's; nil otherwise
-	memLimit *MemoryLimit // DB_MEMORY_LIMIT on the embedded engine (memlimit.go); nil otherwise
-	layer    Layer        // another package's layer (Use); nil: none
+	file     string           // the embedded engine's file; "" in memory
+	fileSt   *boltstore.Store // its store; nil in memory
+	log      *slog.Logger     // the embedded engine's; nil otherwise
+	memLimit *MemoryLimit     // DB_MEMORY_LIMIT on the embedded engine (memlimit.go); nil otherwise
+	layer    Layer            // another package's layer (Use); nil: none
 }
 
 // Open connects to or opens the database described by opts.
@@ -93,7 +101,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	case opts.DataDir != "" || opts.Memory:
 		log := cmp.Or(opts.Logger, slog.Default()).With("database", opts.Name)
 		var st lungo.Store = lungo.NewMemoryStore()
-		var fst *fileStore
+		var fst *boltstore.Store
 		file := ""
 		if !opts.Memory {
 			if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
@@ -102,7 +110,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 			file = filepath.Join(opts.DataDir, opts.Name+".lungo")
 			err := checkNotLost(file, opts)
 			if err == nil {
-				fst, err = openFile(file, log)
+				fst, err = boltstore.Open(file, log)
 			}
 			if err != nil {
 				if errors.Is(err, ErrCorrupt) {
@@ -116,7 +124,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 				}
 				return nil, err
 			}
-			st = fst
+			st = engineStore{fst} // file.go
 		}
 		client, engine, err := lungo.Open(ctx, lungo.Options{Store: st, NoOplog: true})
 		if err != nil {
@@ -206,10 +214,8 @@ func (d *DB) File() string { return d.file }
 
 // Ping checks the database answers; it backs readiness.
 func (d *DB) Ping(ctx context.Context) error {
-	if d.fileSt != nil && d.fileSt.db != nil {
-		if err := d.fileSt.failure(); err != nil {
-			return err // takes no writes: not ready
-		}
+	if err := d.fileSt.Err(); err != nil {
+		return err // takes no writes: not ready
 	}
 	if d.embedded {
 		// The embedded engine has no server to lose; a cheap read proves the catalog is loaded.
@@ -273,10 +279,8 @@ func (d *DB) tx(ctx context.Context, fn func(ctx context.Context) error) error {
 	}
 	defer sess.EndSession(ctx)
 	_, err = sess.WithTransaction(ctx, func(sc lungo.ISessionContext) (interface{}, error) {
-		if d.embedded {
-			// Its writes wait for the file once, at the end (durable.go).
-			return nil, fn(context.WithValue(sc, txKey{}, true))
-		}
+		// Its writes on the embedded engine answer at once (boltstore.Durable
+		// sees the transaction) and wait for the file once, below.
 		return nil, fn(sc)
 	})
 	// Acknowledged once durable (the file store's group commit); a failed
@@ -292,11 +296,11 @@ func (d *DB) tx(ctx context.Context, fn func(ctx context.Context) error) error {
 }
 
 // WaitDurable returns once every commit made so far on the embedded engine's
-// file is on disk (filestore.go's group commit; at once on MongoDB and in
+// file is on disk (boltstore's group commit; at once on MongoDB and in
 // memory). A reader that passes on what it read, such as the outbox relay
 // publishing events, waits for it first.
 func (d *DB) WaitDurable(ctx context.Context) error {
-	return d.fileSt.waitDurable(ctx)
+	return d.fileSt.WaitDurable(ctx)
 }
 
 // A Layer adds to a database's collections and transactions what another
@@ -331,8 +335,8 @@ func WrapCollections(w func(db string, c lungo.ICollection) lungo.ICollection) {
 // Collection returns the named collection of the database, wrapped in its
 // layers, innermost first. This is the one place they are chained:
 //
-//  1. durable (embedded engine): a write answers once its commit is on disk
-//     (durable.go);
+//  1. durable (embedded engine on a file): a write outside a transaction
+//     answers once its commit is on disk (boltstore.Durable);
 //  2. limited (embedded engine): writes that add data are refused over
 //     DB_MEMORY_LIMIT (memlimit.go);
 //  3. the database's layer, if one is installed (Use: libs/liveset's
@@ -341,7 +345,7 @@ func WrapCollections(w func(db string, c lungo.ICollection) lungo.ICollection) {
 func (d *DB) Collection(name string, opts ...*options.CollectionOptions) lungo.ICollection {
 	c := d.IDatabase.Collection(name, opts...)
 	if d.embedded {
-		c = durableCollection{c, d.fileSt}
+		c = boltstore.Durable(c, d.fileSt)
 		c = d.limited(c)
 	}
 	if d.layer != nil {

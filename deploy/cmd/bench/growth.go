@@ -11,9 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/256dpi/lungo/boltstore"
 	"github.com/256dpi/lungo/bsonkit"
-
-	"marketplace/libs/store"
 )
 
 // The embedded engine's growth rows (`make bench-engine`, issue 22's
@@ -24,7 +23,7 @@ import (
 // Filling: the small sizes go in through the API (2,000 reviews through
 // addReview, 1,000 orders through the signed webhook); the large ones are
 // those same documents copied into the closed database files
-// (store.Replicate: new _id and unique keys, same shapes and indexes) before
+// (boltstore.Replicate: new _id and unique keys, same shapes and indexes) before
 // the system starts again, so the fill does not cost what an insert costs on
 // the engine measured. Phases, each a start of the system on the same
 // DATA_DIR: (A) a platform configuration, the stores, reviewers, voters and
@@ -115,7 +114,7 @@ func marks(dir string) (map[string]map[string]uint64, error) {
 	}
 	out := map[string]map[string]uint64{}
 	for _, f := range files {
-		if out[f], err = store.FileMarks(f); err != nil {
+		if out[f], err = boltstore.FileMarks(f); err != nil {
 			return nil, err
 		}
 	}
@@ -135,7 +134,7 @@ func replicate(dir string, from, to map[string]map[string]uint64, copies int) (i
 		}
 		// The outbox's documents are events not yet relayed: a copy would be
 		// published again.
-		st, err := store.Replicate(f, from[f], to[f], copies, func(ns string, _ bsonkit.Doc, _ int) bool { return !strings.HasSuffix(ns, ".outbox") })
+		st, err := boltstore.Replicate(f, from[f], to[f], copies, func(ns string, _ bsonkit.Doc, _ int) bool { return !strings.HasSuffix(ns, ".outbox") })
 		if err != nil {
 			return n, err
 		}
@@ -151,7 +150,7 @@ func storedBytes(dir string) (int64, error) {
 	}
 	var n int64
 	for _, f := range files {
-		b, _, err := store.StoredBytes(f)
+		b, _, err := boltstore.StoredBytes(f)
 		if err != nil {
 			return 0, err
 		}

@@ -1,4 +1,4 @@
-package store
+package boltstore
 
 import (
 	"context"
@@ -26,10 +26,10 @@ func openBenchFile(b *testing.B, n int) string {
 	}
 	os.RemoveAll(dir)
 	ctx := context.Background()
-	db, err := Open(ctx, Options{Name: "svc", DataDir: dir})
-	if err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		b.Fatal(err)
 	}
+	db := openDir(b, dir)
 	if err := db.EnsureIndexes(ctx,
 		Index{Collection: "orders", Keys: bson.D{{Key: "ref", Value: 1}}, Unique: true, Name: "one_per_ref"},
 		Index{Collection: "orders", Keys: bson.D{{Key: "status", Value: 1}, {Key: "created_at", Value: -1}}, Name: "by_status"},
@@ -82,7 +82,7 @@ func BenchmarkOpen100k(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := cpu()
-		db, err := Open(ctx, Options{Name: "svc", DataDir: dir})
+		db, err := tryOpen(dir)
 		if err != nil {
 			b.Fatal(err)
 		}

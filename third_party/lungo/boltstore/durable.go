@@ -1,11 +1,12 @@
-package store
+package boltstore
 
-// Writes outside a transaction on the embedded engine return once durable:
-// the collections handed out by DB.Collection wrap the engine's so that each
-// write, index change or drop waits for the file store's group commit
-// (filestore.go) before it answers, as DB.Tx does at its end. (They also used
-// to run each write under a context of its own, ended on return, around a
-// context leak in the engine's Begin: fixed in third_party/lungo.)
+// Writes outside a transaction return once durable: Durable wraps a
+// collection of the engine a Store serves so that each write, index change
+// or drop waits for the file's group commit (boltstore.go) before it
+// answers, as a transaction waits at its end (Store.WaitDurable). (The
+// project's wrapper also used to run each write under a context of its own,
+// ended on return, around a context leak in the engine's Begin: fixed in this
+// fork.)
 
 import (
 	"context"
@@ -16,26 +17,41 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
-// txKey marks the context DB.Tx hands its function on the embedded engine:
-// its writes are durable when the transaction is, at DB.Tx's end.
-type txKey struct{}
+// Durable returns c, a collection of the engine s stores, with its writes
+// outside a transaction answering once they are durable. A write inside a
+// transaction (its context carries one: lungo.TransactionOf) answers at
+// once: the transaction's caller waits at its end (WaitDurable). A nil s
+// (a database in memory) returns c itself.
+func Durable(c lungo.ICollection, s *Store) lungo.ICollection {
+	if s == nil {
+		return c
+	}
+	return durableCollection{c, s}
+}
 
-// durableCollection returns from a write outside a transaction once it is
-// durable (the file store's group commit, filestore.go; DB.Tx waits at its
-// end).
+// durableCollection is Durable's collection.
 type durableCollection struct {
 	lungo.ICollection
-	st *fileStore // nil in memory
+	st *Store
+}
+
+// Clone keeps the clone durable.
+func (c durableCollection) Clone(opts ...*options.CollectionOptions) (lungo.ICollection, error) {
+	cl, err := c.ICollection.Clone(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return durableCollection{cl, c.st}, nil
 }
 
 // durable waits for a write outside a transaction to reach the file. It
 // waits after a failed write too: a duplicate key, for one, is an answer
 // based on another commit, which may not be on disk yet.
 func (c durableCollection) durable(ctx context.Context, err error) error {
-	if ctx.Value(txKey{}) != nil {
+	if lungo.TransactionOf(ctx) != nil {
 		return err
 	}
-	if werr := c.st.waitDurable(ctx); werr != nil {
+	if werr := c.st.WaitDurable(ctx); werr != nil {
 		return werr
 	}
 	return err

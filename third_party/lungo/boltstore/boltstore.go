@@ -1,12 +1,14 @@
-package store
-
-// The embedded engine's durable store. lungo keeps the whole database in
-// memory and hands its Store the whole catalog at every commit; its own file
-// store wrote all of it to one file each time, so a write cost as much as the
-// database was large. This store keeps the documents in a bbolt file (a
-// copy-on-write B+tree with two checksummed meta pages: a commit is durable
-// once it returns, and a crash in the middle of one leaves the previous
-// commit) and writes only what the commit changed:
+// Package boltstore is a durable store for lungo on a bbolt file: the
+// marketplace project's code (not upstream lungo's), kept in this fork beside
+// the engine it serves (third_party/lungo/README.md, "This fork").
+//
+// lungo keeps the whole database in memory and hands its Store the whole
+// catalog at every commit; its own file store wrote all of it to one file
+// each time, so a write cost as much as the database was large. This store
+// keeps the documents in a bbolt file (a copy-on-write B+tree with two
+// checksummed meta pages: a commit is durable once it returns, and a crash in
+// the middle of one leaves the previous commit) and writes only what the
+// commit changed:
 //
 //   - A namespace lungo did not touch keeps its pointer in the new catalog
 //     (Catalog.Clone copies the map of pointers; a write clones only the
@@ -27,14 +29,19 @@ package store
 // the document's sequence number in lungo's set (its insertion order, kept
 // by updates, which lungo's unsorted finds return and a restart must keep;
 // the bucket's own sequence is kept past every number given), a CRC-32C of
-// key, sequence and document, and the document's BSON. The oplog (change streams, which nothing here uses) is not
-// kept. A bucket "meta" names the format.
+// key, sequence and document, and the document's BSON. The oplog (change
+// streams, which nothing here uses) is not kept. A bucket "meta" names the
+// format.
 //
 // At start everything is read into lungo's in-memory catalog, and checked: a
 // file shorter than its own high-water mark (truncated), a record whose
 // checksum or BSON is wrong, or a namespace whose count does not match what
-// was read is refused with an error naming what is wrong, never opened with
-// documents silently missing (see docs/adr/0105-damaged-file-refused.md).
+// was read is refused with ErrCorrupt and an error naming what is wrong,
+// never opened with documents silently missing. A commit is queued and
+// written by one writer per file (group commit, below); Store.WaitDurable
+// and the collections Durable wraps answer once it is on disk. Bulk fill of
+// a closed file for benchmarks: bulkfill.go.
+package boltstore
 
 import (
 	"bytes"
@@ -64,8 +71,6 @@ import (
 	"go.mongodb.org/mongo-driver/bson/bsontype"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 	"go.mongodb.org/mongo-driver/x/bsonx/bsoncore"
-
-	"marketplace/libs/apperr"
 )
 
 var (
@@ -77,7 +82,9 @@ var (
 	keyCount         = []byte("count")
 )
 
-// fileFormat names this layout in the file's meta bucket.
+// fileFormat names this layout in the file's meta bucket (the name the
+// project gave it when the store lived in its libs/store: files written
+// since carry it, so it stays).
 const fileFormat = "marketplace/lungo-bbolt/1"
 
 // lockTimeout bounds the wait for the file's lock: a second process opening
@@ -86,11 +93,12 @@ var lockTimeout = 3 * time.Second
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// ErrCorrupt marks a database file that cannot be read back as it was written.
+// ErrCorrupt marks a database file that cannot be read back as it was
+// written (Open's error wraps it, naming the file and what is wrong).
 var ErrCorrupt = errors.New("store: database file is damaged")
 
-// fileStore implements lungo.Store on a bbolt file.
-type fileStore struct {
+// Store implements lungo.Store and lungo.ChangeStore on a bbolt file.
+type Store struct {
 	path      string
 	db        *bbolt.DB
 	log       *slog.Logger
@@ -103,18 +111,20 @@ type fileStore struct {
 	closeOnce sync.Once
 }
 
+var _ lungo.ChangeStore = (*Store)(nil)
+
 // commitStats counts what one commit wrote.
 type commitStats struct {
 	namespaces, put, del int
 }
 
-// openFileStore opens (or creates) the file at path and reads it whole.
-func openFileStore(path string, log *slog.Logger) (*fileStore, error) {
+// openStore opens (or creates) the bbolt file at path and reads it whole.
+func openStore(path string, log *slog.Logger) (*Store, error) {
 	db, err := openBolt(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &fileStore{path: path, db: db, log: log, indexes: map[lungo.Handle][]byte{}, written: map[lungo.Handle]struct{}{}}
+	s := &Store{path: path, db: db, log: log, indexes: map[lungo.Handle][]byte{}, written: map[lungo.Handle]struct{}{}}
 	if err := s.init(); err != nil {
 		db.Close()
 		return nil, err
@@ -190,7 +200,7 @@ func openBolt(path string) (db *bbolt.DB, err error) {
 
 // init checks the file's size against its high-water mark and its format,
 // and names the format in a new file.
-func (s *fileStore) init() error {
+func (s *Store) init() error {
 	info, err := os.Stat(s.path)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
@@ -223,11 +233,12 @@ func (s *fileStore) init() error {
 	})
 }
 
-// Load is lungo's: the catalog read at open.
-func (s *fileStore) Load() (*lungo.Catalog, error) { return s.loaded, nil }
+// Load is lungo's: the catalog read at Open.
+func (s *Store) Load() (*lungo.Catalog, error) { return s.loaded, nil }
 
-// Close writes what is queued and releases the file.
-func (s *fileStore) Close() error {
+// Close writes what is queued and releases the file (after the engine is
+// closed).
+func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.w.stop)
 		<-s.w.stopped
@@ -248,7 +259,7 @@ type readStats struct {
 }
 
 // read loads every namespace, checking every record.
-func (s *fileStore) read() (catalog *lungo.Catalog, st readStats, err error) {
+func (s *Store) read() (catalog *lungo.Catalog, st readStats, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -377,49 +388,58 @@ func countOf(b *bbolt.Bucket) uint64 {
 	return 0
 }
 
-// maxStoredDepth is how many levels a stored document may have (the
-// document itself one, each document or array in it one more): MongoDB's
-// limit. The file's reader (bsonkit.RawDecoder) refuses more than 200.
-const maxStoredDepth = 100
+// MaxDepth is how many levels a stored document may have (the document
+// itself one, each document or array in it one more): MongoDB's limit. The
+// file's reader (bsonkit.RawDecoder) refuses more than 200.
+const MaxDepth = 100
 
-// tooDeep is a new refusal each time (an apperr.Error is a pointer its
-// holders may add details to).
-func tooDeep() error {
-	return apperr.New(apperr.InvalidArgument, "a document nested deeper than %d levels cannot be stored", maxStoredDepth)
+// UnstorableError refuses a commit with a document the file could not write
+// or read back: the request's fault (MongoDB refuses the same), for that
+// commit only. Its message is "store: <namespace>: document <_id>: <Reason>".
+type UnstorableError struct {
+	Namespace string // "db.coll"
+	Document  string // the document's _id as messages show it
+	Reason    string // what the file cannot keep
+}
+
+func (e *UnstorableError) Error() string {
+	return fmt.Sprintf("store: %s: document %s: %s", e.Namespace, e.Document, e.Reason)
 }
 
 // storable refuses, in a document at level (the document itself: 1), what
 // the file could not write or read back: a field name with a null byte (BSON
 // cannot hold one; $rename's new name is a string value, which can) and
-// nesting deeper than maxStoredDepth (the engine takes any depth). Checked
-// before a commit is queued, as a failed write fails the whole file; the
-// refusal is the request's fault (INVALID_ARGUMENT), as MongoDB's is.
-func storable(v any, level int) error {
+// nesting deeper than MaxDepth (the engine takes any depth). Checked before
+// a commit is queued, as a failed write fails the whole file. It returns the
+// reason, "" when the document can be stored.
+func storable(v any, level int) string {
 	switch x := v.(type) {
 	case bson.D:
-		if level > maxStoredDepth {
-			return tooDeep()
+		if level > MaxDepth {
+			return tooDeep
 		}
 		for _, e := range x {
 			if strings.IndexByte(e.Key, 0) >= 0 {
-				return apperr.New(apperr.InvalidArgument, "a field name cannot hold a null byte (%q)", e.Key)
+				return fmt.Sprintf("a field name cannot hold a null byte (%q)", e.Key)
 			}
-			if err := storable(e.Value, level+1); err != nil {
-				return err
+			if why := storable(e.Value, level+1); why != "" {
+				return why
 			}
 		}
 	case bson.A:
-		if level > maxStoredDepth {
-			return tooDeep()
+		if level > MaxDepth {
+			return tooDeep
 		}
 		for _, e := range x {
-			if err := storable(e, level+1); err != nil {
-				return err
+			if why := storable(e, level+1); why != "" {
+				return why
 			}
 		}
 	}
-	return nil
+	return ""
 }
+
+var tooDeep = fmt.Sprintf("a document nested deeper than %d levels cannot be stored", MaxDepth)
 
 // A record's value: sequence (8 bytes), CRC-32C (4 bytes) of key, sequence
 // and document, the document's BSON.
@@ -558,10 +578,11 @@ type nsChange struct {
 // Store is lungo's: it takes what changed since the previous commit and hands
 // it to the writer (group commit, below), so lungo's lock, which every read
 // and write of the database waits for, is not held through the file's
-// syncs. The commit is visible at once; it is acknowledged (DB.Tx and the
-// writes outside transactions return) once it is durable (waitDurable).
-func (s *fileStore) Store(c *lungo.Catalog) error {
-	if err := s.failure(); err != nil {
+// syncs. The commit is visible at once; it is acknowledged (a program's
+// transaction and the writes outside transactions return) once it is
+// durable (WaitDurable).
+func (s *Store) Store(c *lungo.Catalog) error {
+	if err := s.Err(); err != nil {
 		return err // nothing more is taken once the file could not be written
 	}
 	changes, err := s.diff(s.prev, c)
@@ -574,11 +595,11 @@ func (s *fileStore) Store(c *lungo.Catalog) error {
 // StoreChanges is Store, told by the engine what the commit changed: the
 // documents each transaction's writes touched, so a commit costs what it
 // wrote, not a walk over every document of the namespaces it wrote to.
-func (s *fileStore) StoreChanges(base, c *lungo.Catalog, changes []lungo.Change) error {
+func (s *Store) StoreChanges(base, c *lungo.Catalog, changes []lungo.Change) error {
 	if base != s.prev {
 		return s.Store(c) // not the catalog the changes start from: compare
 	}
-	if err := s.failure(); err != nil {
+	if err := s.Err(); err != nil {
 		return err
 	}
 	out := make([]nsChange, 0, len(changes))
@@ -602,7 +623,7 @@ func (s *fileStore) StoreChanges(base, c *lungo.Catalog, changes []lungo.Change)
 }
 
 // commit queues a commit's changes for the file.
-func (s *fileStore) commit(c *lungo.Catalog, changes []nsChange) error {
+func (s *Store) commit(c *lungo.Catalog, changes []nsChange) error {
 	for i := range changes {
 		ch := &changes[i]
 		ch.seqs = make([]uint64, len(ch.put))
@@ -634,8 +655,8 @@ func (s *fileStore) commit(c *lungo.Catalog, changes []nsChange) error {
 				if len(key) > bbolt.MaxKeySize {
 					return fmt.Errorf("store: %s: an _id of %d bytes is longer than the embedded engine keeps (%d)", ch.handle, len(key), bbolt.MaxKeySize)
 				}
-				if err := storable(*doc, 1); err != nil {
-					return fmt.Errorf("store: %s: document %s: %w", ch.handle, keyString(key), err)
+				if why := storable(*doc, 1); why != "" {
+					return &UnstorableError{Namespace: ch.handle.String(), Document: keyString(key), Reason: why}
 				}
 			}
 		}
@@ -665,9 +686,10 @@ func (s *fileStore) commit(c *lungo.Catalog, changes []nsChange) error {
 // it changes one), and one writer per file takes everything queued into one
 // bbolt transaction (two syncs for all of them), in commit order, so what is
 // on disk is always a prefix of the commits. A commit is acknowledged only
-// once it is durable: DB.Tx and the writes outside transactions wait for it,
-// and so does the outbox relay before it publishes what it read, so no event
-// leaves for a change a crash could still undo. Reads may see a commit a
+// once it is durable: a program's transactions (WaitDurable) and the writes
+// outside transactions (Durable) wait for it, and so does a reader before it
+// passes on what it read (the project's outbox relay before it publishes),
+// so no event leaves for a change a crash could still undo. Reads may see a commit a
 // moment before it is durable, as MongoDB's default read concern ("local")
 // may return writes a failover later rolls back. A file that cannot be
 // written (disk full, I/O error) fails every waiting and later commit with
@@ -702,7 +724,7 @@ func (w *groupWriter) enqueue(changes []nsChange) {
 }
 
 // run writes what is queued until stopped, then what is left.
-func (s *fileStore) run() {
+func (s *Store) run() {
 	w := s.w
 	defer close(w.stopped)
 	for {
@@ -717,7 +739,7 @@ func (s *fileStore) run() {
 }
 
 // flush writes every queued commit in one bbolt transaction.
-func (s *fileStore) flush() {
+func (s *Store) flush() {
 	w := s.w
 	w.mu.Lock()
 	batch, upto, failed := w.pending, w.enqueued, w.failed
@@ -749,16 +771,23 @@ func (s *fileStore) flush() {
 	w.mu.Unlock()
 }
 
-// failure is the error of a write that failed, if one did.
-func (s *fileStore) failure() error {
+// Err is the error of a write that failed, if one did: the file then takes
+// no more commits (a program reports itself not ready). nil for a nil Store
+// (a database in memory).
+func (s *Store) Err() error {
+	if s == nil {
+		return nil
+	}
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
 	return s.w.failed
 }
 
-// waitDurable waits until every commit queued so far is on disk (for a
-// database in memory, nothing).
-func (s *fileStore) waitDurable(ctx context.Context) error {
+// WaitDurable waits until every commit queued so far is on disk (for a nil
+// Store, a database in memory, nothing). A commit is acknowledged only once
+// it is: a program's transactions wait for it at their end, and a reader
+// that passes on what it read (an outbox relay) waits before it does.
+func (s *Store) WaitDurable(ctx context.Context) error {
 	if s == nil {
 		return nil // in memory
 	}
@@ -790,7 +819,7 @@ func (ch *nsChange) writes() bool {
 
 // diff finds what changed between two catalogs by comparing pointers: every
 // namespace whose pointer changed, with the documents to write and delete.
-func (s *fileStore) diff(old, cur *lungo.Catalog) ([]nsChange, error) {
+func (s *Store) diff(old, cur *lungo.Catalog) ([]nsChange, error) {
 	var out []nsChange
 	for h := range old.Namespaces {
 		if _, ok := cur.Namespaces[h]; !ok && h != lungo.Oplog {
@@ -825,7 +854,7 @@ func (s *fileStore) diff(old, cur *lungo.Catalog) ([]nsChange, error) {
 // indexes (clones of prev's: mongokit.Index.SameOrigin), the definitions are
 // those the file holds and are not encoded again (a commit's encoding of
 // every index definition was 6% of the CPU of make bench-engine's vote row).
-func (s *fileStore) defsOf(ch *nsChange, prev *mongokit.Collection) error {
+func (s *Store) defsOf(ch *nsChange, prev *mongokit.Collection) error {
 	if _, ok := s.written[ch.handle]; ok && prev != nil && sameIndexes(prev, ch.ns) {
 		return nil
 	}
@@ -904,7 +933,7 @@ func indexDefs(ns *mongokit.Collection) ([]byte, error) {
 }
 
 // apply writes changes in one bbolt transaction.
-func (s *fileStore) apply(tx *bbolt.Tx, changes []nsChange) error {
+func (s *Store) apply(tx *bbolt.Tx, changes []nsChange) error {
 	root := tx.Bucket(bucketNamespaces)
 	for _, ch := range changes {
 		if !ch.writes() {
@@ -982,11 +1011,11 @@ func (s *fileStore) apply(tx *bbolt.Tx, changes []nsChange) error {
 }
 
 // writeAll stores a whole catalog into an empty file (migration).
-func (s *fileStore) writeAll(c *lungo.Catalog) (docs int, err error) {
+func (s *Store) writeAll(c *lungo.Catalog) (docs int, err error) {
 	if err := s.Store(c); err != nil {
 		return 0, err
 	}
-	if err := s.waitDurable(context.Background()); err != nil {
+	if err := s.WaitDurable(context.Background()); err != nil {
 		return 0, err
 	}
 	for h, ns := range c.Namespaces {
@@ -1020,13 +1049,22 @@ func oldFormat(path string) (bool, error) {
 	return int64(binary.LittleEndian.Uint32(head[:])) == info.Size() && last[0] == 0, nil
 }
 
-// openFile opens the database file at path. A file in lungo's own format
-// (written by this program before the bbolt store) is migrated first: read
-// with lungo's file store, written into a new file beside it, which then
-// takes its name; the old file stays as <file>.old-format. At every moment
-// the file at path is either the whole old file or the whole new one, so a
-// crash during the migration leaves the old file to migrate again.
-func openFile(path string, log *slog.Logger) (*fileStore, error) {
+// Open opens (or creates) the database file at path and reads it whole,
+// checking every record (a damaged file: an error wrapping ErrCorrupt). log
+// receives its messages (the open, a migration, a failed commit;
+// slog.Default() when nil). Hand the Store to lungo.Open (Options.Store),
+// close it after the engine.
+//
+// A file in lungo's own format (lungo.NewFileStore's, which the project
+// wrote before this store) is migrated first: read with lungo's file store,
+// written into a new file beside it, which then takes its name; the old file
+// stays as <file>.old-format. At every moment the file at path is either the
+// whole old file or the whole new one, so a crash during the migration
+// leaves the old file to migrate again.
+func Open(path string, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.Default()
+	}
 	tmp := path + ".migrating"
 	if _, err := os.Stat(path); err == nil {
 		old, err := oldFormat(path)
@@ -1041,7 +1079,7 @@ func openFile(path string, log *slog.Logger) (*fileStore, error) {
 		}
 	}
 	_ = os.Remove(tmp) // left by a migration that did not finish
-	return openFileStore(path, log)
+	return openStore(path, log)
 }
 
 func migrate(path, tmp string, log *slog.Logger) error {
@@ -1053,7 +1091,7 @@ func migrate(path, tmp string, log *slog.Logger) error {
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("store: %w", err)
 	}
-	s, err := openFileStore(tmp, log)
+	s, err := openStore(tmp, log)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package store
+package boltstore
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func TestReplicateCopiesTheDocumentsBetweenMarks(t *testing.T) {
 	if err := db.EnsureIndexes(ctx, Index{Collection: "orders", Keys: bson.D{{Key: "ref", Value: 1}}, Unique: true, Name: "one_per_ref"}); err != nil {
 		t.Fatal(err)
 	}
-	insert := func(db *DB, refs ...string) {
+	insert := func(db *testDB, refs ...string) {
 		for _, r := range refs {
 			if _, err := db.Collection("orders").InsertOne(ctx, bson.M{"_id": primitive.NewObjectID(), "ref": r, "n": len(r)}); err != nil {
 				t.Fatal(err)
@@ -88,7 +88,7 @@ func TestReplicateCopiesTheDocumentsBetweenMarks(t *testing.T) {
 		t.Errorf("documents in natural order %q (%d distinct _id)", got, len(ids))
 	}
 	// The unique index still holds after the copies: a copy's key is taken.
-	if _, err := db.Collection("orders").InsertOne(ctx, bson.M{"ref": "a~k1"}); !IsDuplicate(err) {
+	if _, err := db.Collection("orders").InsertOne(ctx, bson.M{"ref": "a~k1"}); !isDuplicate(err) {
 		t.Errorf("inserting a copy's unique key again: %v, want a duplicate key error", err)
 	}
 }

@@ -1,42 +1,115 @@
-package store
+package boltstore
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/256dpi/lungo"
+	"go.etcd.io/bbolt"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
-func openDir(t *testing.T, dir string) *DB {
+// testDB is the database "svc" of an engine on a Store (dir/svc.lungo), used
+// as a program uses it: its collections answer a write once it is durable
+// (Durable), its transactions once their commit is (WaitDurable).
+type testDB struct {
+	lungo.IDatabase
+	st     *Store
+	client lungo.IClient
+	engine *lungo.Engine
+}
+
+// tryOpen opens dir/svc.lungo as a program does.
+func tryOpen(dir string) (*testDB, error) {
+	st, err := Open(filepath.Join(dir, "svc.lungo"), slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, err
+	}
+	client, engine, err := lungo.Open(context.Background(), lungo.Options{Store: st, NoOplog: true})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &testDB{IDatabase: client.Database("svc"), st: st, client: client, engine: engine}, nil
+}
+
+func openDir(t testing.TB, dir string) *testDB {
 	t.Helper()
-	db, err := Open(context.Background(), Options{Name: "svc", DataDir: dir})
+	db, err := tryOpen(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return db
 }
 
+func (d *testDB) Collection(name string) lungo.ICollection {
+	return Durable(d.IDatabase.Collection(name), d.st)
+}
+
+// Tx runs fn in a transaction and answers once its commit is durable.
+func (d *testDB) Tx(ctx context.Context, fn func(ctx context.Context) error) error {
+	sess, err := d.client.StartSession()
+	if err != nil {
+		return err
+	}
+	defer sess.EndSession(ctx)
+	_, err = sess.WithTransaction(ctx, func(sc lungo.ISessionContext) (any, error) { return nil, fn(sc) })
+	if werr := d.st.WaitDurable(ctx); werr != nil {
+		return werr
+	}
+	return err
+}
+
+func (d *testDB) Close(context.Context) error {
+	d.engine.Close()
+	return d.st.Close()
+}
+
+// Index is an index to create.
+type Index struct {
+	Collection string
+	Keys       bson.D
+	Unique     bool
+	Partial    bson.M
+	Name       string
+}
+
+func (d *testDB) EnsureIndexes(ctx context.Context, idx ...Index) error {
+	for _, ix := range idx {
+		o := options.Index().SetUnique(ix.Unique)
+		if ix.Name != "" {
+			o.SetName(ix.Name)
+		}
+		if ix.Partial != nil {
+			o.SetPartialFilterExpression(ix.Partial)
+		}
+		if _, err := d.Collection(ix.Collection).Indexes().CreateOne(ctx, mongo.IndexModel{Keys: ix.Keys, Options: o}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isDuplicate(err error) bool { return lungo.IsUniquenessError(err) }
+
 // dump is every collection's documents in natural (unsorted find) order, and
 // its index definitions.
-func dump(t *testing.T, db *DB) map[string]any {
+func dump(t *testing.T, db *testDB) map[string]any {
 	t.Helper()
 	ctx := context.Background()
 	out := map[string]any{}
@@ -130,7 +203,7 @@ func TestFileStoreReadsBackWhatWasWritten(t *testing.T) {
 			if coll == "b" && rng.IntN(5) == 0 {
 				doc["default"] = true
 			}
-			if _, err := c.InsertOne(ctx, doc); err != nil && !IsDuplicate(err) {
+			if _, err := c.InsertOne(ctx, doc); err != nil && !isDuplicate(err) {
 				t.Fatal(err)
 			} else if err == nil {
 				ids[coll] = append(live, id)
@@ -197,7 +270,7 @@ func TestFileStoreReadsBackWhatWasWritten(t *testing.T) {
 	if err := db.Collection("a").FindOne(ctx, bson.M{"k": bson.M{"$gt": 0}}).Decode(&some); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Collection("a").InsertOne(ctx, bson.M{"_id": "dup", "k": some.K}); !IsDuplicate(err) {
+	if _, err := db.Collection("a").InsertOne(ctx, bson.M{"_id": "dup", "k": some.K}); !isDuplicate(err) {
 		t.Fatalf("unique index after reopening: %v", err)
 	}
 	db.Close(ctx)
@@ -221,7 +294,7 @@ func TestFileStoreWritesOnlyWhatChanged(t *testing.T) {
 	}
 	want := func(what string, w commitStats) {
 		t.Helper()
-		if got := db.fileSt.last; got != w {
+		if got := db.st.last; got != w {
 			t.Fatalf("%s wrote %+v, want %+v", what, got, w)
 		}
 	}
@@ -249,8 +322,7 @@ func TestFileStoreWritesOnlyWhatChanged(t *testing.T) {
 }
 
 // lungo's own file format, written before this store, is migrated on first
-// open: the data is all there, the old file is kept beside it, and the marker
-// rules hold for the new file.
+// open: the data is all there, the old file is kept beside it.
 func TestOldFormatFileIsMigrated(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -288,14 +360,11 @@ func TestOldFormatFileIsMigrated(t *testing.T) {
 	if _, err := os.Stat(file + ".migrating"); err == nil {
 		t.Fatal("migration left its temporary file")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "svc.created")); err != nil {
-		t.Fatalf("no marker: %v", err)
-	}
 	before := dump(t, db)
 	if n := len(before["orders"].(map[string]any)["docs"].([]bson.D)); n != 50 {
 		t.Fatalf("%d orders after migration", n)
 	}
-	if _, err := db.Collection("orders").InsertOne(ctx, bson.M{"_id": "x", "intent": "pi_3"}); !IsDuplicate(err) {
+	if _, err := db.Collection("orders").InsertOne(ctx, bson.M{"_id": "x", "intent": "pi_3"}); !isDuplicate(err) {
 		t.Fatalf("the unique index did not come along: %v", err)
 	}
 	db.Close(ctx)
@@ -333,7 +402,7 @@ func writeSome(t *testing.T, dir string) string {
 
 func wantCorrupt(t *testing.T, dir string, says ...string) {
 	t.Helper()
-	_, err := Open(context.Background(), Options{Name: "svc", DataDir: dir})
+	_, err := tryOpen(dir)
 	if !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("want ErrCorrupt, got %v", err)
 	}
@@ -387,13 +456,54 @@ func TestDamagedFileIsRefused(t *testing.T) {
 		}
 		wantCorrupt(t, dir, "svc.lungo")
 	})
-	t.Run("emptied", func(t *testing.T) {
+	t.Run("count", func(t *testing.T) {
 		dir := t.TempDir()
 		file := writeSome(t, dir)
-		if err := os.Truncate(file, 0); err != nil {
+		// A record gone with the count left as it was.
+		db, err := openBolt(file)
+		if err != nil {
 			t.Fatal(err)
 		}
-		wantCorrupt(t, dir, "svc.lungo is empty")
+		key, _ := idKey(&bson.D{{Key: "_id", Value: "t007"}})
+		if err := db.Update(func(tx *bbolt.Tx) error {
+			return tx.Bucket(bucketNamespaces).Bucket([]byte("svc.things")).Bucket(bucketDocuments).Delete(key)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		wantCorrupt(t, dir, "svc.things holds 300 documents, its count says 301")
+	})
+	t.Run("unique index", func(t *testing.T) {
+		dir := t.TempDir()
+		db := openDir(t, dir)
+		ctx := context.Background()
+		if err := db.EnsureIndexes(ctx, Index{Collection: "things", Keys: bson.D{{Key: "ref", Value: 1}}, Unique: true, Name: "one_per_ref"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Collection("things").InsertMany(ctx, []any{bson.M{"_id": "a", "ref": "x"}, bson.M{"_id": "b", "ref": "y"}}); err != nil {
+			t.Fatal(err)
+		}
+		db.Close(ctx)
+		// b's record rewritten (a valid record, checksum included) with a's ref.
+		file := filepath.Join(dir, "svc.lungo")
+		bdb, err := openBolt(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, _ := idKey(&bson.D{{Key: "_id", Value: "b"}})
+		if err := bdb.Update(func(tx *bbolt.Tx) error {
+			docs := tx.Bucket(bucketNamespaces).Bucket([]byte("svc.things")).Bucket(bucketDocuments)
+			seq := binary.BigEndian.Uint64(docs.Get(key))
+			v, err := encodeRecord(key, seq, &bson.D{{Key: "_id", Value: "b"}, {Key: "ref", Value: "x"}})
+			if err != nil {
+				return err
+			}
+			return docs.Put(key, v)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		bdb.Close()
+		wantCorrupt(t, dir, "svc.things: index one_per_ref: does not hold over the documents read")
 	})
 	t.Run("not a database", func(t *testing.T) {
 		dir := t.TempDir()
@@ -421,7 +531,7 @@ func TestFileInUseIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	db := openDir(t, dir)
 	defer db.Close(context.Background())
-	_, err := Open(context.Background(), Options{Name: "svc", DataDir: dir})
+	_, err := tryOpen(dir)
 	if err == nil || !strings.Contains(err.Error(), "in use by another process") {
 		t.Fatalf("second open: %v", err)
 	}
@@ -469,7 +579,7 @@ func TestFileStoreConcurrentTransactions(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	check := func(db *DB) {
+	check := func(db *testDB) {
 		t.Helper()
 		for w := range workers {
 			var c struct{ N int }
@@ -491,9 +601,9 @@ func TestFileStoreConcurrentTransactions(t *testing.T) {
 	}
 	check(db)
 	// Group commit: concurrent commits shared the file's transactions.
-	db.fileSt.w.mu.Lock()
-	flushes, commits := db.fileSt.w.flushes, db.fileSt.w.enqueued
-	db.fileSt.w.mu.Unlock()
+	db.st.w.mu.Lock()
+	flushes, commits := db.st.w.flushes, db.st.w.enqueued
+	db.st.w.mu.Unlock()
 	if flushes >= int(commits) {
 		t.Errorf("%d commits took %d file transactions: none were grouped", commits, flushes)
 	}
@@ -516,7 +626,7 @@ func TestFileStoreFailedWriteIsNotAcknowledged(t *testing.T) {
 	if _, err := db.Collection("a").InsertOne(ctx, bson.M{"_id": "kept"}); err != nil {
 		t.Fatal(err)
 	}
-	st := db.fileSt
+	st := db.st
 	// The file goes away under the writer (as a failed disk would).
 	st.closeOnce.Do(func() { close(st.w.stop); <-st.w.stopped })
 	if err := st.db.Close(); err != nil {
@@ -537,6 +647,9 @@ func TestFileStoreFailedWriteIsNotAcknowledged(t *testing.T) {
 	if _, err := db.Collection("a").UpdateOne(ctx, bson.M{"_id": "kept"}, bson.M{"$set": bson.M{"x": 1}}); err == nil {
 		t.Fatal("an update after the failure was acknowledged")
 	}
+	if err := st.Err(); err == nil || !strings.Contains(err.Error(), "commit to") {
+		t.Fatalf("Err after the failed write: %v (a program reports itself ready)", err)
+	}
 	st.closeOnce.Do(func() { close(st.w.stop); <-st.w.stopped })
 	db.client.Disconnect(ctx)
 	db = openDir(t, dir)
@@ -546,129 +659,6 @@ func TestFileStoreFailedWriteIsNotAcknowledged(t *testing.T) {
 	}
 	if n, _ := db.Collection("a").CountDocuments(ctx, bson.M{}); n != 1 {
 		t.Fatalf("%d documents after the failure, want the one acknowledged", n)
-	}
-}
-
-// The child of TestKilledWhileWriting: writers in a loop, printing each commit
-// once it returned.
-func TestCrashChild(t *testing.T) {
-	dir := os.Getenv("STORE_CRASH_CHILD_DIR")
-	if dir == "" {
-		t.Skip("run by TestKilledWhileWriting")
-	}
-	ctx := context.Background()
-	db, err := Open(ctx, Options{Name: "svc", DataDir: dir})
-	if err != nil {
-		fmt.Println("open failed:", err)
-		os.Exit(3)
-	}
-	round := os.Getenv("STORE_CRASH_CHILD_ROUND")
-	out := bufio.NewWriter(os.Stdout)
-	var mu sync.Mutex
-	for w := range 4 {
-		go func() {
-			for i := 0; ; i++ {
-				id := fmt.Sprintf("r%s-w%d-%d", round, w, i)
-				err := db.Tx(ctx, func(ctx context.Context) error {
-					// A few kilobytes, so commits span pages.
-					if _, err := db.Collection("items").InsertOne(ctx, bson.M{"_id": id, "w": w, "pad": strings.Repeat("x", 1000*(1+i%5))}); err != nil {
-						return err
-					}
-					_, err := db.Collection("counters").UpdateOne(ctx, bson.M{"_id": w}, bson.M{"$inc": bson.M{"n": 1}}, options.Update().SetUpsert(true))
-					return err
-				})
-				if err == nil && i%7 == 3 {
-					err = db.Tx(ctx, func(ctx context.Context) error {
-						if _, err := db.Collection("items").DeleteOne(ctx, bson.M{"_id": id}); err != nil {
-							return err
-						}
-						_, err := db.Collection("counters").UpdateOne(ctx, bson.M{"_id": w}, bson.M{"$inc": bson.M{"n": -1}})
-						return err
-					})
-					id = "-" + id
-				}
-				mu.Lock()
-				if err != nil {
-					fmt.Fprintln(out, "error", err)
-				} else {
-					fmt.Fprintln(out, id)
-				}
-				out.Flush()
-				mu.Unlock()
-			}
-		}()
-	}
-	select {}
-}
-
-// A process killed (SIGKILL) while it commits loses nothing it acknowledged,
-// and reopens without error; three rounds on the same file.
-func TestKilledWhileWriting(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	acked := map[string]bool{}
-	for round := range 3 {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "STORE_CRASH_CHILD_DIR="+dir, "STORE_CRASH_CHILD_ROUND="+strconv.Itoa(round))
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(stdout)
-		n := 0
-		killAt := 60 + round*40
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case strings.HasPrefix(line, "error"), strings.HasPrefix(line, "open failed"):
-				_ = cmd.Process.Kill()
-				t.Fatalf("round %d: child: %s", round, line)
-			case strings.HasPrefix(line, "-"):
-				acked[line[1:]] = false // acknowledged deleted
-			case strings.HasPrefix(line, "r"):
-				acked[line] = true
-			default:
-				continue
-			}
-			if n++; n == killAt {
-				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		_ = cmd.Wait()
-		if n < killAt {
-			t.Fatalf("round %d: the child stopped after %d commits", round, n)
-		}
-
-		db, err := Open(ctx, Options{Name: "svc", DataDir: dir})
-		if err != nil {
-			t.Fatalf("round %d: reopening after the kill: %v", round, err)
-		}
-		for id, present := range acked {
-			err := db.Collection("items").FindOne(ctx, bson.M{"_id": id}).Err()
-			if present && err != nil {
-				t.Fatalf("round %d: acknowledged %s is missing: %v", round, id, err)
-			}
-			if !present && !IsNotFound(err) {
-				t.Fatalf("round %d: acknowledged deletion of %s undone: %v", round, id, err)
-			}
-		}
-		// Each commit was whole: the counters match the items.
-		for w := range 4 {
-			var c struct{ N int64 }
-			if err := db.Collection("counters").FindOne(ctx, bson.M{"_id": w}).Decode(&c); err != nil {
-				t.Fatal(err)
-			}
-			items, _ := db.Collection("items").CountDocuments(ctx, bson.M{"w": w})
-			if c.N != items {
-				t.Fatalf("round %d: writer %d: counter %d, items %d", round, w, c.N, items)
-			}
-		}
-		db.Close(ctx)
 	}
 }
 
@@ -696,14 +686,14 @@ func TestFileStoreKeepsTheNaturalOrder(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got := db.fileSt.last; got != (commitStats{namespaces: 1, put: 1, del: 1}) {
+	if got := db.st.last; got != (commitStats{namespaces: 1, put: 1, del: 1}) {
 		t.Fatalf("delete and insert again wrote %+v", got)
 	}
 	// b, c and d change; a (already 1) matches and stays as it is
 	if _, err := c.UpdateMany(ctx, bson.M{"_id": bson.M{"$in": bson.A{"a", "b", "c", "d"}}}, bson.M{"$set": bson.M{"v": 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := db.fileSt.last; got != (commitStats{namespaces: 1, put: 3, del: 3}) {
+	if got := db.st.last; got != (commitStats{namespaces: 1, put: 3, del: 3}) {
 		t.Fatalf("an update of three of four wrote %+v", got)
 	}
 	before := dump(t, db)
@@ -792,4 +782,95 @@ func TestFileStoreWritesIndexChanges(t *testing.T) {
 		t.Fatalf("indexes after the drop: %v", idx)
 	}
 	db.Close(ctx)
+}
+
+// A commit with a document the file could not write or read back is refused,
+// that commit only, with an UnstorableError naming the namespace, the
+// document and the reason; later writes go on and the file opens again.
+func TestUnstorableDocumentIsRefused(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openDir(t, dir)
+	nested := func(levels int) any {
+		var v any = "leaf"
+		for i := 0; i < levels; i++ {
+			if i%2 == 0 {
+				v = bson.M{"a": v}
+			} else {
+				v = bson.A{v}
+			}
+		}
+		return v
+	}
+	c := db.Collection("things")
+	if _, err := c.InsertOne(ctx, bson.M{"_id": "deep-ok", "v": nested(MaxDepth - 1)}); err != nil {
+		t.Fatalf("a document of %d levels: %v", MaxDepth, err)
+	}
+	var u *UnstorableError
+	_, err := c.InsertOne(ctx, bson.M{"_id": "deep", "v": nested(250)})
+	if !errors.As(err, &u) || *u != (UnstorableError{Namespace: "svc.things", Document: `"deep"`, Reason: "a document nested deeper than 100 levels cannot be stored"}) {
+		t.Fatalf("a document nested 250 levels deep: %v", err)
+	}
+	if err.Error() != `store: svc.things: document "deep": a document nested deeper than 100 levels cannot be stored` {
+		t.Fatalf("message %q", err)
+	}
+	if _, err := c.UpdateOne(ctx, bson.M{"_id": "deep-ok"}, bson.M{"$set": bson.M{"w": nested(MaxDepth)}}); !errors.As(err, &u) {
+		t.Fatalf("an update nesting a document past the limit: %v", err)
+	}
+	if _, err := c.UpdateOne(ctx, bson.M{"_id": "deep-ok"}, bson.M{"$rename": bson.M{"v": "b\x00c"}}); !errors.As(err, &u) || u.Reason != `a field name cannot hold a null byte ("b\x00c")` {
+		t.Fatalf("$rename to a name with a null byte: %v", err)
+	}
+	if _, err := c.InsertOne(ctx, bson.M{"_id": "after"}); err != nil {
+		t.Fatalf("a write after the refusals: %v", err)
+	}
+	if err := db.st.Err(); err != nil {
+		t.Fatalf("the file failed after a refused commit: %v", err)
+	}
+	db.Close(ctx)
+	db = openDir(t, dir)
+	defer db.Close(ctx)
+	if n, err := db.Collection("things").CountDocuments(ctx, bson.M{}); err != nil || n != 2 {
+		t.Fatalf("after the restart: %d documents, %v; want deep-ok and after", n, err)
+	}
+}
+
+// A write outside a transaction answers once its commit is on disk, on a
+// collection Durable wrapped and on its clones; a write inside a transaction
+// answers at once (its caller waits at the transaction's end).
+func TestDurableWaitsOutsideTransactions(t *testing.T) {
+	db := openDir(t, t.TempDir())
+	st := db.st
+	defer func() { db.engine.Close(); st.db.Close() }()
+	// The writer stopped: nothing queued from now on reaches the file.
+	st.closeOnce.Do(func() { close(st.w.stop); <-st.w.stopped })
+	st.w = newGroupWriter()
+
+	clone, err := db.Collection("a").Clone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]lungo.ICollection{"collection": db.Collection("a"), "clone": clone} {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		_, err := c.InsertOne(ctx, bson.M{"_id": name})
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "not yet known to be on disk") {
+			t.Fatalf("%s: a write outside a transaction answered before it was on disk: %v", name, err)
+		}
+	}
+
+	// Those commits are still not on disk; a write inside a transaction
+	// does not wait for them.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	sess, err := db.client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	if _, err := sess.WithTransaction(ctx, func(sc lungo.ISessionContext) (any, error) {
+		_, err := db.Collection("a").InsertOne(sc, bson.M{"_id": "in-tx"})
+		return nil, err
+	}); err != nil {
+		t.Fatalf("a write inside a transaction waited for the file: %v", err)
+	}
 }

@@ -1,4 +1,4 @@
-package store
+package boltstore
 
 // Bulk fill of a closed database file, for benchmarks that measure a rate
 // "with N documents stored" (deploy/cmd/bench -engine-growth): the system
