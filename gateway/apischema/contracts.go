@@ -34,10 +34,6 @@ const ContractVersion = Version
 // callee's own address with {"path": ..., "args": ...}.
 func InternalPath(path string) string { return "/internal/" + path }
 
-// EventPath is an event type's pseudo-path in the events contract: that of
-// its version 1.
-func EventPath(typ string) string { return EventVersionPath(typ, 1) }
-
 // EventVersionPath is the pseudo-path of a major version of an event type's
 // payload: /events/<type> for version 1 (the path it had before versions,
 // kept so the snapshot judges it as before), /events/<type>/v<major> for the
