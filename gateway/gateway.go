@@ -34,10 +34,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 
+	"marketplace/gateway/apischema"
 	"marketplace/gateway/convex"
 	"marketplace/gateway/internal/ratelimit"
 	"marketplace/gateway/internal/request"
-	"marketplace/libs/apischema"
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 	"marketplace/libs/httpserver"

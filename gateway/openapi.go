@@ -3,7 +3,7 @@ package gateway
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"marketplace/libs/apischema"
+	"marketplace/gateway/apischema"
 	"marketplace/libs/apperr"
 	"marketplace/libs/httpserver"
 	"marketplace/libs/httpserver/asset"

@@ -9,7 +9,7 @@ import (
 
 	"marketplace/deploy/modules"
 	st "marketplace/deploy/systemtest"
-	"marketplace/libs/apischema"
+	"marketplace/gateway/apischema"
 	"marketplace/libs/contracts"
 	"marketplace/libs/contracts/events"
 	"marketplace/libs/ops"

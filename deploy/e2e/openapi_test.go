@@ -24,7 +24,7 @@ import (
 	"marketplace/deploy/modules"
 	"marketplace/deploy/processor"
 	st "marketplace/deploy/systemtest"
-	"marketplace/libs/apischema"
+	"marketplace/gateway/apischema"
 	"marketplace/libs/ops"
 )
 

@@ -236,7 +236,7 @@ type liveQueries struct {
 	// (or that have not run yet), which every write of the service re-runs;
 	// and the runs in flight, which a write of their service always asks to
 	// run again (what they read may predate it).
-	reads     map[string]*liveset.Index[*liveQuery]
+	reads     map[string]*readIndex[*liveQuery]
 	unread    map[string]map[*liveQuery]struct{}
 	running   map[*liveQuery]struct{}
 	anonymous int            // live queries of anonymous callers
@@ -278,7 +278,7 @@ func newLiveQueries(x *Layer, concurrency int) *liveQueries {
 		concurrency = defaultRerunConcurrency
 	}
 	h := &liveQueries{x: x, byKey: map[string]*liveQuery{}, byService: map[string]map[*liveQuery]struct{}{}, ofCaller: map[string]int{},
-		reads: map[string]*liveset.Index[*liveQuery]{}, unread: map[string]map[*liveQuery]struct{}{}, running: map[*liveQuery]struct{}{},
+		reads: map[string]*readIndex[*liveQuery]{}, unread: map[string]map[*liveQuery]struct{}{}, running: map[*liveQuery]struct{}{},
 		concurrency: concurrency, busyConcurrency: 1, share: 1, timeout: 30 * time.Second, waited: make(chan struct{}),
 		anonConcurrency: concurrency} // the layer bounds it (Config.AnonRunConcurrency)
 	h.run = func(ctx context.Context, lq *liveQuery, token string) outcome {
@@ -421,7 +421,7 @@ func (h *liveQueries) setReads(lq *liveQuery, reads liveset.Reads) {
 	for svc, rs := range bySvc {
 		x := h.reads[svc]
 		if x == nil {
-			x = liveset.NewIndex[*liveQuery]()
+			x = newReadIndex[*liveQuery]()
 			h.reads[svc] = x
 		}
 		x.Set(lq, rs)

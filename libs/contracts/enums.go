@@ -1,21 +1,37 @@
 package contracts
 
 import (
-	"marketplace/libs/apischema"
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
 	"marketplace/libs/contracts/payouts"
 	"marketplace/libs/contracts/reviews"
 )
 
+// Enum is a set of string values whose meanings are part of a published
+// contract (Enums lists them): an order's statuses, a payout's,
+// a flag's reasons. A value's meaning may never change: a value that comes to
+// mean something else is a new value (a breaking change), so the contracts
+// publish each meaning and `make contracts-check` compares them with the
+// snapshot's (tools/oasdiff/enummeanings), the one thing oasdiff cannot see.
+type Enum struct {
+	Name   string
+	Values []EnumValue
+}
+
+// EnumValue is one value of an Enum and what it means.
+type EnumValue struct {
+	Value   string
+	Meaning string
+}
+
 // Enums are the value sets the published contracts carry, with what each
 // value means. The contracts publish the meanings (x-enum-meanings) and
 // `make contracts-check` fails when one changes: a value never comes to mean
 // something else; a new meaning is a new value. Every enumerated argument,
 // answer field and event payload field must list values of one of these
-// (apischema.AddEnumMeanings refuses the contracts otherwise).
-var Enums = []apischema.Enum{
-	{Name: "orderStatus", Values: []apischema.EnumValue{
+// (gateway/apischema.AddEnumMeanings refuses the contracts otherwise).
+var Enums = []Enum{
+	{Name: "orderStatus", Values: []EnumValue{
 		{Value: customers.StatusPending, Meaning: "paid and placed; the store has not accepted it yet"},
 		{Value: customers.StatusConfirmed, Meaning: "the store accepted it"},
 		{Value: customers.StatusPreparing, Meaning: "the store is preparing it"},
@@ -23,20 +39,20 @@ var Enums = []apischema.Enum{
 		{Value: customers.StatusDelivered, Meaning: "handed to the customer; its store earnings are credited (held, then released to the store's available balance)"},
 		{Value: customers.StatusCancelled, Meaning: "cancelled before delivery; it earns the store nothing"},
 	}},
-	{Name: "paymentStatus", Values: []apischema.EnumValue{
+	{Name: "paymentStatus", Values: []EnumValue{
 		{Value: customers.PaymentPaid, Meaning: "the processor charged the order's total"},
 		{Value: customers.PaymentUnderReview, Meaning: "the processor charged an amount or currency other than the order's total: held for an administrator's review"},
 	}},
-	{Name: "deliveryType", Values: []apischema.EnumValue{
+	{Name: "deliveryType", Values: []EnumValue{
 		{Value: customers.DeliveryStandard, Meaning: "standard delivery: 10 AED, free from a 100 AED store subtotal"},
 		{Value: customers.DeliveryExpress, Meaning: "express delivery: 20 AED"},
 	}},
-	{Name: "storeTier", Values: []apischema.EnumValue{
+	{Name: "storeTier", Values: []EnumValue{
 		{Value: catalog.TierBasic, Meaning: "the basic commission tier"},
 		{Value: catalog.TierPremium, Meaning: "the premium commission tier"},
 		{Value: catalog.TierEnterprise, Meaning: "the enterprise commission tier"},
 	}},
-	{Name: "payoutStatus", Values: []apischema.EnumValue{
+	{Name: "payoutStatus", Values: []EnumValue{
 		{Value: payouts.StatusRequested, Meaning: "the store owner asked for it; the amount has left the available balance"},
 		{Value: payouts.StatusApproved, Meaning: "an administrator approved it; not yet sent"},
 		{Value: payouts.StatusProcessing, Meaning: "being sent to the store's bank account"},
@@ -44,19 +60,19 @@ var Enums = []apischema.Enum{
 		{Value: payouts.StatusCancelled, Meaning: "rejected by an administrator; the amount went back to the available balance (final)"},
 		{Value: payouts.StatusFailed, Meaning: "sending failed; the amount went back to the available balance only when the administrator asked for it (final)"},
 	}},
-	{Name: "payoutProcessingMethod", Values: []apischema.EnumValue{
+	{Name: "payoutProcessingMethod", Values: []EnumValue{
 		{Value: payouts.MethodBankTransfer, Meaning: "a bank transfer to the store's IBAN"},
 		{Value: payouts.MethodManual, Meaning: "paid by hand outside the platform"},
 		{Value: payouts.MethodThirdParty, Meaning: "through a third-party payout provider"},
 	}},
-	{Name: "walletAdjustmentType", Values: []apischema.EnumValue{
+	{Name: "walletAdjustmentType", Values: []EnumValue{
 		{Value: payouts.AdjustAddBalance, Meaning: "adds the amount to the available balance (a bonus)"},
 		{Value: payouts.AdjustDeductBalance, Meaning: "takes the amount from the available balance (a penalty)"},
 		{Value: payouts.AdjustAddPending, Meaning: "adds the amount to the pending (held) balance"},
 		{Value: payouts.AdjustDeductPending, Meaning: "takes the amount from the pending (held) balance"},
 		{Value: payouts.AdjustMovePendingToAvailable, Meaning: "moves the amount from the pending to the available balance"},
 	}},
-	{Name: "walletTransactionType", Values: []apischema.EnumValue{
+	{Name: "walletTransactionType", Values: []EnumValue{
 		{Value: "earning", Meaning: "a delivered order's store earnings, into the pending (held) balance"},
 		{Value: "release", Meaning: "held earnings moved from pending to available"},
 		{Value: "payout", Meaning: "a payout request, out of the available balance"},
@@ -65,7 +81,7 @@ var Enums = []apischema.Enum{
 		{Value: "pending_credit", Meaning: "an administrator's add_pending adjustment"},
 		{Value: "pending_debit", Meaning: "an administrator's deduct_pending adjustment"},
 	}},
-	{Name: "flagReason", Values: []apischema.EnumValue{
+	{Name: "flagReason", Values: []EnumValue{
 		{Value: reviews.ReasonSpam, Meaning: "advertising or repeated content"},
 		{Value: reviews.ReasonInappropriate, Meaning: "content unfit for the marketplace"},
 		{Value: reviews.ReasonFake, Meaning: "not a genuine experience of the store"},
@@ -73,16 +89,16 @@ var Enums = []apischema.Enum{
 		{Value: reviews.ReasonIrrelevant, Meaning: "not about the store or its order"},
 		{Value: reviews.ReasonOther, Meaning: "another reason, in the flag's description"},
 	}},
-	{Name: "flagStatus", Values: []apischema.EnumValue{
+	{Name: "flagStatus", Values: []EnumValue{
 		{Value: reviews.FlagStatusPending, Meaning: "awaiting an administrator"},
 		{Value: reviews.FlagStatusDismissed, Meaning: "an administrator decided the review stays"},
 		{Value: reviews.FlagStatusResolved, Meaning: "an administrator hid the review"},
 	}},
-	{Name: "flagAction", Values: []apischema.EnumValue{
+	{Name: "flagAction", Values: []EnumValue{
 		{Value: reviews.ActionDismiss, Meaning: "dismiss the flag; the review stays visible"},
 		{Value: reviews.ActionHideReview, Meaning: "hide the review; each of its pending flags is resolved"},
 	}},
-	{Name: "reviewSort", Values: []apischema.EnumValue{
+	{Name: "reviewSort", Values: []EnumValue{
 		{Value: "newest", Meaning: "by creation time, newest first"},
 		{Value: "oldest", Meaning: "by creation time, oldest first"},
 		{Value: "highest_rating", Meaning: "by rating, highest first"},

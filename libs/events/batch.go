@@ -38,7 +38,6 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
 
 	"marketplace/libs/store"
 )
@@ -328,19 +327,10 @@ func (c *consumer) processedAmong(ctx context.Context, keys []string) (map[strin
 // span of its own that continues the event's trace (tx carries the
 // transaction's session, so the handler's database calls join it).
 func (c *consumer) handleInBatch(tx context.Context, it batchItem, size int) error {
-	ctx, span := c.tracer.Start(ExtractTrace(tx, it.headers), "process "+it.msg.Topic,
-		trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithAttributes(
-			attribute.String("messaging.system", "kafka"),
-			attribute.String("messaging.operation.type", "process"),
-			attribute.String("messaging.destination.name", it.msg.Topic),
-			attribute.String("messaging.consumer.group.name", c.cfg.GroupID),
-			attribute.Int("messaging.destination.partition.id", it.msg.Partition),
-			attribute.Int64("messaging.kafka.offset", it.msg.Offset),
-			attribute.String("messaging.message.id", it.env.ID),
-			attribute.String("cloudevents.event_type", it.env.Type),
-			attribute.Int("messaging.batch.message_count", size),
-		))
+	ctx, span := c.startProcess(tx, it.msg, it.headers,
+		attribute.String("messaging.message.id", it.env.ID),
+		attribute.String("cloudevents.event_type", it.env.Type),
+		attribute.Int("messaging.batch.message_count", size))
 	defer span.End()
 	err := c.callHandler(ctx, it.env)
 	if err != nil {

@@ -62,12 +62,6 @@ func StartBroker(dataDir string, topics ...string) (*Broker, error) {
 	return StartBrokerWith(BrokerOptions{DataDir: dataDir, Topics: topics})
 }
 
-// StartBrokerOn is StartBroker listening on port of the loopback interface (0:
-// a random one).
-func StartBrokerOn(port int, dataDir string, topics ...string) (*Broker, error) {
-	return StartBrokerWith(BrokerOptions{Port: port, DataDir: dataDir, Topics: topics})
-}
-
 // StartBrokerWith starts a broker as o says: the all-in-one's, the standalone
 // broker of the distributed mode on one machine (`marketplace broker`, which
 // services find at a port known in advance), and tests'.

@@ -410,16 +410,7 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message, attempt int) b
 		return true // a record of the group's dead-letter topic, not a replay
 	}
 	headers := headersFromKafka(msg.Headers)
-	ctx, span := c.tracer.Start(ExtractTrace(ctx, headers), "process "+msg.Topic,
-		trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithAttributes(
-			attribute.String("messaging.system", "kafka"),
-			attribute.String("messaging.operation.type", "process"),
-			attribute.String("messaging.destination.name", msg.Topic),
-			attribute.String("messaging.consumer.group.name", c.cfg.GroupID),
-			attribute.Int("messaging.destination.partition.id", msg.Partition),
-			attribute.Int64("messaging.kafka.offset", msg.Offset),
-		))
+	ctx, span := c.startProcess(ctx, msg, headers)
 	defer span.End()
 
 	env, err := Decode(msg.Value)
@@ -482,6 +473,21 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message, attempt int) b
 		wait *= 2
 		attempt++
 	}
+}
+
+// startProcess starts the span that processes msg, a child of the producer
+// span its headers carry, with attrs beside the message's own.
+func (c *consumer) startProcess(ctx context.Context, msg kafka.Message, headers map[string]string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	return c.tracer.Start(ExtractTrace(ctx, headers), "process "+msg.Topic,
+		trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(append([]attribute.KeyValue{
+			attribute.String("messaging.system", "kafka"),
+			attribute.String("messaging.operation.type", "process"),
+			attribute.String("messaging.destination.name", msg.Topic),
+			attribute.String("messaging.consumer.group.name", c.cfg.GroupID),
+			attribute.Int("messaging.destination.partition.id", msg.Partition),
+			attribute.Int64("messaging.kafka.offset", msg.Offset),
+		}, attrs...)...))
 }
 
 // recording is the context of the write that records an event processed:

@@ -139,18 +139,26 @@ func NewMutation[A, R any](path string, access Access, summary string, h func(co
 
 // Registry holds one service's operations.
 type Registry struct {
-	Service string
-	// Unreachable tells an error of a database that did not answer (libs/service
-	// sets store.IsUnreachable): such an operation answers UNAVAILABLE.
-	Unreachable func(error) bool
+	Service     string
 	ops         map[string]*Op
 	resolvers   Resolvers
+	unreachable func(error) bool // WithUnreachable; nil: none
 }
 
 // WithResolvers says how this service resolves customers and stores for the
 // access levels that need them.
 func (r *Registry) WithResolvers(res Resolvers) *Registry {
 	r.resolvers = res
+	return r
+}
+
+// WithUnreachable says how this service tells an error of a database that did
+// not answer (libs/service passes store.IsUnreachable): an operation failing
+// with one answers UNAVAILABLE, so that its caller waits and tries again.
+// Without it (a Registry used outside service.Run) no error is taken for one:
+// every untyped error answers INTERNAL.
+func (r *Registry) WithUnreachable(f func(error) bool) *Registry {
+	r.unreachable = f
 	return r
 }
 
@@ -207,7 +215,7 @@ func (r *Registry) Invoke(ctx context.Context, kind Kind, path string, raw []byt
 		return nil, err
 	}
 	res, err := op.run(ctx, raw, &r.resolvers)
-	if err != nil && apperr.CodeOf(err) == apperr.Internal && r.Unreachable != nil && r.Unreachable(err) {
+	if err != nil && apperr.CodeOf(err) == apperr.Internal && r.unreachable != nil && r.unreachable(err) {
 		// The database did not answer: not a bug, and it goes away by itself.
 		// A caller (another service's consumer) waits and tries again rather
 		// than give up on an INTERNAL answer.

@@ -134,17 +134,23 @@ func (r Route) Describe() RouteDescriptor {
 // StreamsBody tells whether a request of method and path is for one of rs
 // that streams its body (httpserver.Config.StreamBody); nil when none does.
 func StreamsBody(rs []Route) func(method, path string) bool {
-	type streamed struct {
+	return routesWhere(rs, func(r Route) bool { return r.StreamBody })
+}
+
+// routesWhere tells whether a request of method and path is for one of the
+// routes of rs that keep accepts; nil when keep accepts none.
+func routesWhere(rs []Route, keep func(Route) bool) func(method, path string) bool {
+	type route struct {
 		method  string
 		pattern PathPattern
 	}
-	var list []streamed
+	var list []route
 	for _, r := range rs {
-		if !r.StreamBody {
+		if !keep(r) {
 			continue
 		}
 		if p, err := CompilePath(r.Path); err == nil {
-			list = append(list, streamed{r.Method, p})
+			list = append(list, route{r.Method, p})
 		}
 	}
 	if len(list) == 0 {
@@ -174,27 +180,13 @@ func WriteBodyTooLarge(c *fiber.Ctx, style ErrorStyle) error {
 // of them answers in its style (WriteBodyTooLarge); nil when every route
 // answers the contract's errors.
 func BodyTooLarge(rs []Route) func(c *fiber.Ctx) (bool, error) {
-	type simple struct {
-		method  string
-		pattern PathPattern
-	}
-	var list []simple
-	for _, r := range rs {
-		if r.Errors != ErrorsSimple {
-			continue
-		}
-		if p, err := CompilePath(r.Path); err == nil {
-			list = append(list, simple{r.Method, p})
-		}
-	}
-	if len(list) == 0 {
+	simple := routesWhere(rs, func(r Route) bool { return r.Errors == ErrorsSimple })
+	if simple == nil {
 		return nil
 	}
 	return func(c *fiber.Ctx) (bool, error) {
-		for _, s := range list {
-			if s.method == c.Method() && s.pattern.Match(c.Path()) {
-				return true, WriteBodyTooLarge(c, ErrorsSimple)
-			}
+		if simple(c.Method(), c.Path()) {
+			return true, WriteBodyTooLarge(c, ErrorsSimple)
 		}
 		return false, nil
 	}

@@ -196,7 +196,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: build: %w", o.Module.Name, err)
 	}
-	built.Registry.Unreachable = store.IsUnreachable
+	built.Registry.WithUnreachable(store.IsUnreachable)
 	if err := built.Registry.Check(); err != nil {
 		return fmt.Errorf("%s: %w", o.Module.Name, err)
 	}

@@ -1,7 +1,7 @@
 // Command enummeanings judges what oasdiff cannot: whether a value of an
 // enum in a published contract changed its meaning. Each contract document
 // carries x-enum-meanings (name -> value -> meaning, written by
-// libs/apischema.AddEnumMeanings); a value whose meaning differs from the
+// gateway/apischema.AddEnumMeanings); a value whose meaning differs from the
 // snapshot's, or an enum whose meanings are gone while the snapshot had them,
 // is a breaking change: a value that comes to mean something else must be a
 // new value. Added enums, values and meanings pass.

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"marketplace/libs/contracts"
 )
 
 func TestAddEnumMeanings(t *testing.T) {
-	enums := []Enum{
-		{Name: "orderStatus", Values: []EnumValue{{"pending", "placed"}, {"delivered", "handed over"}}},
-		{Name: "tier", Values: []EnumValue{{"basic", "the basic tier"}}},
+	enums := []contracts.Enum{
+		{Name: "orderStatus", Values: []contracts.EnumValue{{Value: "pending", Meaning: "placed"}, {Value: "delivered", Meaning: "handed over"}}},
+		{Name: "tier", Values: []contracts.EnumValue{{Value: "basic", Meaning: "the basic tier"}}},
 	}
 	doc := `{"components":{"schemas":{
 		"ErrorCode":{"enum":["NOT_FOUND"]},

@@ -1,35 +1,39 @@
-package liveset
+package convex
 
-import "slices"
+import (
+	"slices"
 
-// Index finds, for a write, the holders of reads it touches (live queries):
+	"marketplace/libs/liveset"
+)
+
+// readIndex finds, for a write, the holders of reads it touches (live queries):
 // the cost of a write is in the reads it touches, not in those it does not.
 // Not safe for concurrent use.
-type Index[T comparable] struct {
+type readIndex[T comparable] struct {
 	// collection -> field ("" for whole-collection reads) -> value ("" for
 	// those) -> holders
 	byColl map[string]map[string]map[string]map[T]struct{}
-	of     map[T]Reads
+	of     map[T]liveset.Reads
 }
 
-// NewIndex returns an empty index.
-func NewIndex[T comparable]() *Index[T] {
-	return &Index[T]{byColl: map[string]map[string]map[string]map[T]struct{}{}, of: map[T]Reads{}}
+// newReadIndex returns an empty index.
+func newReadIndex[T comparable]() *readIndex[T] {
+	return &readIndex[T]{byColl: map[string]map[string]map[string]map[T]struct{}{}, of: map[T]liveset.Reads{}}
 }
 
 // Len is the number of holders indexed.
-func (x *Index[T]) Len() int { return len(x.of) }
+func (x *readIndex[T]) Len() int { return len(x.of) }
 
 // Reads are what t is indexed by, and whether it is.
-func (x *Index[T]) Reads(t T) (Reads, bool) {
+func (x *readIndex[T]) Reads(t T) (liveset.Reads, bool) {
 	rs, ok := x.of[t]
 	return rs, ok
 }
 
 // Set indexes t by rs, in place of what it was indexed by.
-func (x *Index[T]) Set(t T, rs Reads) {
+func (x *readIndex[T]) Set(t T, rs liveset.Reads) {
 	if old, ok := x.of[t]; ok {
-		if slices.EqualFunc(old, rs, func(a, b Read) bool {
+		if slices.EqualFunc(old, rs, func(a, b liveset.Read) bool {
 			return a.Coll == b.Coll && a.Field == b.Field && slices.Equal(a.Values, b.Values)
 		}) {
 			return
@@ -64,7 +68,7 @@ func (x *Index[T]) Set(t T, rs Reads) {
 }
 
 // Remove forgets t.
-func (x *Index[T]) Remove(t T) {
+func (x *readIndex[T]) Remove(t T) {
 	rs, ok := x.of[t]
 	if !ok {
 		return
@@ -94,7 +98,7 @@ func (x *Index[T]) Remove(t T) {
 
 // Touched calls fn once for each holder whose reads w touches (every holder
 // when w is Unknown).
-func (x *Index[T]) Touched(w *Writes, fn func(T)) {
+func (x *readIndex[T]) Touched(w *liveset.Writes, fn func(T)) {
 	if w.Unknown {
 		for t := range x.of {
 			fn(t)

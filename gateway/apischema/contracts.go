@@ -3,11 +3,11 @@ package apischema
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
+	contractevents "marketplace/libs/contracts/events"
 	"marketplace/libs/events"
 	"marketplace/libs/ops"
 )
@@ -33,10 +33,6 @@ const ContractVersion = Version
 // contract. On the wire it is POST /api/query or /api/mutation on the
 // callee's own address with {"path": ..., "args": ...}.
 func InternalPath(path string) string { return "/internal/" + path }
-
-// EventPath is an event type's pseudo-path in the events contract: that of
-// its version 1.
-func EventPath(typ string) string { return EventVersionPath(typ, 1) }
 
 // EventVersionPath is the pseudo-path of a major version of an event type's
 // payload: /events/<type> for version 1 (the path it had before versions,
@@ -89,53 +85,20 @@ func callersSentence(callers []string) string {
 	return "Only " + strings.Join(callers, ", ") + " may call it; any other service is refused as an unknown operation."
 }
 
-// Event is one published event type (libs/contracts/events lists them).
-type Event struct {
-	Type     string
-	Topic    string
-	Producer string
-	// Version is the major version of Payload: the one the producer
-	// publishes now, which its envelopes' dataschema names.
-	Version int
-	Payload reflect.Type
-	// Older are earlier major versions the producer still publishes beside
-	// Version, each until its deprecation window ends (expand/contract).
-	Older []EventVersion
-}
-
-// EventVersion is an older major version of an event type's payload.
-type EventVersion struct {
-	Version int
-	Payload reflect.Type
-	// Until is the date (YYYY-MM-DD) before which the producer keeps
-	// publishing it; after it, its owner ends the window once no consumer
-	// group reads it (docs/adr/0090-versioned-events.md).
-	Until string
-}
-
-// Versions are the major versions e is published in, the current one first.
-func (e Event) Versions() []int {
-	out := []int{e.Version}
-	for _, o := range e.Older {
-		out = append(out, o.Version)
-	}
-	return out
-}
-
 // EventsOpenAPI renders the event payloads as an OpenAPI 3.1 document: each
 // major version of an event type is the 200 answer of
 // GET EventVersionPath(type, version), its schema the payload's as
 // encoding/json writes it (fields without omitempty required), with the
 // dataschema its envelopes carry; an older version still published is
 // marked deprecated, with the end of its window.
-func EventsOpenAPI(list []Event) ([]byte, error) {
+func EventsOpenAPI(list []contractevents.Event) ([]byte, error) {
 	schemas := obj{}
 	paths := obj{}
 	producers := map[string]bool{}
 	for _, e := range list {
 		producers[e.Producer] = true
-		current := EventVersion{Version: e.Version, Payload: e.Payload}
-		for i, v := range append([]EventVersion{current}, e.Older...) {
+		current := contractevents.EventVersion{Version: e.Version, Payload: e.Payload}
+		for i, v := range append([]contractevents.EventVersion{current}, e.Older...) {
 			name := v.Payload.String() // e.g. payouts.PayoutEvent
 			schemas[name] = ops.ResultSchemaOf(v.Payload)
 			dataschema := events.DataSchemaOf(e.Type, v.Version)

@@ -6,24 +6,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"marketplace/libs/contracts"
 )
-
-// Enum is a set of string values whose meanings are part of a published
-// contract (libs/contracts.Enums lists them): an order's statuses, a payout's,
-// a flag's reasons. A value's meaning may never change: a value that comes to
-// mean something else is a new value (a breaking change), so the contracts
-// publish each meaning and `make contracts-check` compares them with the
-// snapshot's (tools/oasdiff/enummeanings), the one thing oasdiff cannot see.
-type Enum struct {
-	Name   string
-	Values []EnumValue
-}
-
-// EnumValue is one value of an Enum and what it means.
-type EnumValue struct {
-	Value   string
-	Meaning string
-}
 
 // MeaningsKey is the top-level extension of a contract document that holds
 // the meanings of the enums its schemas use: name -> value -> meaning.
@@ -35,7 +20,7 @@ const MeaningsKey = "x-enum-meanings"
 // the event payloads; ErrorCode, the protocol's, aside) must list a subset of
 // one declared enum's values; otherwise it is an error naming the schema, so
 // that no value set enters a contract without its meanings.
-func AddEnumMeanings(doc []byte, enums []Enum) ([]byte, error) {
+func AddEnumMeanings(doc []byte, enums []contracts.Enum) ([]byte, error) {
 	var d map[string]json.RawMessage
 	if err := json.Unmarshal(doc, &d); err != nil {
 		return nil, fmt.Errorf("apischema: enum meanings: %w", err)
@@ -131,10 +116,10 @@ func walkEnums(v any, where string, f func(where string, values []string)) {
 }
 
 // enumCovering is the first declared enum holding every one of values.
-func enumCovering(enums []Enum, values []string) *Enum {
+func enumCovering(enums []contracts.Enum, values []string) *contracts.Enum {
 	for i := range enums {
 		if len(values) > 0 && !slices.ContainsFunc(values, func(v string) bool {
-			return !slices.ContainsFunc(enums[i].Values, func(ev EnumValue) bool { return ev.Value == v })
+			return !slices.ContainsFunc(enums[i].Values, func(ev contracts.EnumValue) bool { return ev.Value == v })
 		}) {
 			return &enums[i]
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	contractevents "marketplace/libs/contracts/events"
 	"marketplace/libs/ops"
 )
 
@@ -89,7 +90,7 @@ type payload struct {
 // fields required unless omitempty (a consumer may rely on them), with its
 // version and dataschema.
 func TestEventsContract(t *testing.T) {
-	b, err := EventsOpenAPI([]Event{
+	b, err := EventsOpenAPI([]contractevents.Event{
 		{Type: "thing.done", Topic: "things", Producer: "shop", Version: 1, Payload: reflect.TypeFor[payload]()},
 		{Type: "thing.undone", Topic: "things", Producer: "shop", Version: 1, Payload: reflect.TypeFor[payload]()},
 	})
@@ -146,8 +147,8 @@ type payloadV2 struct {
 // A new major version is a path of its own beside the old one, which is
 // marked deprecated with the end of its window while it is still published.
 func TestEventsContractVersions(t *testing.T) {
-	b, err := EventsOpenAPI([]Event{{Type: "thing.done", Topic: "things", Producer: "shop", Version: 2, Payload: reflect.TypeFor[payloadV2](),
-		Older: []EventVersion{{Version: 1, Payload: reflect.TypeFor[payload](), Until: "2030-01-31"}}}})
+	b, err := EventsOpenAPI([]contractevents.Event{{Type: "thing.done", Topic: "things", Producer: "shop", Version: 2, Payload: reflect.TypeFor[payloadV2](),
+		Older: []contractevents.EventVersion{{Version: 1, Payload: reflect.TypeFor[payload](), Until: "2030-01-31"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
