@@ -49,20 +49,21 @@ func (s *svc) onAccountEvent(ctx context.Context, env events.Envelope) error {
 		if err := events.DecodeData(env, &o); err != nil {
 			return err
 		}
-		user, by = o.CustomerUserID, "order"
+		user, by = o.CustomerUserID, domain.ByOrder
 	case reviews.EventCreated:
 		var r reviews.Review
 		if err := events.DecodeData(env, &r); err != nil {
 			return err
 		}
-		user, by = r.CustomerUserID, "review"
+		user, by = r.CustomerUserID, domain.ByReview
 	default:
 		return nil
 	}
-	if user == "" {
+	a, ok := domain.Establish(user, by, env.ID, s.env.Now())
+	if !ok {
 		return nil // names nobody: nothing to learn
 	}
-	return s.accounts.Establish(ctx, domain.EstablishedAccount{UserID: user, By: by, EventID: env.ID, At: s.env.Now().UnixMilli()})
+	return s.accounts.Establish(ctx, a)
 }
 
 // consumeAccounts follows the orders' and the reviews' topics until ctx ends.
@@ -79,22 +80,18 @@ func (s *svc) accountsCheck() httpserver.Check {
 	return httpserver.Check{Name: "consumer:" + accountsGroup, Fn: s.accountsStatus.Check}
 }
 
-// dailyQuotaOf is the daily upload quota of the caller, and whether it is a
-// new account's.
-func (s *svc) dailyQuotaOf(ctx context.Context, caller *auth.Identity) (limit int64, newAccount bool, err error) {
+// dailyQuotaOf is the daily upload quota of the caller (domain.QuotaOf):
+// an administrator's is the full one; whether an account is established is
+// asked only when the new accounts' quota is the smaller one.
+func (s *svc) dailyQuotaOf(ctx context.Context, caller *auth.Identity) (domain.Quota, error) {
 	established := caller.IsAdmin()
 	if !established && s.set.newAccountQuota() < s.set.DailyUploadBytes {
+		var err error
 		if established, err = s.accounts.Established(ctx, caller.Sub); err != nil {
-			return 0, false, err
+			return domain.Quota{}, err
 		}
 	}
-	limit, newAccount = s.set.dailyQuota(established)
-	return limit, newAccount, nil
-}
-
-// dailyQuota is the daily upload quota of an account (domain.QuotaFor).
-func (s *Settings) dailyQuota(established bool) (limit int64, newAccount bool) {
-	return domain.QuotaFor(established, s.DailyUploadBytes, s.NewAccountDailyUploadBytes)
+	return domain.QuotaOf(established, s.set.DailyUploadBytes, s.set.NewAccountDailyUploadBytes), nil
 }
 
 // newAccountQuota is a new account's daily quota: never above the full one.

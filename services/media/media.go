@@ -2,20 +2,26 @@
 // section 5), the check other services make before referring to an upload,
 // and the claim that keeps an upload once something refers to it.
 //
-// The bytes live in a blob store (blobs.go: files next to the database file
-// in the embedded mode, GridFS or an S3-compatible bucket in production,
-// chosen by MEDIA_BLOB_URL), streamed in and out: no upload is ever held whole in
-// memory. What an upload is lives in the service's database, collection
-// uploads, one document per storage id (stg_..., its _id and its blob key):
+// The bytes live in a blob store (storage/blobs.go: files next to the
+// database file in the embedded mode, GridFS or an S3-compatible bucket in
+// production, chosen by MEDIA_BLOB_URL), streamed in and out: no upload is
+// ever held whole in memory. What an upload is (domain.Upload) lives in the
+// service's database, collection uploads, one document per storage id
+// (stg_..., its _id and its blob key):
 //
 //	{ uploadedBy: <token sub>, contentType: <sniffed>, size, sha256: <hex>, createdAt: <epoch ms>,
 //	  state: "pending" | "stored", referenced: <claimed by a service>, referencedAt }
 //
 // An upload is first a pending document reserving its bytes against the
-// user's daily quota and the total cap (usageColl), then the bytes are
-// streamed to the blob store, then the document is stored with its real size
-// and digest. The sweeper (sweep.go) deletes uploads nothing claimed after
-// MEDIA_UNREFERENCED_GRACE, and pending ones a crash left behind.
+// user's daily quota and the total cap (storage.Uploads.Reserve), then the
+// bytes are streamed to the blob store, then the document is stored with its
+// real size and digest. The sweeper (sweep.go) deletes uploads nothing
+// claimed after MEDIA_UNREFERENCED_GRACE, and pending ones a crash left
+// behind.
+//
+// Layout (docs/adr/0002-service-layout-domain-storage-operations.md): the
+// rules in domain/, the repositories and blob stores in storage/, the
+// operations here.
 //
 // Routes (declared, forwarded by the gateway):
 //
@@ -32,11 +38,7 @@ package media
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"hash"
 	"io"
 	"strconv"
 	"strings"
@@ -44,8 +46,6 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
@@ -57,7 +57,6 @@ import (
 	"marketplace/libs/ids"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
-	"marketplace/libs/store"
 	"marketplace/services/media/domain"
 	"marketplace/services/media/storage"
 )
@@ -69,13 +68,6 @@ var Module = service.Module{Name: contract.Service, Build: build, Settings: func
 	Consumes: []string{customers.TopicOrders, reviews.Topic}}
 
 const (
-	uploadsColl = "uploads"
-	usageColl   = "usage"
-	usageID     = "stored" // the usage document: bytes of every upload kept or reserved
-
-	statePending = "pending"
-	stateStored  = "stored"
-
 	// CacheControl is sent with every file: a storage id always names the same
 	// bytes, so clients and CDNs may keep them for a year without asking again.
 	CacheControl = "public, max-age=31536000, immutable"
@@ -83,18 +75,14 @@ const (
 	// maxConcurrentUploads bounds the uploads one instance stores at once.
 	maxConcurrentUploads = 4
 	uploadQueueWait      = 10 * time.Second
-	// quotaWindow is the daily quota's window.
-	quotaWindow = 24 * time.Hour
-	// fullRetryAfter is the Retry-After of a refusal for the total cap.
-	fullRetryAfter = time.Hour
 )
 
 type svc struct {
-	env     service.Env
-	set     Settings
-	blobs   Blobs
-	uploads chan struct{}
-	rate    *uploadRate
+	env   service.Env
+	set   Settings
+	blobs storage.Blobs
+	slots chan struct{} // the uploads being stored (maxConcurrentUploads)
+	rate  *uploadRate
 	// reserve serialises the quota decisions of this instance (read the
 	// user's last 24 hours, then reserve): concurrent uploads of one user
 	// cannot all pass on the same reading.
@@ -103,6 +91,9 @@ type svc struct {
 	// accounts are no longer new (accounts.go).
 	accountsStatus *events.ConsumerStatus
 	accounts       *storage.Accounts
+	uploads        *storage.Uploads
+	totals         *storage.Totals
+	legacy         *storage.Legacy
 }
 
 func build(ctx context.Context, env service.Env) (*service.Built, error) {
@@ -125,20 +116,21 @@ func newService(ctx context.Context, env service.Env) (*svc, *service.Built, err
 	blobURL := set.BlobURL
 	if blobURL == "" {
 		var err error
-		if blobURL, err = defaultBlobURL(env.DB); err != nil {
+		if blobURL, err = storage.DefaultBlobURL(env.DB); err != nil {
 			return nil, nil, err
 		}
 	}
-	blobs, err := OpenBlobs(ctx, blobURL, env.DB)
+	blobs, err := storage.OpenBlobs(ctx, blobURL, env.DB)
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &svc{env: env, set: set, blobs: blobs, accounts: storage.NewAccounts(env.DB), uploads: make(chan struct{}, maxConcurrentUploads),
-		rate: newUploadRate(set.UploadBurst, set.UploadInterval), accountsStatus: events.NewConsumerStatus(0)}
+	s := &svc{env: env, set: set, blobs: blobs, slots: make(chan struct{}, maxConcurrentUploads),
+		rate: newUploadRate(set.UploadBurst, set.UploadInterval), accountsStatus: events.NewConsumerStatus(0),
+		accounts: storage.NewAccounts(env.DB), uploads: storage.NewUploads(env.DB), totals: storage.NewTotals(env.DB), legacy: storage.NewLegacy(env.DB)}
 	if err := s.migrateGridFS(ctx); err != nil {
 		return nil, nil, err
 	}
-	if err := s.ensureUsage(ctx); err != nil {
+	if err := s.totals.Ensure(ctx); err != nil {
 		return nil, nil, err
 	}
 	env.Logger.Info("media: blob store", "kind", blobs.Kind(), "dailyUploadBytes", set.DailyUploadBytes,
@@ -153,12 +145,8 @@ func newService(ctx context.Context, env service.Env) (*svc, *service.Built, err
 				"For each storage id: whether the file exists and whether userId uploaded it (in the order asked); the ones userId uploaded are marked referenced and kept for good.", s.claim,
 				ops.CalledBy("reviews")),
 		),
-		Indexes: append([]store.Index{
-			{Collection: uploadsColl, Keys: bson.D{{Key: "uploadedBy", Value: 1}, {Key: "createdAt", Value: 1}}, Name: "uploads_by_user"},
-			{Collection: uploadsColl, Keys: bson.D{{Key: "referenced", Value: 1}, {Key: "createdAt", Value: 1}}, Name: "uploads_unreferenced"},
-			{Collection: uploadsColl, Keys: bson.D{{Key: "state", Value: 1}, {Key: "createdAt", Value: 1}}, Name: "uploads_by_state"},
-		}, events.ConsumerIndexes()...),
-		Checks: []httpserver.Check{s.accountsCheck()},
+		Indexes: append(storage.Indexes(), events.ConsumerIndexes()...),
+		Checks:  []httpserver.Check{s.accountsCheck()},
 		Routes: []ops.Route{
 			{Method: fiber.MethodPost, Path: contract.RouteUpload, Access: ops.Authenticated, Handler: s.upload, Doc: uploadDoc, StreamBody: true,
 				Summary: "Upload an image (PNG, JPEG, WebP or GIF, at most 5 MiB; Content-Type image/*; the body is the image). Answers { storageId }."},
@@ -172,44 +160,10 @@ func newService(ctx context.Context, env service.Env) (*svc, *service.Built, err
 	}, nil
 }
 
-// uploadRecord is an upload's metadata (collection uploads).
-type uploadRecord struct {
-	ID           string `bson:"_id"`
-	UploadedBy   string `bson:"uploadedBy"`
-	ContentType  string `bson:"contentType,omitempty"`
-	Size         int64  `bson:"size"`
-	SHA256       string `bson:"sha256,omitempty"`
-	CreatedAt    int64  `bson:"createdAt"`
-	State        string `bson:"state"`
-	Referenced   bool   `bson:"referenced"`
-	ReferencedAt int64  `bson:"referencedAt,omitempty"`
-}
-
-func invalidHeader(header, format string, args ...any) error {
-	return apperr.New(apperr.InvalidArgument, format, args...).WithDetails(map[string]any{"header": header})
-}
-
-func errTooLarge(n int64) error {
-	size := "larger than 5 MiB"
-	if n > 0 {
-		size = fmt.Sprintf("%d bytes", n)
-	}
-	return apperr.New(apperr.InvalidArgument, "the image is %s; at most 5 MiB (%d bytes) are accepted", size, contract.MaxUploadBytes).
-		WithDetails(map[string]any{"maxBytes": contract.MaxUploadBytes})
-}
-
-func errEmpty() error {
-	return apperr.New(apperr.InvalidArgument, "the body is empty: send the image's bytes")
-}
-
-func errNotImage() error {
-	return apperr.New(apperr.InvalidArgument, "the body is not a PNG, JPEG, WebP or GIF image")
-}
-
-// refuse writes err with a Retry-After of d.
-func refuse(c *fiber.Ctx, err error, d time.Duration) error {
-	c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(domain.RetryAfterSeconds(d), 10))
-	return httpserver.WriteError(c, err)
+// refuse writes w's error with its Retry-After.
+func refuse(c *fiber.Ctx, w *domain.Wait) error {
+	c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(domain.RetryAfterSeconds(w.After), 10))
+	return httpserver.WriteError(c, w.Err)
 }
 
 // upload answers POST /api/storage/upload.
@@ -219,50 +173,41 @@ func (s *svc) upload(c *fiber.Ctx) error {
 	user := strings.Clone(caller.Sub)
 	body := s.bodyReader(c)
 	defer body.finish(c)
-	ct := strings.ToLower(strings.TrimSpace(c.Get(fiber.HeaderContentType)))
-	if !strings.HasPrefix(ct, "image/") {
-		return httpserver.WriteError(c, invalidHeader(fiber.HeaderContentType,
-			"Content-Type must be an image type (image/png, image/jpeg, image/webp or image/gif), not %q", c.Get(fiber.HeaderContentType)))
+	if err := domain.CheckContentType(c.Get(fiber.HeaderContentType)); err != nil {
+		return httpserver.WriteError(c, err)
 	}
-	if enc := strings.TrimSpace(c.Get(fiber.HeaderContentEncoding)); enc != "" && !strings.EqualFold(enc, "identity") {
-		return httpserver.WriteError(c, invalidHeader(fiber.HeaderContentEncoding, "send the image's bytes without a Content-Encoding (got %q)", enc))
+	if err := domain.CheckContentEncoding(c.Get(fiber.HeaderContentEncoding)); err != nil {
+		return httpserver.WriteError(c, err)
 	}
 	// The declared length decides what it can before a byte is read; a body
 	// without one (chunked) is counted as it is read.
 	declared := int64(c.Request().Header.ContentLength())
-	switch {
-	case declared > contract.MaxUploadBytes:
+	if err := domain.CheckDeclaredLength(declared); err != nil {
 		body.abandon = declared > drainLimit // not worth reading: the connection ends with the answer
-		return httpserver.WriteError(c, errTooLarge(declared))
-	case declared == 0:
-		return httpserver.WriteError(c, errEmpty())
+		return httpserver.WriteError(c, err)
 	}
 	now := s.env.Now()
 	if ok, wait := s.rate.take(user, now); !ok {
-		return refuse(c, apperr.New(apperr.RateLimited, "too many uploads: at most %d at once, then one every %s; retry in %d s",
-			s.set.UploadBurst, s.set.UploadInterval, domain.RetryAfterSeconds(wait)).
-			WithDetails(map[string]any{"limit": "uploadRate", "retryAfterSeconds": domain.RetryAfterSeconds(wait)}), wait)
+		return refuse(c, domain.RateRefusal(s.set.UploadBurst, s.set.UploadInterval, wait))
 	}
 	select {
-	case s.uploads <- struct{}{}:
-		defer func() { <-s.uploads }()
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
 	case <-time.After(uploadQueueWait):
 		s.rate.giveBack(user)
-		return refuse(c, apperr.New(apperr.Unavailable, "too many uploads at once; retry shortly"), 5*time.Second)
+		return refuse(c, domain.Busy())
 	case <-ctx.Done():
 		s.rate.giveBack(user)
 		return httpserver.WriteError(c, apperr.New(apperr.Unavailable, "the request ended"))
 	}
-	reserved := int64(contract.MaxUploadBytes)
-	if declared > 0 {
-		reserved = declared
-	}
+	reserved := domain.Reservation(declared)
 	id := ids.NewUnguessable(contract.IDKind) // served to anyone who knows it: not predictable
-	if err := s.reserveUpload(ctx, id, caller, reserved, now); err != nil {
+	up := domain.NewPending(id, user, reserved, now)
+	if err := s.reserveUpload(ctx, up, caller, now); err != nil {
 		s.rate.giveBack(user)
-		var wait waitError
+		var wait *domain.Wait
 		if errors.As(err, &wait) {
-			return refuse(c, wait.err, wait.after)
+			return refuse(c, wait)
 		}
 		return httpserver.WriteError(c, err)
 	}
@@ -281,40 +226,30 @@ func (s *svc) upload(c *fiber.Ctx) error {
 	switch {
 	case n == 0 && (err == nil || errors.Is(err, io.EOF)):
 		s.rate.giveBack(user)
-		return httpserver.WriteError(c, errEmpty())
+		return httpserver.WriteError(c, domain.ErrEmpty())
 	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
 		return httpserver.WriteError(c, apperr.Wrap(err, apperr.InvalidArgument, "reading the body failed"))
 	}
 	kind, ok := domain.Sniff(head[:n])
 	if !ok {
 		s.rate.giveBack(user)
-		return httpserver.WriteError(c, errNotImage())
+		return httpserver.WriteError(c, domain.ErrNotImage())
 	}
-	in := &capped{r: io.MultiReader(bytes.NewReader(head[:n]), body), max: contract.MaxUploadBytes, sum: sha256.New()}
+	in := domain.NewBody(io.MultiReader(bytes.NewReader(head[:n]), body))
 	if err := s.blobs.Put(ctx, id, in); err != nil {
-		if errors.Is(err, errOverCap) || in.over {
+		if errors.Is(err, domain.ErrOverCap) || in.Over() {
 			s.rate.giveBack(user)
-			return httpserver.WriteError(c, errTooLarge(0))
+			return httpserver.WriteError(c, domain.ErrTooLarge(0))
 		}
-		if in.readErr != nil {
+		if in.ReadErr() != nil {
 			return httpserver.WriteError(c, apperr.Wrap(err, apperr.InvalidArgument, "reading the body failed"))
 		}
 		return httpserver.WriteError(c, apperr.Wrap(err, apperr.Internal, "storing the image failed"))
 	}
-	doc := uploadRecord{ID: id, UploadedBy: user, ContentType: kind, Size: in.n, SHA256: hex.EncodeToString(in.sum.Sum(nil)),
-		CreatedAt: now.UnixMilli(), State: stateStored}
-	err = s.env.DB.Tx(ctx, func(tx context.Context) error {
-		res, err := s.env.DB.Collection(uploadsColl).UpdateOne(tx, bson.M{"_id": id, "state": statePending}, bson.M{"$set": bson.M{
-			"state": stateStored, "contentType": doc.ContentType, "size": doc.Size, "sha256": doc.SHA256}})
-		if err != nil {
-			return err
-		}
-		if res.MatchedCount != 1 {
-			return fmt.Errorf("media: the pending upload %s is gone", id)
-		}
-		_, err = s.env.DB.Collection(usageColl).UpdateOne(tx, bson.M{"_id": usageID}, bson.M{"$inc": bson.M{"bytes": doc.Size - reserved}})
-		return err
-	})
+	err = up.Store(kind, in.Size(), in.SHA256())
+	if err == nil {
+		err = s.uploads.Complete(ctx, up, reserved)
+	}
 	if err != nil {
 		_ = s.blobs.Delete(context.WithoutCancel(ctx), id)
 		return httpserver.WriteError(c, apperr.Wrap(err, apperr.Internal, "storing the image failed"))
@@ -370,117 +305,40 @@ func (b *requestBody) finish(c *fiber.Ctx) {
 	}
 }
 
-var errOverCap = errors.New("media: the body is larger than the cap")
-
-// capped reads r, counting and hashing, and fails past max bytes.
-type capped struct {
-	r       io.Reader
-	max, n  int64
-	sum     hash.Hash
-	over    bool
-	readErr error
-}
-
-func (c *capped) Read(p []byte) (int, error) {
-	if c.over {
-		return 0, errOverCap
-	}
-	if room := c.max + 1 - c.n; int64(len(p)) > room {
-		p = p[:room]
-	}
-	k, err := c.r.Read(p)
-	c.n += int64(k)
-	if c.n > c.max {
-		c.over = true
-		return 0, errOverCap
-	}
-	c.sum.Write(p[:k])
-	if err != nil && !errors.Is(err, io.EOF) {
-		c.readErr = err
-	}
-	return k, err
-}
-
-// waitError is a refusal the client may retry after a while (Retry-After).
-type waitError struct {
-	err   error
-	after time.Duration
-}
-
-func (w waitError) Error() string { return w.err.Error() }
-
-// reserveUpload decides the daily quota and the total cap for an upload of
-// at most size bytes and records it as pending.
-func (s *svc) reserveUpload(ctx context.Context, id string, caller *auth.Identity, size int64, now time.Time) error {
-	user := caller.Sub
-	quota, newAccount, err := s.dailyQuotaOf(ctx, caller)
+// reserveUpload decides the daily quota and the total cap for up (pending,
+// its size the most it may be) and records it. A refusal the client may retry
+// is a *domain.Wait.
+func (s *svc) reserveUpload(ctx context.Context, up domain.Upload, caller *auth.Identity, now time.Time) error {
+	quota, err := s.dailyQuotaOf(ctx, caller)
 	if err != nil {
 		return err
 	}
 	s.reserve.Lock()
 	defer s.reserve.Unlock()
-	cur, err := s.env.DB.Collection(uploadsColl).Find(ctx, bson.M{"uploadedBy": user, "createdAt": bson.M{"$gt": now.Add(-quotaWindow).UnixMilli()}},
-		options.Find().SetProjection(bson.M{"size": 1, "createdAt": 1}))
+	recent, err := s.uploads.Since(ctx, up.UploadedBy, now.Add(-domain.QuotaWindow).UnixMilli())
 	if err != nil {
 		return err
 	}
-	var recent []uploadRecord
-	if err := cur.All(ctx, &recent); err != nil {
-		return err
-	}
 	uses := make([]domain.Usage, len(recent))
-	for i, u := range recent {
-		uses[i] = domain.Usage{At: time.UnixMilli(u.CreatedAt), Size: u.Size}
+	for i := range recent {
+		uses[i] = recent[i].Usage()
 	}
-	if ok, wait := domain.DailyQuota(uses, size, quota, quotaWindow, now); !ok {
-		details := map[string]any{"limit": "dailyUploadBytes", "dailyUploadBytes": quota, "retryAfterSeconds": domain.RetryAfterSeconds(wait)}
-		if newAccount {
-			details["reason"] = "new_account"
-			return waitError{apperr.New(apperr.RateLimited, "daily upload quota reached: a new account uploads at most %d bytes in 24 hours until it has an order or a review (then %d); retry in %d s",
-				quota, s.set.DailyUploadBytes, domain.RetryAfterSeconds(wait)).WithDetails(details), wait}
-		}
-		return waitError{apperr.New(apperr.RateLimited, "daily upload quota reached: at most %d bytes in 24 hours; retry in %d s",
-			quota, domain.RetryAfterSeconds(wait)).WithDetails(details), wait}
-	}
-	full := false
-	err = s.env.DB.Tx(ctx, func(tx context.Context) error {
-		full = false
-		filter := bson.M{"_id": usageID}
-		if s.set.MaxStoredBytes > 0 {
-			filter["bytes"] = bson.M{"$lte": s.set.MaxStoredBytes - size}
-		}
-		res, err := s.env.DB.Collection(usageColl).UpdateOne(tx, filter, bson.M{"$inc": bson.M{"bytes": size}})
-		if err != nil {
-			return err
-		}
-		if res.MatchedCount != 1 {
-			full = true
-			return nil
-		}
-		_, err = s.env.DB.Collection(uploadsColl).InsertOne(tx, uploadRecord{ID: id, UploadedBy: user, Size: size, CreatedAt: now.UnixMilli(), State: statePending})
+	if err := quota.Check(uses, up.Size, now); err != nil {
 		return err
-	})
+	}
+	full, err := s.uploads.Reserve(ctx, up, s.set.MaxStoredBytes)
 	if err != nil {
 		return err
 	}
 	if full {
-		return waitError{apperr.New(apperr.Unavailable, "the media storage is full (MEDIA_MAX_STORED_BYTES); retry later").
-			WithDetails(map[string]any{"limit": "maxStoredBytes"}), fullRetryAfter}
+		return domain.StorageFull()
 	}
 	return nil
 }
 
 // release drops a pending upload and its reservation (the upload failed).
 func (s *svc) release(ctx context.Context, id string, reserved int64) {
-	err := s.env.DB.Tx(ctx, func(tx context.Context) error {
-		res, err := s.env.DB.Collection(uploadsColl).DeleteOne(tx, bson.M{"_id": id, "state": statePending})
-		if err != nil || res.DeletedCount == 0 {
-			return err
-		}
-		_, err = s.env.DB.Collection(usageColl).UpdateOne(tx, bson.M{"_id": usageID}, bson.M{"$inc": bson.M{"bytes": -reserved}})
-		return err
-	})
-	if err != nil {
+	if err := s.uploads.Release(ctx, id, reserved); err != nil {
 		s.env.Logger.Warn("media: releasing a failed upload", "storageId", id, "err", err) // the sweeper drops it later
 	}
 	if err := s.blobs.Delete(ctx, id); err != nil {
@@ -488,63 +346,22 @@ func (s *svc) release(ctx context.Context, id string, reserved int64) {
 	}
 }
 
-// ensureUsage creates the usage document, counting what is stored (once).
-func (s *svc) ensureUsage(ctx context.Context) error {
-	err := s.env.DB.Collection(usageColl).FindOne(ctx, bson.M{"_id": usageID}).Err()
-	if err == nil || !store.IsNotFound(err) {
-		return err
-	}
-	cur, err := s.env.DB.Collection(uploadsColl).Find(store.Scan(ctx, "media: the total of every upload, once, when the usage document is created"), bson.M{},
-		options.Find().SetProjection(bson.M{"size": 1}))
-	if err != nil {
-		return err
-	}
-	var all []uploadRecord
-	if err := cur.All(ctx, &all); err != nil {
-		return err
-	}
-	var total int64
-	for _, u := range all {
-		total += u.Size
-	}
-	_, err = s.env.DB.Collection(usageColl).UpdateOne(ctx, bson.M{"_id": usageID}, bson.M{"$setOnInsert": bson.M{"bytes": total}},
-		options.Update().SetUpsert(true))
-	return err
-}
-
-func notFound(id string) error {
-	return apperr.New(apperr.NotFound, "no file %q", id)
-}
-
-// stored reads the metadata of a stored upload; nil when there is none.
-func (s *svc) stored(ctx context.Context, id string) (*uploadRecord, error) {
-	var u uploadRecord
-	err := s.env.DB.Collection(uploadsColl).FindOne(ctx, bson.M{"_id": id}).Decode(&u)
-	if store.IsNotFound(err) || (err == nil && u.State != stateStored) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &u, nil
-}
-
 // download answers GET /api/storage/:storageId, streaming the bytes from
 // the blob store.
 func (s *svc) download(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	id := strings.Clone(c.Params("storageId"))
-	if !ids.Valid(contract.IDKind, id) {
-		return httpserver.WriteError(c, notFound(id))
+	if err := domain.CheckStorageID(id); err != nil {
+		return httpserver.WriteError(c, err)
 	}
-	u, err := s.stored(ctx, id)
+	u, err := s.uploads.Get(ctx, id)
 	if err != nil {
 		return httpserver.WriteError(c, err)
 	}
-	if u == nil {
-		return httpserver.WriteError(c, notFound(id))
+	if u == nil || !u.Exists() {
+		return httpserver.WriteError(c, domain.NotFound(id))
 	}
-	etag := `"` + u.SHA256 + `"`
+	etag := u.ETag()
 	c.Set(fiber.HeaderETag, etag)
 	c.Set(fiber.HeaderCacheControl, CacheControl)
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
@@ -554,9 +371,9 @@ func (s *svc) download(c *fiber.Ctx) error {
 	// Not the request's context: the response is written after the handler
 	// returns, and the reader is closed then (fasthttp closes a body stream).
 	r, err := s.blobs.Open(context.WithoutCancel(ctx), id)
-	if errors.Is(err, errBlobNotFound) {
+	if errors.Is(err, storage.ErrBlobNotFound) {
 		s.env.Logger.Error("media: an upload's bytes are missing", "storageId", id)
-		return httpserver.WriteError(c, notFound(id))
+		return httpserver.WriteError(c, domain.NotFound(id))
 	}
 	if err != nil {
 		return httpserver.WriteError(c, apperr.Wrap(err, apperr.Internal, "reading the file failed"))
@@ -565,64 +382,37 @@ func (s *svc) download(c *fiber.Ctx) error {
 	return c.SendStream(r, int(u.Size)) // Content-Length is the stored size
 }
 
-// ownership answers which of ids exist (stored) and which user uploaded.
-func (s *svc) ownership(ctx context.Context, storageIDs []string, user string) ([]contract.Ownership, error) {
-	cur, err := s.env.DB.Collection(uploadsColl).Find(ctx, bson.M{"_id": bson.M{"$in": storageIDs}},
-		options.Find().SetProjection(bson.M{"uploadedBy": 1, "state": 1}))
+// checkOwnership answers media.files.checkOwnership: for each storage id,
+// in the order asked, whether it exists and whether userId uploaded it.
+func (s *svc) checkOwnership(ctx context.Context, a *contract.CheckOwnershipArgs) ([]contract.Ownership, error) {
+	found, err := s.uploads.Find(ctx, a.StorageIDs)
 	if err != nil {
 		return nil, err
 	}
-	var files []uploadRecord
-	if err := cur.All(ctx, &files); err != nil {
-		return nil, err
-	}
-	owner := make(map[string]string, len(files))
-	for _, f := range files {
-		if f.State == stateStored {
-			owner[f.ID] = f.UploadedBy
-		}
-	}
-	out := make([]contract.Ownership, len(storageIDs))
-	for i, id := range storageIDs {
-		by, exists := owner[id]
-		out[i] = contract.Ownership{StorageID: id, Exists: exists, Owned: exists && by == user}
-	}
-	return out, nil
-}
-
-// checkOwnership answers media.files.checkOwnership.
-func (s *svc) checkOwnership(ctx context.Context, a *contract.CheckOwnershipArgs) ([]contract.Ownership, error) {
-	return s.ownership(ctx, a.StorageIDs, a.UserID)
+	return domain.Ownership(a.StorageIDs, found, a.UserID), nil
 }
 
 // claim answers media.files.claim: the uploads userId owns among the ids are
 // marked referenced (kept for good: the sweeper deletes only unreferenced
 // ones). Claiming again is harmless.
 func (s *svc) claim(ctx context.Context, a *contract.CheckOwnershipArgs) ([]contract.Ownership, error) {
-	out, err := s.ownership(ctx, a.StorageIDs, a.UserID)
+	found, err := s.uploads.Find(ctx, a.StorageIDs)
 	if err != nil {
 		return nil, err
 	}
-	var owned []string
-	for _, o := range out {
-		if o.Owned {
-			owned = append(owned, o.StorageID)
+	now := s.env.Now()
+	var claimed []string
+	for i := range found {
+		if found[i].Claim(a.UserID, now) {
+			claimed = append(claimed, found[i].ID)
 		}
 	}
-	if len(owned) == 0 {
-		return out, nil
+	if len(claimed) == 0 {
+		return domain.Ownership(a.StorageIDs, found, a.UserID), nil
 	}
-	now := s.env.Now().UnixMilli()
-	_, err = s.env.DB.Collection(uploadsColl).UpdateMany(ctx,
-		bson.M{"_id": bson.M{"$in": owned}, "uploadedBy": a.UserID, "state": stateStored, "referenced": false},
-		bson.M{"$set": bson.M{"referenced": true, "referencedAt": now}})
-	if err != nil {
+	if err := s.uploads.Claim(ctx, a.UserID, claimed, now.UnixMilli()); err != nil {
 		return nil, err
 	}
 	// Swept between the reading and the marking: it exists no more.
-	check, err := s.ownership(ctx, a.StorageIDs, a.UserID)
-	if err != nil {
-		return nil, err
-	}
-	return check, nil
+	return s.checkOwnership(ctx, a)
 }

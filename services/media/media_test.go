@@ -30,6 +30,16 @@ import (
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
 	"marketplace/libs/store"
+	"marketplace/services/media/domain"
+	"marketplace/services/media/storage"
+)
+
+// The stored shape the tests read, named here as it is stored (not through
+// the storage package): a change of name fails them.
+const (
+	uploadsColl = "uploads"
+	usageColl   = "usage"
+	usageID     = "stored" // the total of every upload kept or reserved
 )
 
 var secret = []byte("0123456789abcdef0123456789abcdef")
@@ -149,9 +159,9 @@ func (h *harness) mustUpload(t *testing.T, sub string, body []byte) string {
 	return up.StorageID
 }
 
-func (h *harness) record(t *testing.T, id string) (uploadRecord, bool) {
+func (h *harness) record(t *testing.T, id string) (domain.Upload, bool) {
 	t.Helper()
-	var u uploadRecord
+	var u domain.Upload
 	err := h.db.Collection(uploadsColl).FindOne(context.Background(), bson.M{"_id": id}).Decode(&u)
 	if store.IsNotFound(err) {
 		return u, false
@@ -205,7 +215,7 @@ func TestUploadStoresBlobAndMetadata(t *testing.T) {
 	u, ok := h.record(t, id)
 	sum := sha256.Sum256(onePixelGIF)
 	if !ok || u.UploadedBy != "user-7" || u.ContentType != "image/gif" || u.Size != int64(len(onePixelGIF)) ||
-		u.SHA256 != hex.EncodeToString(sum[:]) || u.CreatedAt != h.clock.Now().UnixMilli() || u.State != stateStored || u.Referenced {
+		u.SHA256 != hex.EncodeToString(sum[:]) || u.CreatedAt != h.clock.Now().UnixMilli() || u.State != domain.StateStored || u.Referenced {
 		t.Fatalf("metadata: %+v", u)
 	}
 	if got := h.usage(t); got != int64(len(onePixelGIF)) {
@@ -442,7 +452,7 @@ func TestMigratesLegacyGridFS(t *testing.T) {
 	}
 	h.start(t) // the restart migrates
 	u, ok := h.record(t, id)
-	if !ok || u.UploadedBy != "old-user" || u.Size != int64(len(onePixelGIF)) || !u.Referenced || u.State != stateStored || u.CreatedAt != 1700000000000 {
+	if !ok || u.UploadedBy != "old-user" || u.Size != int64(len(onePixelGIF)) || !u.Referenced || u.State != domain.StateStored || u.CreatedAt != 1700000000000 {
 		t.Fatalf("migrated metadata: %+v", u)
 	}
 	if b, err := os.ReadFile(filepath.Join(h.dir, id)); err != nil || !bytes.Equal(b, onePixelGIF) {
@@ -465,7 +475,7 @@ func TestMigratesLegacyGridFS(t *testing.T) {
 // TestGridFSBlobs: the production GridFS store (MEDIA_BLOB_URL=gridfs)
 // behind the same interface: upload, download, sweep.
 func TestGridFSBlobs(t *testing.T) {
-	h := newHarness(t, func(s *Settings) { s.BlobURL = BlobGridFS })
+	h := newHarness(t, func(s *Settings) { s.BlobURL = storage.BlobGridFS })
 	id := h.mustUpload(t, "g", onePixelGIF)
 	if n, _ := h.db.Collection("images.files").CountDocuments(context.Background(), bson.M{"_id": id}); n != 1 {
 		t.Fatal("not in GridFS")

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"marketplace/services/media/storage"
 )
 
 // Settings are the media service's own, from the environment (README,
@@ -59,8 +61,8 @@ func (s *Settings) Validate() error {
 	if s.SweepInterval <= 0 {
 		errs = append(errs, errors.New("MEDIA_SWEEP_INTERVAL must be positive"))
 	}
-	switch blobURLScheme(s.BlobURL) {
-	case "", "file", "s3", "mem", BlobGridFS:
+	switch storage.BlobURLScheme(s.BlobURL) {
+	case "", "file", "s3", "mem", storage.BlobGridFS:
 	default:
 		errs = append(errs, fmt.Errorf("MEDIA_BLOB_URL %q: use file:///dir, s3://bucket?region=..., gridfs or mem://", s.BlobURL))
 	}

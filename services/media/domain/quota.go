@@ -121,3 +121,21 @@ type EstablishedAccount struct {
 	EventID string `bson:"eventId"`
 	At      int64  `bson:"at"` // when the media service learnt it, epoch ms
 }
+
+// Establishment is what makes an account established: an order ("order") or
+// a review ("review") of its own.
+const (
+	ByOrder  = "order"
+	ByReview = "review"
+)
+
+// Establish is the record of user's account established by (ByOrder,
+// ByReview) the event eventID, learnt at now; ok is false when the event
+// names nobody (nothing to learn). The first record of an account stays
+// (storage.Accounts.Establish).
+func Establish(user, by, eventID string, now time.Time) (a EstablishedAccount, ok bool) {
+	if user == "" {
+		return EstablishedAccount{}, false
+	}
+	return EstablishedAccount{UserID: user, By: by, EventID: eventID, At: now.UnixMilli()}, true
+}

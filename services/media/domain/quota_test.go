@@ -114,3 +114,20 @@ func TestNewAccountQuotaRule(t *testing.T) {
 		}
 	}
 }
+
+// TestEstablish: an order or a review naming a user establishes that
+// account, recording what did it, the event and when; an event naming
+// nobody establishes nothing.
+func TestEstablish(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	a, ok := Establish("buyer", ByOrder, "evt_1", now)
+	if !ok || a != (EstablishedAccount{UserID: "buyer", By: "order", EventID: "evt_1", At: now.UnixMilli()}) {
+		t.Fatalf("an order: %+v %v", a, ok)
+	}
+	if a, ok := Establish("reviewer", ByReview, "evt_2", now); !ok || a.By != "review" || a.UserID != "reviewer" {
+		t.Fatalf("a review: %+v %v", a, ok)
+	}
+	if a, ok := Establish("", ByOrder, "evt_3", now); ok || a != (EstablishedAccount{}) {
+		t.Fatalf("nobody: %+v %v", a, ok)
+	}
+}

@@ -1,6 +1,8 @@
-// Package domain holds the media service's rules: what an upload may be
-// (Sniff), the daily quota and the new accounts' smaller one, the upload rate.
-// No storage, no transport: time is a parameter.
+// Package domain holds the media service's uploads and their rules: what an
+// upload may be (its headers, its size, its type by Sniff), the daily quota
+// and the new accounts' smaller one, the upload rate, the total cap, who owns
+// an upload and its claim, what the sweeper deletes, the adoption of legacy
+// GridFS files. No storage, no transport: time is a parameter.
 package domain
 
 import (

@@ -1,7 +1,3 @@
-// Package storage holds the media service's repositories: the only code that
-// knows its collections, filters and indexes. (Moving in: the uploads, the
-// usage total, blobs, sweep and migration still query from the service's
-// package.)
 package storage
 
 import (
@@ -13,9 +9,6 @@ import (
 	"marketplace/libs/store"
 	"marketplace/services/media/domain"
 )
-
-// establishedColl holds the accounts known to have an order or a review.
-const establishedColl = "establishedAccounts"
 
 // Accounts is the repository of established accounts.
 type Accounts struct{ db *store.DB }

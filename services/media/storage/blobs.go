@@ -1,4 +1,4 @@
-package media
+package storage
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 )
 
 // Blobs holds the bytes of uploads, by storage id; their metadata lives in
-// the service's database (uploadsColl). One interface, three stores chosen
+// the service's database (Uploads). One interface, three stores chosen
 // by MEDIA_BLOB_URL (Settings): files under a directory (the embedded
 // mode's default, next to the database file), an S3-compatible bucket, or GridFS in the
 // service's MongoDB database. Every implementation streams: nothing holds a
@@ -32,7 +32,7 @@ type Blobs interface {
 	// not an image, the client went away) or the store does, nothing stays
 	// under key and the error is returned.
 	Put(ctx context.Context, key string, r io.Reader) error
-	// Open reads the bytes under key; a missing key is errBlobNotFound.
+	// Open reads the bytes under key; a missing key is ErrBlobNotFound.
 	Open(ctx context.Context, key string) (io.ReadCloser, error)
 	// Delete removes key; a missing key is not an error.
 	Delete(ctx context.Context, key string) error
@@ -41,7 +41,7 @@ type Blobs interface {
 	Close() error
 }
 
-var errBlobNotFound = errors.New("media: no such blob")
+var ErrBlobNotFound = errors.New("media: no such blob")
 
 // BlobGridFS is the MEDIA_BLOB_URL that keeps the bytes in GridFS (bucket
 // "images") of the media service's own MongoDB database.
@@ -115,7 +115,7 @@ func (c *cloudBlobs) Put(ctx context.Context, key string, r io.Reader) error {
 func (c *cloudBlobs) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	r, err := c.b.NewReader(ctx, key, nil)
 	if gcerrors.Code(err) == gcerrors.NotFound {
-		return nil, errBlobNotFound
+		return nil, ErrBlobNotFound
 	}
 	return r, err
 }
@@ -131,7 +131,7 @@ func (c *cloudBlobs) Delete(ctx context.Context, key string) error {
 func (c *cloudBlobs) Close() error { return c.b.Close() }
 
 // gridfsBucket is the GridFS bucket of the gridfs store, and the one the
-// service used before blobs (migrated from at start: migrate.go).
+// service used before blobs (migrated from at start: Legacy).
 const gridfsBucket = "images"
 
 // gridfsBlobs keeps the bytes in GridFS: chunks of 255 KiB written as they
@@ -157,7 +157,7 @@ func (g *gridfsBlobs) Put(ctx context.Context, key string, r io.Reader) error {
 func (g *gridfsBlobs) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	r, err := g.b.OpenDownloadStream(ctx, key)
 	if errors.Is(err, lungo.ErrFileNotFound) || store.IsNotFound(err) {
-		return nil, errBlobNotFound
+		return nil, ErrBlobNotFound
 	}
 	if err != nil {
 		return nil, err
@@ -175,11 +175,11 @@ func (g *gridfsBlobs) Delete(ctx context.Context, key string) error {
 
 func (g *gridfsBlobs) Close() error { return nil }
 
-// defaultBlobURL is where the bytes go without MEDIA_BLOB_URL: GridFS on a
+// DefaultBlobURL is where the bytes go without MEDIA_BLOB_URL: GridFS on a
 // MongoDB server (what every replica shares); with the embedded engine's
 // file, a directory next to it (DATA_DIR/db/media.blobs in the all-in-one);
 // memory with the in-memory engine.
-func defaultBlobURL(db *store.DB) (string, error) {
+func DefaultBlobURL(db *store.DB) (string, error) {
 	switch {
 	case !db.Embedded():
 		return BlobGridFS, nil
@@ -193,8 +193,8 @@ func defaultBlobURL(db *store.DB) (string, error) {
 	return "file://" + filepath.ToSlash(abs), nil
 }
 
-// blobURLScheme is the scheme part of a MEDIA_BLOB_URL, for validation.
-func blobURLScheme(raw string) string {
+// BlobURLScheme is the scheme part of a MEDIA_BLOB_URL, for validation.
+func BlobURLScheme(raw string) string {
 	if raw == BlobGridFS {
 		return BlobGridFS
 	}
