@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
@@ -229,5 +230,42 @@ func TestKilledWhileWriting(t *testing.T) {
 			}
 		}
 		db.Close(ctx)
+	}
+}
+
+// The database acknowledges a write only once the file store has it on
+// disk: a transaction at its end, a write outside one before it answers
+// (boltstore.Durable). With the store's writer stopped, neither is
+// acknowledged: each gives up at its context's end and says the write was
+// made but is not known to be on disk.
+func TestWritesWaitForTheDisk(t *testing.T) {
+	ctx := context.Background()
+	db := openDir(t, t.TempDir())
+	defer db.Close(ctx)
+	c := db.Collection("a")
+	if _, err := c.InsertOne(ctx, bson.M{"_id": "kept"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.fileSt.Close(); err != nil { // no commit reaches the disk from here on
+		t.Fatal(err)
+	}
+	const unconfirmed = "not yet known to be on disk"
+	short := func() context.Context {
+		c, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		t.Cleanup(cancel)
+		return c
+	}
+	err := db.Tx(short(), func(ctx context.Context) error {
+		_, err := c.InsertOne(ctx, bson.M{"_id": "in-a-transaction"})
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), unconfirmed) {
+		t.Errorf("a transaction the disk did not take: %v, want %q", err, unconfirmed)
+	}
+	if _, err := c.InsertOne(short(), bson.M{"_id": "outside"}); err == nil || !strings.Contains(err.Error(), unconfirmed) {
+		t.Errorf("an insert outside a transaction the disk did not take: %v, want %q", err, unconfirmed)
+	}
+	if _, err := c.UpdateOne(short(), bson.M{"_id": "kept"}, bson.M{"$set": bson.M{"v": 1}}); err == nil || !strings.Contains(err.Error(), unconfirmed) {
+		t.Errorf("an update outside a transaction the disk did not take: %v, want %q", err, unconfirmed)
 	}
 }
