@@ -26,19 +26,26 @@ run: build
 build:
 	$(GO) build -buildvcs=auto -o $(BIN) ./deploy/cmd/marketplace
 
-# The files bin/marketplace is built from: the Go and embedded files, the
-# directories (a file added or removed) and go.mod/go.sum of the workspace's
-# packages it imports, and go.work. The tools below (token, console,
-# sign-webhook, pay) depend on it, so a second `make token` runs the binary
-# without a go build. Listed (go list) only when one of those targets is asked
-# for; `make build` always asks go build.
+# The files bin/marketplace is built from: the Go and embedded files and
+# go.mod/go.sum of the workspace's packages it imports, and go.work. The tools
+# below (token, console, sign-webhook, pay) depend on it, so a second `make
+# token` runs the binary without a go build. A file added or removed changes
+# the list, not a timestamp: the list is kept beside the binary ($(BIN).srcs),
+# rewritten only when it changes, and the binary depends on it too. (Not on
+# the folders' timestamps: npm's node_modules in web/console, made while the
+# binary is up to date, would rebuild it.) Listed (go list) only when one of
+# those targets is asked for; `make build` always asks go build.
 MARKETPLACE_TOOLS = token console sign-webhook pay
 ifneq ($(filter $(MARKETPLACE_TOOLS) $(BIN),$(MAKECMDGOALS)),)
-MARKETPLACE_SRCS := $(wildcard go.work go.work.sum $(shell $(GO) list -deps -f '{{if and .Module .Module.Main}}{{.Dir}} {{range .GoFiles}}{{$$.Dir}}/{{.}} {{end}}{{range .EmbedFiles}}{{$$.Dir}}/{{.}} {{end}}{{.Module.GoMod}} {{.Module.Dir}}/go.sum{{end}}' ./deploy/cmd/marketplace))
+MARKETPLACE_SRCS := $(wildcard go.work go.work.sum $(shell $(GO) list -deps -f '{{if and .Module .Module.Main}}{{range .GoFiles}}{{$$.Dir}}/{{.}} {{end}}{{range .EmbedFiles}}{{$$.Dir}}/{{.}} {{end}}{{.Module.GoMod}} {{.Module.Dir}}/go.sum{{end}}' ./deploy/cmd/marketplace))
+MARKETPLACE_LIST := $(BIN).srcs
+$(shell mkdir -p $(dir $(BIN)))
+$(file >$(MARKETPLACE_LIST).new,$(sort $(MARKETPLACE_SRCS)))
+$(shell cmp -s $(MARKETPLACE_LIST).new $(MARKETPLACE_LIST) && rm $(MARKETPLACE_LIST).new || mv $(MARKETPLACE_LIST).new $(MARKETPLACE_LIST))
 endif
 # Silent, as the tools' own lines: TOKEN=$$(make token) is the token alone,
 # also on the call that builds.
-$(BIN): $(MARKETPLACE_SRCS)
+$(BIN): $(MARKETPLACE_SRCS) $(MARKETPLACE_LIST)
 	@$(GO) build -buildvcs=auto -o $(BIN) ./deploy/cmd/marketplace
 	@touch $(BIN)
 

@@ -102,6 +102,18 @@ func TestMakeTokenReusesAnUpToDateBinary(t *testing.T) {
 	if out := run("-n", "token", "SUB=make-test-user"); strings.Contains(out, "go build") {
 		t.Fatalf("make -n token on an up-to-date binary would build:\n%s", out)
 	}
+	// A file that is not a source, made in a package's folder while the
+	// binary is up to date (npm's node_modules in web/console, by a test
+	// running beside this one), does not rebuild it.
+	stray, err := os.CreateTemp(filepath.Join(root, "web", "console"), ".makefile-test-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stray.Close()
+	t.Cleanup(func() { os.Remove(stray.Name()) })
+	if out := run("-n", "token", "SUB=make-test-user"); strings.Contains(out, "go build") {
+		t.Fatalf("make -n token after a file that is not a source appeared would build:\n%s", out)
+	}
 	if out := run("-s", "token", "SUB=make-test-user"); !jwt.MatchString(out) {
 		t.Fatalf("the second make -s token printed %q", out)
 	}
@@ -130,11 +142,27 @@ func TestMakeTokenReusesAnUpToDateBinary(t *testing.T) {
 			t.Errorf("make -n token with %s changed would not build:\n%s", f, out)
 		}
 	}
+	// A source removed: the list beside the binary differs from the one go
+	// list gives now (one name more), so it is rewritten and the binary rebuilt.
+	list, err := os.ReadFile(bin + ".srcs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin+".srcs", append(list, " /removed/source.go"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(bin+".srcs", old, old); err != nil {
+		t.Fatal(err)
+	}
+	if out := run("-n", "token", "SUB=make-test-user"); !strings.Contains(out, "go build") {
+		t.Errorf("make -n token with a source removed would not build:\n%s", out)
+	}
 	if out := run("-n", "run"); !strings.Contains(out, "go build") {
 		t.Errorf("make -n run on an up-to-date binary would not build:\n%s", out)
 	}
 	// Older than its sources: rebuilt.
-	old := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	old = time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	if err := os.Chtimes(bin, old, old); err != nil {
 		t.Fatal(err)
 	}
