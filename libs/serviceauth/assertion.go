@@ -54,9 +54,6 @@ func NewSigner(service string, key ed25519.PrivateKey, now func() time.Time) *Si
 	return &Signer{service: service, key: key, now: now, cache: map[string]signed{}}
 }
 
-// Service is the name the signer signs as.
-func (s *Signer) Service() string { return s.service }
-
 // Assertion is the value of Header for a call to audience.
 func (s *Signer) Assertion(audience string) (string, error) {
 	now := s.now()
