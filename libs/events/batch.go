@@ -129,7 +129,7 @@ func (c *consumer) settle(ctx context.Context, batch []kafka.Message) int {
 			}
 			continue
 		}
-		headers := headersFromKafka(msg.Headers)
+		headers := HeadersFromKafka(msg.Headers)
 		r, version, why := c.route(env)
 		switch r {
 		case skipIt:
@@ -205,7 +205,7 @@ func (c *consumer) settleOneByOne(ctx context.Context, batch []kafka.Message, fa
 			attempt = 2
 			if c.cfg.MaxAttempts <= 1 { // that run was its only one
 				c.logger.ErrorContext(ctx, "events: handler failed, dead-lettering", "id", env.ID, "type", env.Type, "attempts", 1, "err", failed.err)
-				if !c.deadLetter(ctx, msg, headersFromKafka(msg.Headers), failed.err) {
+				if !c.deadLetter(ctx, msg, HeadersFromKafka(msg.Headers), failed.err) {
 					return i
 				}
 				continue

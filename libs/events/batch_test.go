@@ -177,7 +177,7 @@ func TestBatchWithPoisonMessage(t *testing.T) {
 	if err != nil || env.ID != poison {
 		t.Fatalf("dead-lettered %s (%v), want %s", dlq[0].Value, err, poison)
 	}
-	if hdr := headersFromKafka(dlq[0].Headers)[ErrorHeader]; !strings.Contains(hdr, "cannot apply") {
+	if hdr := HeadersFromKafka(dlq[0].Headers)[ErrorHeader]; !strings.Contains(hdr, "cannot apply") {
 		t.Errorf("error header %q", hdr)
 	}
 	if n := calls(poison); n != 3 {

@@ -23,7 +23,9 @@ func ExtractTrace(ctx context.Context, headers map[string]string) context.Contex
 	return otel.GetTextMapPropagator().Extract(ctx, propagation.MapCarrier(headers))
 }
 
-func headersFromKafka(hs []kafka.Header) map[string]string {
+// HeadersFromKafka is a message's headers as a map (the last of a repeated
+// key wins).
+func HeadersFromKafka(hs []kafka.Header) map[string]string {
 	m := make(map[string]string, len(hs))
 	for _, h := range hs {
 		m[h.Key] = string(h.Value)

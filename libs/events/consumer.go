@@ -244,12 +244,12 @@ type consumer struct {
 // envelope, or an event in no version the consumer reads (cfg.Handles), is
 // parked in the group's own dead-letter topic, DeadLetterTopic(cfg.GroupID),
 // with an "error" header, and skipped. The consumer reads that topic too, and
-// handles the replays an operator puts there (ReplayDeadLetters).
+// handles the replays an operator puts there (deploy/deadletters).
 func RunConsumer(ctx context.Context, cfg ConsumerConfig) error {
 	if cfg.DB == nil || cfg.Handler == nil || cfg.GroupID == "" || len(cfg.Topics) == 0 {
 		return errors.New("events: consumer needs DB, Handler, GroupID and Topics")
 	}
-	if err := checkGroupName(cfg.GroupID); err != nil {
+	if err := CheckGroupName(cfg.GroupID); err != nil {
 		return err
 	}
 	dlq := DeadLetterTopic(cfg.GroupID)
@@ -409,7 +409,7 @@ func (c *consumer) handle(ctx context.Context, msg kafka.Message, attempt int) b
 	if !ok {
 		return true // a record of the group's dead-letter topic, not a replay
 	}
-	headers := headersFromKafka(msg.Headers)
+	headers := HeadersFromKafka(msg.Headers)
 	ctx, span := c.startProcess(ctx, msg, headers)
 	defer span.End()
 

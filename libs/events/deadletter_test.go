@@ -3,6 +3,8 @@ package events
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,14 +17,15 @@ import (
 // Each consumer group parks what it gives up on in its own dead-letter
 // topic, and a replay goes back to that group alone. Groups a and b fail on
 // the same event and park it, each in its own topic, saying where it came
-// from; group c handles it. Replaying a's dead letters has a handle the
-// event (recorded under its topic, orders), and nobody else: b's copy stays
-// parked and unreplayed, c does not see the event again, and nothing is
-// written to the shared topic. A replay that fails again is parked again, as
-// a new dead letter; a replayed dead letter is not replayed twice; a record
-// of the dead-letter topic that is no replay (as a consumer writes it) is
-// never handled; a replay mark on a message of the shared topic means
-// nothing (parked, it says where it really came from).
+// from; group c handles it. A replay of a's dead letters, written in a's
+// topic as the operator's command writes it (its listing and replaying are
+// tested in deploy/deadletters), has a handle the event (recorded under its
+// topic, orders), and nobody else: b's copy stays parked, c does not see the
+// event again, and nothing is written to the shared topic. A replay that
+// fails again is parked again, as a new dead letter; a record of the
+// dead-letter topic that is no replay (as a consumer writes it) is never
+// handled; a replay mark on a message of the shared topic means nothing
+// (parked, it says where it really came from).
 func TestDeadLettersAreEachGroupsOwnAndReplayToItAlone(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -70,37 +73,35 @@ func TestDeadLettersAreEachGroupsOwnAndReplayToItAlone(t *testing.T) {
 			recs["b"].waitSeen(t, 10*time.Second, marked.ID)
 			recs["c"].waitSeen(t, 10*time.Second, bad.ID, marked.ID)
 
-			for g, n := range map[string]int{"a": 2, "b": 1} {
-				for _, m := range readTopic(t, h.broker.Addrs(), DeadLetterTopic(g), n) {
+			parked := map[string][]kafka.Message{}
+			for g, want := range map[string][]string{"a": {bad.ID, marked.ID}, "b": {bad.ID}} {
+				var ids []string
+				for _, m := range readTopic(t, h.broker.Addrs(), DeadLetterTopic(g), len(want)) {
 					env, err := Decode(m.Value)
-					hd := headersFromKafka(m.Headers)
-					if err != nil || (env.ID != bad.ID && env.ID != marked.ID) || hd[SourceTopicHeader] != topic || hd[GroupHeader] != g ||
+					hd := HeadersFromKafka(m.Headers)
+					if err != nil || env.Type != "order.created" || hd[SourceTopicHeader] != topic || hd[GroupHeader] != g ||
 						!strings.Contains(hd[ErrorHeader], "cannot apply") || hd[ReplayOfHeader] != "" {
-						t.Fatalf("group %s parked %s %v (%v), want %s from %s by %s with its error", g, m.Value, hd, err, bad.ID, topic, g)
+						t.Fatalf("group %s parked %s %v (%v), want one of %v from %s by %s with its error", g, m.Value, hd, err, want, topic, g)
 					}
+					ids = append(ids, env.ID)
+					parked[g] = append(parked[g], m)
+				}
+				if slices.Sort(ids); !slices.Equal(ids, slices.Sorted(slices.Values(want))) {
+					t.Fatalf("group %s parked %v, want %v", g, ids, want)
+				}
+				if n := endOffset(t, h, DeadLetterTopic(g)); n != int64(len(want)) {
+					t.Fatalf("group %s parked %d records, want %d", g, n, len(want))
 				}
 			}
-			if got := deadLetters(t, h, "c"); len(got) != 0 {
-				t.Fatalf("group c parked %v", got)
-			}
-			d := deadLetters(t, h, "a")
-			if len(d) != 2 {
-				t.Fatalf("a's dead letters %+v, want 2", d)
-			}
-			for _, d := range d {
-				if d.Replayed || d.Topic != topic || d.Type != "order.created" || (d.ID != bad.ID && d.ID != marked.ID) {
-					t.Fatalf("a's dead letter %+v, want %s or %s from %s, not replayed", d, bad.ID, marked.ID, topic)
-				}
+			if n := endOffset(t, h, DeadLetterTopic("c")); n != 0 {
+				t.Fatalf("group c parked %d records", n)
 			}
 
 			// The fix is deployed to a and b; only a is replayed.
 			aFails.Store(false)
 			bFails.Store(false)
 			sharedEnd := endOffset(t, h, topic)
-			replayed, err := ReplayDeadLetters(h.ctx, h.broker.Brokers(), "a", nil)
-			if err != nil || len(replayed) != 2 {
-				t.Fatalf("replay a: %+v %v", replayed, err)
-			}
+			replay(t, h, parked["a"]...)
 			recs["a"].waitSeen(t, 10*time.Second, bad.ID, marked.ID)
 			time.Sleep(1500 * time.Millisecond) // time for anyone else to see it, wrongly
 			for g, want := range map[string]int{"a": 3, "b": 2, "c": 1} {
@@ -115,31 +116,38 @@ func TestDeadLettersAreEachGroupsOwnAndReplayToItAlone(t *testing.T) {
 			if err := h.db.Collection(processedCollection).FindOne(h.ctx, bson.D{{Key: "_id", Value: "a/" + bad.ID}}).Decode(&rec); err != nil || rec.Topic != topic {
 				t.Errorf("a's record of the replayed event: %+v %v, want it under topic %s", rec, err, topic)
 			}
-			if d := deadLetters(t, h, "a"); len(d) != 2 || !d[0].Replayed || !d[1].Replayed {
-				t.Fatalf("a's dead letters after the replay %+v, want both replayed", d)
+			if n := endOffset(t, h, DeadLetterTopic("a")); n != 4 {
+				t.Errorf("a's dead-letter topic holds %d records after the replay, want its 2 and their 2 replays, nothing parked again", n)
 			}
-			if again, err := ReplayDeadLetters(h.ctx, h.broker.Brokers(), "a", nil); err != nil || len(again) != 0 {
-				t.Fatalf("a replayed again: %+v %v", again, err)
-			}
-			if d := deadLetters(t, h, "b"); len(d) != 1 || d[0].Replayed {
-				t.Fatalf("b's dead letters %+v, want the one, not replayed", d)
+			if n := endOffset(t, h, DeadLetterTopic("b")); n != 1 {
+				t.Errorf("b's dead-letter topic holds %d records, want the one it parked", n)
 			}
 
 			// b fails again on its replay: parked again, a new dead letter.
 			bFails.Store(true)
-			if r, err := ReplayDeadLetters(h.ctx, h.broker.Brokers(), "b", func(d DeadLetter) bool { return d.ID == bad.ID }); err != nil || len(r) != 1 {
-				t.Fatalf("replay b: %+v %v", r, err)
-			}
+			replay(t, h, parked["b"]...)
 			waitFor(t, 10*time.Second, func() bool { return recs["b"].callsOf(bad.ID) == 4 })
-			waitFor(t, 10*time.Second, func() bool { d = deadLetters(t, h, "b"); return len(d) == 2 })
-			if !d[0].Replayed || d[1].Replayed || d[1].ID != bad.ID || d[1].Topic != topic || !strings.Contains(d[1].Error, "cannot apply") {
-				t.Fatalf("b's dead letters %+v, want the first replayed and the event parked again from %s", d, topic)
+			waitFor(t, 10*time.Second, func() bool { return endOffset(t, h, DeadLetterTopic("b")) == 3 })
+			var again []kafka.Message
+			for _, m := range readTopic(t, h.broker.Addrs(), DeadLetterTopic("b"), 3) {
+				first := m.Partition == parked["b"][0].Partition && m.Offset == parked["b"][0].Offset
+				if _, isReplay := HeadersFromKafka(m.Headers)[ReplayOfHeader]; !first && !isReplay {
+					again = append(again, m)
+				}
+			}
+			if len(again) != 1 {
+				t.Fatalf("b parked again %d records, want 1", len(again))
+			}
+			env, err := Decode(again[0].Value)
+			if hd := HeadersFromKafka(again[0].Headers); err != nil || env.ID != bad.ID || hd[SourceTopicHeader] != topic || hd[GroupHeader] != "b" ||
+				!strings.Contains(hd[ErrorHeader], "cannot apply") || hd[ReplayOfHeader] != "" || hd[ReplayedAtHeader] != "" {
+				t.Fatalf("b parked again %s %v (%v), want %s from %s with its error, no replay mark", again[0].Value, hd, err, bad.ID, topic)
 			}
 
 			// What a consumer parks is never handled: a parked record written
 			// straight into c's topic (no replay mark) is acknowledged.
-			parked := Envelope{ID: "evt_parked", Type: "order.created", Source: "test", Time: time.Now(), Subject: "ord_3", Data: []byte(`{}`)}
-			pm := envMsg(t, parked)
+			pe := Envelope{ID: "evt_parked", Type: "order.created", Source: "test", Time: time.Now(), Subject: "ord_3", Data: []byte(`{}`)}
+			pm := envMsg(t, pe)
 			pm.Topic, pm.Headers = DeadLetterTopic("c"), map[string]string{SourceTopicHeader: topic, ErrorHeader: "x"}
 			last := Envelope{ID: "evt_last", Type: "order.created", Source: "test", Time: time.Now(), Subject: "ord_3", Data: []byte(`{}`)}
 			if err := h.pub.Publish(h.ctx, pm, envMsg(t, last)); err != nil {
@@ -147,7 +155,7 @@ func TestDeadLettersAreEachGroupsOwnAndReplayToItAlone(t *testing.T) {
 			}
 			recs["c"].waitSeen(t, 10*time.Second, last.ID)
 			time.Sleep(500 * time.Millisecond)
-			if n := recs["c"].callsOf(parked.ID); n != 0 {
+			if n := recs["c"].callsOf(pe.ID); n != 0 {
 				t.Errorf("c handled a record of its dead-letter topic that is no replay (%d times)", n)
 			}
 		})
@@ -174,13 +182,22 @@ func TestConsumerRefusesWhatCannotHaveItsOwnDeadLetterTopic(t *testing.T) {
 	}
 }
 
-func deadLetters(t *testing.T, h *harness, group string) []DeadLetter {
+// replay writes into a group's dead-letter topic a replay of each of its
+// parked records, as the operator's command does (deploy/deadletters): a
+// copy without the error, marked with the record it copies.
+func replay(t *testing.T, h *harness, parked ...kafka.Message) {
 	t.Helper()
-	d, err := DeadLetters(h.ctx, h.broker.Brokers(), group)
-	if err != nil {
+	var msgs []Message
+	for _, m := range parked {
+		hd := HeadersFromKafka(m.Headers)
+		delete(hd, ErrorHeader)
+		hd[ReplayOfHeader] = fmt.Sprintf("%d/%d", m.Partition, m.Offset)
+		hd[ReplayedAtHeader] = time.Now().UTC().Format(time.RFC3339Nano)
+		msgs = append(msgs, Message{Topic: m.Topic, Key: m.Key, Value: m.Value, Headers: hd})
+	}
+	if err := h.pub.Publish(h.ctx, msgs...); err != nil {
 		t.Fatal(err)
 	}
-	return d
 }
 
 // endOffset is the sum of topic's partitions' end offsets.

@@ -319,7 +319,7 @@ func TestEndToEnd(t *testing.T) {
 		if ts, _ := raw["time"].(string); len(ts) != len("2006-01-02T15:04:05.000Z") {
 			t.Errorf("time %q is not RFC 3339 with milliseconds", ts)
 		}
-		if !strings.HasPrefix(headersFromKafka(m.Headers)["traceparent"], "00-0102030405060708090a0b0c0d0e0f10-") {
+		if !strings.HasPrefix(HeadersFromKafka(m.Headers)["traceparent"], "00-0102030405060708090a0b0c0d0e0f10-") {
 			t.Errorf("traceparent header missing: %v", m.Headers)
 		}
 	}
@@ -467,7 +467,7 @@ func TestHandlerFailureGoesToDLQ(t *testing.T) {
 	dlq := readTopic(t, h.broker.Addrs(), DeadLetterTopic("g1"), 2)
 	byValue := map[string]map[string]string{}
 	for _, m := range dlq {
-		byValue[string(m.Value)] = headersFromKafka(m.Headers)
+		byValue[string(m.Value)] = HeadersFromKafka(m.Headers)
 	}
 	var badBody string
 	for v := range byValue {

@@ -100,7 +100,7 @@ func TestEventContinuesTheTraceOfItsStateChange(t *testing.T) {
 	// On the wire the message carries the publish span's context.
 	for _, m := range readTopic(t, h.broker.Addrs(), topic, 2) {
 		env, _ := Decode(m.Value)
-		tp := headersFromKafka(m.Headers)["traceparent"]
+		tp := HeadersFromKafka(m.Headers)["traceparent"]
 		switch env.ID {
 		case traced.ID:
 			if want := "00-" + p.SpanContext().TraceID().String() + "-" + p.SpanContext().SpanID().String() + "-01"; tp != want {

@@ -259,7 +259,7 @@ func TestUnknownVersionIsParked(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if e := headersFromKafka(m.Headers)[ErrorHeader]; !strings.Contains(e, "unknown version") || !strings.Contains(e, wantParked[env.ID]) {
+				if e := HeadersFromKafka(m.Headers)[ErrorHeader]; !strings.Contains(e, "unknown version") || !strings.Contains(e, wantParked[env.ID]) {
 					t.Errorf("%s parked with error %q", env.ID, e)
 				}
 				delete(wantParked, env.ID)

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"marketplace/deploy/deadletters"
 	"marketplace/deploy/launch"
 	"marketplace/libs/events"
 	"marketplace/libs/program"
@@ -29,7 +30,7 @@ func (l *idList) Set(s string) error {
 }
 
 // deadLetters lists the events a consumer group parked in its dead-letter
-// topic (libs/events, deadletter.go) or, with -replay, replays them to that
+// topic (deploy/deadletters) or, with -replay, replays them to that
 // group alone. It reaches Kafka as the services do (KAFKA_BROKERS and the
 // KAFKA_TLS_/KAFKA_SASL_ settings), as the Kafka user of the group's service:
 // no other user may read or write the group's dead-letter topic. -users
@@ -61,7 +62,7 @@ func deadLetters(ctx context.Context, args []string, getenv func(string) string,
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if !*replay {
-		list, err := events.DeadLetters(ctx, brokers, *group)
+		list, err := deadletters.List(ctx, brokers, *group)
 		if err != nil {
 			return err
 		}
@@ -72,16 +73,16 @@ func deadLetters(ctx context.Context, args []string, getenv func(string) string,
 		printDeadLetters(stdout, list)
 		return nil
 	}
-	var pick func(events.DeadLetter) bool
+	var pick func(deadletters.DeadLetter) bool
 	if len(ids) > 0 {
-		pick = func(d events.DeadLetter) bool { return slices.Contains(ids, d.ID) }
+		pick = func(d deadletters.DeadLetter) bool { return slices.Contains(ids, d.ID) }
 	}
-	done, err := events.ReplayDeadLetters(ctx, brokers, *group, pick)
+	done, err := deadletters.Replay(ctx, brokers, *group, pick)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		if !slices.ContainsFunc(done, func(d events.DeadLetter) bool { return d.ID == id }) {
+		if !slices.ContainsFunc(done, func(d deadletters.DeadLetter) bool { return d.ID == id }) {
 			return fmt.Errorf("dead-letters: %s has no dead letter of event %s left to replay (replayed %d); list them with marketplace dead-letters -group %s", events.DeadLetterTopic(*group), id, len(done), *group)
 		}
 	}
@@ -127,7 +128,7 @@ func deadLetterBrokers(fs *flag.FlagSet, getenv func(string) string, group, user
 	return b, nil
 }
 
-func printDeadLetters(w io.Writer, list []events.DeadLetter) {
+func printDeadLetters(w io.Writer, list []deadletters.DeadLetter) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RECORD\tPARKED\tFROM\tEVENT\tTYPE\tSTATE\tERROR")
 	for _, d := range list {
