@@ -22,13 +22,8 @@ func NewPlaces(db *store.DB) *Places { return &Places{db: db} }
 func (r *Places) Apply(ctx context.Context, ps ...domain.Place) error {
 	c := r.db.Collection(placesColl)
 	for _, p := range ps {
-		var have domain.Place
-		err := c.FindOne(ctx, bson.M{"_id": p.ID}).Decode(&have)
-		kept := &have
-		switch {
-		case store.IsNotFound(err):
-			kept = nil
-		case err != nil:
+		kept, err := store.FindOne[domain.Place](ctx, c, bson.M{"_id": p.ID})
+		if err != nil {
 			return err
 		}
 		if !p.Supersedes(kept) {
@@ -43,12 +38,8 @@ func (r *Places) Apply(ctx context.Context, ps ...domain.Place) error {
 
 // ByID reads the places kept among ids, by id.
 func (r *Places) ByID(ctx context.Context, ids []string) (map[string]domain.Place, error) {
-	cur, err := r.db.Collection(placesColl).Find(ctx, bson.M{"_id": bson.M{"$in": ids}})
+	ps, err := store.FindAll[domain.Place](ctx, r.db.Collection(placesColl), bson.M{"_id": bson.M{"$in": ids}})
 	if err != nil {
-		return nil, err
-	}
-	var ps []domain.Place
-	if err := cur.All(ctx, &ps); err != nil {
 		return nil, err
 	}
 	out := make(map[string]domain.Place, len(ps))

@@ -41,26 +41,17 @@ func NewAddresses(db *store.DB) *Addresses { return &Addresses{db: db} }
 
 // Get loads one address; NOT_FOUND when missing.
 func (r *Addresses) Get(ctx context.Context, id string) (*domain.Address, error) {
-	var a domain.Address
-	err := r.db.Collection(addressesColl).FindOne(ctx, bson.M{"_id": id}).Decode(&a)
-	if store.IsNotFound(err) {
+	a, err := store.FindOne[domain.Address](ctx, r.db.Collection(addressesColl), bson.M{"_id": id})
+	if err == nil && a == nil {
 		return nil, domain.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &a, nil
+	return a, err
 }
 
 // ListActive is a customer's active addresses, default first, newest first.
 func (r *Addresses) ListActive(ctx context.Context, customer string) ([]domain.Address, error) {
-	cur, err := r.db.Collection(addressesColl).Find(ctx, bson.M{"customerId": customer, "isActive": true},
+	return store.FindAll[domain.Address](ctx, r.db.Collection(addressesColl), bson.M{"customerId": customer, "isActive": true},
 		options.Find().SetSort(bson.D{{Key: "isDefault", Value: -1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}))
-	if err != nil {
-		return nil, err
-	}
-	out := []domain.Address{}
-	return out, cur.All(ctx, &out)
 }
 
 // UpdateBook loads the customer's address book inside a transaction, runs fn
@@ -86,14 +77,11 @@ func (r *Addresses) UpdateBook(ctx context.Context, customer string, fn func(*do
 }
 
 func (r *Addresses) loadBook(ctx context.Context, customer string) (*domain.Book, error) {
-	b := &domain.Book{CustomerID: customer}
-	cur, err := r.db.Collection(addressesColl).Find(ctx, bson.M{"customerId": customer})
+	as, err := store.FindAll[domain.Address](ctx, r.db.Collection(addressesColl), bson.M{"customerId": customer})
 	if err != nil {
 		return nil, err
 	}
-	if err := cur.All(ctx, &b.Addresses); err != nil {
-		return nil, err
-	}
+	b := &domain.Book{CustomerID: customer, Addresses: as}
 	var c struct {
 		Count int `bson:"count"`
 	}
