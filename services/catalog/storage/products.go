@@ -51,19 +51,18 @@ func (r *Products) Get(ctx context.Context, id string) (*domain.Product, error) 
 func (r *Products) Update(ctx context.Context, id, storeID string, fn func(*domain.Product) error) (*domain.Product, error) {
 	var out *domain.Product
 	err := r.db.Tx(ctx, func(ctx context.Context) error {
-		var p domain.Product
-		err := r.db.Collection(productsColl).FindOne(ctx, bson.M{"_id": id, "storeId": storeID}).Decode(&p)
-		if store.IsNotFound(err) {
-			return domain.NotFound("product", id)
-		}
+		p, err := store.FindOne[domain.Product](ctx, r.db.Collection(productsColl), bson.M{"_id": id, "storeId": storeID})
 		if err != nil {
 			return err
 		}
-		before := p
-		if err := fn(&p); err != nil {
+		if p == nil {
+			return domain.NotFound("product", id)
+		}
+		before := *p
+		if err := fn(p); err != nil {
 			return err
 		}
-		u, err := store.Changes(&before, &p)
+		u, err := store.Changes(&before, p)
 		if err != nil {
 			return err
 		}
@@ -72,7 +71,7 @@ func (r *Products) Update(ctx context.Context, id, storeID string, fn func(*doma
 				return err
 			}
 		}
-		out = &p
+		out = p
 		return nil
 	})
 	return out, err
@@ -81,13 +80,8 @@ func (r *Products) Update(ctx context.Context, id, storeID string, fn func(*doma
 // OfStore are the store's first products in the order they were added, at
 // most limit.
 func (r *Products) OfStore(ctx context.Context, storeID string, limit int64) ([]domain.Product, error) {
-	cur, err := r.db.Collection(productsColl).Find(ctx, bson.M{"storeId": storeID},
+	return store.FindAll[domain.Product](ctx, r.db.Collection(productsColl), bson.M{"storeId": storeID},
 		options.Find().SetSort(bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(limit))
-	if err != nil {
-		return nil, err
-	}
-	out := []domain.Product{}
-	return out, cur.All(ctx, &out)
 }
 
 // PageOfStore pages the store's products in the order they were added

@@ -20,13 +20,8 @@ func NewSettings(db *store.DB) *Settings { return &Settings{db: db} }
 // then writes: it runs in ctx's transaction (the consumer's).
 func (r *Settings) Apply(ctx context.Context, s domain.SearchSettings) error {
 	coll := r.db.Collection(settingsColl)
-	var have domain.SearchSettings
-	kept := &have
-	err := coll.FindOne(ctx, bson.M{"_id": s.ConfigID}).Decode(&have)
-	switch {
-	case store.IsNotFound(err):
-		kept = nil
-	case err != nil:
+	kept, err := store.FindOne[domain.SearchSettings](ctx, coll, bson.M{"_id": s.ConfigID})
+	if err != nil {
 		return err
 	}
 	if !s.Supersedes(kept) {
@@ -40,12 +35,7 @@ func (r *Settings) Apply(ctx context.Context, s domain.SearchSettings) error {
 // the most recent active one effective by then (none: empty), for
 // domain.InForce to decide.
 func (r *Settings) InForce(ctx context.Context, now int64) ([]domain.SearchSettings, error) {
-	cur, err := r.db.Collection(settingsColl).Find(ctx,
+	return store.FindAll[domain.SearchSettings](ctx, r.db.Collection(settingsColl),
 		bson.M{"isActive": true, "effectiveDate": bson.M{"$lte": now}},
 		options.Find().SetSort(bson.D{{Key: "effectiveDate", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(1))
-	if err != nil {
-		return nil, err
-	}
-	var out []domain.SearchSettings
-	return out, cur.All(ctx, &out)
 }

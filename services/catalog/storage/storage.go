@@ -66,15 +66,7 @@ func insert(ctx context.Context, db *store.DB, coll string, doc any, what string
 
 // find loads one record; nil when it does not exist.
 func find[T any](ctx context.Context, db *store.DB, coll, id string) (*T, error) {
-	var out T
-	err := db.Collection(coll).FindOne(ctx, bson.M{"_id": id}).Decode(&out)
-	if store.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return store.FindOne[T](ctx, db.Collection(coll), bson.M{"_id": id})
 }
 
 // mustFind loads one record or answers NOT_FOUND naming it (what).
@@ -87,12 +79,7 @@ func mustFind[T any](ctx context.Context, db *store.DB, coll, id, what string) (
 }
 
 func findAll[T any](ctx context.Context, db *store.DB, coll string, filter bson.M, sort bson.D) ([]T, error) {
-	cur, err := db.Collection(coll).Find(ctx, filter, options.Find().SetSort(sort))
-	if err != nil {
-		return nil, err
-	}
-	out := []T{}
-	return out, cur.All(ctx, &out)
+	return store.FindAll[T](ctx, db.Collection(coll), filter, options.Find().SetSort(sort))
 }
 
 // byIDs loads the records of ids.

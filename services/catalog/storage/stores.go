@@ -93,39 +93,22 @@ func (r *Stores) OpenIn(ctx context.Context, b domain.Box) ([]domain.Store, erro
 		}
 		filter["$or"] = sides
 	}
-	cur, err := r.db.Collection(storesColl).Find(ctx, filter)
-	if err != nil {
-		return nil, err
-	}
-	var out []domain.Store
-	return out, cur.All(ctx, &out)
+	return store.FindAll[domain.Store](ctx, r.db.Collection(storesColl), filter)
 }
 
 // Contacts loads the stores of ids with their name, owner and version only.
 func (r *Stores) Contacts(ctx context.Context, ids []string) ([]domain.Store, error) {
-	cur, err := r.db.Collection(storesColl).Find(ctx, bson.M{"_id": bson.M{"$in": ids}}, options.Find().SetProjection(bson.M{
+	return store.FindAll[domain.Store](ctx, r.db.Collection(storesColl), bson.M{"_id": bson.M{"$in": ids}}, options.Find().SetProjection(bson.M{
 		"name": 1, "ownerUserId": 1, "ownerName": 1, "ownerPhone": 1, "version": 1,
 	}))
-	if err != nil {
-		return nil, err
-	}
-	var out []domain.Store
-	return out, cur.All(ctx, &out)
 }
 
 // BackfillNameKeys gives the stores created before listStores existed the
 // name key it sorts by.
 func (r *Stores) BackfillNameKeys(ctx context.Context) error {
 	stores := r.db.Collection(storesColl)
-	cur, err := stores.Find(ctx, bson.M{"nameKey": bson.M{"$exists": false}}, options.Find().SetProjection(bson.M{"name": 1}))
+	legacy, err := store.FindAll[domain.Store](ctx, stores, bson.M{"nameKey": bson.M{"$exists": false}}, options.Find().SetProjection(bson.M{"name": 1}))
 	if err != nil {
-		return err
-	}
-	var legacy []struct {
-		ID   string `bson:"_id"`
-		Name string `bson:"name"`
-	}
-	if err := cur.All(ctx, &legacy); err != nil {
 		return err
 	}
 	for _, st := range legacy {
