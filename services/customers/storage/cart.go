@@ -39,15 +39,7 @@ func (r *Cart) AddToLine(ctx context.Context, customerID, productID string, add 
 
 // Line is the customer's line of the product, or nil.
 func (r *Cart) Line(ctx context.Context, customerID, productID string) (*domain.CartItem, error) {
-	var line domain.CartItem
-	err := r.db.Collection(cartItems).FindOne(ctx, bson.M{"customerId": customerID, "productId": productID}).Decode(&line)
-	if store.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &line, nil
+	return store.FindOne[domain.CartItem](ctx, r.db.Collection(cartItems), bson.M{"customerId": customerID, "productId": productID})
 }
 
 // InsertFirst inserts the first line of a product in a customer's cart after
@@ -83,25 +75,13 @@ func (r *Cart) Lines(ctx context.Context, customerID string, storeID *string) ([
 	if storeID != nil {
 		filter["storeId"] = *storeID
 	}
-	cur, err := r.db.Collection(cartItems).Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}))
-	if err != nil {
-		return nil, err
-	}
-	var lines []domain.CartItem
-	return lines, cur.All(ctx, &lines)
+	return store.FindAll[domain.CartItem](ctx, r.db.Collection(cartItems), filter,
+		options.Find().SetSort(bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}))
 }
 
 // Get is the line with id, or nil.
 func (r *Cart) Get(ctx context.Context, id string) (*domain.CartItem, error) {
-	var line domain.CartItem
-	err := r.db.Collection(cartItems).FindOne(ctx, bson.M{"_id": id}).Decode(&line)
-	if store.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &line, nil
+	return store.FindOne[domain.CartItem](ctx, r.db.Collection(cartItems), bson.M{"_id": id})
 }
 
 // Delete removes the customer's lines with these ids (lines of another

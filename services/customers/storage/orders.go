@@ -20,15 +20,7 @@ func NewOrders(db *store.DB) *Orders { return &Orders{db: db} }
 
 // ByIntent is the order paid with the payment intent, or nil.
 func (r *Orders) ByIntent(ctx context.Context, intent string) (*domain.Order, error) {
-	var o domain.Order
-	err := r.db.Collection(orders).FindOne(ctx, bson.M{"paymentIntentId": intent}).Decode(&o)
-	if store.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &o, nil
+	return store.FindOne[domain.Order](ctx, r.db.Collection(orders), bson.M{"paymentIntentId": intent})
 }
 
 // Insert stores a new order; a second order of the same payment intent is a
@@ -42,14 +34,14 @@ func notFound(id string) error { return apperr.New(apperr.NotFound, "order %s do
 
 // StoreOf is the store of the order; NOT_FOUND when there is no such order.
 func (r *Orders) StoreOf(ctx context.Context, id string) (string, error) {
-	var o struct {
-		StoreID string `bson:"storeId"`
+	o, err := store.FindOne[domain.Order](ctx, r.db.Collection(orders), bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{"storeId": 1}))
+	if err != nil {
+		return "", err
 	}
-	err := r.db.Collection(orders).FindOne(ctx, bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{"storeId": 1})).Decode(&o)
-	if store.IsNotFound(err) {
+	if o == nil {
 		return "", notFound(id)
 	}
-	return o.StoreID, err
+	return o.StoreID, nil
 }
 
 // Update loads the order inside a transaction (it joins an enclosing
@@ -130,15 +122,8 @@ func (r *Orders) PageToSettle(ctx context.Context, storeID *string, o page.Opts)
 
 // Brief is the order's customer, store and status only, or nil.
 func (r *Orders) Brief(ctx context.Context, id string) (*domain.Order, error) {
-	var o domain.Order
-	err := r.db.Collection(orders).FindOne(ctx, bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{"customerId": 1, "storeId": 1, "status": 1})).Decode(&o)
-	if store.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &o, nil
+	return store.FindOne[domain.Order](ctx, r.db.Collection(orders), bson.M{"_id": id},
+		options.FindOne().SetProjection(bson.M{"customerId": 1, "storeId": 1, "status": 1}))
 }
 
 // Delivered counts a customer's delivered orders of a store and lists the
@@ -149,15 +134,9 @@ func (r *Orders) Delivered(ctx context.Context, customerID, storeID string) (int
 	if err != nil || n == 0 {
 		return n, nil, err
 	}
-	cur, err := r.db.Collection(orders).Find(ctx, delivered, options.Find().SetProjection(bson.M{"_id": 1}).
+	os, err := store.FindAll[domain.Order](ctx, r.db.Collection(orders), delivered, options.Find().SetProjection(bson.M{"_id": 1}).
 		SetSort(bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(contract.MaxDeliveredOrderIDs))
 	if err != nil {
-		return 0, nil, err
-	}
-	var os []struct {
-		ID string `bson:"_id"`
-	}
-	if err := cur.All(ctx, &os); err != nil {
 		return 0, nil, err
 	}
 	out := make([]string, len(os))
@@ -170,12 +149,7 @@ func (r *Orders) Delivered(ctx context.Context, customerID, storeID string) (int
 // Facts are the orders with these ids with the fields domain.Order.Facts
 // reads; missing ids are absent.
 func (r *Orders) Facts(ctx context.Context, ids []string) ([]domain.Order, error) {
-	cur, err := r.db.Collection(orders).Find(ctx, bson.M{"_id": bson.M{"$in": ids}}, options.Find().SetProjection(bson.M{
+	return store.FindAll[domain.Order](ctx, r.db.Collection(orders), bson.M{"_id": bson.M{"$in": ids}}, options.Find().SetProjection(bson.M{
 		"storeId": 1, "storeName": 1, "storeOwnerUserId": 1, "status": 1, "total": 1, "platformCommission": 1, "storeEarnings": 1, "statusHistory": 1,
 	}))
-	if err != nil {
-		return nil, err
-	}
-	var os []domain.Order
-	return os, cur.All(ctx, &os)
 }

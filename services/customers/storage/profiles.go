@@ -44,35 +44,19 @@ func (r *Profiles) Upsert(ctx context.Context, userID string, e domain.ProfileEd
 
 // OfUser is the user's profile, or nil.
 func (r *Profiles) OfUser(ctx context.Context, userID string) (*domain.Profile, error) {
-	var p domain.Profile
-	err := r.db.Collection(profiles).FindOne(ctx, bson.M{"userId": userID}).Decode(&p)
-	if store.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return store.FindOne[domain.Profile](ctx, r.db.Collection(profiles), bson.M{"userId": userID})
 }
 
 // Get is the profile with id; NOT_FOUND when there is none.
 func (r *Profiles) Get(ctx context.Context, id string) (*domain.Profile, error) {
-	var p domain.Profile
-	if err := r.db.Collection(profiles).FindOne(ctx, bson.M{"_id": id}).Decode(&p); err != nil {
-		if store.IsNotFound(err) {
-			return nil, apperr.New(apperr.NotFound, "customer %s does not exist", id)
-		}
-		return nil, err
+	p, err := store.FindOne[domain.Profile](ctx, r.db.Collection(profiles), bson.M{"_id": id})
+	if err == nil && p == nil {
+		return nil, apperr.New(apperr.NotFound, "customer %s does not exist", id)
 	}
-	return &p, nil
+	return p, err
 }
 
 // ByIDs are the profiles with these ids; missing ids are absent.
 func (r *Profiles) ByIDs(ctx context.Context, ids []string) ([]domain.Profile, error) {
-	cur, err := r.db.Collection(profiles).Find(ctx, bson.M{"_id": bson.M{"$in": ids}})
-	if err != nil {
-		return nil, err
-	}
-	var ps []domain.Profile
-	return ps, cur.All(ctx, &ps)
+	return store.FindAll[domain.Profile](ctx, r.db.Collection(profiles), bson.M{"_id": bson.M{"$in": ids}})
 }
