@@ -21,15 +21,8 @@ func NewLegacy(db *store.DB) *Legacy { return &Legacy{db: db} }
 
 // Files are the bucket's files documents (read once at start).
 func (r *Legacy) Files(ctx context.Context) ([]domain.LegacyFile, error) {
-	cur, err := r.db.Collection(gridfsBucket+".files").Find(store.Scan(ctx, "media: the legacy GridFS files, read once at start to migrate them"), bson.M{})
-	if err != nil {
-		return nil, err
-	}
-	var out []domain.LegacyFile
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return store.FindAll[domain.LegacyFile](store.Scan(ctx, "media: the legacy GridFS files, read once at start to migrate them"),
+		r.db.Collection(gridfsBucket+".files"), bson.M{})
 }
 
 func (r *Legacy) bucket() *lungo.Bucket {

@@ -21,45 +21,21 @@ func NewUploads(db *store.DB) *Uploads { return &Uploads{db: db} }
 
 // Get loads the upload id, in any state; nil when there is none.
 func (r *Uploads) Get(ctx context.Context, id string) (*domain.Upload, error) {
-	var u domain.Upload
-	err := r.db.Collection(uploadsColl).FindOne(ctx, bson.M{"_id": id}).Decode(&u)
-	if store.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &u, nil
+	return store.FindOne[domain.Upload](ctx, r.db.Collection(uploadsColl), bson.M{"_id": id})
 }
 
 // Find loads the uploads among ids (those that are: in no order), with who
 // uploaded them, their state and whether they are claimed.
 func (r *Uploads) Find(ctx context.Context, ids []string) ([]domain.Upload, error) {
-	cur, err := r.db.Collection(uploadsColl).Find(ctx, bson.M{"_id": bson.M{"$in": ids}},
+	return store.FindAll[domain.Upload](ctx, r.db.Collection(uploadsColl), bson.M{"_id": bson.M{"$in": ids}},
 		options.Find().SetProjection(bson.M{"uploadedBy": 1, "state": 1, "referenced": 1}))
-	if err != nil {
-		return nil, err
-	}
-	var out []domain.Upload
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // Since loads user's uploads created after from (epoch ms), with their size
 // and creation time: what the daily quota counts.
 func (r *Uploads) Since(ctx context.Context, user string, from int64) ([]domain.Upload, error) {
-	cur, err := r.db.Collection(uploadsColl).Find(ctx, bson.M{"uploadedBy": user, "createdAt": bson.M{"$gt": from}},
+	return store.FindAll[domain.Upload](ctx, r.db.Collection(uploadsColl), bson.M{"uploadedBy": user, "createdAt": bson.M{"$gt": from}},
 		options.Find().SetProjection(bson.M{"size": 1, "createdAt": 1}))
-	if err != nil {
-		return nil, err
-	}
-	var out []domain.Upload
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // Reserve records u (pending, domain.NewPending) and adds its bytes to the
@@ -140,16 +116,8 @@ func abandonedFilter(a domain.Abandonment) bson.M {
 // Abandoned loads at most limit uploads a abandons, with what the sweep
 // decides on and deletes.
 func (r *Uploads) Abandoned(ctx context.Context, a domain.Abandonment, limit int) ([]domain.Upload, error) {
-	cur, err := r.db.Collection(uploadsColl).Find(ctx, abandonedFilter(a),
+	return store.FindAll[domain.Upload](ctx, r.db.Collection(uploadsColl), abandonedFilter(a),
 		options.Find().SetLimit(int64(limit)).SetProjection(bson.M{"size": 1, "state": 1, "referenced": 1, "createdAt": 1}))
-	if err != nil {
-		return nil, err
-	}
-	var out []domain.Upload
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // DeleteAbandoned deletes u, only while a still abandons it (a claim racing
@@ -195,13 +163,9 @@ func (r *Totals) Ensure(ctx context.Context) error {
 	if err == nil || !store.IsNotFound(err) {
 		return err
 	}
-	cur, err := r.db.Collection(uploadsColl).Find(store.Scan(ctx, "media: the total of every upload, once, when the usage document is created"), bson.M{},
-		options.Find().SetProjection(bson.M{"size": 1}))
+	all, err := store.FindAll[domain.Upload](store.Scan(ctx, "media: the total of every upload, once, when the usage document is created"),
+		r.db.Collection(uploadsColl), bson.M{}, options.Find().SetProjection(bson.M{"size": 1}))
 	if err != nil {
-		return err
-	}
-	var all []domain.Upload
-	if err := cur.All(ctx, &all); err != nil {
 		return err
 	}
 	_, err = r.db.Collection(usageColl).UpdateOne(ctx, bson.M{"_id": usageID}, bson.M{"$setOnInsert": bson.M{"bytes": domain.TotalOf(all)}},
