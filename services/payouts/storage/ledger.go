@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"errors"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
@@ -43,28 +42,14 @@ var oldestFirst = bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}
 
 // OldestHeld is the wallet's oldest earning still held, nil when none is.
 func (r *Ledger) OldestHeld(ctx context.Context, walletID string) (*domain.Transaction, error) {
-	var e domain.Transaction
-	err := findOne(ctx, r.db, TxColl, heldFilter(walletID), &e, options.FindOne().SetSort(oldestFirst))
-	if errors.Is(err, errNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &e, nil
+	return store.FindOne[domain.Transaction](ctx, r.db.Collection(TxColl), heldFilter(walletID), options.FindOne().SetSort(oldestFirst))
 }
 
 // Held are the wallet's earnings still held, oldest first (ids and what
 // they hold).
 func (r *Ledger) Held(ctx context.Context, walletID string) ([]domain.Transaction, error) {
-	cur, err := r.db.Collection(TxColl).Find(ctx, heldFilter(walletID),
+	return store.FindAll[domain.Transaction](ctx, r.db.Collection(TxColl), heldFilter(walletID),
 		options.Find().SetSort(oldestFirst).SetProjection(bson.M{"_id": 1, "heldRemaining": 1}))
-	if err != nil {
-		return nil, err
-	}
-	var held []domain.Transaction
-	err = cur.All(ctx, &held)
-	return held, err
 }
 
 // Take records what the adjustment adjID takes from a held earning at now,
@@ -88,14 +73,10 @@ func (r *Ledger) Take(ctx context.Context, t domain.Take, adjID string, now int6
 // Due are the ids of at most limit earnings whose hold is over at now,
 // oldest release first.
 func (r *Ledger) Due(ctx context.Context, now int64, limit int64) ([]string, error) {
-	cur, err := r.db.Collection(TxColl).Find(ctx,
+	due, err := store.FindAll[domain.Transaction](ctx, r.db.Collection(TxColl),
 		bson.M{"type": domain.TxEarning, "status": domain.TxPending, "releaseAt": bson.M{"$lte": now}},
 		options.Find().SetSort(bson.D{{Key: "releaseAt", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(limit).SetProjection(bson.M{"_id": 1}))
 	if err != nil {
-		return nil, err
-	}
-	var due []domain.Transaction
-	if err := cur.All(ctx, &due); err != nil {
 		return nil, err
 	}
 	ids := make([]string, len(due))
@@ -152,14 +133,8 @@ func (r *Ledger) Page(ctx context.Context, storeID string, o page.Opts) (page.Re
 // OfWallet is every transaction of the wallet, with what reconciling it
 // reads.
 func (r *Ledger) OfWallet(ctx context.Context, walletID string) ([]domain.Transaction, error) {
-	cur, err := r.db.Collection(TxColl).Find(ctx, bson.M{"walletId": walletID},
+	return store.FindAll[domain.Transaction](ctx, r.db.Collection(TxColl), bson.M{"walletId": walletID},
 		options.Find().SetProjection(bson.M{"type": 1, "status": 1, "amount": 1, "metadata": 1, "heldRemaining": 1, "heldTaken": 1}))
-	if err != nil {
-		return nil, err
-	}
-	var txs []domain.Transaction
-	err = cur.All(ctx, &txs)
-	return txs, err
 }
 
 // Adjustments are the journal of move_pending_to_available adjustments
@@ -174,11 +149,5 @@ func (r *Adjustments) Insert(ctx context.Context, a *domain.Adjustment) error {
 
 // MovesOf are the wallet's move_pending_to_available entries.
 func (r *Adjustments) MovesOf(ctx context.Context, walletID string, kind string) ([]domain.Adjustment, error) {
-	cur, err := r.db.Collection(AdjustmentsColl).Find(ctx, bson.M{"walletId": walletID, "adjustmentType": kind})
-	if err != nil {
-		return nil, err
-	}
-	var out []domain.Adjustment
-	err = cur.All(ctx, &out)
-	return out, err
+	return store.FindAll[domain.Adjustment](ctx, r.db.Collection(AdjustmentsColl), bson.M{"walletId": walletID, "adjustmentType": kind})
 }

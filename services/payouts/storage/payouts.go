@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"errors"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
@@ -17,25 +16,16 @@ type Payouts struct{ db *store.DB }
 
 // Get is the payout id, nil when there is none.
 func (r *Payouts) Get(ctx context.Context, id string) (*domain.Payout, error) {
-	var p domain.Payout
-	err := findOne(ctx, r.db, PayoutsColl, bson.M{"_id": id}, &p)
-	if errors.Is(err, errNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return store.FindOne[domain.Payout](ctx, r.db.Collection(PayoutsColl), bson.M{"_id": id})
 }
 
 // StoreOf is the store of the payout id ("" when there is no such payout).
 func (r *Payouts) StoreOf(ctx context.Context, id string) (string, error) {
-	var p domain.Payout
-	err := findOne(ctx, r.db, PayoutsColl, bson.M{"_id": id}, &p, options.FindOne().SetProjection(bson.M{"storeId": 1}))
-	if errors.Is(err, errNotFound) {
-		return "", nil
+	p, err := store.FindOne[domain.Payout](ctx, r.db.Collection(PayoutsColl), bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{"storeId": 1}))
+	if p == nil {
+		return "", err
 	}
-	return p.StoreID, err
+	return p.StoreID, nil
 }
 
 // Insert records a new payout. It runs in the caller's transaction.
@@ -95,25 +85,15 @@ func (r *Payouts) Open(ctx context.Context, storeID *string, limit int) ([]domai
 	if storeID != nil {
 		filter["storeId"] = *storeID
 	}
-	cur, err := r.db.Collection(PayoutsColl).Find(ctx, filter,
+	return store.FindAll[domain.Payout](ctx, r.db.Collection(PayoutsColl), filter,
 		options.Find().SetSort(oldestRequestFirst).SetLimit(int64(limit)).SetProjection(bson.M{"history": 0}))
-	if err != nil {
-		return nil, err
-	}
-	var ps []domain.Payout
-	err = cur.All(ctx, &ps)
-	return ps, err
 }
 
 // OpenIDsOf are the ids of the store's open payouts, oldest request first.
 func (r *Payouts) OpenIDsOf(ctx context.Context, storeID string) ([]string, error) {
-	cur, err := r.db.Collection(PayoutsColl).Find(ctx, bson.M{"storeId": storeID, "status": bson.M{"$in": domain.OpenStatuses}},
+	ps, err := store.FindAll[domain.Payout](ctx, r.db.Collection(PayoutsColl), bson.M{"storeId": storeID, "status": bson.M{"$in": domain.OpenStatuses}},
 		options.Find().SetSort(oldestRequestFirst).SetProjection(bson.M{"_id": 1}))
 	if err != nil {
-		return nil, err
-	}
-	var ps []domain.Payout
-	if err := cur.All(ctx, &ps); err != nil {
 		return nil, err
 	}
 	ids := make([]string, len(ps))
@@ -134,25 +114,13 @@ func (r *Payouts) Page(ctx context.Context, storeID string, o page.Opts) (page.R
 func (r *Payouts) RequestedIn(ctx context.Context, start, end int64) ([]domain.Payout, error) {
 	filter := bson.M{"status": bson.M{"$in": bson.A{domain.StatusRequested, domain.StatusApproved, domain.StatusProcessing, domain.StatusCompleted}},
 		"requestDate": bson.M{"$gte": start, "$lte": end}}
-	cur, err := r.db.Collection(PayoutsColl).Find(ctx, filter, options.Find().SetProjection(bson.M{
+	return store.FindAll[domain.Payout](ctx, r.db.Collection(PayoutsColl), filter, options.Find().SetProjection(bson.M{
 		"storeId": 1, "storeName": 1, "status": 1, "requestedAmount": 1, "requestDate": 1, "completedDate": 1}))
-	if err != nil {
-		return nil, err
-	}
-	var ps []domain.Payout
-	err = cur.All(ctx, &ps)
-	return ps, err
 }
 
 // OfStore are all the store's payouts, with what reconciling its wallet
 // reads.
 func (r *Payouts) OfStore(ctx context.Context, storeID string) ([]domain.Payout, error) {
-	cur, err := r.db.Collection(PayoutsColl).Find(ctx, bson.M{"storeId": storeID},
+	return store.FindAll[domain.Payout](ctx, r.db.Collection(PayoutsColl), bson.M{"storeId": storeID},
 		options.Find().SetProjection(bson.M{"requestedAmount": 1, "status": 1, "balanceRestored": 1, "transactionId": 1}))
-	if err != nil {
-		return nil, err
-	}
-	var ps []domain.Payout
-	err = cur.All(ctx, &ps)
-	return ps, err
 }

@@ -9,10 +9,8 @@ package storage
 
 import (
 	"context"
-	"errors"
 
 	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/store"
 )
@@ -117,16 +115,4 @@ func loadRaw(ctx context.Context, db *store.DB, coll, id string, out any) (bson.
 		return nil, err
 	}
 	return raw, bson.Unmarshal(raw, out)
-}
-
-// errNotFound is a single-document read that found nothing.
-var errNotFound = errors.New("storage: not found")
-
-// findOne decodes the document filter finds into out: errNotFound when none.
-func findOne(ctx context.Context, db *store.DB, coll string, filter bson.M, out any, opts ...*options.FindOneOptions) error {
-	err := db.Collection(coll).FindOne(ctx, filter, opts...).Decode(out)
-	if store.IsNotFound(err) {
-		return errNotFound
-	}
-	return err
 }

@@ -48,20 +48,12 @@ func (r *Totals) Count(ctx context.Context, p *domain.Payout, from string) error
 
 // Summary is the summary of every payout at now, from the running totals.
 func (r *Totals) Summary(ctx context.Context, now time.Time) (domain.Summary, error) {
-	cur, err := r.db.Collection(TotalsColl).Find(store.Scan(ctx, "one running total per payout status: a handful, read whole"), bson.M{})
+	totals, err := store.FindAll[domain.Total](store.Scan(ctx, "one running total per payout status: a handful, read whole"), r.db.Collection(TotalsColl), bson.M{})
 	if err != nil {
 		return domain.Summary{}, err
 	}
-	var totals []domain.Total
-	if err := cur.All(ctx, &totals); err != nil {
-		return domain.Summary{}, err
-	}
-	cur, err = r.db.Collection(DaysColl).Find(ctx, bson.M{"month": domain.DubaiMonth(now.UnixMilli())})
+	days, err := store.FindAll[domain.Day](ctx, r.db.Collection(DaysColl), bson.M{"month": domain.DubaiMonth(now.UnixMilli())})
 	if err != nil {
-		return domain.Summary{}, err
-	}
-	var days []domain.Day
-	if err := cur.All(ctx, &days); err != nil {
 		return domain.Summary{}, err
 	}
 	return domain.SummaryOfTotals(totals, days, now), nil

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -18,15 +17,7 @@ type Wallets struct{ db *store.DB }
 
 // Get is the wallet id, nil when it is not open.
 func (r *Wallets) Get(ctx context.Context, id string) (*domain.Wallet, error) {
-	var w domain.Wallet
-	err := findOne(ctx, r.db, WalletsColl, bson.M{"_id": id}, &w)
-	if errors.Is(err, errNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &w, nil
+	return store.FindOne[domain.Wallet](ctx, r.db.Collection(WalletsColl), bson.M{"_id": id})
 }
 
 // GetMany reads the wallets ids in one find, by id.
@@ -35,12 +26,8 @@ func (r *Wallets) GetMany(ctx context.Context, ids []string) (map[string]*domain
 	if len(ids) == 0 {
 		return out, nil
 	}
-	cur, err := r.db.Collection(WalletsColl).Find(ctx, bson.M{"_id": bson.M{"$in": ids}})
+	ws, err := store.FindAll[domain.Wallet](ctx, r.db.Collection(WalletsColl), bson.M{"_id": bson.M{"$in": ids}})
 	if err != nil {
-		return nil, err
-	}
-	var ws []domain.Wallet
-	if err := cur.All(ctx, &ws); err != nil {
 		return nil, err
 	}
 	for i := range ws {
