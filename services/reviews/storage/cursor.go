@@ -13,6 +13,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/page"
+	"marketplace/libs/store"
 	"marketplace/services/reviews/domain"
 )
 
@@ -260,13 +261,5 @@ func findPage[T any](ctx context.Context, c lungo.ICollection, filter bson.M, o 
 // sorts and limits, served by the indexes (on the embedded engine too: its
 // finds read an index that covers the sort and stop after the limit).
 func findSorted[T any](ctx context.Context, c lungo.ICollection, filter bson.M, o ordering, limit int) ([]T, error) {
-	cur, err := c.Find(ctx, filter, options.Find().SetSort(o.sortSpec()).SetLimit(int64(limit)))
-	if err != nil {
-		return nil, err
-	}
-	items := []T{}
-	if err := cur.All(ctx, &items); err != nil {
-		return nil, err
-	}
-	return items, nil
+	return store.FindAll[T](ctx, c, filter, options.Find().SetSort(o.sortSpec()).SetLimit(int64(limit)))
 }

@@ -20,7 +20,7 @@ func NewFlags(db *store.DB) *Flags { return &Flags{db: db} }
 
 // Get is flag id, NOT_FOUND when there is none.
 func (f *Flags) Get(ctx context.Context, id string) (*domain.Flag, error) {
-	flag, err := findOne[domain.Flag](ctx, f.db, flagsColl, bson.M{"_id": id})
+	flag, err := store.FindOne[domain.Flag](ctx, f.db.Collection(flagsColl), bson.M{"_id": id})
 	if err == nil && flag == nil {
 		err = apperr.New(apperr.NotFound, "flag %s does not exist", id)
 	}
@@ -51,15 +51,7 @@ func (f *Flags) Settle(ctx context.Context, flag *domain.Flag) error {
 
 // Pending are the review's pending flags.
 func (f *Flags) Pending(ctx context.Context, reviewID string) ([]domain.Flag, error) {
-	cur, err := f.db.Collection(flagsColl).Find(ctx, bson.M{"reviewId": reviewID, "status": contract.FlagStatusPending})
-	if err != nil {
-		return nil, err
-	}
-	var pending []domain.Flag
-	if err := cur.All(ctx, &pending); err != nil {
-		return nil, err
-	}
-	return pending, nil
+	return store.FindAll[domain.Flag](ctx, f.db.Collection(flagsColl), bson.M{"reviewId": reviewID, "status": contract.FlagStatusPending})
 }
 
 // Page is a page of the flags of the status ("": all), oldest first (a

@@ -19,7 +19,7 @@ func NewOrders(db *store.DB) *Orders { return &Orders{db: db} }
 
 // Slot is the order's slot, nil when it has none.
 func (o *Orders) Slot(ctx context.Context, orderID string) (*domain.OrderSlot, error) {
-	return findOne[domain.OrderSlot](ctx, o.db, verifiedOrdersColl, bson.M{"_id": orderID})
+	return store.FindOne[domain.OrderSlot](ctx, o.db.Collection(verifiedOrdersColl), bson.M{"_id": orderID})
 }
 
 // Cancelled reports whether the order is known cancelled.

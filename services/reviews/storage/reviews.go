@@ -21,7 +21,7 @@ func NewReviews(db *store.DB) *Reviews { return &Reviews{db: db} }
 
 // Find is review id, nil when there is none.
 func (r *Reviews) Find(ctx context.Context, id string) (*domain.Review, error) {
-	return findOne[domain.Review](ctx, r.db, reviewsColl, bson.M{"_id": id})
+	return store.FindOne[domain.Review](ctx, r.db.Collection(reviewsColl), bson.M{"_id": id})
 }
 
 // Get is review id, NOT_FOUND when there is none.
@@ -36,7 +36,7 @@ func (r *Reviews) Get(ctx context.Context, id string) (*domain.Review, error) {
 // Visibility is review id with only what decides who sees it (its store,
 // author and hidden), nil when there is none.
 func (r *Reviews) Visibility(ctx context.Context, id string) (*domain.Review, error) {
-	return findOne[domain.Review](ctx, r.db, reviewsColl, bson.M{"_id": id},
+	return store.FindOne[domain.Review](ctx, r.db.Collection(reviewsColl), bson.M{"_id": id},
 		options.FindOne().SetProjection(bson.M{"storeId": 1, "hidden": 1, "userId": 1}))
 }
 
@@ -142,12 +142,8 @@ func (r *Reviews) ByIDs(ctx context.Context, ids []string) (map[string]*domain.R
 	if len(ids) == 0 {
 		return byID, nil
 	}
-	cur, err := r.db.Collection(reviewsColl).Find(ctx, bson.M{"_id": bson.M{"$in": ids}})
+	rs, err := store.FindAll[domain.Review](ctx, r.db.Collection(reviewsColl), bson.M{"_id": bson.M{"$in": ids}})
 	if err != nil {
-		return nil, err
-	}
-	var rs []domain.Review
-	if err := cur.All(ctx, &rs); err != nil {
 		return nil, err
 	}
 	for i := range rs {
@@ -165,17 +161,9 @@ func (r *Reviews) OrderReviewed(ctx context.Context, customerID, orderID string)
 // use, and how many of those reviews were verified before reviews named the
 // order they use (a review of that time citing an order uses it).
 func (r *Reviews) VerifiedUses(ctx context.Context, customerID, storeID string) (map[string]domain.Use, int, error) {
-	cur, err := r.db.Collection(reviewsColl).Find(ctx, bson.M{"customerId": customerID, "storeId": storeID, "isVerifiedPurchase": true},
+	rs, err := store.FindAll[domain.Review](ctx, r.db.Collection(reviewsColl), bson.M{"customerId": customerID, "storeId": storeID, "isVerifiedPurchase": true},
 		options.Find().SetProjection(bson.M{"orderId": 1, "verifiedBy": 1}))
 	if err != nil {
-		return nil, 0, err
-	}
-	var rs []struct {
-		ID         string `bson:"_id"`
-		OrderID    string `bson:"orderId"`
-		VerifiedBy string `bson:"verifiedBy"`
-	}
-	if err := cur.All(ctx, &rs); err != nil {
 		return nil, 0, err
 	}
 	uses, unnamed := make(map[string]domain.Use, len(rs)), 0

@@ -75,17 +75,14 @@ func inc(d domain.Delta) bson.M {
 
 // Of is the store's statistics, nil when the store has never had a review.
 func (s *Stats) Of(ctx context.Context, storeID string) (*domain.StoreStats, error) {
-	return findOne[domain.StoreStats](ctx, s.db, statsColl, bson.M{"_id": storeID})
+	return store.FindOne[domain.StoreStats](ctx, s.db.Collection(statsColl), bson.M{"_id": storeID})
 }
 
 // Version is the store's statistics version (0, false when it has none).
 func (s *Stats) Version(ctx context.Context, storeID string) (int64, bool, error) {
-	var d struct {
-		Version int64 `bson:"version"`
+	d, err := store.FindOne[domain.StoreStats](ctx, s.db.Collection(statsColl), bson.M{"_id": storeID}, options.FindOne().SetProjection(bson.M{"version": 1}))
+	if d == nil {
+		return 0, false, err
 	}
-	err := s.db.Collection(statsColl).FindOne(ctx, bson.M{"_id": storeID}, options.FindOne().SetProjection(bson.M{"version": 1})).Decode(&d)
-	if store.IsNotFound(err) {
-		return 0, false, nil
-	}
-	return d.Version, err == nil, err
+	return d.Version, true, nil
 }

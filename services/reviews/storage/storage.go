@@ -61,16 +61,3 @@ func exists(ctx context.Context, db *store.DB, coll string, filter bson.M) (bool
 	}
 	return err == nil, err
 }
-
-// findOne decodes the document of filter into a new T: nil when there is none.
-func findOne[T any](ctx context.Context, db *store.DB, coll string, filter bson.M, opts ...*options.FindOneOptions) (*T, error) {
-	var v T
-	err := db.Collection(coll).FindOne(ctx, filter, opts...).Decode(&v)
-	if store.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &v, nil
-}

@@ -18,7 +18,7 @@ func NewVotes(db *store.DB) *Votes { return &Votes{db: db} }
 
 // Of is the customer's vote on the review, nil when there is none.
 func (v *Votes) Of(ctx context.Context, reviewID, customerID string) (*domain.Vote, error) {
-	return findOne[domain.Vote](ctx, v.db, votesColl, bson.M{"reviewId": reviewID, "customerId": customerID})
+	return store.FindOne[domain.Vote](ctx, v.db.Collection(votesColl), bson.M{"reviewId": reviewID, "customerId": customerID})
 }
 
 // Insert stores a first vote; the same customer's concurrent first vote on
@@ -53,15 +53,11 @@ func (v *Votes) OfUser(ctx context.Context, userID string, reviewIDs []string) (
 }
 
 func (v *Votes) find(ctx context.Context, filter bson.M) (map[string]bool, error) {
-	out := map[string]bool{}
-	cur, err := v.db.Collection(votesColl).Find(ctx, filter, options.Find().SetProjection(bson.M{"reviewId": 1, "isHelpful": 1}))
+	votes, err := store.FindAll[domain.Vote](ctx, v.db.Collection(votesColl), filter, options.Find().SetProjection(bson.M{"reviewId": 1, "isHelpful": 1}))
 	if err != nil {
 		return nil, err
 	}
-	var votes []domain.Vote
-	if err := cur.All(ctx, &votes); err != nil {
-		return nil, err
-	}
+	out := map[string]bool{}
 	for _, vote := range votes {
 		out[vote.ReviewID] = vote.IsHelpful
 	}
