@@ -68,15 +68,11 @@ func (r *Notifications) Insert(ctx context.Context, ns []domain.Notification) er
 
 // Get loads one; domain.NotFound when missing.
 func (r *Notifications) Get(ctx context.Context, id string) (*domain.Notification, error) {
-	var n domain.Notification
-	err := r.db.Collection(coll).FindOne(ctx, bson.M{"_id": id}).Decode(&n)
-	if store.IsNotFound(err) {
+	n, err := store.FindOne[domain.Notification](ctx, r.db.Collection(coll), bson.M{"_id": id})
+	if err == nil && n == nil {
 		return nil, domain.NotFound(id)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &n, nil
+	return n, err
 }
 
 // MarkRead saves n's read mark. Only an unread notification changes, so of

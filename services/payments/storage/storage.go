@@ -40,25 +40,23 @@ func NewIntents(db *store.DB) *Intents { return &Intents{db: db} }
 // intent settled before the documents existed, a recorded succeeded or
 // canceled event of it (domain.SettledBy).
 func (r *Intents) Status(ctx context.Context, intentID string) (string, error) {
-	var st domain.IntentState
-	err := r.db.Collection(IntentsCollection).FindOne(ctx, bson.M{"_id": intentID}).Decode(&st)
+	st, err := store.FindOne[domain.IntentState](ctx, r.db.Collection(IntentsCollection), bson.M{"_id": intentID})
 	switch {
-	case err == nil && st.Status != "":
-		return st.Status, nil
-	case err != nil && !store.IsNotFound(err):
+	case err != nil:
 		return "", apperr.Wrap(err, apperr.Internal, "could not read the payment intent's state")
+	case st != nil && st.Status != "":
+		return st.Status, nil
 	}
-	var ev domain.ProcessedEvent
-	err = r.db.Collection(ProcessedCollection).FindOne(ctx, bson.M{
+	ev, err := store.FindOne[domain.ProcessedEvent](ctx, r.db.Collection(ProcessedCollection), bson.M{
 		"paymentIntentId": intentID, "type": bson.M{"$in": bson.A{domain.TypeSucceeded, domain.TypeCanceled}},
-	}).Decode(&ev)
+	})
 	switch {
-	case err == nil:
+	case err != nil:
+		return "", apperr.Wrap(err, apperr.Internal, "could not read the payment intent's events")
+	case ev != nil:
 		return domain.SettledBy(ev.Type), nil
-	case store.IsNotFound(err):
-		return domain.IntentOpen, nil
 	}
-	return "", apperr.Wrap(err, apperr.Internal, "could not read the payment intent's events")
+	return domain.IntentOpen, nil
 }
 
 // Settle records that the intent succeeded or was canceled, by event eventID

@@ -49,18 +49,9 @@ func (r *Configs) Insert(ctx context.Context, c *domain.Config) error {
 // Active is the configuration in force at now (millis), or nil: the same
 // choice as domain.Latest, made by the database.
 func (r *Configs) Active(ctx context.Context, now int64) (*domain.Config, error) {
-	var c domain.Config
-	err := r.db.Collection(configColl).FindOne(ctx,
+	return store.FindOne[domain.Config](ctx, r.db.Collection(configColl),
 		bson.M{"isActive": true, "effectiveDate": bson.M{"$lte": now}},
-		options.FindOne().SetSort(bson.D{{Key: "effectiveDate", Value: -1}, {Key: "_id", Value: -1}}),
-	).Decode(&c)
-	if store.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &c, nil
+		options.FindOne().SetSort(bson.D{{Key: "effectiveDate", Value: -1}, {Key: "_id", Value: -1}}))
 }
 
 // Exists returns domain.NotFound when id names no configuration.
@@ -78,19 +69,18 @@ func (r *Configs) Exists(ctx context.Context, id string) error {
 // none.
 func (r *Configs) Update(ctx context.Context, id string, fn func(*domain.Config) error) error {
 	return r.db.Tx(ctx, func(ctx context.Context) error {
-		var c domain.Config
-		err := r.db.Collection(configColl).FindOne(ctx, bson.M{"_id": id}).Decode(&c)
-		if store.IsNotFound(err) {
-			return domain.NotFound(id)
-		}
+		c, err := store.FindOne[domain.Config](ctx, r.db.Collection(configColl), bson.M{"_id": id})
 		if err != nil {
 			return err
 		}
+		if c == nil {
+			return domain.NotFound(id)
+		}
 		before := c.Clone()
-		if err := fn(&c); err != nil {
+		if err := fn(c); err != nil {
 			return err
 		}
-		update, err := store.Changes(before, c)
+		update, err := store.Changes(before, *c)
 		if err != nil || update == nil {
 			return err
 		}
