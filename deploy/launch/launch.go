@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -681,8 +682,15 @@ func withEnv(base []string, set map[string]string, drop ...string) []string {
 	return out
 }
 
-// freePorts finds n distinct free ports on the loopback interface.
+// freePorts finds n distinct free ports on the loopback interface, from a
+// random start below the kernel's ephemeral range. A port the kernel hands a
+// listener on port 0 comes from that range, and once the listener is closed,
+// any outgoing connection may take it as its local port before the program
+// it was meant for binds it ("address already in use"); below the range, only
+// a listener asking for that very port can.
 func freePorts(n int) ([]int, error) {
+	const low = 10000
+	high := ephemeralLow()
 	var lns []net.Listener
 	defer func() {
 		for _, ln := range lns {
@@ -690,15 +698,31 @@ func freePorts(n int) ([]int, error) {
 		}
 	}()
 	var ports []int
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("launch: no free port: %w", err)
+	span := high - low
+	start := mrand.IntN(span)
+	for i := 0; i < span && len(ports) < n; i++ {
+		port := low + (start+i)%span
+		if ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
+			lns = append(lns, ln)
+			ports = append(ports, port)
 		}
-		lns = append(lns, ln)
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	if len(ports) < n {
+		return nil, fmt.Errorf("launch: no free port: %d of %d found between %d and %d", len(ports), n, low, high)
 	}
 	return ports, nil
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux's
+// ip_local_port_range; 32768, its default, elsewhere).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if f := strings.Fields(string(b)); err == nil && len(f) == 2 {
+		if n, err := strconv.Atoi(f[0]); err == nil && n > 10000+1000 {
+			return n
+		}
+	}
+	return 32768
 }
 
 // secretFile reads a development secret from dir, creating it on first use.
