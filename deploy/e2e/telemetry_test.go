@@ -45,7 +45,19 @@ func TestTraceFollowsTheWebhookToTheNotification(t *testing.T) {
 	}
 	eventually(t, "customer notification", func() bool { return count(inbox(t, s, sh.user), "order_created") == 1 })
 
-	spans := exp.GetSpans().Snapshots()
+	// The notification is stored before the consumer's span ends, and a
+	// publish span ends at the broker's acknowledgement, which may come after
+	// the consumer read the record: wait for those spans too.
+	var spans []sdktrace.ReadOnlySpan
+	eventually(t, "the order event's publish and notifications consumer spans", func() bool {
+		spans = exp.GetSpans().Snapshots()
+		var published, processed bool
+		for _, sp := range spans {
+			published = published || sp.SpanKind() == trace.SpanKindProducer && sp.Name() == "publish "+customers.TopicOrders
+			processed = processed || sp.SpanKind() == trace.SpanKindConsumer && spanAttr(sp, "messaging.consumer.group.name") == "notifications"
+		}
+		return published && processed
+	})
 	find := func(what string, match func(sdktrace.ReadOnlySpan) bool) sdktrace.ReadOnlySpan {
 		t.Helper()
 		var found []sdktrace.ReadOnlySpan
