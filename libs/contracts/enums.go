@@ -3,6 +3,7 @@ package contracts
 import (
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
+	"marketplace/libs/contracts/payments"
 	"marketplace/libs/contracts/payouts"
 	"marketplace/libs/contracts/reviews"
 )
@@ -42,6 +43,32 @@ var Enums = []Enum{
 	{Name: "paymentStatus", Values: []EnumValue{
 		{Value: customers.PaymentPaid, Meaning: "the processor charged the order's total"},
 		{Value: customers.PaymentUnderReview, Meaning: "the processor charged an amount or currency other than the order's total: held for an administrator's review"},
+	}},
+	{Name: "orderRefundStatus", Values: []EnumValue{
+		{Value: customers.OrderRefundPartial, Meaning: "the processor refunded part of what was paid"},
+		{Value: customers.OrderRefundFull, Meaning: "the processor refunded all that was paid"},
+	}},
+	{Name: "refundStatus", Values: []EnumValue{
+		{Value: customers.RefundStatusRequested, Meaning: "asked of the processor; its amount is reserved, not yet refunded"},
+		{Value: customers.RefundStatusSucceeded, Meaning: "the processor confirmed it (final)"},
+		{Value: customers.RefundStatusFailed, Meaning: "the processor refused or failed it; nothing was refunded (final)"},
+	}},
+	{Name: "refundOrigin", Values: []EnumValue{
+		{Value: customers.RefundByAdmin, Meaning: "an administrator refunded the order"},
+		{Value: customers.RefundByStore, Meaning: "the store's owner refunded the order"},
+		{Value: customers.RefundByCancellation, Meaning: "the paid order was cancelled and refunded in full"},
+		{Value: customers.RefundByProcessor, Meaning: "made at the processor, outside the marketplace"},
+		{Value: "marketplace", Meaning: "asked by the marketplace (an order's refund)"},
+	}},
+	{Name: "disputeStatus", Values: []EnumValue{
+		{Value: payments.DisputeOpen, Meaning: "the customer disputed the charge; the store's share is held"},
+		{Value: payments.DisputeWon, Meaning: "closed in the marketplace's favour; the held share is released (final)"},
+		{Value: payments.DisputeLost, Meaning: "closed in the customer's favour; the held share is debited (final)"},
+	}},
+	{Name: "transferStatus", Values: []EnumValue{
+		{Value: payments.TransferPending, Meaning: "sent to the processor; not yet paid"},
+		{Value: payments.TransferPaid, Meaning: "the money reached the store's bank account (final)"},
+		{Value: payments.TransferFailed, Meaning: "the processor could not pay it (final)"},
 	}},
 	{Name: "deliveryType", Values: []EnumValue{
 		{Value: customers.DeliveryStandard, Meaning: "standard delivery: 10 AED, free from a 100 AED store subtotal"},

@@ -88,8 +88,17 @@ var All = []Event{
 
 	ev(customers.EventOrderCreated, customers.TopicOrders, customers.Service, 1, of[customers.OrderEvent]()),
 	ev(customers.EventOrderStatusChanged, customers.TopicOrders, customers.Service, 1, of[customers.OrderEvent]()),
+	ev(customers.EventRefundRequested, customers.TopicOrders, customers.Service, 1, of[customers.RefundRequested]()),
+	ev(customers.EventOrderRefunded, customers.TopicOrders, customers.Service, 1, of[customers.OrderRefunded]()),
+	ev(customers.EventRefundFailed, customers.TopicOrders, customers.Service, 1, of[customers.RefundFailed]()),
 
-	ev(payments.EventPaymentFailed, payments.Topic, "payments", 1, of[payments.PaymentFailed]()),
+	ev(payments.EventPaymentFailed, payments.Topic, payments.Service, 1, of[payments.PaymentFailed]()),
+	ev(payments.EventPaymentRefunded, payments.Topic, payments.Service, 1, of[payments.PaymentRefunded]()),
+	ev(payments.EventPaymentRefundFailed, payments.Topic, payments.Service, 1, of[payments.PaymentRefundFailed]()),
+	ev(payments.EventDisputeOpened, payments.Topic, payments.Service, 1, of[payments.Dispute]()),
+	ev(payments.EventDisputeClosed, payments.Topic, payments.Service, 1, of[payments.Dispute]()),
+	ev(payments.EventTransferPaid, payments.Topic, payments.Service, 1, of[payments.Transfer]()),
+	ev(payments.EventTransferFailed, payments.Topic, payments.Service, 1, of[payments.Transfer]()),
 
 	ev(payouts.EventPayoutRequested, payouts.TopicPayouts, payouts.Service, 1, of[payouts.PayoutEvent]()),
 	ev(payouts.EventPayoutApproved, payouts.TopicPayouts, payouts.Service, 1, of[payouts.PayoutEvent]()),
