@@ -213,7 +213,55 @@ export declare const api: {
             at: number;
           }>;
           updatedAt: number;
+          refundedAmount: number;
+          refundStatus?: "partially_refunded" | "refunded";
+          refunds: Array<{
+            refundId: string;
+            amount: number;
+            lines?: Array<{
+              productId: string;
+              quantity: number;
+            }>;
+            reason: string;
+            origin: "admin" | "store" | "cancellation" | "processor";
+            status: "requested" | "succeeded" | "failed";
+            failureReason?: string;
+            requestedAt: number;
+            settledAt?: number;
+          }>;
+          refundableAmount?: number | null;
         }>
+      >;
+      /**
+       * Refund a paid order, fully or partly (administrators, any paid or held
+       * order, any time): amount in AED or lines (productId, quantity) priced
+       * as ordered, neither for all that is left to refund (the delivery fee
+       * goes with the last of the order), with a reason. The refund is
+       * reserved at once and asked of the processor; it takes effect when the
+       * processor confirms it (the order's refundedAmount and refundStatus).
+       * Above what is left to refund: FAILED_PRECONDITION (details.reason
+       * refund_exceeds_payment, details.refundableAmount).
+       *
+       * Mutation; access `admin`. Runs as `admins/orders:refundOrder` (POST /api/run/admins/orders/refundOrder).
+       */
+      refundOrder: FunctionReference<
+        "mutation",
+        "public",
+        {
+          orderId: string;
+          reason: string;
+          amount?: number | null;
+          lines?: Array<{
+            productId: string;
+            quantity: number;
+          }> | null;
+        },
+        {
+          refundId: string;
+          status: "requested" | "succeeded" | "failed";
+          amount: number;
+          refundableAmount: number;
+        } | null
       >;
     };
     payoutOperations: {
@@ -1542,6 +1590,20 @@ export declare const api: {
     };
     orders: {
       /**
+       * Cancel the caller's order before the store prepares it (pending or
+       * confirmed); what was paid is refunded in full.
+       *
+       * Mutation; access `customer`. Runs as `customers/orders:cancelMyOrder` (POST /api/run/customers/orders/cancelMyOrder).
+       */
+      cancelMyOrder: FunctionReference<
+        "mutation",
+        "public",
+        {
+          orderId: string;
+        },
+        null
+      >;
+      /**
        * The caller's orders, newest first.
        *
        * Query; access `customer`. Runs as `customers/orders:getMyOrders` (POST /api/run/customers/orders/getMyOrders).
@@ -1595,6 +1657,23 @@ export declare const api: {
             at: number;
           }>;
           updatedAt: number;
+          refundedAmount: number;
+          refundStatus?: "partially_refunded" | "refunded";
+          refunds: Array<{
+            refundId: string;
+            amount: number;
+            lines?: Array<{
+              productId: string;
+              quantity: number;
+            }>;
+            reason: string;
+            origin: "admin" | "store" | "cancellation" | "processor";
+            status: "requested" | "succeeded" | "failed";
+            failureReason?: string;
+            requestedAt: number;
+            settledAt?: number;
+          }>;
+          refundableAmount?: number | null;
         }>
       >;
       /**
@@ -1652,6 +1731,23 @@ export declare const api: {
             at: number;
           }>;
           updatedAt: number;
+          refundedAmount: number;
+          refundStatus?: "partially_refunded" | "refunded";
+          refunds: Array<{
+            refundId: string;
+            amount: number;
+            lines?: Array<{
+              productId: string;
+              quantity: number;
+            }>;
+            reason: string;
+            origin: "admin" | "store" | "cancellation" | "processor";
+            status: "requested" | "succeeded" | "failed";
+            failureReason?: string;
+            requestedAt: number;
+            settledAt?: number;
+          }>;
+          refundableAmount?: number | null;
         } | null
       >;
     };
@@ -1887,7 +1983,52 @@ export declare const api: {
             at: number;
           }>;
           updatedAt: number;
+          refundedAmount: number;
+          refundStatus?: "partially_refunded" | "refunded";
+          refunds: Array<{
+            refundId: string;
+            amount: number;
+            lines?: Array<{
+              productId: string;
+              quantity: number;
+            }>;
+            reason: string;
+            origin: "admin" | "store" | "cancellation" | "processor";
+            status: "requested" | "succeeded" | "failed";
+            failureReason?: string;
+            requestedAt: number;
+            settledAt?: number;
+          }>;
+          refundableAmount?: number | null;
         }>
+      >;
+      /**
+       * Refund one of the store's orders, fully or partly, as
+       * admins.orders.refundOrder does (store owner: paid orders not held by
+       * the platform, from confirmed until 14 days after delivery; later
+       * FAILED_PRECONDITION details.reason refund_window_closed with
+       * deliveredAt and refundableUntil).
+       *
+       * Mutation; access `store_owner_or_admin`. Runs as `stores/orders:refundOrder` (POST /api/run/stores/orders/refundOrder).
+       */
+      refundOrder: FunctionReference<
+        "mutation",
+        "public",
+        {
+          orderId: string;
+          reason: string;
+          amount?: number | null;
+          lines?: Array<{
+            productId: string;
+            quantity: number;
+          }> | null;
+        },
+        {
+          refundId: string;
+          status: "requested" | "succeeded" | "failed";
+          amount: number;
+          refundableAmount: number;
+        } | null
       >;
       /**
        * Move an order along its status machine (store owner or administrator):

@@ -147,7 +147,9 @@ var documentedAccess = map[string]ops.Access{
 	"customers.cart.addItem": ops.Customer, "customers.cart.getMyCart": ops.Customer, "customers.cart.removeItem": ops.Customer,
 	"customers.orders.getMyOrders": ops.Customer, "customers.orders.getOrderByPaymentIntent": ops.Authenticated,
 	"stores.orders.updateOrderStatus": ops.StoreOwnerOrAdmin,
-	"stores.orders.listStoreOrders":   ops.StoreOwnerOrAdmin,
+	// docs/adr/0146-refunds.md
+	"admins.orders.refundOrder": ops.Admin, "stores.orders.refundOrder": ops.StoreOwnerOrAdmin, "customers.orders.cancelMyOrder": ops.Customer,
+	"stores.orders.listStoreOrders": ops.StoreOwnerOrAdmin,
 	// The console's and the portal's lists (issue 20; docs/adr/0133-console-rules-and-language.md).
 	"admins.orders.listHeldOrders": ops.Admin, "stores.catalog.listMyStores": ops.Authenticated,
 	// Checkout (issue 12; docs/adr/0036-checkout.md): the caller's own address and cart.
@@ -261,7 +263,7 @@ var adminsSeeAll = []string{"customers.orders.getOrderByPaymentIntent"}
 // othersSeeNothing are the lookups of a customer's records that answer anyone
 // else exactly as for a record that does not exist (null), not with a refusal
 // that would reveal it (docs/adr/0039-orders.md).
-var othersSeeNothing = []string{"customers.orders.getOrderByPaymentIntent"}
+var othersSeeNothing = []string{"customers.orders.cancelMyOrder", "customers.orders.getOrderByPaymentIntent"}
 
 // id is a record of kind for one operation; addresses, cart lines, reviews
 // and flags are made anew for each (its call may delete them).

@@ -27,6 +27,7 @@ var prefixes = map[string]string{
 	"customerAddresses":     "adr",
 	"carts":                 "crt",
 	"orders":                "ord",
+	"refunds":               "rfd",
 	"storeReviews":          "rev",
 	"reviewFlags":           "flg",
 	"payouts":               "pay",

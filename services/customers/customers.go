@@ -6,7 +6,10 @@ import (
 
 	"marketplace/libs/contracts/catalog"
 	contract "marketplace/libs/contracts/customers"
+	"marketplace/libs/contracts/payments"
 	"marketplace/libs/contracts/platformconfig"
+	"marketplace/libs/events"
+	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
 	"marketplace/services/customers/domain"
@@ -15,7 +18,7 @@ import (
 
 // Module is the customers service.
 var Module = service.Module{Name: contract.Service, Build: build, Publishes: []string{contract.TopicOrders},
-	Calls: []string{catalog.Service, platformconfig.Service}}
+	Consumes: []string{payments.Topic}, Calls: []string{catalog.Service, platformconfig.Service}}
 
 // Limits of a cart (domain.CanTake, domain.CheckNewLine hold them).
 const (
@@ -34,11 +37,13 @@ type svc struct {
 	profiles    *storage.Profiles
 	cart        *storage.Cart
 	orders      *storage.Orders
+	status      *events.ConsumerStatus
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
 	s := &svc{env: env, catalog: catalog.NewClient(env.Calls), commissions: platformconfig.NewClient(env.Calls),
-		profiles: storage.NewProfiles(env.DB), cart: storage.NewCart(env.DB), orders: storage.NewOrders(env.DB)}
+		profiles: storage.NewProfiles(env.DB), cart: storage.NewCart(env.DB), orders: storage.NewOrders(env.DB),
+		status: events.NewConsumerStatus(0)}
 	return &service.Built{
 		Registry: ops.NewRegistry("customers",
 			ops.NewMutation("customers.profile.upsertMyProfile", ops.Authenticated, "Create or update the caller's customer profile.", s.upsertMyProfile),
@@ -57,9 +62,15 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 				ops.StoreVia("orderId", s.storeOfOrder)),
 			ops.NewQuery("stores.orders.listStoreOrders", ops.StoreOwnerOrAdmin, "A store's orders, newest first, optionally of one status (store owner or administrator).", s.listStoreOrders,
 				ops.StoreArg("storeId")),
+			ops.NewMutation("admins.orders.refundOrder", ops.Admin, "Refund a paid order, fully or partly (administrators, any paid or held order, any time): amount in AED or lines (productId, quantity) priced as ordered, neither for all that is left to refund (the delivery fee goes with the last of the order), with a reason. The refund is reserved at once and asked of the processor; it takes effect when the processor confirms it (the order's refundedAmount and refundStatus). Above what is left to refund: FAILED_PRECONDITION (details.reason refund_exceeds_payment, details.refundableAmount).", s.refundOrder),
+			ops.NewMutation("stores.orders.refundOrder", ops.StoreOwnerOrAdmin, "Refund one of the store's orders, fully or partly, as admins.orders.refundOrder does (store owner: paid orders not held by the platform, from confirmed until 14 days after delivery; later FAILED_PRECONDITION details.reason refund_window_closed with deliveredAt and refundableUntil).", s.refundOrder,
+				ops.StoreVia("orderId", s.storeOfOrder)),
+			ops.NewMutation("customers.orders.cancelMyOrder", ops.Customer, "Cancel the caller's order before the store prepares it (pending or confirmed); what was paid is refunded in full.", s.cancelMyOrder),
 			ops.NewQuery("admins.orders.listHeldOrders", ops.Admin, "Orders whose payment is held for review and not yet confirmed or cancelled, newest first, optionally of one store (administrators).", s.listHeldOrders),
 		).WithResolvers(ops.Resolvers{Customer: s.customerRef, Store: s.catalog.StoreRef}),
-		Indexes: storage.Indexes(),
+		Indexes:    append(storage.Indexes(), events.ConsumerIndexes()...),
+		Background: []func(context.Context) error{s.consume},
+		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
 	}, nil
 }
 

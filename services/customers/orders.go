@@ -199,26 +199,13 @@ func (s *svc) storeOfOrder(ctx context.Context, orderID string) (string, error) 
 // updateOrderStatus moves an order along its status machine (domain.Order.Move);
 // the store's owner or an administrator may (the registry checked the caller
 // against the store). The move and its order.status_changed event commit
-// together, and a concurrent move of the same order cannot both succeed.
+// together, and a concurrent move of the same order cannot both succeed. A
+// move to cancelled of a paid order refunds it in full (refunds.go).
 func (s *svc) updateOrderStatus(ctx context.Context, a *updateStatusArgs) (ops.Null, error) {
 	caller := ops.Caller(ctx)
-	// Joined: the repository's transaction and the outbox's are one.
-	err := s.env.DB.Joined(ctx, func(ctx context.Context) error {
-		var ev contract.OrderEvent
-		err := s.orders.Update(ctx, a.OrderID, func(o *domain.Order) (err error) {
-			ev, err = o.Move(a.Status, caller.Sub, caller.IsAdmin(), s.now())
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		_, err = s.env.Outbox.Add(ctx, TopicOrders, contract.EventOrderStatusChanged, a.OrderID, ev)
-		return err
+	return nil, s.move(ctx, a.OrderID, func(o *domain.Order) (contract.OrderEvent, error) {
+		return o.Move(a.Status, caller.Sub, caller.IsAdmin(), s.now())
 	})
-	if err == nil {
-		s.env.Relay.Kick()
-	}
-	return nil, err
 }
 
 // getPurchaseFacts is for the reviews service: what it needs to decide a

@@ -83,8 +83,14 @@ type Order struct {
 	PaymentReview      *PaymentReview  `bson:"paymentReview,omitempty"`
 	Status             string          `bson:"status"`
 	StatusHistory      []StatusChange  `bson:"statusHistory"`
-	CreationTime       int64           `bson:"creationTime"`
-	UpdatedAt          int64           `bson:"updatedAt"`
+	// Refunds asked of the order and their outcome; RefundedAmount sums the
+	// succeeded ones (minor units of the payment currency); Disputes are its
+	// payment's disputes as the payments service reported them (refund.go).
+	Refunds        []Refund       `bson:"refunds,omitempty"`
+	RefundedAmount money.Fils     `bson:"refundedAmount,omitempty"`
+	Disputes       []OrderDispute `bson:"disputes,omitempty"`
+	CreationTime   int64          `bson:"creationTime"`
+	UpdatedAt      int64          `bson:"updatedAt"`
 }
 
 // StoreRef is the store an order is of, as the catalog has it.
@@ -257,7 +263,8 @@ func (o *Order) CreatedEvent() contract.OrderEvent {
 // delivery time is that of the last delivered entry of its history.
 func (o *Order) Facts() contract.OrderFacts {
 	f := contract.OrderFacts{OrderID: o.ID, StoreID: o.StoreID, StoreName: o.StoreName, StoreOwnerUserID: o.StoreOwnerUserID, Status: o.Status,
-		Total: o.Total, PlatformCommission: o.PlatformCommission, StoreEarnings: o.StoreEarnings}
+		Total: o.Total, PlatformCommission: o.PlatformCommission, StoreEarnings: o.StoreEarnings,
+		PaymentStatus: o.PaymentStatus, AmountPaid: o.Paid(), Currency: o.Currency(), RefundedAmount: o.RefundedAmount, Refunds: o.refundFacts()}
 	for _, h := range o.StatusHistory {
 		if h.Status == StatusDelivered {
 			at := h.At
@@ -328,6 +335,13 @@ type OrderView struct {
 	Status             string             `json:"status"`
 	StatusHistory      []StatusChangeView `json:"statusHistory"`
 	UpdatedAt          int64              `json:"updatedAt"`
+	// What the processor refunded (AED; the payment currency's major unit for
+	// an order paid in another), and the refund status once anything was.
+	RefundedAmount float64      `json:"refundedAmount"`
+	RefundStatus   string       `json:"refundStatus,omitempty" enum:"partially_refunded|refunded"`
+	Refunds        []RefundView `json:"refunds"`
+	// What may still be refunded: administrators and the store only.
+	RefundableAmount *float64 `json:"refundableAmount,omitempty"`
 }
 
 // View is the order for its customer; the platform's commission and the
@@ -349,9 +363,10 @@ func (o *Order) View(withTerms bool) OrderView {
 		v.PaymentReview = &PaymentReviewView{Reason: r.Reason, ExpectedAmount: r.ExpectedAmount.AED(), AmountPaid: money.Major(int64(r.AmountPaid), r.Currency),
 			Currency: r.Currency, ResolvedBy: r.ResolvedBy, ResolvedAt: r.ResolvedAt}
 	}
+	v.RefundedAmount, v.RefundStatus, v.Refunds = o.major(o.RefundedAmount), o.RefundStatus(), o.refundViews()
 	if withTerms {
-		c, e := o.PlatformCommission.AED(), o.StoreEarnings.AED()
-		v.PlatformCommission, v.StoreEarnings = &c, &e
+		c, e, r := o.PlatformCommission.AED(), o.StoreEarnings.AED(), o.major(o.Refundable())
+		v.PlatformCommission, v.StoreEarnings, v.RefundableAmount = &c, &e, &r
 	}
 	for i, it := range o.Items {
 		v.Items[i] = OrderItemView{ProductID: it.ProductID, Name: it.Name, UnitPrice: it.UnitPrice.AED(), Quantity: it.Quantity, LineTotal: it.LineTotal.AED()}

@@ -46,11 +46,24 @@ func (r *Orders) StoreOf(ctx context.Context, id string) (string, error) {
 
 // Update loads the order inside a transaction (it joins an enclosing
 // DB.Joined), runs fn on it and saves the top-level fields fn changed; NOT_FOUND
-// when there is no such order. The save is conditional on the status and the
-// payment status as loaded: when another move changed them meanwhile, it is
-// refused (domain.OrderChangedMeanwhile). On a write conflict fn runs again
-// on a fresh load, so fn changes only the order it is handed.
+// when there is no such order. The save is conditional on the order as loaded
+// (its status, payment status and updatedAt, which every save moves forward):
+// when another change committed meanwhile, it is refused
+// (domain.OrderChangedMeanwhile). On a write conflict fn runs again on a fresh
+// load, so fn changes only the order it is handed.
 func (r *Orders) Update(ctx context.Context, id string, fn func(*domain.Order) error) error {
+	return r.update(ctx, id, fn, domain.OrderChangedMeanwhile())
+}
+
+// UpdateMoney is Update for changes of the order's money (refunds, disputes):
+// a change committed meanwhile is store.ErrConflict, for store.Retry to run fn
+// again on the order as it is now (a refund is then judged against the
+// refunds that committed first).
+func (r *Orders) UpdateMoney(ctx context.Context, id string, fn func(*domain.Order) error) error {
+	return r.update(ctx, id, fn, store.ErrConflict)
+}
+
+func (r *Orders) update(ctx context.Context, id string, fn func(*domain.Order) error, changed error) error {
 	return r.db.Tx(ctx, func(ctx context.Context) error {
 		raw, err := r.db.Collection(orders).FindOne(ctx, bson.M{"_id": id}).Raw()
 		if store.IsNotFound(err) {
@@ -71,16 +84,22 @@ func (r *Orders) Update(ctx context.Context, id string, fn func(*domain.Order) e
 		if err := fn(&o); err != nil {
 			return err
 		}
-		update, err := store.Changes(&before, &o)
-		if err != nil || update == nil {
+		if update, err := store.Changes(&before, &o); err != nil || update == nil {
 			return err
 		}
-		res, err := r.db.Collection(orders).UpdateOne(ctx, bson.M{"_id": id, "status": before.Status, "paymentStatus": before.PaymentStatus}, update)
+		// updatedAt is the order's version: strictly later at every save.
+		o.UpdatedAt = max(o.UpdatedAt, before.UpdatedAt+1)
+		update, err := store.Changes(&before, &o)
+		if err != nil {
+			return err
+		}
+		res, err := r.db.Collection(orders).UpdateOne(ctx, bson.M{"_id": id, "status": before.Status, "paymentStatus": before.PaymentStatus,
+			"updatedAt": before.UpdatedAt}, update)
 		if err != nil {
 			return err
 		}
 		if res.ModifiedCount != 1 {
-			return domain.OrderChangedMeanwhile()
+			return changed
 		}
 		return nil
 	})
@@ -151,5 +170,6 @@ func (r *Orders) Delivered(ctx context.Context, customerID, storeID string) (int
 func (r *Orders) Facts(ctx context.Context, ids []string) ([]domain.Order, error) {
 	return store.FindAll[domain.Order](ctx, r.db.Collection(orders), bson.M{"_id": bson.M{"$in": ids}}, options.Find().SetProjection(bson.M{
 		"storeId": 1, "storeName": 1, "storeOwnerUserId": 1, "status": 1, "total": 1, "platformCommission": 1, "storeEarnings": 1, "statusHistory": 1,
+		"paymentStatus": 1, "amountPaid": 1, "paymentCurrency": 1, "refundedAmount": 1, "refunds": 1,
 	}))
 }

@@ -1,0 +1,218 @@
+package e2e
+
+import (
+	"encoding/json"
+	"sync"
+	"testing"
+
+	"marketplace/deploy/processor"
+	st "marketplace/deploy/systemtest"
+	"marketplace/libs/events"
+)
+
+// refundView is an order's refund as its view shows it.
+type refundView struct {
+	RefundID      string  `json:"refundId"`
+	Amount        float64 `json:"amount"`
+	Reason        string  `json:"reason"`
+	Origin        string  `json:"origin"`
+	Status        string  `json:"status"`
+	FailureReason string  `json:"failureReason"`
+}
+
+// orderMoney is the refund part of an order's view.
+type orderMoney struct {
+	ID               string       `json:"_id"`
+	Status           string       `json:"status"`
+	RefundedAmount   float64      `json:"refundedAmount"`
+	RefundStatus     string       `json:"refundStatus"`
+	RefundableAmount *float64     `json:"refundableAmount"`
+	Refunds          []refundView `json:"refunds"`
+}
+
+func moneyOf(t *testing.T, s *st.Sys, token, intent string) orderMoney {
+	t.Helper()
+	return okAs[orderMoney](t, s.Query(token, "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": intent}))
+}
+
+// paidOrder makes store A's order of 87.05 AED paid through the webhook.
+func paidOrder(t *testing.T, s *st.Sys, sh *shop, intent string) orderMoney {
+	t.Helper()
+	if r := deliver(s, processor.Event("evt_"+intent, "payment_intent.succeeded", sh.payment(intent))); r.Status != 200 {
+		t.Fatalf("order: %d %s", r.Status, r.Body)
+	}
+	return moneyOf(t, s, sh.admin, intent)
+}
+
+// refundRequested is the order.refund_requested event of a refund.
+func refundRequested(t *testing.T, s *st.Sys, orderID, refundID string) map[string]any {
+	t.Helper()
+	raw := findEvent(t, s.Brokers, "orders", orderID, func(e events.Envelope) bool {
+		var d struct {
+			RefundID string `json:"refundId"`
+		}
+		return e.Type == "order.refund_requested" && json.Unmarshal(e.Data, &d) == nil && (refundID == "" || d.RefundID == refundID)
+	})
+	env, err := events.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(env.Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestRefundRequestsNeverExceedThePayment: twenty administrators' refunds of
+// 10 AED at once on an order of 87.05 AED: at most eight are reserved, the
+// others are refused as exceeding what is left (or, under contention, asked
+// to try again), and the order says what is left.
+func TestRefundRequestsNeverExceedThePayment(t *testing.T) {
+	s := st.Start(t)
+	sh := newShop(t, s)
+	o := paidOrder(t, s, sh, "pi_refund_race")
+	if o.RefundableAmount == nil || *o.RefundableAmount != 87.05 || o.RefundedAmount != 0 || o.RefundStatus != "" || len(o.Refunds) != 0 {
+		t.Fatalf("a fresh order %+v", o)
+	}
+	var wg sync.WaitGroup
+	results := make([]st.Result, 20)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = s.Mutation(sh.admin, "admins.orders.refundOrder", map[string]any{"orderId": o.ID, "reason": "damaged", "amount": 10})
+		}()
+	}
+	wg.Wait()
+	reserved, contention := 0, 0
+	for _, r := range results {
+		switch {
+		case r.Status == 200:
+			reserved++
+		case r.Code() == "UNAVAILABLE":
+			contention++
+		default:
+			expectError(t, r, "FAILED_PRECONDITION", "left to refund")
+			if d := r.Map(t)["error"].(map[string]any)["details"].(map[string]any); d["reason"] != "refund_exceeds_payment" {
+				t.Errorf("details %v", d)
+			}
+		}
+	}
+	if reserved > 8 || reserved+contention < 8 || reserved == 0 {
+		t.Fatalf("%d refunds of 10 AED reserved on 87.05 AED (%d asked to try again)", reserved, contention)
+	}
+	after := moneyOf(t, s, sh.admin, "pi_refund_race")
+	if len(after.Refunds) != reserved || *after.RefundableAmount != 87.05-float64(10*reserved) && inFils(*after.RefundableAmount) != inFils(87.05-float64(10*reserved)) {
+		t.Fatalf("after %d reservations: %+v", reserved, after)
+	}
+	for _, r := range after.Refunds {
+		if r.Status != "requested" || r.Amount != 10 || r.Origin != "admin" || r.Reason != "damaged" {
+			t.Fatalf("refund %+v", r)
+		}
+	}
+	// The rest: all that is left, asked without an amount.
+	var rest struct {
+		RefundID         string  `json:"refundId"`
+		Status           string  `json:"status"`
+		Amount           float64 `json:"amount"`
+		RefundableAmount float64 `json:"refundableAmount"`
+	}
+	st.MustOK(t, s.Mutation(sh.admin, "admins.orders.refundOrder", map[string]any{"orderId": o.ID, "reason": "the rest"})).Decode(t, &rest)
+	if inFils(rest.Amount) != 87_05-int64(1000*reserved) || rest.RefundableAmount != 0 || rest.Status != "requested" {
+		t.Fatalf("the rest %+v", rest)
+	}
+	ev := refundRequested(t, s, o.ID, rest.RefundID)
+	if ev["paymentIntentId"] != "pi_refund_race" || int64(ev["amountFils"].(float64)) != inFils(rest.Amount) || ev["currency"] != "aed" ||
+		ev["origin"] != "admin" || ev["requestedBy"] != "admin-1" || ev["storeId"] != sh.storeA {
+		t.Fatalf("event %v", ev)
+	}
+	expectError(t, s.Mutation(sh.admin, "admins.orders.refundOrder", map[string]any{"orderId": o.ID, "reason": "again"}), "FAILED_PRECONDITION", "nothing left")
+}
+
+// TestRefundAccess: administrators refund through either operation, a store's
+// owner their own store's orders only, customers not at all; bad arguments
+// are INVALID_ARGUMENT.
+func TestRefundAccess(t *testing.T) {
+	s := st.Start(t)
+	sh := newShop(t, s)
+	o := paidOrder(t, s, sh, "pi_refund_access")
+	other := s.Token("owner-2")
+	args := func(extra map[string]any) map[string]any {
+		a := map[string]any{"orderId": o.ID, "reason": "late", "amount": 1}
+		for k, v := range extra {
+			a[k] = v
+		}
+		return a
+	}
+	expectError(t, s.Mutation(sh.user, "admins.orders.refundOrder", args(nil)), "PERMISSION_DENIED")
+	expectError(t, s.Mutation(sh.owner, "admins.orders.refundOrder", args(nil)), "PERMISSION_DENIED")
+	expectError(t, s.Mutation(other, "stores.orders.refundOrder", args(nil)), "PERMISSION_DENIED")
+	expectError(t, s.Mutation(sh.user, "stores.orders.refundOrder", args(nil)), "PERMISSION_DENIED")
+	expectError(t, s.Mutation(sh.owner, "stores.orders.refundOrder", args(map[string]any{"amount": 0})), "INVALID_ARGUMENT", "amount")
+	expectError(t, s.Mutation(sh.owner, "stores.orders.refundOrder", args(map[string]any{"reason": " "})), "INVALID_ARGUMENT", "reason")
+	expectError(t, s.Mutation(sh.owner, "stores.orders.refundOrder", args(map[string]any{"lines": []any{map[string]any{"productId": sh.productA2, "quantity": 1}}})),
+		"INVALID_ARGUMENT", "not both")
+	expectError(t, s.Mutation(sh.owner, "stores.orders.refundOrder", args(map[string]any{"amount": 87.06})), "FAILED_PRECONDITION", "left to refund")
+	st.MustOK(t, s.Mutation(sh.owner, "stores.orders.refundOrder", args(nil)))
+	st.MustOK(t, s.Mutation(sh.admin, "stores.orders.refundOrder", args(nil)))
+	var byLine struct {
+		Amount float64 `json:"amount"`
+	}
+	st.MustOK(t, s.Mutation(sh.owner, "stores.orders.refundOrder", map[string]any{"orderId": o.ID, "reason": "cake was crushed",
+		"lines": []any{map[string]any{"productId": sh.productA2, "quantity": 1}}})).Decode(t, &byLine)
+	if byLine.Amount != 40 {
+		t.Fatalf("a line of 40.00 refunded %v", byLine.Amount)
+	}
+	got := moneyOf(t, s, sh.admin, "pi_refund_access")
+	if len(got.Refunds) != 3 || got.Refunds[0].Origin != "store" || got.Refunds[1].Origin != "admin" || *got.RefundableAmount != 45.05 {
+		t.Fatalf("refunds %+v", got)
+	}
+	// The customer sees the refunds of their order, not what is left.
+	if mine := moneyOf(t, s, sh.user, "pi_refund_access"); len(mine.Refunds) != 3 || mine.RefundableAmount != nil {
+		t.Fatalf("the customer's view %+v", mine)
+	}
+}
+
+// TestCancellingAPaidOrderAsksForItsRefund: a customer's cancellation before
+// preparation, a store's and an administrator's (of a held order) each
+// reserve the refund of all that was paid, with order.refund_requested.
+func TestCancellingAPaidOrderAsksForItsRefund(t *testing.T) {
+	s := st.Start(t)
+	sh := newShop(t, s)
+	byCustomer := paidOrder(t, s, sh, "pi_cancel_customer")
+	st.MustOK(t, s.Mutation(sh.user, "customers.orders.cancelMyOrder", map[string]any{"orderId": byCustomer.ID}))
+
+	sh.fillCart(t)
+	byStore := paidOrder(t, s, sh, "pi_cancel_store")
+	st.MustOK(t, s.Mutation(sh.owner, "stores.orders.updateOrderStatus", map[string]any{"orderId": byStore.ID, "status": "preparing"}))
+	expectError(t, s.Mutation(sh.user, "customers.orders.cancelMyOrder", map[string]any{"orderId": byStore.ID}), "FAILED_PRECONDITION", "before the store prepares it")
+	st.MustOK(t, s.Mutation(sh.owner, "stores.orders.updateOrderStatus", map[string]any{"orderId": byStore.ID, "status": "cancelled"}))
+
+	sh.fillCart(t)
+	p := sh.payment("pi_cancel_held")
+	p.AmountFils += 500 // paid 5 AED more than the order's total: held
+	if r := deliver(s, processor.Event("evt_cancel_held", "payment_intent.succeeded", p)); r.Status != 200 {
+		t.Fatalf("held order: %d %s", r.Status, r.Body)
+	}
+	held := moneyOf(t, s, sh.admin, "pi_cancel_held")
+	st.MustOK(t, s.Mutation(sh.admin, "stores.orders.updateOrderStatus", map[string]any{"orderId": held.ID, "status": "cancelled"}))
+
+	for _, c := range []struct {
+		intent, by string
+		amount     float64
+	}{{"pi_cancel_customer", "user-1", 87.05}, {"pi_cancel_store", "owner-1", 87.05}, {"pi_cancel_held", "admin-1", 92.05}} {
+		o := moneyOf(t, s, sh.admin, c.intent)
+		if o.Status != "cancelled" || len(o.Refunds) != 1 || o.Refunds[0].Origin != "cancellation" || o.Refunds[0].Amount != c.amount || *o.RefundableAmount != 0 {
+			t.Fatalf("%s: %+v", c.intent, o)
+		}
+		ev := refundRequested(t, s, o.ID, o.Refunds[0].RefundID)
+		if ev["requestedBy"] != c.by || ev["full"] != true || ev["origin"] != "cancellation" {
+			t.Fatalf("%s: event %v", c.intent, ev)
+		}
+	}
+	// Another customer's order reads as no order at all.
+	other := s.Token("user-2")
+	okID(t, s.Mutation(other, "customers.profile.upsertMyProfile", map[string]any{"name": "Sara"}))
+	expectError(t, s.Mutation(other, "customers.orders.cancelMyOrder", map[string]any{"orderId": byStore.ID}), "NOT_FOUND")
+}

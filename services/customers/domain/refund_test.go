@@ -1,0 +1,225 @@
+package domain
+
+import (
+	"testing"
+
+	"marketplace/libs/apperr"
+	contract "marketplace/libs/contracts/customers"
+	"marketplace/libs/money"
+)
+
+// paidOrder is an order of twoLines (2 × 12.50 + 1 × 40.00) plus a 10.00
+// delivery fee: 75.00 paid, confirmed at 1000.
+func paidOrder() Order {
+	return NewPaidOrder("o1", customer, shop, twoLines, payment(75_00, "aed"), terms, 1000)
+}
+
+func fils(f money.Fils) *money.Fils { return &f }
+
+func reasonOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	r, _ := apperr.From(err).Details["reason"].(string)
+	return r
+}
+
+func codeOf(err error) apperr.Code {
+	if err == nil {
+		return ""
+	}
+	return apperr.CodeOf(err)
+}
+
+// TestRequestRefundAmounts: what one refund reserves, by amount, by line or
+// all that is left; the delivery fee goes with the last of the order (D2).
+func TestRequestRefundAmounts(t *testing.T) {
+	cases := []struct {
+		name   string
+		before []RefundRequest
+		req    RefundRequest
+		amount money.Fils // 0: refused with code/reason
+		code   apperr.Code
+		reason string
+		full   bool
+	}{
+		{name: "all that is left", req: RefundRequest{}, amount: 75_00, full: true},
+		{name: "by amount", req: RefundRequest{Amount: fils(30_00)}, amount: 30_00},
+		{name: "by amount, all of it", req: RefundRequest{Amount: fils(75_00)}, amount: 75_00, full: true},
+		{name: "one fils over", req: RefundRequest{Amount: fils(75_01)}, code: apperr.FailedPrecondition, reason: ReasonRefundExceedsPayment},
+		{name: "zero", req: RefundRequest{Amount: fils(0)}, code: apperr.InvalidArgument},
+		{name: "one line, no fee", req: RefundRequest{Lines: []RefundLine{{ProductID: "p2", Quantity: 1}}}, amount: 40_00},
+		{name: "one of two breads", req: RefundRequest{Lines: []RefundLine{{ProductID: "p1", Quantity: 1}}}, amount: 12_50},
+		{name: "every line: the fee goes with them", req: RefundRequest{Lines: []RefundLine{{ProductID: "p1", Quantity: 2}, {ProductID: "p2", Quantity: 1}}}, amount: 75_00, full: true},
+		{name: "the last line after the others: with the fee", before: []RefundRequest{{Lines: []RefundLine{{ProductID: "p1", Quantity: 2}}}},
+			req: RefundRequest{Lines: []RefundLine{{ProductID: "p2", Quantity: 1}}}, amount: 50_00},
+		{name: "more of a line than ordered", req: RefundRequest{Lines: []RefundLine{{ProductID: "p1", Quantity: 3}}}, code: apperr.FailedPrecondition, reason: ReasonRefundExceedsPayment},
+		{name: "a line refunded twice", before: []RefundRequest{{Lines: []RefundLine{{ProductID: "p2", Quantity: 1}}}},
+			req: RefundRequest{Lines: []RefundLine{{ProductID: "p2", Quantity: 1}}}, code: apperr.FailedPrecondition, reason: ReasonRefundExceedsPayment},
+		{name: "same product twice in one request", req: RefundRequest{Lines: []RefundLine{{ProductID: "p1", Quantity: 2}, {ProductID: "p1", Quantity: 1}}}, code: apperr.FailedPrecondition, reason: ReasonRefundExceedsPayment},
+		{name: "no such line", req: RefundRequest{Lines: []RefundLine{{ProductID: "p9", Quantity: 1}}}, code: apperr.InvalidArgument},
+		{name: "amount and lines", req: RefundRequest{Amount: fils(1_00), Lines: []RefundLine{{ProductID: "p2", Quantity: 1}}}, code: apperr.InvalidArgument},
+		{name: "reserved refunds count", before: []RefundRequest{{Amount: fils(70_00)}}, req: RefundRequest{Amount: fils(5_01)}, code: apperr.FailedPrecondition, reason: ReasonRefundExceedsPayment},
+		{name: "the rest after a reservation", before: []RefundRequest{{Amount: fils(70_00)}}, req: RefundRequest{}, amount: 5_00},
+		{name: "nothing left", before: []RefundRequest{{}}, req: RefundRequest{}, code: apperr.FailedPrecondition, reason: ReasonNothingToRefund},
+	}
+	for _, c := range cases {
+		o := paidOrder()
+		for i, b := range c.before {
+			b.ID, b.Admin = "r"+string(rune('a'+i)), true
+			if _, _, err := o.RequestRefund(b, 2000); err != nil {
+				t.Fatalf("%s: before %d: %v", c.name, i, err)
+			}
+		}
+		c.req.ID, c.req.Admin, c.req.Origin, c.req.Reason, c.req.By = "r1", true, RefundByAdmin, "damaged", "admin1"
+		r, ev, err := o.RequestRefund(c.req, 3000)
+		if c.amount == 0 {
+			if err == nil || codeOf(err) != c.code || reasonOf(err) != c.reason {
+				t.Errorf("%s: %v (%s, %q), want %s %q", c.name, err, codeOf(err), reasonOf(err), c.code, c.reason)
+			}
+			if len(o.Refunds) != len(c.before) {
+				t.Errorf("%s: refused, yet the order keeps %d refunds", c.name, len(o.Refunds))
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if r.Amount != c.amount || ev.Amount != c.amount || ev.Full != c.full || r.Status != RefundRequested || ev.RefundID != "r1" ||
+			ev.OrderID != "o1" || ev.PaymentIntentID != "pi_1" || ev.Currency != "aed" || ev.Origin != RefundByAdmin || ev.RequestedBy != "admin1" {
+			t.Errorf("%s: refund %+v, event %+v; want %d (full %v)", c.name, r, ev, c.amount, c.full)
+		}
+		if o.Reserved() < c.amount || o.Refundable() != 75_00-o.Reserved() {
+			t.Errorf("%s: reserved %d, refundable %d", c.name, o.Reserved(), o.Refundable())
+		}
+	}
+}
+
+// TestStoreRefundWindow: a store's owner refunds an order from confirmed until
+// 14 days after its delivery, never a held one; an administrator any time.
+func TestStoreRefundWindow(t *testing.T) {
+	const delivered = int64(1796104800000) // 2026-12-01 10:00 Dubai
+	const until = delivered + 14*24*60*60*1000
+	at := func(statuses ...string) Order {
+		o := paidOrder()
+		for i, s := range statuses {
+			if _, err := o.Move(s, "owner1", false, delivered-int64(len(statuses)-1-i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return o
+	}
+	held := NewPaidOrder("o2", customer, shop, twoLines, payment(80_00, "aed"), terms, 1000)
+	cancelled := at(StatusCancelled)
+	cases := []struct {
+		name   string
+		o      Order
+		now    int64
+		admin  bool
+		reason string // "": allowed
+	}{
+		{"confirmed", at(), delivered, false, ""},
+		{"preparing", at(StatusPreparing), delivered, false, ""},
+		{"out for delivery", at(StatusPreparing, StatusOutForDelivery), delivered, false, ""},
+		{"delivered, last ms of the window", at(StatusPreparing, StatusOutForDelivery, StatusDelivered), until, false, ""},
+		{"delivered, one ms late", at(StatusPreparing, StatusOutForDelivery, StatusDelivered), until + 1, false, ReasonRefundWindowClosed},
+		{"delivered long ago, administrator", at(StatusPreparing, StatusOutForDelivery, StatusDelivered), until + 1e9, true, ""},
+		{"held for review", held, delivered, false, ReasonRefundNotAllowed},
+		{"held, administrator", held, delivered, true, ""},
+		{"cancelled", cancelled, delivered, false, ReasonRefundNotAllowed},
+	}
+	for _, c := range cases {
+		o := c.o
+		_, _, err := o.RequestRefund(RefundRequest{ID: "r1", Amount: fils(1_00), Admin: c.admin, Origin: RefundByStore}, c.now)
+		if c.reason == "" && err != nil || c.reason != "" && reasonOf(err) != c.reason {
+			t.Errorf("%s: %v, want reason %q", c.name, err, c.reason)
+		}
+		if c.reason == ReasonRefundWindowClosed {
+			if e := apperr.From(err); e.Details["deliveredAt"] != delivered || e.Details["refundableUntil"] != until {
+				t.Errorf("%s: details %v", c.name, e.Details)
+			}
+		}
+	}
+}
+
+// TestSettleRefund: the processor's outcome is applied once; a failure frees
+// the reservation; success adds to refundedAmount and sets the refund status.
+func TestSettleRefund(t *testing.T) {
+	o := paidOrder()
+	if _, _, err := o.RequestRefund(RefundRequest{ID: "r1", Amount: fils(30_00), Admin: true, Origin: RefundByAdmin}, 2000); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := o.RequestRefund(RefundRequest{ID: "r2", Amount: fils(45_00), Admin: true, Origin: RefundByAdmin}, 2000); err != nil {
+		t.Fatal(err)
+	}
+	if o.Refundable() != 0 || o.RefundStatus() != "" {
+		t.Fatalf("refundable %d, status %q", o.Refundable(), o.RefundStatus())
+	}
+	ok, failed := o.SettleRefund(Settlement{RefundID: "r1", ProcessorRefundID: "re_1", Succeeded: true, Amount: 30_00}, 3000)
+	if ok == nil || failed != nil || ok.RefundedAmount != 30_00 || ok.RefundStatus != contract.OrderRefundPartial || o.RefundedAmount != 30_00 {
+		t.Fatalf("settle r1: %+v %+v", ok, failed)
+	}
+	if again, f := o.SettleRefund(Settlement{RefundID: "r1", Succeeded: true, Amount: 30_00}, 3001); again != nil || f != nil || o.RefundedAmount != 30_00 {
+		t.Fatalf("settled twice: %+v, refunded %d", again, o.RefundedAmount)
+	}
+	ok, failed = o.SettleRefund(Settlement{RefundID: "r2", Succeeded: false, FailureReason: "insufficient_funds"}, 3002)
+	if ok != nil || failed == nil || failed.Amount != 45_00 || failed.FailureReason != "insufficient_funds" || o.Refundable() != 45_00 {
+		t.Fatalf("fail r2: %+v %+v, refundable %d", ok, failed, o.Refundable())
+	}
+	if again, _ := o.SettleRefund(Settlement{RefundID: "r2", Succeeded: true, Amount: 45_00}, 3003); again != nil || o.RefundedAmount != 30_00 {
+		t.Fatalf("a failed refund succeeded later: %+v", again)
+	}
+	// A refund made at the processor, unknown here, is recorded as it says.
+	ok, _ = o.SettleRefund(Settlement{RefundID: "re_dash", ProcessorRefundID: "re_dash", Succeeded: true, Amount: 45_00}, 3004)
+	if ok == nil || ok.Origin != RefundByProcessor || o.RefundedAmount != 75_00 || o.RefundStatus() != contract.OrderRefundFull || o.Refundable() != 0 {
+		t.Fatalf("processor refund: %+v, refunded %d", ok, o.RefundedAmount)
+	}
+	if v := o.View(true); v.RefundedAmount != 75 || v.RefundStatus != "refunded" || *v.RefundableAmount != 0 || len(v.Refunds) != 3 {
+		t.Fatalf("view %+v", v)
+	}
+}
+
+// TestDisputesAndRefunds: an open dispute stops refunds; a lost one lowers
+// what is left; a cancellation of a paid order refunds all that is left.
+func TestDisputesAndRefunds(t *testing.T) {
+	o := paidOrder()
+	o.NoteDispute("dp_1", 20_00, "open")
+	if _, _, err := o.RequestRefund(RefundRequest{ID: "r1", Admin: true}, 2000); reasonOf(err) != ReasonDisputeOpen {
+		t.Fatalf("refund while disputed: %v", err)
+	}
+	if o.RefundOnCancel("r1", "admin1", 2000) != nil {
+		t.Fatal("cancellation refunded a disputed payment")
+	}
+	if !o.NoteDispute("dp_1", 20_00, "lost") || o.NoteDispute("dp_1", 20_00, "won") {
+		t.Fatal("a closed dispute changed again")
+	}
+	if o.Refundable() != 55_00 {
+		t.Fatalf("refundable after a lost dispute %d", o.Refundable())
+	}
+	ev := o.RefundOnCancel("r2", "admin1", 2001)
+	if ev == nil || ev.Amount != 55_00 || ev.Origin != RefundByCancellation {
+		t.Fatalf("cancellation refund %+v", ev)
+	}
+	if o.RefundOnCancel("r3", "admin1", 2002) != nil {
+		t.Fatal("refunded twice on cancellation")
+	}
+}
+
+// TestCancelByCustomer: before preparation only, never a held order.
+func TestCancelByCustomer(t *testing.T) {
+	o := paidOrder()
+	if err := o.CancelByCustomer(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Move(StatusPreparing, "owner1", false, 2000); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.CancelByCustomer(); reasonOf(err) != ReasonStatusNotAllowed {
+		t.Fatalf("preparing: %v", err)
+	}
+	held := NewPaidOrder("o2", customer, shop, twoLines, payment(80_00, "aed"), terms, 1000)
+	if err := held.CancelByCustomer(); codeOf(err) != apperr.FailedPrecondition {
+		t.Fatalf("held: %v", err)
+	}
+}
