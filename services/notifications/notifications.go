@@ -35,6 +35,7 @@ var handles = events.Versions{
 	domain.EventPayoutRequested: {1}, domain.EventPayoutApproved: {1}, domain.EventPayoutRejected: {1}, domain.EventPayoutProcessing: {1},
 	domain.EventPayoutCompleted: {1}, domain.EventPayoutFailed: {1}, domain.EventPayoutCancelled: {1}, domain.EventWalletAdjusted: {1},
 	domain.EventReviewStoreResponded: {1}, domain.EventReviewHidden: {1}, domain.EventReviewShown: {1},
+	domain.EventOrderRefunded: {1}, domain.EventRefundFailed: {1}, domain.EventDisputeOpened: {1},
 }
 
 // Notification is an inbox item as clients see it.

@@ -56,6 +56,12 @@ const (
 	// is cancelled: its former owner (who requested it) and the
 	// administrators hear of it.
 	TypePayoutCancelled = "payout_cancelled"
+	// Refunds: the customer and the store's owner hear of each refund the
+	// processor confirmed; the administrators of each that failed.
+	TypeOrderRefunded = "order_refunded"
+	TypeRefundFailed  = "refund_failed"
+	// A customer disputed a charge: the administrators answer it.
+	TypeDisputeOpened = "dispute_opened"
 )
 
 // Event types handled, as their producers' contracts declare them.
@@ -72,6 +78,9 @@ const (
 	EventPayoutFailed       = payouts.EventPayoutFailed
 	EventPayoutCancelled    = payouts.EventPayoutCancelled
 	EventWalletAdjusted     = payouts.EventWalletAdjusted
+	EventOrderRefunded      = customers.EventOrderRefunded
+	EventRefundFailed       = customers.EventRefundFailed
+	EventDisputeOpened      = payments.EventDisputeOpened
 )
 
 // Reviews: a delivered order invites its customer to review the store; the
@@ -169,6 +178,16 @@ func clip(s string, n int) string {
 }
 
 func aed(x money.Fils) string { return fmt.Sprintf("AED %.2f", x.AED()) }
+
+// inCurrency is an amount in the minor units of currency, as text (AED when
+// the currency is not said).
+func inCurrency(x money.Fils, currency string) string {
+	cur := strings.ToUpper(clip(currency, 8))
+	if cur == "" {
+		cur = "AED"
+	}
+	return fmt.Sprintf("%s %.*f", cur, money.MinorUnits(cur), money.Major(int64(x), cur))
+}
 
 func storeName(s string) string {
 	if s = clip(s, maxName); s == "" {
@@ -278,6 +297,59 @@ func For(env Event) ([]Notification, error) {
 			out = append(out, base(RecipientUser, u, TypeNewOrder, "New order",
 				fmt.Sprintf("New order at %s.", storeName(d.StoreName)), PriorityNormal, idMap("orderId", d.OrderID, "storeId", d.StoreID)))
 		}
+	case EventOrderRefunded:
+		var d customers.OrderRefunded
+		if err := decode(env, &d); err != nil {
+			return nil, err
+		}
+		if err := required(env, "orderId", d.OrderID, "refundId", d.RefundID); err != nil {
+			return nil, err
+		}
+		amount, data := inCurrency(d.Amount, d.Currency), idMap("orderId", d.OrderID, "storeId", d.StoreID, "refundId", d.RefundID)
+		whole := d.RefundStatus == customers.OrderRefundFull
+		if u := strings.TrimSpace(d.CustomerUserID); u != "" {
+			body := fmt.Sprintf("%s was refunded to your card for your order", amount)
+			if whole {
+				body += "; everything you paid for it is refunded"
+			}
+			out = append(out, base(RecipientUser, u, TypeOrderRefunded, "Refund of "+amount, body+". It may take a few days to show on your statement.", PriorityNormal, data))
+		}
+		if u := strings.TrimSpace(d.StoreOwnerUserID); u != "" {
+			out = append(out, base(RecipientUser, u, TypeOrderRefunded, "Order refunded",
+				fmt.Sprintf("An order was refunded %s (%s refunded in all); the store's share of it is taken back from its wallet.", amount, inCurrency(d.RefundedAmount, d.Currency)),
+				PriorityNormal, data))
+		}
+	case EventRefundFailed:
+		var d customers.RefundFailed
+		if err := decode(env, &d); err != nil {
+			return nil, err
+		}
+		if err := required(env, "orderId", d.OrderID, "refundId", d.RefundID); err != nil {
+			return nil, err
+		}
+		body := fmt.Sprintf("The processor did not refund %s of an order", inCurrency(d.Amount, d.Currency))
+		if r := clip(d.FailureReason, maxText); r != "" {
+			body += ": " + strings.TrimRight(r, ".")
+		}
+		out = append(out, base(RecipientAdmin, "", TypeRefundFailed, "Refund failed", body+". Nothing was refunded; refund it again or contact the customer.",
+			PriorityHigh, idMap("orderId", d.OrderID, "storeId", d.StoreID, "refundId", d.RefundID)))
+	case EventDisputeOpened:
+		var d payments.Dispute
+		if err := decode(env, &d); err != nil {
+			return nil, err
+		}
+		if err := required(env, "disputeId", d.DisputeID); err != nil {
+			return nil, err
+		}
+		body := fmt.Sprintf("A customer disputed %s of a payment", inCurrency(d.Amount, d.Currency))
+		if r := clip(d.Reason, maxName); r != "" {
+			body += " (" + strings.ReplaceAll(r, "_", " ") + ")"
+		}
+		if d.DueBy > 0 {
+			body += "; evidence is due by " + time.UnixMilli(d.DueBy).UTC().Format("2 Jan 2006 15:04 UTC")
+		}
+		out = append(out, base(RecipientAdmin, "", TypeDisputeOpened, "Payment disputed", body+".", PriorityHigh,
+			idMap("disputeId", d.DisputeID, "orderId", d.OrderID, "storeId", d.StoreID, "paymentIntentId", d.PaymentIntentID)))
 	case EventPaymentFailed:
 		var d payments.PaymentFailed
 		if err := decode(env, &d); err != nil {
