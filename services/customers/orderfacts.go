@@ -4,6 +4,8 @@ import (
 	"context"
 
 	contract "marketplace/libs/contracts/customers"
+	"marketplace/libs/ops"
+	"marketplace/services/customers/domain"
 )
 
 // getOrderFacts is for the services that move money on orders (the payouts
@@ -20,4 +22,14 @@ func (s *svc) getOrderFacts(ctx context.Context, a *contract.OrderFactsArgs) (*c
 		out.Orders[o.ID] = o.Facts()
 	}
 	return out, nil
+}
+
+// getMoneyTotals is for the payouts service's reconciliation of the whole
+// platform: sums over every order, read as committed.
+func (s *svc) getMoneyTotals(ctx context.Context, _ *ops.NoArgs) (*contract.MoneyTotals, error) {
+	var t contract.MoneyTotals
+	if err := s.orders.EachMoney(ctx, func(o *domain.Order) { o.AddToTotals(&t) }); err != nil {
+		return nil, err
+	}
+	return &t, nil
 }

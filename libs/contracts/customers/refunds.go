@@ -1,6 +1,10 @@
 package customers
 
-import "marketplace/libs/money"
+import (
+	"context"
+
+	"marketplace/libs/money"
+)
 
 // Refund events on TopicOrders (key: the order id). A refund is asked of the
 // processor (through the payments service) and takes effect only when the
@@ -90,4 +94,40 @@ type RefundFact struct {
 	Amount    money.Fils `json:"amountFils"`
 	Status    string     `json:"status" enum:"requested|succeeded|failed"`
 	SettledAt int64      `json:"settledAt,omitempty"`
+}
+
+// OpGetMoneyTotals (internal query, called by payouts) sums the money of
+// every order paid in AED, for the platform's reconciliation
+// (docs/adr/0151-platform-reconciliation.md): MoneyTotals out, no arguments.
+const OpGetMoneyTotals = "customers.orders.getMoneyTotals"
+
+// MoneyTotals are sums over the orders paid in AED, in fils. Captured is what
+// was paid; Refunded what the processor refunded; DisputesLost what lost
+// disputes took back. NotDelivered is paid − refunded − lost of the orders
+// not delivered (their store has been credited nothing); PaymentDifferences
+// is paid − total of the delivered ones (a held payment an administrator
+// accepted). Orders paid in another currency are only counted
+// (OtherCurrencyOrders): they are not AED.
+type MoneyTotals struct {
+	Orders              int        `json:"orders"`
+	Delivered           int        `json:"delivered"`
+	Captured            money.Fils `json:"capturedFils"`
+	Refunded            money.Fils `json:"refundedFils"`
+	DisputesLost        money.Fils `json:"disputesLostFils"`
+	NotDelivered        money.Fils `json:"notDeliveredFils"`
+	PaymentDifferences  money.Fils `json:"paymentDifferencesFils"`
+	OtherCurrencyOrders int        `json:"otherCurrencyOrders"`
+	// DeliveredStoreEarnings and DeliveredCommission are the figures frozen on
+	// the delivered orders, before any refund or dispute.
+	DeliveredStoreEarnings money.Fils `json:"deliveredStoreEarningsFils"`
+	DeliveredCommission    money.Fils `json:"deliveredCommissionFils"`
+}
+
+// MoneyTotals asks the customers service for its money totals.
+func (c *Client) MoneyTotals(ctx context.Context) (*MoneyTotals, error) {
+	var out MoneyTotals
+	if err := c.calls.Query(ctx, Service, OpGetMoneyTotals, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }

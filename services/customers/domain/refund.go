@@ -438,3 +438,25 @@ func (o *Order) CancelByCustomer() error {
 	}
 	return nil
 }
+
+// AddToTotals adds the order's money to the platform's totals (orders paid
+// in AED only; others are counted apart).
+func (o *Order) AddToTotals(t *contract.MoneyTotals) {
+	if o.Currency() != "aed" {
+		t.OtherCurrencyOrders++
+		return
+	}
+	t.Orders++
+	paid, lost := o.Paid(), o.LostDisputes()
+	t.Captured += paid
+	t.Refunded += o.RefundedAmount
+	t.DisputesLost += lost
+	if o.Status != StatusDelivered {
+		t.NotDelivered += paid - o.RefundedAmount - lost
+		return
+	}
+	t.Delivered++
+	t.PaymentDifferences += paid - o.Total
+	t.DeliveredStoreEarnings += o.StoreEarnings
+	t.DeliveredCommission += o.PlatformCommission
+}

@@ -223,3 +223,36 @@ func TestCancelByCustomer(t *testing.T) {
 		t.Fatalf("held: %v", err)
 	}
 }
+
+// TestMoneyTotals: what each order adds to the platform's totals.
+func TestMoneyTotals(t *testing.T) {
+	var tot contract.MoneyTotals
+	delivered := paidOrder() // 75.00, refunded 30.00
+	for _, s := range []string{StatusPreparing, StatusOutForDelivery, StatusDelivered} {
+		if _, err := delivered.Move(s, "owner1", false, 2000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	delivered.RequestRefund(RefundRequest{ID: "r1", Amount: fils(30_00), Admin: true}, 3000)
+	delivered.SettleRefund(Settlement{RefundID: "r1", Succeeded: true, Amount: 30_00}, 3001)
+	delivered.AddToTotals(&tot)
+	open := paidOrder() // 75.00, a lost dispute of 20.00 and 10.00 reserved (not refunded)
+	open.NoteDispute("dp_1", 20_00, "open")
+	open.NoteDispute("dp_1", 20_00, "lost")
+	open.RequestRefund(RefundRequest{ID: "r2", Amount: fils(10_00), Admin: true}, 3000)
+	open.AddToTotals(&tot)
+	overpaid := NewPaidOrder("o3", customer, shop, twoLines, payment(80_00, "aed"), terms, 1000) // held, accepted, delivered
+	for _, s := range []string{StatusConfirmed, StatusPreparing, StatusOutForDelivery, StatusDelivered} {
+		if _, err := overpaid.Move(s, "admin1", true, 2000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	overpaid.AddToTotals(&tot)
+	dollars := NewPaidOrder("o4", customer, shop, twoLines, payment(20_00, "usd"), terms, 1000)
+	dollars.AddToTotals(&tot)
+	want := contract.MoneyTotals{Orders: 3, Delivered: 2, Captured: 230_00, Refunded: 30_00, DisputesLost: 20_00, NotDelivered: 55_00,
+		PaymentDifferences: 5_00, OtherCurrencyOrders: 1, DeliveredStoreEarnings: 2 * terms.StoreEarnings, DeliveredCommission: 2 * terms.Platform}
+	if tot != want {
+		t.Fatalf("totals\n%+v, want\n%+v", tot, want)
+	}
+}

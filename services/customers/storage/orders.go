@@ -173,3 +173,25 @@ func (r *Orders) Facts(ctx context.Context, ids []string) ([]domain.Order, error
 		"paymentStatus": 1, "amountPaid": 1, "paymentCurrency": 1, "refundedAmount": 1, "refunds": 1,
 	}))
 }
+
+// EachMoney runs fn on every order with the fields of its money
+// (domain.Order.AddToTotals): a full scan, for the platform's reconciliation.
+func (r *Orders) EachMoney(ctx context.Context, fn func(*domain.Order)) error {
+	ctx = store.Scan(ctx, "the platform's reconciliation sums every order's money (an administrator's check, not a client's read)")
+	cur, err := r.db.Collection(orders).Find(ctx, bson.M{}, options.Find().SetProjection(bson.M{
+		"status": 1, "total": 1, "platformCommission": 1, "storeEarnings": 1, "amountPaid": 1, "paymentCurrency": 1,
+		"refundedAmount": 1, "disputes": 1,
+	}))
+	if err != nil {
+		return err
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+		var o domain.Order
+		if err := cur.Decode(&o); err != nil {
+			return err
+		}
+		fn(&o)
+	}
+	return cur.Err()
+}
