@@ -125,7 +125,7 @@ func TestDisputeCommand(t *testing.T) {
 		opened.Webhook.Type != processor.EventDisputeCreated || opened.Webhook.Status != 200 || opened.Webhook.Delivery != processor.DeliveryDelivered {
 		t.Fatalf("opened %+v", opened)
 	}
-	closed := run("-close", opened.DisputeID, "-outcome", "lost")
+	closed := run("-intent", "", "-amount", "", "-reason", "", "-close", opened.DisputeID, "-outcome", "lost") // as make dispute passes them
 	if closed.DisputeID != opened.DisputeID || closed.Status != processor.DisputeLost || closed.Webhook.Type != processor.EventDisputeClosed ||
 		closed.Webhook.Status != 200 {
 		t.Fatalf("closed %+v", closed)
