@@ -11,7 +11,7 @@ GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 MODDIRS = $(shell $(GO) list -m -f '{{.Dir}}')
 BIN := bin/marketplace
 
-.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept workflows-check client console token sign-webhook pay seed bench bench-engine bench-live fuzz fmt shape hooks
+.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept workflows-check client console token sign-webhook pay dispute seed bench bench-engine bench-live fuzz fmt shape hooks
 .DEFAULT_GOAL := help
 
 ## help: this list (each target's `##` comment)
@@ -117,6 +117,10 @@ sign-webhook: $(BIN)
 ## pay: pay a payment intent with the processor simulator of `make run` or `make run-distributed` (the one holding it), which sends the webhook, e.g. make pay INTENT=pi_... [OUTCOME=failed|canceled] [SIMULATOR=http://127.0.0.1:8081]
 pay: $(BIN)
 	@$(BIN) pay -intent "$(INTENT)" -outcome "$(or $(OUTCOME),succeeded)" -simulator "$(SIMULATOR)"
+
+## dispute: open a dispute on a paid intent at the processor simulator, or close one, e.g. make dispute INTENT=pi_... [AMOUNT=10.50] [REASON=product_not_received], make dispute CLOSE=dp_... OUTCOME=won|lost
+dispute: $(BIN)
+	@$(BIN) dispute -intent "$(INTENT)" -amount "$(AMOUNT)" -reason "$(REASON)" -close "$(CLOSE)" -outcome "$(OUTCOME)" -simulator "$(SIMULATOR)"
 
 ## seed: fill the running `make run` with demo data through its API, with a progress bar per phase (SEED=1 SEED_SCALE=1: 30 stores, 200 customers, 1,000 orders, 2,000 reviews, 18 payouts; README "Demo data")
 seed:

@@ -601,13 +601,14 @@ func brokerEnv(base []string) []string {
 }
 
 // simulatorEnv is the processor simulator's environment before its own
-// settings: what the broker gets and the telemetry settings (OTEL_*). Like
+// settings: what the broker gets, the telemetry settings (OTEL_*) and its
+// own (PROCESSOR_SIMULATOR_*, such as processor.EnvWebhookDelay). Like
 // the broker it needs none of the other programs' settings or secrets, and
 // an allowlist cannot miss the next one.
 func simulatorEnv(base []string) []string {
 	out := brokerEnv(base)
 	for _, kv := range base {
-		if strings.HasPrefix(kv, "OTEL_") {
+		if strings.HasPrefix(kv, "OTEL_") || strings.HasPrefix(kv, "PROCESSOR_SIMULATOR_") {
 			out = append(out, kv)
 		}
 	}

@@ -147,7 +147,7 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFixture(t, "INTERNAL_CALLERS", "stale", "PROCESSOR_WEBHOOK_SECRET", "whsec_fixture", "AUTH_DEV_SECRET", "fixture-dev-secret-0123",
-		"METRICS_ADDR", "127.0.0.1:19464", "ADVERTISE_ADDR", "somewhere:1",
+		"METRICS_ADDR", "127.0.0.1:19464", "ADVERTISE_ADDR", "somewhere:1", "PROCESSOR_SIMULATOR_WEBHOOK_DELAY", "2s",
 		launch.EnvGatewayKey, serviceauth.EncodePrivateKey(staleKey), launch.EnvGatewayPublicKey, serviceauth.EncodePublicKey(staleKey.Public().(ed25519.PublicKey)))
 	sys, h := f.start(t)
 	recs := records(f.records)
@@ -238,12 +238,16 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 		proc.Env[payments.EnvWebhookSecret] != "whsec_fixture" || proc.Env[launch.EnvProcessorWebhookURL] != sys.BaseURL+"/processor/webhook" {
 		t.Errorf("processor: url %q key %q args %q env %v", sys.ProcessorURL, sys.ProcessorKey, proc.Args, proc.Env)
 	}
-	// Of the fixture's environment it gets the log level alone: none of the
-	// other programs' settings or secrets (database, broker, keys, the
-	// development secret).
+	// Of the fixture's environment it gets the log level and its own
+	// settings (PROCESSOR_SIMULATOR_*) alone: none of the other programs'
+	// settings or secrets (database, broker, keys, the development secret).
+	if proc.Env["PROCESSOR_SIMULATOR_WEBHOOK_DELAY"] != "2s" {
+		t.Errorf("the processor did not get PROCESSOR_SIMULATOR_WEBHOOK_DELAY: %v", proc.Env)
+	}
 	for k := range proc.Env {
 		switch k {
-		case "LOG_LEVEL", "HTTP_ADDR", payments.EnvSecretKey, payments.EnvPublishableKey, payments.EnvWebhookSecret, launch.EnvProcessorWebhookURL:
+		case "LOG_LEVEL", "HTTP_ADDR", payments.EnvSecretKey, payments.EnvPublishableKey, payments.EnvWebhookSecret, launch.EnvProcessorWebhookURL,
+			"PROCESSOR_SIMULATOR_WEBHOOK_DELAY":
 		default:
 			t.Errorf("the processor got %s", k)
 		}

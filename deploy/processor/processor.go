@@ -1,5 +1,10 @@
 // Package processor plays the payment processor's side for development and tests:
-// it signs webhook bodies and builds the events it would send.
+// it signs webhook bodies and builds the events it would send, and its
+// Simulator (simulator.go: the API it serves; money.go: refunds, disputes and
+// payouts; deliveries.go: their queued webhooks and the controls that make
+// them fail, wait or be held) is the processor of `make run` and
+// `marketplace processor`. PROCESSOR_SIMULATOR_WEBHOOK_DELAY (EnvWebhookDelay,
+// e.g. 5s) postpones every queued webhook, for demos.
 package processor
 
 import (

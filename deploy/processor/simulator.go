@@ -14,15 +14,53 @@ package processor
 //	                                      pm_card_chargeDeclinedInsufficientFunds are declined), then sends
 //	                                      payment_intent.succeeded or payment_intent.payment_failed to the webhook
 //	POST /v1/payment_intents/{id}/cancel  cancel, then sends payment_intent.canceled
+//	POST /v1/refunds                      refund a paid intent (payment_intent or charge, amount: default all that is
+//	                                      left, reason, metadata[k]); Idempotency-Key honoured; refused above what is
+//	                                      left (amount_too_large: received − refunds not failed − lost disputes), with
+//	                                      nothing left (charge_already_refunded), while a dispute is open
+//	                                      (charge_disputed), for an intent not paid (payment_intent_unexpected_state);
+//	                                      answers the refund pending, then queues charge.refunded (the Charge: amount_refunded,
+//	                                      refunds.data) or, told to fail, refund.failed (the Refund, failure_reason)
+//	GET  /v1/refunds/{id}                 retrieve
+//	POST /v1/payouts                      a transfer to a bank account (amount, currency, metadata[k]: the IBAN travels in
+//	                                      metadata[iban], metadata[accountHolderName]); Idempotency-Key honoured; answers
+//	                                      it pending, then queues payout.paid or, told to fail, payout.failed
+//	                                      (failure_code, failure_message)
+//	GET  /v1/payouts/{id}                 retrieve
+//	GET  /v1/disputes/{id}                retrieve
+//	POST /simulator/payment_intents/{id}/disputes
+//	                                      the cardholder's bank opens a dispute (amount: default all not refunded yet;
+//	                                      reason, default fraudulent): status needs_response, evidence due in 7 days;
+//	                                      queues charge.dispute.created
+//	POST /simulator/disputes/{id}/close   decide it (outcome=won|lost); queues charge.dispute.closed; a lost
+//	                                      dispute's amount can no longer be refunded
+//	POST /simulator/controls              the next matching queued webhooks (type: an event type, "refund.*"-like, or
+//	                                      "*"; objectId: the object, its payment intent, or metadata refundId/payoutId)
+//	                                      fail (a refund or payout; failureCode), wait (delay, delayMs) or are held
+//	                                      (hold), times times (default 1); GET lists them, DELETE /simulator/controls/{id}
+//	GET  /simulator/deliveries            the queued webhooks and every attempt (?objectId=, ?type=, ?status=
+//	                                      queued|held|delivered|gave_up)
+//	POST /simulator/deliveries/{id}/release
+//	                                      send a held delivery now, or retry a given-up one
 //	GET  /simulator/payment_intents/{id}  what the simulator holds of an intent: the intent, the create request's
-//	                                      form body as received, and every webhook delivery with its answer
+//	                                      form body as received, every webhook delivery with its answer, its refunds
+//	                                      and disputes
 //	GET  /livez, GET /readyz              200 (probes of `marketplace processor`)
 //	GET  /version                         the build it runs (libs/version)
 //
-// Webhooks are signed as the processor signs them (Sign) and sent before the
-// confirm or cancel answers, so whoever confirmed can read the delivery's
-// outcome at once. Intents are kept in memory, and in Dir when one is given,
-// so a payment can be confirmed after a restart of the all-in-one.
+// The simulator-only POSTs take form-encoded or JSON bodies.
+//
+// Payment intents' webhooks are signed as the processor signs them (Sign)
+// and sent before the confirm or cancel answers, so whoever confirmed can
+// read the delivery's outcome at once (Simulator-Webhook-Status). Refunds',
+// disputes' and payouts' webhooks are queued and sent later by Serve, signed
+// the same way, in order per object, retried with a doubling wait (1 s to
+// 5 min, 12 attempts) until the webhook answers 2xx; EnvWebhookDelay
+// (PROCESSOR_SIMULATOR_WEBHOOK_DELAY, e.g. 5s) postpones them all, for demos.
+// Intents (with their refunds and disputes), payouts, idempotency keys,
+// controls and queued webhooks are kept in memory, and in Dir when one is
+// given, so a payment can be confirmed, and a webhook still queued is sent,
+// after a restart of the all-in-one.
 
 import (
 	"bytes"
@@ -78,9 +116,12 @@ const (
 // In SimulatorConfig.Dir: one file per intent and per idempotency key (a
 // change rewrites only its own), and the URL.
 const (
-	intentsDir = "intents"
-	keysDir    = "idempotency"
-	urlFile    = "url"
+	intentsDir    = "intents" // with their refunds and disputes
+	keysDir       = "idempotency"
+	payoutsDir    = "payouts"
+	deliveriesDir = "deliveries" // the webhook queue of refunds, disputes and payouts
+	controlsFile  = "controls.json"
+	urlFile       = "url"
 )
 
 // SimulatorConfig configures a simulator.
@@ -91,6 +132,15 @@ type SimulatorConfig struct {
 	WebhookSecret  string // signs them
 	Dir            string // keeps intents across restarts; "" keeps them in memory
 	Logger         *slog.Logger
+	// WebhookDelay postpones every queued webhook (refunds, disputes,
+	// payouts) by this much: EnvWebhookDelay, for demos.
+	WebhookDelay time.Duration
+	// RetryBase is the wait before a queued webhook's second attempt, doubled
+	// at each further one up to RetryMax (defaults 1 s and 5 min).
+	RetryBase, RetryMax time.Duration
+	// MaxAttempts is how many times a queued webhook is tried before it is
+	// given up (default 12; POST /simulator/deliveries/{id}/release retries it).
+	MaxAttempts int
 }
 
 // Intent is a payment intent as the processor's API shows it.
@@ -152,17 +202,29 @@ type Record struct {
 	Intent     Intent     `json:"intent"`
 	Request    string     `json:"request"` // the create request's form body, as received
 	Deliveries []Delivery `json:"deliveries"`
+	Refunds    []Refund   `json:"refunds,omitempty"`  // oldest first
+	Disputes   []Dispute  `json:"disputes,omitempty"` // oldest first
 }
 
+// idempotent is what an Idempotency-Key was first used for: an intent
+// (IntentID, as before refunds existed), or an Object ("refund", "payout")
+// of id ObjectID.
 type idempotent struct {
 	Key         string `json:"key"`
-	IntentID    string `json:"intentId"`
+	IntentID    string `json:"intentId,omitempty"`
+	Object      string `json:"object,omitempty"`
+	ObjectID    string `json:"objectId,omitempty"`
 	Fingerprint string `json:"fingerprint"`
 }
 
 type simState struct {
 	Intents     map[string]*Record    `json:"intents"`
 	Idempotency map[string]idempotent `json:"idempotency"`
+	Payouts     map[string]*Payout
+	Deliveries  map[string]*QueuedDelivery
+	Controls    []*Control
+	// refundIntent and disputeIntent find the intent of a refund or a dispute.
+	refundIntent, disputeIntent map[string]string
 }
 
 // Simulator is a running processor simulator.
@@ -171,6 +233,7 @@ type Simulator struct {
 	client *http.Client
 	mu     sync.Mutex
 	state  simState
+	wake   chan struct{} // a queued webhook became due
 }
 
 // NewSimulator makes a simulator, reading what Dir holds.
@@ -181,8 +244,18 @@ func NewSimulator(cfg SimulatorConfig) (*Simulator, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Simulator{cfg: cfg, client: &http.Client{Timeout: 15 * time.Second},
-		state: simState{Intents: map[string]*Record{}, Idempotency: map[string]idempotent{}}}
+	if cfg.RetryBase <= 0 {
+		cfg.RetryBase = time.Second
+	}
+	if cfg.RetryMax <= 0 {
+		cfg.RetryMax = 5 * time.Minute
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = 12
+	}
+	s := &Simulator{cfg: cfg, client: &http.Client{Timeout: 15 * time.Second}, wake: make(chan struct{}, 1),
+		state: simState{Intents: map[string]*Record{}, Idempotency: map[string]idempotent{}, Payouts: map[string]*Payout{},
+			Deliveries: map[string]*QueuedDelivery{}, refundIntent: map[string]string{}, disputeIntent: map[string]string{}}}
 	if cfg.Dir != "" {
 		if err := s.load(); err != nil {
 			return nil, fmt.Errorf("processor simulator: %w", err)
@@ -191,9 +264,17 @@ func NewSimulator(cfg SimulatorConfig) (*Simulator, error) {
 	return s, nil
 }
 
-// load reads the intents and idempotency keys kept in Dir.
+// load reads the intents, idempotency keys, payouts, queued webhooks and
+// controls kept in Dir.
 func (s *Simulator) load() error {
-	for _, sub := range []string{intentsDir, keysDir} {
+	if raw, err := os.ReadFile(filepath.Join(s.cfg.Dir, controlsFile)); err == nil {
+		if err := json.Unmarshal(raw, &s.state.Controls); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(s.cfg.Dir, controlsFile), err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for _, sub := range []string{intentsDir, keysDir, payoutsDir, deliveriesDir} {
 		dir := filepath.Join(s.cfg.Dir, sub)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err
@@ -210,26 +291,44 @@ func (s *Simulator) load() error {
 			if err != nil {
 				return err
 			}
-			if sub == intentsDir {
-				var rec Record
-				if err := json.Unmarshal(raw, &rec); err != nil {
-					return fmt.Errorf("%s: %w", filepath.Join(dir, e.Name()), err)
+			var v any
+			switch sub {
+			case intentsDir:
+				v = &Record{}
+			case keysDir:
+				v = &idempotent{}
+			case payoutsDir:
+				v = &Payout{}
+			default:
+				v = &QueuedDelivery{}
+			}
+			if err := json.Unmarshal(raw, v); err != nil {
+				return fmt.Errorf("%s: %w", filepath.Join(dir, e.Name()), err)
+			}
+			switch v := v.(type) {
+			case *Record:
+				s.state.Intents[v.Intent.ID] = v
+				for _, f := range v.Refunds {
+					s.state.refundIntent[f.ID] = v.Intent.ID
 				}
-				s.state.Intents[rec.Intent.ID] = &rec
-			} else {
-				var k idempotent
-				if err := json.Unmarshal(raw, &k); err != nil {
-					return fmt.Errorf("%s: %w", filepath.Join(dir, e.Name()), err)
+				for _, d := range v.Disputes {
+					s.state.disputeIntent[d.ID] = v.Intent.ID
 				}
-				s.state.Idempotency[k.Key] = k
+			case *idempotent:
+				s.state.Idempotency[v.Key] = *v
+			case *Payout:
+				s.state.Payouts[v.ID] = v
+			case *QueuedDelivery:
+				s.state.Deliveries[v.ID] = v
 			}
 		}
 	}
 	return nil
 }
 
-// Serve answers on ln until ctx is done. With a Dir, the simulator's URL is
-// written there for `marketplace pay` (SimulatorURL).
+// Serve answers on ln until ctx is done, and delivers the queued webhooks
+// meanwhile (those a previous run left queued too). With a Dir, the
+// simulator's URL is written there for `marketplace pay` (SimulatorURL).
 func (s *Simulator) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 60 * time.Second}
@@ -239,7 +338,11 @@ func (s *Simulator) Serve(ctx context.Context, ln net.Listener) error {
 			return fmt.Errorf("processor simulator: %w", err)
 		}
 	}
-	done := make(chan struct{})
+	done, delivered := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(delivered)
+		s.deliverQueued(ctx)
+	}()
 	go func() {
 		defer close(done)
 		<-ctx.Done()
@@ -252,6 +355,7 @@ func (s *Simulator) Serve(ctx context.Context, ln net.Listener) error {
 		err = nil
 	}
 	<-done
+	<-delivered
 	return err
 }
 
@@ -273,6 +377,18 @@ func (s *Simulator) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/payment_intents/{id}/confirm", s.confirm)
 	mux.HandleFunc("POST /v1/payment_intents/{id}/cancel", s.cancel)
 	mux.HandleFunc("GET /simulator/payment_intents/{id}", s.inspect)
+	mux.HandleFunc("POST /v1/refunds", s.createRefund)
+	mux.HandleFunc("GET /v1/refunds/{id}", s.retrieveRefund)
+	mux.HandleFunc("GET /v1/disputes/{id}", s.retrieveDispute)
+	mux.HandleFunc("POST /v1/payouts", s.createPayout)
+	mux.HandleFunc("GET /v1/payouts/{id}", s.retrievePayout)
+	mux.HandleFunc("POST /simulator/payment_intents/{id}/disputes", s.openDispute)
+	mux.HandleFunc("POST /simulator/disputes/{id}/close", s.closeDispute)
+	mux.HandleFunc("POST /simulator/controls", s.createControl)
+	mux.HandleFunc("GET /simulator/controls", s.listControls)
+	mux.HandleFunc("DELETE /simulator/controls/{id}", s.deleteControl)
+	mux.HandleFunc("GET /simulator/deliveries", s.listDeliveries)
+	mux.HandleFunc("POST /simulator/deliveries/{id}/release", s.releaseDelivery)
 	// Probes of the simulator run as a program of its own (`marketplace
 	// processor`): it is ready once it serves.
 	for _, probe := range []string{"GET /livez", "GET /readyz"} {
@@ -457,6 +573,28 @@ func newIntent(vals map[string][]string) (*Intent, *APIError) {
 	in := &Intent{ID: newID("pi_"), Object: "payment_intent", Amount: amount, Currency: currency, Status: StatusRequiresPaymentMethod,
 		Metadata: map[string]string{}, Created: time.Now().Unix()}
 	in.ClientSecret = in.ID + "_secret_" + randomToken(25)
+	var e *APIError
+	if in.Metadata, e = metadata(vals); e != nil {
+		return nil, e
+	}
+	if d, ok := first(vals, "description"); ok {
+		in.Description = &d
+	}
+	if v, ok := first(vals, "automatic_payment_methods[enabled]"); ok {
+		enabled, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, invalid("automatic_payment_methods[enabled]", "parameter_invalid_boolean", "Invalid boolean: %s", v)
+		}
+		in.AutomaticPaymentMethods = &struct {
+			Enabled bool `json:"enabled"`
+		}{enabled}
+	}
+	return in, nil
+}
+
+// metadata reads the metadata[k] parameters as the processor checks them.
+func metadata(vals map[string][]string) (map[string]string, *APIError) {
+	md := map[string]string{}
 	for k, v := range vals {
 		if k == "metadata" && len(v) == 1 && v[0] == "" {
 			continue // metadata= clears it
@@ -476,24 +614,12 @@ func newIntent(vals map[string][]string) (*Intent, *APIError) {
 			return nil, invalid(k, "parameter_invalid_string", "Metadata values can have up to %d characters, but you passed in a value that is %d characters.",
 				MaxMetadataValue, utf8.RuneCountInString(v[0]))
 		}
-		in.Metadata[name] = v[0]
+		md[name] = v[0]
 	}
-	if len(in.Metadata) > MaxMetadataKeys {
+	if len(md) > MaxMetadataKeys {
 		return nil, invalid("metadata", "parameter_invalid_string", "Metadata can have up to %d keys.", MaxMetadataKeys)
 	}
-	if d, ok := first(vals, "description"); ok {
-		in.Description = &d
-	}
-	if v, ok := first(vals, "automatic_payment_methods[enabled]"); ok {
-		enabled, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, invalid("automatic_payment_methods[enabled]", "parameter_invalid_boolean", "Invalid boolean: %s", v)
-		}
-		in.AutomaticPaymentMethods = &struct {
-			Enabled bool `json:"enabled"`
-		}{enabled}
-	}
-	return in, nil
+	return md, nil
 }
 
 // lookup finds an intent for a request: the secret key sees every intent, the
@@ -664,12 +790,8 @@ func (s *Simulator) cancel(w http.ResponseWriter, r *http.Request) {
 // Send delivers an event of type about in to the webhook, signed, records the
 // delivery on the intent and returns it.
 func (s *Simulator) Send(ctx context.Context, eventType string, in Intent) Delivery {
-	ev := map[string]any{
-		"id": newID("evt_"), "object": "event", "type": eventType, "created": time.Now().Unix(), "livemode": false,
-		"pending_webhooks": 1, "data": map[string]any{"object": in},
-	}
-	body, _ := json.Marshal(ev)
-	d := Delivery{EventID: ev["id"].(string), Type: eventType, At: time.Now().UnixMilli()}
+	id, body := newEvent(eventType, in)
+	d := Delivery{EventID: id, Type: eventType, At: time.Now().UnixMilli()}
 	if s.cfg.WebhookURL == "" {
 		d.Error = "no webhook URL configured"
 	} else {

@@ -26,9 +26,11 @@ const (
 // hook is a webhook endpoint that verifies signatures as the payments
 // service does and keeps the events.
 type hook struct {
-	mu     sync.Mutex
-	events []map[string]any
-	status int
+	mu       sync.Mutex
+	events   []map[string]any
+	raw      [][]byte // the bodies of events, as received
+	status   int
+	failures int // answer 503 to this many events first
 }
 
 func (h *hook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -41,7 +43,12 @@ func (h *hook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &ev)
 	h.mu.Lock()
 	h.events = append(h.events, ev)
+	h.raw = append(h.raw, body)
 	status := h.status
+	if h.failures > 0 {
+		h.failures--
+		status = http.StatusServiceUnavailable
+	}
 	h.mu.Unlock()
 	if status == 0 {
 		status = http.StatusOK
@@ -70,10 +77,21 @@ type simWorld struct {
 
 func startSim(t *testing.T, dir string) *simWorld {
 	t.Helper()
+	return startSimWith(t, dir, nil)
+}
+
+// startSimWith starts a simulator whose configuration configure may change
+// (after the webhook URL is set to the test's hook).
+func startSimWith(t *testing.T, dir string, configure func(*SimulatorConfig)) *simWorld {
+	t.Helper()
 	h := &hook{}
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
-	sim, err := NewSimulator(SimulatorConfig{SecretKey: simKey, PublishableKey: simPublished, WebhookURL: hs.URL, WebhookSecret: simWebhook, Dir: dir})
+	cfg := SimulatorConfig{SecretKey: simKey, PublishableKey: simPublished, WebhookURL: hs.URL, WebhookSecret: simWebhook, Dir: dir}
+	if configure != nil {
+		configure(&cfg)
+	}
+	sim, err := NewSimulator(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,12 +54,16 @@ func startSimulator(ctx context.Context, o Options, dataDir, webhookSecret, webh
 	if pk == "" {
 		pk = simulatorPublishableKey
 	}
+	delay, err := processor.WebhookDelay(o.Getenv)
+	if err != nil {
+		return nil, err
+	}
 	dir := ""
 	if !o.Memory {
 		dir = filepath.Join(dataDir, simulatorDir)
 	}
 	sim, err := processor.NewSimulator(processor.SimulatorConfig{SecretKey: key, PublishableKey: pk, WebhookURL: webhookURL,
-		WebhookSecret: webhookSecret, Dir: dir, Logger: logger.With("component", "processor-simulator")})
+		WebhookSecret: webhookSecret, Dir: dir, Logger: logger.With("component", "processor-simulator"), WebhookDelay: delay})
 	if err != nil {
 		return nil, err
 	}

@@ -91,6 +91,12 @@ func init() {
 		{name: "pay", synopsis: "-intent PI [-outcome succeeded|failed|canceled]", summary: "settle a payment intent with the processor simulator (make pay)",
 			examples: []string{"marketplace pay -intent pi_123", "marketplace pay -intent pi_123 -outcome failed"},
 			run:      func(ctx context.Context, c *cli, args []string) error { return pay(ctx, args, c.getenv, c.stdout) }},
+		{name: "dispute", synopsis: "-intent PI [-amount AED] [-reason R] | -close DP -outcome won|lost", summary: "open or close a dispute of a paid intent with the processor simulator",
+			details: "Opens a dispute on a paid payment intent as the cardholder's bank would (amount: all that is not refunded yet unless -amount; status needs_response, evidence due in 7 days), or closes one won or lost. " +
+				"The simulator sends charge.dispute.created or charge.dispute.closed to the gateway from its queue; the line printed shows the dispute and the webhook's first answer. Finds the simulator as pay does.",
+			examples: []string{"marketplace dispute -intent pi_123", "marketplace dispute -intent pi_123 -amount 25.50 -reason product_not_received",
+				"marketplace dispute -close dp_123 -outcome lost"},
+			run: func(ctx context.Context, c *cli, args []string) error { return dispute(ctx, args, c.getenv, c.stdout) }},
 		{name: "run-distributed", synopsis: "[-bin DIR] [-bin-from program=DIR]", summary: "the broker, every service and the gateway as processes of their own binaries",
 			examples: []string{"make run-distributed", "marketplace run-distributed -bin bin"},
 			run: func(ctx context.Context, c *cli, args []string) error {

@@ -60,7 +60,7 @@ func pay(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	base := holder(ctx, bases, key, id)
+	base := holder(ctx, bases, key, "/v1/payment_intents/"+url.PathEscape(id))
 	call := func(method, path string, body io.Reader, out any) (int, error) {
 		req, err := http.NewRequestWithContext(ctx, method, base+path, body)
 		if err != nil {
@@ -113,12 +113,13 @@ func pay(ctx context.Context, args []string, getenv func(string) string, stdout 
 	return nil
 }
 
-// holder is the simulator among bases that holds the intent; when none does
-// (or none answers), the first, whose answer then says why.
-func holder(ctx context.Context, bases []string, key, intent string) string {
+// holder is the simulator among bases that holds the object of path (GET
+// answers 200); when none does (or none answers), the first, whose answer
+// then says why.
+func holder(ctx context.Context, bases []string, key, path string) string {
 	for _, base := range bases {
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/payment_intents/"+url.PathEscape(intent), nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
 		if err != nil {
 			cancel()
 			continue

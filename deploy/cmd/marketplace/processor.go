@@ -23,8 +23,11 @@ import (
 // intents with PROCESSOR_SECRET_KEY (and the publishable key
 // PROCESSOR_PUBLISHABLE_KEY with a client secret), and sends its webhooks,
 // signed with PROCESSOR_WEBHOOK_SECRET, to -webhook (PROCESSOR_WEBHOOK_URL):
-// the gateway's POST /processor/webhook. Its intents and its URL (for
-// `marketplace pay`) live in -data.
+// the gateway's POST /processor/webhook; those of refunds, disputes and
+// payouts are queued, and PROCESSOR_SIMULATOR_WEBHOOK_DELAY (e.g. 5s)
+// postpones them for demos. Its intents, refunds, disputes, payouts, queued
+// webhooks and its URL (for `marketplace pay` and `marketplace dispute`)
+// live in -data.
 func processorCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := program.Load(getenv)
 	if err != nil {
@@ -66,9 +69,13 @@ func processorCmd(ctx context.Context, args []string, getenv func(string) string
 			}
 		}
 	}
+	delay, err := processor.WebhookDelay(getenv)
+	if err != nil {
+		return fmt.Errorf("processor: %w", err)
+	}
 	logger := cfg.Logger(stdout).With("program", "processor")
 	sim, err := processor.NewSimulator(processor.SimulatorConfig{SecretKey: key, PublishableKey: pk, WebhookURL: *webhook,
-		WebhookSecret: secret, Dir: *dir, Logger: logger})
+		WebhookSecret: secret, Dir: *dir, Logger: logger, WebhookDelay: delay})
 	if err != nil {
 		return fmt.Errorf("processor: %w", err)
 	}
