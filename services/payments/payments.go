@@ -69,6 +69,7 @@ type svc struct {
 	publishableKey string
 	intents        *storage.Intents
 	processed      *storage.Processed
+	transfers      *storage.Transfers
 	// failureRead, when set (tests), runs in a failure's transaction between
 	// reading the intent's status and writing its document.
 	failureRead func()
@@ -94,6 +95,7 @@ func newSvc(env service.Env) *svc {
 		publishableKey: settings.PublishableKey,
 		intents:        storage.NewIntents(env.DB),
 		processed:      storage.NewProcessed(env.DB),
+		transfers:      storage.NewTransfers(env.DB),
 	}
 	if s.webhookSecret == "" {
 		env.Logger.Warn(EnvWebhookSecret + " is not set: every webhook delivery will be refused")
@@ -117,6 +119,13 @@ func (s *svc) built() *service.Built {
 			ops.NewMutation("customers.checkout.createPaymentIntent", ops.Customer,
 				"Start paying for the caller's cart lines of a store: creates the processor's payment intent for the lines plus the delivery fee, with the metadata the webhook turns into the order.",
 				s.createPaymentIntent),
+			// The payouts service's transfers through the processor (transfers.go).
+			ops.NewMutation(contract.OpCreateTransfer, ops.Internal,
+				"Send a payout's net amount (fils) to the store's bank account through the processor, once per payout id (a second call answers the first transfer); the processor's refusal is FAILED_PRECONDITION (nothing sent), the processor unreachable UNAVAILABLE (call again: the same transfer is asked).",
+				s.createTransfer, ops.CalledBy("payouts")),
+			ops.NewQuery(contract.OpGetMoneyFacts, ops.Internal,
+				"What this service has of disputes (by dispute id) and transfers (by payout id); unknown ids absent (the payouts service settles payouts only as confirmed here).",
+				s.getMoneyFacts, ops.CalledBy("payouts", "customers")),
 		).WithResolvers(ops.Resolvers{Customer: s.customers.CustomerRef}),
 		// The gateway forwards exactly these (GET /ops lists them); a refusal
 		// of its own (rate limit, payments unreachable) keeps the webhook's

@@ -197,6 +197,9 @@ func (s *svc) process(ctx context.Context, body []byte, header string) answer {
 		s.env.Logger.WarnContext(ctx, "webhook body refused", "err", err)
 		return failure(err, "")
 	}
+	if domain.TransferOutcome(ev.Type) != "" { // a payout's transfer: not a payment intent
+		return s.payoutEvent(ctx, ev)
+	}
 	var handle func(context.Context, *event, *paymentIntent) answer
 	already := textEventAlreadyProcessed
 	switch ev.Type {
