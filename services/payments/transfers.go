@@ -31,11 +31,11 @@ func TransferKey(payoutID string) string { return "payout:" + payoutID }
 
 // Plain-text bodies of the payout webhooks' 200 answers.
 const (
-	textTransferPaid     = "Transfer paid"
-	textTransferFailed   = "Transfer failed"
-	textTransferSettled  = "Transfer already settled"
-	textTransferNotOurs  = "Payout not sent by the marketplace: ignored"
-	textTransferUnknown  = "Unknown transfer: ignored"
+	textTransferPaid       = "Transfer paid"
+	textTransferFailed     = "Transfer failed"
+	textTransferSettled    = "Transfer already settled"
+	textTransferNotOurs    = "Payout not sent by the marketplace: ignored"
+	textTransferUnknown    = "Unknown transfer: ignored"
 	reasonProcessorRefused = "processor_refused"
 )
 
