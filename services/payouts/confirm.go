@@ -190,6 +190,10 @@ func deliveredOrderOf(env events.Envelope) string {
 // answer (the batch is then handled one event at a time, and each such event
 // asks again alone, spends its attempts and is parked).
 func (s *svc) prepare(ctx context.Context, envs []events.Envelope) (context.Context, error) {
+	ctx, err := s.prepareTransfers(ctx, envs) // transfers.go
+	if err != nil {
+		return nil, err
+	}
 	var orderIDs, storeIDs []string
 	c := &confirmed{asked: map[string]bool{}, storesAsked: map[string]bool{}}
 	for _, env := range envs {

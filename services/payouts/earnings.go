@@ -8,6 +8,7 @@ import (
 
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
+	"marketplace/libs/contracts/payments"
 	contract "marketplace/libs/contracts/payouts"
 	"marketplace/libs/events"
 	"marketplace/libs/ids"
@@ -20,7 +21,7 @@ import (
 // deliveries) until ctx ends.
 func (s *svc) consume(ctx context.Context) error {
 	return events.RunConsumer(ctx, events.ConsumerConfig{
-		Brokers: s.env.Brokers, GroupID: GroupID, Topics: []string{catalog.Topic, customers.TopicOrders},
+		Brokers: s.env.Brokers, GroupID: GroupID, Topics: []string{catalog.Topic, customers.TopicOrders, payments.Topic},
 		DB: s.env.DB, Handler: s.onEvent, Handles: consumed, Prepare: s.prepare, Publisher: s.env.Publisher, Logger: s.env.Logger, Status: s.status,
 		AfterCommit: s.env.Relay.Kick,
 	})
@@ -28,7 +29,8 @@ func (s *svc) consume(ctx context.Context) error {
 
 // consumed are the events the consumer follows, in the versions onEvent
 // reads.
-var consumed = events.Versions{catalog.EventStoreCreated: {1}, catalog.EventStoreUpdated: {1}, customers.EventOrderStatusChanged: {1}}
+var consumed = events.Versions{catalog.EventStoreCreated: {1}, catalog.EventStoreUpdated: {1}, customers.EventOrderStatusChanged: {1},
+	payments.EventTransferPaid: {1}, payments.EventTransferFailed: {1}}
 
 // onEvent is the consumer's handler: ctx is its transaction, which also
 // records the event id as processed. Other event types are not ours.
@@ -57,6 +59,14 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 		// Only which order was delivered is taken from the event: the
 		// customers service confirms the rest (confirm.go).
 		return s.onDelivered(ctx, env, d)
+	case payments.EventTransferPaid, payments.EventTransferFailed:
+		var d payments.Transfer
+		if err := events.DecodeData(env, &d); err != nil {
+			return err
+		}
+		// Only which payout's transfer settled is taken from the event:
+		// the payments service confirms how (transfers.go).
+		return s.onTransferSettled(ctx, env, d.PayoutID)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
+	"marketplace/libs/contracts/payments"
 	contract "marketplace/libs/contracts/payouts"
 	"marketplace/libs/contracts/platformconfig"
 	"marketplace/libs/events"
@@ -26,8 +27,8 @@ import (
 var Module = service.Module{
 	Name: contract.Service, Build: build,
 	Publishes: []string{contract.TopicPayouts, contract.TopicWallets},
-	Consumes:  []string{catalog.Topic, customers.TopicOrders},
-	Calls:     []string{catalog.Service, platformconfig.Service, customers.Service},
+	Consumes:  []string{catalog.Topic, customers.TopicOrders, payments.Topic},
+	Calls:     []string{catalog.Service, platformconfig.Service, customers.Service, payments.Service},
 	Settings:  func() any { return &Settings{} },
 }
 
@@ -68,6 +69,11 @@ type svc struct {
 	// orderFacts asks the customers service about orders (confirm.go); a
 	// stub in unit tests.
 	orderFacts func(ctx context.Context, orderIDs []string) (map[string]customers.OrderFacts, error)
+	// createTransfer and transferFacts ask the payments service for a
+	// payout's transfer through the processor and about transfers by payout
+	// id (transfers.go); stubs in unit tests.
+	createTransfer func(ctx context.Context, args payments.TransferArgs) (*payments.Transfer, error)
+	transferFacts  func(ctx context.Context, payoutIDs []string) (map[string]payments.Transfer, error)
 	// unconfirmed counts delivered-order events the customers service did
 	// not confirm (confirm.go).
 	unconfirmed metric.Int64Counter
@@ -112,6 +118,15 @@ func newSvc(env service.Env, interval time.Duration) *svc {
 	s.storeOf = s.catalog.Store
 	s.orderFacts = customers.NewClient(env.Calls).OrderFacts
 	s.contacts = s.catalog.StoreContacts
+	pay := payments.NewClient(env.Calls)
+	s.createTransfer = pay.CreateTransfer
+	s.transferFacts = func(ctx context.Context, payoutIDs []string) (map[string]payments.Transfer, error) {
+		f, err := pay.MoneyFacts(ctx, payments.MoneyFactsArgs{PayoutIDs: payoutIDs})
+		if err != nil {
+			return nil, err
+		}
+		return f.Transfers, nil
+	}
 	s.unconfirmed = newUnconfirmedCounter()
 	s.unconfirmedStores = newUnconfirmedStoresCounter()
 	return s
@@ -158,9 +173,11 @@ func (s *svc) registry() *ops.Registry {
 		ops.NewMutation("admins.payoutOperations.markPayoutAsProcessing", ops.Admin,
 			"Mark an approved payout as being paid (approved to processing); returns the payout. Needs confirmHandover: true for a payout of a store handed over since its request, as approvePayout.", s.markPayoutAsProcessing),
 		ops.NewMutation("admins.payoutOperations.completePayout", ops.Admin,
-			"Complete a payout being paid (processing to completed); returns the payout. Needs confirmHandover: true for a payout of a store handed over since its request, as approvePayout.", s.completePayout),
+			"Complete a payout being paid (processing to completed); returns the payout. Needs confirmHandover: true for a payout of a store handed over since its request, as approvePayout. A payout sent through the processor whose transfer is pending is FAILED_PRECONDITION processor_transfer_pending (settled: processor_transfer_settled): the processor's outcome settles it.", s.completePayout),
 		ops.NewMutation("admins.payoutOperations.markPayoutAsFailed", ops.Admin,
-			"Mark an approved or processing payout failed, optionally restoring its amount; returns the payout.", s.markPayoutAsFailed),
+			"Mark an approved or processing payout failed, optionally restoring its amount; returns the payout. A payout sent through the processor whose transfer is pending is FAILED_PRECONDITION processor_transfer_pending (settled: processor_transfer_settled): the processor's outcome settles it.", s.markPayoutAsFailed),
+		ops.NewMutation("admins.payoutOperations.sendPayoutThroughProcessor", ops.Admin,
+			"Send an approved payout's net amount to the store's bank account (the payout's bankDetails) through the payment processor, and mark it processing (method third_party, the processor's transfer id as transactionReference); returns the payout. The processor's outcome completes the payout, or fails it with its amount restored to the available balance (by \"processor\" in its history). Calling again is safe: the same transfer is sent once. The processor refusing the transfer is FAILED_PRECONDITION (details.reason processor_refused; nothing sent), unreachable UNAVAILABLE (call again). Needs confirmHandover: true for a payout of a store handed over since its request, as markPayoutAsProcessing.", s.sendPayoutThroughProcessor),
 		ops.NewMutation("admins.payoutOperations.adjustWalletBalance", ops.Admin,
 			"Adjust a store's wallet, with a reason kept in the ledger; returns the wallet. move_pending_to_available releases held earnings before their hold (pendingBalanceHoldDays) is over, oldest first: in development, what makes a new store's earnings payable at once.", s.adjustWalletBalance),
 		ops.NewQuery("admins.payoutOperations.reconcileWallet", ops.Admin,

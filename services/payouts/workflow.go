@@ -201,6 +201,10 @@ func (s *svc) markPayoutAsFailed(ctx context.Context, a *failArgs) (*Payout, err
 // a payout of a store handed over since its request needs confirmHandover.
 // It returns the payout after the move.
 func (s *svc) movePayout(ctx context.Context, m moveArgs) (*Payout, error) {
+	// A payout sent through the processor: its transfer first (transfers.go).
+	if err := s.transferOfPayout(ctx, m.payoutID, &m.MoveArgs); err != nil {
+		return nil, err
+	}
 	if domain.PaysOut(m.Move) {
 		var err error
 		if m.OwnerNow, m.OwnerAsked, err = s.ownerNowOfPayout(ctx, m.payoutID); err != nil {
@@ -267,7 +271,7 @@ func (s *svc) applyMove(ctx context.Context, payoutID string, m domain.MoveArgs)
 		}
 	}
 	eventAdmin := m.AdminID
-	if m.Move == domain.MoveHandover {
+	if m.Move == domain.MoveHandover || m.AdminID == domain.ProcessorActor {
 		eventAdmin = "" // no administrator moved it
 	}
 	if _, err := s.env.Outbox.Add(ctx, contract.TopicPayouts, m.Move.Event(), p.ID, p.Event(from, eventAdmin)); err != nil {

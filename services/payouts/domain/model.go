@@ -158,8 +158,14 @@ type Payout struct {
 	// a requested payout was then cancelled, one approved or processing
 	// flagged.
 	HandedOverAt *int64 `bson:"handedOverAt,omitempty"`
-	CreationTime int64  `bson:"creationTime"`
-	UpdatedAt    int64  `bson:"updatedAt"`
+	// TransferAskedAt is when an administrator first sent the payout
+	// through the processor (sendPayoutThroughProcessor), recorded before
+	// the processor is asked; TransferID is the processor's transfer (po_…)
+	// once recorded on the payout (domain/transfer.go).
+	TransferAskedAt *int64 `bson:"transferAskedAt,omitempty"`
+	TransferID      string `bson:"transferId,omitempty"`
+	CreationTime    int64  `bson:"creationTime"`
+	UpdatedAt       int64  `bson:"updatedAt"`
 }
 
 // Owner is the store's owner when p was requested (its requester: only the

@@ -48,6 +48,17 @@ type MoveArgs struct {
 	// it was asked.
 	OwnerNow   string
 	OwnerAsked bool
+	// TransferID, on a move that records the processor's transfer
+	// (sendPayoutThroughProcessor's processing, the processor's completion
+	// or failure: transfer.go), is its id. Such a move pays nothing out by
+	// itself: who the store's owner is was checked when the transfer was
+	// asked.
+	TransferID string
+	// TransferStatus is the payout's transfer as the payments service
+	// answered just before a move by hand of a payout sent through the
+	// processor ("" when it has none); TransferAsked says it was asked.
+	TransferStatus string
+	TransferAsked  bool
 }
 
 // HandoverActor is the history's "by" of what a handover did to a payout:
@@ -67,18 +78,22 @@ func (p *Payout) Apply(m MoveArgs, now int64) (from string, err error) {
 		return "", Refusal(m.Move, p.ID, from)
 	}
 	h := HistoryEntry{Action: string(m.Move), From: from, To: m.Move.To(), By: m.AdminID, At: now, Notes: m.Notes}
-	if PaysOut(m.Move) {
-		if !m.OwnerAsked { // created meanwhile: the store's owner was not asked
-			return "", ChangedMeanwhile(p.ID)
+	if m.TransferID != "" {
+		if p.TransferID != "" && p.TransferID != m.TransferID {
+			return "", OtherTransfer(p, m.TransferID)
 		}
-		if HandedOver(p.Owner(), m.OwnerNow, p.HandedOverAt != nil) {
-			if !m.ConfirmHandover {
-				return "", HandedOverRefusal(m.Move, p, m.OwnerNow)
+		p.TransferID = m.TransferID
+	} else {
+		if err := p.checkByHand(m); err != nil {
+			return "", err
+		}
+		if PaysOut(m.Move) {
+			confirmed, err := p.checkOwner(m, now)
+			if err != nil {
+				return "", err
 			}
-			confirmed := true
-			h.HandoverConfirmed = &confirmed
-			if p.HandedOverAt == nil {
-				p.HandedOverAt = &now
+			if confirmed {
+				h.HandoverConfirmed = &confirmed
 			}
 		}
 	}
@@ -115,6 +130,26 @@ func (p *Payout) Apply(m MoveArgs, now int64) (from string, err error) {
 	p.Status, p.UpdatedAt = m.Move.To(), now
 	p.History = append(p.History, h)
 	return from, nil
+}
+
+// checkOwner is the check of a move that pays out: the store's owner now
+// (m.OwnerNow, asked) is the one who requested it, or the administrator
+// confirmed paying a store handed over since (confirmed: then the payout is
+// flagged handed over, once).
+func (p *Payout) checkOwner(m MoveArgs, now int64) (confirmed bool, err error) {
+	if !m.OwnerAsked { // created meanwhile: the store's owner was not asked
+		return false, ChangedMeanwhile(p.ID)
+	}
+	if !HandedOver(p.Owner(), m.OwnerNow, p.HandedOverAt != nil) {
+		return false, nil
+	}
+	if !m.ConfirmHandover {
+		return false, HandedOverRefusal(m.Move, p, m.OwnerNow)
+	}
+	if p.HandedOverAt == nil {
+		p.HandedOverAt = &now
+	}
+	return true, nil
 }
 
 // HandoverAction is what the handover of its store to ownerNow does to p:

@@ -61,6 +61,11 @@ func (r *Payouts) Update(ctx context.Context, id string, fn func(*domain.Payout)
 		}
 		if update != nil {
 			filter["status"] = before.Status
+			if before.TransferAskedAt == nil {
+				// A move judged on a payout not sent through the processor
+				// must not land on one sent meanwhile (domain/transfer.go).
+				filter["transferAskedAt"] = bson.M{"$exists": false}
+			}
 			res, err := r.db.Collection(PayoutsColl).UpdateOne(ctx, filter, update)
 			if err != nil {
 				return err
