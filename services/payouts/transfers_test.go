@@ -408,11 +408,15 @@ func TestPaymentsDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, move := range []func() (*Payout, error){
-		func() (*Payout, error) { return ts.approvePayout(adminCtx(), &payoutArgs{PayoutID: other, AdminUserID: "admin-1"}) },
+		func() (*Payout, error) {
+			return ts.approvePayout(adminCtx(), &payoutArgs{PayoutID: other, AdminUserID: "admin-1"})
+		},
 		func() (*Payout, error) {
 			return ts.markPayoutAsProcessing(adminCtx(), &processingArgs{PayoutID: other, AdminUserID: "admin-1", ProcessingMethod: "manual"})
 		},
-		func() (*Payout, error) { return ts.completePayout(adminCtx(), &completeArgs{PayoutID: other, AdminUserID: "admin-1"}) },
+		func() (*Payout, error) {
+			return ts.completePayout(adminCtx(), &completeArgs{PayoutID: other, AdminUserID: "admin-1"})
+		},
 	} {
 		if _, err := move(); err != nil {
 			t.Fatalf("a payout moved by hand: %v", err)
