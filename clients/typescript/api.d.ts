@@ -370,7 +370,10 @@ export declare const api: {
       /**
        * Complete a payout being paid (processing to completed); returns the
        * payout. Needs confirmHandover: true for a payout of a store handed
-       * over since its request, as approvePayout.
+       * over since its request, as approvePayout. A payout sent through the
+       * processor whose transfer is pending is FAILED_PRECONDITION
+       * processor_transfer_pending (settled: processor_transfer_settled): the
+       * processor's outcome settles it.
        *
        * Mutation; access `admin`. Runs as `admins/payoutOperations:completePayout` (POST /api/run/admins/payoutOperations/completePayout).
        */
@@ -572,7 +575,10 @@ export declare const api: {
       >;
       /**
        * Mark an approved or processing payout failed, optionally restoring its
-       * amount; returns the payout.
+       * amount; returns the payout. A payout sent through the processor whose
+       * transfer is pending is FAILED_PRECONDITION processor_transfer_pending
+       * (settled: processor_transfer_settled): the processor's outcome settles
+       * it.
        *
        * Mutation; access `admin`. Runs as `admins/payoutOperations:markPayoutAsFailed` (POST /api/run/admins/payoutOperations/markPayoutAsFailed).
        */
@@ -830,6 +836,81 @@ export declare const api: {
         {
           released: number;
           amount: number;
+        } | null
+      >;
+      /**
+       * Send an approved payout's net amount to the store's bank account (the
+       * payout's bankDetails) through the payment processor, and mark it
+       * processing (method third_party, the processor's transfer id as
+       * transactionReference); returns the payout. The processor's outcome
+       * completes the payout, or fails it with its amount restored to the
+       * available balance (by "processor" in its history). Calling again is
+       * safe: the same transfer is sent once. The processor refusing the
+       * transfer is FAILED_PRECONDITION (details.reason processor_refused;
+       * nothing sent), unreachable UNAVAILABLE (call again). Needs
+       * confirmHandover: true for a payout of a store handed over since its
+       * request, as markPayoutAsProcessing.
+       *
+       * Mutation; access `admin`. Runs as `admins/payoutOperations:sendPayoutThroughProcessor` (POST /api/run/admins/payoutOperations/sendPayoutThroughProcessor).
+       */
+      sendPayoutThroughProcessor: FunctionReference<
+        "mutation",
+        "public",
+        {
+          payoutId: string;
+          adminUserId: string;
+          /** multi-line text */
+          adminNotes?: string | null;
+          confirmHandover?: boolean | null;
+        },
+        {
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          storeName: string;
+          storeOwnerName: string;
+          storeOwnerPhone: string;
+          requestedAmount: number;
+          processingFee: number;
+          netAmount: number;
+          bankDetails: {
+            IBAN: string;
+            bankName: string;
+            accountHolderName: string;
+          };
+          status: string;
+          requestDate: number;
+          approvedDate: number | null;
+          requestedBy: string;
+          currentWalletBalance: number;
+          totalEarnings: number;
+          totalOrders: number;
+          handedOverAt: number | null;
+          handedOver: boolean;
+          approvedBy: string | null;
+          processingDate: number | null;
+          processingMethod: string | null;
+          transactionReference: string | null;
+          completedDate: number | null;
+          rejectedDate: number | null;
+          rejectionReason: string | null;
+          failedDate: number | null;
+          failureReason: string | null;
+          balanceRestored: boolean;
+          adminNotes?: string | null;
+          history: Array<{
+            action: string;
+            from: string | null;
+            to: string;
+            by: string;
+            at: number;
+            notes?: string | null;
+            reason?: string | null;
+            method?: string | null;
+            reference?: string | null;
+            restoreBalance?: boolean | null;
+            handoverConfirmed?: boolean | null;
+          }>;
         } | null
       >;
     };

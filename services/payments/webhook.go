@@ -11,7 +11,9 @@ package payments
 //	     on (JSON { message: "Unhandled event type", eventType }), or it is a
 //	     failure or cancellation of a payment intent already settled (succeeded
 //	     or canceled: "Payment intent already settled", nothing written or
-//	     published; intentstate.go has the rules). Text bodies are
+//	     published; intentstate.go has the rules), or a payout event
+//	     (payout.paid, payout.failed: transfers.go) that settled its transfer,
+//	     found it settled, or names no transfer of ours. Text bodies are
 //	     text/plain, JSON bodies application/json. A payment that does not fit
 //	     its cart is handled too: the order is created held for review (a paid
 //	     amount or currency that does not match it, or no cart lines of the store
