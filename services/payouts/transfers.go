@@ -52,10 +52,14 @@ func (s *svc) sendPayoutThroughProcessor(ctx context.Context, a *sendArgs) (*Pay
 		return nil, err
 	}
 	// 1. The ask, recorded before the processor hears of it: from now on a
-	// move by hand asks the payments service first.
+	// move by hand asks the payments service first. It commits on its own
+	// even inside a keyed call's transaction (DB.Joined), which would hold it
+	// until its end and drop it with a failure after the transfer was asked.
 	var p *domain.Payout
 	send := false
-	err = s.tx(ctx, "the payout", func(ctx context.Context) error {
+	dctx, dcancel := detached(ctx)
+	defer dcancel()
+	err = s.tx(dctx, "the payout", func(ctx context.Context) error {
 		var err error
 		p, err = s.payouts.Update(ctx, a.PayoutID, func(p *domain.Payout) (err error) {
 			send, err = p.AskTransfer(m, s.nowMs())
@@ -117,6 +121,15 @@ func (s *svc) sendPayoutThroughProcessor(ctx context.Context, a *sendArgs) (*Pay
 	}
 	_ = s.nameStores(ctx, []*PayoutItem{&out.PayoutItem}, false) // committed: never an error now
 	return out, nil
+}
+
+// detached is a context for a transaction of its own, outside any the
+// caller's ctx is in, within ctx's deadline.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(context.Background(), d)
+	}
+	return context.WithTimeout(context.Background(), transferTimeout)
 }
 
 // payoutView is the payout as an administrator's move answers it, read now.
@@ -239,9 +252,11 @@ func (s *svc) transferOf(ctx context.Context, payoutID string) (*payments.Transf
 }
 
 // onTransferSettled settles a payout sent through the processor as the
-// payments service has its transfer (domain.ProcessorMoves). It runs in the
-// consumer's transaction; a redelivery finds the payout settled and does
-// nothing.
+// payments service has its transfer (domain.ProcessorMoves). The payments
+// service's word is enough even where the ask is not recorded here: only
+// this service asks it for transfers, each for one payout's store and net
+// amount (checked). It runs in the consumer's transaction; a redelivery
+// finds the payout settled and does nothing.
 func (s *svc) onTransferSettled(ctx context.Context, env events.Envelope, payoutID string) error {
 	skip := func(msg string, args ...any) error {
 		s.env.Logger.WarnContext(ctx, "payouts: "+msg, append([]any{"eventId", env.ID, "type", env.Type, "payoutId", payoutID}, args...)...)
@@ -264,8 +279,6 @@ func (s *svc) onTransferSettled(ctx context.Context, env events.Envelope, payout
 	switch {
 	case p == nil:
 		return skip("a transfer of a payout this service does not have: nothing done", "transferId", f.TransferID)
-	case p.TransferAskedAt == nil:
-		return skip("a transfer of a payout never sent through the processor: nothing done", "transferId", f.TransferID, "status", p.Status)
 	case f.TransferID == "" && f.Status != payments.TransferPending:
 		return fmt.Errorf("%s %s: the payments service's transfer of payout %s is %s without a processor id", env.Type, env.ID, payoutID, f.Status)
 	case f.StoreID != p.StoreID || f.Amount != p.NetAmount || (p.TransferID != "" && f.TransferID != p.TransferID):

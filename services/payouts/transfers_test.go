@@ -350,26 +350,22 @@ func TestTransferSettledWhileTheMoveIsMissing(t *testing.T) {
 }
 
 // Events the payments service does not back change nothing: no such
-// transfer, a payout never sent through the processor; a transfer that
-// disagrees with its payout is the event's error (parked for an operator).
+// transfer (the event's claims are not read); a transfer payments confirms
+// settles the payout even if its ask was not recorded here (only this
+// service's createTransfer makes one, for this payout's store and net
+// amount); a transfer that disagrees with its payout is the event's error
+// (parked for an operator).
 func TestTransferEventsNotBackedByPayments(t *testing.T) {
 	w := newTransferWorld(t)
 	ts := w.ts
-	// Never sent: payments has nothing; and were it to, the payout was not sent.
-	w.transferEvent(t, payments.EventTransferPaid, payments.Transfer{PayoutID: w.payout, Status: "paid"})
-	ts.mu.Lock()
-	w.pay.transfers[w.payout] = payments.Transfer{TransferID: "po_x", PayoutID: w.payout, StoreID: w.store, Amount: 14800, Status: payments.TransferPaid}
-	ts.mu.Unlock()
-	w.transferEvent(t, payments.EventTransferPaid, payments.Transfer{PayoutID: w.payout})
+	w.transferEvent(t, payments.EventTransferPaid, payments.Transfer{PayoutID: w.payout, TransferID: "po_9", StoreID: w.store, Amount: 14800, Status: "paid"})
 	if doc := ts.payoutDoc(t, w.payout); doc.Status != domain.StatusApproved {
 		t.Fatalf("payout %+v", doc)
 	}
 	w.transferEvent(t, payments.EventTransferPaid, payments.Transfer{PayoutID: "not-a-payout"})
+	w.transferEvent(t, payments.EventTransferPaid, payments.Transfer{PayoutID: ids.New("payouts")})
 
 	// A transfer of another amount than the payout's net.
-	ts.mu.Lock()
-	delete(w.pay.transfers, w.payout)
-	ts.mu.Unlock()
 	w.send(t)
 	ts.mu.Lock()
 	tr := w.pay.transfers[w.payout]
@@ -434,3 +430,37 @@ func TestPaymentsDown(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// Inside a keyed call's transaction (DB.Joined, as libs/ops runs a mutation
+// with an Idempotency-Key): the ask commits on its own, so a call failing
+// after the transfer was asked still leaves moves by hand refused; a call
+// that succeeds commits as a whole.
+func TestSendInsideAKeyedCall(t *testing.T) {
+	w := newTransferWorld(t)
+	ts := w.ts
+	keyed := func() error {
+		return ts.db.Joined(adminCtx(), func(ctx context.Context) error {
+			_, err := ts.sendPayoutThroughProcessor(ctx, &sendArgs{PayoutID: w.payout, AdminUserID: "admin-1"})
+			return err
+		})
+	}
+	w.pay.loseReply = true
+	if err := keyed(); !apperr.Is(err, apperr.Unavailable) {
+		t.Fatalf("answer lost: %v", err)
+	}
+	if doc := ts.payoutDoc(t, w.payout); doc.TransferAskedAt == nil || doc.Status != domain.StatusApproved {
+		t.Fatalf("the ask was rolled back with the call: %+v", doc)
+	}
+	_, err := ts.markPayoutAsFailed(adminCtx(), &failArgs{PayoutID: w.payout, AdminUserID: "admin-1", FailureReason: "x", RestoreBalance: ptrTo(true)})
+	if apperr.From(err).Details["reason"] != domain.ReasonTransferPending {
+		t.Fatalf("failing by hand: %v", err)
+	}
+	w.pay.loseReply = false
+	if err := keyed(); err != nil {
+		t.Fatal(err)
+	}
+	if doc := ts.payoutDoc(t, w.payout); doc.Status != domain.StatusProcessing || doc.TransferID != "po_1" {
+		t.Fatalf("payout %+v", doc)
+	}
+	ts.reconciled(t, w.store)
+}
