@@ -142,20 +142,20 @@ func processorRefused(err error) (*stripe.Error, bool) {
 	return se, c >= 400 && c < 500 && c != http.StatusUnauthorized && c != http.StatusForbidden && c != http.StatusTooManyRequests
 }
 
-// getMoneyFacts is payments.money.getFacts: what this service has of
-// transfers (by payout id); unknown ids are absent.
-func (s *svc) getMoneyFacts(ctx context.Context, a *contract.MoneyFactsArgs) (*contract.MoneyFacts, error) {
-	out := &contract.MoneyFacts{Disputes: map[string]contract.Dispute{}, Transfers: map[string]contract.Transfer{}}
-	if len(a.PayoutIDs) > 0 {
-		ts, err := s.transfers.Of(ctx, a.PayoutIDs)
-		if err != nil {
-			return nil, err
-		}
-		for i := range ts {
-			out.Transfers[ts[i].PayoutID] = ts[i].Contract()
-		}
+// addTransferFacts adds to out the transfers of payoutIDs this service has,
+// by payout id (payments.money.getFacts: moneyfacts.go).
+func (s *svc) addTransferFacts(ctx context.Context, payoutIDs []string, out map[string]contract.Transfer) error {
+	if len(payoutIDs) == 0 {
+		return nil
 	}
-	return out, nil
+	ts, err := s.transfers.Of(ctx, payoutIDs)
+	if err != nil {
+		return err
+	}
+	for i := range ts {
+		out[ts[i].PayoutID] = ts[i].Contract()
+	}
+	return nil
 }
 
 // processorPayout is the data.object of the payout.* events.
