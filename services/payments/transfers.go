@@ -130,16 +130,22 @@ func (s *svc) createTransfer(ctx context.Context, args *transferArgs) (*contract
 }
 
 // processorRefused reports an error that is the processor's refusal of what
-// was asked (a 4xx other than our key refused or a rate limit): asking again
-// will not change it. Anything else (unreachable, 5xx, 401/403, 429) may
-// pass later.
+// was asked (a 4xx other than our key refused, a rate limit, a concurrent
+// request with the same key or a key conflict): asking again will not change
+// it, and the processor made nothing. Anything else (unreachable, 5xx,
+// 401/403, 409, 429, an idempotency error) may pass later, or may hide a
+// payout the processor made: the transfer is kept.
 func processorRefused(err error) (*stripe.Error, bool) {
 	var se *stripe.Error
-	if !errors.As(err, &se) {
-		return nil, false
+	if !errors.As(err, &se) || se.Type == stripe.ErrorTypeIdempotency {
+		return se, false
 	}
-	c := se.HTTPStatusCode
-	return se, c >= 400 && c < 500 && c != http.StatusUnauthorized && c != http.StatusForbidden && c != http.StatusTooManyRequests
+	switch c := se.HTTPStatusCode; c {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusConflict, http.StatusTooManyRequests:
+		return se, false
+	default:
+		return se, c >= 400 && c < 500
+	}
 }
 
 // addTransferFacts adds to out the transfers of payoutIDs this service has,

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stripe/stripe-go/v86"
+
 	"marketplace/libs/apperr"
 	contract "marketplace/libs/contracts/payments"
 	"marketplace/libs/events"
@@ -426,5 +428,28 @@ func TestTransferOperationsOverTheContract(t *testing.T) {
 	// Not for outsiders.
 	if _, err := reg.Invoke(context.Background(), ops.Mutation, contract.OpCreateTransfer, raw, false); !apperr.Is(err, apperr.NotFound) {
 		t.Fatalf("an outsider's call: %v", err)
+	}
+}
+
+// Which processor errors are a refusal (nothing made: the transfer is
+// forgotten) and which may hide a payout it made (kept, UNAVAILABLE).
+func TestProcessorRefused(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&stripe.Error{HTTPStatusCode: 400, Type: stripe.ErrorTypeInvalidRequest}, true},
+		{&stripe.Error{HTTPStatusCode: 404, Type: stripe.ErrorTypeInvalidRequest}, true},
+		{&stripe.Error{HTTPStatusCode: 400, Type: stripe.ErrorTypeIdempotency}, false},
+		{&stripe.Error{HTTPStatusCode: 401}, false},
+		{&stripe.Error{HTTPStatusCode: 403}, false},
+		{&stripe.Error{HTTPStatusCode: 409}, false},
+		{&stripe.Error{HTTPStatusCode: 429}, false},
+		{&stripe.Error{HTTPStatusCode: 500, Type: stripe.ErrorTypeAPI}, false},
+		{io.ErrUnexpectedEOF, false},
+	} {
+		if _, got := processorRefused(c.err); got != c.want {
+			t.Errorf("processorRefused(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }
