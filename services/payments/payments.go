@@ -125,7 +125,7 @@ func (s *svc) built() *service.Built {
 				s.createTransfer, ops.CalledBy("payouts")),
 			ops.NewQuery(contract.OpGetMoneyFacts, ops.Internal,
 				"What this service has of disputes (by dispute id) and transfers (by payout id); unknown ids absent (the payouts service settles payouts only as confirmed here).",
-				s.getMoneyFacts, ops.CalledBy("payouts", "customers")),
+				s.getMoneyFacts, ops.CalledBy("payouts")),
 		).WithResolvers(ops.Resolvers{Customer: s.customers.CustomerRef}),
 		// The gateway forwards exactly these (GET /ops lists them); a refusal
 		// of its own (rate limit, payments unreachable) keeps the webhook's
