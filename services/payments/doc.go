@@ -13,6 +13,13 @@
 // kept (collection processedWebhookEvents, _id = event id), so a redelivery is
 // answered "already processed" without doing the work twice.
 //
-// The service has no public operations; the gateway forwards exactly the two
+// For the payouts service it sends a payout's net amount to the store's bank
+// account through the processor (internal payments.transfers.createTransfer,
+// once per payout), settles that transfer from the processor's payout.paid and
+// payout.failed webhooks (published as payment.transfer_paid and
+// payment.transfer_failed) and answers payments.money.getFacts (transfers.go,
+// docs/adr/0150-payouts-through-the-processor.md).
+//
+// Its one public operation is checkout's; the gateway forwards exactly the two
 // /processor routes to it.
 package payments

@@ -3,7 +3,9 @@
 // earnings of delivered orders held and then released, store owners' payout
 // requests and the administrators' workflow over them (approve, reject, mark
 // processing, complete, mark failed), what a store's handover does to them,
-// manual wallet adjustments and the payout statistics.
+// payouts sent through the processor (sendPayoutThroughProcessor, settled by
+// the payments service's transfer events), manual wallet adjustments and the
+// payout statistics.
 //
 // It is laid out as every service is (README.md lists its rules and the
 // tests that hold them):
@@ -21,8 +23,9 @@
 //	           reconcileWallet), workflow.go (requestPayout, the moves, the
 //	           work queue, statistics), earnings.go (the consumer, the release
 //	           of held earnings), confirm.go (asking the customers service and
-//	           the catalog what an event claims), handover.go, contacts.go,
-//	           view.go (the answers' shapes)
+//	           the catalog what an event claims), handover.go, transfers.go
+//	           (payouts through the processor), contacts.go, view.go (the
+//	           answers' shapes)
 //
 // Every balance change is one transaction holding the change (the domain's
 // rule, saved with a compare-and-set on the wallet as read), its wallet
