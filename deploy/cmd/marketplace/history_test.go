@@ -55,11 +55,14 @@ func TestWalletHistoryIsLinearizable(t *testing.T) {
 	r.run()
 	t.Logf("clients done in %s", time.Since(r.t0).Round(time.Millisecond))
 	r.finish()
-	t.Logf("%s history: %d operations by %d clients in %s (%d kills: %s); %d calls cut and retried (%d answers replayed), %d given up",
+	t.Logf("%s history: %d operations by %d clients in %s (%d kills: %s); %d calls cut and retried (%d answers replayed), %d given up; %s",
 		cfg.name, len(r.history), cfg.clients, time.Since(started).Round(time.Millisecond), len(r.kills), strings.Join(r.kills, ", "),
-		r.retried.Load(), r.replayed.Load(), r.abandoned.Load())
+		r.retried.Load(), r.replayed.Load(), r.abandoned.Load(), historySummary(r.history))
 	if len(r.kills) < cfg.kills {
 		t.Errorf("%d kills, want %d", len(r.kills), cfg.kills)
+	}
+	if r.abandoned.Load() == 0 {
+		t.Error("no call was given up: the unanswered path was not exercised")
 	}
 	if r.replayed.Load() == 0 {
 		t.Error("no call cut by a kill after its commit was answered by replay: the crash path was not exercised")
@@ -87,15 +90,16 @@ var (
 	historyLong  = historyConfig{name: "long", clients: 12, ops: 20_000, kills: 6, check: 20 * time.Minute, adjust: 30, request: 20, move: 30}
 )
 
-// historyFaults are the fault points the processes of the even segments
-// are armed with, in turn: the first keyed call of that operation kills it.
+// historyFaults are the fault points the processes started after a
+// SIGKILL are armed with, in turn: the first keyed call of that operation
+// kills the process, right before or right after its commit.
 var historyFaults = []string{
-	"after-commit:admins.payoutOperations.completePayout",
-	"before-commit:stores.payouts.requestPayout",
+	"after-commit:stores.payouts.requestPayout",
+	"before-commit:admins.payoutOperations.approvePayout",
 	"after-commit:admins.payoutOperations.adjustWalletBalance",
 	"after-commit:admins.payoutOperations.markPayoutAsFailed",
-	"before-commit:admins.payoutOperations.rejectPayout",
-	"after-commit:stores.payouts.requestPayout",
+	"before-commit:stores.payouts.requestPayout",
+	"after-commit:admins.payoutOperations.rejectPayout",
 }
 
 const historySecret = "wallet-history-test-dev-secret-0123456789"
@@ -156,11 +160,15 @@ func (r *historyRun) mint(sub string, roles ...string) string {
 	return tok
 }
 
-// start runs the process of segment k: armed with a fault point in the
-// even segments before the last kill.
+// armed reports whether the process of segment k (the one started after
+// the k-th kill) dies at a fault point: every other one, before the last
+// kill. The others are killed by the test.
+func (r *historyRun) armed(k int) bool { return k < r.cfg.kills && k%2 == 1 }
+
+// start runs the process of segment k.
 func (r *historyRun) start(k int) {
 	fault := ""
-	if k < r.cfg.kills && k%2 == 0 {
+	if r.armed(k) {
 		fault = historyFaults[(k/2)%len(historyFaults)]
 	}
 	p := startMarketplace(r.t, r.bin, append(r.env, "MARKETPLACE_FAULT="+fault))
@@ -209,10 +217,11 @@ func (r *historyRun) setup() {
 	}
 }
 
-// run lets the clients go and kills the process cfg.kills times, evenly
-// over the operations: a process armed with a fault point dies at it (or,
-// if that operation has not come by its turn, by SIGKILL); the others by
-// the test's SIGKILL. Each time it starts again on the same DATA_DIR.
+// run lets the clients go and kills the process cfg.kills times: by the
+// test's SIGKILL at evenly spread counts of operations done, and in
+// between at a fault point the process started after a SIGKILL is armed
+// with (or by SIGKILL at its turn, if that operation has not come). Each
+// time it starts again on the same DATA_DIR.
 func (r *historyRun) run() {
 	var wg sync.WaitGroup
 	for c := 0; c < r.cfg.clients; c++ {
@@ -250,7 +259,7 @@ func (r *historyRun) run() {
 				return
 			case err := <-p.done:
 				how = fmt.Sprintf("fault point (%v)", err)
-				if k >= r.cfg.kills || k%2 == 1 {
+				if !r.armed(k) {
 					r.t.Errorf("segment %d: the process died unasked: %v", k, err)
 				}
 				break wait
@@ -422,7 +431,9 @@ func (r *historyRun) do(client int, rng *rand.Rand, st historyStore, in walletIn
 				cut = true
 				r.retried.Add(1)
 			}
-			if signalled && rng.Intn(4) == 0 {
+			// The first call cut by the test's SIGKILL is given up, then one
+			// in four: an operation without an answer.
+			if signalled && (r.abandoned.Load() == 0 || rng.Intn(4) == 0) {
 				r.abandoned.Add(1)
 				op.Output, op.Return = walletOutput{}, math.MaxInt64
 				r.record(op, nil)
@@ -537,6 +548,42 @@ func classify(in walletInput, ans crashAnswer) (out walletOutput, retry bool, ba
 		return out, false, "refused for another reason"
 	}
 	return out, false, ""
+}
+
+// historySummary counts the operations by kind and outcome.
+func historySummary(h []porcupine.Operation) string {
+	counts, seen := map[string]int{}, map[string]bool{}
+	var kinds []string
+	for _, op := range h {
+		in, out := op.Input.(walletInput), op.Output.(walletOutput)
+		k := in.Kind
+		if in.Kind == opMove {
+			k = in.Move
+		}
+		if !seen[k] {
+			seen[k] = true
+			kinds = append(kinds, k)
+		}
+		switch {
+		case !out.Answered:
+			counts[k+" unanswered"]++
+		case out.Refusal != "":
+			counts[k+" "+out.Refusal]++
+		default:
+			counts[k+" ok"]++
+		}
+	}
+	var parts []string
+	for _, k := range kinds {
+		var ps []string
+		for _, o := range []string{"ok", refusalInsufficient, refusalPayoutStatus, refusalChanged, "unanswered"} {
+			if n := counts[k+" "+o]; n > 0 {
+				ps = append(ps, fmt.Sprintf("%d %s", n, o))
+			}
+		}
+		parts = append(parts, k+": "+strings.Join(ps, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func toFils(aed float64) int64 { return int64(math.Round(aed * 100)) }
