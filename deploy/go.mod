@@ -3,6 +3,7 @@ module marketplace/deploy
 go 1.26.7
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/creack/pty v1.1.24
 	github.com/fasthttp/websocket v1.5.8
 	github.com/getkin/kin-openapi v0.152.0
@@ -27,7 +28,6 @@ require (
 )
 
 require (
-	github.com/anishathalye/porcupine v1.3.1 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	golang.org/x/term v0.46.0 // indirect
 )

@@ -137,9 +137,10 @@ type historyRun struct {
 	signals map[int]bool  // generations the test killed with SIGKILL
 	kills   []string
 
-	stores  []historyStore
-	started atomic.Int64 // operations begun
-	done    atomic.Int64 // operations answered or given up
+	stores   []historyStore
+	started  atomic.Int64 // operations begun
+	done     atomic.Int64 // operations answered or given up
+	inflight atomic.Int64 // mutations sent and not answered
 
 	hmu        sync.Mutex
 	history    []porcupine.Operation
@@ -257,7 +258,7 @@ func (r *historyRun) run() {
 		if k < r.cfg.kills {
 			threshold = int64(k+1) * int64(r.cfg.ops) / int64(r.cfg.kills+1)
 		}
-		how := ""
+		how, due := "", time.Time{}
 	wait:
 		for {
 			select {
@@ -270,7 +271,15 @@ func (r *historyRun) run() {
 				}
 				break wait
 			case <-tick.C:
-				if threshold >= 0 && r.done.Load() >= threshold {
+				if threshold < 0 || r.done.Load() < threshold {
+					break
+				}
+				if due.IsZero() {
+					due = time.Now().Add(2 * time.Second)
+				}
+				// When a mutation is in flight, so that one is cut (for at
+				// most 2 s).
+				if r.inflight.Load() > 0 || time.Now().After(due) {
 					_ = p.cmd.Process.Kill() // SIGKILL
 					<-p.done
 					how = fmt.Sprintf("SIGKILL after %d operations", r.done.Load())
@@ -464,7 +473,13 @@ func (r *historyRun) do(client int, rng *rand.Rand, st historyStore, in walletIn
 	for {
 		url, gen, ended := r.current()
 		sent := r.now()
+		if key != "" {
+			r.inflight.Add(1)
+		}
 		ans, err := crashCall(url, token, path, args, key)
+		if key != "" {
+			r.inflight.Add(-1)
+		}
 		if err != nil {
 			if in.Kind == opRead {
 				return
