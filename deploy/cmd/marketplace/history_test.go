@@ -32,9 +32,12 @@ import (
 // may not have happened). The recorded history is checked against the
 // wallet's sequential specification (historymodel_test.go) with porcupine:
 // some order of the operations, each at an instant between its call and
-// its answer, must explain every answer. A failure writes porcupine's view
-// of the history (HTML) and names it. After the run every wallet
-// reconciles with its ledger.
+// its answer, must explain every answer. Reads a kill may have made stale
+// from the future (a commit seen a moment before it was durable,
+// docs/adr/0104-group-commit.md) are left out unless a later write of the
+// same process confirms them (confirmedReads). A failure writes
+// porcupine's view of the history (HTML) and names it. After the run every
+// wallet reconciles with its ledger.
 //
 // The short form runs in `make test` (4 clients, 500 operations, 2 kills);
 // HISTORY=long (make test-history) runs 12 clients, 20,000 operations and

@@ -28,9 +28,16 @@ import (
 //
 // To add an operation (a refund's reversal, a dispute, a payout through the
 // processor): give walletInput the arguments it needs, walletState the
-// balances it moves (copy-on-write, counted in hash and Equal), and add a
-// rule to walletRules; a refusal of a new kind is a new reason string. See
-// the ADR for the rules of refunds and disputes this is shaped for.
+// balances it moves (a Disputed balance; copy-on-write, counted in hash and
+// equal), and add a rule to walletRules; a refusal of a new kind is a new
+// reason string, checked in the rule before the others it overrides (a
+// request while Available < 0 is wallet_in_debt before insufficient_balance;
+// shortOf then lets a reversal take available below zero). A reversal of a
+// refund takes from pending first, then from available. An effect that
+// surely happens some time after its trigger (an event's reversal, a
+// transfer's outcome) needs a third kind of output beside answered and
+// unanswered: applied, answer unseen, whose step has only the rule's next
+// state.
 
 // Operation kinds.
 const (
