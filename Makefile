@@ -11,7 +11,7 @@ GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 MODDIRS = $(shell $(GO) list -m -f '{{.Dir}}')
 BIN := bin/marketplace
 
-.PHONY: help run run-distributed test test-mixed-versions build contracts-check contracts-accept workflows-check client console token sign-webhook pay dispute seed bench bench-engine bench-live fuzz fmt shape hooks
+.PHONY: help run run-distributed test test-history test-mixed-versions build contracts-check contracts-accept workflows-check client console token sign-webhook pay dispute seed bench bench-engine bench-live fuzz fmt shape hooks
 .DEFAULT_GOAL := help
 
 ## help: this list (each target's `##` comment)
@@ -69,6 +69,10 @@ test:
 	@$(MAKE) --no-print-directory workflows-check
 	cd tools/shape && GOWORK=off $(GO) test -count=1 ./...
 	$(GO) test -race -count=1 -timeout 28m $(PKGS)
+
+## test-history: the long wallet history check: 12 clients, 20,000 wallet operations on three stores while the all-in-one is killed (SIGKILL) 6 times, checked for linearizability with porcupine (make test runs a short one; docs/adr/0152-wallet-history-check.md)
+test-history:
+	HISTORY=long $(GO) test -count=1 -timeout 60m -run '^TestWalletHistoryIsLinearizable$$' -v ./deploy/cmd/marketplace
 
 ## hooks: turn on the repository's git hooks in this clone (.githooks/commit-msg: commit subjects at most 72 characters, docs/adr/0001)
 hooks:

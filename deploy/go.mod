@@ -3,6 +3,7 @@ module marketplace/deploy
 go 1.26.7
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/creack/pty v1.1.24
 	github.com/fasthttp/websocket v1.5.8
 	github.com/getkin/kin-openapi v0.152.0

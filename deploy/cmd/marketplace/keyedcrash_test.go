@@ -220,17 +220,23 @@ func (a crashAnswer) field(name string) any {
 
 var crashHTTP = &http.Client{Timeout: 30 * time.Second}
 
-// call sends a mutation (a query for the get* and list* operations) with
-// an Idempotency-Key when key is set.
+// call sends a mutation (a query for the get*, list* and reconcile*
+// operations) with an Idempotency-Key when key is set.
 func (c *crashClient) call(token, path, args, key string) (crashAnswer, error) {
+	return crashCall(c.p.url, token, path, args, key)
+}
+
+// crashCall is call to the all-in-one at url; clients of a process that is
+// killed and started again (on another port) call it concurrently.
+func crashCall(url, token, path, args, key string) (crashAnswer, error) {
 	kind := "mutation"
-	if i := strings.LastIndex(path, "."); strings.HasPrefix(path[i+1:], "get") || strings.HasPrefix(path[i+1:], "list") {
+	if i := strings.LastIndex(path, "."); strings.HasPrefix(path[i+1:], "get") || strings.HasPrefix(path[i+1:], "list") || strings.HasPrefix(path[i+1:], "reconcile") {
 		kind = "query"
 	}
 	if args == "" {
 		args = "{}"
 	}
-	req, _ := http.NewRequest(http.MethodPost, c.p.url+"/api/"+kind, bytes.NewReader([]byte(`{"path":"`+path+`","args":`+args+`}`)))
+	req, _ := http.NewRequest(http.MethodPost, url+"/api/"+kind, bytes.NewReader([]byte(`{"path":"`+path+`","args":`+args+`}`)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
 	if key != "" {

@@ -1,0 +1,426 @@
+package main
+
+import (
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// The sequential specification of a store's wallet that the recorded
+// history of TestWalletHistoryIsLinearizable is checked against
+// (porcupine; docs/adr/0152-wallet-history-check.md). It is written from the
+// marketplace interface (sections 3.1 and 4.4), not from the payouts
+// service's code: a model that called the code under test would agree with
+// it whatever it did.
+//
+// One wallet per partition (a store's operations never touch another's).
+// The state is the wallet's balances and each of its payouts' status and
+// amount. Each kind of operation is a rule (walletRules): from a state and
+// an input, what the wallet must answer — a success with the figures its
+// answer shows and the state after it, or a refusal with its reason. Step
+// compares the recorded answer with the rule's. An operation that got no
+// answer (its call cut by a kill and never retried) may or may not have
+// happened: the model is nondeterministic only there, with both states.
+//
+// To add an operation (a refund's reversal, a dispute, a payout through the
+// processor): give walletInput the arguments it needs, walletState the
+// balances it moves (a Disputed balance; copy-on-write, counted in hash and
+// equal), and add a rule to walletRules; a refusal of a new kind is a new
+// reason string, checked in the rule before the others it overrides (a
+// request while Available < 0 is wallet_in_debt before insufficient_balance;
+// shortOf then lets a reversal take available below zero). A reversal of a
+// refund takes from pending first, then from available. An effect that
+// surely happens some time after its trigger (an event's reversal, a
+// transfer's outcome) needs a third kind of output beside answered and
+// unanswered: applied, answer unseen, whose step has only the rule's next
+// state.
+
+// Operation kinds.
+const (
+	opRead    = "getWallet"
+	opAdjust  = "adjustWalletBalance"
+	opRequest = "requestPayout"
+	opMove    = "movePayout" // approvePayout, rejectPayout, ... (walletInput.Move)
+)
+
+// Refusal reasons: details.reason of the FAILED_PRECONDITION answers, and
+// refusalChanged for a payout_status refusal that names no status (the
+// payout was moved by a concurrent call between its read and its write).
+const (
+	refusalInsufficient = "insufficient_balance"
+	refusalPayoutStatus = "payout_status"
+	refusalChanged      = "payout_changed_meanwhile"
+)
+
+// Payout statuses and moves (marketplace interface section 3.1).
+const (
+	payoutRequested  = "requested"
+	payoutApproved   = "approved"
+	payoutProcessing = "processing"
+	payoutCompleted  = "completed"
+	payoutCancelled  = "cancelled"
+	payoutFailed     = "failed"
+
+	moveApprove    = "approvePayout"
+	moveReject     = "rejectPayout"
+	moveProcessing = "markPayoutAsProcessing"
+	moveComplete   = "completePayout"
+	moveFail       = "markPayoutAsFailed"
+)
+
+// payoutMoves: the statuses each move starts from and the one it leads to;
+// whether it returns the amount to the available balance (restore: the
+// administrator's restoreBalance of a failure).
+var payoutMoves = map[string]struct {
+	from     []string
+	to       string
+	restores func(restore bool) bool
+}{
+	moveApprove:    {[]string{payoutRequested}, payoutApproved, func(bool) bool { return false }},
+	moveReject:     {[]string{payoutRequested}, payoutCancelled, func(bool) bool { return true }},
+	moveProcessing: {[]string{payoutApproved}, payoutProcessing, func(bool) bool { return false }},
+	moveComplete:   {[]string{payoutProcessing}, payoutCompleted, func(bool) bool { return false }},
+	moveFail:       {[]string{payoutApproved, payoutProcessing}, payoutFailed, func(r bool) bool { return r }},
+}
+
+// adjustments: what each adjustWalletBalance type does per fils of its
+// amount (section 4.4).
+var adjustments = map[string]walletFigures{
+	"add_balance":               {Available: 1},
+	"deduct_balance":            {Available: -1},
+	"add_pending":               {Pending: 1},
+	"deduct_pending":            {Pending: -1},
+	"move_pending_to_available": {Available: 1, Pending: -1},
+}
+
+// walletInput is one operation's call. Amounts are in fils.
+type walletInput struct {
+	Store   string // the partition: the store whose wallet it is
+	Seq     int    // the operation's number in the history
+	Kind    string // opRead, opAdjust, opRequest, opMove
+	Adjust  string // opAdjust: the adjustment type
+	Amount  int64  // opAdjust, opRequest
+	Payout  string // opMove: the payout's id
+	Move    string // opMove: the operation (moveApprove...)
+	Restore bool   // moveFail: restoreBalance
+}
+
+// walletOutput is what the call got back.
+type walletOutput struct {
+	// Answered is false for a call that never got an answer: it may have
+	// happened or not.
+	Answered bool
+	Refusal  string // "" for a success, else the refusal's reason
+	// Detail is a refusal's detail: which balance was short
+	// (insufficient_balance), the payout's status (payout_status).
+	Detail string
+	// Wallet are the balances the answer shows: getWallet's,
+	// adjustWalletBalance's, an insufficient requestPayout's details.
+	Wallet *walletFigures
+	// PayoutID is requestPayout's answer.
+	PayoutID string
+	// Payout is a move's answer.
+	Payout *payoutFigures
+}
+
+type walletFigures struct{ Available, Pending int64 }
+
+// payoutFigures are what a move's answer shows: the payout's status,
+// amount and balanceRestored, and the wallet's available balance after the
+// move (currentWalletBalance).
+type payoutFigures struct {
+	Status    string
+	Amount    int64
+	Restored  bool
+	Available int64
+}
+
+// walletState is a wallet as the specification has it. It is a value:
+// payouts is never changed once made (withPayout copies it).
+type walletState struct {
+	Available, Pending int64
+	payouts            map[string]payoutState
+	payoutsHash        uint64 // xor of payoutHash over payouts
+}
+
+type payoutState struct {
+	Status string
+	Amount int64
+}
+
+func payoutHash(id string, p payoutState) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%s\x00%d", id, p.Status, p.Amount)
+	return h.Sum64()
+}
+
+func (s walletState) withPayout(id string, p payoutState) walletState {
+	next := maps.Clone(s.payouts)
+	if next == nil {
+		next = map[string]payoutState{}
+	}
+	if old, ok := next[id]; ok {
+		s.payoutsHash ^= payoutHash(id, old)
+	}
+	next[id] = p
+	s.payoutsHash ^= payoutHash(id, p)
+	s.payouts = next
+	return s
+}
+
+func (s walletState) plus(d walletFigures) walletState {
+	s.Available += d.Available
+	s.Pending += d.Pending
+	return s
+}
+
+func (s walletState) figures() *walletFigures {
+	return &walletFigures{Available: s.Available, Pending: s.Pending}
+}
+
+func (s walletState) hash() uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%d/%d", s.Available, s.Pending, len(s.payouts))
+	return h.Sum64() ^ s.payoutsHash
+}
+
+func (s walletState) equal(o walletState) bool {
+	if s.Available != o.Available || s.Pending != o.Pending || s.payoutsHash != o.payoutsHash || len(s.payouts) != len(o.payouts) {
+		return false
+	}
+	for id, p := range s.payouts {
+		if q, ok := o.payouts[id]; !ok || q != p {
+			return false
+		}
+	}
+	return true
+}
+
+// verdict is what a rule says the wallet must answer. A verdict with bad
+// set matches no answer.
+type verdict struct {
+	next     walletState // after a success
+	refusal  string
+	detail   string
+	wallet   *walletFigures
+	payoutID string
+	payout   *payoutFigures
+	bad      string
+}
+
+func refused(reason, detail string, wallet *walletFigures) verdict {
+	return verdict{refusal: reason, detail: detail, wallet: wallet}
+}
+
+// walletRule is an operation kind's specification. out is the recorded
+// answer, for what the specification cannot choose (the id of a new payout).
+type walletRule func(s walletState, in walletInput, out walletOutput) verdict
+
+var walletRules = map[string]walletRule{
+	// A read shows the balances.
+	opRead: func(s walletState, _ walletInput, _ walletOutput) verdict {
+		return verdict{next: s, wallet: s.figures()}
+	},
+	// An adjustment changes the balances and answers the wallet; one that
+	// would overdraw a balance is refused, the available balance checked
+	// first, and changes nothing.
+	opAdjust: func(s walletState, in walletInput, _ walletOutput) verdict {
+		per, ok := adjustments[in.Adjust]
+		if !ok {
+			return verdict{bad: "unknown adjustment type " + in.Adjust}
+		}
+		d := walletFigures{Available: per.Available * in.Amount, Pending: per.Pending * in.Amount}
+		if short := shortOf(s, d); short != "" {
+			return refused(refusalInsufficient, short, nil)
+		}
+		next := s.plus(d)
+		return verdict{next: next, wallet: next.figures()}
+	},
+	// A payout request takes its amount from the available balance and
+	// opens a payout, requested, under a new id; one the available balance
+	// cannot cover is refused with the balances as read.
+	opRequest: func(s walletState, in walletInput, out walletOutput) verdict {
+		if s.Available < in.Amount {
+			return refused(refusalInsufficient, "available", s.figures())
+		}
+		id := fmt.Sprintf("unanswered-%d", in.Seq) // a request whose answer was lost: its payout's id is unknown
+		if out.Answered {
+			id = out.PayoutID
+		}
+		if _, taken := s.payouts[id]; taken || id == "" {
+			return verdict{bad: fmt.Sprintf("payout id %q is not new", id)}
+		}
+		next := s.plus(walletFigures{Available: -in.Amount}).withPayout(id, payoutState{Status: payoutRequested, Amount: in.Amount})
+		return verdict{next: next, payoutID: id}
+	},
+	// A move goes along payoutMoves and answers the payout; from any other
+	// status it is refused with the status, and changes nothing.
+	opMove: func(s walletState, in walletInput, _ walletOutput) verdict {
+		m, ok := payoutMoves[in.Move]
+		if !ok {
+			return verdict{bad: "unknown move " + in.Move}
+		}
+		p, ok := s.payouts[in.Payout]
+		if !ok {
+			return verdict{bad: "no payout " + in.Payout + " in this wallet"}
+		}
+		if !slices.Contains(m.from, p.Status) {
+			return refused(refusalPayoutStatus, p.Status, nil)
+		}
+		restores := m.restores(in.Restore)
+		next := s.withPayout(in.Payout, payoutState{Status: m.to, Amount: p.Amount})
+		if restores {
+			next = next.plus(walletFigures{Available: p.Amount})
+		}
+		return verdict{next: next, payout: &payoutFigures{Status: m.to, Amount: p.Amount, Restored: restores, Available: next.Available}}
+	},
+}
+
+// shortOf is the balance a change d would overdraw ("" when none): the
+// available balance checked first.
+func shortOf(s walletState, d walletFigures) string {
+	switch {
+	case s.Available+d.Available < 0 && d.Available < 0:
+		return "available"
+	case s.Pending+d.Pending < 0 && d.Pending < 0:
+		return "pending"
+	}
+	return ""
+}
+
+// stepWallet is the nondeterministic step: the states the wallet may be in
+// after the operation, none when its answer is impossible from s.
+func stepWallet(state, input, output any) []any {
+	s, in, out := state.(walletState), input.(walletInput), output.(walletOutput)
+	rule, ok := walletRules[in.Kind]
+	if !ok {
+		return nil
+	}
+	v := rule(s, in, out)
+	if v.bad != "" {
+		return nil
+	}
+	if !out.Answered { // happened or not
+		if v.refusal != "" {
+			return []any{s}
+		}
+		return []any{s, v.next}
+	}
+	if out.Refusal == refusalChanged {
+		// Refused because a concurrent move changed the payout after this
+		// call read it: it read a status the move starts from, and the
+		// payout has moved on since, so it is no longer requested (no move
+		// leads back there). Nothing changed.
+		if p, ok := s.payouts[in.Payout]; in.Kind == opMove && ok && p.Status != payoutRequested {
+			return []any{s}
+		}
+		return nil
+	}
+	if out.Refusal != v.refusal || out.Detail != v.detail || !sameFigures(out.Wallet, v.wallet) ||
+		out.PayoutID != v.payoutID || !samePayout(out.Payout, v.payout) {
+		return nil
+	}
+	if v.refusal != "" {
+		return []any{s}
+	}
+	return []any{v.next}
+}
+
+func sameFigures(a, b *walletFigures) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
+func samePayout(a, b *payoutFigures) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
+// walletModel is the porcupine model: one partition per store, the
+// nondeterministic step made a deterministic model over sets of states.
+func walletModel() porcupine.Model {
+	nm := porcupine.NondeterministicModel{
+		Partition: func(history []porcupine.Operation) [][]porcupine.Operation {
+			byStore := map[string][]porcupine.Operation{}
+			var stores []string
+			for _, op := range history {
+				st := op.Input.(walletInput).Store
+				if _, ok := byStore[st]; !ok {
+					stores = append(stores, st)
+				}
+				byStore[st] = append(byStore[st], op)
+			}
+			out := make([][]porcupine.Operation, 0, len(stores))
+			for _, st := range stores {
+				out = append(out, byStore[st])
+			}
+			return out
+		},
+		Init:  func() []any { return []any{walletState{}} },
+		Step:  stepWallet,
+		Equal: func(a, b any) bool { return a.(walletState).equal(b.(walletState)) },
+		Hash:  func(s any) uint64 { return s.(walletState).hash() },
+		DescribeOperation: func(input, output any) string {
+			return describeWalletOp(input.(walletInput), output.(walletOutput))
+		},
+		DescribeState: func(state any) string {
+			s := state.(walletState)
+			open := 0
+			for _, p := range s.payouts {
+				if p.Status == payoutRequested || p.Status == payoutApproved || p.Status == payoutProcessing {
+					open++
+				}
+			}
+			return fmt.Sprintf("available %s, pending %s, %d payouts (%d open)", aed(s.Available), aed(s.Pending), len(s.payouts), open)
+		},
+	}
+	return nm.ToModel()
+}
+
+func aed(f int64) string {
+	sign := ""
+	if f < 0 {
+		sign, f = "-", -f
+	}
+	return fmt.Sprintf("%s%d.%02d", sign, f/100, f%100)
+}
+
+func describeWalletOp(in walletInput, out walletOutput) string {
+	var call string
+	switch in.Kind {
+	case opRead:
+		call = "getWallet()"
+	case opAdjust:
+		call = fmt.Sprintf("adjust(%s %s)", in.Adjust, aed(in.Amount))
+	case opRequest:
+		call = fmt.Sprintf("requestPayout(%s)", aed(in.Amount))
+	case opMove:
+		call = fmt.Sprintf("%s(%s", in.Move, in.Payout)
+		if in.Move == moveFail {
+			call += fmt.Sprintf(", restore %t", in.Restore)
+		}
+		call += ")"
+	}
+	var ans []string
+	switch {
+	case !out.Answered:
+		ans = append(ans, "no answer")
+	case out.Refusal != "":
+		ans = append(ans, "refused "+out.Refusal)
+		if out.Detail != "" {
+			ans = append(ans, out.Detail)
+		}
+	}
+	if out.Wallet != nil {
+		ans = append(ans, fmt.Sprintf("available %s pending %s", aed(out.Wallet.Available), aed(out.Wallet.Pending)))
+	}
+	if out.PayoutID != "" {
+		ans = append(ans, out.PayoutID)
+	}
+	if p := out.Payout; p != nil {
+		ans = append(ans, fmt.Sprintf("%s %s restored %t, available %s", p.Status, aed(p.Amount), p.Restored, aed(p.Available)))
+	}
+	return call + " -> " + strings.Join(ans, ", ")
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// The wallet model can fail: hand-written histories that some order of the
+// operations explains pass, and each way of breaking a rule of the wallet
+// (an overdraft, a value never written, a stale read, a refusal the state
+// does not justify, a move off the table) is rejected, with porcupine's view
+// of the history written out.
+
+// hop is one operation of a hand-written history: on store "s1" unless in
+// names another, called at call and answered at ret (-1: never answered).
+func hop(client int, call, ret int64, in walletInput, out walletOutput) porcupine.Operation {
+	if in.Store == "" {
+		in.Store = "s1"
+	}
+	if ret < 0 {
+		return porcupine.Operation{ClientId: client, Input: in, Call: call, Output: walletOutput{}, Return: math.MaxInt64}
+	}
+	out.Answered = true
+	return porcupine.Operation{ClientId: client, Input: in, Call: call, Output: out, Return: ret}
+}
+
+func adjustOp(kind string, amount int64) walletInput {
+	return walletInput{Kind: opAdjust, Adjust: kind, Amount: amount}
+}
+
+func wallet(available, pending int64) walletOutput {
+	return walletOutput{Wallet: &walletFigures{Available: available, Pending: pending}}
+}
+
+func readOp() walletInput { return walletInput{Kind: opRead} }
+
+func requestOp(seq int, amount int64) walletInput {
+	return walletInput{Kind: opRequest, Seq: seq, Amount: amount}
+}
+
+func moveOp(payout, move string, restore bool) walletInput {
+	return walletInput{Kind: opMove, Payout: payout, Move: move, Restore: restore}
+}
+
+func moved(status string, amount, available int64, restored bool) walletOutput {
+	return walletOutput{Payout: &payoutFigures{Status: status, Amount: amount, Available: available, Restored: restored}}
+}
+
+// funded: 500.00 AED in, 30.00 pending; then a payout p1 of 300.00.
+func funded() []porcupine.Operation {
+	return []porcupine.Operation{
+		hop(0, 0, 10, adjustOp("add_balance", 500_00), wallet(500_00, 0)),
+		hop(0, 11, 20, adjustOp("add_pending", 30_00), wallet(500_00, 30_00)),
+		hop(0, 21, 30, requestOp(1, 300_00), walletOutput{PayoutID: "p1"}),
+	}
+}
+
+func TestWalletModelAcceptsLinearizableHistories(t *testing.T) {
+	cases := map[string][]porcupine.Operation{
+		"sequential, every kind": append(funded(),
+			hop(0, 31, 40, readOp(), wallet(200_00, 30_00)),
+			hop(0, 41, 50, adjustOp("move_pending_to_available", 10_00), wallet(210_00, 20_00)),
+			hop(0, 51, 60, adjustOp("deduct_pending", 20_00), wallet(210_00, 0)),
+			hop(0, 61, 70, adjustOp("deduct_pending", 1), walletOutput{Refusal: refusalInsufficient, Detail: "pending"}),
+			hop(0, 71, 80, adjustOp("deduct_balance", 210_01), walletOutput{Refusal: refusalInsufficient, Detail: "available"}),
+			hop(0, 81, 90, moveOp("p1", moveComplete, false), walletOutput{Refusal: refusalPayoutStatus, Detail: payoutRequested}),
+			hop(0, 91, 100, moveOp("p1", moveApprove, false), moved(payoutApproved, 300_00, 210_00, false)),
+			hop(0, 101, 110, moveOp("p1", moveProcessing, false), moved(payoutProcessing, 300_00, 210_00, false)),
+			hop(0, 111, 120, moveOp("p1", moveFail, true), moved(payoutFailed, 300_00, 510_00, true)),
+			hop(0, 121, 130, moveOp("p1", moveReject, false), walletOutput{Refusal: refusalPayoutStatus, Detail: payoutFailed}),
+			hop(0, 131, 140, requestOp(2, 600_00), walletOutput{Refusal: refusalInsufficient, Detail: "available", Wallet: &walletFigures{Available: 510_00}}),
+			hop(0, 141, 150, adjustOp("deduct_balance", 510_00), wallet(0, 0)),
+		),
+		// Two concurrent requests of 300.00 from 500.00: one passes, the
+		// other is refused with the balance after the first, and a read
+		// overlapping both sees either side.
+		"concurrent requests, one refused": {
+			hop(0, 0, 10, adjustOp("add_balance", 500_00), wallet(500_00, 0)),
+			hop(1, 20, 40, requestOp(1, 300_00), walletOutput{Refusal: refusalInsufficient, Detail: "available", Wallet: &walletFigures{Available: 200_00}}),
+			hop(2, 21, 41, requestOp(2, 300_00), walletOutput{PayoutID: "p2"}),
+			hop(3, 15, 45, readOp(), wallet(500_00, 0)),
+			hop(0, 50, 60, readOp(), wallet(200_00, 0)),
+		},
+		// A move overlapping another of the same payout lost to it:
+		// refused as changed meanwhile.
+		"concurrent moves": append(funded(),
+			hop(1, 40, 60, moveOp("p1", moveReject, false), moved(payoutCancelled, 300_00, 500_00, true)),
+			hop(2, 41, 61, moveOp("p1", moveApprove, false), walletOutput{Refusal: refusalChanged}),
+			hop(0, 70, 80, readOp(), wallet(500_00, 30_00)),
+		),
+		// A request never answered happened: the reads after it see it.
+		"unanswered, happened": append(funded(),
+			hop(1, 31, -1, requestOp(2, 100_00), walletOutput{}),
+			hop(0, 40, 50, readOp(), wallet(100_00, 30_00)),
+			hop(0, 60, 70, readOp(), wallet(100_00, 30_00)),
+		),
+		// ... or did not.
+		"unanswered, did not happen": append(funded(),
+			hop(1, 31, -1, adjustOp("deduct_balance", 100_00), walletOutput{}),
+			hop(0, 40, 50, readOp(), wallet(200_00, 30_00)),
+		),
+		// A store's operations do not touch another's wallet.
+		"two wallets": append(funded(),
+			hop(1, 5, 15, walletInput{Store: "s2", Kind: opAdjust, Adjust: "add_balance", Amount: 1_00}, wallet(1_00, 0)),
+			hop(1, 35, 45, walletInput{Store: "s2", Kind: opRead}, wallet(1_00, 0)),
+			hop(0, 35, 45, readOp(), wallet(200_00, 30_00)),
+		),
+	}
+	for name, h := range cases {
+		t.Run(name, func(t *testing.T) {
+			res, path, err := checkWalletHistory(h, 10*time.Second, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res != porcupine.Ok {
+				t.Fatalf("%s, want Ok (view: %s)", res, path)
+			}
+		})
+	}
+}
+
+func TestWalletModelRejectsNonLinearizableHistories(t *testing.T) {
+	cases := map[string][]porcupine.Operation{
+		// Two concurrent payouts of 300.00 both pass on 500.00.
+		"overdraft by two payouts": {
+			hop(0, 0, 10, adjustOp("add_balance", 500_00), wallet(500_00, 0)),
+			hop(1, 20, 40, requestOp(1, 300_00), walletOutput{PayoutID: "p1"}),
+			hop(2, 21, 41, requestOp(2, 300_00), walletOutput{PayoutID: "p2"}),
+		},
+		"a read of a value never written": append(funded(),
+			hop(0, 40, 50, readOp(), wallet(250_00, 30_00)),
+		),
+		// The read starts after the adjustment answered, yet misses it.
+		"a stale read": append(funded(),
+			hop(0, 40, 50, adjustOp("add_balance", 1_00), wallet(201_00, 30_00)),
+			hop(1, 51, 60, readOp(), wallet(200_00, 30_00)),
+		),
+		"a refusal the balance does not justify": append(funded(),
+			hop(0, 40, 50, adjustOp("deduct_balance", 200_00), walletOutput{Refusal: refusalInsufficient, Detail: "available"}),
+		),
+		"a refusal naming the wrong balance": append(funded(),
+			hop(0, 40, 50, adjustOp("move_pending_to_available", 31_00), walletOutput{Refusal: refusalInsufficient, Detail: "available"}),
+		),
+		"a move off the table": append(funded(),
+			hop(0, 40, 50, moveOp("p1", moveComplete, false), moved(payoutCompleted, 300_00, 200_00, false)),
+		),
+		"a failure restoring without being asked": append(funded(),
+			hop(0, 40, 50, moveOp("p1", moveApprove, false), moved(payoutApproved, 300_00, 200_00, false)),
+			hop(0, 60, 70, moveOp("p1", moveFail, false), moved(payoutFailed, 300_00, 500_00, true)),
+		),
+		"a rejection that keeps the money": append(funded(),
+			hop(0, 40, 50, moveOp("p1", moveReject, false), moved(payoutCancelled, 300_00, 200_00, true)),
+		),
+		"changed meanwhile with no move": append(funded(),
+			hop(0, 40, 50, moveOp("p1", moveApprove, false), walletOutput{Refusal: refusalChanged}),
+		),
+		// A request that never answered either happened or not, not both.
+		"unanswered, happened then undone": append(funded(),
+			hop(1, 31, -1, requestOp(2, 100_00), walletOutput{}),
+			hop(0, 40, 50, readOp(), wallet(100_00, 30_00)),
+			hop(0, 60, 70, readOp(), wallet(200_00, 30_00)),
+		),
+		"one payout id twice": append(funded(),
+			hop(0, 40, 50, requestOp(2, 100_00), walletOutput{PayoutID: "p1"}),
+		),
+	}
+	for name, h := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			res, path, err := checkWalletHistory(h, 10*time.Second, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res != porcupine.Illegal {
+				t.Fatalf("%s, want Illegal", res)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil || !strings.Contains(string(b), "<html") {
+				t.Fatalf("no visualization at %q: %v", path, err)
+			}
+		})
+	}
+}
+
+// A read a kill may have made stale from the future is left out of the
+// check: one answered by a process that was killed, after which that
+// process answered no write sent later (a replay confirms nothing; a
+// refusal commits nothing). The others stay.
+func TestConfirmedReadsLeaveOutReadsAKillMayUndo(t *testing.T) {
+	read := func(gen int, ret int64) porcupine.Operation {
+		op := hop(0, ret-5, ret, readOp(), wallet(0, 0))
+		op.Metadata = historyMeta{gen: gen, sent: ret - 5}
+		return op
+	}
+	write := func(gen int, sent int64, out walletOutput, replayed bool) porcupine.Operation {
+		op := hop(1, sent, sent+5, adjustOp("add_balance", 1), out)
+		op.Metadata = historyMeta{gen: gen, sent: sent, replayed: replayed}
+		return op
+	}
+	history := []porcupine.Operation{
+		read(0, 10),                       // confirmed by the write sent at 20
+		write(0, 20, wallet(1, 0), false), //
+		read(0, 30),                       // after the last write of process 0: dropped
+		write(0, 40, wallet(1, 0), true),  // a replay: confirms nothing
+		write(0, 50, walletOutput{Refusal: refusalInsufficient, Detail: "available"}, false), // a refusal: nothing
+		read(1, 60), // process 1 was not killed: kept
+	}
+	kept, dropped := confirmedReads(history, map[int]bool{0: true})
+	if dropped != 1 || len(kept) != 5 {
+		t.Fatalf("dropped %d, kept %d: want 1 and 5", dropped, len(kept))
+	}
+	for _, op := range kept {
+		if op.Input.(walletInput).Kind == opRead && op.Return == 30 {
+			t.Fatal("the read answered after the last write of the killed process was kept")
+		}
+	}
+	if _, dropped := confirmedReads(history, map[int]bool{}); dropped != 0 {
+		t.Fatalf("no process killed: %d reads dropped, want none", dropped)
+	}
+}
