@@ -53,6 +53,14 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 	if err != nil {
 		return "", err
 	}
+	// A wallet in debt (refunds or disputes took more than it held) can
+	// request no payout: said before the amount rules, so the answer names
+	// the debt (docs/adr/0147). The transaction below refuses it too.
+	if w, err := s.wallet(ctx, st.ID); err != nil {
+		return "", err
+	} else if err := domain.InDebt(w); err != nil {
+		return "", err
+	}
 	if err := cfg.CheckAmount(a.Amount, func() (money.Fils, error) {
 		w, err := s.wallet(ctx, st.ID)
 		if w == nil || err != nil {
