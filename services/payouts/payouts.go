@@ -10,6 +10,7 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
+	"marketplace/libs/contracts/payments"
 	contract "marketplace/libs/contracts/payouts"
 	"marketplace/libs/contracts/platformconfig"
 	"marketplace/libs/events"
@@ -26,8 +27,8 @@ import (
 var Module = service.Module{
 	Name: contract.Service, Build: build,
 	Publishes: []string{contract.TopicPayouts, contract.TopicWallets},
-	Consumes:  []string{catalog.Topic, customers.TopicOrders},
-	Calls:     []string{catalog.Service, platformconfig.Service, customers.Service},
+	Consumes:  []string{catalog.Topic, customers.TopicOrders, payments.Topic},
+	Calls:     []string{catalog.Service, platformconfig.Service, customers.Service, payments.Service},
 	Settings:  func() any { return &Settings{} },
 }
 
@@ -49,6 +50,9 @@ type svc struct {
 	payouts     *storage.Payouts
 	adjustments *storage.Adjustments
 	totals      *storage.Totals
+	orders      *storage.Orders
+	statement   *storage.Statement
+	fees        *storage.PlatformFees
 	now         func() time.Time
 	catalog     *catalog.Client
 	// storeOf looks a store up in the catalog (nil when it does not exist);
@@ -68,6 +72,9 @@ type svc struct {
 	// orderFacts asks the customers service about orders (confirm.go); a
 	// stub in unit tests.
 	orderFacts func(ctx context.Context, orderIDs []string) (map[string]customers.OrderFacts, error)
+	// moneyFacts asks the payments service about disputes (disputes.go); a
+	// stub in unit tests.
+	moneyFacts func(ctx context.Context, args payments.MoneyFactsArgs) (*payments.MoneyFacts, error)
 	// unconfirmed counts delivered-order events the customers service did
 	// not confirm (confirm.go).
 	unconfirmed metric.Int64Counter
@@ -109,8 +116,10 @@ func newSvc(env service.Env, interval time.Duration) *svc {
 	s := &svc{env: env, now: now, catalog: catalog.NewClient(env.Calls), status: events.NewConsumerStatus(0), interval: interval}
 	r := storage.New(env.DB)
 	s.wallets, s.ledger, s.payouts, s.adjustments, s.totals = r.Wallets, r.Ledger, r.Payouts, r.Adjustments, r.Totals
+	s.orders, s.statement, s.fees = r.Orders, r.Statement, r.Fees
 	s.storeOf = s.catalog.Store
 	s.orderFacts = customers.NewClient(env.Calls).OrderFacts
+	s.moneyFacts = payments.NewClient(env.Calls).MoneyFacts
 	s.contacts = s.catalog.StoreContacts
 	s.unconfirmed = newUnconfirmedCounter()
 	s.unconfirmedStores = newUnconfirmedStoresCounter()
@@ -130,6 +139,19 @@ func settingsFromAED(w *platformconfig.WalletSettings) (*domain.WalletSettings, 
 		*f.dst = v
 	}
 	out.HoldDays = w.PendingBalanceHoldDays
+	// A configuration service older than disputes answers no dispute fee:
+	// the defaults then (docs/adr/0147).
+	out.DisputeFee, out.DisputeFeeChargedTo = domain.DefaultWalletSettings.DisputeFee, domain.DefaultWalletSettings.DisputeFeeChargedTo
+	if w.DisputeFee != nil {
+		fee, err := money.FromAED(*w.DisputeFee)
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.Internal, "the platform configuration returned an unreadable dispute fee")
+		}
+		out.DisputeFee = fee
+	}
+	if w.DisputeFeeChargedTo != "" {
+		out.DisputeFeeChargedTo = w.DisputeFeeChargedTo
+	}
 	return &out, nil
 }
 

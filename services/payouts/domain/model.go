@@ -82,9 +82,13 @@ type Transaction struct {
 	// Delta is the signed change of the balances a transaction of the money
 	// after the order made (refunds, disputes: docs/adr/0147), as Effect
 	// gives it; absent from the older types.
-	Delta     *Balances `bson:"delta,omitempty"`
-	CreatedAt int64     `bson:"creationTime"`
-	UpdatedAt int64     `bson:"updatedAt"`
+	Delta *Balances `bson:"delta,omitempty"`
+	// ReversedBeforeCredit is, on an earning, the store's share of what was
+	// refunded or lost in disputes before the order was credited: the
+	// earning is the order's store earnings less it.
+	ReversedBeforeCredit money.Fils `bson:"reversedBeforeCredit,omitempty"`
+	CreatedAt            int64      `bson:"creationTime"`
+	UpdatedAt            int64      `bson:"updatedAt"`
 }
 
 // HeldTake is what one deduct_pending or move_pending_to_available took from a

@@ -102,7 +102,7 @@ var ErrApplied = errors.New("payouts: already applied")
 
 // Terms are an order's figures as confirmed.
 type Terms struct {
-	StoreID                                 string
+	StoreID                                  string
 	Total, PlatformCommission, StoreEarnings money.Fils
 }
 
@@ -256,4 +256,13 @@ func (o *OrderMoney) CloseDispute(id, outcome string, fee money.Fils, chargedTo 
 	c.Loss = min(store, d.Held)
 	c.Return, c.Extra = d.Held-c.Loss, store-c.Loss
 	return c, nil
+}
+
+// NewMoveTx is a wallet transaction of the money after the order: of type
+// typ (refund_held, refund, dispute_*), amount (> 0), recorded once per
+// sourceKey, with its signed change of the balances (Delta).
+func NewMoveTx(id, typ, storeID string, amount money.Fils, sourceKey, description string, meta map[string]string, now int64) *Transaction {
+	d := Effect(typ, TxCompleted, amount)
+	return &Transaction{ID: id, WalletID: WalletIDOf(storeID), StoreID: storeID, Type: typ, Amount: amount, Status: TxCompleted,
+		Description: description, Metadata: meta, SourceKey: sourceKey, Delta: &d, CreatedAt: now, UpdatedAt: now}
 }

@@ -125,3 +125,18 @@ func (r *Wallets) Update(ctx context.Context, id string, fn func(*domain.Wallet)
 	})
 	return out, err
 }
+
+// Unjournaled are the ids of the wallets with no statement entry yet
+// (moveSeq absent or 0), opened before the statement journal.
+func (r *Wallets) Unjournaled(ctx context.Context) ([]string, error) {
+	ws, err := store.FindAll[domain.Wallet](ctx, r.db.Collection(WalletsColl),
+		bson.M{"$or": bson.A{bson.M{"moveSeq": bson.M{"$exists": false}}, bson.M{"moveSeq": 0}}}, options.Find().SetProjection(bson.M{"_id": 1}))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.ID
+	}
+	return out, nil
+}
