@@ -292,7 +292,7 @@ func TestRefundEventsAreConfirmedAndAppliedOnce(t *testing.T) {
 	w := newMoneyWorld(t)
 	o := w.order(customers.StatusOutForDelivery)
 	w.deliverOrder(t, o)
-	w.refunded(t, o, "ref_" + ids.New("orders")[4:], 3000) // forged: no such refund
+	w.refunded(t, o, "ref_"+ids.New("orders")[4:], 3000) // forged: no such refund
 	w.refund(t, o, 3000, customers.RefundStatusRequested)
 	w.refund(t, o, 3000, customers.RefundStatusFailed)
 	id := "ref_" + ids.New("orders")[4:]

@@ -135,7 +135,7 @@ func (s *svc) reverseRefund(ctx context.Context, f *customers.OrderFacts, refund
 		if _, _, err := s.moveWallet(ctx, walletMove{
 			storeID: om.StoreID, kind: domain.KindRefund, event: contract.EventWalletRefundReversed, description: desc,
 			refs: domain.StatementRefs{OrderID: om.ID, RefundID: refundID},
-			txs: []moveTx{{domain.TxRefundHeld, held, takeID + ":held"}, {domain.TxRefund, r.Store - held, takeID + ":available"}},
+			txs:  []moveTx{{domain.TxRefundHeld, held, takeID + ":held"}, {domain.TxRefund, r.Store - held, takeID + ":available"}},
 			meta: meta, now: now,
 			ev: contract.WalletMoveEvent{Kind: contract.MoveRefund, OrderID: om.ID, RefundID: refundID, Amount: r.Store,
 				FromPending: held, FromAvailable: r.Store - held, Commission: r.Commission},
