@@ -26,7 +26,7 @@ func (r *Wallets) GetMany(ctx context.Context, ids []string) (map[string]*domain
 	if len(ids) == 0 {
 		return out, nil
 	}
-	ws, err := store.FindAll[domain.Wallet](ctx, r.db.Collection(WalletsColl), bson.M{"_id": bson.M{"$in": ids}})
+	ws, err := store.FindAll[domain.Wallet](store.Scan(ctx, "payouts: once at startup, the wallets older than the statement journal"), r.db.Collection(WalletsColl), bson.M{"_id": bson.M{"$in": ids}})
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func (r *Wallets) Update(ctx context.Context, id string, fn func(*domain.Wallet)
 // Unjournaled are the ids of the wallets with no statement entry yet
 // (moveSeq absent or 0), opened before the statement journal.
 func (r *Wallets) Unjournaled(ctx context.Context) ([]string, error) {
-	ws, err := store.FindAll[domain.Wallet](ctx, r.db.Collection(WalletsColl),
+	ws, err := store.FindAll[domain.Wallet](store.Scan(ctx, "payouts: once at startup, the wallets older than the statement journal"), r.db.Collection(WalletsColl),
 		bson.M{"$or": bson.A{bson.M{"moveSeq": bson.M{"$exists": false}}, bson.M{"moveSeq": 0}}}, options.Find().SetProjection(bson.M{"_id": 1}))
 	if err != nil {
 		return nil, err
