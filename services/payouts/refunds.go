@@ -131,6 +131,9 @@ func (s *svc) reverseRefund(ctx context.Context, f *customers.OrderFacts, refund
 		}
 		meta := map[string]string{"orderId": om.ID, "refundId": refundID, "takeId": takeID, "refundAmount": domain.AEDText(amount),
 			"commissionReversed": domain.AEDText(r.Commission)}
+		if r.Excess > 0 {
+			meta["beyondOrderTotal"] = domain.AEDText(r.Excess)
+		}
 		desc := fmt.Sprintf("Refund %s of order %s (%s AED; commission reversed %s AED)", refundID, om.ID, domain.AEDText(amount), domain.AEDText(r.Commission))
 		if _, _, err := s.moveWallet(ctx, walletMove{
 			storeID: om.StoreID, kind: domain.KindRefund, event: contract.EventWalletRefundReversed, description: desc,

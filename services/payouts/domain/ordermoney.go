@@ -46,6 +46,9 @@ type AppliedRefund struct {
 	Amount     money.Fils `bson:"amount"`
 	Store      money.Fils `bson:"store"`
 	Commission money.Fils `bson:"commission"`
+	// Excess is what of the refund exceeded what was left of the order's
+	// total (a payment difference of a held order): no one's share.
+	Excess money.Fils `bson:"excess,omitempty"`
 	// BeforeCredit: the order was not credited yet; the store's share lowered
 	// its credit instead of leaving the wallet.
 	BeforeCredit bool  `bson:"beforeCredit,omitempty"`
@@ -122,15 +125,18 @@ func (o *OrderMoney) MarkCredited(earningID string) { o.Credited, o.EarningID = 
 // left is what of the order may still be reversed.
 func (o *OrderMoney) left() money.Fils { return o.Total - o.Reversed }
 
-// reverse counts a reversal of amount in R with its D1 split.
-func (o *OrderMoney) reverse(amount money.Fils) (store, commission money.Fils, err error) {
-	if amount <= 0 || amount > o.left() {
-		return 0, 0, fmt.Errorf("payouts: order %s: a reversal of %s AED, %s AED of %s AED left to reverse", o.ID, AEDText(amount), AEDText(o.left()), AEDText(o.Total))
+// reverse counts a reversal of amount in R with its D1 split. What exceeds
+// what is left of the order's total (a held order paid more than its total:
+// the payment difference, never the store's) is not reversed: excess.
+func (o *OrderMoney) reverse(amount money.Fils) (store, commission, excess money.Fils, err error) {
+	if amount <= 0 {
+		return 0, 0, 0, fmt.Errorf("payouts: order %s: a reversal of %s AED", o.ID, AEDText(amount))
 	}
-	store, commission = Split(o.Total, o.PlatformCommission, o.Reversed, amount)
-	o.Reversed += amount
+	a := min(amount, o.left())
+	store, commission = Split(o.Total, o.PlatformCommission, o.Reversed, a)
+	o.Reversed += a
 	o.CommissionReversed += commission
-	return store, commission, nil
+	return store, commission, amount - a, nil
 }
 
 // ApplyRefund counts the refund id of amount (ErrApplied when it was
@@ -142,11 +148,11 @@ func (o *OrderMoney) ApplyRefund(id string, amount money.Fils, now int64) (Appli
 	if slices.ContainsFunc(o.Refunds, func(r AppliedRefund) bool { return r.ID == id }) {
 		return AppliedRefund{}, ErrApplied
 	}
-	store, commission, err := o.reverse(amount)
+	store, commission, excess, err := o.reverse(amount)
 	if err != nil {
 		return AppliedRefund{}, err
 	}
-	r := AppliedRefund{ID: id, Amount: amount, Store: store, Commission: commission, BeforeCredit: !o.Credited, At: now}
+	r := AppliedRefund{ID: id, Amount: amount, Store: store, Commission: commission, Excess: excess, BeforeCredit: !o.Credited, At: now}
 	if !o.Credited {
 		o.StoreBeforeCredit += store
 	}
@@ -173,10 +179,10 @@ func (o *OrderMoney) OpenDispute(id string, amount money.Fils, now int64) (*Orde
 	if o.Dispute(id) != nil {
 		return nil, ErrApplied
 	}
-	if amount <= 0 || amount > o.left() {
-		return nil, fmt.Errorf("payouts: order %s: a dispute of %s AED, %s AED of %s AED left", o.ID, AEDText(amount), AEDText(o.left()), AEDText(o.Total))
+	if amount <= 0 {
+		return nil, fmt.Errorf("payouts: order %s: a dispute of %s AED", o.ID, AEDText(amount))
 	}
-	share, _ := Split(o.Total, o.PlatformCommission, o.Reversed, amount)
+	share, _ := Split(o.Total, o.PlatformCommission, o.Reversed, min(amount, o.left()))
 	d := OrderDispute{ID: id, Amount: amount, Status: DisputeOpen, OpenedAt: now}
 	if o.Credited {
 		d.Held, d.HeldApplied = share, true
@@ -196,7 +202,7 @@ func (o *OrderMoney) HoldOnCredit(now int64) []*OrderDispute {
 		if d.Status != DisputeOpen || d.HeldApplied {
 			continue
 		}
-		d.Held, _ = Split(o.Total, o.PlatformCommission, o.Reversed, d.Amount)
+		d.Held, _ = Split(o.Total, o.PlatformCommission, o.Reversed, min(d.Amount, o.left()))
 		d.HeldApplied = true
 		out = append(out, d)
 		o.UpdatedAt = now
@@ -242,7 +248,7 @@ func (o *OrderMoney) CloseDispute(id, outcome string, fee money.Fils, chargedTo 
 	default:
 		return Closing{}, fmt.Errorf("payouts: dispute %s: outcome %q", id, outcome)
 	}
-	store, commission, err := o.reverse(d.Amount)
+	store, commission, _, err := o.reverse(d.Amount)
 	if err != nil {
 		return Closing{}, err
 	}

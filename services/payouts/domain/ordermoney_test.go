@@ -86,13 +86,19 @@ func TestOrderMoneyRefunds(t *testing.T) {
 			t.Fatalf("%+v", o)
 		}
 	})
-	t.Run("more than is left is refused", func(t *testing.T) {
+	t.Run("more than is left reverses what is left", func(t *testing.T) {
 		o := NewOrderMoney("ord_1", terms)
 		if _, err := o.ApplyRefund("ref_1", 6000, 1); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := o.ApplyRefund("ref_2", 3001, 1); err == nil || o.Reversed != 6000 {
-			t.Fatalf("accepted: %v %+v", err, o)
+		// A held order paid 90.01 for a total of 90.00: the fils over is the
+		// payment difference's, not the store's or the commission's.
+		r, err := o.ApplyRefund("ref_2", 3001, 1)
+		if err != nil || r.Excess != 1 || r.Store != 2783 || r.Commission != 217 || o.Reversed != 9000 || o.CommissionReversed != 650 {
+			t.Fatalf("%+v %v %+v", r, err, o)
+		}
+		if r, err := o.ApplyRefund("ref_4", 500, 1); err != nil || r.Excess != 500 || r.Store != 0 {
+			t.Fatalf("after everything: %+v %v", r, err)
 		}
 		if _, err := o.ApplyRefund("ref_3", 0, 1); err == nil {
 			t.Fatal("a zero refund accepted")
