@@ -409,3 +409,52 @@ func TestCarryForwardIsIdempotent(t *testing.T) {
 	w.adjust(t, ctx, w.store, contract.AdjustAddBalance, 1_00)
 	w.statementAgrees(t)
 }
+
+// Prepare asks the customers service once about a batch's refunded orders
+// and the payments service once about its disputes (outside the
+// transaction); the handlers then use the answers; a payments service that
+// does not answer makes the batch wait (a transient error), moving nothing.
+func TestPrepareConfirmsRefundsAndDisputesOnceForABatch(t *testing.T) {
+	w := newMoneyWorld(t)
+	a, b := w.order(customers.StatusOutForDelivery), w.order(customers.StatusOutForDelivery)
+	w.deliverOrder(t, a)
+	w.deliverOrder(t, b)
+	ref := "ref_" + ids.New("orders")[4:]
+	w.mu.Lock()
+	f := w.orders[a]
+	f.Refunds = []customers.RefundFact{{RefundID: ref, Amount: 3000, Status: customers.RefundStatusSucceeded}}
+	w.orders[a] = f
+	w.asked = 0
+	w.mu.Unlock()
+	w.disputes["dp_b"] = payments.Dispute{DisputeID: "dp_b", OrderID: b, Amount: 9000, Currency: "aed", Status: payments.DisputeOpen}
+	envs := []events.Envelope{
+		envelope(t, customers.EventOrderRefunded, customers.OrderRefunded{RefundID: ref, OrderID: a, Amount: 3000}),
+		envelope(t, customers.EventOrderRefunded, customers.OrderRefunded{RefundID: ref, OrderID: a, Amount: 3000}),
+		envelope(t, payments.EventDisputeOpened, payments.Dispute{DisputeID: "dp_b", OrderID: b}),
+	}
+	ctx, err := w.prepare(context.Background(), envs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.db.Tx(ctx, func(ctx context.Context) error {
+		for _, env := range envs {
+			if err := w.onEvent(ctx, env); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.asked != 1 || w.askedPay != 1 {
+		t.Fatalf("customers asked %d times, payments %d; want once each", w.asked, w.askedPay)
+	}
+	w.expect(t, "a refund and a dispute in one batch", domain.Balances{Pending: 2*8350 - 2783 - 8350, Disputed: 8350})
+	w.svc.moneyFacts = func(context.Context, payments.MoneyFactsArgs) (*payments.MoneyFacts, error) {
+		return nil, apperr.New(apperr.Unavailable, "payments is unavailable")
+	}
+	if _, err := w.prepare(context.Background(), []events.Envelope{envelope(t, payments.EventDisputeClosed, payments.Dispute{DisputeID: "dp_b", OrderID: b})}); apperr.CodeOf(err) != apperr.Unavailable {
+		t.Fatalf("payments down: %v", err)
+	}
+}
