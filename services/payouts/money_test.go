@@ -458,3 +458,54 @@ func TestPrepareConfirmsRefundsAndDisputesOnceForABatch(t *testing.T) {
 		t.Fatalf("payments down: %v", err)
 	}
 }
+
+// A refund racing the release of its order's earning, and adjustments
+// racing both: whichever commits first, the wallet equals its ledger and
+// its statement, and the store share leaves exactly once.
+func TestRefundRacingTheRelease(t *testing.T) {
+	for run := range 5 {
+		w := newMoneyWorld(t)
+		o := w.order(customers.StatusOutForDelivery)
+		w.deliverOrder(t, o)
+		ref := "ref_" + ids.New("orders")[4:]
+		w.mu.Lock()
+		f := w.orders[o]
+		f.Refunds = []customers.RefundFact{{RefundID: ref, Amount: 3000, Status: customers.RefundStatusSucceeded}}
+		w.orders[o] = f
+		w.mu.Unlock()
+		w.clock.Advance(7 * day)
+		var wg sync.WaitGroup
+		errs := make(chan error, 3)
+		wg.Add(3)
+		go func() {
+			defer wg.Done()
+			_, _, err := w.releaseDue(context.Background())
+			errs <- err
+		}()
+		go func() {
+			defer wg.Done()
+			env := envelope(t, customers.EventOrderRefunded, customers.OrderRefunded{RefundID: ref, OrderID: o, Amount: 3000})
+			for { // a missed compare-and-set is a retry, as the consumer does
+				err := w.db.Tx(context.Background(), func(ctx context.Context) error { return w.onEvent(ctx, env) })
+				if !events.IsRetry(err) {
+					errs <- err
+					return
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			_, err := w.adjustWalletBalance(context.Background(), &adjustArgs{StoreID: w.store, WalletID: domain.WalletIDOf(w.store),
+				AdjustmentType: contract.AdjustAddBalance, Amount: 1_00, Reason: "race", AdminUserID: "admin-1"})
+			errs <- err
+		}()
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("run %d: %v", run, err)
+			}
+		}
+		w.expect(t, "the race", domain.Balances{Available: 8350 - 2783 + 1_00})
+	}
+}
