@@ -247,6 +247,11 @@ func (s *svc) reconcileWallet(ctx context.Context, a *reconcileArgs) (*Reconcili
 			return err
 		}
 		r, bad := domain.Reconcile(w, txs, moves, ps)
+		last, err := s.statement.Last(ctx, walletID)
+		if err != nil {
+			return err
+		}
+		bad = append(bad, domain.CheckStatement(w, last)...)
 		out.Ledger = LedgerFigures{AvailableBalance: r.Available.AED(), PendingBalance: r.Pending.AED(), TotalEarnings: r.Earnings.AED(),
 			TotalPayouts: r.Payouts.AED(), TotalOrders: r.Orders}
 		out.Transactions = len(txs)

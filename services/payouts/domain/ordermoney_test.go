@@ -238,3 +238,40 @@ func TestReconcileDebtAndDisputed(t *testing.T) {
 		t.Fatal("a take with no refund transaction passed")
 	}
 }
+
+// The journal numbers each change, chains its balances, opens a wallet
+// older than it with carried_forward, and CheckStatement finds a last entry
+// that is not the wallet.
+func TestStatementEntries(t *testing.T) {
+	w := &Wallet{ID: "wal_1", StoreID: "sto_1", AvailableBalance: 10_00} // an older wallet: balances, no journal
+	before, seq := w.Balances(), w.MoveSeq
+	if err := w.Reverse(Balances{Available: -30_00}, 5); err != nil {
+		t.Fatal(err)
+	}
+	es := StatementEntries(w, before, seq, StatementMove{Kind: KindRefund}, 5)
+	if len(es) != 2 || es[0].Kind != KindCarried || es[0].Balance != 10_00 || es[1].Amount != -30_00 || es[1].Balance != -20_00 ||
+		es[1].Seq != 2 || w.MoveSeq != 2 || es[1].ID != "wal_1:2" {
+		t.Fatalf("%+v", es)
+	}
+	if bad := CheckStatement(w, &es[1]); len(bad) != 0 {
+		t.Fatal(bad)
+	}
+	before, seq = w.Balances(), w.MoveSeq
+	_ = w.Reverse(Balances{Available: 5_00, Disputed: -0}, 6)
+	move := StatementEntries(w, before, seq, StatementMove{Kind: KindDisputeRelease}, 6)
+	if len(move) != 1 || move[0].Seq != 3 {
+		t.Fatalf("%+v", move)
+	}
+	if none := StatementEntries(w, w.Balances(), w.MoveSeq, StatementMove{Kind: KindRelease}, 7); len(none) != 0 || w.MoveSeq != 3 {
+		t.Fatalf("no change wrote %+v", none)
+	}
+	if bad := CheckStatement(w, &es[1]); len(bad) != 2 {
+		t.Fatalf("a stale last entry passed: %v", bad)
+	}
+	if bad := CheckStatement(&Wallet{MoveSeq: 1}, nil); len(bad) != 1 {
+		t.Fatal("a numbered change without an entry passed")
+	}
+	if CarriedForward(&Wallet{}, 1) != nil || CarriedForward(w, 1) != nil {
+		t.Fatal("carried forward a wallet that needs none")
+	}
+}

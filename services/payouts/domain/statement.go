@@ -110,3 +110,25 @@ type PlatformFee struct {
 	Amount  money.Fils `bson:"amount"`
 	At      int64      `bson:"at"`
 }
+
+// CheckStatement is what is wrong between the wallet w and its statement's
+// last entry (nil: none written): it must be the wallet's last change
+// (MoveSeq) and end at its balances. A wallet with no entry must have no
+// change numbered.
+func CheckStatement(w *Wallet, last *StatementEntry) []string {
+	if last == nil {
+		if w.MoveSeq != 0 {
+			return []string{fmt.Sprintf("statement: the wallet counts %d changes, the journal has none", w.MoveSeq)}
+		}
+		return nil
+	}
+	var bad []string
+	if last.Seq != w.MoveSeq {
+		bad = append(bad, fmt.Sprintf("statement: the last entry is change %d, the wallet counts %d", last.Seq, w.MoveSeq))
+	}
+	if last.After != w.Balances() {
+		bad = append(bad, fmt.Sprintf("statement: the last entry ends at %.2f available, %.2f pending, %.2f disputed; the wallet has %.2f, %.2f, %.2f",
+			last.After.Available.AED(), last.After.Pending.AED(), last.After.Disputed.AED(), w.AvailableBalance.AED(), w.PendingBalance.AED(), w.DisputedBalance.AED()))
+	}
+	return bad
+}
