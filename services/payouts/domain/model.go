@@ -25,7 +25,12 @@ type Wallet struct {
 	DisputedBalance money.Fils `bson:"disputedBalance"`
 	// MoveSeq numbers the wallet's balance changes: the statement journal's
 	// entries (statement.go) carry it, so they are exactly one per change.
-	MoveSeq        int64      `bson:"moveSeq"`
+	MoveSeq int64 `bson:"moveSeq"`
+	// Journaled are the balances the journal's last entry ends at: a
+	// change made without an entry (by a version older than the journal,
+	// during a rolling upgrade) shows as a difference, which the next entry
+	// records first (StatementEntries).
+	Journaled      Balances   `bson:"journaled"`
 	TotalEarnings  money.Fils `bson:"totalEarnings"`
 	TotalPayouts   money.Fils `bson:"totalPayouts"`
 	LastPayoutDate *int64     `bson:"lastPayoutDate"`

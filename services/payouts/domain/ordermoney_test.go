@@ -274,4 +274,14 @@ func TestStatementEntries(t *testing.T) {
 	if CarriedForward(&Wallet{}, 1) != nil || CarriedForward(w, 1) != nil {
 		t.Fatal("carried forward a wallet that needs none")
 	}
+	// A change by an older version (no entry, MoveSeq untouched) is
+	// recorded as unrecorded_change before the next change's entry.
+	w.AvailableBalance += 7_00
+	before, seq = w.Balances(), w.MoveSeq
+	_ = w.Reverse(Balances{Available: -1_00}, 8)
+	es = StatementEntries(w, before, seq, StatementMove{Kind: KindRefund}, 8)
+	if len(es) != 2 || es[0].Kind != KindUnrecorded || es[0].Amount != 7_00 || es[0].Balance != before.Sum() ||
+		es[1].Balance != w.Balances().Sum() || es[1].Seq != 5 {
+		t.Fatalf("%+v", es)
+	}
 }

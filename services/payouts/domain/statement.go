@@ -25,6 +25,7 @@ const (
 	KindDisputeLoss    = "dispute_loss"
 	KindDisputeFee     = "dispute_fee"
 	KindCarried        = "carried_forward"
+	KindUnrecorded     = "unrecorded_change" // a change made without an entry (an older version, during an upgrade)
 )
 
 // StatementRefs are what an entry refers to.
@@ -67,21 +68,30 @@ type StatementEntry struct {
 // balances before (seq: its MoveSeq before) to its balances now, at now, and
 // number them on w (MoveSeq). No change of the balances, no entry. A wallet
 // that had balances before its first entry (a wallet older than the
-// journal) gets a carried_forward entry of them first.
+// journal) gets a carried_forward entry of them first; a wallet changed
+// without an entry since its last one (by a version older than the journal,
+// during an upgrade: its balances differ from Journaled) gets an
+// unrecorded_change entry of the difference first.
 func StatementEntries(w *Wallet, before Balances, seq int64, m StatementMove, now int64) []StatementEntry {
 	after := w.Balances()
 	change := after.Plus(before.Neg())
 	var out []StatementEntry
-	if seq == 0 && before != (Balances{}) {
+	if gap := before.Plus(w.Journaled.Neg()); gap != (Balances{}) {
 		seq++
-		out = append(out, carried(w, before, seq, now))
+		if seq == 1 {
+			out = append(out, carried(w, before, seq, now))
+		} else {
+			out = append(out, StatementEntry{ID: fmt.Sprintf("%s:%d", w.ID, seq), WalletID: w.ID, StoreID: w.StoreID, Seq: seq, At: now,
+				Kind: KindUnrecorded, Amount: gap.Sum(), Change: gap, After: before, Balance: before.Sum(),
+				Description: "Balances changed without a statement entry (by a version older than the statement)"})
+		}
 	}
 	if change != (Balances{}) {
 		seq++
 		out = append(out, StatementEntry{ID: fmt.Sprintf("%s:%d", w.ID, seq), WalletID: w.ID, StoreID: w.StoreID, Seq: seq, At: now, Kind: m.Kind,
 			Amount: change.Sum(), Change: change, After: after, Balance: after.Sum(), Refs: m.Refs, Description: m.Description})
 	}
-	w.MoveSeq = seq
+	w.MoveSeq, w.Journaled = seq, after
 	return out
 }
 
@@ -91,7 +101,7 @@ func CarriedForward(w *Wallet, now int64) *StatementEntry {
 	if w.MoveSeq != 0 || w.Balances() == (Balances{}) {
 		return nil
 	}
-	w.MoveSeq = 1
+	w.MoveSeq, w.Journaled = 1, w.Balances()
 	e := carried(w, w.Balances(), 1, now)
 	return &e
 }
