@@ -296,6 +296,8 @@ export declare const api: {
           totalPayouts: number;
           lastPayoutDate: number | null;
           totalOrders: number;
+          disputedBalance: number;
+          debt: number;
         } | null
       >;
       /**
@@ -957,6 +959,8 @@ export declare const api: {
             maxPayoutAmount: number;
             payoutProcessingFee: number;
             pendingBalanceHoldDays: number;
+            disputeFee: number;
+            disputeFeeChargedTo: "store" | "platform";
           };
           locationSettings: {
             defaultSearchRadiusKm: number;
@@ -1012,6 +1016,8 @@ export declare const api: {
             maxPayoutAmount: number;
             payoutProcessingFee: number;
             pendingBalanceHoldDays: number;
+            disputeFee: number;
+            disputeFeeChargedTo: "store" | "platform";
           };
           locationSettings: {
             defaultSearchRadiusKm: number;
@@ -1120,6 +1126,8 @@ export declare const api: {
             maxPayoutAmount: number;
             payoutProcessingFee: number;
             pendingBalanceHoldDays: number;
+            disputeFee: number;
+            disputeFeeChargedTo: "store" | "platform";
           };
           locationSettings: {
             defaultSearchRadiusKm: number;
@@ -1155,6 +1163,9 @@ export declare const api: {
             /** AED, at most two decimals */
             payoutProcessingFee?: number | null;
             pendingBalanceHoldDays?: number | null;
+            /** AED, at most two decimals */
+            disputeFee?: number | null;
+            disputeFeeChargedTo?: "store" | "platform" | null;
           } | null;
           locationSettings?: {
             defaultSearchRadiusKm?: number | null;
@@ -1185,6 +1196,8 @@ export declare const api: {
             maxPayoutAmount: number;
             payoutProcessingFee: number;
             pendingBalanceHoldDays: number;
+            disputeFee: number;
+            disputeFeeChargedTo: "store" | "platform";
           };
           locationSettings: {
             defaultSearchRadiusKm: number;
@@ -2690,7 +2703,60 @@ export declare const api: {
     };
     wallet: {
       /**
-       * The store's wallet: balances and statistics.
+       * The store's wallet statement from `from` to `to` (epoch ms, inclusive;
+       * at most 366 days, else INVALID_ARGUMENT range_too_large; at most 5,000
+       * entries, else FAILED_PRECONDITION too_many_entries): openingBalance,
+       * every change of the balances in order (earnings, releases,
+       * adjustments, payouts, refunds, disputes) with its signed amount and
+       * the running balance (available + pending + disputed, which may be
+       * negative: a debt), and closingBalance, in AED. A payout's entry shows
+       * the payout's status now. The same as CSV: GET
+       * /api/stores/{storeId}/statement.csv?from=&to=.
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/wallet:getStatement` (POST /api/run/stores/wallet/getStatement).
+       */
+      getStatement: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          from: number;
+          to: number;
+        },
+        {
+          storeId: string;
+          from: number;
+          to: number;
+          openingBalance: number;
+          entries: Array<{
+            seq: number;
+            at: number;
+            kind: string;
+            description: string;
+            amount: number;
+            balance: number;
+            availableChange: number;
+            pendingChange: number;
+            disputedChange: number;
+            availableBalance: number;
+            pendingBalance: number;
+            disputedBalance: number;
+            status: string;
+            transactionId?: string;
+            adjustmentId?: string;
+            payoutId?: string;
+            orderId?: string;
+            refundId?: string;
+            disputeId?: string;
+          }>;
+          closingBalance: number;
+        } | null
+      >;
+      /**
+       * The store's wallet: balances and statistics. availableBalance may be
+       * negative after refunds or lost disputes (a debt, also as debt: later
+       * releases repay it first, and no payout can be requested meanwhile);
+       * disputedBalance is the store's share of open disputes.
        *
        * Query; access `store_owner_or_admin`. Runs as `stores/wallet:getWallet` (POST /api/run/stores/wallet/getWallet).
        */
@@ -2709,6 +2775,8 @@ export declare const api: {
           totalPayouts: number;
           lastPayoutDate: number | null;
           totalOrders: number;
+          disputedBalance: number;
+          debt: number;
         } | null
       >;
       /**

@@ -168,6 +168,7 @@ var documentedAccess = map[string]ops.Access{
 
 	"stores.payouts.requestPayout": ops.StoreOwner, "stores.wallet.getWallet": ops.StoreOwnerOrAdmin,
 	"stores.wallet.listTransactions":            ops.StoreOwnerOrAdmin,
+	"stores.wallet.getStatement":                ops.StoreOwnerOrAdmin, // docs/adr/0147
 	"admins.payoutOperations.getPendingPayouts": ops.Admin, "admins.payoutOperations.getPayoutStatistics": ops.Admin,
 	"admins.payoutOperations.approvePayout": ops.Admin, "admins.payoutOperations.rejectPayout": ops.Admin,
 	"admins.payoutOperations.markPayoutAsProcessing": ops.Admin, "admins.payoutOperations.completePayout": ops.Admin,

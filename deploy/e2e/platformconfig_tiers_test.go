@@ -355,6 +355,8 @@ func TestPlatformConfigHistory(t *testing.T) {
 			"walletSettings.maxPayoutAmount":             c.WalletSettings.MaxPayoutAmount,
 			"walletSettings.payoutProcessingFee":         c.WalletSettings.PayoutProcessingFee,
 			"walletSettings.pendingBalanceHoldDays":      c.WalletSettings.PendingBalanceHoldDays,
+			"walletSettings.disputeFee":                  15.0,    // the default (docs/adr/0147)
+			"walletSettings.disputeFeeChargedTo":         "store", // the default
 			"locationSettings.defaultSearchRadiusKm":     c.LocationSettings.DefaultSearchRadiusKm,
 			"locationSettings.maxSearchRadiusKm":         c.LocationSettings.MaxSearchRadiusKm,
 			"isActive":                                   true,

@@ -108,6 +108,16 @@ var Enums = []Enum{
 		{Value: "pending_credit", Meaning: "an administrator's add_pending adjustment"},
 		{Value: "pending_debit", Meaning: "an administrator's deduct_pending adjustment"},
 	}},
+	{Name: "walletMoveKind", Values: []EnumValue{
+		{Value: payouts.MoveRefund, Meaning: "a refund's store share left the wallet: from the order's held earning (pending) first, the rest from available, which may go negative (a debt)"},
+		{Value: payouts.MoveDisputeHold, Meaning: "a dispute's store share moved into the disputed balance, from the order's held earning (pending) first, the rest from available"},
+		{Value: payouts.MoveDisputeRelease, Meaning: "a won dispute's share moved from the disputed balance back to available"},
+		{Value: payouts.MoveDisputeLoss, Meaning: "a lost dispute's share left the disputed balance, with the dispute fee out of available when the store bears it"},
+	}},
+	{Name: "disputeFeeChargedTo", Values: []EnumValue{
+		{Value: "store", Meaning: "a lost dispute's fee is charged to the store's available balance"},
+		{Value: "platform", Meaning: "a lost dispute's fee is borne by the platform"},
+	}},
 	{Name: "flagReason", Values: []EnumValue{
 		{Value: reviews.ReasonSpam, Meaning: "advertising or repeated content"},
 		{Value: reviews.ReasonInappropriate, Meaning: "content unfit for the marketplace"},

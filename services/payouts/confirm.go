@@ -36,6 +36,7 @@ import (
 	"marketplace/libs/apperr"
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
+	"marketplace/libs/contracts/payments"
 	"marketplace/libs/events"
 	"marketplace/libs/ids"
 	"marketplace/services/payouts/domain"
@@ -149,6 +150,10 @@ type confirmed struct {
 	storesAsked map[string]bool
 	stores      map[string]catalog.StoreContact
 	storesErr   error
+
+	disputesAsked map[string]bool
+	disputes      map[string]payments.Dispute
+	disputesErr   error
 }
 
 // storeEventOf is the store id of a store.created or store.updated whose
@@ -169,6 +174,9 @@ func storeEventOf(env events.Envelope) string {
 // deliveredOrderOf is the order id of an order.status_changed to delivered
 // whose id is an order id, "" for any other event.
 func deliveredOrderOf(env events.Envelope) string {
+	if env.Type == customers.EventOrderRefunded {
+		return refundedOrderOf(env)
+	}
 	if env.Type != customers.EventOrderStatusChanged {
 		return ""
 	}
@@ -177,6 +185,18 @@ func deliveredOrderOf(env events.Envelope) string {
 		To      string `json:"to"`
 	}
 	if json.Unmarshal(env.Data, &d) != nil || d.To != customers.StatusDelivered || !ids.Valid("orders", d.OrderID) {
+		return ""
+	}
+	return d.OrderID
+}
+
+// refundedOrderOf is the order id of an order.refunded whose id is an order
+// id, "" otherwise: prepare asks about it with the deliveries (refunds.go).
+func refundedOrderOf(env events.Envelope) string {
+	var d struct {
+		OrderID string `json:"orderId"`
+	}
+	if json.Unmarshal(env.Data, &d) != nil || !ids.Valid("orders", d.OrderID) {
 		return ""
 	}
 	return d.OrderID
@@ -194,9 +214,17 @@ func (s *svc) prepare(ctx context.Context, envs []events.Envelope) (context.Cont
 	if err != nil {
 		return nil, err
 	}
-	var orderIDs, storeIDs []string
-	c := &confirmed{asked: map[string]bool{}, storesAsked: map[string]bool{}}
+	var orderIDs, storeIDs, disputeIDs []string
+	c := &confirmed{asked: map[string]bool{}, storesAsked: map[string]bool{}, disputesAsked: map[string]bool{}}
 	for _, env := range envs {
+		if id, orderID := disputeOf(env); id != "" && !c.disputesAsked[id] {
+			c.disputesAsked[id] = true
+			disputeIDs = append(disputeIDs, id)
+			if ids.Valid("orders", orderID) && !c.asked[orderID] { // the dispute's order, as the event names it
+				c.asked[orderID] = true
+				orderIDs = append(orderIDs, orderID)
+			}
+		}
 		if id := deliveredOrderOf(env); id != "" && !c.asked[id] {
 			c.asked[id] = true
 			orderIDs = append(orderIDs, id)
@@ -206,8 +234,15 @@ func (s *svc) prepare(ctx context.Context, envs []events.Envelope) (context.Cont
 			storeIDs = append(storeIDs, id)
 		}
 	}
-	if len(orderIDs) == 0 && len(storeIDs) == 0 {
+	if len(orderIDs) == 0 && len(storeIDs) == 0 && len(disputeIDs) == 0 {
 		return ctx, nil
+	}
+	if len(disputeIDs) > 0 {
+		ds, err := s.askDisputes(ctx, disputeIDs)
+		if err != nil && transient(err) {
+			return nil, err
+		}
+		c.disputes, c.disputesErr = ds, err
 	}
 	if len(orderIDs) > 0 {
 		facts, err := s.askOrders(ctx, orderIDs)
@@ -417,7 +452,7 @@ func (s *svc) unconfirmedEarnings(ctx context.Context, storeID string, txs []dom
 			u.Reason = reasonNotDelivered
 		case f.StoreID != storeID:
 			u.Reason = reasonOtherStore
-		case f.StoreEarnings != t.Amount:
+		case f.StoreEarnings != t.Amount+t.ReversedBeforeCredit: // a refund before the delivery lowered the credit
 			u.Reason = reasonAmountDiffers
 			e := f.StoreEarnings.AED()
 			u.OrderEarnings = &e

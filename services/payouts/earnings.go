@@ -30,7 +30,8 @@ func (s *svc) consume(ctx context.Context) error {
 // consumed are the events the consumer follows, in the versions onEvent
 // reads.
 var consumed = events.Versions{catalog.EventStoreCreated: {1}, catalog.EventStoreUpdated: {1}, customers.EventOrderStatusChanged: {1},
-	payments.EventTransferPaid: {1}, payments.EventTransferFailed: {1}}
+	payments.EventTransferPaid: {1}, payments.EventTransferFailed: {1},
+	customers.EventOrderRefunded: {1}, payments.EventDisputeOpened: {1}, payments.EventDisputeClosed: {1}}
 
 // onEvent is the consumer's handler: ctx is its transaction, which also
 // records the event id as processed. Other event types are not ours.
@@ -67,6 +68,18 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 		// Only which payout's transfer settled is taken from the event:
 		// the payments service confirms how (transfers.go).
 		return s.onTransferSettled(ctx, env, d.PayoutID)
+	case customers.EventOrderRefunded:
+		var d customers.OrderRefunded
+		if err := events.DecodeData(env, &d); err != nil {
+			return err
+		}
+		return s.onRefunded(ctx, env, d)
+	case payments.EventDisputeOpened, payments.EventDisputeClosed:
+		var d payments.Dispute
+		if err := events.DecodeData(env, &d); err != nil {
+			return err
+		}
+		return s.onDispute(ctx, env, d)
 	}
 	return nil
 }
@@ -107,12 +120,24 @@ func (s *svc) creditEarnings(ctx context.Context, o customers.OrderEvent) error 
 	}
 	now := s.now()
 	walletID := domain.WalletIDOf(o.StoreID)
+	// What was refunded (or lost in disputes) before the delivery lowers the
+	// credit (docs/adr/0147).
+	om, err := s.orderMoneyOf(ctx, o.OrderID, domain.Terms{StoreID: o.StoreID, Total: o.Total, PlatformCommission: o.PlatformCommission, StoreEarnings: o.StoreEarnings})
+	if err != nil {
+		return err
+	}
+	credit := om.Credit()
 	t := domain.NewEarning(ids.New("walletTransactions"), domain.Earning{OrderID: o.OrderID, StoreID: o.StoreID, Total: o.Total,
-		PlatformCommission: o.PlatformCommission, StoreEarns: o.StoreEarnings}, hold, now)
+		PlatformCommission: o.PlatformCommission, StoreEarns: credit}, hold, now)
+	if om.StoreBeforeCredit > 0 {
+		t.ReversedBeforeCredit = o.StoreEarnings - credit
+		t.Metadata["storeEarnings"], t.Metadata["reversedBeforeCredit"] = domain.AEDText(o.StoreEarnings), domain.AEDText(t.ReversedBeforeCredit)
+	}
 	if err := s.ledger.Insert(ctx, t); err != nil {
 		return err
 	}
-	w, err := s.wallets.Update(ctx, walletID, func(w *domain.Wallet) error { return w.Credit(o.StoreEarnings, now.UnixMilli()) })
+	w, err := s.changeWallet(ctx, walletID, domain.StatementMove{Kind: domain.KindEarning, Description: t.Description,
+		Refs: domain.StatementRefs{TransactionID: t.ID, OrderID: o.OrderID}}, func(w *domain.Wallet) error { return w.Credit(credit, now.UnixMilli()) })
 	if errors.Is(err, domain.ErrNoWallet) {
 		return fmt.Errorf("payouts: wallet %s vanished while crediting order %s", walletID, o.OrderID)
 	}
@@ -122,6 +147,16 @@ func (s *svc) creditEarnings(ctx context.Context, o customers.OrderEvent) error 
 	if _, err := s.env.Outbox.Add(ctx, contract.TopicWallets, contract.EventWalletCredited, walletID, w.Event(contract.WalletEvent{
 		TransactionID: t.ID, Type: domain.TxEarning, Amount: t.Amount, OrderID: o.OrderID, ReleaseAt: t.ReleaseAt,
 	})); err != nil {
+		return err
+	}
+	om.MarkCredited(t.ID)
+	// Disputes opened before the credit hold their share now.
+	for _, d := range om.HoldOnCredit(now.UnixMilli()) {
+		if err := s.holdDispute(ctx, om, d, now.UnixMilli()); err != nil {
+			return err
+		}
+	}
+	if err := s.orders.Save(ctx, om); err != nil {
 		return err
 	}
 	if t.ReleaseAt <= now.UnixMilli() { // no hold: available at once
@@ -213,7 +248,10 @@ func (s *svc) release(ctx context.Context, earningID string, now int64) (ok bool
 	if e.HeldRemaining <= 0 {
 		return true, 0, nil // all of it was moved or deducted already: no balance changes, no transaction
 	}
-	w, err := s.wallets.Update(ctx, e.WalletID, func(w *domain.Wallet) error {
+	releaseID := ids.New("walletTransactions")
+	var debtRepaid money.Fils
+	w, err := s.changeWallet(ctx, e.WalletID, domain.StatementMove{Kind: domain.KindRelease, Description: "Earnings of order " + e.Metadata["orderId"] + " released",
+		Refs: domain.StatementRefs{TransactionID: releaseID, OrderID: e.Metadata["orderId"]}}, func(w *domain.Wallet) error {
 		moved = e.Releasable(w.PendingBalance)
 		if moved < e.HeldRemaining {
 			s.env.Logger.ErrorContext(ctx, "payouts: the pending balance does not cover a held earning (reconcileWallet shows it)",
@@ -222,7 +260,14 @@ func (s *svc) release(ctx context.Context, earningID string, now int64) (ok bool
 		if moved == 0 {
 			return nil
 		}
-		return w.Change(domain.Balances{Available: moved, Pending: -moved}, now)
+		// A release adds to a negative available balance: the debt is repaid
+		// first, by construction (docs/adr/0147).
+		debt := w.Debt()
+		if err := w.Change(domain.Balances{Available: moved, Pending: -moved}, now); err != nil {
+			return err
+		}
+		debtRepaid = debt - w.Debt()
+		return nil
 	})
 	if errors.Is(err, domain.ErrNoWallet) {
 		return false, 0, fmt.Errorf("payouts: the wallet %s of earning %s does not exist", e.WalletID, e.ID)
@@ -236,7 +281,10 @@ func (s *svc) release(ctx context.Context, earningID string, now int64) (ok bool
 	if err := s.ledger.Unhold(ctx, e.ID, moved); err != nil {
 		return false, 0, err
 	}
-	r := domain.NewRelease(ids.New("walletTransactions"), e, moved, now)
+	r := domain.NewRelease(releaseID, e, moved, now)
+	if debtRepaid > 0 {
+		r.Metadata["debtRepaid"] = domain.AEDText(debtRepaid)
+	}
 	if err := s.ledger.Insert(ctx, r); err != nil {
 		return false, 0, err
 	}

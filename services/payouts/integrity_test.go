@@ -199,8 +199,9 @@ func TestReconcileFindsInconsistencies(t *testing.T) {
 	if _, err := ts.db.Collection(storage.TxColl).UpdateOne(ctx, bson.M{"type": domain.TxEarning}, bson.M{"$set": bson.M{"heldRemaining": money.Fils(5000)}}); err != nil {
 		t.Fatal(err)
 	}
-	// A negative balance (and the ledger disagreeing).
-	if _, err := ts.db.Collection(storage.WalletsColl).UpdateOne(ctx, bson.M{"_id": domain.WalletIDOf(storeID)}, bson.M{"$set": bson.M{"availableBalance": money.Fils(-1)}}); err != nil {
+	// A negative pending balance (and the ledger disagreeing); a negative
+	// available one is a debt (docs/adr/0147), not an inconsistency.
+	if _, err := ts.db.Collection(storage.WalletsColl).UpdateOne(ctx, bson.M{"_id": domain.WalletIDOf(storeID)}, bson.M{"$set": bson.M{"pendingBalance": money.Fils(-1)}}); err != nil {
 		t.Fatal(err)
 	}
 	expect("a stored balance is negative")

@@ -7,6 +7,8 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/gofiber/fiber/v2"
+
 	"marketplace/libs/apperr"
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
@@ -50,11 +52,18 @@ type svc struct {
 	payouts     *storage.Payouts
 	adjustments *storage.Adjustments
 	totals      *storage.Totals
+	orders      *storage.Orders
+	statement   *storage.Statement
+	fees        *storage.PlatformFees
 	now         func() time.Time
 	catalog     *catalog.Client
 	// storeOf looks a store up in the catalog (nil when it does not exist);
 	// a stub in unit tests.
-	storeOf  func(ctx context.Context, id string) (*catalog.Store, error)
+	storeOf func(ctx context.Context, id string) (*catalog.Store, error)
+	// storeRef is the catalog's store as the access checks read it (the
+	// statement's CSV route checks owner-or-admin itself); a stub in unit
+	// tests.
+	storeRef func(ctx context.Context, id string) (*ops.StoreRef, error)
 	status   *events.ConsumerStatus
 	interval time.Duration
 	// settings reads the wallet settings in force (the platform
@@ -74,6 +83,9 @@ type svc struct {
 	// id (transfers.go); stubs in unit tests.
 	createTransfer func(ctx context.Context, args payments.TransferArgs) (*payments.Transfer, error)
 	transferFacts  func(ctx context.Context, payoutIDs []string) (map[string]payments.Transfer, error)
+	// moneyFacts asks the payments service about disputes (disputes.go); a
+	// stub in unit tests.
+	moneyFacts func(ctx context.Context, args payments.MoneyFactsArgs) (*payments.MoneyFacts, error)
 	// unconfirmed counts delivered-order events the customers service did
 	// not confirm (confirm.go).
 	unconfirmed metric.Int64Counter
@@ -99,8 +111,10 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 	return &service.Built{
 		Registry:   s.registry(),
 		Indexes:    append(storage.Indexes(), events.ConsumerIndexes()...),
-		Background: []func(context.Context) error{s.consume, s.releaseLoop},
+		Background: []func(context.Context) error{s.consume, s.releaseLoop, s.carryForward},
 		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
+		Routes: []ops.Route{{Method: fiber.MethodGet, Path: RouteStatementCSV, Access: ops.Authenticated, Handler: s.statementCSVRoute,
+			Summary: "The store's wallet statement from `from` to `to` (query, epoch ms, at most 366 days) as CSV: the rows of stores.wallet.getStatement between an opening and a closing balance row. For the store's owner or an administrator."}},
 	}, nil
 }
 
@@ -115,8 +129,11 @@ func newSvc(env service.Env, interval time.Duration) *svc {
 	s := &svc{env: env, now: now, catalog: catalog.NewClient(env.Calls), status: events.NewConsumerStatus(0), interval: interval}
 	r := storage.New(env.DB)
 	s.wallets, s.ledger, s.payouts, s.adjustments, s.totals = r.Wallets, r.Ledger, r.Payouts, r.Adjustments, r.Totals
+	s.orders, s.statement, s.fees = r.Orders, r.Statement, r.Fees
 	s.storeOf = s.catalog.Store
+	s.storeRef = s.catalog.StoreRef
 	s.orderFacts = customers.NewClient(env.Calls).OrderFacts
+	s.moneyFacts = payments.NewClient(env.Calls).MoneyFacts
 	s.contacts = s.catalog.StoreContacts
 	pay := payments.NewClient(env.Calls)
 	s.createTransfer = pay.CreateTransfer
@@ -145,6 +162,19 @@ func settingsFromAED(w *platformconfig.WalletSettings) (*domain.WalletSettings, 
 		*f.dst = v
 	}
 	out.HoldDays = w.PendingBalanceHoldDays
+	// A configuration service older than disputes answers no dispute fee:
+	// the defaults then (docs/adr/0147).
+	out.DisputeFee, out.DisputeFeeChargedTo = domain.DefaultWalletSettings.DisputeFee, domain.DefaultWalletSettings.DisputeFeeChargedTo
+	if w.DisputeFee != nil {
+		fee, err := money.FromAED(*w.DisputeFee)
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.Internal, "the platform configuration returned an unreadable dispute fee")
+		}
+		out.DisputeFee = fee
+	}
+	if w.DisputeFeeChargedTo != "" {
+		out.DisputeFeeChargedTo = w.DisputeFeeChargedTo
+	}
 	return &out, nil
 }
 
@@ -156,7 +186,9 @@ func (s *svc) registry() *ops.Registry {
 		ops.NewQuery("stores.payouts.listPayouts", ops.StoreOwnerOrAdmin,
 			"The store's payouts, newest first (paginated), with their history.", s.listPayouts, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.wallet.getWallet", ops.StoreOwnerOrAdmin,
-			"The store's wallet: balances and statistics.", s.getWallet, ops.StoreArg("storeId")),
+			"The store's wallet: balances and statistics. availableBalance may be negative after refunds or lost disputes (a debt, also as debt: later releases repay it first, and no payout can be requested meanwhile); disputedBalance is the store's share of open disputes.", s.getWallet, ops.StoreArg("storeId")),
+		ops.NewQuery("stores.wallet.getStatement", ops.StoreOwnerOrAdmin,
+			"The store's wallet statement from `from` to `to` (epoch ms, inclusive; at most 366 days, else INVALID_ARGUMENT range_too_large; at most 5,000 entries, else FAILED_PRECONDITION too_many_entries): openingBalance, every change of the balances in order (earnings, releases, adjustments, payouts, refunds, disputes) with its signed amount and the running balance (available + pending + disputed, which may be negative: a debt), and closingBalance, in AED. A payout's entry shows the payout's status now. The same as CSV: GET /api/stores/{storeId}/statement.csv?from=&to=.", s.getStatement, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.wallet.listTransactions", ops.StoreOwnerOrAdmin,
 			"The store's wallet transactions, newest first (paginated).", s.listTransactions, ops.StoreArg("storeId")),
 		// The administrators.

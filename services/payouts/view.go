@@ -14,12 +14,17 @@ type WalletView struct {
 	TotalPayouts     float64 `json:"totalPayouts"`
 	LastPayoutDate   *int64  `json:"lastPayoutDate"`
 	TotalOrders      int64   `json:"totalOrders"`
+	// DisputedBalance is the store's share of open disputes, Debt how much
+	// the available balance is below zero (docs/adr/0147): added fields.
+	DisputedBalance float64 `json:"disputedBalance"`
+	Debt            float64 `json:"debt"`
 }
 
 func walletView(w *domain.Wallet) WalletView {
 	return WalletView{
 		ID: w.ID, StoreID: w.StoreID, AvailableBalance: w.AvailableBalance.AED(), PendingBalance: w.PendingBalance.AED(),
 		TotalEarnings: w.TotalEarnings.AED(), TotalPayouts: w.TotalPayouts.AED(), LastPayoutDate: w.LastPayoutDate, TotalOrders: w.TotalOrders,
+		DisputedBalance: w.DisputedBalance.AED(), Debt: w.Debt().AED(),
 	}
 }
 

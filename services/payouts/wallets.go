@@ -129,7 +129,12 @@ func (s *svc) adjustWalletBalance(ctx context.Context, a *adjustArgs) (*WalletVi
 		now := s.nowMs()
 		adj := domain.NewAdjustment(domain.AdjustmentRequest{ID: ids.New("walletAdjustments"), WalletID: walletID, StoreID: a.StoreID,
 			Kind: a.AdjustmentType, Amount: a.Amount, Reason: a.Reason, AdminUserID: a.AdminUserID, AdminNotes: a.AdminNotes}, now)
-		nw, err := s.wallets.Update(ctx, walletID, func(w *domain.Wallet) error { return w.Change(delta, now) })
+		txID := ""
+		if txType != "" {
+			txID = ids.New("walletTransactions")
+		}
+		nw, err := s.changeWallet(ctx, walletID, domain.StatementMove{Kind: a.AdjustmentType, Description: a.Reason,
+			Refs: domain.StatementRefs{AdjustmentID: adj.ID, TransactionID: txID}}, func(w *domain.Wallet) error { return w.Change(delta, now) })
 		if errors.Is(err, domain.ErrNoWallet) {
 			return domain.NoWallet(walletID, delta)
 		}
@@ -145,7 +150,7 @@ func (s *svc) adjustWalletBalance(ctx context.Context, a *adjustArgs) (*WalletVi
 			}
 		}
 		if txType != "" {
-			t := adj.Transaction(ids.New("walletTransactions"), txType, now)
+			t := adj.Transaction(txID, txType, now)
 			if err := s.ledger.Insert(ctx, t); err != nil {
 				return err
 			}
@@ -242,6 +247,11 @@ func (s *svc) reconcileWallet(ctx context.Context, a *reconcileArgs) (*Reconcili
 			return err
 		}
 		r, bad := domain.Reconcile(w, txs, moves, ps)
+		last, err := s.statement.Last(ctx, walletID)
+		if err != nil {
+			return err
+		}
+		bad = append(bad, domain.CheckStatement(w, last)...)
 		out.Ledger = LedgerFigures{AvailableBalance: r.Available.AED(), PendingBalance: r.Pending.AED(), TotalEarnings: r.Earnings.AED(),
 			TotalPayouts: r.Payouts.AED(), TotalOrders: r.Orders}
 		out.Transactions = len(txs)

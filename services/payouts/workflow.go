@@ -53,6 +53,14 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 	if err != nil {
 		return "", err
 	}
+	// A wallet in debt (refunds or disputes took more than it held) can
+	// request no payout: said before the amount rules, so the answer names
+	// the debt (docs/adr/0147). The transaction below refuses it too.
+	if w, err := s.wallet(ctx, st.ID); err != nil {
+		return "", err
+	} else if err := domain.InDebt(w); err != nil {
+		return "", err
+	}
 	if err := cfg.CheckAmount(a.Amount, func() (money.Fils, error) {
 		w, err := s.wallet(ctx, st.ID)
 		if w == nil || err != nil {
@@ -72,7 +80,8 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 	d := domain.Balances{Available: -a.Amount}
 	err = s.tx(ctx, "the wallet", func(ctx context.Context) error {
 		var read *domain.Wallet // as read, when it could not cover the amount
-		_, err := s.wallets.Update(ctx, walletID, func(w *domain.Wallet) error {
+		_, err := s.changeWallet(ctx, walletID, domain.StatementMove{Kind: domain.KindPayoutRequest, Description: "Payout " + p.ID + " requested",
+			Refs: domain.StatementRefs{PayoutID: p.ID, TransactionID: t.ID}}, func(w *domain.Wallet) error {
 			before := *w
 			if err := w.Change(d, s.nowMs()); err != nil {
 				read = &before
@@ -248,7 +257,8 @@ func (s *svc) applyMove(ctx context.Context, payoutID string, m domain.MoveArgs)
 	if err := s.totals.Count(ctx, p, from); err != nil {
 		return nil, nil, err
 	}
-	w, err := s.wallets.Update(ctx, p.WalletID, func(w *domain.Wallet) error {
+	w, err := s.changeWallet(ctx, p.WalletID, domain.StatementMove{Kind: domain.KindPayoutReturned, Description: "Payout " + p.ID + " " + p.Status + ": its amount returned",
+		Refs: domain.StatementRefs{PayoutID: p.ID, TransactionID: p.TransactionID}}, func(w *domain.Wallet) error {
 		return w.SettleMove(m.Move, m.Restore, p.RequestedAmount, now)
 	})
 	if errors.Is(err, domain.ErrNoWallet) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"marketplace/libs/apperr"
 	contractevents "marketplace/libs/contracts/events"
 	"marketplace/libs/events"
 	"marketplace/libs/money"
@@ -159,5 +160,35 @@ func TestHistoryValuesRoundTrip(t *testing.T) {
 	wb, _ := json.Marshal(w)
 	if string(b) != string(wb) {
 		t.Errorf("history\n got %s\nwant %s", b, wb)
+	}
+}
+
+// The dispute fee's settings follow updatePlatformConfig's partial-update
+// semantics: a field given is set, one left out keeps its value; an invalid
+// one is refused and changes nothing.
+func TestDisputeFeeSettingsPartialUpdate(t *testing.T) {
+	ctx := context.Background()
+	s, db := newTestSvc(t, time.UnixMilli(1_700_000_000_000))
+	d := sampleConfig("pcf_000000000000000000000001")
+	if err := storage.NewConfigs(db).Insert(ctx, &d); err != nil {
+		t.Fatal(err)
+	}
+	fee := money.Fils(25_00)
+	v, err := s.update(ctx, &updateArgs{AdminUserID: "admin-1", ConfigID: d.ID, WalletSettings: &walletSettingsArgs{DisputeFee: &fee}})
+	if err != nil || v.WalletSettings.DisputeFee != 25 || v.WalletSettings.DisputeFeeChargedTo != "store" || v.WalletSettings.PendingBalanceHoldDays != 7 {
+		t.Fatalf("%+v %v", v, err)
+	}
+	to := "platform"
+	v, err = s.update(ctx, &updateArgs{AdminUserID: "admin-1", ConfigID: d.ID, WalletSettings: &walletSettingsArgs{DisputeFeeChargedTo: &to}})
+	if err != nil || v.WalletSettings.DisputeFee != 25 || v.WalletSettings.DisputeFeeChargedTo != "platform" {
+		t.Fatalf("%+v %v", v, err)
+	}
+	big := money.Fils(1_000_01)
+	if _, err := s.update(ctx, &updateArgs{AdminUserID: "admin-1", ConfigID: d.ID, WalletSettings: &walletSettingsArgs{DisputeFee: &big}}); apperr.CodeOf(err) != apperr.InvalidArgument {
+		t.Fatalf("a fee above 1000 AED: %v", err)
+	}
+	w, err := s.walletSettings(ctx, nil)
+	if err != nil || *w.DisputeFee != 25 || w.DisputeFeeChargedTo != "platform" {
+		t.Fatalf("%+v %v", w, err)
 	}
 }

@@ -128,6 +128,10 @@ type walletSettingsArgs struct {
 	MaxPayoutAmount        *money.Fils `json:"maxPayoutAmount" op:"min=0"`
 	PayoutProcessingFee    *money.Fils `json:"payoutProcessingFee" op:"min=0"`
 	PendingBalanceHoldDays *int        `json:"pendingBalanceHoldDays" op:"min=0,max=365"`
+	// A lost dispute's fee (AED, default 15.00) and who bears it (store,
+	// the default, or platform): docs/adr/0147.
+	DisputeFee          *money.Fils `json:"disputeFee" op:"min=0,max=1000"`
+	DisputeFeeChargedTo *string     `json:"disputeFeeChargedTo" op:"enum=store|platform"`
 }
 
 type locationSettingsArgs struct {
@@ -197,6 +201,11 @@ func (s *svc) update(ctx context.Context, a *updateArgs) (*ConfigView, error) {
 			set(&d.WalletSettings.MaxPayoutAmount, w.MaxPayoutAmount)
 			set(&d.WalletSettings.PayoutProcessingFee, w.PayoutProcessingFee)
 			set(&d.WalletSettings.PendingBalanceHoldDays, w.PendingBalanceHoldDays)
+			if w.DisputeFee != nil {
+				fee := *w.DisputeFee
+				d.WalletSettings.DisputeFee = &fee
+			}
+			set(&d.WalletSettings.DisputeFeeChargedTo, w.DisputeFeeChargedTo)
 		}
 		if l := a.LocationSettings; l != nil {
 			set(&d.LocationSettings.DefaultSearchRadiusKm, l.DefaultSearchRadiusKm)

@@ -110,6 +110,10 @@ var All = []Event{
 	ev(payouts.EventWalletCredited, payouts.TopicWallets, payouts.Service, 1, of[payouts.WalletEvent]()),
 	ev(payouts.EventWalletReleased, payouts.TopicWallets, payouts.Service, 1, of[payouts.WalletEvent]()),
 	ev(payouts.EventWalletAdjusted, payouts.TopicWallets, payouts.Service, 1, of[payouts.WalletEvent]()),
+	ev(payouts.EventWalletRefundReversed, payouts.TopicWallets, payouts.Service, 1, of[payouts.WalletMoveEvent]()),
+	ev(payouts.EventWalletDisputeHeld, payouts.TopicWallets, payouts.Service, 1, of[payouts.WalletMoveEvent]()),
+	ev(payouts.EventWalletDisputeRelease, payouts.TopicWallets, payouts.Service, 1, of[payouts.WalletMoveEvent]()),
+	ev(payouts.EventWalletDisputeDebited, payouts.TopicWallets, payouts.Service, 1, of[payouts.WalletMoveEvent]()),
 
 	ev(platformconfig.EventConfigChanged, platformconfig.Topic, platformconfig.Service, 1, of[platformconfig.ConfigChanged]()),
 

@@ -110,3 +110,49 @@ type WalletEvent struct {
 	AdminUserID      string     `json:"adminUserId,omitempty"`
 	ReleaseAt        int64      `json:"releaseAt,omitempty"` // wallet.credited: when the earning becomes available (epoch ms)
 }
+
+// Wallet events of the money after the order (docs/adr/0147), on
+// TopicWallets, keyed by wallet id; every one carries a WalletMoveEvent (not
+// a WalletEvent: its type enum is closed, docs/adr/0090).
+const (
+	EventWalletRefundReversed = "wallet.refund_reversed"  // a refund's store share left the wallet (pending first if held, then available)
+	EventWalletDisputeHeld    = "wallet.dispute_held"     // a dispute's store share moved into the disputed balance
+	EventWalletDisputeRelease = "wallet.dispute_released" // a won dispute's share went back to available
+	EventWalletDisputeDebited = "wallet.dispute_debited"  // a lost dispute's share (and fee, if the store's) left the wallet
+)
+
+// Kinds of a WalletMoveEvent.
+const (
+	MoveRefund         = "refund"
+	MoveDisputeHold    = "dispute_hold"
+	MoveDisputeRelease = "dispute_release"
+	MoveDisputeLoss    = "dispute_loss"
+)
+
+// WalletMoveEvent is the data of the wallet events of refunds and disputes.
+// Money is integer fils. Amount is the store's share moved; FromPending and
+// FromAvailable (a refund or a hold) say where it came from; Commission is
+// the platform commission reversed with it (refund, lost dispute);
+// DisputeFee is a lost dispute's fee and FeeChargedTo who bears it.
+// Available, Pending and Disputed are the balances after the change
+// (available may be negative: a debt).
+type WalletMoveEvent struct {
+	WalletID         string     `json:"walletId"`
+	StoreID          string     `json:"storeId"`
+	StoreName        string     `json:"storeName"`
+	StoreOwnerUserID string     `json:"storeOwnerUserId"`
+	Kind             string     `json:"kind" enum:"refund|dispute_hold|dispute_release|dispute_loss"`
+	OrderID          string     `json:"orderId"`
+	RefundID         string     `json:"refundId,omitempty"`
+	DisputeID        string     `json:"disputeId,omitempty"`
+	TransactionIDs   []string   `json:"transactionIds"`
+	Amount           money.Fils `json:"amountFils"`
+	FromPending      money.Fils `json:"fromPendingFils,omitempty"`
+	FromAvailable    money.Fils `json:"fromAvailableFils,omitempty"`
+	Commission       money.Fils `json:"commissionFils,omitempty"`
+	DisputeFee       money.Fils `json:"disputeFeeFils,omitempty"`
+	FeeChargedTo     string     `json:"feeChargedTo,omitempty" enum:"store|platform"`
+	Available        money.Fils `json:"availableBalanceFils"`
+	Pending          money.Fils `json:"pendingBalanceFils"`
+	Disputed         money.Fils `json:"disputedBalanceFils"`
+}

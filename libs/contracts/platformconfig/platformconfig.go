@@ -77,6 +77,11 @@ type WalletSettings struct {
 	MaxPayoutAmount        float64 `json:"maxPayoutAmount"`
 	PayoutProcessingFee    float64 `json:"payoutProcessingFee"`
 	PendingBalanceHoldDays int     `json:"pendingBalanceHoldDays"`
+	// DisputeFee (AED) is a lost dispute's fee and DisputeFeeChargedTo who
+	// bears it (docs/adr/0147); absent from a service older than disputes
+	// (the defaults then: 15.00, store).
+	DisputeFee          *float64 `json:"disputeFee,omitempty"`
+	DisputeFeeChargedTo string   `json:"disputeFeeChargedTo,omitempty" enum:"store|platform"`
 }
 
 // Client calls the platform configuration service.

@@ -23,6 +23,15 @@ const (
 	TxPenalty       = "penalty"        // deduct_balance
 	TxPendingCredit = "pending_credit" // add_pending
 	TxPendingDebit  = "pending_debit"  // deduct_pending
+
+	// The money after the order (docs/adr/0147): refunds and disputes.
+	TxRefundHeld      = "refund_held"       // a refund's store share taken from the order's held earning (pending)
+	TxRefund          = "refund"            // a refund's store share taken from available (may make it negative: a debt)
+	TxDisputeHoldHeld = "dispute_hold_held" // a dispute's store share moved from the held earning (pending) into disputed
+	TxDisputeHold     = "dispute_hold"      // a dispute's store share moved from available into disputed
+	TxDisputeRelease  = "dispute_release"   // a won dispute's share back from disputed to available
+	TxDisputeLoss     = "dispute_loss"      // a lost dispute's share debited from disputed
+	TxDisputeFee      = "dispute_fee"       // a lost dispute's fee charged to the store, out of available
 )
 
 // Wallet transaction statuses. completed, cancelled and failed are the
@@ -34,19 +43,31 @@ const (
 	TxFailed    = "failed"
 )
 
-// Balances are a wallet's two balances, or a change of them.
+// Balances are a wallet's three balances, or a change of them. Available may
+// be negative (a debt: refunds and disputes after the earning was released,
+// docs/adr/0147); pending and disputed never are.
 type Balances struct {
-	Available money.Fils
-	Pending   money.Fils
+	Available money.Fils `bson:"available"`
+	Pending   money.Fils `bson:"pending"`
+	Disputed  money.Fils `bson:"disputed"`
 }
 
 // Plus is b changed by d.
 func (b Balances) Plus(d Balances) Balances {
-	return Balances{Available: b.Available + d.Available, Pending: b.Pending + d.Pending}
+	return Balances{Available: b.Available + d.Available, Pending: b.Pending + d.Pending, Disputed: b.Disputed + d.Disputed}
 }
 
-// Valid reports whether no balance is negative.
-func (b Balances) Valid() bool { return b.Available >= 0 && b.Pending >= 0 }
+// Neg is -b.
+func (b Balances) Neg() Balances {
+	return Balances{Available: -b.Available, Pending: -b.Pending, Disputed: -b.Disputed}
+}
+
+// Sum is available + pending + disputed: a statement's balance.
+func (b Balances) Sum() money.Fils { return b.Available + b.Pending + b.Disputed }
+
+// Valid reports whether pending and disputed are not negative (available
+// may be: a debt).
+func (b Balances) Valid() bool { return b.Pending >= 0 && b.Disputed >= 0 }
 
 // Effect is what one wallet transaction of type typ in status does to the
 // balances. A cancelled or failed transaction counts for nothing (its amount
@@ -59,6 +80,16 @@ func (b Balances) Valid() bool { return b.Available >= 0 && b.Pending >= 0 }
 //	penalty         available -amount
 //	pending_credit  pending   +amount
 //	pending_debit   pending   -amount
+//
+// and those of the money after the order (docs/adr/0147):
+//
+//	refund_held        pending   -amount
+//	refund             available -amount   (may make it negative)
+//	dispute_hold_held  pending   -amount, disputed +amount
+//	dispute_hold       available -amount, disputed +amount
+//	dispute_release    disputed  -amount, available +amount
+//	dispute_loss       disputed  -amount
+//	dispute_fee        available -amount
 func Effect(typ, status string, amount money.Fils) Balances {
 	if status == TxCancelled || status == TxFailed {
 		return Balances{}
@@ -74,6 +105,18 @@ func Effect(typ, status string, amount money.Fils) Balances {
 		return Balances{Available: amount}
 	case TxPayout, TxPenalty:
 		return Balances{Available: -amount}
+	case TxRefundHeld:
+		return Balances{Pending: -amount}
+	case TxRefund, TxDisputeFee:
+		return Balances{Available: -amount}
+	case TxDisputeHoldHeld:
+		return Balances{Pending: -amount, Disputed: amount}
+	case TxDisputeHold:
+		return Balances{Available: -amount, Disputed: amount}
+	case TxDisputeRelease:
+		return Balances{Disputed: -amount, Available: amount}
+	case TxDisputeLoss:
+		return Balances{Disputed: -amount}
 	}
 	return Balances{}
 }

@@ -24,6 +24,13 @@ func TestEffectTable(t *testing.T) {
 		{TxPenalty, TxCompleted, Balances{Available: -a}},
 		{TxPendingCredit, TxCompleted, Balances{Pending: a}},
 		{TxPendingDebit, TxCompleted, Balances{Pending: -a}},
+		{TxRefundHeld, TxCompleted, Balances{Pending: -a}},
+		{TxRefund, TxCompleted, Balances{Available: -a}},
+		{TxDisputeHoldHeld, TxCompleted, Balances{Pending: -a, Disputed: a}},
+		{TxDisputeHold, TxCompleted, Balances{Available: -a, Disputed: a}},
+		{TxDisputeRelease, TxCompleted, Balances{Available: a, Disputed: -a}},
+		{TxDisputeLoss, TxCompleted, Balances{Disputed: -a}},
+		{TxDisputeFee, TxCompleted, Balances{Available: -a}},
 		{"unknown", TxCompleted, Balances{}},
 	}
 	for _, c := range cases {

@@ -20,18 +20,32 @@ type Wallet struct {
 	StoreVersion     int64      `bson:"storeVersion,omitempty"` // the catalog's version of the store the fields above come from
 	AvailableBalance money.Fils `bson:"availableBalance"`
 	PendingBalance   money.Fils `bson:"pendingBalance"`
-	TotalEarnings    money.Fils `bson:"totalEarnings"`
-	TotalPayouts     money.Fils `bson:"totalPayouts"`
-	LastPayoutDate   *int64     `bson:"lastPayoutDate"`
-	TotalOrders      int64      `bson:"totalOrders"`
-	CreationTime     int64      `bson:"creationTime"`
-	UpdatedAt        int64      `bson:"updatedAt"`
+	// DisputedBalance is the store's share of open disputes (held out of
+	// available or pending); absent from wallets older than disputes.
+	DisputedBalance money.Fils `bson:"disputedBalance"`
+	// MoveSeq numbers the wallet's balance changes: the statement journal's
+	// entries (statement.go) carry it, so they are exactly one per change.
+	MoveSeq int64 `bson:"moveSeq"`
+	// Journaled are the balances the journal's last entry ends at: a
+	// change made without an entry (by a version older than the journal,
+	// during a rolling upgrade) shows as a difference, which the next entry
+	// records first (StatementEntries).
+	Journaled      Balances   `bson:"journaled"`
+	TotalEarnings  money.Fils `bson:"totalEarnings"`
+	TotalPayouts   money.Fils `bson:"totalPayouts"`
+	LastPayoutDate *int64     `bson:"lastPayoutDate"`
+	TotalOrders    int64      `bson:"totalOrders"`
+	CreationTime   int64      `bson:"creationTime"`
+	UpdatedAt      int64      `bson:"updatedAt"`
 }
 
-// Balances are the wallet's two balances.
+// Balances are the wallet's three balances.
 func (w *Wallet) Balances() Balances {
-	return Balances{Available: w.AvailableBalance, Pending: w.PendingBalance}
+	return Balances{Available: w.AvailableBalance, Pending: w.PendingBalance, Disputed: w.DisputedBalance}
 }
+
+// Debt is how much the available balance is below zero (0: none).
+func (w *Wallet) Debt() money.Fils { return max(-w.AvailableBalance, 0) }
 
 // WalletIDOf is the id of a store's wallet: the store id's own 24 hex digits under
 // the wallet prefix. A wallet's id is known before the wallet is open (the
@@ -70,8 +84,16 @@ type Transaction struct {
 	HeldRemaining money.Fils `bson:"heldRemaining,omitempty"`
 	HeldTaken     []HeldTake `bson:"heldTaken,omitempty"`
 	ReleasedAt    int64      `bson:"releasedAt,omitempty"`
-	CreatedAt     int64      `bson:"creationTime"`
-	UpdatedAt     int64      `bson:"updatedAt"`
+	// Delta is the signed change of the balances a transaction of the money
+	// after the order made (refunds, disputes: docs/adr/0147), as Effect
+	// gives it; absent from the older types.
+	Delta *Balances `bson:"delta,omitempty"`
+	// ReversedBeforeCredit is, on an earning, the store's share of what was
+	// refunded or lost in disputes before the order was credited: the
+	// earning is the order's store earnings less it.
+	ReversedBeforeCredit money.Fils `bson:"reversedBeforeCredit,omitempty"`
+	CreatedAt            int64      `bson:"creationTime"`
+	UpdatedAt            int64      `bson:"updatedAt"`
 }
 
 // HeldTake is what one deduct_pending or move_pending_to_available took from a

@@ -45,8 +45,8 @@ func Reconcile(w *Wallet, txs []Transaction, moves []Adjustment, ps []Payout) (R
 	b := r.Balances
 	var bad []string
 	if b != w.Balances() {
-		bad = append(bad, fmt.Sprintf("balances: stored %.2f available, %.2f pending; the ledger makes %.2f, %.2f",
-			w.AvailableBalance.AED(), w.PendingBalance.AED(), b.Available.AED(), b.Pending.AED()))
+		bad = append(bad, fmt.Sprintf("balances: stored %.2f available, %.2f pending, %.2f disputed; the ledger makes %.2f, %.2f, %.2f",
+			w.AvailableBalance.AED(), w.PendingBalance.AED(), w.DisputedBalance.AED(), b.Available.AED(), b.Pending.AED(), b.Disputed.AED()))
 	}
 	if r.Earnings != w.TotalEarnings || r.Orders != w.TotalOrders {
 		bad = append(bad, fmt.Sprintf("earnings: stored %.2f over %d orders; the ledger makes %.2f over %d",
@@ -83,11 +83,13 @@ func payoutTxStatuses(status string, restored bool) []string {
 // ledger are the balances as stored and as recomputed.
 func checkLedger(stored, ledger Balances, txs []Transaction, moves []Adjustment, ps []Payout) []string {
 	var bad []string
+	// Available may be negative (a debt, docs/adr/0147); pending and
+	// disputed never.
 	if !stored.Valid() {
-		bad = append(bad, fmt.Sprintf("a stored balance is negative: %.2f available, %.2f pending", stored.Available.AED(), stored.Pending.AED()))
+		bad = append(bad, fmt.Sprintf("a stored balance is negative: %.2f pending, %.2f disputed", stored.Pending.AED(), stored.Disputed.AED()))
 	}
 	if !ledger.Valid() {
-		bad = append(bad, fmt.Sprintf("the ledger makes a balance negative: %.2f available, %.2f pending", ledger.Available.AED(), ledger.Pending.AED()))
+		bad = append(bad, fmt.Sprintf("the ledger makes a balance negative: %.2f pending, %.2f disputed", ledger.Pending.AED(), ledger.Disputed.AED()))
 	}
 	// Payouts and their transactions.
 	byPayout := map[string][]Transaction{}
@@ -129,6 +131,9 @@ func checkLedger(stored, ledger Balances, txs []Transaction, moves []Adjustment,
 			released[t.Metadata["earningId"]] += t.Amount
 		case TxPendingDebit:
 			adjusted[t.Metadata["adjustmentId"]] += t.Amount
+		case TxRefundHeld, TxDisputeHoldHeld:
+			// a refund's or a dispute's take from the order's held earning
+			adjusted[t.Metadata["takeId"]] += t.Amount
 		}
 	}
 	for _, m := range moves {

@@ -37,8 +37,43 @@ func ShortOf(have, d Balances) error {
 	case d.Pending < 0 && have.Pending < -d.Pending:
 		return apperr.New(apperr.FailedPrecondition, "insufficient pending balance: %.2f AED pending, %.2f AED needed", have.Pending.AED(), (-d.Pending).AED()).
 			WithDetails(map[string]any{"reason": "insufficient_balance", "balance": "pending"})
+	case d.Disputed < 0 && have.Disputed < -d.Disputed:
+		return apperr.New(apperr.FailedPrecondition, "insufficient disputed balance: %.2f AED disputed, %.2f AED needed", have.Disputed.AED(), (-d.Disputed).AED()).
+			WithDetails(map[string]any{"reason": "insufficient_balance", "balance": "disputed"})
 	}
 	return nil
+}
+
+// Reverse applies d, a reversal (a refund, a dispute's hold, release or
+// loss, a dispute fee), to the wallet's balances at now. Unlike Change it
+// lets the available balance go negative (a debt, docs/adr/0147); pending
+// and disputed still never do (ShortOf on them alone).
+func (w *Wallet) Reverse(d Balances, now int64) error {
+	if err := ShortOf(w.Balances(), Balances{Pending: d.Pending, Disputed: d.Disputed}); err != nil {
+		return err
+	}
+	w.apply(d, now)
+	return nil
+}
+
+func (w *Wallet) apply(d Balances, now int64) {
+	w.AvailableBalance += d.Available
+	w.PendingBalance += d.Pending
+	w.DisputedBalance += d.Disputed
+	w.UpdatedAt = now
+}
+
+// InDebt is the refusal of a payout request while the wallet w (nil: not
+// open) has a negative available balance: FAILED_PRECONDITION,
+// details.reason wallet_in_debt, details.debt (AED). Nil when not in debt.
+func InDebt(w *Wallet) error {
+	if w == nil || w.AvailableBalance >= 0 {
+		return nil
+	}
+	return apperr.New(apperr.FailedPrecondition, "the wallet is in debt: its available balance is %.2f AED; refunds and disputes took more than it held, and later earnings repay the %.2f AED first when they are released; no payout can be requested until then",
+		w.AvailableBalance.AED(), w.Debt().AED()).
+		WithDetails(map[string]any{"reason": "wallet_in_debt", "debt": w.Debt().AED(), "availableBalance": w.AvailableBalance.AED(),
+			"pendingBalance": w.PendingBalance.AED(), "disputedBalance": w.DisputedBalance.AED()})
 }
 
 // NoWallet is the answer to a change d of a wallet that is not open: as of
@@ -56,9 +91,7 @@ func (w *Wallet) Change(d Balances, now int64) error {
 	if err := ShortOf(w.Balances(), d); err != nil {
 		return err
 	}
-	w.AvailableBalance += d.Available
-	w.PendingBalance += d.Pending
-	w.UpdatedAt = now
+	w.apply(d, now)
 	return nil
 }
 
@@ -96,12 +129,24 @@ func (w *Wallet) SettleMove(m Move, restore bool, amount money.Fils, now int64) 
 type WalletSettings struct {
 	MinPayout, MaxPayout, ProcessingFee money.Fils
 	HoldDays                            int
+	// DisputeFee is charged for a lost dispute, to the store's available
+	// balance when DisputeFeeChargedTo is "store", else borne by the
+	// platform (docs/adr/0147).
+	DisputeFee          money.Fils
+	DisputeFeeChargedTo string
 }
+
+// Who bears a lost dispute's fee.
+const (
+	FeeChargedToStore    = "store"
+	FeeChargedToPlatform = "platform"
+)
 
 // DefaultWalletSettings are the platform's defaults for a new configuration:
 // earnings fall back to them when no configuration can be read, rather than
 // being refused.
-var DefaultWalletSettings = WalletSettings{MinPayout: 100_00, MaxPayout: 50_000_00, ProcessingFee: 2_00, HoldDays: 7}
+var DefaultWalletSettings = WalletSettings{MinPayout: 100_00, MaxPayout: 50_000_00, ProcessingFee: 2_00, HoldDays: 7,
+	DisputeFee: 15_00, DisputeFeeChargedTo: FeeChargedToStore}
 
 // CheckAmount refuses a payout amount outside the settings (FAILED_PRECONDITION):
 // below the minimum payout, above the maximum, or not above the processing
@@ -143,6 +188,9 @@ func PayoutShortOf(walletID string, w *Wallet, amount money.Fils, cfg *WalletSet
 	if w == nil {
 		return NoWallet(walletID, d)
 	}
+	if err := InDebt(w); err != nil {
+		return err
+	}
 	if w.AvailableBalance >= amount {
 		if err := ShortOf(w.Balances(), d); err != nil {
 			return err
@@ -169,5 +217,13 @@ func PayoutShortOf(walletID string, w *Wallet, amount money.Fils, cfg *WalletSet
 func (w *Wallet) Event(e contract.WalletEvent) contract.WalletEvent {
 	e.WalletID, e.StoreID, e.StoreName, e.StoreOwnerUserID = w.ID, w.StoreID, w.StoreName, w.OwnerUserID
 	e.Available, e.Pending = w.AvailableBalance, w.PendingBalance
+	return e
+}
+
+// MoveEvent is the wallet move event (refunds, disputes) of a change of w:
+// its balances after it.
+func (w *Wallet) MoveEvent(e contract.WalletMoveEvent) contract.WalletMoveEvent {
+	e.WalletID, e.StoreID, e.StoreName, e.StoreOwnerUserID = w.ID, w.StoreID, w.StoreName, w.OwnerUserID
+	e.Available, e.Pending, e.Disputed = w.AvailableBalance, w.PendingBalance, w.DisputedBalance
 	return e
 }

@@ -134,7 +134,7 @@ func (r *Ledger) Page(ctx context.Context, storeID string, o page.Opts) (page.Re
 // reads.
 func (r *Ledger) OfWallet(ctx context.Context, walletID string) ([]domain.Transaction, error) {
 	return store.FindAll[domain.Transaction](ctx, r.db.Collection(TxColl), bson.M{"walletId": walletID},
-		options.Find().SetProjection(bson.M{"type": 1, "status": 1, "amount": 1, "metadata": 1, "heldRemaining": 1, "heldTaken": 1}))
+		options.Find().SetProjection(bson.M{"type": 1, "status": 1, "amount": 1, "metadata": 1, "heldRemaining": 1, "heldTaken": 1, "reversedBeforeCredit": 1}))
 }
 
 // Adjustments are the journal of move_pending_to_available adjustments
@@ -150,4 +150,14 @@ func (r *Adjustments) Insert(ctx context.Context, a *domain.Adjustment) error {
 // MovesOf are the wallet's move_pending_to_available entries.
 func (r *Adjustments) MovesOf(ctx context.Context, walletID string, kind string) ([]domain.Adjustment, error) {
 	return store.FindAll[domain.Adjustment](ctx, r.db.Collection(AdjustmentsColl), bson.M{"walletId": walletID, "adjustmentType": kind})
+}
+
+// BySource is the transaction of source key, nil when none.
+func (r *Ledger) BySource(ctx context.Context, key string) (*domain.Transaction, error) {
+	return store.FindOne[domain.Transaction](ctx, r.db.Collection(TxColl), bson.M{"sourceKey": key})
+}
+
+// Get is the transaction id, nil when none.
+func (r *Ledger) Get(ctx context.Context, id string) (*domain.Transaction, error) {
+	return store.FindOne[domain.Transaction](ctx, r.db.Collection(TxColl), bson.M{"_id": id})
 }

@@ -17,12 +17,15 @@ import (
 
 // Collections of the service's own database.
 const (
-	WalletsColl     = "storeWallets"
-	TxColl          = "walletTransactions"
-	PayoutsColl     = "payouts"
-	AdjustmentsColl = "walletAdjustments"
-	TotalsColl      = "payoutTotals" // one per status: count and requested amount; completed also the processing time
-	DaysColl        = "payoutDays"   // completions per Dubai day and store
+	WalletsColl      = "storeWallets"
+	TxColl           = "walletTransactions"
+	PayoutsColl      = "payouts"
+	AdjustmentsColl  = "walletAdjustments"
+	TotalsColl       = "payoutTotals"        // one per status: count and requested amount; completed also the processing time
+	DaysColl         = "payoutDays"          // completions per Dubai day and store
+	OrdersColl       = "orderMoney"          // per order: what refunds and disputes moved (domain.OrderMoney)
+	StatementColl    = "walletStatement"     // one entry per balance change of a wallet (statement.go)
+	PlatformFeesColl = "platformDisputeFees" // lost disputes' fees the platform bore
 )
 
 // Indexes are the service's indexes.
@@ -52,6 +55,10 @@ func Indexes() []store.Index {
 		// A move_pending_to_available (journal only) is recorded once per
 		// source, as the transactions are (adjustmentSource).
 		{Collection: AdjustmentsColl, Keys: bson.D{{Key: "sourceKey", Value: 1}}, Unique: true, Name: "one_per_source"},
+		// A wallet's statement in the order of its changes (the entry's id is
+		// walletId:seq, so one entry per change), and by time.
+		{Collection: StatementColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "seq", Value: 1}}, Unique: true, Name: "one_per_change"},
+		{Collection: StatementColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "at", Value: 1}, {Key: "seq", Value: 1}}, Name: "by_time"},
 	}
 }
 
@@ -62,11 +69,15 @@ type Repos struct {
 	Payouts     *Payouts
 	Adjustments *Adjustments
 	Totals      *Totals
+	Orders      *Orders
+	Statement   *Statement
+	Fees        *PlatformFees
 }
 
 // New opens the repositories on db.
 func New(db *store.DB) Repos {
-	return Repos{Wallets: &Wallets{db}, Ledger: &Ledger{db}, Payouts: &Payouts{db}, Adjustments: &Adjustments{db}, Totals: &Totals{db}}
+	return Repos{Wallets: &Wallets{db}, Ledger: &Ledger{db}, Payouts: &Payouts{db}, Adjustments: &Adjustments{db}, Totals: &Totals{db},
+		Orders: &Orders{db}, Statement: &Statement{db}, Fees: &PlatformFees{db}}
 }
 
 // tx runs fn in the caller's transaction when ctx is one (DB.Tx joins it,

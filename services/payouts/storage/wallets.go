@@ -26,7 +26,7 @@ func (r *Wallets) GetMany(ctx context.Context, ids []string) (map[string]*domain
 	if len(ids) == 0 {
 		return out, nil
 	}
-	ws, err := store.FindAll[domain.Wallet](ctx, r.db.Collection(WalletsColl), bson.M{"_id": bson.M{"$in": ids}})
+	ws, err := store.FindAll[domain.Wallet](store.Scan(ctx, "payouts: once at startup, the wallets older than the statement journal"), r.db.Collection(WalletsColl), bson.M{"_id": bson.M{"$in": ids}})
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (r *Wallets) Open(ctx context.Context, info domain.StoreInfo, now int64) er
 }
 
 // walletCAS are the fields a wallet's save compares with what it read.
-var walletCAS = []string{"availableBalance", "pendingBalance", "totalEarnings", "totalPayouts", "totalOrders", "lastPayoutDate", "updatedAt"}
+var walletCAS = []string{"availableBalance", "pendingBalance", "disputedBalance", "moveSeq", "journaled", "totalEarnings", "totalPayouts", "totalOrders", "lastPayoutDate", "updatedAt"}
 
 // Update loads the wallet id (domain.ErrNoWallet when it is not open), runs
 // fn on it and saves what fn changed, on the condition that the fields it
@@ -124,4 +124,19 @@ func (r *Wallets) Update(ctx context.Context, id string, fn func(*domain.Wallet)
 		return nil
 	})
 	return out, err
+}
+
+// Unjournaled are the ids of the wallets with no statement entry yet
+// (moveSeq absent or 0), opened before the statement journal.
+func (r *Wallets) Unjournaled(ctx context.Context) ([]string, error) {
+	ws, err := store.FindAll[domain.Wallet](store.Scan(ctx, "payouts: once at startup, the wallets older than the statement journal"), r.db.Collection(WalletsColl),
+		bson.M{"$or": bson.A{bson.M{"moveSeq": bson.M{"$exists": false}}, bson.M{"moveSeq": 0}}}, options.Find().SetProjection(bson.M{"_id": 1}))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.ID
+	}
+	return out, nil
 }

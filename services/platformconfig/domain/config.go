@@ -40,6 +40,40 @@ type WalletSettings struct {
 	MaxPayoutAmount        money.Fils `bson:"maxPayoutAmount"`
 	PayoutProcessingFee    money.Fils `bson:"payoutProcessingFee"`
 	PendingBalanceHoldDays int        `bson:"pendingBalanceHoldDays"`
+	// DisputeFee (a lost dispute's fee) and DisputeFeeChargedTo (store or
+	// platform: who bears it) are absent from configurations older than
+	// disputes, which have the defaults (DisputeFeeOrDefault,
+	// ChargedToOrDefault; docs/adr/0147).
+	DisputeFee          *money.Fils `bson:"disputeFee,omitempty"`
+	DisputeFeeChargedTo string      `bson:"disputeFeeChargedTo,omitempty"`
+}
+
+// Who bears a lost dispute's fee, and the defaults.
+const (
+	FeeChargedToStore    = "store"
+	FeeChargedToPlatform = "platform"
+)
+
+// DefaultDisputeFee is a lost dispute's fee when none is set: 15.00 AED.
+const DefaultDisputeFee money.Fils = 15_00
+
+// MaxDisputeFee bounds the dispute fee: 1,000 AED.
+const MaxDisputeFee money.Fils = 1_000_00
+
+// DisputeFeeOrDefault is the dispute fee in force.
+func (w WalletSettings) DisputeFeeOrDefault() money.Fils {
+	if w.DisputeFee == nil {
+		return DefaultDisputeFee
+	}
+	return *w.DisputeFee
+}
+
+// ChargedToOrDefault is who bears a lost dispute's fee.
+func (w WalletSettings) ChargedToOrDefault() string {
+	if w.DisputeFeeChargedTo == "" {
+		return FeeChargedToStore
+	}
+	return w.DisputeFeeChargedTo
 }
 
 type LocationSettings struct {
@@ -226,6 +260,12 @@ func (c *Config) Check() error {
 	if w.PayoutProcessingFee > w.MinPayoutAmount {
 		return apperr.Invalid("walletSettings.payoutProcessingFee", "must not exceed minPayoutAmount (%.2f AED), or a payout could pay out nothing", w.MinPayoutAmount.AED())
 	}
+	if f := w.DisputeFeeOrDefault(); f < 0 || f > MaxDisputeFee {
+		return apperr.Invalid("walletSettings.disputeFee", "must be from 0 to %.2f AED, not %.2f AED", MaxDisputeFee.AED(), f.AED())
+	}
+	if to := w.ChargedToOrDefault(); to != FeeChargedToStore && to != FeeChargedToPlatform {
+		return apperr.Invalid("walletSettings.disputeFeeChargedTo", "must be store or platform, not %q", to)
+	}
 	l := c.LocationSettings
 	if l.DefaultSearchRadiusKm > l.MaxSearchRadiusKm {
 		return apperr.Invalid("locationSettings.defaultSearchRadiusKm", "must not exceed maxSearchRadiusKm (%v km)", l.MaxSearchRadiusKm)
@@ -311,8 +351,11 @@ func (c *Config) Changed() contract.ConfigChanged {
 func (c *Config) WalletSettingsContract() *contract.WalletSettings {
 	w := c.WalletSettings
 	return &contract.WalletSettings{MinPayoutAmount: w.MinPayoutAmount.AED(), MaxPayoutAmount: w.MaxPayoutAmount.AED(),
-		PayoutProcessingFee: w.PayoutProcessingFee.AED(), PendingBalanceHoldDays: w.PendingBalanceHoldDays}
+		PayoutProcessingFee: w.PayoutProcessingFee.AED(), PendingBalanceHoldDays: w.PendingBalanceHoldDays,
+		DisputeFee: ptr(w.DisputeFeeOrDefault().AED()), DisputeFeeChargedTo: w.ChargedToOrDefault()}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func fils(aed float64) money.Fils {
 	f, err := money.FromAED(aed)

@@ -67,6 +67,13 @@ func TestCheck(t *testing.T) {
 		{"fee above min payout", func(c *Config) { c.WalletSettings.PayoutProcessingFee = amt(100.01) },
 			"walletSettings.payoutProcessingFee", "must not exceed minPayoutAmount (100.00 AED), or a payout could pay out nothing"},
 		{"fee equal to min payout", func(c *Config) { c.WalletSettings.PayoutProcessingFee = amt(100) }, "", ""},
+		{"dispute fee above 1000", func(c *Config) { f := amt(1000.01); c.WalletSettings.DisputeFee = &f },
+			"walletSettings.disputeFee", "must be from 0 to 1000.00 AED, not 1000.01 AED"},
+		{"dispute fee negative", func(c *Config) { f := money.Fils(-1); c.WalletSettings.DisputeFee = &f }, "walletSettings.disputeFee", "must be from 0 to 1000.00 AED, not -0.01 AED"},
+		{"dispute fee zero", func(c *Config) { f := money.Fils(0); c.WalletSettings.DisputeFee = &f }, "", ""},
+		{"dispute fee charged to someone else", func(c *Config) { c.WalletSettings.DisputeFeeChargedTo = "customer" },
+			"walletSettings.disputeFeeChargedTo", `must be store or platform, not "customer"`},
+		{"dispute fee borne by the platform", func(c *Config) { c.WalletSettings.DisputeFeeChargedTo = FeeChargedToPlatform }, "", ""},
 		{"default radius above max radius", func(c *Config) { c.LocationSettings.DefaultSearchRadiusKm = 60 },
 			"locationSettings.defaultSearchRadiusKm", "must not exceed maxSearchRadiusKm (50 km)"},
 		{"default radius equal to max", func(c *Config) { c.LocationSettings.DefaultSearchRadiusKm = 50 }, "", ""},
@@ -240,6 +247,15 @@ func TestChanged(t *testing.T) {
 	w := c.WalletSettingsContract()
 	if w.MinPayoutAmount != 100 || w.MaxPayoutAmount != 50000 || w.PayoutProcessingFee != 2 || w.PendingBalanceHoldDays != 7 {
 		t.Fatalf("%+v", w)
+	}
+	// A configuration older than disputes has the dispute fee's defaults.
+	if w.DisputeFee == nil || *w.DisputeFee != 15 || w.DisputeFeeChargedTo != "store" {
+		t.Fatalf("dispute fee defaults: %+v", w)
+	}
+	f := money.Fils(0)
+	c.WalletSettings.DisputeFee, c.WalletSettings.DisputeFeeChargedTo = &f, FeeChargedToPlatform
+	if w := c.WalletSettingsContract(); *w.DisputeFee != 0 || w.DisputeFeeChargedTo != "platform" {
+		t.Fatalf("dispute fee set: %+v", w)
 	}
 }
 

@@ -48,6 +48,8 @@ func fields(v *ConfigView) []fieldValue {
 		fieldValue{"walletSettings.maxPayoutAmount", w.MaxPayoutAmount},
 		fieldValue{"walletSettings.payoutProcessingFee", w.PayoutProcessingFee},
 		fieldValue{"walletSettings.pendingBalanceHoldDays", w.PendingBalanceHoldDays},
+		fieldValue{"walletSettings.disputeFee", w.DisputeFee},
+		fieldValue{"walletSettings.disputeFeeChargedTo", w.DisputeFeeChargedTo},
 		fieldValue{"locationSettings.defaultSearchRadiusKm", l.DefaultSearchRadiusKm},
 		fieldValue{"locationSettings.maxSearchRadiusKm", l.MaxSearchRadiusKm},
 		fieldValue{"isActive", v.IsActive},

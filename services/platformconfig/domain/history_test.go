@@ -13,7 +13,7 @@ func sampleView() *ConfigView {
 		ID: "pcf_1", CreationTime: 1, DefaultCommissionRate: 0.05, FixedFeePerOrder: 2, MinimumCommission: 1, MaximumCommission: 50,
 		CategoryCommissions:  []CategoryCommissionView{{CategoryID: "cat_a", CommissionRate: 0.04}},
 		StoreTierCommissions: []TierCommissionView{{TierName: "basic", CommissionRate: 0.05, FixedFee: f64(2), MinimumCommission: f64(1)}},
-		WalletSettings:       WalletSettingsView{MinPayoutAmount: 100, MaxPayoutAmount: 50000, PayoutProcessingFee: 2, PendingBalanceHoldDays: 7},
+		WalletSettings:       WalletSettingsView{MinPayoutAmount: 100, MaxPayoutAmount: 50000, PayoutProcessingFee: 2, PendingBalanceHoldDays: 7, DisputeFee: 15, DisputeFeeChargedTo: "store"},
 		LocationSettings:     LocationSettingsView{DefaultSearchRadiusKm: 10, MaxSearchRadiusKm: 50},
 		IsActive:             true, EffectiveDate: 1,
 	}
@@ -63,6 +63,7 @@ func TestDiffFromNothingListsEveryField(t *testing.T) {
 	want := []string{"defaultCommissionRate", "fixedFeePerOrder", "minimumCommission", "maximumCommission",
 		"categoryCommissions.cat_a", "storeTierCommissions.basic",
 		"walletSettings.minPayoutAmount", "walletSettings.maxPayoutAmount", "walletSettings.payoutProcessingFee", "walletSettings.pendingBalanceHoldDays",
+		"walletSettings.disputeFee", "walletSettings.disputeFeeChargedTo",
 		"locationSettings.defaultSearchRadiusKm", "locationSettings.maxSearchRadiusKm", "isActive", "effectiveDate"}
 	if len(got) != len(want) {
 		t.Fatalf("%d changes, want %d: %+v", len(got), len(want), got)

@@ -28,6 +28,8 @@ type WalletSettingsView struct {
 	MaxPayoutAmount        float64 `json:"maxPayoutAmount"`
 	PayoutProcessingFee    float64 `json:"payoutProcessingFee"`
 	PendingBalanceHoldDays int     `json:"pendingBalanceHoldDays"`
+	DisputeFee             float64 `json:"disputeFee"`
+	DisputeFeeChargedTo    string  `json:"disputeFeeChargedTo" enum:"store|platform"`
 }
 
 type LocationSettingsView struct {
@@ -69,6 +71,7 @@ func (c *Config) View() *ConfigView {
 		WalletSettings: WalletSettingsView{
 			MinPayoutAmount: c.WalletSettings.MinPayoutAmount.AED(), MaxPayoutAmount: c.WalletSettings.MaxPayoutAmount.AED(),
 			PayoutProcessingFee: c.WalletSettings.PayoutProcessingFee.AED(), PendingBalanceHoldDays: c.WalletSettings.PendingBalanceHoldDays,
+			DisputeFee: c.WalletSettings.DisputeFeeOrDefault().AED(), DisputeFeeChargedTo: c.WalletSettings.ChargedToOrDefault(),
 		},
 		LocationSettings: LocationSettingsView(c.LocationSettings),
 		IsActive:         c.IsActive, EffectiveDate: c.EffectiveDate,

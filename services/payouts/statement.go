@@ -1,0 +1,220 @@
+package payouts
+
+// Statements (docs/adr/0147): a store's wallet over a period, read from the
+// statement journal (journal.go: one entry per balance change, releases
+// and moves between balances included), as stores.wallet.getStatement and
+// as CSV from GET /api/stores/:storeId/statement.csv. A balance is
+// available + pending + disputed; each entry's balance is the wallet's
+// after it, so the running balance equals the wallet by construction.
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/httpserver"
+	"marketplace/libs/ids"
+	"marketplace/libs/ops"
+	"marketplace/services/payouts/domain"
+)
+
+// Bounds of a statement.
+const (
+	maxStatementDays    = 366
+	maxStatementEntries = 5000
+	dayMs               = int64(24 * 60 * 60 * 1000)
+)
+
+// RouteStatementCSV is the statement's CSV route.
+const RouteStatementCSV = "/api/stores/:storeId/statement.csv"
+
+type statementArgs struct {
+	StoreID string `json:"storeId" op:"required,id=stores"`
+	From    int64  `json:"from" op:"required,min=0"`
+	To      int64  `json:"to" op:"required,min=0"`
+}
+
+// StatementEntryView is one entry of a statement (AED). Status is a payout
+// entry's payout's status now (it agrees with the payout), "completed" for
+// the others.
+type StatementEntryView struct {
+	Seq              int64   `json:"seq"`
+	At               int64   `json:"at"`
+	Kind             string  `json:"kind"`
+	Description      string  `json:"description"`
+	Amount           float64 `json:"amount"`
+	Balance          float64 `json:"balance"`
+	AvailableChange  float64 `json:"availableChange"`
+	PendingChange    float64 `json:"pendingChange"`
+	DisputedChange   float64 `json:"disputedChange"`
+	AvailableBalance float64 `json:"availableBalance"`
+	PendingBalance   float64 `json:"pendingBalance"`
+	DisputedBalance  float64 `json:"disputedBalance"`
+	Status           string  `json:"status"`
+	TransactionID    string  `json:"transactionId,omitempty"`
+	AdjustmentID     string  `json:"adjustmentId,omitempty"`
+	PayoutID         string  `json:"payoutId,omitempty"`
+	OrderID          string  `json:"orderId,omitempty"`
+	RefundID         string  `json:"refundId,omitempty"`
+	DisputeID        string  `json:"disputeId,omitempty"`
+}
+
+// Statement is getStatement's answer.
+type Statement struct {
+	StoreID        string               `json:"storeId"`
+	From           int64                `json:"from"`
+	To             int64                `json:"to"`
+	OpeningBalance float64              `json:"openingBalance"`
+	Entries        []StatementEntryView `json:"entries"`
+	ClosingBalance float64              `json:"closingBalance"`
+}
+
+// checkPeriod refuses a period that is reversed or longer than
+// maxStatementDays (INVALID_ARGUMENT).
+func checkPeriod(from, to int64) error {
+	if from > to {
+		return apperr.Invalid("to", "must not be before from (%d > %d)", from, to)
+	}
+	if to-from > maxStatementDays*dayMs {
+		return apperr.Invalid("to", "a statement covers at most %d days; ask for shorter periods", maxStatementDays).
+			WithDetails(map[string]any{"field": "to", "reason": "range_too_large", "maxDays": maxStatementDays})
+	}
+	return nil
+}
+
+// getStatement is the store's statement from from to to (epoch ms,
+// inclusive): the balance before from, every entry of the period in the
+// order of the changes with its running balance, and the balance after the
+// last. At most maxStatementEntries entries: more is FAILED_PRECONDITION
+// (too_many_entries), a shorter period answers.
+func (s *svc) getStatement(ctx context.Context, a *statementArgs) (*Statement, error) {
+	if err := checkPeriod(a.From, a.To); err != nil {
+		return nil, err
+	}
+	st := ops.StoreOf(ctx)
+	walletID := domain.WalletIDOf(st.ID)
+	out := &Statement{StoreID: st.ID, From: a.From, To: a.To, Entries: []StatementEntryView{}}
+	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		before, err := s.statement.Before(ctx, walletID, a.From)
+		if err != nil {
+			return err
+		}
+		if before != nil {
+			out.OpeningBalance = before.Balance.AED()
+		}
+		es, err := s.statement.Between(ctx, walletID, a.From, a.To, maxStatementEntries+1)
+		if err != nil {
+			return err
+		}
+		if len(es) > maxStatementEntries {
+			return apperr.New(apperr.FailedPrecondition, "the period has more than %d entries; ask for a shorter period", maxStatementEntries).
+				WithDetails(map[string]any{"reason": "too_many_entries", "maxEntries": maxStatementEntries})
+		}
+		statuses := map[string]string{}
+		for _, e := range es {
+			if id := e.Refs.PayoutID; id != "" && statuses[id] == "" {
+				p, err := s.payouts.Get(ctx, id)
+				if err != nil {
+					return err
+				}
+				statuses[id] = "unknown"
+				if p != nil {
+					statuses[id] = p.Status
+				}
+			}
+		}
+		out.ClosingBalance = out.OpeningBalance
+		for _, e := range es {
+			status := domain.TxCompleted
+			if e.Refs.PayoutID != "" {
+				status = statuses[e.Refs.PayoutID]
+			}
+			out.Entries = append(out.Entries, StatementEntryView{Seq: e.Seq, At: e.At, Kind: e.Kind, Description: e.Description,
+				Amount: e.Amount.AED(), Balance: e.Balance.AED(), AvailableChange: e.Change.Available.AED(), PendingChange: e.Change.Pending.AED(),
+				DisputedChange: e.Change.Disputed.AED(), AvailableBalance: e.After.Available.AED(), PendingBalance: e.After.Pending.AED(),
+				DisputedBalance: e.After.Disputed.AED(), Status: status, TransactionID: e.Refs.TransactionID, AdjustmentID: e.Refs.AdjustmentID,
+				PayoutID: e.Refs.PayoutID, OrderID: e.Refs.OrderID, RefundID: e.Refs.RefundID, DisputeID: e.Refs.DisputeID})
+			out.ClosingBalance = e.Balance.AED()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// statementCSVHeader is the CSV's first row.
+var statementCSVHeader = []string{"seq", "at", "kind", "description", "amount", "balance", "availableChange", "pendingChange", "disputedChange",
+	"availableBalance", "pendingBalance", "disputedBalance", "status", "transactionId", "adjustmentId", "payoutId", "orderId", "refundId", "disputeId"}
+
+// statementCSV is the statement of storeID from from to to (the route's
+// query text) as CSV: the header, an opening row, one row per entry (the
+// same rows as getStatement), a closing row. The caller must be the store's
+// owner or an administrator (the route is only authenticated: the check is
+// here, as the operations' resolveAccess makes it).
+func (s *svc) statementCSV(ctx context.Context, storeID, from, to string) ([]byte, error) {
+	if !ids.Valid("stores", storeID) {
+		return nil, apperr.Invalid("storeId", "is not a store id")
+	}
+	var a statementArgs
+	a.StoreID = storeID
+	for _, q := range []struct {
+		name, v string
+		dst     *int64
+	}{{"from", from, &a.From}, {"to", to, &a.To}} {
+		n, err := strconv.ParseInt(q.v, 10, 64)
+		if err != nil || n < 0 {
+			return nil, apperr.Invalid(q.name, "must be epoch milliseconds, not %q", q.v)
+		}
+		*q.dst = n
+	}
+	st, err := s.storeRef(ctx, storeID)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return nil, apperr.New(apperr.NotFound, "store %s does not exist", storeID)
+	}
+	caller := ops.Caller(ctx)
+	if caller == nil || (st.OwnerUserID != caller.Sub && !caller.IsAdmin()) {
+		return nil, apperr.New(apperr.PermissionDenied, "the statement of store %s is for the store's owner or an administrator", storeID)
+	}
+	stmt, err := s.getStatement(ops.WithStore(ctx, st), &a)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	aed := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+	rows := [][]string{statementCSVHeader, {"", strconv.FormatInt(a.From, 10), "opening_balance", "Opening balance", "", aed(stmt.OpeningBalance)}}
+	for _, e := range stmt.Entries {
+		rows = append(rows, []string{strconv.FormatInt(e.Seq, 10), strconv.FormatInt(e.At, 10), e.Kind, e.Description, aed(e.Amount), aed(e.Balance),
+			aed(e.AvailableChange), aed(e.PendingChange), aed(e.DisputedChange), aed(e.AvailableBalance), aed(e.PendingBalance), aed(e.DisputedBalance),
+			e.Status, e.TransactionID, e.AdjustmentID, e.PayoutID, e.OrderID, e.RefundID, e.DisputeID})
+	}
+	rows = append(rows, []string{"", strconv.FormatInt(a.To, 10), "closing_balance", "Closing balance", "", aed(stmt.ClosingBalance)})
+	for i := range rows { // every row as wide as the header
+		rows[i] = append(rows[i], make([]string, len(statementCSVHeader)-len(rows[i]))...)
+	}
+	if err := w.WriteAll(rows); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// statementCSVRoute answers GET RouteStatementCSV?from=&to=.
+func (s *svc) statementCSVRoute(c *fiber.Ctx) error {
+	b, err := s.statementCSV(c.UserContext(), c.Params("storeId"), c.Query("from"), c.Query("to"))
+	if err != nil {
+		return httpserver.WriteError(c, err)
+	}
+	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
+	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="statement-%s.csv"`, c.Params("storeId")))
+	return c.Send(b)
+}

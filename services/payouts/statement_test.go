@@ -1,0 +1,180 @@
+package payouts
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"strconv"
+	"sync"
+	"testing"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/auth"
+	"marketplace/libs/contracts/customers"
+	contract "marketplace/libs/contracts/payouts"
+	"marketplace/libs/money"
+	"marketplace/libs/ops"
+	"marketplace/services/payouts/domain"
+)
+
+func (w *moneyWorld) statementOf(t *testing.T, ctx context.Context, from, to int64) *Statement {
+	t.Helper()
+	st, err := w.getStatement(ownerCtx(ctx, w.store), &statementArgs{StoreID: w.store, From: from, To: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// The statement's running balance equals the wallet after concurrent
+// adjustments, releases, payouts and refunds: every change has its entry
+// (a move from pending to available too, which listTransactions does not
+// show), and the entries chain from the opening to the closing balance.
+func TestStatementRunningBalanceEqualsTheWallet(t *testing.T) {
+	w := newMoneyWorld(t)
+	ctx := context.Background()
+	start := w.clock.Now().UnixMilli()
+	o := w.order(customers.StatusOutForDelivery)
+	w.deliverOrder(t, o)
+	w.adjust(t, ctx, w.store, contract.AdjustAddBalance, 500_00)
+	var wg sync.WaitGroup
+	kinds := []string{contract.AdjustAddBalance, contract.AdjustDeductBalance, contract.AdjustAddPending, contract.AdjustMovePendingToAvailable}
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = w.adjustWalletBalance(ctx, &adjustArgs{StoreID: w.store, WalletID: domain.WalletIDOf(w.store), AdjustmentType: kinds[i%len(kinds)],
+				Amount: money.Fils(1_00 + i), Reason: "concurrent", AdminUserID: "admin-1"})
+		}()
+	}
+	wg.Wait()
+	id, err := w.requestPayout(ownerCtx(ctx, w.store), payoutArgsOf(w.store, 200_00))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.refund(t, o, 3000, customers.RefundStatusSucceeded)
+	w.statementAgrees(t)
+	w.reconciled(t, w.store)
+	st := w.statementOf(t, ctx, start, w.clock.Now().UnixMilli())
+	wl := w.wallet(t, w.store)
+	if st.OpeningBalance != 0 || st.ClosingBalance != wl.Balances().Sum().AED() || len(st.Entries) != int(wl.MoveSeq) {
+		t.Fatalf("statement %v..%v with %d entries; wallet %+v seq %d", st.OpeningBalance, st.ClosingBalance, len(st.Entries), wl.Balances(), wl.MoveSeq)
+	}
+	kindsSeen := map[string]int{}
+	for _, e := range st.Entries {
+		kindsSeen[e.Kind]++
+		if e.PayoutID == id && e.Status != domain.StatusRequested {
+			t.Fatalf("payout entry status %q", e.Status)
+		}
+	}
+	if kindsSeen[domain.KindEarning] != 1 || kindsSeen[domain.KindRefund] != 1 || kindsSeen[domain.KindPayoutRequest] != 1 ||
+		kindsSeen[contract.AdjustMovePendingToAvailable] == 0 {
+		t.Fatalf("kinds %v", kindsSeen)
+	}
+	// The payout's entries follow its status: rejected, both show it.
+	if _, err := w.rejectPayout(adminCtx(), &rejectArgs{PayoutID: id, AdminUserID: "admin-1", RejectionReason: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	w.statementAgrees(t)
+	st = w.statementOf(t, ctx, start, w.clock.Now().UnixMilli())
+	n := 0
+	for _, e := range st.Entries {
+		if e.PayoutID == id {
+			n++
+			if e.Status != domain.StatusCancelled {
+				t.Fatalf("entry %+v", e)
+			}
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d payout entries", n)
+	}
+}
+
+// A period's opening balance is the balance before it; a reversed or too
+// long period is refused.
+func TestStatementPeriods(t *testing.T) {
+	w := newMoneyWorld(t)
+	ctx := context.Background()
+	w.adjust(t, ctx, w.store, contract.AdjustAddBalance, 10_00)
+	w.clock.Advance(2 * day)
+	mid := w.clock.Now().UnixMilli()
+	w.adjust(t, ctx, w.store, contract.AdjustDeductBalance, 3_00)
+	st := w.statementOf(t, ctx, mid, mid+1)
+	if st.OpeningBalance != 10 || st.ClosingBalance != 7 || len(st.Entries) != 1 || st.Entries[0].Amount != -3 || st.Entries[0].Balance != 7 {
+		t.Fatalf("%+v", st)
+	}
+	if st := w.statementOf(t, ctx, mid+1, mid+2); st.OpeningBalance != 7 || st.ClosingBalance != 7 || len(st.Entries) != 0 {
+		t.Fatalf("an empty period %+v", st)
+	}
+	for _, c := range []struct {
+		from, to int64
+		reason   string
+	}{{mid, mid - 1, ""}, {0, 367 * dayMs, "range_too_large"}} {
+		_, err := w.getStatement(ownerCtx(ctx, w.store), &statementArgs{StoreID: w.store, From: c.from, To: c.to})
+		e := apperr.From(err)
+		if e.Code != apperr.InvalidArgument || (c.reason != "" && e.Details["reason"] != c.reason) {
+			t.Fatalf("%d..%d: %v", c.from, c.to, err)
+		}
+	}
+	if _, err := w.getStatement(ownerCtx(ctx, w.store), &statementArgs{StoreID: w.store, From: 0, To: 366 * dayMs}); err != nil {
+		t.Fatalf("366 days: %v", err)
+	}
+}
+
+// The CSV has the statement's rows, for the owner and an administrator;
+// anyone else is refused, and bad arguments are INVALID_ARGUMENT.
+func TestStatementCSV(t *testing.T) {
+	w := newMoneyWorld(t)
+	ctx := context.Background()
+	w.svc.storeRef = func(_ context.Context, id string) (*ops.StoreRef, error) {
+		if id != w.store {
+			return nil, nil
+		}
+		return &ops.StoreRef{ID: id, Name: "Bakery", OwnerUserID: "owner-1"}, nil
+	}
+	fromMs := w.clock.Now().UnixMilli()
+	from := strconv.FormatInt(fromMs, 10)
+	o := w.order(customers.StatusOutForDelivery)
+	w.deliverOrder(t, o)
+	w.adjust(t, ctx, w.store, contract.AdjustMovePendingToAvailable, 10_00)
+	w.refund(t, o, 9000, customers.RefundStatusSucceeded)
+	w.clock.Advance(day)
+	to := strconv.FormatInt(w.clock.Now().UnixMilli(), 10)
+	st := w.statementOf(t, ctx, fromMs, w.clock.Now().UnixMilli())
+	for _, who := range []*auth.Identity{{Sub: "owner-1"}, {Sub: "admin-1", Roles: []string{"admin"}}} {
+		b, err := w.statementCSV(auth.WithIdentity(ctx, who), w.store, from, to)
+		if err != nil {
+			t.Fatalf("%s: %v", who.Sub, err)
+		}
+		rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != len(st.Entries)+3 || rows[1][2] != "opening_balance" || rows[len(rows)-1][5] != strconv.FormatFloat(st.ClosingBalance, 'f', 2, 64) {
+			t.Fatalf("%d rows: %v", len(rows), rows)
+		}
+		for i, e := range st.Entries {
+			r := rows[i+2]
+			if r[2] != e.Kind || r[4] != strconv.FormatFloat(e.Amount, 'f', 2, 64) || r[5] != strconv.FormatFloat(e.Balance, 'f', 2, 64) || r[12] != e.Status {
+				t.Fatalf("row %d %v, entry %+v", i, r, e)
+			}
+		}
+	}
+	for _, c := range []struct {
+		who      *auth.Identity
+		store    string
+		from, to string
+		code     apperr.Code
+	}{
+		{&auth.Identity{Sub: "someone-else"}, w.store, from, to, apperr.PermissionDenied},
+		{&auth.Identity{Sub: "owner-1"}, "sto_000000000000000000000000", from, to, apperr.NotFound},
+		{&auth.Identity{Sub: "owner-1"}, "nope", from, to, apperr.InvalidArgument},
+		{&auth.Identity{Sub: "owner-1"}, w.store, "yesterday", to, apperr.InvalidArgument},
+		{&auth.Identity{Sub: "owner-1"}, w.store, to, from, apperr.InvalidArgument},
+	} {
+		if _, err := w.statementCSV(auth.WithIdentity(ctx, c.who), c.store, c.from, c.to); apperr.CodeOf(err) != c.code {
+			t.Fatalf("%+v: %v", c, err)
+		}
+	}
+}
