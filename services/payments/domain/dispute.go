@@ -33,11 +33,11 @@ const (
 type DisputeVerdict int
 
 const (
-	DisputeIgnore        DisputeVerdict = iota // acknowledge; change nothing
-	DisputeRecordOpen                          // write it open; tell opened
-	DisputeClose                               // close it; tell closed
-	DisputeRecordClosed                        // write it closed; tell opened, then closed
-	DisputeContradict                          // closed again with another outcome: change nothing, log an error
+	DisputeIgnore       DisputeVerdict = iota // acknowledge; change nothing
+	DisputeRecordOpen                         // write it open; tell opened
+	DisputeClose                              // close it; tell closed
+	DisputeRecordClosed                       // write it closed; tell opened, then closed
+	DisputeContradict                         // closed again with another outcome: change nothing, log an error
 )
 
 // DisputeVerdictFor is the table at the top of this file. outcome is the
