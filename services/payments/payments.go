@@ -12,6 +12,8 @@ import (
 	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
 	contract "marketplace/libs/contracts/payments"
+	"marketplace/libs/events"
+	"marketplace/libs/httpserver"
 	"marketplace/libs/ops"
 	"marketplace/libs/service"
 	"marketplace/services/payments/storage"
@@ -19,7 +21,8 @@ import (
 
 // Module is the payments service.
 var Module = service.Module{Name: "payments", Build: build, Publishes: []string{contract.Topic},
-	Calls: []string{customers.Service, catalog.Service, addresses.Service}, Settings: func() any { return &Settings{} }}
+	Consumes: []string{customers.TopicOrders},
+	Calls:    []string{customers.Service, catalog.Service, addresses.Service}, Settings: func() any { return &Settings{} }}
 
 // Settings are the payments service's own, from the environment.
 type Settings struct {
@@ -70,6 +73,9 @@ type svc struct {
 	intents        *storage.Intents
 	processed      *storage.Processed
 	transfers      *storage.Transfers
+	refunds        *storage.Refunds
+	disputes       *storage.Disputes
+	status         *events.ConsumerStatus // the refund requests' consumer (refunds.go)
 	// failureRead, when set (tests), runs in a failure's transaction between
 	// reading the intent's status and writing its document.
 	failureRead func()
@@ -96,6 +102,9 @@ func newSvc(env service.Env) *svc {
 		intents:        storage.NewIntents(env.DB),
 		processed:      storage.NewProcessed(env.DB),
 		transfers:      storage.NewTransfers(env.DB),
+		refunds:        storage.NewRefunds(env.DB),
+		disputes:       storage.NewDisputes(env.DB),
+		status:         events.NewConsumerStatus(0),
 	}
 	if s.webhookSecret == "" {
 		env.Logger.Warn(EnvWebhookSecret + " is not set: every webhook delivery will be refused")
@@ -114,7 +123,7 @@ func (s *svc) built() *service.Built {
 	return &service.Built{
 		// Checkout's payment intent; the processor reaches this service
 		// through the routes below.
-		Indexes: storage.Indexes(),
+		Indexes: append(storage.Indexes(), events.ConsumerIndexes()...),
 		Registry: ops.NewRegistry("payments",
 			ops.NewMutation("customers.checkout.createPaymentIntent", ops.Customer,
 				"Start paying for the caller's cart lines of a store: creates the processor's payment intent for the lines plus the delivery fee, with the metadata the webhook turns into the order.",
@@ -126,7 +135,17 @@ func (s *svc) built() *service.Built {
 			ops.NewQuery(contract.OpGetMoneyFacts, ops.Internal,
 				"What this service has of disputes (by dispute id) and transfers (by payout id); unknown ids absent (the payouts service settles payouts only as confirmed here).",
 				s.getMoneyFacts, ops.CalledBy("payouts")),
-		).WithResolvers(ops.Resolvers{Customer: s.customers.CustomerRef}),
+			// Disputes (disputes.go).
+			ops.NewQuery("admins.disputes.listDisputes", ops.Admin,
+				"Customers' disputes of charges, every store's (paginated), optionally of one status: open ones by their deadline at the processor (dueBy, epoch ms), soonest first; otherwise the newest opened first. Amounts in AED.",
+				s.listDisputes),
+			ops.NewQuery("stores.disputes.listDisputes", ops.StoreOwnerOrAdmin,
+				"The store's disputes (paginated), optionally of one status, ordered as admins.disputes.listDisputes.",
+				s.listStoreDisputes, ops.StoreArg("storeId")),
+		).WithResolvers(ops.Resolvers{Customer: s.customers.CustomerRef, Store: s.catalog.StoreRef}),
+		// The orders' refund requests (refunds.go).
+		Background: []func(context.Context) error{s.consume},
+		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
 		// The gateway forwards exactly these (GET /ops lists them); a refusal
 		// of its own (rate limit, payments unreachable) keeps the webhook's
 		// { error, retryAfter } body.

@@ -202,6 +202,16 @@ func (s *svc) process(ctx context.Context, body []byte, header string) answer {
 	if domain.TransferOutcome(ev.Type) != "" { // a payout's transfer: not a payment intent
 		return s.payoutEvent(ctx, ev)
 	}
+	// Refunds and disputes carry other objects than a payment intent: they
+	// branch here (refunds.go, disputes.go).
+	switch ev.Type {
+	case typeChargeRefunded:
+		return s.chargeRefunded(ctx, ev)
+	case typeRefundFailed:
+		return s.refundFailed(ctx, ev)
+	case typeDisputeCreated, typeDisputeClosed:
+		return s.dispute(ctx, ev)
+	}
 	var handle func(context.Context, *event, *paymentIntent) answer
 	already := textEventAlreadyProcessed
 	switch ev.Type {
@@ -253,10 +263,12 @@ func (s *svc) fail(ctx context.Context, ev *event, p *paymentIntent, err error) 
 	return a
 }
 
-// record marks an event done; duplicate reports it already was.
-func (s *svc) record(ctx context.Context, ev *event, p *paymentIntent, orderID string) (duplicate bool, err error) {
+// record marks an event done, with the order and store a succeeded payment
+// made (the refunds and disputes of the intent find them there); duplicate
+// reports it already was.
+func (s *svc) record(ctx context.Context, ev *event, p *paymentIntent, orderID, storeID string) (duplicate bool, err error) {
 	return s.processed.Record(ctx, domain.ProcessedEvent{
-		ID: ev.ID, Type: ev.Type, PaymentIntentID: p.ID, OrderID: orderID, ProcessedAt: s.env.Now().UTC(),
+		ID: ev.ID, Type: ev.Type, PaymentIntentID: p.ID, OrderID: orderID, StoreID: storeID, ProcessedAt: s.env.Now().UTC(),
 	})
 }
 
@@ -282,7 +294,7 @@ func (s *svc) succeeded(ctx context.Context, ev *event, p *paymentIntent) answer
 	}
 	// The order exists (now or from an earlier delivery): remember the event. A
 	// concurrent copy may have recorded it first; either way it is done.
-	if _, err := s.record(ctx, ev, p, res.OrderID); err != nil {
+	if _, err := s.record(ctx, ev, p, res.OrderID, o.StoreID); err != nil {
 		return s.fail(ctx, ev, p, err)
 	}
 	if !res.Created {
@@ -374,7 +386,7 @@ func (s *svc) failed(ctx context.Context, ev *event, p *paymentIntent) answer {
 		if err := s.intents.AddFailure(ctx, p.ID); err != nil {
 			return err
 		}
-		dup, err := s.record(ctx, ev, p, "")
+		dup, err := s.record(ctx, ev, p, "", "")
 		if err != nil {
 			return err
 		}
@@ -418,7 +430,7 @@ func (s *svc) canceled(ctx context.Context, ev *event, p *paymentIntent) answer 
 		if _, err := s.intents.Settle(ctx, p.ID, domain.IntentCanceled, ev.ID, s.env.Now().UTC()); err != nil {
 			return err
 		}
-		dup, err := s.record(ctx, ev, p, "")
+		dup, err := s.record(ctx, ev, p, "", "")
 		if err != nil {
 			return err
 		}

@@ -810,7 +810,7 @@ func TestCanceledKeepsTheCart(t *testing.T) {
 func TestUnhandledEventTypes(t *testing.T) {
 	h := newHarness(t, testSecret)
 	for _, body := range [][]byte{
-		eventJSON(t, "evt_u1", "charge.refunded", map[string]any{"id": "ch_1", "amount": 100}),
+		eventJSON(t, "evt_u1", "charge.captured", map[string]any{"id": "ch_1", "amount": 100}),
 		eventJSON(t, "evt_u2", "customer.created", "not even an object"),
 		[]byte(`{"id":"evt_u3","type":"payment_intent.created"}`),
 	} {
@@ -826,10 +826,10 @@ func TestUnhandledEventTypes(t *testing.T) {
 	}
 }
 
-// The service's one public operation is checkout's payment intent, for
-// customers; the processor reaches it only through its routes; the rest
-// are internal, for the services named.
-func TestOnlyCheckoutIsAnOperation(t *testing.T) {
+// The service's operations: checkout's payment intent for customers, the
+// dispute lists for administrators and store owners, and the internal ones
+// for the payouts service; the processor reaches it only through its routes.
+func TestOperations(t *testing.T) {
 	h := newHarness(t, testSecret)
 	r := h.do(t, httptest.NewRequest(http.MethodGet, "/ops", nil))
 	var got struct {
@@ -839,18 +839,23 @@ func TestOnlyCheckoutIsAnOperation(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.body), &got); err != nil || got.Service != "payments" {
 		t.Fatalf("GET /ops = %d %s", r.status, r.body)
 	}
-	public := 0
-	for _, op := range got.Operations {
-		switch {
-		case op.Access == ops.Internal:
-		case op.Path == "customers.checkout.createPaymentIntent" && op.Access == ops.Customer && op.Kind == ops.Mutation:
-			public++
-		default:
-			t.Fatalf("operation %s (%s) is not internal", op.Path, op.Access)
-		}
+	want := map[string]struct {
+		access ops.Access
+		kind   ops.Kind
+	}{
+		"customers.checkout.createPaymentIntent": {ops.Customer, ops.Mutation},
+		"admins.disputes.listDisputes":           {ops.Admin, ops.Query},
+		"stores.disputes.listDisputes":           {ops.StoreOwnerOrAdmin, ops.Query},
+		"payments.money.getFacts":                {ops.Internal, ops.Query},
+		"payments.transfers.createTransfer":      {ops.Internal, ops.Mutation},
 	}
-	if public != 1 {
-		t.Fatalf("GET /ops = %d %s", r.status, r.body)
+	if len(got.Operations) != len(want) {
+		t.Fatalf("operations %+v, want %v", got.Operations, want)
+	}
+	for _, op := range got.Operations {
+		if w, ok := want[op.Path]; !ok || op.Access != w.access || op.Kind != w.kind {
+			t.Errorf("operation %s %s %s, want %+v", op.Path, op.Access, op.Kind, w)
+		}
 	}
 }
 

@@ -56,6 +56,7 @@ type ProcessedEvent struct {
 	Type            string    `bson:"type"`
 	PaymentIntentID string    `bson:"paymentIntentId"`
 	OrderID         string    `bson:"orderId,omitempty"`
+	StoreID         string    `bson:"storeId,omitempty"` // a succeeded event's, with its order (since refunds and disputes)
 	ProcessedAt     time.Time `bson:"processedAt"`
 }
 

@@ -105,6 +105,16 @@ func (v RefundVerdict) Tells(news RefundNews) bool {
 	return (v == RefundRecord || v == RefundSettle) && news != NewsSubmitted
 }
 
+// Tells reports whether news judged v publishes an event: as v.Tells, but
+// a refund made at the processor that failed before any success was heard
+// is only recorded (nobody was told of it).
+func (f RefundFact) Tells(v RefundVerdict) bool {
+	if f.Origin == OriginProcessor && f.News == NewsFailed && v == RefundRecord {
+		return false
+	}
+	return v.Tells(f.News)
+}
+
 // Refund is one refund of a payment intent (collection refunds). ID is the
 // marketplace's refundId (the order's), or the processor's re_ id for a
 // refund made at the processor without one.

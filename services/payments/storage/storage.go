@@ -24,11 +24,21 @@ const (
 	ProcessedCollection = "processedWebhookEvents"
 )
 
-// Indexes are the processed events' indexes. The webhook finds them by _id;
-// the index on the payment intent serves an operator asking what the
-// processor sent about one.
+// Indexes are the processed events' indexes, the refunds' and the
+// disputes'. The webhook finds events by _id; the index on the payment intent
+// serves an operator asking what the processor sent about one, and the
+// webhook asking which order a payment intent paid for (Intents.OrderOf).
+// The disputes' serve their lists (Disputes.Page): open ones by deadline,
+// others newest first, of every store or of one.
 func Indexes() []store.Index {
-	return []store.Index{{Collection: ProcessedCollection, Keys: bson.D{{Key: "paymentIntentId", Value: 1}}, Name: "by_payment_intent"}}
+	return []store.Index{
+		{Collection: ProcessedCollection, Keys: bson.D{{Key: "paymentIntentId", Value: 1}}, Name: "by_payment_intent"},
+		{Collection: RefundsCollection, Keys: bson.D{{Key: "orderId", Value: 1}}, Name: "by_order"},
+		{Collection: DisputesCollection, Keys: bson.D{{Key: "status", Value: 1}, {Key: "dueBy", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_status_due"},
+		{Collection: DisputesCollection, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "dueBy", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store_status_due"},
+		{Collection: DisputesCollection, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "openedAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_store_newest"},
+		{Collection: DisputesCollection, Keys: bson.D{{Key: "openedAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "newest"},
+	}
 }
 
 // Intents keeps what the webhook heard of each payment intent.
@@ -57,6 +67,22 @@ func (r *Intents) Status(ctx context.Context, intentID string) (string, error) {
 		return domain.SettledBy(ev.Type), nil
 	}
 	return domain.IntentOpen, nil
+}
+
+// OrderOf is the order a payment intent paid for and its store, as recorded
+// with its succeeded event once the order existed (the store since this
+// version: "" for an order made before); orderID "" when none is recorded.
+func (r *Intents) OrderOf(ctx context.Context, intentID string) (orderID, storeID string, err error) {
+	ev, err := store.FindOne[domain.ProcessedEvent](ctx, r.db.Collection(ProcessedCollection), bson.M{
+		"paymentIntentId": intentID, "type": domain.TypeSucceeded, "orderId": bson.M{"$exists": true},
+	})
+	switch {
+	case err != nil:
+		return "", "", apperr.Wrap(err, apperr.Internal, "could not read the payment intent's events")
+	case ev == nil:
+		return "", "", nil
+	}
+	return ev.OrderID, ev.StoreID, nil
 }
 
 // Settle records that the intent succeeded or was canceled, by event eventID

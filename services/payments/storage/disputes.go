@@ -1,0 +1,90 @@
+package storage
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/bson"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/page"
+	"marketplace/libs/store"
+	"marketplace/services/payments/domain"
+)
+
+// DisputesCollection holds one document per dispute (domain.Dispute), by the
+// processor's dispute id.
+const DisputesCollection = "disputes"
+
+// Disputes keeps the customers' disputes of charges.
+type Disputes struct{ db *store.DB }
+
+func NewDisputes(db *store.DB) *Disputes { return &Disputes{db: db} }
+
+// Get is the dispute, nil when there is none.
+func (r *Disputes) Get(ctx context.Context, id string) (*domain.Dispute, error) {
+	d, err := store.FindOne[domain.Dispute](ctx, r.db.Collection(DisputesCollection), bson.M{"_id": id})
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "could not read the disputes")
+	}
+	return d, nil
+}
+
+// Many are the disputes of ids that exist, by id.
+func (r *Disputes) Many(ctx context.Context, ids []string) (map[string]domain.Dispute, error) {
+	out := map[string]domain.Dispute{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	all, err := store.FindAll[domain.Dispute](ctx, r.db.Collection(DisputesCollection), bson.M{"_id": bson.M{"$in": ids}})
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "could not read the disputes")
+	}
+	for _, d := range all {
+		out[d.ID] = d
+	}
+	return out, nil
+}
+
+// Save writes d: inserted when before is nil, else the fields that changed
+// since before. A dispute inserted concurrently is store.ErrConflict (the
+// enclosing transaction runs again).
+func (r *Disputes) Save(ctx context.Context, before *domain.Dispute, d domain.Dispute) error {
+	coll := r.db.Collection(DisputesCollection)
+	if before == nil {
+		_, err := coll.InsertOne(ctx, d)
+		if store.IsDuplicate(err) {
+			return store.ErrConflict
+		}
+		if err != nil {
+			return apperr.Wrap(err, apperr.Internal, "could not record the dispute")
+		}
+		return nil
+	}
+	update, err := store.Changes(*before, d)
+	if err != nil || update == nil {
+		return err
+	}
+	if _, err := coll.UpdateOne(ctx, bson.M{"_id": d.ID}, update); err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not record the dispute")
+	}
+	return nil
+}
+
+// Page is one page of the disputes of storeID ("" every store's), of status
+// ("" any): open ones by their deadline, soonest first; otherwise the newest
+// opened first.
+func (r *Disputes) Page(ctx context.Context, storeID, status string, o page.Opts) (page.Result[domain.Dispute], error) {
+	filter := bson.M{}
+	if storeID != "" {
+		filter["storeId"] = storeID
+	}
+	if status != "" {
+		filter["status"] = status
+	}
+	if status == domain.DisputeOpen {
+		return page.Find(ctx, r.db.Collection(DisputesCollection), filter, page.Sort{Field: "dueBy"}, o,
+			func(d *domain.Dispute) (any, string) { return d.DueBy, d.ID })
+	}
+	return page.Find(ctx, r.db.Collection(DisputesCollection), filter, page.Sort{Field: "openedAt", Desc: true}, o,
+		func(d *domain.Dispute) (any, string) { return d.OpenedAt, d.ID })
+}
