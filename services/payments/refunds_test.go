@@ -503,13 +503,17 @@ func TestRefundEventsRefusedOrRetried(t *testing.T) {
 	h := newHarness(t, testSecret)
 	good := refundObj("re_1", "pi_x1", 100, "failed", nil)
 	for name, body := range map[string][]byte{
-		"charge without refunds": eventJSON(t, "evt_b1", typeChargeRefunded, map[string]any{"id": "ch_1", "currency": "aed", "payment_intent": "pi_x1"}),
-		"charge without intent":  eventJSON(t, "evt_b2", typeChargeRefunded, map[string]any{"id": "ch_1", "currency": "aed", "refunds": map[string]any{"data": []any{}}}),
+		"charge without refunds":  eventJSON(t, "evt_b1", typeChargeRefunded, map[string]any{"id": "ch_1", "currency": "aed", "payment_intent": "pi_x1"}),
+		"charge without intent":   eventJSON(t, "evt_b2", typeChargeRefunded, map[string]any{"id": "ch_1", "currency": "aed", "refunds": map[string]any{"data": []any{}}}),
 		"another intent's refund": chargeRefunded(t, "evt_b3", "pi_x1", refundObj("re_1", "pi_other", 100, "succeeded", nil)),
-		"amount as a string":     eventJSON(t, "evt_b4", typeRefundFailed, func() map[string]any { o := refundObj("re_1", "pi_x1", 0, "failed", nil); o["amount"] = "100"; return o }()),
-		"not failed":             eventJSON(t, "evt_b5", typeRefundFailed, refundObj("re_1", "pi_x1", 100, "succeeded", nil)),
-		"not an object":          eventJSON(t, "evt_b6", typeRefundFailed, "re_1"),
-		"metadata not a string":  eventJSON(t, "evt_b7", typeRefundFailed, refundObj("re_1", "pi_x1", 100, "failed", map[string]any{"refundId": 5})),
+		"amount as a string": eventJSON(t, "evt_b4", typeRefundFailed, func() map[string]any {
+			o := refundObj("re_1", "pi_x1", 0, "failed", nil)
+			o["amount"] = "100"
+			return o
+		}()),
+		"not failed":            eventJSON(t, "evt_b5", typeRefundFailed, refundObj("re_1", "pi_x1", 100, "succeeded", nil)),
+		"not an object":         eventJSON(t, "evt_b6", typeRefundFailed, "re_1"),
+		"metadata not a string": eventJSON(t, "evt_b7", typeRefundFailed, refundObj("re_1", "pi_x1", 100, "failed", map[string]any{"refundId": 5})),
 	} {
 		r := h.signed(t, body)
 		if r.status != 400 {
