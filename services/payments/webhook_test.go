@@ -123,7 +123,7 @@ func startFakeCustomers(t *testing.T) *fakeCustomers {
 				}
 				_ = json.Unmarshal(req.Args, &a)
 				if a.StoreID == testStore {
-					return send(c, map[string]string{"_id": testStore, "name": "Test Store"}, nil)
+					return send(c, map[string]string{"_id": testStore, "name": "Test Store", "ownerUserId": testOwner}, nil)
 				}
 				return send(c, nil, nil)
 			}
