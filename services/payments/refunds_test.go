@@ -531,3 +531,49 @@ func TestRefundEventsRefusedOrRetried(t *testing.T) {
 		t.Fatalf("published %+v", p)
 	}
 }
+
+// TestConcurrentCopiesOfARefundConfirmation: several events confirming the
+// same refund (and the refund's request) at once publish payment.refunded
+// once: the refund's record is the guard (a concurrent insert runs the
+// transaction again, which then sees it).
+func TestConcurrentCopiesOfARefundConfirmation(t *testing.T) {
+	h := newHarness(t, testSecret)
+	proc := startFakeProcessor(t)
+	h.useProcessor(proc.srv.URL)
+	orderID := h.paidOrder(t, "pi_cc")
+	d := refundRequested(orderID, "pi_cc", 1500, false)
+	obj := refundObj("re_cc", "pi_cc", 1500, "succeeded", map[string]any{"refundId": d.RefundID, "orderId": orderID})
+	var wg sync.WaitGroup
+	replies := make([]reply, 8)
+	for i := range replies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			replies[i] = h.signed(t, chargeRefunded(t, "evt_cc"+strconv.Itoa(i), "pi_cc", obj))
+		}()
+	}
+	wg.Add(1)
+	var consumeErr error
+	go func() { defer wg.Done(); consumeErr = h.consume(t, refundEnvelope(t, d)) }()
+	wg.Wait()
+	if consumeErr != nil {
+		t.Fatal(consumeErr)
+	}
+	recorded := 0
+	for _, r := range replies {
+		switch {
+		case r.status == 200 && r.body == textRefundsRecorded+"1":
+			recorded++
+		case r.status == 200 && r.body == textNothingNew:
+		default:
+			t.Fatalf("reply %d %s", r.status, r.body)
+		}
+	}
+	p := h.published(t)
+	if recorded != 1 || len(p) != 1 || p[0].typ != contract.EventPaymentRefunded {
+		t.Fatalf("%d replies recorded it; published %+v", recorded, p)
+	}
+	if r := h.refund(t, d.RefundID); r.Status != domain.RefundSucceeded {
+		t.Fatalf("refund %+v", r)
+	}
+}
