@@ -13,7 +13,15 @@ package payments
 //	     or canceled: "Payment intent already settled", nothing written or
 //	     published; intentstate.go has the rules), or a payout event
 //	     (payout.paid, payout.failed: transfers.go) that settled its transfer,
-//	     found it settled, or names no transfer of ours. Text bodies are
+//	     found it settled, or names no transfer of ours. Refunds and disputes
+//	     (refunds.go, disputes.go; rules in domain/refund.go and
+//	     domain/dispute.go): charge.refunded ("Refunds recorded: <n>", each
+//	     succeeded refund of the charge once), refund.failed ("Refund failure
+//	     recorded"), charge.dispute.created ("Dispute opened"),
+//	     charge.dispute.closed ("Dispute closed: won|lost"; a status other
+//	     than won or lost: "Dispute status not acted on: <status>"); news
+//	     already heard, late, or contradicting a final status: "Nothing new",
+//	     nothing written but the event's record. Text bodies are
 //	     text/plain, JSON bodies application/json. A payment that does not fit
 //	     its cart is handled too: the order is created held for review (a paid
 //	     amount or currency that does not match it, or no cart lines of the store
@@ -23,7 +31,8 @@ package payments
 //	     no webhook secret configured here, a missing, malformed, stale (older
 //	     than 300 s), future-dated (more than 300 s ahead) or non-matching
 //	     processor-signature, a body that is not an
-//	     event, a payment intent without id or with a bad amount, metadata that
+//	     event, a payment intent without id or with a bad amount (or a
+//	     charge, refund or dispute object that is not one), metadata that
 //	     cannot become an order (which field is named), and the customers
 //	     service's INVALID_ARGUMENT or NOT_FOUND (the customer or store of the
 //	     metadata does not exist). JSON { error }. Nothing is written (but, for
@@ -33,12 +42,16 @@ package payments
 //	     and by the gateway in front of it: JSON { error }. Nothing is read.
 //	500  processing failed in a way a later retry may fix: the customers
 //	     service's FAILED_PRECONDITION (no platform configuration is in force to
-//	     price the order's commission), any other error of it, and failures of
-//	     this service's own database. JSON { error, eventId }. Malformed input is
+//	     price the order's commission), any other error of it, a refund or
+//	     dispute of a payment intent whose order is not recorded yet
+//	     (FAILED_PRECONDITION: its success may still be on its way), and
+//	     failures of this service's own database. JSON { error, eventId }. Malformed input is
 //	     never a 500, nor is a paid cart that holds nothing of the store (200,
 //	     held for review, above).
 //	503  a dependency is down: the customers service cannot be resolved or
-//	     reached, did not answer in time, or answered UNAVAILABLE. JSON { error,
+//	     reached, did not answer in time, or answered UNAVAILABLE; or the
+//	     processor, asked for the store of a disputed intent whose order was
+//	     made before stores were recorded with it, cannot answer. JSON { error,
 //	     retryAfter } and a Retry-After header, both in seconds.
 //
 // An event id is recorded (collection processedWebhookEvents) only once its
