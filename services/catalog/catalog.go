@@ -68,8 +68,8 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("catalog.categories.ensureByName", ops.Internal, "Find or create categories by name.", s.ensureCategories, ops.CalledBy("platformconfig")),
 			ops.NewQuery("catalog.locations.resolve", ops.Internal, "Cities and areas by id, in one call.", s.resolveLocations, ops.CalledBy("addresses")),
 			ops.NewQuery("catalog.products.getProducts", ops.Internal, "Products by id, in one call.", s.getProducts, ops.CalledBy("customers")),
-			ops.NewQuery(contract.OpGetStoreContacts, ops.Internal, "Stores by id with their owner's name and phone, as committed (the payouts service's listings; the store owners' access checks of payouts, customers and reviews).", s.getStoreContacts,
-				ops.CalledBy("payouts", "customers", "reviews")),
+			ops.NewQuery(contract.OpGetStoreContacts, ops.Internal, "Stores by id with their owner's name and phone, as committed (the payouts service's listings; the store owners' access checks of payouts, customers, reviews and payments).", s.getStoreContacts,
+				ops.CalledBy("payouts", "customers", "reviews", "payments")),
 		).WithResolvers(ops.Resolvers{Store: s.storeRef}),
 		Indexes: append(storage.Indexes(), events.ConsumerIndexes()...),
 	}, nil
