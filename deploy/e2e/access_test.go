@@ -150,6 +150,8 @@ var documentedAccess = map[string]ops.Access{
 	// docs/adr/0146-refunds.md
 	"admins.orders.refundOrder": ops.Admin, "stores.orders.refundOrder": ops.StoreOwnerOrAdmin, "customers.orders.cancelMyOrder": ops.Customer,
 	"stores.orders.listStoreOrders": ops.StoreOwnerOrAdmin,
+	// docs/adr/0149-refunds-and-disputes-at-the-processor.md
+	"admins.disputes.listDisputes": ops.Admin, "stores.disputes.listDisputes": ops.StoreOwnerOrAdmin,
 	// The console's and the portal's lists (issue 20; docs/adr/0133-console-rules-and-language.md).
 	"admins.orders.listHeldOrders": ops.Admin, "stores.catalog.listMyStores": ops.Authenticated,
 	// Checkout (issue 12; docs/adr/0036-checkout.md): the caller's own address and cart.

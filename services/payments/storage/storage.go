@@ -38,6 +38,8 @@ func Indexes() []store.Index {
 		{Collection: DisputesCollection, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "dueBy", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store_status_due"},
 		{Collection: DisputesCollection, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "openedAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_store_newest"},
 		{Collection: DisputesCollection, Keys: bson.D{{Key: "openedAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "newest"},
+		{Collection: DisputesCollection, Keys: bson.D{{Key: "status", Value: 1}, {Key: "openedAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_status_newest"},
+		{Collection: DisputesCollection, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "openedAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_store_status_newest"},
 	}
 }
 
