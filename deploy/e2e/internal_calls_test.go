@@ -66,7 +66,6 @@ func declaresCalls(caller, callee string) bool {
 var publicOnlyEdges = map[[2]string][]string{
 	{"addresses", "customers"}: {"customers.profile.getMyProfile"}, // customers.Client.CustomerRef
 	{"payments", "addresses"}:  {"customers.addresses.getAddress"}, // addresses.Client.MyAddress
-	{"payments", "catalog"}:    {"stores.catalog.getStore"},        // catalog.Client.Store
 }
 
 // TestOperationCallersFollowTheModuleList (issue 19, item 4): the module list

@@ -465,7 +465,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		result st.Result
 	}{
 		{200, deliver(s, ok)},
-		{200, deliver(s, processor.Event("evt_oa_2", "charge.refunded", sh.payment("pi_oa_2")))},
+		{200, deliver(s, processor.Event("evt_oa_2", "charge.captured", sh.payment("pi_oa_2")))},
 		{200, deliver(s, processor.Event("evt_oa_3", "payment_intent.payment_failed", func() processor.Payment {
 			p := sh.payment("pi_oa_3")
 			p.FailMessage = "Your card was declined."

@@ -154,7 +154,7 @@ func TestDisputeOfAnUnknownOrBadIntent(t *testing.T) {
 	}
 	r = h.signed(t, eventJSON(t, "evt_o2", typeDisputeCreated, disputeObj("dp_old", "pi_old", 100, "needs_response", now, now)))
 	wantJSON(t, r, 503, "error", "retryAfter") // no processor configured to ask
-	proc := startFakeProcessor(t)
+	proc := startRefundsProcessor(t)
 	h.useProcessor(proc.srv.URL)
 	wantText(t, h.signed(t, eventJSON(t, "evt_o2", typeDisputeCreated, disputeObj("dp_old", "pi_old", 100, "needs_response", now, now))), 200, textDisputeOpened)
 	if d := h.disputeDoc(t, "dp_old"); d.StoreID != testStore || d.OrderID != orderID {
@@ -284,8 +284,8 @@ func TestListDisputes(t *testing.T) {
 }
 
 // TestMoneyFacts: payments.money.getFacts answers the disputes asked for
-// that exist, as recorded, and an empty map of transfers; only payouts and
-// customers may call it.
+// that exist, as recorded, and no transfer for a payout without one; only
+// payouts may call it.
 func TestMoneyFacts(t *testing.T) {
 	h := newHarness(t, testSecret)
 	d := domain.Dispute{ID: "dp_f", PaymentIntentID: "pi_f", OrderID: ids.New("orders"), StoreID: testStore, Status: domain.DisputeLost, Amount: 700,
@@ -299,7 +299,7 @@ func TestMoneyFacts(t *testing.T) {
 		t.Fatalf("facts %+v", facts)
 	}
 	callers, ok := h.svc.built().Registry.CallersOf(contract.OpGetMoneyFacts)
-	if !ok || !slices.Equal(callers, []string{"customers", "payouts"}) {
+	if !ok || !slices.Equal(callers, []string{"payouts"}) {
 		t.Fatalf("callers %v %v", callers, ok)
 	}
 }

@@ -20,13 +20,13 @@ import (
 	"marketplace/services/payments/domain"
 )
 
-// fakeProcessor stands in for the processor's API: an httptest server
+// refundsProcessor stands in for the processor's API: an httptest server
 // speaking the part of Stripe's API this service uses (as
 // TestProcessorFailures does). It records every request and answers POST
 // /v1/refunds with a pending refund, or with the status and body it is told
 // to; GET /v1/payment_intents/{id} answers an intent whose metadata names
 // testStore.
-type fakeProcessor struct {
+type refundsProcessor struct {
 	srv *httptest.Server
 
 	mu     sync.Mutex
@@ -40,9 +40,9 @@ type processorReq struct {
 	form              url.Values
 }
 
-func startFakeProcessor(t *testing.T) *fakeProcessor {
+func startRefundsProcessor(t *testing.T) *refundsProcessor {
 	t.Helper()
-	f := &fakeProcessor{}
+	f := &refundsProcessor{}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
 		f.mu.Lock()
@@ -77,13 +77,13 @@ func startFakeProcessor(t *testing.T) *fakeProcessor {
 	return f
 }
 
-func (f *fakeProcessor) answer(status int, body string) {
+func (f *refundsProcessor) answer(status int, body string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.status, f.body = status, body
 }
 
-func (f *fakeProcessor) requests() []processorReq {
+func (f *refundsProcessor) requests() []processorReq {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]processorReq(nil), f.reqs...)
@@ -179,7 +179,7 @@ func refundRequested(orderID, intentID string, amount money.Fils, full bool) cus
 // submitted, publishing nothing; a redelivered request asks nothing more.
 func TestRefundRequestIsAskedOfTheProcessorOnce(t *testing.T) {
 	h := newHarness(t, testSecret)
-	proc := startFakeProcessor(t)
+	proc := startRefundsProcessor(t)
 	h.useProcessor(proc.srv.URL)
 	orderID := ids.New("orders")
 
@@ -234,7 +234,7 @@ func TestRefundRequestIsAskedOfTheProcessorOnce(t *testing.T) {
 // and publishes payment.refund_failed with the processor's reason, once.
 func TestRefundRefusedByTheProcessor(t *testing.T) {
 	h := newHarness(t, testSecret)
-	proc := startFakeProcessor(t)
+	proc := startRefundsProcessor(t)
 	h.useProcessor(proc.srv.URL)
 	proc.answer(400, `{"error":{"type":"invalid_request_error","code":"amount_too_large","param":"amount","message":"Refund amount is greater than unrefunded amount on charge"}}`)
 	d := refundRequested(ids.New("orders"), "pi_r2", 99_00, false)
@@ -269,7 +269,7 @@ func TestRefundRefusedByTheProcessor(t *testing.T) {
 // processor answers, the refund is submitted.
 func TestRefundWaitsWhileTheProcessorFails(t *testing.T) {
 	h := newHarness(t, testSecret)
-	proc := startFakeProcessor(t)
+	proc := startRefundsProcessor(t)
 	d := refundRequested(ids.New("orders"), "pi_r3", 10_00, false)
 	env := refundEnvelope(t, d)
 	for _, c := range []struct {
@@ -315,7 +315,7 @@ func TestRefundWaitsWhileTheProcessorFails(t *testing.T) {
 // and the processor is not asked.
 func TestMalformedRefundRequestIsTheEventsFault(t *testing.T) {
 	h := newHarness(t, testSecret)
-	proc := startFakeProcessor(t)
+	proc := startRefundsProcessor(t)
 	h.useProcessor(proc.srv.URL)
 	good := refundRequested(ids.New("orders"), "pi_r4", 10_00, false)
 	for name, mutate := range map[string]func(*customers.RefundRequested){
@@ -378,7 +378,7 @@ func chargeRefunded(t *testing.T, eventID, intentID string, refunds ...map[strin
 // processor, its re_ id and the intent's order.
 func TestChargeRefundedConfirmsEachRefundOnce(t *testing.T) {
 	h := newHarness(t, testSecret)
-	proc := startFakeProcessor(t)
+	proc := startRefundsProcessor(t)
 	h.useProcessor(proc.srv.URL)
 	orderID := h.paidOrder(t, "pi_c1")
 	first := refundRequested(orderID, "pi_c1", 2500, false)
@@ -449,7 +449,7 @@ func TestChargeRefundedConfirmsEachRefundOnce(t *testing.T) {
 // that failed is recorded, told to nobody.
 func TestRefundFailed(t *testing.T) {
 	h := newHarness(t, testSecret)
-	proc := startFakeProcessor(t)
+	proc := startRefundsProcessor(t)
 	h.useProcessor(proc.srv.URL)
 	orderID := h.paidOrder(t, "pi_f1")
 	d := refundRequested(orderID, "pi_f1", 3000, false)
@@ -538,7 +538,7 @@ func TestRefundEventsRefusedOrRetried(t *testing.T) {
 // transaction again, which then sees it).
 func TestConcurrentCopiesOfARefundConfirmation(t *testing.T) {
 	h := newHarness(t, testSecret)
-	proc := startFakeProcessor(t)
+	proc := startRefundsProcessor(t)
 	h.useProcessor(proc.srv.URL)
 	orderID := h.paidOrder(t, "pi_cc")
 	d := refundRequested(orderID, "pi_cc", 1500, false)
