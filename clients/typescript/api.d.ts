@@ -156,6 +156,37 @@ export declare const api: {
         } | null
       >;
     };
+    disputes: {
+      /**
+       * Customers' disputes of charges, every store's (paginated), optionally
+       * of one status: open ones by their deadline at the processor (dueBy,
+       * epoch ms), soonest first; otherwise the newest opened first. Amounts
+       * in AED.
+       *
+       * Query; access `admin`. Runs as `admins/disputes:listDisputes` (POST /api/run/admins/disputes/listDisputes).
+       */
+      listDisputes: FunctionReference<
+        "query",
+        "public",
+        {
+          status?: "open" | "won" | "lost" | null;
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          disputeId: string;
+          paymentIntentId: string;
+          orderId: string;
+          storeId: string;
+          amount: number;
+          currency: string;
+          reason: string;
+          status: "open" | "won" | "lost";
+          dueBy: number;
+          openedAt: number;
+          closedAt: number | null;
+        }>
+      >;
+    };
     orders: {
       /**
        * Orders whose payment is held for review and not yet confirmed or
@@ -2017,6 +2048,36 @@ export declare const api: {
           longitude: number | null;
           _creationTime: number;
         } | null
+      >;
+    };
+    disputes: {
+      /**
+       * The store's disputes (paginated), optionally of one status, ordered as
+       * admins.disputes.listDisputes.
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/disputes:listDisputes` (POST /api/run/stores/disputes/listDisputes).
+       */
+      listDisputes: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          status?: "open" | "won" | "lost" | null;
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          disputeId: string;
+          paymentIntentId: string;
+          orderId: string;
+          storeId: string;
+          amount: number;
+          currency: string;
+          reason: string;
+          status: "open" | "won" | "lost";
+          dueBy: number;
+          openedAt: number;
+          closedAt: number | null;
+        }>
       >;
     };
     orders: {
