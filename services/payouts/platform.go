@@ -46,7 +46,7 @@ func (s *svc) reconcilePlatform(ctx context.Context, _ *reconcilePlatformArgs) (
 		return nil, err
 	}
 	t := domain.PlatformTerms{CustomerTotals: domain.CustomerTotals{Captured: ct.Captured, Refunded: ct.Refunded, DisputesLost: ct.DisputesLost,
-		NotDelivered: ct.NotDelivered, PaymentDifferences: ct.PaymentDifferences}}
+		NotDelivered: ct.NotDelivered, PaymentDifferences: ct.PaymentDifferences, OtherCurrencyDelivered: ct.OtherCurrencyDelivered}}
 	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
 		t = domain.PlatformTerms{CustomerTotals: t.CustomerTotals}
 		if err := s.orders.EachCredited(ctx, t.AddOrder); err != nil {

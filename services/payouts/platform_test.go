@@ -135,7 +135,7 @@ func TestReconcilePlatformSumsTheServicesRecords(t *testing.T) {
 	// payouts of 30.00 (completed: fee 2.00) and 10.00 (failed, kept) out,
 	// the loss of 5567 and a fee of 15.00, a bonus of 25.00, b's 8350 in and
 	// out: 8350 − 2783 − 3000 − 1000 − 5567 − 1500 + 2500 = −3000.
-	want := map[string]int64{"captured": 18000, "refunded": 3000, "disputesLost": 15000, "notDelivered": 0, "paymentDifferences": 0,
+	want := map[string]int64{"captured": 18000, "refunded": 3000, "disputesLost": 15000, "otherCurrencyDelivered": 0, "notDelivered": 0, "paymentDifferences": 0,
 		"excess": 0, "commissionKept": 0, "storeBalances": -3000, "openPayouts": 0, "paidOut": 2800, "payoutFees": 200, "failedKept": 1000,
 		"disputeFeesCharged": 1500, "adjustmentsNet": 2500, "disputeFeesBorneByPlatform": 1500}
 	for k, v := range want {

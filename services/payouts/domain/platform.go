@@ -5,7 +5,7 @@ import "marketplace/libs/money"
 // The platform's reconciliation (docs/adr/0151): every fils captured from
 // customers and not given back is somewhere the platform can name.
 //
-//	captured − refunded − disputesLost =
+//	captured − refunded − disputesLost + otherCurrencyDelivered =
 //	    notDelivered + paymentDifferences − excess + commissionKept
 //	    + storeBalances + openPayouts + paidOut + payoutFees + failedKept
 //	    + disputeFeesCharged − adjustmentsNet
@@ -25,6 +25,10 @@ type CustomerTotals struct {
 	// PaymentDifferences: paid − total of the delivered orders (a held
 	// payment an administrator accepted).
 	PaymentDifferences money.Fils
+	// OtherCurrencyDelivered: the AED total of the delivered orders paid in
+	// another currency (an administrator accepted the payment as worth it;
+	// their store was credited in AED, their commission kept).
+	OtherCurrencyDelivered money.Fils
 }
 
 // PlatformTerms are the terms of the platform's equation, in fils.
@@ -117,9 +121,11 @@ func (t *PlatformTerms) AddTransaction(tx *Transaction) {
 // AddPlatformFee counts a dispute fee the platform bore.
 func (t *PlatformTerms) AddPlatformFee(f *PlatformFee) { t.DisputeFeesBorneByPlatform += f.Amount }
 
-// Left is captured − refunded − disputesLost: what customers paid and kept
-// paid.
-func (t PlatformTerms) Left() money.Fils { return t.Captured - t.Refunded - t.DisputesLost }
+// Left is captured − refunded − disputesLost + otherCurrencyDelivered: what
+// customers paid and kept paid, in AED.
+func (t PlatformTerms) Left() money.Fils {
+	return t.Captured - t.Refunded - t.DisputesLost + t.OtherCurrencyDelivered
+}
 
 // Right is where that money is.
 func (t PlatformTerms) Right() money.Fils {
@@ -135,7 +141,7 @@ func (t PlatformTerms) Difference() money.Fils { return t.Left() - t.Right() }
 // order.
 func (t PlatformTerms) Named() []NamedTerm {
 	return []NamedTerm{
-		{"captured", t.Captured}, {"refunded", t.Refunded}, {"disputesLost", t.DisputesLost},
+		{"captured", t.Captured}, {"refunded", t.Refunded}, {"disputesLost", t.DisputesLost}, {"otherCurrencyDelivered", t.OtherCurrencyDelivered},
 		{"notDelivered", t.NotDelivered}, {"paymentDifferences", t.PaymentDifferences}, {"excess", t.Excess},
 		{"commissionKept", t.CommissionKept}, {"storeBalances", t.StoreBalances}, {"openPayouts", t.OpenPayouts},
 		{"paidOut", t.PaidOut}, {"payoutFees", t.PayoutFees}, {"failedKept", t.FailedKept},
@@ -151,4 +157,4 @@ type NamedTerm struct {
 }
 
 // PlatformEquation is the equation as the answer states it.
-const PlatformEquation = "captured − refunded − disputesLost = notDelivered + paymentDifferences − excess + commissionKept + storeBalances + openPayouts + paidOut + payoutFees + failedKept + disputeFeesCharged − adjustmentsNet (disputeFeesBorneByPlatform listed, outside the sum)"
+const PlatformEquation = "captured − refunded − disputesLost + otherCurrencyDelivered = notDelivered + paymentDifferences − excess + commissionKept + storeBalances + openPayouts + paidOut + payoutFees + failedKept + disputeFeesCharged − adjustmentsNet (disputeFeesBorneByPlatform listed, outside the sum)"

@@ -220,6 +220,13 @@ func TestPlatformEquationWorkedExamples(t *testing.T) {
 	b.pay("E", 9000, 1000, 9000)
 	b.refund("E", "r4", 9000)
 	b.balanced("order E cancelled and refunded before delivery (never credited)")
+	// An order of 90.00 AED paid 25.00 in dollars, accepted and delivered:
+	// not captured in AED, its store credited 80.00 and the commission kept.
+	b.orders["F"] = NewOrderMoney("F", Terms{StoreID: "s", Total: 9000, PlatformCommission: 1000, StoreEarnings: 8000})
+	b.wallet += b.orders["F"].Credit()
+	b.orders["F"].MarkCredited("earning-F")
+	b.cust.OtherCurrencyDelivered += 9000
+	b.balanced("order F paid in another currency, accepted and delivered")
 }
 
 // What the equation catches: each break of the money shows as its
@@ -245,6 +252,11 @@ func TestPlatformEquationShowsWhatWentMissing(t *testing.T) {
 		}, -1500},
 		{"a lost dispute payouts did not apply", func(b *platformBook) { b.cust.DisputesLost += 4000 }, -4000},
 		{"a commission reversed twice", func(b *platformBook) { b.orders["A"].CommissionReversed += 333 }, 333},
+		{"a delivery of an order paid in another currency the sums leave out", func(b *platformBook) {
+			b.orders["F"] = NewOrderMoney("F", Terms{StoreID: "s", Total: 9000, PlatformCommission: 1000, StoreEarnings: 8000})
+			b.orders["F"].MarkCredited("earning-F")
+			b.wallet += 8000
+		}, -9000},
 	}
 	for _, c := range cases {
 		b := newBook(t)
