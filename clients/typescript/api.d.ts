@@ -187,6 +187,45 @@ export declare const api: {
         }>
       >;
     };
+    finance: {
+      /**
+       * Prove that no money went missing, over every store: captured −
+       * refunded − disputesLost + otherCurrencyDelivered = notDelivered +
+       * paymentDifferences − excess + commissionKept + storeBalances +
+       * openPayouts + paidOut + payoutFees + failedKept + disputeFeesCharged
+       * − adjustmentsNet, computed in fils. Answers balanced, difference
+       * (left − right) and every term, in AED (terms) and in fils
+       * (termsFils, differenceFils); disputeFeesBorneByPlatform is listed
+       * outside the sum. The sums of the customers service and of this service
+       * are not one snapshot: the equation holds at quiescence, once every
+       * refund, dispute, delivery and transfer event has been consumed (asOf:
+       * when it was read). Orders paid in another currency are counted apart
+       * (otherCurrencyOrders); the AED total of those delivered, which their
+       * store was credited from, is otherCurrencyDelivered. A full scan of the
+       * orders, wallets, payouts and ledger: an administrator's check.
+       *
+       * Query; access `admin`. Runs as `admins/finance:reconcilePlatform` (POST /api/run/admins/finance/reconcilePlatform).
+       */
+      reconcilePlatform: FunctionReference<
+        "query",
+        "public",
+        {
+          adminUserId: string;
+        },
+        {
+          balanced: boolean;
+          difference: number;
+          differenceFils: number;
+          equation: string;
+          terms: Record<string, number>;
+          termsFils: Record<string, number>;
+          orders: number;
+          delivered: number;
+          otherCurrencyOrders: number;
+          asOf: number;
+        } | null
+      >;
+    };
     orders: {
       /**
        * Orders whose payment is held for review and not yet confirmed or

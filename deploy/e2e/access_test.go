@@ -179,6 +179,7 @@ var documentedAccess = map[string]ops.Access{
 	// Ours (docs/adr/0062-wallet-adjustments-and-listings.md).
 	"stores.payouts.listPayouts": ops.StoreOwnerOrAdmin, "admins.payoutOperations.getPayout": ops.Admin,
 	"admins.payoutOperations.reconcileWallet": ops.Admin, "admins.payoutOperations.releaseDueEarnings": ops.Admin,
+	"admins.finance.reconcilePlatform": ops.Admin, // docs/adr/0151
 
 	"stores.reviews.addReview": ops.Customer, "stores.reviews.updateReview": ops.Customer, "stores.reviews.deleteReview": ops.Customer,
 	"stores.reviews.getStoreReviews": ops.Public, "stores.reviews.getStoreReviewStats": ops.Public, "stores.reviews.getReview": ops.Public,

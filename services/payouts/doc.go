@@ -24,7 +24,8 @@
 //	           work queue, statistics), earnings.go (the consumer, the release
 //	           of held earnings), confirm.go (asking the customers service and
 //	           the catalog what an event claims), handover.go, transfers.go
-//	           (payouts through the processor), contacts.go, view.go (the
+//	           (payouts through the processor), platform.go (the platform's
+//	           reconciliation), contacts.go, view.go (the
 //	           answers' shapes)
 //
 // Every balance change is one transaction holding the change (the domain's

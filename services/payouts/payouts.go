@@ -86,6 +86,9 @@ type svc struct {
 	// moneyFacts asks the payments service about disputes (disputes.go); a
 	// stub in unit tests.
 	moneyFacts func(ctx context.Context, args payments.MoneyFactsArgs) (*payments.MoneyFacts, error)
+	// moneyTotals asks the customers service for its sums of the orders'
+	// money (platform.go); a stub in unit tests.
+	moneyTotals func(ctx context.Context) (*customers.MoneyTotals, error)
 	// unconfirmed counts delivered-order events the customers service did
 	// not confirm (confirm.go).
 	unconfirmed metric.Int64Counter
@@ -133,6 +136,7 @@ func newSvc(env service.Env, interval time.Duration) *svc {
 	s.storeOf = s.catalog.Store
 	s.storeRef = s.catalog.StoreRef
 	s.orderFacts = customers.NewClient(env.Calls).OrderFacts
+	s.moneyTotals = customers.NewClient(env.Calls).MoneyTotals
 	s.moneyFacts = payments.NewClient(env.Calls).MoneyFacts
 	s.contacts = s.catalog.StoreContacts
 	pay := payments.NewClient(env.Calls)
@@ -216,6 +220,8 @@ func (s *svc) registry() *ops.Registry {
 			"Recompute a store's wallet from its ledger and compare it with the balances.", s.reconcileWallet),
 		ops.NewMutation("admins.payoutOperations.releaseDueEarnings", ops.Admin,
 			"Release now the held earnings whose hold is over (the release loop does it every minute).", s.releaseDueEarnings),
+		ops.NewQuery("admins.finance.reconcilePlatform", ops.Admin,
+			"Prove that no money went missing, over every store: captured − refunded − disputesLost + otherCurrencyDelivered = notDelivered + paymentDifferences − excess + commissionKept + storeBalances + openPayouts + paidOut + payoutFees + failedKept + disputeFeesCharged − adjustmentsNet, computed in fils. Answers balanced, difference (left − right) and every term, in AED (terms) and in fils (termsFils, differenceFils); disputeFeesBorneByPlatform is listed outside the sum. The sums of the customers service and of this service are not one snapshot: the equation holds at quiescence, once every refund, dispute, delivery and transfer event has been consumed (asOf: when it was read). Orders paid in another currency are counted apart (otherCurrencyOrders); the AED total of those delivered, which their store was credited from, is otherCurrencyDelivered. A full scan of the orders, wallets, payouts and ledger: an administrator's check.", s.reconcilePlatform),
 	).WithResolvers(ops.Resolvers{Store: s.catalog.StoreRef})
 }
 

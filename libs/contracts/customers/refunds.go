@@ -117,6 +117,11 @@ type MoneyTotals struct {
 	NotDelivered        money.Fils `json:"notDeliveredFils"`
 	PaymentDifferences  money.Fils `json:"paymentDifferencesFils"`
 	OtherCurrencyOrders int        `json:"otherCurrencyOrders"`
+	// OtherCurrencyDelivered is the AED total of the delivered orders paid in
+	// another currency: an administrator accepted their payment as worth
+	// it, and the payouts service credited their store in AED
+	// (docs/adr/0151).
+	OtherCurrencyDelivered money.Fils `json:"otherCurrencyDeliveredFils"`
 	// DeliveredStoreEarnings and DeliveredCommission are the figures frozen on
 	// the delivered orders, before any refund or dispute.
 	DeliveredStoreEarnings money.Fils `json:"deliveredStoreEarningsFils"`

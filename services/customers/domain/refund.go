@@ -440,10 +440,14 @@ func (o *Order) CancelByCustomer() error {
 }
 
 // AddToTotals adds the order's money to the platform's totals (orders paid
-// in AED only; others are counted apart).
+// in AED only; others are counted apart, with the AED total of the
+// delivered ones, which their store was credited from).
 func (o *Order) AddToTotals(t *contract.MoneyTotals) {
 	if o.Currency() != "aed" {
 		t.OtherCurrencyOrders++
+		if o.Status == StatusDelivered {
+			t.OtherCurrencyDelivered += o.Total
+		}
 		return
 	}
 	t.Orders++

@@ -250,8 +250,19 @@ func TestMoneyTotals(t *testing.T) {
 	overpaid.AddToTotals(&tot)
 	dollars := NewPaidOrder("o4", customer, shop, twoLines, payment(20_00, "usd"), terms, 1000)
 	dollars.AddToTotals(&tot)
+	accepted := NewPaidOrder("o5", customer, shop, twoLines, payment(20_00, "usd"), terms, 1000) // held, accepted, delivered
+	for _, s := range []string{StatusConfirmed, StatusPreparing, StatusOutForDelivery, StatusDelivered} {
+		if _, err := accepted.Move(s, "admin1", true, 2000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	accepted.AddToTotals(&tot)
 	want := contract.MoneyTotals{Orders: 3, Delivered: 2, Captured: 230_00, Refunded: 30_00, DisputesLost: 20_00, NotDelivered: 55_00,
-		PaymentDifferences: 5_00, OtherCurrencyOrders: 1, DeliveredStoreEarnings: 2 * terms.StoreEarnings, DeliveredCommission: 2 * terms.Platform}
+		PaymentDifferences: 5_00, OtherCurrencyOrders: 2, OtherCurrencyDelivered: accepted.Total,
+		DeliveredStoreEarnings: 2 * terms.StoreEarnings, DeliveredCommission: 2 * terms.Platform}
+	if accepted.Total != 75_00 {
+		t.Fatalf("the accepted order's total %d", accepted.Total)
+	}
 	if tot != want {
 		t.Fatalf("totals\n%+v, want\n%+v", tot, want)
 	}
