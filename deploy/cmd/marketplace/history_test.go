@@ -561,11 +561,11 @@ func classify(in walletInput, ans crashAnswer) (out walletOutput, retry bool, ba
 	if ans.status == 200 {
 		switch in.Kind {
 		case opRead, opAdjust:
-			var w struct{ AvailableBalance, PendingBalance float64 }
+			var w struct{ AvailableBalance, PendingBalance, DisputedBalance float64 }
 			if err := json.Unmarshal([]byte(ans.body), &w); err != nil {
 				return out, false, err.Error()
 			}
-			out.Wallet = &walletFigures{Available: toFils(w.AvailableBalance), Pending: toFils(w.PendingBalance)}
+			out.Wallet = &walletFigures{Available: toFils(w.AvailableBalance), Pending: toFils(w.PendingBalance), Disputed: toFils(w.DisputedBalance)}
 		case opRequest:
 			if err := json.Unmarshal([]byte(ans.body), &out.PayoutID); err != nil {
 				return out, false, err.Error()
@@ -605,6 +605,9 @@ func classify(in walletInput, ans crashAnswer) (out walletOutput, retry bool, ba
 			p, _ := e.Details["pendingBalance"].(float64)
 			out.Wallet = &walletFigures{Available: toFils(a), Pending: toFils(p)}
 		}
+	case reason == refusalDebt && in.Kind == opRequest:
+		debt, _ := e.Details["debt"].(float64)
+		out.Refusal, out.Detail = reason, fmt.Sprint(toFils(debt))
 	case reason == refusalPayoutStatus:
 		out.Refusal = reason
 		if s, ok := e.Details["status"].(string); ok {
@@ -633,6 +636,8 @@ func historySummary(h []porcupine.Operation) string {
 			kinds = append(kinds, k)
 		}
 		switch {
+		case out.Applied:
+			counts[k+" applied"]++
 		case !out.Answered:
 			counts[k+" unanswered"]++
 		case out.Refusal != "":
@@ -644,7 +649,7 @@ func historySummary(h []porcupine.Operation) string {
 	var parts []string
 	for _, k := range kinds {
 		var ps []string
-		for _, o := range []string{"ok", refusalInsufficient, refusalPayoutStatus, refusalChanged, "unanswered"} {
+		for _, o := range []string{"ok", refusalInsufficient, refusalDebt, refusalPayoutStatus, refusalChanged, "applied", "unanswered"} {
 			if n := counts[k+" "+o]; n > 0 {
 				ps = append(ps, fmt.Sprintf("%d %s", n, o))
 			}
