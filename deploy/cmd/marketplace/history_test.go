@@ -90,13 +90,14 @@ func TestWalletHistoryIsLinearizable(t *testing.T) {
 type historyConfig struct {
 	name                  string
 	clients, ops, kills   int
+	orders                int           // paid, delivered, some refunded (historyorders_test.go)
 	check                 time.Duration // porcupine's time limit
 	adjust, request, move int           // percentages of the operations (the rest: reads)
 }
 
 var (
-	historyShort = historyConfig{name: "short", clients: 4, ops: 500, kills: 2, check: time.Minute, adjust: 30, request: 20, move: 30}
-	historyLong  = historyConfig{name: "long", clients: 12, ops: 20_000, kills: 6, check: 20 * time.Minute, adjust: 30, request: 20, move: 30}
+	historyShort = historyConfig{name: "short", clients: 4, ops: 500, kills: 2, check: time.Minute, adjust: 30, request: 20, move: 30, orders: 4}
+	historyLong  = historyConfig{name: "long", clients: 12, ops: 20_000, kills: 6, check: 20 * time.Minute, adjust: 30, request: 20, move: 30, orders: 60}
 )
 
 // historyFaults are the fault points the processes started after a
@@ -141,6 +142,9 @@ type historyRun struct {
 	kills   []string
 
 	stores   []historyStore
+	shops    []historyOrderShop // by store
+	city     string
+	area     string
 	started  atomic.Int64 // operations begun
 	done     atomic.Int64 // operations answered or given up
 	inflight atomic.Int64 // mutations sent and not answered
@@ -210,6 +214,7 @@ func (r *historyRun) setup() {
 	city := c.ok(c.admin, "admins.catalog.createCity", `{"name":"Dubai","nameArabic":"دبي"}`).str()
 	area := c.ok(c.admin, "admins.catalog.createArea", fmt.Sprintf(`{"name":"Marina","city":%q}`, city)).str()
 	cat := c.ok(c.admin, "admins.catalog.createCategory", `{"name":"Bakery","nameArabic":"مخبز"}`).str()
+	r.city, r.area = city, area
 	r.t0 = time.Now()
 	for i := 1; i <= 3; i++ {
 		owner := fmt.Sprintf("owner-%d", i)
@@ -219,6 +224,8 @@ func (r *historyRun) setup() {
 		wallet := c.waitOK(tok, "stores.wallet.getWallet", fmt.Sprintf(`{"storeId":%q}`, id)).field("_id").(string)
 		st := historyStore{id: id, wallet: wallet, owner: tok}
 		r.stores = append(r.stores, st)
+		product := c.ok(tok, "stores.products.createProduct", fmt.Sprintf(`{"storeId":%q,"name":"Cake","price":%d}`, id, 40+30*i)).str()
+		r.shops = append(r.shops, historyOrderShop{product: product})
 		in := walletInput{Store: id, Seq: r.cfg.ops + i, Kind: opAdjust, Adjust: "add_balance", Amount: 1000_00}
 		r.do(r.cfg.clients, rand.New(rand.NewSource(int64(i))), st, in)
 	}
@@ -249,6 +256,11 @@ func (r *historyRun) run() {
 			}
 		}()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r.orders(r.cfg.clients + 1)
+	}()
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
 	tick := time.NewTicker(10 * time.Millisecond)
@@ -465,7 +477,7 @@ func confirmedReads(history []porcupine.Operation, killed map[int]bool) (kept []
 // key once the process is back (a few cut by the test's SIGKILL are given
 // up: recorded without an answer); a read cut by a kill is dropped (it
 // changed nothing).
-func (r *historyRun) do(client int, rng *rand.Rand, st historyStore, in walletInput) {
+func (r *historyRun) do(client int, rng *rand.Rand, st historyStore, in walletInput) walletOutput {
 	token, path, args := r.request(st, in)
 	key := ""
 	if in.Kind != opRead {
@@ -485,7 +497,7 @@ func (r *historyRun) do(client int, rng *rand.Rand, st historyStore, in walletIn
 		}
 		if err != nil {
 			if in.Kind == opRead {
-				return
+				return walletOutput{}
 			}
 			select {
 			case <-ended:
@@ -504,7 +516,7 @@ func (r *historyRun) do(client int, rng *rand.Rand, st historyStore, in walletIn
 				r.abandoned.Add(1)
 				op.Output, op.Return = walletOutput{}, math.MaxInt64
 				r.record(op, nil)
-				return
+				return op.Output.(walletOutput)
 			}
 			continue
 		}
@@ -525,7 +537,7 @@ func (r *historyRun) do(client int, rng *rand.Rand, st historyStore, in walletIn
 			bad = fmt.Sprintf("%s %s: %d %s", path, args, ans.status, ans.body)
 		}
 		r.record(op, &bad)
-		return
+		return op.Output.(walletOutput)
 	}
 }
 
