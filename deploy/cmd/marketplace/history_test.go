@@ -23,7 +23,10 @@ import (
 // call the real all-in-one binary (built with its fault points) at once on
 // the wallets of three stores: adjustments of every type, payout requests,
 // every administrator's move of the payouts (both ways of a failure), and
-// reads. The process dies mid-run — at a fault point (SIGKILL right before
+// reads; and one more client's orders, paid through the processor
+// simulator, delivered and refunded, whose credits and reversals are
+// effects applied at a moment unseen (historyorders_test.go). The process
+// dies mid-run — at a fault point (SIGKILL right before
 // or after a keyed call's commit) and by the test's own SIGKILL at an
 // arbitrary moment — and starts again on the same DATA_DIR. Every mutation
 // carries an Idempotency-Key; a call cut by a kill is retried with its key

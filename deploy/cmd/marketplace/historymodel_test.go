@@ -26,18 +26,17 @@ import (
 // answer (its call cut by a kill and never retried) may or may not have
 // happened: the model is nondeterministic only there, with both states.
 //
-// To add an operation (a refund's reversal, a dispute, a payout through the
-// processor): give walletInput the arguments it needs, walletState the
-// balances it moves (a Disputed balance; copy-on-write, counted in hash and
-// equal), and add a rule to walletRules; a refusal of a new kind is a new
-// reason string, checked in the rule before the others it overrides (a
-// request while Available < 0 is wallet_in_debt before insufficient_balance;
-// shortOf then lets a reversal take available below zero). A reversal of a
-// refund takes from pending first, then from available. An effect that
-// surely happens some time after its trigger (an event's reversal, a
-// transfer's outcome) needs a third kind of output beside answered and
-// unanswered: applied, answer unseen, whose step has only the rule's next
-// state.
+// The money after an order (ADR 0147) is in the state too: a Disputed
+// balance, an Available that may be negative (requests are then refused
+// wallet_in_debt before the amount rules) and each order's money (R, the
+// share reversed before its credit, what its earning still holds, its
+// dispute). Its effects come by events at a moment no answer shows: their
+// output is Applied (surely happened between the trigger's call and when
+// the test saw it settle), whose step has only the rule's next state. The
+// D1 split (commissionCum, split) is computed here from the order's total
+// and commission, as the interface defines it. To add an operation, give
+// walletInput its arguments and add a rule to walletRules; a new refusal
+// is a new reason string, checked before the ones it overrides.
 
 // Operation kinds.
 const (
