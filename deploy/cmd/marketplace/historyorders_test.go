@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand"
 	"strings"
 	"time"
@@ -187,7 +189,8 @@ func (r *historyRun) order(client int, rng *rand.Rand, n, i int, customer, addre
 		}
 	}
 	refunds := 0
-	for left := in.Total; left > 0 && rng.Intn(4) != 0; {
+	left := in.Total
+	for left > 0 && rng.Intn(4) != 0 {
 		amount := left
 		args := fmt.Sprintf(`{"orderId":%q,"reason":"history"}`, id)
 		if rng.Intn(2) == 0 && left > 2_00 {
@@ -216,7 +219,55 @@ func (r *historyRun) order(client int, rng *rand.Rand, n, i int, customer, addre
 		left -= amount
 		call(walletInput{Kind: opRequest, Amount: 100_00}) // refused in debt, if it is
 	}
+	if left > 0 && rng.Intn(2) == 0 {
+		r.disputeOrder(client, rng, st, in, pi, left, getenv)
+	}
 	return true
+}
+
+// disputeOrder opens a dispute of what is left of the order at the
+// simulator and closes it won or lost (the fee, 15.00 by default, charged
+// to the store), each effect applied when the statement shows it. A
+// simulator call cut by a kill is an unanswered operation: the dispute may
+// or may not be there, and it stops.
+func (r *historyRun) disputeOrder(client int, rng *rand.Rand, st historyStore, in walletInput, pi string, left int64, getenv func(string) string) {
+	from := time.Now().Add(-time.Minute).UnixMilli()
+	open := in
+	open.Kind, open.Amount = opDisputeOpen, left
+	at := r.now()
+	var out bytes.Buffer
+	if err := dispute(context.Background(), []string{"-intent", pi}, getenv, &out); err != nil {
+		r.record(porcupine.Operation{ClientId: client, Input: open, Call: at, Output: walletOutput{}, Return: math.MaxInt64}, nil)
+		return
+	}
+	dp, _ := jsonField(out.String(), "disputeId").(string)
+	if amount, _ := jsonField(out.String(), "amount").(float64); toFils(amount) != left {
+		r.orderFail("dispute of %s: %s, want %s", pi, out.String(), fils(left))
+		return
+	}
+	if !r.seen(st, from, func(e statementEntry) bool { return e.Kind == "dispute_hold" && e.DisputeID == dp }, 1) {
+		r.orderFail("dispute %s never held", dp)
+		return
+	}
+	r.record(porcupine.Operation{ClientId: client, Input: open, Call: at, Output: walletOutput{Applied: true}, Return: r.now()}, nil)
+	closing := in
+	closing.Kind, closing.Outcome, closing.Fee = opDisputeClose, disputeWon, 15_00
+	kinds := []string{"dispute_release"}
+	if rng.Intn(2) == 0 {
+		closing.Outcome, kinds = disputeLost, []string{"dispute_loss", "dispute_fee"}
+	}
+	at = r.now()
+	if err := dispute(context.Background(), []string{"-close", dp, "-outcome", closing.Outcome}, getenv, io.Discard); err != nil {
+		r.record(porcupine.Operation{ClientId: client, Input: closing, Call: at, Output: walletOutput{}, Return: math.MaxInt64}, nil)
+		return
+	}
+	for _, k := range kinds {
+		if !r.seen(st, from, func(e statementEntry) bool { return e.Kind == k && e.DisputeID == dp }, 1) {
+			r.orderFail("dispute %s: no %s entry", dp, k)
+			return
+		}
+	}
+	r.record(porcupine.Operation{ClientId: client, Input: closing, Call: at, Output: walletOutput{Applied: true}, Return: r.now()}, nil)
 }
 
 type statementEntry struct{ Kind, OrderID, RefundID, DisputeID string }
