@@ -24,8 +24,8 @@ import (
 // the wallets of three stores: adjustments of every type, payout requests,
 // every administrator's move of the payouts (both ways of a failure), and
 // reads; and one more client's orders, paid through the processor
-// simulator, delivered and refunded, whose credits and reversals are
-// effects applied at a moment unseen (historyorders_test.go). The process
+// simulator, delivered, refunded and disputed, whose wallet effects are
+// applied at a moment unseen (historyorders_test.go). The process
 // dies mid-run — at a fault point (SIGKILL right before
 // or after a keyed call's commit) and by the test's own SIGKILL at an
 // arbitrary moment — and starts again on the same DATA_DIR. Every mutation

@@ -16,12 +16,12 @@ import (
 
 // The orders of the wallet history (docs/adr/0152-wallet-history-check.md):
 // while the clients call, one more client pays orders through the
-// all-in-one's processor simulator, delivers them and refunds some, on the
-// same stores and across the same kills. Their wallet effects arrive by
+// all-in-one's processor simulator, delivers them, refunds some and
+// disputes some, on the same stores and across the same kills. Their wallet effects arrive by
 // events, at a moment the test does not see: each is recorded as applied
 // (historymodel_test.go) from its trigger's call (the delivery, the refund)
 // to when the store's statement first shows it (an earning entry of the
-// order, one more refund entry), so the model may place it anywhere in
+// order, one more refund entry, a dispute's entries), so the model may place it anywhere in
 // between. The earnings are released by the clients' move_pending_to_available
 // adjustments (from the held earnings, oldest first); a refund after that
 // takes the rest from available, which may go negative.
