@@ -23,7 +23,10 @@ import (
 // call the real all-in-one binary (built with its fault points) at once on
 // the wallets of three stores: adjustments of every type, payout requests,
 // every administrator's move of the payouts (both ways of a failure), and
-// reads. The process dies mid-run — at a fault point (SIGKILL right before
+// reads; and one more client's orders, paid through the processor
+// simulator, delivered, refunded and disputed, whose wallet effects are
+// applied at a moment unseen (historyorders_test.go). The process
+// dies mid-run — at a fault point (SIGKILL right before
 // or after a keyed call's commit) and by the test's own SIGKILL at an
 // arbitrary moment — and starts again on the same DATA_DIR. Every mutation
 // carries an Idempotency-Key; a call cut by a kill is retried with its key
@@ -90,13 +93,14 @@ func TestWalletHistoryIsLinearizable(t *testing.T) {
 type historyConfig struct {
 	name                  string
 	clients, ops, kills   int
+	orders                int           // paid, delivered, some refunded (historyorders_test.go)
 	check                 time.Duration // porcupine's time limit
 	adjust, request, move int           // percentages of the operations (the rest: reads)
 }
 
 var (
-	historyShort = historyConfig{name: "short", clients: 4, ops: 500, kills: 2, check: time.Minute, adjust: 30, request: 20, move: 30}
-	historyLong  = historyConfig{name: "long", clients: 12, ops: 20_000, kills: 6, check: 20 * time.Minute, adjust: 30, request: 20, move: 30}
+	historyShort = historyConfig{name: "short", clients: 4, ops: 500, kills: 2, check: time.Minute, adjust: 30, request: 20, move: 30, orders: 4}
+	historyLong  = historyConfig{name: "long", clients: 12, ops: 20_000, kills: 6, check: 20 * time.Minute, adjust: 30, request: 20, move: 30, orders: 60}
 )
 
 // historyFaults are the fault points the processes started after a
@@ -141,6 +145,9 @@ type historyRun struct {
 	kills   []string
 
 	stores   []historyStore
+	shops    []historyOrderShop // by store
+	city     string
+	area     string
 	started  atomic.Int64 // operations begun
 	done     atomic.Int64 // operations answered or given up
 	inflight atomic.Int64 // mutations sent and not answered
@@ -210,6 +217,7 @@ func (r *historyRun) setup() {
 	city := c.ok(c.admin, "admins.catalog.createCity", `{"name":"Dubai","nameArabic":"دبي"}`).str()
 	area := c.ok(c.admin, "admins.catalog.createArea", fmt.Sprintf(`{"name":"Marina","city":%q}`, city)).str()
 	cat := c.ok(c.admin, "admins.catalog.createCategory", `{"name":"Bakery","nameArabic":"مخبز"}`).str()
+	r.city, r.area = city, area
 	r.t0 = time.Now()
 	for i := 1; i <= 3; i++ {
 		owner := fmt.Sprintf("owner-%d", i)
@@ -219,6 +227,8 @@ func (r *historyRun) setup() {
 		wallet := c.waitOK(tok, "stores.wallet.getWallet", fmt.Sprintf(`{"storeId":%q}`, id)).field("_id").(string)
 		st := historyStore{id: id, wallet: wallet, owner: tok}
 		r.stores = append(r.stores, st)
+		product := c.ok(tok, "stores.products.createProduct", fmt.Sprintf(`{"storeId":%q,"name":"Cake","price":%d}`, id, 40+30*i)).str()
+		r.shops = append(r.shops, historyOrderShop{product: product})
 		in := walletInput{Store: id, Seq: r.cfg.ops + i, Kind: opAdjust, Adjust: "add_balance", Amount: 1000_00}
 		r.do(r.cfg.clients, rand.New(rand.NewSource(int64(i))), st, in)
 	}
@@ -249,6 +259,11 @@ func (r *historyRun) run() {
 			}
 		}()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r.orders(r.cfg.clients + 1)
+	}()
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
 	tick := time.NewTicker(10 * time.Millisecond)
@@ -465,7 +480,7 @@ func confirmedReads(history []porcupine.Operation, killed map[int]bool) (kept []
 // key once the process is back (a few cut by the test's SIGKILL are given
 // up: recorded without an answer); a read cut by a kill is dropped (it
 // changed nothing).
-func (r *historyRun) do(client int, rng *rand.Rand, st historyStore, in walletInput) {
+func (r *historyRun) do(client int, rng *rand.Rand, st historyStore, in walletInput) walletOutput {
 	token, path, args := r.request(st, in)
 	key := ""
 	if in.Kind != opRead {
@@ -485,7 +500,7 @@ func (r *historyRun) do(client int, rng *rand.Rand, st historyStore, in walletIn
 		}
 		if err != nil {
 			if in.Kind == opRead {
-				return
+				return walletOutput{}
 			}
 			select {
 			case <-ended:
@@ -504,7 +519,7 @@ func (r *historyRun) do(client int, rng *rand.Rand, st historyStore, in walletIn
 				r.abandoned.Add(1)
 				op.Output, op.Return = walletOutput{}, math.MaxInt64
 				r.record(op, nil)
-				return
+				return op.Output.(walletOutput)
 			}
 			continue
 		}
@@ -525,7 +540,7 @@ func (r *historyRun) do(client int, rng *rand.Rand, st historyStore, in walletIn
 			bad = fmt.Sprintf("%s %s: %d %s", path, args, ans.status, ans.body)
 		}
 		r.record(op, &bad)
-		return
+		return op.Output.(walletOutput)
 	}
 }
 
@@ -561,11 +576,11 @@ func classify(in walletInput, ans crashAnswer) (out walletOutput, retry bool, ba
 	if ans.status == 200 {
 		switch in.Kind {
 		case opRead, opAdjust:
-			var w struct{ AvailableBalance, PendingBalance float64 }
+			var w struct{ AvailableBalance, PendingBalance, DisputedBalance float64 }
 			if err := json.Unmarshal([]byte(ans.body), &w); err != nil {
 				return out, false, err.Error()
 			}
-			out.Wallet = &walletFigures{Available: toFils(w.AvailableBalance), Pending: toFils(w.PendingBalance)}
+			out.Wallet = &walletFigures{Available: toFils(w.AvailableBalance), Pending: toFils(w.PendingBalance), Disputed: toFils(w.DisputedBalance)}
 		case opRequest:
 			if err := json.Unmarshal([]byte(ans.body), &out.PayoutID); err != nil {
 				return out, false, err.Error()
@@ -605,6 +620,9 @@ func classify(in walletInput, ans crashAnswer) (out walletOutput, retry bool, ba
 			p, _ := e.Details["pendingBalance"].(float64)
 			out.Wallet = &walletFigures{Available: toFils(a), Pending: toFils(p)}
 		}
+	case reason == refusalDebt && in.Kind == opRequest:
+		debt, _ := e.Details["debt"].(float64)
+		out.Refusal, out.Detail = reason, fmt.Sprint(toFils(debt))
 	case reason == refusalPayoutStatus:
 		out.Refusal = reason
 		if s, ok := e.Details["status"].(string); ok {
@@ -633,6 +651,8 @@ func historySummary(h []porcupine.Operation) string {
 			kinds = append(kinds, k)
 		}
 		switch {
+		case out.Applied:
+			counts[k+" applied"]++
 		case !out.Answered:
 			counts[k+" unanswered"]++
 		case out.Refusal != "":
@@ -644,7 +664,7 @@ func historySummary(h []porcupine.Operation) string {
 	var parts []string
 	for _, k := range kinds {
 		var ps []string
-		for _, o := range []string{"ok", refusalInsufficient, refusalPayoutStatus, refusalChanged, "unanswered"} {
+		for _, o := range []string{"ok", refusalInsufficient, refusalDebt, refusalPayoutStatus, refusalChanged, "applied", "unanswered"} {
 			if n := counts[k+" "+o]; n > 0 {
 				ps = append(ps, fmt.Sprintf("%d %s", n, o))
 			}

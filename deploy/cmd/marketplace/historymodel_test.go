@@ -26,18 +26,17 @@ import (
 // answer (its call cut by a kill and never retried) may or may not have
 // happened: the model is nondeterministic only there, with both states.
 //
-// To add an operation (a refund's reversal, a dispute, a payout through the
-// processor): give walletInput the arguments it needs, walletState the
-// balances it moves (a Disputed balance; copy-on-write, counted in hash and
-// equal), and add a rule to walletRules; a refusal of a new kind is a new
-// reason string, checked in the rule before the others it overrides (a
-// request while Available < 0 is wallet_in_debt before insufficient_balance;
-// shortOf then lets a reversal take available below zero). A reversal of a
-// refund takes from pending first, then from available. An effect that
-// surely happens some time after its trigger (an event's reversal, a
-// transfer's outcome) needs a third kind of output beside answered and
-// unanswered: applied, answer unseen, whose step has only the rule's next
-// state.
+// The money after an order (ADR 0147) is in the state too: a Disputed
+// balance, an Available that may be negative (requests are then refused
+// wallet_in_debt before the amount rules) and each order's money (R, the
+// share reversed before its credit, what its earning still holds, its
+// dispute). Its effects come by events at a moment no answer shows: their
+// output is Applied (surely happened between the trigger's call and when
+// the test saw it settle), whose step has only the rule's next state. The
+// D1 split (commissionCum, split) is computed here from the order's total
+// and commission, as the interface defines it. To add an operation, give
+// walletInput its arguments and add a rule to walletRules; a new refusal
+// is a new reason string, checked before the ones it overrides.
 
 // Operation kinds.
 const (
@@ -45,6 +44,13 @@ const (
 	opAdjust  = "adjustWalletBalance"
 	opRequest = "requestPayout"
 	opMove    = "movePayout" // approvePayout, rejectPayout, ... (walletInput.Move)
+
+	// The money after an order (docs/adr/0147-wallet-debt-disputes-statements.md):
+	// effects of events, each applied once some time after its trigger.
+	opCredit       = "creditEarning" // the delivered order's earning, into pending
+	opRefund       = "reverseRefund" // a succeeded refund's store share leaves
+	opDisputeOpen  = "holdDispute"   // an opened dispute's store share goes into disputed
+	opDisputeClose = "closeDispute"  // won: back to available; lost: leaves, with the fee
 )
 
 // Refusal reasons: details.reason of the FAILED_PRECONDITION answers, and
@@ -54,6 +60,7 @@ const (
 	refusalInsufficient = "insufficient_balance"
 	refusalPayoutStatus = "payout_status"
 	refusalChanged      = "payout_changed_meanwhile"
+	refusalDebt         = "wallet_in_debt"
 )
 
 // Payout statuses and moves (marketplace interface section 3.1).
@@ -107,6 +114,16 @@ type walletInput struct {
 	Payout  string // opMove: the payout's id
 	Move    string // opMove: the operation (moveApprove...)
 	Restore bool   // moveFail: restoreBalance
+
+	// An order's effects (opCredit, opRefund, opDispute*): the order and
+	// its figures as paid (Total, its PlatformCommission and the store's
+	// StoreEarnings = Total − Commission), the refund's or dispute's
+	// Amount, a closing's Outcome (won|lost) and the dispute fee charged to
+	// the store (Fee).
+	Order                       string
+	Total, Commission, Earnings int64
+	Outcome                     string
+	Fee                         int64
 }
 
 // walletOutput is what the call got back.
@@ -114,7 +131,11 @@ type walletOutput struct {
 	// Answered is false for a call that never got an answer: it may have
 	// happened or not.
 	Answered bool
-	Refusal  string // "" for a success, else the refusal's reason
+	// Applied: an effect that surely happened between the trigger's call
+	// and the moment the test saw it settled (or the end of the run), with
+	// no answer of its own to compare.
+	Applied bool
+	Refusal string // "" for a success, else the refusal's reason
 	// Detail is a refusal's detail: which balance was short
 	// (insufficient_balance), the payout's status (payout_status).
 	Detail string
@@ -127,7 +148,7 @@ type walletOutput struct {
 	Payout *payoutFigures
 }
 
-type walletFigures struct{ Available, Pending int64 }
+type walletFigures struct{ Available, Pending, Disputed int64 }
 
 // payoutFigures are what a move's answer shows: the payout's status,
 // amount and balanceRestored, and the wallet's available balance after the
@@ -140,11 +161,16 @@ type payoutFigures struct {
 }
 
 // walletState is a wallet as the specification has it. It is a value:
-// payouts is never changed once made (withPayout copies it).
+// payouts and orders are never changed once made (withPayout and
+// withOrder copy them). Available may be negative (a debt); pending and
+// disputed never are.
 type walletState struct {
-	Available, Pending int64
-	payouts            map[string]payoutState
-	payoutsHash        uint64 // xor of payoutHash over payouts
+	Available, Pending, Disputed int64
+	payouts                      map[string]payoutState
+	payoutsHash                  uint64 // xor of payoutHash over payouts
+	orders                       map[string]orderState
+	ordersHash                   uint64 // xor of orderHash over orders
+	credits                      int    // earnings credited so far: the next one's rank
 }
 
 type payoutState struct {
@@ -152,10 +178,44 @@ type payoutState struct {
 	Amount int64
 }
 
+// orderState is an order's money as the wallet holds it (ADR 0147).
+type orderState struct {
+	Reversed    int64 // R: refunded plus lost in disputes
+	StoreBefore int64 // the store's share reversed before the credit
+	Credited    bool
+	Rank        int   // the credit's place: held earnings are taken oldest first
+	Held        int64 // what of its earning the pending balance still holds
+	// One dispute at most: its status ("" none, open, won, lost), amount,
+	// the share held in disputed and whether it was (it is, once credited).
+	Dispute                    string
+	DisputeAmount, DisputeHeld int64
+	HeldApplied                bool
+}
+
 func payoutHash(id string, p payoutState) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s\x00%s\x00%d", id, p.Status, p.Amount)
 	return h.Sum64()
+}
+
+func orderHash(id string, o orderState) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%+v", id, o)
+	return h.Sum64()
+}
+
+func (s walletState) withOrder(id string, o orderState) walletState {
+	next := maps.Clone(s.orders)
+	if next == nil {
+		next = map[string]orderState{}
+	}
+	if old, ok := next[id]; ok {
+		s.ordersHash ^= orderHash(id, old)
+	}
+	next[id] = o
+	s.ordersHash ^= orderHash(id, o)
+	s.orders = next
+	return s
 }
 
 func (s walletState) withPayout(id string, p payoutState) walletState {
@@ -175,21 +235,24 @@ func (s walletState) withPayout(id string, p payoutState) walletState {
 func (s walletState) plus(d walletFigures) walletState {
 	s.Available += d.Available
 	s.Pending += d.Pending
+	s.Disputed += d.Disputed
 	return s
 }
 
 func (s walletState) figures() *walletFigures {
-	return &walletFigures{Available: s.Available, Pending: s.Pending}
+	return &walletFigures{Available: s.Available, Pending: s.Pending, Disputed: s.Disputed}
 }
 
 func (s walletState) hash() uint64 {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%d/%d/%d", s.Available, s.Pending, len(s.payouts))
-	return h.Sum64() ^ s.payoutsHash
+	fmt.Fprintf(h, "%d/%d/%d/%d/%d/%d", s.Available, s.Pending, s.Disputed, len(s.payouts), len(s.orders), s.credits)
+	return h.Sum64() ^ s.payoutsHash ^ s.ordersHash
 }
 
 func (s walletState) equal(o walletState) bool {
-	if s.Available != o.Available || s.Pending != o.Pending || s.payoutsHash != o.payoutsHash || len(s.payouts) != len(o.payouts) {
+	if s.Available != o.Available || s.Pending != o.Pending || s.Disputed != o.Disputed || s.credits != o.credits ||
+		s.payoutsHash != o.payoutsHash || len(s.payouts) != len(o.payouts) ||
+		s.ordersHash != o.ordersHash || len(s.orders) != len(o.orders) {
 		return false
 	}
 	for id, p := range s.payouts {
@@ -197,7 +260,59 @@ func (s walletState) equal(o walletState) bool {
 			return false
 		}
 	}
+	for id, p := range s.orders {
+		if q, ok := o.orders[id]; !ok || q != p {
+			return false
+		}
+	}
 	return true
+}
+
+// takeHeld lowers the held earnings by amount, oldest credit first (a
+// pending-lowering adjustment's take; what they do not cover came from
+// other pending credits).
+func (s walletState) takeHeld(amount int64) walletState {
+	ids := slices.Collect(maps.Keys(s.orders))
+	slices.SortFunc(ids, func(a, b string) int { return s.orders[a].Rank - s.orders[b].Rank })
+	for _, id := range ids {
+		o := s.orders[id]
+		if amount == 0 {
+			break
+		}
+		if !o.Credited || o.Held <= 0 {
+			continue
+		}
+		take := min(amount, o.Held)
+		o.Held -= take
+		amount -= take
+		s = s.withOrder(id, o)
+	}
+	return s
+}
+
+// commissionCum and split are the refund split of the decision D1
+// (ADR 0146, 0147), as the interface defines it: the commission is
+// reversed in proportion, cumulatively, rounded half up on the cumulative
+// amount; a reversal of a on an order already reversed by r takes
+// commission commissionCum(r+a) − commissionCum(r), the store the rest.
+func commissionCum(total, commission, r int64) int64 {
+	if total <= 0 {
+		return 0
+	}
+	return (commission*r + total/2) / total
+}
+
+func split(total, commission, before, amount int64) (store int64) {
+	return amount - (commissionCum(total, commission, before+amount) - commissionCum(total, commission, before))
+}
+
+// fromHeldThenAvailable takes share from the order's held earning first
+// (the pending balance), the rest from available, which may go negative.
+func (s walletState) fromHeldThenAvailable(id string, o orderState, share int64) (walletState, orderState) {
+	fromHeld := min(share, max(o.Held, 0))
+	o.Held -= fromHeld
+	s = s.plus(walletFigures{Pending: -fromHeld, Available: -(share - fromHeld)})
+	return s, o
 }
 
 // verdict is what a rule says the wallet must answer. A verdict with bad
@@ -238,12 +353,18 @@ var walletRules = map[string]walletRule{
 			return refused(refusalInsufficient, short, nil)
 		}
 		next := s.plus(d)
+		if d.Pending < 0 { // taken from the held earnings first
+			next = next.takeHeld(-d.Pending)
+		}
 		return verdict{next: next, wallet: next.figures()}
 	},
 	// A payout request takes its amount from the available balance and
 	// opens a payout, requested, under a new id; one the available balance
 	// cannot cover is refused with the balances as read.
 	opRequest: func(s walletState, in walletInput, out walletOutput) verdict {
+		if s.Available < 0 { // in debt: refused before the amount rules
+			return refused(refusalDebt, fmt.Sprint(-s.Available), nil)
+		}
 		if s.Available < in.Amount {
 			return refused(refusalInsufficient, "available", s.figures())
 		}
@@ -278,7 +399,97 @@ var walletRules = map[string]walletRule{
 		}
 		return verdict{next: next, payout: &payoutFigures{Status: m.to, Amount: p.Amount, Restored: restores, Available: next.Available}}
 	},
+	// A delivered order's earning is credited to pending and held: its
+	// store earnings less the share refunds or lost disputes reversed
+	// before. A dispute still open then has its share held.
+	opCredit: func(s walletState, in walletInput, _ walletOutput) verdict {
+		o := s.orders[in.Order]
+		if o.Credited {
+			return verdict{bad: "order " + in.Order + " credited twice"}
+		}
+		credit := max(in.Earnings-o.StoreBefore, 0)
+		o.Credited, o.Rank, o.Held = true, s.credits, credit
+		s.credits++
+		s = s.plus(walletFigures{Pending: credit})
+		if o.Dispute == disputeOpen && !o.HeldApplied {
+			share := split(in.Total, in.Commission, o.Reversed, min(o.DisputeAmount, in.Total-o.Reversed))
+			s, o = s.fromHeldThenAvailable(in.Order, o, share)
+			s = s.plus(walletFigures{Disputed: share})
+			o.DisputeHeld, o.HeldApplied = share, true
+		}
+		return verdict{next: s.withOrder(in.Order, o)}
+	},
+	// A succeeded refund reverses its D1 store share: before the credit it
+	// lowers the credit; after, from the order's held earning first, then
+	// from available (which may go negative).
+	opRefund: func(s walletState, in walletInput, _ walletOutput) verdict {
+		o := s.orders[in.Order]
+		a := min(in.Amount, in.Total-o.Reversed)
+		if a <= 0 {
+			return verdict{bad: "a refund beyond the order's total"}
+		}
+		share := split(in.Total, in.Commission, o.Reversed, a)
+		o.Reversed += a
+		if !o.Credited {
+			o.StoreBefore += share
+		} else {
+			s, o = s.fromHeldThenAvailable(in.Order, o, share)
+		}
+		return verdict{next: s.withOrder(in.Order, o)}
+	},
+	// An opened dispute's D1 share (given what was reversed) goes into
+	// disputed, from the held earning first, then available; before the
+	// credit, at the credit.
+	opDisputeOpen: func(s walletState, in walletInput, _ walletOutput) verdict {
+		o := s.orders[in.Order]
+		if o.Dispute != "" {
+			return verdict{bad: "a second dispute of order " + in.Order}
+		}
+		o.Dispute, o.DisputeAmount = disputeOpen, in.Amount
+		if o.Credited {
+			share := split(in.Total, in.Commission, o.Reversed, min(in.Amount, in.Total-o.Reversed))
+			s, o = s.fromHeldThenAvailable(in.Order, o, share)
+			s = s.plus(walletFigures{Disputed: share})
+			o.DisputeHeld, o.HeldApplied = share, true
+		}
+		return verdict{next: s.withOrder(in.Order, o)}
+	},
+	// Won, the held share goes back to available. Lost, the amount counts
+	// in R: the store's D1 share leaves (what was held from disputed, any
+	// more from available, any less back to available) and the fee is
+	// taken from available.
+	opDisputeClose: func(s walletState, in walletInput, _ walletOutput) verdict {
+		o := s.orders[in.Order]
+		if o.Dispute != disputeOpen {
+			return verdict{bad: "closing no open dispute of order " + in.Order}
+		}
+		held := o.DisputeHeld
+		s = s.plus(walletFigures{Disputed: -held})
+		switch in.Outcome {
+		case disputeWon:
+			s = s.plus(walletFigures{Available: held})
+		case disputeLost:
+			a := min(o.DisputeAmount, in.Total-o.Reversed)
+			store := split(in.Total, in.Commission, o.Reversed, a)
+			o.Reversed += a
+			if !o.Credited {
+				o.StoreBefore += store
+			}
+			s = s.plus(walletFigures{Available: held - store - in.Fee})
+		default:
+			return verdict{bad: "outcome " + in.Outcome}
+		}
+		o.Dispute, o.DisputeHeld = in.Outcome, 0
+		return verdict{next: s.withOrder(in.Order, o)}
+	},
 }
+
+// Dispute statuses (the processor's: open stands for needs_response).
+const (
+	disputeOpen = "open"
+	disputeWon  = "won"
+	disputeLost = "lost"
+)
 
 // shortOf is the balance a change d would overdraw ("" when none): the
 // available balance checked first.
@@ -303,6 +514,12 @@ func stepWallet(state, input, output any) []any {
 	v := rule(s, in, out)
 	if v.bad != "" {
 		return nil
+	}
+	if out.Applied { // surely happened: no answer to compare
+		if v.refusal != "" {
+			return nil
+		}
+		return []any{v.next}
 	}
 	if !out.Answered { // happened or not
 		if v.refusal != "" {
@@ -373,7 +590,8 @@ func walletModel() porcupine.Model {
 					open++
 				}
 			}
-			return fmt.Sprintf("available %s, pending %s, %d payouts (%d open)", aed(s.Available), aed(s.Pending), len(s.payouts), open)
+			return fmt.Sprintf("available %s, pending %s, disputed %s, %d payouts (%d open), %d orders", aed(s.Available), aed(s.Pending),
+				aed(s.Disputed), len(s.payouts), open, len(s.orders))
 		},
 	}
 	return nm.ToModel()
@@ -402,9 +620,19 @@ func describeWalletOp(in walletInput, out walletOutput) string {
 			call += fmt.Sprintf(", restore %t", in.Restore)
 		}
 		call += ")"
+	case opCredit:
+		call = fmt.Sprintf("credit(%s: total %s, commission %s, earnings %s)", in.Order, aed(in.Total), aed(in.Commission), aed(in.Earnings))
+	case opRefund:
+		call = fmt.Sprintf("refund(%s %s)", in.Order, aed(in.Amount))
+	case opDisputeOpen:
+		call = fmt.Sprintf("disputeOpened(%s %s)", in.Order, aed(in.Amount))
+	case opDisputeClose:
+		call = fmt.Sprintf("disputeClosed(%s %s, fee %s)", in.Order, in.Outcome, aed(in.Fee))
 	}
 	var ans []string
 	switch {
+	case out.Applied:
+		ans = append(ans, "applied")
 	case !out.Answered:
 		ans = append(ans, "no answer")
 	case out.Refusal != "":
@@ -414,7 +642,7 @@ func describeWalletOp(in walletInput, out walletOutput) string {
 		}
 	}
 	if out.Wallet != nil {
-		ans = append(ans, fmt.Sprintf("available %s pending %s", aed(out.Wallet.Available), aed(out.Wallet.Pending)))
+		ans = append(ans, fmt.Sprintf("available %s pending %s disputed %s", aed(out.Wallet.Available), aed(out.Wallet.Pending), aed(out.Wallet.Disputed)))
 	}
 	if out.PayoutID != "" {
 		ans = append(ans, out.PayoutID)

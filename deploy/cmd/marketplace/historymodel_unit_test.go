@@ -39,6 +39,40 @@ func wallet(available, pending int64) walletOutput {
 
 func readOp() walletInput { return walletInput{Kind: opRead} }
 
+func wallet3(available, pending, disputed int64) walletOutput {
+	return walletOutput{Wallet: &walletFigures{Available: available, Pending: pending, Disputed: disputed}}
+}
+
+// applied is an effect that surely happened between call (its trigger's
+// call) and ret (when the test saw it settled).
+func applied(client int, call, ret int64, in walletInput) porcupine.Operation {
+	if in.Store == "" {
+		in.Store = "s1"
+	}
+	return porcupine.Operation{ClientId: client, Input: in, Call: call, Output: walletOutput{Applied: true}, Return: ret}
+}
+
+// order o1: total 100.00, commission 10.00, the store's earnings 90.00.
+func orderOp(kind string, amount int64) walletInput {
+	return walletInput{Kind: kind, Order: "o1", Total: 100_00, Commission: 10_00, Earnings: 90_00, Amount: amount}
+}
+
+func closeOp(outcome string, fee int64) walletInput {
+	in := orderOp(opDisputeClose, 0)
+	in.Outcome, in.Fee = outcome, fee
+	return in
+}
+
+// released: o1 delivered and credited, its earning released by hand, a
+// payout of 80.00 requested: available 10.00.
+func released() []porcupine.Operation {
+	return []porcupine.Operation{
+		applied(9, 0, 50, orderOp(opCredit, 0)),
+		hop(0, 60, 70, adjustOp("move_pending_to_available", 90_00), wallet(90_00, 0)),
+		hop(0, 71, 80, requestOp(1, 80_00), walletOutput{PayoutID: "p1"}),
+	}
+}
+
 func requestOp(seq int, amount int64) walletInput {
 	return walletInput{Kind: opRequest, Seq: seq, Amount: amount}
 }
@@ -104,6 +138,57 @@ func TestWalletModelAcceptsLinearizableHistories(t *testing.T) {
 			hop(1, 31, -1, adjustOp("deduct_balance", 100_00), walletOutput{}),
 			hop(0, 40, 50, readOp(), wallet(200_00, 30_00)),
 		),
+		// A refund of 50.00 after the release: the store's share 45.00
+		// (commissionCum(50.00) = 5.00) leaves available, which goes to
+		// -35.00 (a request of 5.00 overlapping it came first: -40.00), and
+		// the next request is refused in debt.
+		"a refund's reversal puts the wallet in debt": append(released(),
+			applied(9, 81, 120, orderOp(opRefund, 50_00)),
+			hop(1, 85, 95, requestOp(2, 5_00), walletOutput{PayoutID: "p2"}),
+			hop(2, 90, 100, readOp(), wallet3(5_00, 0, 0)),
+			hop(0, 130, 140, readOp(), wallet3(-40_00, 0, 0)),
+			hop(0, 141, 150, requestOp(3, 1_00), walletOutput{Refusal: refusalDebt, Detail: "4000"}),
+			hop(0, 151, 160, adjustOp("add_balance", 50_00), wallet(10_00, 0)),
+			hop(0, 161, 170, requestOp(4, 10_00), walletOutput{PayoutID: "p4"}),
+		),
+		// A refund before the credit lowers it (90.00 − (30.00 − 3.00));
+		// one after it takes from the held earning first: 20.00 of which the
+		// store's 18.00 (commissionCum(50.00) − commissionCum(30.00) = 2.00).
+		"refunds before and after the credit": {
+			applied(8, 0, 20, orderOp(opRefund, 30_00)),
+			applied(9, 10, 40, orderOp(opCredit, 0)),
+			hop(0, 50, 60, readOp(), wallet3(0, 63_00, 0)),
+			applied(8, 61, 70, orderOp(opRefund, 20_00)),
+			hop(0, 71, 80, adjustOp("move_pending_to_available", 45_00), wallet(45_00, 0)),
+		},
+		// Held earnings are taken oldest first: a deduction of 80.00 leaves
+		// 10.00 of o1's, so a refund of 100.00 takes 10.00 from pending and
+		// 80.00 from available.
+		"a deduction takes the held earning, the refund the rest": {
+			applied(9, 0, 10, orderOp(opCredit, 0)),
+			hop(0, 11, 20, adjustOp("add_balance", 100_00), wallet(100_00, 90_00)),
+			hop(0, 21, 30, adjustOp("deduct_pending", 80_00), wallet(100_00, 10_00)),
+			applied(9, 31, 40, orderOp(opRefund, 100_00)),
+			hop(0, 41, 50, readOp(), wallet3(20_00, 0, 0)),
+		},
+		// A dispute of the whole order holds the share 90.00 (held earning
+		// first); lost, it leaves disputed and the fee 15.00 leaves available;
+		// a read in between shows the hold.
+		"a dispute held, then lost with its fee": {
+			applied(9, 0, 10, orderOp(opCredit, 0)),
+			applied(8, 11, 20, orderOp(opDisputeOpen, 100_00)),
+			hop(0, 21, 30, readOp(), wallet3(0, 0, 90_00)),
+			applied(8, 31, 40, closeOp(disputeLost, 15_00)),
+			hop(0, 41, 50, readOp(), wallet3(-15_00, 0, 0)),
+		},
+		// Won, the share goes back to available, not pending.
+		"a dispute won": {
+			applied(9, 0, 10, orderOp(opCredit, 0)),
+			applied(8, 11, 20, orderOp(opDisputeOpen, 40_00)),
+			hop(0, 21, 30, readOp(), wallet3(0, 54_00, 36_00)),
+			applied(8, 31, 40, closeOp(disputeWon, 15_00)),
+			hop(0, 41, 50, readOp(), wallet3(36_00, 54_00, 0)),
+		},
 		// A store's operations do not touch another's wallet.
 		"two wallets": append(funded(),
 			hop(1, 5, 15, walletInput{Store: "s2", Kind: opAdjust, Adjust: "add_balance", Amount: 1_00}, wallet(1_00, 0)),
@@ -165,6 +250,39 @@ func TestWalletModelRejectsNonLinearizableHistories(t *testing.T) {
 			hop(0, 40, 50, readOp(), wallet(100_00, 30_00)),
 			hop(0, 60, 70, readOp(), wallet(200_00, 30_00)),
 		),
+		// The refund was seen settled at 120: a payout answered after it
+		// passed while the wallet was in debt.
+		"a payout requested while in debt": append(released(),
+			applied(9, 81, 120, orderOp(opRefund, 50_00)),
+			hop(1, 125, 135, requestOp(2, 5_00), walletOutput{PayoutID: "p2"}),
+		),
+		// In debt, a request is refused wallet_in_debt before the amount
+		// rules.
+		"a request in debt refused for its amount": append(released(),
+			applied(9, 81, 120, orderOp(opRefund, 50_00)),
+			hop(1, 125, 135, requestOp(2, 5_00), walletOutput{Refusal: refusalInsufficient, Detail: "available", Wallet: &walletFigures{Available: -35_00}}),
+		),
+		// The refund's share taken twice (-80.00), or not at all.
+		"a refund reversed twice": append(released(),
+			applied(9, 81, 120, orderOp(opRefund, 50_00)),
+			hop(0, 130, 140, readOp(), wallet3(-80_00, 0, 0)),
+		),
+		"a refund never reversed": append(released(),
+			applied(9, 81, 120, orderOp(opRefund, 50_00)),
+			hop(0, 130, 140, readOp(), wallet3(10_00, 0, 0)),
+		),
+		// The whole refund taken, commission included.
+		"a refund taking the commission too": append(released(),
+			applied(9, 81, 120, orderOp(opRefund, 50_00)),
+			hop(0, 130, 140, readOp(), wallet3(-40_00, 0, 0)),
+		),
+		// A dispute's share taken from available while the earning held it.
+		"a dispute hold from available first": {
+			applied(9, 0, 10, orderOp(opCredit, 0)),
+			hop(0, 11, 20, adjustOp("add_balance", 100_00), wallet(100_00, 90_00)),
+			applied(8, 21, 30, orderOp(opDisputeOpen, 40_00)),
+			hop(0, 31, 40, readOp(), wallet3(64_00, 90_00, 36_00)),
+		},
 		"one payout id twice": append(funded(),
 			hop(0, 40, 50, requestOp(2, 100_00), walletOutput{PayoutID: "p1"}),
 		),
