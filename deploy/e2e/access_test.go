@@ -148,7 +148,8 @@ var documentedAccess = map[string]ops.Access{
 	"customers.orders.getMyOrders": ops.Customer, "customers.orders.getOrderByPaymentIntent": ops.Authenticated,
 	"stores.orders.updateOrderStatus": ops.StoreOwnerOrAdmin,
 	// docs/adr/0146-refunds.md
-	"admins.orders.refundOrder": ops.Admin, "stores.orders.refundOrder": ops.StoreOwnerOrAdmin, "customers.orders.cancelMyOrder": ops.Customer,
+	"admins.payoutOperations.sendPayoutThroughProcessor": ops.Admin, // docs/adr/0150
+	"admins.orders.refundOrder":                          ops.Admin, "stores.orders.refundOrder": ops.StoreOwnerOrAdmin, "customers.orders.cancelMyOrder": ops.Customer,
 	"stores.orders.listStoreOrders": ops.StoreOwnerOrAdmin,
 	// docs/adr/0149-refunds-and-disputes-at-the-processor.md
 	"admins.disputes.listDisputes": ops.Admin, "stores.disputes.listDisputes": ops.StoreOwnerOrAdmin,

@@ -63,8 +63,11 @@ const (
 type PaymentFailed = contract.PaymentFailed
 
 type svc struct {
-	env            service.Env
-	customers      *customers.Client
+	env       service.Env
+	customers *customers.Client
+	// orderFacts asks the customers service about orders (their refunds);
+	// a stub in unit tests.
+	orderFacts     func(ctx context.Context, orderIDs []string) (map[string]customers.OrderFacts, error)
 	catalog        *catalog.Client
 	addresses      *addresses.Client
 	processor      *stripe.Client // nil without a secret key: checkout is unavailable
@@ -115,6 +118,7 @@ func newSvc(env service.Env) *svc {
 	if s.processor == nil {
 		env.Logger.Warn(EnvSecretKey + " is not set: customers.checkout.createPaymentIntent answers UNAVAILABLE")
 	}
+	s.orderFacts = s.customers.OrderFacts
 	return s
 }
 

@@ -61,6 +61,53 @@ type submission struct {
 	refund    *stripe.Refund // taken (pending, usually)
 	refusal   *stripe.Error  // refused: the refund fails
 	transient error          // could not be asked: the event waits
+	// unconfirmed: the customers service does not have this refund as
+	// requested (a forged or stale event): nothing is asked.
+	unconfirmed string
+}
+
+// refundFacts asks the customers service, the refunds' owner, about the
+// orders of a batch's refund requests (nothing moves money on an event's
+// word alone).
+func (s *svc) refundFacts(ctx context.Context, envs []events.Envelope) (map[string]customers.OrderFacts, error) {
+	var orderIDs []string
+	for _, env := range envs {
+		if env.Type != customers.EventRefundRequested {
+			continue
+		}
+		if d, err := refundRequest(env); err == nil {
+			orderIDs = append(orderIDs, d.OrderID)
+		}
+	}
+	if len(orderIDs) == 0 {
+		return nil, nil
+	}
+	return s.orderFacts(ctx, orderIDs)
+}
+
+// unconfirmed is why the order's owner does not confirm a refund request,
+// or "": the refund must be on the order, still requested, of the amount
+// asked, and the order paid with the intent the request names.
+func unconfirmed(d customers.RefundRequested, f customers.OrderFacts) string {
+	if f.OrderID == "" {
+		return "no such order"
+	}
+	if f.PaymentIntentID != d.PaymentIntentID {
+		return "the order was paid with another payment intent"
+	}
+	for _, r := range f.Refunds {
+		if r.RefundID != d.RefundID {
+			continue
+		}
+		if r.Status != customers.RefundStatusRequested {
+			return "the refund is " + r.Status
+		}
+		if r.Amount != d.Amount {
+			return "the refund is of another amount"
+		}
+		return ""
+	}
+	return "the order has no such refund"
 }
 
 type submittedKey struct{}
@@ -90,6 +137,10 @@ func refundRequest(env events.Envelope) (customers.RefundRequested, error) {
 // (their events wait with it).
 func (s *svc) prepare(ctx context.Context, envs []events.Envelope) (context.Context, error) {
 	subs := map[string]*submission{}
+	facts, err := s.refundFacts(ctx, envs)
+	if err != nil {
+		return nil, events.Retry(err)
+	}
 	for _, env := range envs {
 		if env.Type != customers.EventRefundRequested {
 			continue
@@ -104,6 +155,10 @@ func (s *svc) prepare(ctx context.Context, envs []events.Envelope) (context.Cont
 		}
 		if cur != nil {
 			continue // asked before: the record says what came of it
+		}
+		if why := unconfirmed(d, facts[d.OrderID]); why != "" {
+			subs[d.RefundID] = &submission{unconfirmed: why}
+			continue
 		}
 		sub := s.submit(ctx, d)
 		subs[d.RefundID] = sub
@@ -195,6 +250,11 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 		if cur == nil {
 			return events.Retry(fmt.Errorf("payments: refund %s was not asked of the processor yet", d.RefundID))
 		}
+		return nil
+	case sub.unconfirmed != "":
+		// Not the customers service's refund: acknowledged, nothing asked.
+		s.env.Logger.WarnContext(ctx, "payments: a refund request the customers service does not confirm, ignored", "refundId", d.RefundID,
+			"orderId", d.OrderID, "event", env.ID, "why", sub.unconfirmed)
 		return nil
 	case sub.transient != nil:
 		s.env.Logger.WarnContext(ctx, "payments: refund not asked of the processor, will retry", "refundId", d.RefundID, "err", sub.transient)

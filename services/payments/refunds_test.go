@@ -3,6 +3,7 @@ package payments
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -107,6 +108,19 @@ func refundEnvelope(t *testing.T, d customers.RefundRequested) events.Envelope {
 // does: prepare outside the transaction, then the handler inside one.
 func (h *harness) consume(t *testing.T, env events.Envelope) error {
 	t.Helper()
+	if d, err := refundRequest(env); err == nil && !h.unconfirmed {
+		// The customers service has the refund requested, as the event says.
+		f := h.orderFacts[d.OrderID]
+		f.OrderID, f.PaymentIntentID = d.OrderID, d.PaymentIntentID
+		known := false
+		for _, r := range f.Refunds {
+			known = known || r.RefundID == d.RefundID
+		}
+		if !known {
+			f.Refunds = append(f.Refunds, customers.RefundFact{RefundID: d.RefundID, Amount: d.Amount, Status: customers.RefundStatusRequested})
+		}
+		h.orderFacts[d.OrderID] = f
+	}
 	ctx, err := h.svc.prepare(context.Background(), []events.Envelope{env})
 	if err != nil {
 		return err
@@ -575,5 +589,63 @@ func TestConcurrentCopiesOfARefundConfirmation(t *testing.T) {
 	}
 	if r := h.refund(t, d.RefundID); r.Status != domain.RefundSucceeded {
 		t.Fatalf("refund %+v", r)
+	}
+}
+
+// TestRefundRequestIsConfirmedWithTheCustomersService: a refund request the
+// customers service does not have as requested, of that amount, on an order
+// paid with that intent (a forged or stale event) asks the processor
+// nothing, records nothing and publishes nothing; the customers service
+// unreachable, it waits.
+func TestRefundRequestIsConfirmedWithTheCustomersService(t *testing.T) {
+	h := newHarness(t, testSecret)
+	proc := startRefundsProcessor(t)
+	h.useProcessor(proc.srv.URL)
+	h.unconfirmed = true
+	orderID := ids.New("orders")
+	d := refundRequested(orderID, "pi_c1", 2500, false)
+	requested := customers.RefundFact{RefundID: d.RefundID, Amount: 2500, Status: customers.RefundStatusRequested}
+	cases := []struct {
+		name  string
+		facts *customers.OrderFacts
+	}{
+		{"no such order", nil},
+		{"no such refund", &customers.OrderFacts{OrderID: orderID, PaymentIntentID: "pi_c1"}},
+		{"another intent", &customers.OrderFacts{OrderID: orderID, PaymentIntentID: "pi_other", Refunds: []customers.RefundFact{requested}}},
+		{"another amount", &customers.OrderFacts{OrderID: orderID, PaymentIntentID: "pi_c1",
+			Refunds: []customers.RefundFact{{RefundID: d.RefundID, Amount: 2600, Status: customers.RefundStatusRequested}}}},
+		{"already failed", &customers.OrderFacts{OrderID: orderID, PaymentIntentID: "pi_c1",
+			Refunds: []customers.RefundFact{{RefundID: d.RefundID, Amount: 2500, Status: customers.RefundStatusFailed}}}},
+	}
+	for _, c := range cases {
+		delete(h.orderFacts, orderID)
+		if c.facts != nil {
+			h.orderFacts[orderID] = *c.facts
+		}
+		if err := h.consume(t, refundEnvelope(t, d)); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if n := len(proc.requests()); n != 0 || h.refund(t, d.RefundID) != nil {
+			t.Fatalf("%s: the processor was asked %d times", c.name, n)
+		}
+	}
+	if p := h.published(t); len(p) != 0 {
+		t.Fatalf("unconfirmed requests published %+v", p)
+	}
+	h.svc.orderFacts = func(context.Context, []string) (map[string]customers.OrderFacts, error) {
+		return nil, errors.New("customers: unreachable")
+	}
+	if err := h.consume(t, refundEnvelope(t, d)); err == nil || !events.IsRetry(err) {
+		t.Fatalf("customers unreachable: %v, want a retry", err)
+	}
+	h.orderFacts[orderID] = customers.OrderFacts{OrderID: orderID, PaymentIntentID: "pi_c1", Refunds: []customers.RefundFact{requested}}
+	h.svc.orderFacts = func(_ context.Context, ids []string) (map[string]customers.OrderFacts, error) {
+		return map[string]customers.OrderFacts{orderID: h.orderFacts[orderID]}, nil
+	}
+	if err := h.consume(t, refundEnvelope(t, d)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(proc.requests()); n != 1 || h.refund(t, d.RefundID) == nil {
+		t.Fatalf("a confirmed request: %d requests", n)
 	}
 }

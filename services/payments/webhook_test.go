@@ -222,9 +222,14 @@ type harness struct {
 	db        *store.DB
 	pub       *eventstest.Recorder
 	customers *fakeCustomers
-	resolver  *resolver
-	secret    string
-	svc       *svc
+	// facts are what the customers service confirms of orders' refunds
+	// (svc.orderFacts' stub); consume adds each refund request it runs
+	// unless unconfirmed.
+	orderFacts  map[string]customers.OrderFacts
+	unconfirmed bool
+	resolver    *resolver
+	secret      string
+	svc         *svc
 }
 
 func newHarness(t *testing.T, secret string) *harness {
@@ -249,6 +254,16 @@ func newHarness(t *testing.T, secret string) *harness {
 	}
 	// Module.Build's steps, keeping the service for tests that set its hooks.
 	h.svc = newSvc(env)
+	h.orderFacts = map[string]customers.OrderFacts{}
+	h.svc.orderFacts = func(_ context.Context, orderIDs []string) (map[string]customers.OrderFacts, error) {
+		out := map[string]customers.OrderFacts{}
+		for _, id := range orderIDs {
+			if f, ok := h.orderFacts[id]; ok {
+				out[id] = f
+			}
+		}
+		return out, nil
+	}
 	built := h.svc.built()
 	if err := db.EnsureIndexes(ctx, append(built.Indexes, outbox.Indexes()...)...); err != nil {
 		t.Fatal(err)

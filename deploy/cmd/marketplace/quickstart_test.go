@@ -149,8 +149,8 @@ func TestQuickstart(t *testing.T) {
 		}
 	}
 	out := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if last := out[len(out)-1]; last != "completed" {
-		t.Errorf("the quickstart's last line is %q, not the payout's status completed:\n%s", last, combined.String())
+	if last := out[len(out)-1]; last != "partially_refunded" {
+		t.Errorf("the quickstart's last line is %q, not the refunded order's status partially_refunded:\n%s", last, combined.String())
 	}
 
 	// The final state, asked anew: the payout completed and paid out of the
@@ -179,5 +179,10 @@ func TestQuickstart(t *testing.T) {
 	}
 	if got := call("--as", "owner-1", "--get", "totalPayouts", "stores.wallet.getWallet", `{"storeId":"`+ids["STORE"]+`"}`); got != "100" {
 		t.Errorf("the wallet's totalPayouts is %s, not the payout's 100", got)
+	}
+	// The refund of 30 AED: its store share of 28 AED left the 12 AED
+	// available: a debt of 16 AED.
+	if got := call("--as", "owner-1", "--get", "debt", "stores.wallet.getWallet", `{"storeId":"`+ids["STORE"]+`"}`); got != "16" {
+		t.Errorf("the wallet's debt is %s, not the refund's 16", got)
 	}
 }

@@ -39,11 +39,12 @@ type OrderFacts struct {
 	// (what the processor confirmed refunding) and Refunds (every refund
 	// asked, by status) are what a service moving money on a refund
 	// confirms. Absent from a customers service older than refunds.
-	PaymentStatus  string       `json:"paymentStatus,omitempty"`
-	AmountPaid     money.Fils   `json:"amountPaidFils,omitempty"`
-	Currency       string       `json:"currency,omitempty"`
-	RefundedAmount money.Fils   `json:"refundedAmountFils,omitempty"`
-	Refunds        []RefundFact `json:"refunds,omitempty"`
+	PaymentStatus   string       `json:"paymentStatus,omitempty"`
+	PaymentIntentID string       `json:"paymentIntentId,omitempty"`
+	AmountPaid      money.Fils   `json:"amountPaidFils,omitempty"`
+	Currency        string       `json:"currency,omitempty"`
+	RefundedAmount  money.Fils   `json:"refundedAmountFils,omitempty"`
+	Refunds         []RefundFact `json:"refunds,omitempty"`
 }
 
 // OrderFactsResult is OpGetOrderFacts's answer: the facts of each order asked

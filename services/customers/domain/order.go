@@ -264,7 +264,7 @@ func (o *Order) CreatedEvent() contract.OrderEvent {
 func (o *Order) Facts() contract.OrderFacts {
 	f := contract.OrderFacts{OrderID: o.ID, StoreID: o.StoreID, StoreName: o.StoreName, StoreOwnerUserID: o.StoreOwnerUserID, Status: o.Status,
 		Total: o.Total, PlatformCommission: o.PlatformCommission, StoreEarnings: o.StoreEarnings,
-		PaymentStatus: o.PaymentStatus, AmountPaid: o.Paid(), Currency: o.Currency(), RefundedAmount: o.RefundedAmount, Refunds: o.refundFacts()}
+		PaymentStatus: o.PaymentStatus, PaymentIntentID: o.PaymentIntentID, AmountPaid: o.Paid(), Currency: o.Currency(), RefundedAmount: o.RefundedAmount, Refunds: o.refundFacts()}
 	for _, h := range o.StatusHistory {
 		if h.Status == StatusDelivered {
 			at := h.At

@@ -170,7 +170,7 @@ func (r *Orders) Delivered(ctx context.Context, customerID, storeID string) (int
 func (r *Orders) Facts(ctx context.Context, ids []string) ([]domain.Order, error) {
 	return store.FindAll[domain.Order](ctx, r.db.Collection(orders), bson.M{"_id": bson.M{"$in": ids}}, options.Find().SetProjection(bson.M{
 		"storeId": 1, "storeName": 1, "storeOwnerUserId": 1, "status": 1, "total": 1, "platformCommission": 1, "storeEarnings": 1, "statusHistory": 1,
-		"paymentStatus": 1, "amountPaid": 1, "paymentCurrency": 1, "refundedAmount": 1, "refunds": 1,
+		"paymentStatus": 1, "paymentIntentId": 1, "amountPaid": 1, "paymentCurrency": 1, "refundedAmount": 1, "refunds": 1,
 	}))
 }
 
