@@ -8,6 +8,7 @@ import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { ConfirmAction } from "../ui/ConfirmAction";
 import { Loading } from "../ui/Loading";
+import { RefundAction, RefundSummary } from "../ui/Refunds";
 import { useAllStores } from "./stores";
 
 type Order = FunctionReturnType<typeof api.admins.orders.listHeldOrders>["page"][number];
@@ -115,7 +116,9 @@ function HeldOrder({ order: o }: { order: Order }) {
             {t("held.nothing")}
           </Text>
         )}
+        <RefundSummary order={o} />
         <Group justify="flex-end">
+          {(o.refundableAmount ?? 0) > 0 && <RefundAction order={o} mutation={api.admins.orders.refundOrder} />}
           <Move order={o} status="cancelled" />
           {/* An order whose payment found no items of the store can only be cancelled (the server's rule). */}
           {o.items.length > 0 && <Move order={o} status="confirmed" />}

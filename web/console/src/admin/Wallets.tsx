@@ -39,7 +39,7 @@ function StoreWallet({ store }: { store: Store }) {
   if (wallet === null) return <Text>{t("wallet.none")}</Text>;
   return (
     <Stack>
-      <Balances wallet={wallet} />
+      <Balances wallet={wallet} who="admin" />
       <Group>
         <Adjust store={store} walletId={wallet._id} />
       </Group>

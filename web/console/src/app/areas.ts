@@ -19,6 +19,8 @@ export const screens: Record<AreaName, Screen[]> = {
     { path: "payout-stats", label: "nav.payoutStats", load: () => import("../admin/PayoutStats") },
     { path: "moderation", label: "nav.moderation", load: () => import("../admin/Moderation") },
     { path: "held-payments", label: "nav.held", load: () => import("../admin/HeldPayments") },
+    { path: "orders", label: "nav.adminOrders", load: () => import("../admin/Orders") },
+    { path: "disputes", label: "nav.disputes", load: () => import("../admin/Disputes") },
     { path: "wallets", label: "nav.wallets", load: () => import("../admin/Wallets") },
     { path: "commission", label: "nav.commission", load: () => import("../admin/Commission") },
     { path: "catalog", label: "nav.catalog", load: () => import("../admin/Catalog") },
@@ -27,6 +29,8 @@ export const screens: Record<AreaName, Screen[]> = {
   store: [
     { path: "wallet", label: "nav.wallet", load: () => import("../store/Wallet") },
     { path: "orders", label: "nav.orders", load: () => import("../store/Orders") },
+    { path: "statement", label: "nav.statement", load: () => import("../store/Statement") },
+    { path: "disputes", label: "nav.disputes", load: () => import("../store/Disputes") },
     { path: "reviews", label: "nav.reviews", load: () => import("../store/Reviews") },
     { path: "products", label: "nav.products", load: () => import("../store/Products") },
     { path: "notifications", label: "nav.notifications", load: () => import("../store/Notifications") },

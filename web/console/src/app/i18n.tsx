@@ -16,6 +16,8 @@ export interface I18n {
   setLang(lang: Lang): void;
   t(key: MessageKey, params?: Record<string, string | number>): string;
   money(aed: number): string;
+  /** An amount with its sign (+ or -; none for zero), as a statement shows changes. */
+  signedMoney(aed: number): string;
   dateTime(ms: number | null | undefined): string;
   /** The name in the chosen language where the record has both. */
   name(rec: { name: string; nameArabic?: string | null }): string;
@@ -35,6 +37,7 @@ export function makeI18n(lang: Lang, setLang: (l: Lang) => void): I18n {
   const table = lang === "ar" ? ar : en;
   const locale = locales[lang];
   const money = new Intl.NumberFormat(locale, { style: "currency", currency: "AED", minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const signed = new Intl.NumberFormat(locale, { style: "currency", currency: "AED", minimumFractionDigits: 2, maximumFractionDigits: 2, signDisplay: "exceptZero" });
   const dt = new Intl.DateTimeFormat(locale, { timeZone: TIME_ZONE, dateStyle: "medium", timeStyle: "short" });
   return {
     lang,
@@ -46,6 +49,7 @@ export function makeI18n(lang: Lang, setLang: (l: Lang) => void): I18n {
       return s;
     },
     money: (aed) => money.format(aed),
+    signedMoney: (aed) => signed.format(aed),
     dateTime: (ms) => (ms == null ? "" : dt.format(new Date(ms))),
     name: (rec) => (lang === "ar" && rec.nameArabic ? rec.nameArabic : rec.name),
   };
@@ -76,3 +80,10 @@ export function useI18n(): I18n {
   if (!v) throw new Error("useI18n outside I18nProvider");
   return v;
 }
+
+/**
+ * A figure (an amount, a date, an id) set into a sentence, isolated (U+2068
+ * FIRST STRONG ISOLATE … U+2069) so that it keeps its own direction inside
+ * the other language's text: an amount stays left to right in Arabic.
+ */
+export const isolate = (s: string) => `\u2068${s}\u2069`;

@@ -2,6 +2,7 @@
 // keys: the Arabic table must have every one (the type says so), so a screen
 // cannot ship half translated.
 import { adminAr, adminEn } from "../admin/messages";
+import { moneyAr, moneyEn } from "./moneyMessages";
 
 export const en = {
   "app.title": "Marketplace",
@@ -47,7 +48,7 @@ export const en = {
   "order.move.out_for_delivery": "Send out for delivery",
   "order.move.delivered": "Mark delivered",
   "order.move.cancelled": "Cancel order",
-  "order.cancel.title": "Cancel order {id} of {total}? The customer is told; this cannot be undone.",
+  "order.cancel.title": "Cancel order {id} of {total}? What was paid is refunded in full and the customer is told; this cannot be undone.",
   "orders.title": "Orders",
   "orders.intro": "Newest first. New orders and status changes appear by themselves.",
   "orders.filter": "Status",
@@ -231,6 +232,7 @@ export const en = {
   "tx.status.cancelled": "Cancelled",
   "tx.status.failed": "Failed",
   ...adminEn,
+  ...moneyEn,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -279,7 +281,7 @@ export const ar: Record<MessageKey, string> = {
   "order.move.out_for_delivery": "إرسال للتوصيل",
   "order.move.delivered": "تسجيل التوصيل",
   "order.move.cancelled": "إلغاء الطلب",
-  "order.cancel.title": "إلغاء الطلب {id} بقيمة {total}؟ سيُبلَّغ العميل، ولا يمكن التراجع.",
+  "order.cancel.title": "إلغاء الطلب {id} بقيمة {total}؟ يُسترد المدفوع بالكامل ويُبلَّغ العميل، ولا يمكن التراجع.",
   "orders.title": "الطلبات",
   "orders.intro": "الأحدث أولًا. تظهر الطلبات الجديدة وتغييرات الحالة تلقائيًا.",
   "orders.filter": "الحالة",
@@ -463,4 +465,5 @@ export const ar: Record<MessageKey, string> = {
   "tx.status.cancelled": "ملغاة",
   "tx.status.failed": "فشلت",
   ...adminAr,
+  ...moneyAr,
 };

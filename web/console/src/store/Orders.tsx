@@ -9,6 +9,7 @@ import type { MessageKey } from "../app/messages";
 import { ConfirmAction } from "../ui/ConfirmAction";
 import { DataTable } from "../ui/DataTable";
 import { PagedList } from "../ui/PagedList";
+import { orderNumber, RefundAction, RefundSummary } from "../ui/Refunds";
 import { OrderStatusBadge } from "./OrderStatusBadge";
 import { nextStatuses, ORDER_STATUSES, type OrderStatus } from "./orderStatus";
 import { useStore } from "./StoreContext";
@@ -18,8 +19,10 @@ const FILTERS = ["all", ...ORDER_STATUSES] as const;
 const ORDERS_PAGE = 25;
 const PAYMENTS = new Set(["paid", "under_review", "pending", "refunded"]);
 
-/** A short, readable order number: the id's last six characters. */
-export const orderNumber = (id: string) => `#${id.slice(-6).toUpperCase()}`;
+// A store refunds an order from confirmed on (the server refuses a
+// delivered one 14 days after delivery, and says so), never one the
+// platform holds for review.
+const REFUNDABLE = new Set(["confirmed", "preparing", "out_for_delivery", "delivered"]);
 
 // The store's orders, live (new orders and every move appear by themselves),
 // with the moves the server allows as buttons; cancelling asks first.
@@ -53,7 +56,13 @@ export default function Orders() {
       </Stack>
       <PagedList pages={pages} empty={t("orders.none")} emptyTestId="orders-empty" pageSize={ORDERS_PAGE}>
         {(results) => (
-          <DataTable minWidth={980} striped verticalSpacing="sm" data-testid="orders" columns={["orders.order", "orders.items", "orders.total", "orders.delivery", "orders.payment", "orders.status", "orders.next"]}>
+          <DataTable
+            minWidth={1180}
+            striped
+            verticalSpacing="sm"
+            data-testid="orders"
+            columns={["orders.order", "orders.items", "orders.total", "orders.delivery", "orders.payment", "orders.status", "orders.refunds", "orders.next"]}
+          >
             {results.map((o) => (
               <OrderRow key={o._id} order={o} />
             ))}
@@ -68,7 +77,7 @@ function OrderRow({ order: o }: { order: Order }) {
   const { t, money, dateTime } = useI18n();
   const payment = `payment.${o.paymentStatus}` as MessageKey;
   return (
-    <Table.Tr data-order={o._id} data-status={o.status}>
+    <Table.Tr data-order={o._id} data-status={o.status} data-refund-status={o.refundStatus ?? "none"}>
       <Table.Td>
         <Text fw={600} title={o._id} dir="ltr">
           {orderNumber(o._id)}
@@ -106,6 +115,14 @@ function OrderRow({ order: o }: { order: Order }) {
       </Table.Td>
       <Table.Td>
         <OrderStatusBadge status={o.status} />
+      </Table.Td>
+      <Table.Td>
+        <Stack gap={6} align="flex-start">
+          <RefundSummary order={o} />
+          {o.paymentStatus === "paid" && REFUNDABLE.has(o.status) && (o.refundableAmount ?? 0) > 0 && (
+            <RefundAction order={o} mutation={api.stores.orders.refundOrder} />
+          )}
+        </Stack>
       </Table.Td>
       <Table.Td>
         <Moves order={o} />

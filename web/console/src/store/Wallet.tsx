@@ -2,7 +2,7 @@ import { SimpleGrid, Stack, Table, Text, TextInput, Title } from "@mantine/core"
 import { api } from "@marketplace/api";
 import { usePaginatedQuery, useQuery } from "convex/react";
 import { useActionForm } from "../app/action";
-import { useI18n } from "../app/i18n";
+import { isolate, useI18n } from "../app/i18n";
 import { Balances } from "../ui/Balances";
 import { DataTable } from "../ui/DataTable";
 import { FormCard, useSubmitAndEmpty } from "../ui/FormCard";
@@ -80,6 +80,8 @@ function RequestPayout({ storeId }: { storeId: string }) {
           return t("request.aboveMax", { max: money(ws.maxPayoutAmount) });
         case "not_above_fee":
           return t("request.notAboveFee", { fee: money(ws.payoutProcessingFee) });
+        case "wallet_in_debt":
+          return t("request.inDebt", { amount: isolate(money(typeof r.details.debt === "number" ? r.details.debt : 0)) });
       }
       return null;
     },
@@ -96,6 +98,11 @@ function RequestPayout({ storeId }: { storeId: string }) {
       done={sent.done ? t("request.done") : null}
       submitLabel={t("request.submit")}
     >
+      {wallet && wallet.availableBalance < 0 && (
+        <Text size="sm" fw={600} c="var(--mantine-color-error)" data-testid="payouts-paused">
+          {t("request.inDebt", { amount: isolate(money(-wallet.availableBalance)) })}
+        </Text>
+      )}
       {ws && (
         <Text size="sm" data-testid="payout-rules">
           {t("request.rules", { min: money(ws.minPayoutAmount), max: money(ws.maxPayoutAmount), fee: money(ws.payoutProcessingFee) })}

@@ -1,1 +1,0 @@
-import{b as e,g as t,u as n}from"./i18n-YCmvcCYu.js";import{n as r}from"./Modal-Bnkmdgoa.js";var i=e(),a=n(e=>{let n=t([`Input`,`InputWrapper`,`TextInput`],null,e);return(0,i.jsx)(r,{component:`input`,...n,__staticSelector:`TextInput`})});a.classes=r.classes,a.displayName=`@mantine/core/TextInput`;export{a as t};
