@@ -11,7 +11,7 @@ GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 MODDIRS = $(shell $(GO) list -m -f '{{.Dir}}')
 BIN := bin/marketplace
 
-.PHONY: help run run-distributed test test-history test-mixed-versions build contracts-check contracts-accept workflows-check client console token sign-webhook pay dispute seed bench bench-engine bench-live fuzz fmt shape hooks
+.PHONY: help run run-distributed test test-history test-money-per-write test-mixed-versions build contracts-check contracts-accept workflows-check client console token sign-webhook pay dispute seed bench bench-engine bench-live fuzz fmt shape hooks
 .DEFAULT_GOAL := help
 
 ## help: this list (each target's `##` comment)
@@ -73,6 +73,10 @@ test:
 ## test-history: the long wallet history check: 12 clients, 20,000 wallet operations on three stores while the all-in-one is killed (SIGKILL) 6 times, checked for linearizability with porcupine (make test runs a short one; docs/adr/0152-wallet-history-check.md)
 test-history:
 	HISTORY=long $(GO) test -count=1 -timeout 60m -run '^TestWalletHistoryIsLinearizable$$' -v ./deploy/cmd/marketplace
+
+## test-money-per-write: the platform's money property test again with the embedded engine recording writes one by one, as on MongoDB (-tags faultpoints, MARKETPLACE_FAULT_PER_WRITE=1; make test runs it with the engine's changes; MONEY_STEPS, MONEY_SEED; docs/adr/0151-platform-reconciliation.md)
+test-money-per-write:
+	MARKETPLACE_FAULT_PER_WRITE=1 $(GO) test -tags faultpoints -count=1 -timeout 20m -run '^TestPlatformBalancesAfterRandomMoneyHistories$$' -v ./deploy/e2e
 
 ## hooks: turn on the repository's git hooks in this clone (.githooks/commit-msg: commit subjects at most 72 characters, docs/adr/0001)
 hooks:
