@@ -185,12 +185,20 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 		if err != nil || id == "" {
 			return err
 		}
-		return s.orders.UpdateMoney(ctx, id, func(o *domain.Order) error {
+		var owed *contract.RefundRequested
+		if err := s.orders.UpdateMoney(ctx, id, func(o *domain.Order) error {
+			owed = nil
 			if o.NoteDispute(d.DisputeID, d.Amount, d.Status) {
 				o.UpdatedAt = s.now()
+				// A cancelled order's refund waited for the dispute.
+				owed = o.RefundOwed(ids.New("refunds"), s.now())
 			}
 			return nil
-		})
+		}); err != nil || owed == nil {
+			return err
+		}
+		_, err = s.env.Outbox.Add(ctx, TopicOrders, contract.EventRefundRequested, id, *owed)
+		return err
 	}
 	return nil
 }
@@ -224,8 +232,15 @@ func (s *svc) settleRefund(ctx context.Context, env events.Envelope, orderID, in
 	}
 	var ok *contract.OrderRefunded
 	var failed *contract.RefundFailed
+	var owed *contract.RefundRequested
 	if err := s.orders.UpdateMoney(ctx, id, func(o *domain.Order) error {
 		ok, failed = o.SettleRefund(st, s.now())
+		owed = nil
+		if failed != nil || ok != nil {
+			// A cancelled order is refunded all that is left, whatever
+			// failed or was reserved before its cancellation.
+			owed = o.RefundOwed(ids.New("refunds"), s.now())
+		}
 		return nil
 	}); err != nil {
 		return err
@@ -235,6 +250,9 @@ func (s *svc) settleRefund(ctx context.Context, env events.Envelope, orderID, in
 		_, err = s.env.Outbox.Add(ctx, TopicOrders, contract.EventOrderRefunded, id, *ok)
 	case failed != nil:
 		_, err = s.env.Outbox.Add(ctx, TopicOrders, contract.EventRefundFailed, id, *failed)
+	}
+	if err == nil && owed != nil {
+		_, err = s.env.Outbox.Add(ctx, TopicOrders, contract.EventRefundRequested, id, *owed)
 	}
 	return err
 }

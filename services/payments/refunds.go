@@ -193,7 +193,9 @@ func (s *svc) submit(ctx context.Context, d customers.RefundRequested) *submissi
 		return &submission{refund: re}
 	}
 	var se *stripe.Error
-	if errors.As(err, &se) && refused(se.HTTPStatusCode) {
+	// An idempotency error (the key reused with other parameters, or still
+	// in use) says nothing of whether the refund exists: not a refusal.
+	if errors.As(err, &se) && refused(se.HTTPStatusCode) && se.Type != stripe.ErrorTypeIdempotency {
 		return &submission{refusal: se}
 	}
 	return &submission{transient: fmt.Errorf("payments: the processor did not take refund %s: %w", d.RefundID, err)}

@@ -297,6 +297,7 @@ func TestRefundWaitsWhileTheProcessorFails(t *testing.T) {
 		{"a proxy's page", proc.srv.URL, 502, `<html>Bad gateway</html>`},
 		{"rate limited", proc.srv.URL, 429, `{"error":{"type":"invalid_request_error","code":"rate_limit","message":"Too many requests"}}`},
 		{"bad key", proc.srv.URL, 401, `{"error":{"type":"invalid_request_error","message":"Invalid API Key provided"}}`},
+		{"the key in use", proc.srv.URL, 400, `{"error":{"type":"idempotency_error","message":"Keys for idempotent requests can only be used with the same parameters"}}`},
 	} {
 		h.useProcessor(c.url)
 		proc.answer(c.status, c.body)

@@ -29,9 +29,15 @@ const (
 // have no window.
 const StoreRefundWindow int64 = 14 * 24 * 60 * 60 * 1000
 
-// MaxRefunds is the most refunds one order keeps (requested, succeeded and
-// failed together): what one caller can make an order document hold.
-const MaxRefunds = 50
+// MaxRefunds is the most refunds requested or succeeded one order takes from
+// its store's owner or an administrator asking an amount or lines (failed
+// ones do not count): what one caller can make an order document hold. All
+// that is left (an administrator's, or a cancellation's) is taken while the
+// order keeps fewer than MaxRefundRecords refunds of any status.
+const (
+	MaxRefunds       = 50
+	MaxRefundRecords = 200
+)
 
 // Reasons (details.reason) of the refusals of a refund.
 const (
@@ -134,6 +140,34 @@ func (o *Order) disputeOpen() bool {
 		}
 	}
 	return false
+}
+
+// liveRefunds counts the refunds requested or succeeded.
+func (o *Order) liveRefunds() int {
+	n := 0
+	for _, r := range o.Refunds {
+		if r.Status != RefundFailed {
+			n++
+		}
+	}
+	return n
+}
+
+// RefundOwed reserves the refund of what is left of a cancelled order when
+// nothing asks for it any more: once its refunds are settled and one that
+// was reserved before the cancellation failed (its reservation was freed),
+// or once a dispute that kept the cancellation from refunding closed. A cancellation's own refund that
+// failed is not asked again (the administrators are told; they refund it).
+func (o *Order) RefundOwed(id string, now int64) *contract.RefundRequested {
+	if o.Status != StatusCancelled || o.Reserved() > 0 {
+		return nil
+	}
+	for _, r := range o.Refunds {
+		if r.Origin == RefundByCancellation && r.Status == RefundFailed {
+			return nil
+		}
+	}
+	return o.RefundOnCancel(id, "system", now)
 }
 
 // Refundable is what may still be refunded: what was paid, less what was
@@ -266,8 +300,9 @@ func (o *Order) RequestRefund(req RefundRequest, now int64) (Refund, contract.Re
 	if o.disputeOpen() {
 		return Refund{}, none, refusal(ReasonDisputeOpen, "order %s's payment is disputed: it cannot be refunded until the dispute is closed", o.ID)
 	}
-	if len(o.Refunds) >= MaxRefunds {
-		return Refund{}, none, refusal(ReasonTooManyRefunds, "order %s has %d refunds already, the most one order keeps", o.ID, MaxRefunds)
+	allLeft := req.Amount == nil && len(req.Lines) == 0 && (req.Admin || req.Origin == RefundByCancellation)
+	if live := o.liveRefunds(); live >= MaxRefunds && !allLeft || len(o.Refunds) >= MaxRefundRecords {
+		return Refund{}, none, refusal(ReasonTooManyRefunds, "order %s has %d refunds already, the most one order keeps; an administrator refunds all that is left", o.ID, live)
 	}
 	left := o.Refundable()
 	if left <= 0 {
@@ -381,7 +416,7 @@ func (o *Order) NoteDispute(id string, amount money.Fils, status string) bool {
 // order included), with its event; nil when nothing is left to refund or its
 // payment is disputed (the dispute's outcome decides the money then).
 func (o *Order) RefundOnCancel(id, by string, now int64) *contract.RefundRequested {
-	if o.Paid() <= 0 || o.Refundable() <= 0 || o.disputeOpen() || len(o.Refunds) >= MaxRefunds {
+	if o.Paid() <= 0 || o.Refundable() <= 0 || o.disputeOpen() {
 		return nil
 	}
 	_, ev, err := o.RequestRefund(RefundRequest{ID: id, Reason: "order cancelled", Origin: RefundByCancellation, By: by, Admin: true}, now)

@@ -267,3 +267,74 @@ func TestMoneyTotals(t *testing.T) {
 		t.Fatalf("totals\n%+v, want\n%+v", tot, want)
 	}
 }
+
+// TestCancelledOrdersAreRefundedAllThatIsLeft: refunds that cannot block a
+// cancelled order's refund: fifty small ones (review finding), one reserved
+// before the cancellation that fails, and a dispute open at cancellation.
+func TestCancelledOrdersAreRefundedAllThatIsLeft(t *testing.T) {
+	o := paidOrder()
+	for i := range MaxRefunds {
+		r, _, err := o.RequestRefund(RefundRequest{ID: "s" + string(rune('A'+i)), Amount: fils(1), Origin: RefundByStore}, 2000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.SettleRefund(Settlement{RefundID: r.ID, Succeeded: i%2 == 0, Amount: 1}, 2001)
+	}
+	if _, _, err := o.RequestRefund(RefundRequest{ID: "x", Amount: fils(1), Origin: RefundByStore}, 2002); err != nil {
+		t.Fatalf("failed refunds count against the cap: %v", err)
+	}
+	for len(o.Refunds) < MaxRefunds+25 {
+		o.RequestRefund(RefundRequest{ID: "y" + string(rune('A'+len(o.Refunds))), Amount: fils(1), Origin: RefundByStore}, 2003)
+	}
+	if _, _, err := o.RequestRefund(RefundRequest{ID: "z", Amount: fils(1), Origin: RefundByStore}, 2004); reasonOf(err) != ReasonTooManyRefunds {
+		t.Fatalf("the 51st live refund: %v", err)
+	}
+	if _, err := o.Move(StatusCancelled, "user1", true, 2005); err != nil {
+		t.Fatal(err)
+	}
+	if ev := o.RefundOnCancel("c1", "user1", 2005); ev == nil || ev.Amount != o.Paid()-o.RefundedAmount-(o.Reserved()-ev.Amount) {
+		t.Fatalf("the cancellation refunded nothing: %+v", ev)
+	}
+
+	// A refund reserved before the cancellation fails: the rest is asked
+	// once the cancellation's own refund is settled.
+	p := paidOrder()
+	p.RequestRefund(RefundRequest{ID: "r1", Amount: fils(10_00), Origin: RefundByStore}, 2000)
+	p.Move(StatusCancelled, "user1", true, 2001)
+	cancel := p.RefundOnCancel("c1", "user1", 2001)
+	if cancel == nil || cancel.Amount != 65_00 {
+		t.Fatalf("cancellation %+v", cancel)
+	}
+	p.SettleRefund(Settlement{RefundID: "r1", FailureReason: "declined"}, 2002)
+	if p.RefundOwed("o1", 2002) != nil {
+		t.Fatal("asked again while the cancellation's refund is reserved")
+	}
+	p.SettleRefund(Settlement{RefundID: "c1", Succeeded: true, Amount: 65_00}, 2003)
+	if owed := p.RefundOwed("o2", 2003); owed == nil || owed.Amount != 10_00 || owed.Origin != RefundByCancellation {
+		t.Fatalf("the freed 10.00 was not asked: %+v", owed)
+	}
+	p.SettleRefund(Settlement{RefundID: "o2", Succeeded: true, Amount: 10_00}, 2004)
+	if p.RefundOwed("o3", 2004) != nil || p.RefundedAmount != 75_00 {
+		t.Fatalf("refunded %d", p.RefundedAmount)
+	}
+	// The cancellation's own refund failing is not asked again.
+	q := paidOrder()
+	q.Move(StatusCancelled, "user1", true, 2000)
+	q.RefundOnCancel("c1", "user1", 2000)
+	q.SettleRefund(Settlement{RefundID: "c1", FailureReason: "declined"}, 2001)
+	if q.RefundOwed("c2", 2001) != nil {
+		t.Fatal("a failed cancellation refund was asked again")
+	}
+
+	// A dispute open at the cancellation: the rest once it closes.
+	d := paidOrder()
+	d.NoteDispute("dp_1", 20_00, "open")
+	d.Move(StatusCancelled, "user1", true, 2000)
+	if d.RefundOnCancel("c1", "user1", 2000) != nil || d.RefundOwed("c1", 2000) != nil {
+		t.Fatal("refunded while disputed")
+	}
+	d.NoteDispute("dp_1", 20_00, "lost")
+	if owed := d.RefundOwed("c2", 2001); owed == nil || owed.Amount != 55_00 {
+		t.Fatalf("after the lost dispute: %+v", owed)
+	}
+}
