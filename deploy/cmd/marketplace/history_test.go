@@ -99,7 +99,7 @@ type historyConfig struct {
 }
 
 var (
-	historyShort = historyConfig{name: "short", clients: 4, ops: 500, kills: 2, check: time.Minute, adjust: 30, request: 20, move: 30, orders: 4}
+	historyShort = historyConfig{name: "short", clients: 4, ops: 500, kills: 2, check: time.Minute, adjust: 30, request: 20, move: 30, orders: 0}
 	historyLong  = historyConfig{name: "long", clients: 12, ops: 20_000, kills: 6, check: 20 * time.Minute, adjust: 30, request: 20, move: 30, orders: 60}
 )
 
