@@ -68,7 +68,7 @@ test:
 	@$(MAKE) --no-print-directory contracts-check
 	@$(MAKE) --no-print-directory workflows-check
 	cd tools/shape && GOWORK=off $(GO) test -count=1 ./...
-	$(GO) test -race -count=1 -timeout 28m $(PKGS)
+	$(GO) test -race -count=1 -timeout 45m $(PKGS)
 
 ## test-history: the long wallet history check: 12 clients, 20,000 wallet operations on three stores while the all-in-one is killed (SIGKILL) 6 times, checked for linearizability with porcupine (make test runs a short one; docs/adr/0152-wallet-history-check.md)
 test-history:
