@@ -99,7 +99,7 @@ type historyConfig struct {
 }
 
 var (
-	historyShort = historyConfig{name: "short", clients: 4, ops: 500, kills: 2, check: time.Minute, adjust: 30, request: 20, move: 30, orders: 0}
+	historyShort = historyConfig{name: "short", clients: 4, ops: 500, kills: 2, check: time.Minute, adjust: 30, request: 20, move: 30, orders: 4}
 	historyLong  = historyConfig{name: "long", clients: 12, ops: 20_000, kills: 6, check: 20 * time.Minute, adjust: 30, request: 20, move: 30, orders: 60}
 )
 
@@ -618,7 +618,8 @@ func classify(in walletInput, ans crashAnswer) (out walletOutput, retry bool, ba
 		if in.Kind == opRequest {
 			a, _ := e.Details["availableBalance"].(float64)
 			p, _ := e.Details["pendingBalance"].(float64)
-			out.Wallet = &walletFigures{Available: toFils(a), Pending: toFils(p)}
+			d, _ := e.Details["disputedBalance"].(float64)
+			out.Wallet = &walletFigures{Available: toFils(a), Pending: toFils(p), Disputed: toFils(d)}
 		}
 	case reason == refusalDebt && in.Kind == opRequest:
 		debt, _ := e.Details["debt"].(float64)

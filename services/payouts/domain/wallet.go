@@ -200,6 +200,7 @@ func PayoutShortOf(walletID string, w *Wallet, amount money.Fils, cfg *WalletSet
 	details := map[string]any{
 		"reason": "insufficient_balance", "balance": "available", "amount": amount.AED(),
 		"availableBalance": w.AvailableBalance.AED(), "pendingBalance": w.PendingBalance.AED(), "pendingBalanceHoldDays": cfg.HoldDays,
+		"disputedBalance": w.DisputedBalance.AED(),
 	}
 	msg := fmt.Sprintf("insufficient available balance: %.2f AED available, %.2f AED needed", w.AvailableBalance.AED(), amount.AED())
 	if w.PendingBalance > 0 {
@@ -209,6 +210,9 @@ func PayoutShortOf(walletID string, w *Wallet, amount money.Fils, cfg *WalletSet
 			details["nextReleaseAt"], details["nextReleaseAmount"] = oldest.ReleaseAt, oldest.HeldRemaining.AED()
 		}
 		msg += "; an administrator may release held earnings earlier (admins.payoutOperations.adjustWalletBalance, move_pending_to_available)"
+	}
+	if w.DisputedBalance > 0 {
+		msg += fmt.Sprintf("; %.2f AED is held by open disputes until they close", w.DisputedBalance.AED())
 	}
 	return apperr.New(apperr.FailedPrecondition, "%s", msg).WithDetails(details)
 }

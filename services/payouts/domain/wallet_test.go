@@ -164,6 +164,12 @@ func TestPayoutShortOfTellsWhenHeldEarningsRelease(t *testing.T) {
 	if err := PayoutShortOf("wal_x", nil, 100_00, cfg, nil); !strings.Contains(err.Error(), "0.00 AED available, 100.00 AED needed") {
 		t.Fatalf("a wallet not open: %v", err)
 	}
+	// Money held by open disputes is part of the answer: the refusal's
+	// figures are the whole wallet, like a read's.
+	err = PayoutShortOf("wal_x", &Wallet{AvailableBalance: 10_00, DisputedBalance: 183_40}, 100_00, cfg, nil)
+	if d := apperr.From(err).Details; d["disputedBalance"] != 183.4 || !strings.Contains(err.Error(), "183.40 AED is held by open disputes") {
+		t.Fatalf("disputed not told: %v %v", err, d)
+	}
 }
 
 func TestTakeHeldOldestFirst(t *testing.T) {
