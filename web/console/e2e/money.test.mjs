@@ -152,13 +152,18 @@ ownerJourney("portal: the store's dispute, open, with its deadline", async () =>
   const d = owner.locator(`[data-testid=disputes-open] tr[data-dispute="${DISPUTE}"]`);
   await d.waitFor(WAIT);
   const shown = await text(d);
-  assert.match(shown, /product_not_received/);
+  // The processor's reason in the owner's words, its code kept as the title.
+  assert.match(shown, /Order not received/);
+  assert.doesNotMatch(shown, /product_not_received/);
+  assert.equal(await d.locator("[data-reason]").getAttribute("title"), "product_not_received");
   assert.match(shown, /AED 87\.05/);
   assert.match(shown, /\d+ days left/);
   const due = Number(await d.getAttribute("data-due"));
   assert.ok(due > Date.now(), `due ${due}`);
   await owner.getByTestId("disputes-closed-empty").waitFor(WAIT);
-  await bothLanguages(owner, "portal-disputes");
+  await bothLanguages(owner, "portal-disputes", async (lang) => {
+    if (lang === "ar") assert.match(await text(d.locator("[data-reason]")), /لم يصل الطلب/);
+  });
 });
 
 adminJourney("console: an order refunded in full, requested, then refunded; found by its payment intent", async () => {
@@ -197,6 +202,19 @@ adminJourney("console: an order refunded in full, requested, then refunded; foun
   await admin.getByTestId("find-order").click();
   await admin.locator(`[data-testid=found-order] tr[data-order="${CONSOLE}"][data-refund-status="refunded"]`).waitFor(WAIT);
   await accessible(admin, "an order found by its payment intent");
+});
+
+adminJourney("console: a disputed payment in the inbox, high priority, opening the disputes", async () => {
+  await nav(admin, "Notifications");
+  const notice = admin.locator('[data-testid="inbox"] article[data-type="dispute_opened"]').first();
+  await notice.waitFor(WAIT);
+  await notice.getByTestId("high-priority").waitFor(WAIT);
+  assert.match(await text(notice), /Payment disputed/);
+  await bothLanguages(admin, "console-inbox-dispute", async (lang) => {
+    if (lang === "ar") assert.match(await text(notice), /دفع متنازع عليه/);
+  });
+  await notice.getByRole("link", { name: "Open Disputes" }).click();
+  await admin.getByRole("heading", { name: "Disputes", exact: true }).waitFor(WAIT);
 });
 
 adminJourney("console: the disputes by deadline, closed at the processor, live", async () => {

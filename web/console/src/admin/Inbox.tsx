@@ -9,6 +9,8 @@ const screenOf: Record<string, { path: string; label: MessageKey }> = {
   payment_review: { path: "/admin/held-payments", label: "nav.held" },
   review_flagged: { path: "/admin/moderation", label: "nav.moderation" },
   payout_requested: { path: "/admin/payouts", label: "nav.payouts" },
+  refund_failed: { path: "/admin/orders", label: "nav.adminOrders" },
+  dispute_opened: { path: "/admin/disputes", label: "nav.disputes" },
 };
 
 // The administrators' inbox (the admin inbox and the caller's own notices),

@@ -4,7 +4,7 @@ import type { MessageKey } from "../app/messages";
 import { NotificationList } from "../ui/NotificationList";
 
 // The types an owner receives, whose titles read in Arabic.
-const TYPES = new Set(["new_order", "payout_approved", "payout_rejected", "payout_processing", "payout_completed", "payout_failed", "wallet_adjusted"]);
+const TYPES = new Set(["new_order", "payout_approved", "payout_rejected", "payout_processing", "payout_completed", "payout_failed", "wallet_adjusted", "order_refunded"]);
 
 // The owner's notifications (new orders, payouts, reviews), newest first,
 // live; each marked read in place.

@@ -2,7 +2,7 @@ import { Badge, Stack, Table, Text } from "@mantine/core";
 import type { api } from "@marketplace/api";
 import type { FunctionReturnType } from "convex/server";
 import { useI18n } from "../app/i18n";
-import type { MessageKey } from "../app/messages";
+import { en, type MessageKey } from "../app/messages";
 import { DataTable } from "./DataTable";
 import { PagedList, type Pages } from "./PagedList";
 import { orderNumber } from "./Refunds";
@@ -69,9 +69,7 @@ function DisputeTable({ disputes, open, storeName, testId }: { disputes: Dispute
               <bdi>{d.currency === "aed" ? money(d.amount) : `${d.currency.toUpperCase()} ${d.amount.toFixed(2)}`}</bdi>
             </Table.Td>
             <Table.Td>
-              <Text size="sm" ff="monospace" dir="ltr">
-                {d.reason}
-              </Text>
+              <DisputeReason reason={d.reason} />
             </Table.Td>
             <Table.Td style={{ whiteSpace: "nowrap" }}>{dateTime(d.openedAt)}</Table.Td>
             <Table.Td style={{ whiteSpace: "nowrap" }}>
@@ -97,5 +95,24 @@ function DisputeTable({ disputes, open, storeName, testId }: { disputes: Dispute
         );
       })}
     </DataTable>
+  );
+}
+
+// The processor's reason in the viewer's language, its code kept as the
+// title; a reason the console has no words for shows as its code.
+function DisputeReason({ reason }: { reason: string }) {
+  const { t } = useI18n();
+  const key = `dispute.reason.${reason}`;
+  if (!Object.hasOwn(en, key)) {
+    return (
+      <Text size="sm" ff="monospace" dir="ltr" data-reason={reason}>
+        {reason}
+      </Text>
+    );
+  }
+  return (
+    <Text size="sm" title={reason} data-reason={reason}>
+      {t(key as MessageKey)}
+    </Text>
   );
 }

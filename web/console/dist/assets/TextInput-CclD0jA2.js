@@ -1,1 +1,0 @@
-import{S as e,f as t,v as n}from"./i18n-DXsZkcYq.js";import{n as r}from"./Modal-C2AfYolO.js";var i=e(),a=t(e=>{let t=n([`Input`,`InputWrapper`,`TextInput`],null,e);return(0,i.jsx)(r,{component:`input`,...t,__staticSelector:`TextInput`})});a.classes=r.classes,a.displayName=`@mantine/core/TextInput`;export{a as t};
