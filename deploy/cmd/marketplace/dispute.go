@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"marketplace/deploy/processor"
-	"marketplace/deploy/system"
 	"marketplace/libs/money"
 )
 
@@ -73,49 +72,15 @@ func dispute(ctx context.Context, args []string, getenv func(string) string, std
 		form.Set("outcome", *outcome)
 		path, find = "/simulator/disputes/"+url.PathEscape(dp)+"/close", "/v1/disputes/"+url.PathEscape(dp)
 	}
-	var bases []string
-	var key string
-	var err error
-	if *simURL != "" {
-		bases = []string{strings.TrimRight(*simURL, "/")}
-		key, err = system.SimulatorKey(getenv)
-	} else {
-		bases, key, err = system.Simulators(getenv)
-	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	sim, err := findSimulator(ctx, *simURL, getenv, find)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	base := holder(ctx, bases, key, find)
 	call := func(method, path string, body io.Reader, out any) error {
-		req, err := http.NewRequestWithContext(ctx, method, base+path, body)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Authorization", "Bearer "+key)
-		if body != nil {
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return fmt.Errorf("the processor simulator at %s does not answer (is `make run` or `make run-distributed` running with this DATA_DIR?): %w", base, err)
-		}
-		defer resp.Body.Close()
-		raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-		if err != nil {
-			return err
-		}
-		var e struct {
-			Error *processor.APIError `json:"error"`
-		}
-		if resp.StatusCode != http.StatusOK {
-			if json.Unmarshal(raw, &e) == nil && e.Error != nil {
-				return fmt.Errorf("the processor simulator refused: %s", e.Error.Message)
-			}
-			return fmt.Errorf("the processor simulator answered %d: %s", resp.StatusCode, strings.TrimSpace(string(raw)))
-		}
-		return json.Unmarshal(raw, out)
+		_, err := sim.call(method, path, body, out, nil)
+		return err
 	}
 	var d processor.Dispute
 	if err := call(http.MethodPost, path, strings.NewReader(form.Encode()), &d); err != nil {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"marketplace/deploy/processor"
-	"marketplace/deploy/system"
 )
 
 // pay settles a payment intent with the processor simulator (the all-in-one's
@@ -46,56 +45,19 @@ func pay(ctx context.Context, args []string, getenv func(string) string, stdout 
 	default:
 		return fmt.Errorf("pay: -outcome must be succeeded, failed or canceled, got %q", *outcome)
 	}
-	var bases []string
-	var key string
-	var err error
-	if *simURL != "" {
-		bases = []string{strings.TrimRight(*simURL, "/")}
-		key, err = system.SimulatorKey(getenv)
-	} else {
-		bases, key, err = system.Simulators(getenv)
-	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	sim, err := findSimulator(ctx, *simURL, getenv, "/v1/payment_intents/"+url.PathEscape(id))
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	base := holder(ctx, bases, key, "/v1/payment_intents/"+url.PathEscape(id))
-	call := func(method, path string, body io.Reader, out any) (int, error) {
-		req, err := http.NewRequestWithContext(ctx, method, base+path, body)
-		if err != nil {
-			return 0, err
-		}
-		req.Header.Set("Authorization", "Bearer "+key)
-		if body != nil {
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return 0, fmt.Errorf("the processor simulator at %s does not answer (is `make run` or `make run-distributed` running with this DATA_DIR?): %w", base, err)
-		}
-		defer resp.Body.Close()
-		raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		if err != nil {
-			return resp.StatusCode, err
-		}
-		var e struct {
-			Error *processor.APIError `json:"error"`
-		}
-		if resp.StatusCode != http.StatusOK && json.Unmarshal(raw, &e) == nil && e.Error != nil &&
-			!(resp.StatusCode == http.StatusPaymentRequired && *outcome == "failed") {
-			return resp.StatusCode, fmt.Errorf("the processor simulator refused: %s", e.Error.Message)
-		}
-		if out != nil {
-			return resp.StatusCode, json.Unmarshal(raw, out)
-		}
-		return resp.StatusCode, nil
-	}
-	if _, err := call(http.MethodPost, path, strings.NewReader(form.Encode()), nil); err != nil {
+	// A declined card is answered 402 with the intent: the outcome asked.
+	declined := func(status int) bool { return status == http.StatusPaymentRequired && *outcome == "failed" }
+	if _, err := sim.call(http.MethodPost, path, strings.NewReader(form.Encode()), nil, declined); err != nil {
 		return err
 	}
 	var rec processor.Record
-	if _, err := call(http.MethodGet, "/simulator/payment_intents/"+url.PathEscape(id), nil, &rec); err != nil {
+	if _, err := sim.call(http.MethodGet, "/simulator/payment_intents/"+url.PathEscape(id), nil, &rec, nil); err != nil {
 		return err
 	}
 	if len(rec.Deliveries) == 0 {
@@ -111,29 +73,4 @@ func pay(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return fmt.Errorf("pay: the webhook %s was answered %d %s%s", d.Type, d.Status, strings.TrimSpace(d.Body), d.Error)
 	}
 	return nil
-}
-
-// holder is the simulator among bases that holds the object of path (GET
-// answers 200); when none does (or none answers), the first, whose answer
-// then says why.
-func holder(ctx context.Context, bases []string, key, path string) string {
-	for _, base := range bases {
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
-		if err != nil {
-			cancel()
-			continue
-		}
-		req.Header.Set("Authorization", "Bearer "+key)
-		resp, err := http.DefaultClient.Do(req)
-		cancel()
-		if err != nil {
-			continue
-		}
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
-			return base
-		}
-	}
-	return bases[0]
 }
