@@ -398,40 +398,26 @@ func (s *Simulator) createRefund(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, f)
 }
 
-func (s *Simulator) retrieveRefund(w http.ResponseWriter, r *http.Request) {
-	if !s.secretOnly(w, r) {
-		return
+// retrieveObject answers GET /v1/<kind>s/{id} (secret key only): a copy
+// of the object find gives under s.mu, or resource_missing.
+func retrieveObject[T any](s *Simulator, kind string, find func(id string) *T) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.secretOnly(w, r) {
+			return
+		}
+		s.mu.Lock()
+		var out T
+		found := find(r.PathValue("id"))
+		if found != nil {
+			out = *found
+		}
+		s.mu.Unlock()
+		if found == nil {
+			writeError(w, missing(kind, r.PathValue("id")))
+			return
+		}
+		writeJSON(w, http.StatusOK, out)
 	}
-	s.mu.Lock()
-	_, f := s.findRefund(r.PathValue("id"))
-	var out Refund
-	if f != nil {
-		out = *f
-	}
-	s.mu.Unlock()
-	if f == nil {
-		writeError(w, missing("refund", r.PathValue("id")))
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
-func (s *Simulator) retrieveDispute(w http.ResponseWriter, r *http.Request) {
-	if !s.secretOnly(w, r) {
-		return
-	}
-	s.mu.Lock()
-	_, d := s.findDispute(r.PathValue("id"))
-	var out Dispute
-	if d != nil {
-		out = *d
-	}
-	s.mu.Unlock()
-	if d == nil {
-		writeError(w, missing("dispute", r.PathValue("id")))
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 func missing(kind, id string) *APIError {
@@ -599,24 +585,6 @@ func (s *Simulator) createPayout(w http.ResponseWriter, r *http.Request) {
 	s.enqueueLocked("payout", p.ID, "", EventPayoutPaid, md, nil)
 	s.cfg.Logger.Info("processor simulator: payout created", "payoutId", p.ID, "amount", p.Amount, "currency", p.Currency)
 	writeJSON(w, http.StatusOK, *p)
-}
-
-func (s *Simulator) retrievePayout(w http.ResponseWriter, r *http.Request) {
-	if !s.secretOnly(w, r) {
-		return
-	}
-	s.mu.Lock()
-	p := s.state.Payouts[r.PathValue("id")]
-	var out Payout
-	if p != nil {
-		out = *p
-	}
-	s.mu.Unlock()
-	if p == nil {
-		writeError(w, missing("payout", r.PathValue("id")))
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 // savePayoutLocked writes a payout to Dir (s.mu held).

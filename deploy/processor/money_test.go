@@ -255,6 +255,16 @@ func TestRefundsAreIdempotentAndBounded(t *testing.T) {
 	if _, err := w.sc.V1Refunds.Create(ctx, bad); !isStripeError(err, 400, "parameter_invalid_string") {
 		t.Fatalf("unknown reason: %v", err)
 	}
+	if got, err := w.sc.V1Refunds.Retrieve(ctx, re.ID, nil); err != nil || got.Amount != 4_000 || got.PaymentIntent.ID != pi.ID {
+		t.Fatalf("the refund retrieved: %+v %v", got, err)
+	}
+	for _, kind := range []string{"refund", "dispute", "payout"} {
+		var e apiErr
+		if status := w.call(t, http.MethodGet, "/v1/"+kind+"s/"+kind+"_nothing", nil, &e); status != 404 || e.Error.Code != "resource_missing" ||
+			e.Error.Message != "No such "+kind+": '"+kind+"_nothing'" {
+			t.Fatalf("GET a missing %s: %d %+v", kind, status, e)
+		}
+	}
 	if _, err := w.sc.V1Refunds.Create(ctx, refundParams("pi_nothing", 0, "rfd_6", "")); !isStripeError(err, 404, "resource_missing") {
 		t.Fatalf("unknown intent: %v", err)
 	}
