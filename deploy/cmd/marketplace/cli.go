@@ -354,7 +354,7 @@ type helpRequest struct{ fs *flag.FlagSet }
 func (h *helpRequest) Error() string { return "help requested" }
 
 // usageError is a command line the command cannot run: exit status 2, the
-// message and the command's usage on stderr.
+// message and a line pointing at the command's -h on stderr.
 type usageError struct {
 	fs  *flag.FlagSet // nil: the program's usage
 	msg string
@@ -385,11 +385,10 @@ func exitCode(err error, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "marketplace: %s\n", usage.msg)
 			return 2
 		}
-		fmt.Fprintf(stderr, "marketplace %s: %s\n\n", usage.fs.Name(), usage.msg)
-		if cmd, ok := findCommand(usage.fs.Name()); ok {
-			writeUsage(stderr, cmd, usage.fs)
-			fmt.Fprintf(stderr, "\nmarketplace %s -h shows examples.\n", cmd.name)
-		}
+		// The error and where to read more, not the whole usage: twenty
+		// lines of flags would scroll the error away.
+		fmt.Fprintf(stderr, "marketplace %s: %s\n", usage.fs.Name(), usage.msg)
+		fmt.Fprintf(stderr, "Run 'marketplace %s -h' for its flags and examples.\n", usage.fs.Name())
 		return 2
 	}
 	fmt.Fprintf(stderr, "marketplace: %v\n", err)

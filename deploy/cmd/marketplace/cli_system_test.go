@@ -109,7 +109,7 @@ func TestCommandLineAgainstTheRunningSystem(t *testing.T) {
 	}
 	fails(call("stores.reviews.addReviw", `{}`), "an unknown operation", `NOT_FOUND: unknown operation "stores.reviews.addReviw"; did you mean stores.reviews.addReview`)
 	fails(call("catalog.locations.listCities", "--get", "0.zz"), "a missing field", `--get 0.zz: no "zz" at 0 (its keys: _creationTime, _id, name, nameArabic)`)
-	if r := call("catalog.locations.listCities", `{"a":`); r.code != 2 || !strings.Contains(r.err, "the arguments are not valid JSON") || !strings.Contains(r.err, "Usage: marketplace call") {
+	if r := call("catalog.locations.listCities", `{"a":`); r.code != 2 || !strings.Contains(r.err, "the arguments are not valid JSON") || !strings.Contains(r.err, "Run 'marketplace call -h'") {
 		t.Fatalf("invalid JSON: exit %d\n%s", r.code, r.err)
 	}
 

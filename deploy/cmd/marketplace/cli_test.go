@@ -184,9 +184,12 @@ func TestHelpAndExitCodes(t *testing.T) {
 		{[]string{"run", "extra"}, `unexpected arguments ["extra"]`},
 	} {
 		out, errOut, code := run(c.args...)
-		if code != 2 || out != "" || !strings.Contains(errOut, "marketplace "+c.args[0]+": ") || !strings.Contains(errOut, c.want) ||
-			!strings.Contains(errOut, "Usage: marketplace "+c.args[0]) {
-			t.Errorf("%q: exit %d, stdout %q, stderr\n%s\nwant %q with the usage", c.args, code, out, errOut, c.want)
+		// The error, then one line pointing at -h (not the flags, which
+		// would scroll the error away).
+		lines := strings.Split(strings.TrimRight(errOut, "\n"), "\n")
+		if code != 2 || out != "" || len(lines) != 2 || !strings.HasPrefix(lines[0], "marketplace "+c.args[0]+": ") || !strings.Contains(lines[0], c.want) ||
+			lines[1] != "Run 'marketplace "+c.args[0]+" -h' for its flags and examples." {
+			t.Errorf("%q: exit %d, stdout %q, stderr\n%s\nwant %q and a line pointing at -h", c.args, code, out, errOut, c.want)
 		}
 	}
 	// A system that is not running: exit 1, saying where it was looked for.
