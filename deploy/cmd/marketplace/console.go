@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,37 +73,77 @@ func consoleLinks(ctx context.Context, args []string, getenv func(string) string
 	about := ""
 	if storeName != "" {
 		about = ", owner of " + storeName
+	} else if token, err := auth.Mint([]byte(secret), ownerSub, nil, time.Minute, cfg.AuthOptions()); err == nil {
+		// A named owner: say which stores they own, and warn when none
+		// (the portal would only offer to wait for one).
+		switch names, err := ownedStores(ctx, *url, token); {
+		case err != nil:
+			fmt.Fprintf(stdout, "store portal: could not check the stores %s owns (%v)\n", ownerSub, err)
+		case len(names) == 0:
+			fmt.Fprintf(stdout, "warning: %s owns no store: the portal will have nothing to show. Create one for them in the console (Catalog), or leave OWNER out to sign in as the first store's owner\n", ownerSub)
+		default:
+			about = ", owner of " + strings.Join(names, ", ")
+		}
 	}
 	fmt.Fprintf(stdout, "store portal, as the store owner %s%s (valid %s):\n  %s\n", ownerSub, about, system.Lifetime(*ttl), link)
+	return nil
+}
+
+// ownedStores asks the running system, as the owner (token), for the
+// names of the stores they own (the first 10).
+func ownedStores(ctx context.Context, base, token string) ([]string, error) {
+	var page struct {
+		Page []struct {
+			Name string `json:"name"`
+		} `json:"page"`
+	}
+	if err := queryJSON(ctx, base, token, `{"path":"stores.catalog.listMyStores","args":{"paginationOpts":{"numItems":10,"cursor":null}}}`, &page); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(page.Page))
+	for _, s := range page.Page {
+		names = append(names, s.Name)
+	}
+	return names, nil
+}
+
+// queryJSON posts a query (the contract's /api/query body) to the running
+// system, with token when not empty, and decodes its value into out.
+func queryJSON(ctx context.Context, base, token, body string, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+"/api/query", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("the system at %s does not answer: start it with `make run`", base)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answered %s", base, resp.Status)
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(out); err != nil {
+		return fmt.Errorf("reading the answer: %w", err)
+	}
 	return nil
 }
 
 // firstStoreOwner asks the running system for its first store (a public
 // query) and answers its owner.
 func firstStoreOwner(ctx context.Context, base string) (owner, store string, err error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	body := []byte(`{"path":"catalog.stores.listStores","args":{"paginationOpts":{"numItems":1,"cursor":null}}}`)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+"/api/query", bytes.NewReader(body))
-	if err != nil {
-		return "", "", err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", "", fmt.Errorf("the system at %s does not answer: start it with `make run`", base)
-	}
-	defer resp.Body.Close()
 	var page struct {
 		Page []struct {
 			Name        string `json:"name"`
 			OwnerUserID string `json:"ownerUserId"`
 		} `json:"page"`
 	}
-	if resp.StatusCode != http.StatusOK {
-		return "", "", fmt.Errorf("listing stores answered %s", resp.Status)
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&page); err != nil {
+	if err := queryJSON(ctx, base, "", `{"path":"catalog.stores.listStores","args":{"paginationOpts":{"numItems":1,"cursor":null}}}`, &page); err != nil {
 		return "", "", fmt.Errorf("listing stores: %w", err)
 	}
 	if len(page.Page) == 0 {
