@@ -123,7 +123,44 @@ func TestTypeScriptClientInstalls(t *testing.T) {
 			t.Fatalf("%s: addItem with a string quantity must not compile (error TS2322 in wrong.ts), tsc said (%v):\n%s", resolution, err, out)
 		}
 	}
+
+	// "Run": the example, with a running system's address and a customer's
+	// token in place of the placeholders, run with tsx as written; every
+	// call answers (a failure would print its code), so the loaf is in the
+	// customer's cart.
+	s := st.Start(t)
+	admin, owner, user := s.Token("admin-1", "admin"), s.Token("owner-1"), s.Token("user-1")
+	city := newCity(t, s, admin, "Dubai", "دبي")
+	store := okID(t, s.Mutation(admin, "admins.catalog.createStore", map[string]any{"name": "Bakery", "ownerUserId": "owner-1",
+		"ownerName": "Owner of Bakery", "ownerPhone": "+971500000000", "city": city}))
+	bread := okID(t, s.Mutation(owner, "stores.products.createProduct", map[string]any{"storeId": store, "name": "Bread", "price": 12.35}))
+	okID(t, s.Mutation(user, "customers.profile.upsertMyProfile", map[string]any{"name": "Noor", "phone": "+971501111111"}))
+	runBlock := fencedBlock(t, string(guide), "## Run", "sh")
+	if !strings.Contains(example, `"http://127.0.0.1:8080"`) || !strings.Contains(example, `"<a bearer JWT>"`) {
+		t.Fatalf("the example no longer has the placeholders this test fills in:\n%s", example)
+	}
+	write("example.ts", strings.NewReplacer(`"http://127.0.0.1:8080"`, strconvQuote(s.BaseURL), `"<a bearer JWT>"`, strconvQuote(user)).Replace(example))
+	lines := strings.Split(strings.TrimSpace(runBlock), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "npm install --save-dev tsx@") || lines[1] != "npx tsx example.ts" {
+		t.Fatalf("the Run block is no longer the install and the run this test checks:\n%s", runBlock)
+	}
+	webtest.Run(t, app, 5*time.Minute, quiet, "bash", "-euo", "pipefail", "-c", lines[0])
+	if out := webtest.Run(t, app, 2*time.Minute, quiet, "bash", "-euo", "pipefail", "-c", lines[1]); strings.TrimSpace(out) != "" {
+		t.Fatalf("the example printed (a call failed?):\n%s", out)
+	}
+	var cart struct {
+		Items []struct {
+			ProductID string `json:"productId"`
+			Quantity  int    `json:"quantity"`
+		} `json:"items"`
+	}
+	st.MustOK(t, s.Query(user, "customers.cart.getMyCart", map[string]any{})).Decode(t, &cart)
+	if len(cart.Items) != 1 || cart.Items[0].ProductID != bread || cart.Items[0].Quantity != 2 {
+		t.Fatalf("the cart after the example: %+v, want 2 × %s", cart, bread)
+	}
 }
+
+func strconvQuote(s string) string { q, _ := json.Marshal(s); return string(q) }
 
 // typedUsage compiles only where the package's types are what api.d.ts
 // declares: each equality is false for `any`.
