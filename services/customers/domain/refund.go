@@ -325,8 +325,19 @@ func (o *Order) RequestRefund(req RefundRequest, now int64) (Refund, contract.Re
 		}
 		r.Lines = append([]RefundLine(nil), req.Lines...)
 		r.Amount = amount
-		if all && amount+o.DeliveryFee <= left {
+		if all {
+			// The lines complete the order: its delivery fee goes with them
+			// (D2), never silently left behind. When refunds by amount or
+			// lost disputes took part of the order, the lines and the fee
+			// exceed what is left: refused, all that is left is the way.
 			r.Amount, r.DeliveryFee = amount+o.DeliveryFee, o.DeliveryFee > 0
+			if r.Amount > left {
+				return Refund{}, none, refusal(ReasonRefundExceedsPayment, "order %s has %.2f AED left to refund; the lines asked complete the order, "+
+					"so they are refunded with its %.2f AED delivery fee, %.2f AED in all: refund all that is left instead (omit amount and lines)",
+					o.ID, left.AED(), o.DeliveryFee.AED(), r.Amount.AED()).
+					WithDetails(map[string]any{"reason": ReasonRefundExceedsPayment, "refundableAmount": left.AED(), "linesAmount": amount.AED(),
+						"deliveryFee": o.DeliveryFee.AED()})
+			}
 		}
 	default:
 		r.Amount = left
