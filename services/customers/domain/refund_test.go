@@ -159,6 +159,78 @@ func TestLinesThatCompleteTheOrderTakeTheFee(t *testing.T) {
 	}
 }
 
+// TestUnkeyedRetriesOfARefund: a refund asked without an Idempotency-Key that
+// repeats one still requested (same kind of caller, reason and amount in
+// fils, lines or all that is left) less than 10 minutes before is refused
+// refund_duplicate with the earlier refund's id; a keyed call, another
+// request, a settled earlier refund or an older one is not.
+func TestUnkeyedRetriesOfARefund(t *testing.T) {
+	const minute = 60 * 1000
+	bread := []RefundLine{{ProductID: "p1", Quantity: 1}, {ProductID: "p2", Quantity: 1}}
+	breadSwapped := []RefundLine{{ProductID: "p2", Quantity: 1}, {ProductID: "p1", Quantity: 1}}
+	admin := RefundRequest{Reason: "damaged", Origin: RefundByAdmin, By: "admin1", Admin: true, Unkeyed: true}
+	with := func(r RefundRequest, f func(*RefundRequest)) RefundRequest { f(&r); return r }
+	ten := func(r *RefundRequest) { r.Amount = fils(10_00) }
+	cases := []struct {
+		name   string
+		first  RefundRequest
+		settle string // "succeeded" or "failed": the first refund settled before the second
+		second RefundRequest
+		after  int64 // ms after the first
+		dup    bool
+	}{
+		{name: "the same amount again", first: with(admin, ten), second: with(admin, ten), after: minute, dup: true},
+		{name: "the same amount by another administrator", first: with(admin, ten), second: with(admin, func(r *RefundRequest) { ten(r); r.By = "admin2" }), after: minute, dup: true},
+		{name: "the same amount with a key", first: with(admin, ten), second: with(admin, func(r *RefundRequest) { ten(r); r.Unkeyed = false }), after: minute},
+		{name: "another amount", first: with(admin, ten), second: with(admin, func(r *RefundRequest) { r.Amount = fils(10_01) }), after: minute},
+		{name: "another reason", first: with(admin, ten), second: with(admin, func(r *RefundRequest) { ten(r); r.Reason = "late" }), after: minute},
+		{name: "the store's owner after an administrator", first: with(admin, ten),
+			second: with(admin, func(r *RefundRequest) { ten(r); r.Admin, r.Origin, r.By = false, RefundByStore, "owner1" }), after: minute},
+		{name: "just under 10 minutes later", first: with(admin, ten), second: with(admin, ten), after: 10*minute - 1, dup: true},
+		{name: "10 minutes later", first: with(admin, ten), second: with(admin, ten), after: 10 * minute},
+		{name: "after the first succeeded", first: with(admin, ten), settle: RefundSucceeded, second: with(admin, ten), after: minute},
+		{name: "after the first failed", first: with(admin, ten), settle: RefundFailed, second: with(admin, ten), after: minute},
+		{name: "the same lines, in another order", first: with(admin, func(r *RefundRequest) { r.Lines = bread }),
+			second: with(admin, func(r *RefundRequest) { r.Lines = breadSwapped }), after: minute, dup: true},
+		{name: "other lines", first: with(admin, func(r *RefundRequest) { r.Lines = bread }),
+			second: with(admin, func(r *RefundRequest) { r.Lines = bread[:1] }), after: minute},
+		{name: "the line's price as an amount", first: with(admin, func(r *RefundRequest) { r.Lines = bread[:1] }),
+			second: with(admin, func(r *RefundRequest) { r.Amount = fils(12_50) }), after: minute},
+		{name: "all that is left again", first: admin, second: admin, after: minute, dup: true},
+		{name: "all that is left after an amount", first: with(admin, ten), second: admin, after: minute},
+	}
+	for _, c := range cases {
+		o := paidOrder()
+		c.first.ID, c.second.ID = "r1", "r2"
+		if _, _, err := o.RequestRefund(c.first, 2000); err != nil {
+			t.Fatalf("%s: first: %v", c.name, err)
+		}
+		if c.settle != "" {
+			o.SettleRefund(Settlement{RefundID: "r1", Succeeded: c.settle == RefundSucceeded, Amount: o.Refunds[0].Amount}, 2001)
+		}
+		r, _, err := o.RequestRefund(c.second, 2000+c.after)
+		if !c.dup {
+			if err != nil || r.ID != "r2" || len(o.Refunds) != 2 {
+				t.Errorf("%s: %+v %v", c.name, r, err)
+			}
+			continue
+		}
+		e := apperr.From(err)
+		if err == nil || e.Code != apperr.FailedPrecondition || e.Details["reason"] != ReasonRefundDuplicate || e.Details["refundId"] != "r1" ||
+			!strings.Contains(e.Message, "Idempotency-Key") || len(o.Refunds) != 1 {
+			t.Errorf("%s: %v %v, %d refunds", c.name, err, e.Details, len(o.Refunds))
+		}
+	}
+	// Cancellations are never taken for retries.
+	o := paidOrder()
+	if _, _, err := o.RequestRefund(with(admin, ten), 2000); err != nil {
+		t.Fatal(err)
+	}
+	if o.RefundOnCancel("r2", "admin1", 2001) == nil {
+		t.Fatal("the cancellation's refund was refused")
+	}
+}
+
 // TestStoreRefundWindow: a store's owner refunds an order from confirmed until
 // 14 days after its delivery, never a held one; an administrator any time.
 func TestStoreRefundWindow(t *testing.T) {
