@@ -95,6 +95,34 @@ func TestRefundsThroughTheProcessor(t *testing.T) {
 	})
 }
 
+// TestARefundMadeAtTheProcessorIsOfTheIntentsOrder: a refund made at the
+// processor (its dashboard: no refundId) whose metadata names another order
+// refunds the order its payment intent paid for; the order named is untouched.
+func TestARefundMadeAtTheProcessorIsOfTheIntentsOrder(t *testing.T) {
+	s := st.Start(t)
+	c, intent := paidThroughProcessor(t, s)
+	o := moneyOf(t, s, c.admin, intent)
+	c.fillCart(t)
+	in := okAs[intentView](t, s.Mutation(c.user, opCreateIntent, c.args(c.storeA, "standard")))
+	if r := confirm(t, s, in, processor.CardSucceeds); r.Status != 200 {
+		t.Fatalf("confirm: %d %s", r.Status, r.Body)
+	}
+	eventually(t, "the other order", func() bool { return orderOf(t, s, c.user, in.PaymentIntentID) != nil })
+	other := moneyOf(t, s, c.admin, in.PaymentIntentID)
+
+	st.MustOK(t, atSimulator(t, s, "/v1/refunds", url.Values{"payment_intent": {intent}, "amount": {"500"}, "metadata[orderId]": {other.ID}}))
+	eventually(t, "the refund on the intent's order", func() bool {
+		m := moneyOf(t, s, c.admin, intent)
+		return m.RefundedAmount == 5 && len(m.Refunds) == 1 && m.Refunds[0].Origin == "processor" && m.Refunds[0].Status == "succeeded"
+	})
+	if m := moneyOf(t, s, c.admin, in.PaymentIntentID); m.ID != other.ID || m.RefundedAmount != 0 || len(m.Refunds) != 0 || inFils(*m.RefundableAmount) != 87_05 {
+		t.Fatalf("the order the metadata named was refunded: %+v", m)
+	}
+	if m := moneyOf(t, s, c.admin, intent); m.ID != o.ID || inFils(*m.RefundableAmount) != 82_05 {
+		t.Fatalf("the intent's order %+v", m)
+	}
+}
+
 // TestDisputesThroughTheProcessor: a dispute opened at the simulator is
 // listed to administrators and to the store's owner (open, by deadline),
 // not to another owner; closed lost at the simulator, it is listed lost.

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"sync"
 	"testing"
@@ -66,7 +67,8 @@ func refundRequested(t *testing.T, s *st.Sys, orderID, refundID string) map[stri
 }
 
 // TestRefundRequestsNeverExceedThePayment: twenty administrators' refunds of
-// 10 AED at once on an order of 87.05 AED paid through the processor: at
+// 10 AED at once (each with its own Idempotency-Key: twenty requests, not
+// retries) on an order of 87.05 AED paid through the processor: at
 // most eight are reserved, the others are refused as exceeding what is left
 // (or, under contention, asked to try again), and the order says what is
 // left. The processor's confirmations are held meanwhile, so the refunds stay
@@ -86,7 +88,7 @@ func TestRefundRequestsNeverExceedThePayment(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = s.Mutation(sh.admin, "admins.orders.refundOrder", map[string]any{"orderId": o.ID, "reason": "damaged", "amount": 10})
+			results[i] = keyed(t, s, sh.admin, fmt.Sprint("refund-", i), "admins.orders.refundOrder", map[string]any{"orderId": o.ID, "reason": "damaged", "amount": 10})
 		}()
 	}
 	wg.Wait()
@@ -225,4 +227,67 @@ func TestCancellingAPaidOrderAsksForItsRefund(t *testing.T) {
 	other := s.Token("user-2")
 	okID(t, s.Mutation(other, "customers.profile.upsertMyProfile", map[string]any{"name": "Sara"}))
 	expectError(t, s.Mutation(other, "customers.orders.cancelMyOrder", map[string]any{"orderId": byStore.ID}), "NOT_FOUND")
+}
+
+// TestUnkeyedRefundRetriesAreRefused: a refund asked again without an
+// Idempotency-Key while the same refund (amount, reason, kind of caller) is
+// still requested is refused refund_duplicate with the earlier refund's id
+// and reserves nothing; two different keys make two refunds and a key's retry
+// replays its own; the store's owner asking the same is another request; once
+// the refunds settled, the same call is a new refund.
+func TestUnkeyedRefundRetriesAreRefused(t *testing.T) {
+	s := st.Start(t)
+	c, intent := paidThroughProcessor(t, s)
+	o := moneyOf(t, s, c.admin, intent)
+	// The refunds' confirmations wait until released.
+	st.MustOK(t, atSimulator(t, s, "/simulator/controls", url.Values{"type": {"charge.refunded"}, "objectId": {intent}, "action": {"hold"}, "times": {"100"}}))
+	args := map[string]any{"orderId": o.ID, "reason": "late", "amount": 10}
+	type answer struct {
+		RefundID         string  `json:"refundId"`
+		RefundableAmount float64 `json:"refundableAmount"`
+	}
+	first := okAs[answer](t, s.Mutation(c.admin, "admins.orders.refundOrder", args))
+
+	again := s.Mutation(c.admin, "admins.orders.refundOrder", args)
+	if again.Status != 409 {
+		t.Fatalf("the same refund again without a key: %d %s", again.Status, again.Body)
+	}
+	expectReason(t, again, "FAILED_PRECONDITION", "refund_duplicate")
+	expectError(t, again, "FAILED_PRECONDITION", first.RefundID, "Idempotency-Key")
+	if d := again.Map(t)["error"].(map[string]any)["details"].(map[string]any); d["refundId"] != first.RefundID {
+		t.Fatalf("details %v, want refundId %s", d, first.RefundID)
+	}
+	if m := moneyOf(t, s, c.admin, intent); len(m.Refunds) != 1 || inFils(*m.RefundableAmount) != 77_05 {
+		t.Fatalf("the refused retry reserved: %+v", m)
+	}
+
+	// Two keys: two refunds; the first key again: its own answer, replayed.
+	k1 := okAs[answer](t, keyed(t, s, c.admin, "refund-late-1", "admins.orders.refundOrder", args))
+	k2 := okAs[answer](t, keyed(t, s, c.admin, "refund-late-2", "admins.orders.refundOrder", args))
+	k1again := keyed(t, s, c.admin, "refund-late-1", "admins.orders.refundOrder", args)
+	if k1.RefundID == first.RefundID || k2.RefundID == k1.RefundID || !replayed(k1again) || okAs[answer](t, k1again) != k1 {
+		t.Fatalf("keyed refunds %+v %+v, replay %d %s", k1, k2, k1again.Status, k1again.Body)
+	}
+	// The store's owner is another kind of caller: another request.
+	owner := okAs[answer](t, s.Mutation(c.owner, "stores.orders.refundOrder", args))
+	if m := moneyOf(t, s, c.admin, intent); len(m.Refunds) != 4 || owner.RefundableAmount != 47.05 {
+		t.Fatalf("after four refunds: %+v, answer %+v", m, owner)
+	}
+
+	// The refunds confirmed (none pending): the same call asks for a new one.
+	var held []processor.QueuedDelivery
+	eventually(t, "the four confirmations held", func() bool {
+		held = okAs[struct {
+			Data []processor.QueuedDelivery `json:"data"`
+		}](t, s.DoAt(s.ProcessorURL, "GET", "/simulator/deliveries?status=held&objectId="+intent, nil,
+			map[string]string{"Authorization": "Bearer " + s.ProcessorKey})).Data
+		return len(held) == 4
+	})
+	for _, d := range held {
+		st.MustOK(t, atSimulator(t, s, "/simulator/deliveries/"+d.ID+"/release", nil))
+	}
+	eventually(t, "the refunds confirmed", func() bool { return inFils(moneyOf(t, s, c.admin, intent).RefundedAmount) == 40_00 })
+	if later := okAs[answer](t, s.Mutation(c.admin, "admins.orders.refundOrder", args)); later.RefundID == first.RefundID || later.RefundableAmount != 37.05 {
+		t.Fatalf("after the first settled: %+v", later)
+	}
 }

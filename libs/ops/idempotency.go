@@ -522,6 +522,18 @@ func (s *Server) idempotencyCaller(ctx context.Context, path string) string {
 	return "sub:" + id.Sub
 }
 
+type keyedKey struct{}
+
+// IdempotencyKeyed reports whether the mutation running in ctx was called
+// with an Idempotency-Key that this server honours (its outcome is kept, and a
+// retry with the key replays it). An operation whose unkeyed retry would do
+// its work twice (a refund) may refuse what looks like one, and tell the
+// caller to send a key.
+func IdempotencyKeyed(ctx context.Context) bool {
+	v, _ := ctx.Value(keyedKey{}).(bool)
+	return v
+}
+
 // runIdempotent runs a mutation under its key: claims the key, or replays the
 // kept outcome, or refuses; then runs the handler and keeps a success's
 // outcome in one transaction, before answering, so a client that retries as
@@ -551,7 +563,7 @@ func (s *Server) runIdempotent(c *fiber.Ctx, ctx context.Context, req Request, c
 	}()
 	// A run never outlasts its lease (when the handler honours its context), so
 	// a record still running after the lease really was abandoned.
-	rctx, cancel := context.WithTimeout(ctx, ids.Lease)
+	rctx, cancel := context.WithTimeout(context.WithValue(ctx, keyedKey{}, true), ids.Lease)
 	defer cancel()
 	var body []byte
 	err = ids.db.Joined(rctx, func(tx context.Context) error {

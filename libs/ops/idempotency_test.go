@@ -219,6 +219,8 @@ func newIdemWorld(t *testing.T) *idemWorld {
 			}
 			return int64(a.N), nil
 		}),
+		NewMutation("t.idem.keyed", Authenticated, "", func(ctx context.Context, _ *NoArgs) (bool, error) { return IdempotencyKeyed(ctx), nil }),
+		NewMutation("t.idem.keyedPublic", Public, "", func(ctx context.Context, _ *NoArgs) (bool, error) { return IdempotencyKeyed(ctx), nil }),
 		NewQuery("t.idem.read", Authenticated, "", func(context.Context, *NoArgs) (int64, error) { return w.total.Load(), nil }),
 	)
 	w.app = httpserver.New("t", httpserver.Defaults(), logger, nil)
@@ -311,6 +313,20 @@ func TestIdempotentReplay(t *testing.T) {
 	w.call("mutation", "u1", "", "t.idem.add", `{"n":1}`)
 	if w.total.Load() != 4 {
 		t.Fatalf("calls without a key: total %d", w.total.Load())
+	}
+}
+
+// TestIdempotencyKeyedTellsTheHandler: a handler learns whether its call runs
+// under a key the server honours: not without one, nor for an anonymous
+// caller (whose key is ignored).
+func TestIdempotencyKeyedTellsTheHandler(t *testing.T) {
+	w := newIdemWorld(t)
+	for _, c := range []struct {
+		user, key, path, want string
+	}{{"u1", "k1", "t.idem.keyed", "true"}, {"u1", "", "t.idem.keyed", "false"}, {"", "k2", "t.idem.keyedPublic", "false"}} {
+		if r := w.call("mutation", c.user, c.key, c.path, ""); r.status != 200 || strings.TrimSpace(r.body) != c.want {
+			t.Errorf("%s by %q with key %q: %+v, want %s", c.path, c.user, c.key, r, c.want)
+		}
 	}
 }
 

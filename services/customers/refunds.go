@@ -40,7 +40,11 @@ type RefundAnswer struct {
 // commit: the later one is judged again on the order as the first left it.
 func (s *svc) refundOrder(ctx context.Context, a *refundArgs) (*RefundAnswer, error) {
 	caller := ops.Caller(ctx)
-	req := domain.RefundRequest{ID: ids.New("refunds"), Lines: a.Lines, Reason: a.Reason, By: caller.Sub, Admin: caller.IsAdmin(), Origin: domain.RefundByStore}
+	// A call without an Idempotency-Key identical to a refund still pending
+	// is taken for a retry and refused (refund_duplicate): a keyed retry is
+	// replayed by libs/ops, a new key asks for another refund.
+	req := domain.RefundRequest{ID: ids.New("refunds"), Lines: a.Lines, Reason: a.Reason, By: caller.Sub, Admin: caller.IsAdmin(), Origin: domain.RefundByStore,
+		Unkeyed: !ops.IdempotencyKeyed(ctx)}
 	if req.Admin {
 		req.Origin = domain.RefundByAdmin
 	}

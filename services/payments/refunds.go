@@ -340,6 +340,40 @@ func (s *svc) orderOfIntent(ctx context.Context, intentID string) (orderID, stor
 	return orderID, storeID, err
 }
 
+// ordersOfRefunds sets the order of each refund of a payment intent to the
+// order that intent paid for, as recorded with its success. A refund's
+// metadata is the processor's text, which anyone at its dashboard can write:
+// its orderId is never trusted over the intent's order (a difference is
+// logged and the intent's order refunded). Only a refund asked by this service
+// (a refundId) whose intent has no order recorded keeps the order it was
+// asked for; a refund made at the processor then waits (FAILED_PRECONDITION:
+// a 500, and the processor retries).
+func (s *svc) ordersOfRefunds(ctx context.Context, ev *event, intentID string, facts []domain.RefundFact) error {
+	if len(facts) == 0 {
+		return nil
+	}
+	intentOrder, _, err := s.intents.OrderOf(ctx, intentID)
+	if err != nil {
+		return err
+	}
+	for i := range facts {
+		f := &facts[i]
+		named := f.OrderID
+		switch {
+		case intentOrder != "":
+			f.OrderID = intentOrder
+		case f.Origin == domain.OriginProcessor || named == "":
+			return apperr.New(apperr.FailedPrecondition, "no order is recorded for payment intent %s yet", intentID)
+		}
+		if named != "" && named != f.OrderID {
+			s.env.Logger.WarnContext(ctx, "payments: a refund's metadata names another order than its payment intent's: the intent's order is refunded",
+				"eventId", ev.ID, "type", ev.Type, "refundId", f.RefundID, "processorRefundId", f.ProcessorRefundID, "paymentIntentId", intentID,
+				"metadataOrderId", named, "orderId", f.OrderID)
+		}
+	}
+	return nil
+}
+
 // chargeRefunded handles charge.refunded: each succeeded refund it lists,
 // once (domain/refund.go).
 func (s *svc) chargeRefunded(ctx context.Context, ev *event) answer {
@@ -352,7 +386,6 @@ func (s *svc) chargeRefunded(ctx context.Context, ev *event) answer {
 		return a
 	}
 	var facts []domain.RefundFact
-	needOrder := false
 	for _, r := range c.Refunds {
 		if r.Status != domain.RefundSucceeded {
 			continue // pending, or failed (refund.failed tells that)
@@ -362,24 +395,16 @@ func (s *svc) chargeRefunded(ctx context.Context, ev *event) answer {
 		if f.RefundID == "" {
 			f.RefundID, f.Origin = r.ID, domain.OriginProcessor
 		}
-		needOrder = needOrder || f.OrderID == ""
 		facts = append(facts, f)
 	}
-	var intentOrder string
-	if needOrder {
-		// A refund made at the processor names no order: the intent's is it.
-		if intentOrder, _, err = s.orderOfIntent(ctx, c.PaymentIntent); err != nil {
-			return s.fail(ctx, ev, p, err)
-		}
+	if err := s.ordersOfRefunds(ctx, ev, c.PaymentIntent, facts); err != nil {
+		return s.fail(ctx, ev, p, err)
 	}
 	var notes []func()
 	told := 0
 	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {
 		notes, told = notes[:0], 0
 		for _, f := range facts {
-			if f.OrderID == "" {
-				f.OrderID = intentOrder
-			}
 			t, err := s.applyRefund(ctx, ev.ID, f, &notes)
 			if err != nil {
 				return err
@@ -420,11 +445,11 @@ func (s *svc) refundFailed(ctx context.Context, ev *event) answer {
 	if f.RefundID == "" {
 		f.RefundID, f.Origin = r.ID, domain.OriginProcessor
 	}
-	if f.OrderID == "" {
-		if f.OrderID, _, err = s.orderOfIntent(ctx, r.PaymentIntent); err != nil {
-			return s.fail(ctx, ev, p, err)
-		}
+	one := []domain.RefundFact{f}
+	if err := s.ordersOfRefunds(ctx, ev, r.PaymentIntent, one); err != nil {
+		return s.fail(ctx, ev, p, err)
 	}
+	f = one[0]
 	var notes []func()
 	told := false
 	err = s.env.DB.Tx(ctx, func(ctx context.Context) error {

@@ -511,6 +511,39 @@ func TestRefundFailed(t *testing.T) {
 	}
 }
 
+// TestRefundsAreOfTheIntentsOrder: a refund's order is the one its payment
+// intent paid for, whatever its metadata says: a refund made at the
+// processor's dashboard whose metadata names another order (succeeded or
+// failed), and a refund heard of by webhook before its request, refund the
+// intent's order; the order named is not touched.
+func TestRefundsAreOfTheIntentsOrder(t *testing.T) {
+	h := newHarness(t, testSecret)
+	orderID := h.paidOrder(t, "pi_o1")
+	otherID := h.paidOrder(t, "pi_o2")
+	if orderID == otherID {
+		t.Fatal("two payments made one order")
+	}
+	named := map[string]any{"orderId": otherID}
+	wantText(t, h.signed(t, chargeRefunded(t, "evt_o1", "pi_o1", refundObj("re_dash", "pi_o1", 500, "succeeded", named))), 200, textRefundsRecorded+"1")
+	wantText(t, h.signed(t, eventJSON(t, "evt_o2", typeRefundFailed, refundObj("re_dashf", "pi_o1", 700, "failed", named))), 200, textNothingNew)
+	early := map[string]any{"refundId": "rfd_early", "orderId": otherID}
+	wantText(t, h.signed(t, chargeRefunded(t, "evt_o3", "pi_o1", refundObj("re_early", "pi_o1", 300, "succeeded", early))), 200, textRefundsRecorded+"1")
+	for _, id := range []string{"re_dash", "re_dashf", "rfd_early"} {
+		if r := h.refund(t, id); r == nil || r.OrderID != orderID || r.PaymentIntentID != "pi_o1" {
+			t.Fatalf("refund %s: %+v, want order %s", id, r, orderID)
+		}
+	}
+	p := h.published(t)
+	if len(p) != 2 {
+		t.Fatalf("published %+v", p)
+	}
+	for i, want := range []string{"re_dash", "rfd_early"} {
+		if got := decodeAs[contract.PaymentRefunded](t, p[i].data); got.RefundID != want || got.OrderID != orderID || got.PaymentIntentID != "pi_o1" {
+			t.Fatalf("payment.refunded %+v, want %s of order %s", got, want, orderID)
+		}
+	}
+}
+
 // TestRefundEventsRefusedOrRetried: objects that are not what the event
 // type carries are 400 (nothing recorded); a refund of an intent whose order
 // is not recorded yet is 500 (the processor retries).

@@ -1,6 +1,8 @@
 package domain
 
 import (
+	"strings"
+
 	"marketplace/libs/apperr"
 	contract "marketplace/libs/contracts/customers"
 	"marketplace/libs/contracts/payments"
@@ -47,7 +49,13 @@ const (
 	ReasonDisputeOpen          = "dispute_open"
 	ReasonTooManyRefunds       = "too_many_refunds"
 	ReasonNothingToRefund      = "nothing_to_refund"
+	ReasonRefundDuplicate      = "refund_duplicate"
 )
+
+// DuplicateRefundWindow is how long, in ms, a refund asked without an
+// Idempotency-Key is taken for a retry of an identical one still requested
+// (10 minutes; docs/adr/0146-refunds.md).
+const DuplicateRefundWindow int64 = 10 * 60 * 1000
 
 // RefundLine is a quantity of one of the order's lines refunded.
 type RefundLine struct {
@@ -63,6 +71,7 @@ type Refund struct {
 	Amount            money.Fils   `bson:"amount"`
 	Lines             []RefundLine `bson:"lines,omitempty"`
 	DeliveryFee       bool         `bson:"deliveryFee,omitempty"` // the delivery fee is part of Amount
+	AllLeft           bool         `bson:"allLeft,omitempty"`     // asked as all that is left (no amount, no lines)
 	Reason            string       `bson:"reason"`
 	Origin            string       `bson:"origin"`
 	RequestedBy       string       `bson:"requestedBy"`
@@ -85,14 +94,17 @@ type OrderDispute struct {
 // RefundRequest is a refund asked of an order. Amount nil and no Lines: all
 // that is left. Admin: the caller is an administrator (any paid or held order,
 // any time); otherwise the store's owner (checked before), within the window.
+// Unkeyed: asked without an Idempotency-Key, so refused as a retry while an
+// identical refund is requested (duplicateOf).
 type RefundRequest struct {
-	ID     string
-	Amount *money.Fils
-	Lines  []RefundLine
-	Reason string
-	Origin string
-	By     string
-	Admin  bool
+	ID      string
+	Amount  *money.Fils
+	Lines   []RefundLine
+	Reason  string
+	Origin  string
+	By      string
+	Admin   bool
+	Unkeyed bool
 }
 
 // Paid is what the customer paid, in the minor units of the payment currency.
@@ -284,6 +296,50 @@ func (o *Order) priceLines(lines []RefundLine) (money.Fils, bool, error) {
 	return amount, all, nil
 }
 
+// duplicateOf is the refund an unkeyed request repeats: one asked by the same
+// kind of caller (origin) with the same reason and the same request (the same
+// amount in fils, the same lines, or all that is left), still requested, and
+// asked less than DuplicateRefundWindow ago; nil when there is none.
+func (o *Order) duplicateOf(req RefundRequest, now int64) *Refund {
+	for i := len(o.Refunds) - 1; i >= 0; i-- {
+		r := &o.Refunds[i]
+		if r.Status != RefundRequested || r.Origin != req.Origin || r.Reason != req.Reason || now-r.RequestedAt >= DuplicateRefundWindow {
+			continue
+		}
+		switch {
+		case len(req.Lines) > 0:
+			if len(r.Lines) > 0 && sameQuantities(r.Lines, req.Lines) {
+				return r
+			}
+		case req.Amount != nil:
+			if len(r.Lines) == 0 && !r.AllLeft && r.Amount == *req.Amount {
+				return r
+			}
+		case r.AllLeft:
+			return r
+		}
+	}
+	return nil
+}
+
+// sameQuantities reports whether two sets of lines ask the same quantity of
+// each product, whatever their order.
+func sameQuantities(a, b []RefundLine) bool {
+	q := map[string]int{}
+	for _, l := range a {
+		q[l.ProductID] += l.Quantity
+	}
+	for _, l := range b {
+		q[l.ProductID] -= l.Quantity
+	}
+	for _, n := range q {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // RequestRefund reserves a refund on the order and returns it with its
 // order.refund_requested event. The refund never exceeds what is left to
 // refund (Refundable), whatever other refunds are reserved meanwhile: the
@@ -291,7 +347,10 @@ func (o *Order) priceLines(lines []RefundLine) (money.Fils, bool, error) {
 // was read (storage.Orders.Update). Lines are priced as the order priced
 // them; the delivery fee is refunded with the last of the order (all that is
 // left, the last lines, or an explicit amount that includes it). An order
-// paid in another currency than AED is refunded in full only.
+// paid in another currency than AED is refunded in full only. A request
+// without an Idempotency-Key (Unkeyed) identical to a refund still requested
+// and asked less than 10 minutes ago is a retry: refused refund_duplicate with
+// the earlier refund's id.
 func (o *Order) RequestRefund(req RefundRequest, now int64) (Refund, contract.RefundRequested, error) {
 	var none contract.RefundRequested
 	if err := o.mayRefund(req.Admin, now); err != nil {
@@ -299,6 +358,14 @@ func (o *Order) RequestRefund(req RefundRequest, now int64) (Refund, contract.Re
 	}
 	if o.disputeOpen() {
 		return Refund{}, none, refusal(ReasonDisputeOpen, "order %s's payment is disputed: it cannot be refunded until the dispute is closed", o.ID)
+	}
+	if req.Unkeyed {
+		if d := o.duplicateOf(req, now); d != nil {
+			return Refund{}, none, apperr.New(apperr.FailedPrecondition, "order %s has an identical refund, %s of %.2f %s asked %d s ago, still waiting for the "+
+				"processor: this call is taken for a retry and refunds nothing; to ask for another identical refund, send an Idempotency-Key "+
+				"(a new one for each refund)", o.ID, d.ID, o.major(d.Amount), strings.ToUpper(o.Currency()), (now-d.RequestedAt)/1000).
+				WithDetails(map[string]any{"reason": ReasonRefundDuplicate, "refundId": d.ID, "requestedAt": d.RequestedAt})
+		}
 	}
 	allLeft := req.Amount == nil && len(req.Lines) == 0 && (req.Admin || req.Origin == RefundByCancellation)
 	if live := o.liveRefunds(); live >= MaxRefunds && !allLeft || len(o.Refunds) >= MaxRefundRecords {
@@ -325,11 +392,22 @@ func (o *Order) RequestRefund(req RefundRequest, now int64) (Refund, contract.Re
 		}
 		r.Lines = append([]RefundLine(nil), req.Lines...)
 		r.Amount = amount
-		if all && amount+o.DeliveryFee <= left {
+		if all {
+			// The lines complete the order: its delivery fee goes with them
+			// (D2), never silently left behind. When refunds by amount or
+			// lost disputes took part of the order, the lines and the fee
+			// exceed what is left: refused, all that is left is the way.
 			r.Amount, r.DeliveryFee = amount+o.DeliveryFee, o.DeliveryFee > 0
+			if r.Amount > left {
+				return Refund{}, none, refusal(ReasonRefundExceedsPayment, "order %s has %.2f AED left to refund; the lines asked complete the order, "+
+					"so they are refunded with its %.2f AED delivery fee, %.2f AED in all: refund all that is left instead (omit amount and lines)",
+					o.ID, left.AED(), o.DeliveryFee.AED(), r.Amount.AED()).
+					WithDetails(map[string]any{"reason": ReasonRefundExceedsPayment, "refundableAmount": left.AED(), "linesAmount": amount.AED(),
+						"deliveryFee": o.DeliveryFee.AED()})
+			}
 		}
 	default:
-		r.Amount = left
+		r.Amount, r.AllLeft = left, true
 	}
 	if r.Amount <= 0 {
 		return Refund{}, none, apperr.New(apperr.InvalidArgument, "a refund's amount must be above 0").WithDetails(map[string]any{"field": "amount"})

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"strings"
 	"testing"
 
 	"marketplace/libs/apperr"
@@ -53,6 +54,16 @@ func TestRequestRefundAmounts(t *testing.T) {
 		{name: "every line: the fee goes with them", req: RefundRequest{Lines: []RefundLine{{ProductID: "p1", Quantity: 2}, {ProductID: "p2", Quantity: 1}}}, amount: 75_00, full: true},
 		{name: "the last line after the others: with the fee", before: []RefundRequest{{Lines: []RefundLine{{ProductID: "p1", Quantity: 2}}}},
 			req: RefundRequest{Lines: []RefundLine{{ProductID: "p2", Quantity: 1}}}, amount: 50_00},
+		{name: "every line after a refund by amount: refused, the fee is not left out", before: []RefundRequest{{Amount: fils(5_00)}},
+			req: RefundRequest{Lines: []RefundLine{{ProductID: "p1", Quantity: 2}, {ProductID: "p2", Quantity: 1}}}, code: apperr.FailedPrecondition, reason: ReasonRefundExceedsPayment},
+		{name: "the last line after lines and an amount: refused, not without its fee", before: []RefundRequest{{Lines: []RefundLine{{ProductID: "p1", Quantity: 2}}}, {Amount: fils(1)}},
+			req: RefundRequest{Lines: []RefundLine{{ProductID: "p2", Quantity: 1}}}, code: apperr.FailedPrecondition, reason: ReasonRefundExceedsPayment},
+		{name: "the rest of the lines after an amount: 52.50 of 50.00 left", before: []RefundRequest{{Lines: []RefundLine{{ProductID: "p1", Quantity: 1}}}, {Amount: fils(12_50)}},
+			req: RefundRequest{Lines: []RefundLine{{ProductID: "p1", Quantity: 1}, {ProductID: "p2", Quantity: 1}}}, code: apperr.FailedPrecondition, reason: ReasonRefundExceedsPayment},
+		{name: "a line that does not complete the order, the fee stays", before: []RefundRequest{{Lines: []RefundLine{{ProductID: "p1", Quantity: 1}}}, {Amount: fils(12_50)}},
+			req: RefundRequest{Lines: []RefundLine{{ProductID: "p2", Quantity: 1}}}, amount: 40_00},
+		{name: "a line that does not complete the order after an amount", before: []RefundRequest{{Amount: fils(30_00)}},
+			req: RefundRequest{Lines: []RefundLine{{ProductID: "p2", Quantity: 1}}}, amount: 40_00},
 		{name: "more of a line than ordered", req: RefundRequest{Lines: []RefundLine{{ProductID: "p1", Quantity: 3}}}, code: apperr.FailedPrecondition, reason: ReasonRefundExceedsPayment},
 		{name: "a line refunded twice", before: []RefundRequest{{Lines: []RefundLine{{ProductID: "p2", Quantity: 1}}}},
 			req: RefundRequest{Lines: []RefundLine{{ProductID: "p2", Quantity: 1}}}, code: apperr.FailedPrecondition, reason: ReasonRefundExceedsPayment},
@@ -93,6 +104,130 @@ func TestRequestRefundAmounts(t *testing.T) {
 		if o.Reserved() < c.amount || o.Refundable() != 75_00-o.Reserved() {
 			t.Errorf("%s: reserved %d, refundable %d", c.name, o.Reserved(), o.Refundable())
 		}
+	}
+}
+
+// TestLinesThatCompleteTheOrderTakeTheFee: lines that complete the order are
+// refunded with its delivery fee whenever what is left allows it (after a
+// refund the processor cut short, too); when refunds by amount or a lost
+// dispute took part of the order, they are refused saying what is left, what
+// the lines and the fee cost, and that all that is left is the way (D2): the
+// fee is never silently left out.
+func TestLinesThatCompleteTheOrderTakeTheFee(t *testing.T) {
+	all := []RefundLine{{ProductID: "p1", Quantity: 2}, {ProductID: "p2", Quantity: 1}}
+	admin := func(id string) RefundRequest {
+		return RefundRequest{ID: id, Admin: true, Origin: RefundByAdmin, Reason: "returned"}
+	}
+
+	// The processor refunded 20.00 of a 25.00 line refund: 55.00 left, the
+	// last line and the fee (50.00) fit.
+	o := paidOrder()
+	first := admin("r1")
+	first.Lines = all[:1]
+	if _, _, err := o.RequestRefund(first, 2000); err != nil {
+		t.Fatal(err)
+	}
+	o.SettleRefund(Settlement{RefundID: "r1", Succeeded: true, Amount: 20_00}, 2001)
+	last := admin("r2")
+	last.Lines = all[1:]
+	if r, _, err := o.RequestRefund(last, 2002); err != nil || r.Amount != 50_00 || !r.DeliveryFee {
+		t.Fatalf("the last line after a short refund: %+v %v", r, err)
+	}
+	if o.Refundable() != 5_00 {
+		t.Fatalf("refundable %d, want the 5.00 the processor kept", o.Refundable())
+	}
+
+	// A lost dispute of 10.00: 65.00 left, every line and the fee cost 75.00.
+	o = paidOrder()
+	o.NoteDispute("dp_1", 10_00, "lost")
+	every := admin("r1")
+	every.Lines = all
+	_, _, err := o.RequestRefund(every, 2000)
+	e := apperr.From(err)
+	if err == nil || e.Code != apperr.FailedPrecondition || e.Details["reason"] != ReasonRefundExceedsPayment || e.Details["refundableAmount"] != 65.0 ||
+		e.Details["linesAmount"] != 65.0 || e.Details["deliveryFee"] != 10.0 || len(o.Refunds) != 0 {
+		t.Fatalf("every line after a lost dispute: %v %v, %d refunds", err, e.Details, len(o.Refunds))
+	}
+	for _, want := range []string{"65.00 AED left", "10.00 AED delivery fee", "75.00 AED in all", "all that is left"} {
+		if !strings.Contains(e.Message, want) {
+			t.Errorf("message %q says not %q", e.Message, want)
+		}
+	}
+	// All that is left is refunded, the fee with it.
+	if r, _, err := o.RequestRefund(admin("r2"), 2001); err != nil || r.Amount != 65_00 {
+		t.Fatalf("all that is left: %+v %v", r, err)
+	}
+}
+
+// TestUnkeyedRetriesOfARefund: a refund asked without an Idempotency-Key that
+// repeats one still requested (same kind of caller, reason and amount in
+// fils, lines or all that is left) less than 10 minutes before is refused
+// refund_duplicate with the earlier refund's id; a keyed call, another
+// request, a settled earlier refund or an older one is not.
+func TestUnkeyedRetriesOfARefund(t *testing.T) {
+	const minute = 60 * 1000
+	bread := []RefundLine{{ProductID: "p1", Quantity: 1}, {ProductID: "p2", Quantity: 1}}
+	breadSwapped := []RefundLine{{ProductID: "p2", Quantity: 1}, {ProductID: "p1", Quantity: 1}}
+	admin := RefundRequest{Reason: "damaged", Origin: RefundByAdmin, By: "admin1", Admin: true, Unkeyed: true}
+	with := func(r RefundRequest, f func(*RefundRequest)) RefundRequest { f(&r); return r }
+	ten := func(r *RefundRequest) { r.Amount = fils(10_00) }
+	cases := []struct {
+		name   string
+		first  RefundRequest
+		settle string // "succeeded" or "failed": the first refund settled before the second
+		second RefundRequest
+		after  int64 // ms after the first
+		dup    bool
+	}{
+		{name: "the same amount again", first: with(admin, ten), second: with(admin, ten), after: minute, dup: true},
+		{name: "the same amount by another administrator", first: with(admin, ten), second: with(admin, func(r *RefundRequest) { ten(r); r.By = "admin2" }), after: minute, dup: true},
+		{name: "the same amount with a key", first: with(admin, ten), second: with(admin, func(r *RefundRequest) { ten(r); r.Unkeyed = false }), after: minute},
+		{name: "another amount", first: with(admin, ten), second: with(admin, func(r *RefundRequest) { r.Amount = fils(10_01) }), after: minute},
+		{name: "another reason", first: with(admin, ten), second: with(admin, func(r *RefundRequest) { ten(r); r.Reason = "late" }), after: minute},
+		{name: "the store's owner after an administrator", first: with(admin, ten),
+			second: with(admin, func(r *RefundRequest) { ten(r); r.Admin, r.Origin, r.By = false, RefundByStore, "owner1" }), after: minute},
+		{name: "just under 10 minutes later", first: with(admin, ten), second: with(admin, ten), after: 10*minute - 1, dup: true},
+		{name: "10 minutes later", first: with(admin, ten), second: with(admin, ten), after: 10 * minute},
+		{name: "after the first succeeded", first: with(admin, ten), settle: RefundSucceeded, second: with(admin, ten), after: minute},
+		{name: "after the first failed", first: with(admin, ten), settle: RefundFailed, second: with(admin, ten), after: minute},
+		{name: "the same lines, in another order", first: with(admin, func(r *RefundRequest) { r.Lines = bread }),
+			second: with(admin, func(r *RefundRequest) { r.Lines = breadSwapped }), after: minute, dup: true},
+		{name: "other lines", first: with(admin, func(r *RefundRequest) { r.Lines = bread }),
+			second: with(admin, func(r *RefundRequest) { r.Lines = bread[:1] }), after: minute},
+		{name: "the line's price as an amount", first: with(admin, func(r *RefundRequest) { r.Lines = bread[:1] }),
+			second: with(admin, func(r *RefundRequest) { r.Amount = fils(12_50) }), after: minute},
+		{name: "all that is left again", first: admin, second: admin, after: minute, dup: true},
+		{name: "all that is left after an amount", first: with(admin, ten), second: admin, after: minute},
+	}
+	for _, c := range cases {
+		o := paidOrder()
+		c.first.ID, c.second.ID = "r1", "r2"
+		if _, _, err := o.RequestRefund(c.first, 2000); err != nil {
+			t.Fatalf("%s: first: %v", c.name, err)
+		}
+		if c.settle != "" {
+			o.SettleRefund(Settlement{RefundID: "r1", Succeeded: c.settle == RefundSucceeded, Amount: o.Refunds[0].Amount}, 2001)
+		}
+		r, _, err := o.RequestRefund(c.second, 2000+c.after)
+		if !c.dup {
+			if err != nil || r.ID != "r2" || len(o.Refunds) != 2 {
+				t.Errorf("%s: %+v %v", c.name, r, err)
+			}
+			continue
+		}
+		e := apperr.From(err)
+		if err == nil || e.Code != apperr.FailedPrecondition || e.Details["reason"] != ReasonRefundDuplicate || e.Details["refundId"] != "r1" ||
+			!strings.Contains(e.Message, "Idempotency-Key") || len(o.Refunds) != 1 {
+			t.Errorf("%s: %v %v, %d refunds", c.name, err, e.Details, len(o.Refunds))
+		}
+	}
+	// Cancellations are never taken for retries.
+	o := paidOrder()
+	if _, _, err := o.RequestRefund(with(admin, ten), 2000); err != nil {
+		t.Fatal(err)
+	}
+	if o.RefundOnCancel("r2", "admin1", 2001) == nil {
+		t.Fatal("the cancellation's refund was refused")
 	}
 }
 
