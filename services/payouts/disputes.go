@@ -12,9 +12,12 @@ package payouts
 //     order's earning while it is still held (pending) first, the rest from
 //     available (which may go negative). Before the order is credited nothing
 //     is in the wallet: the share is held when the earning is credited.
-//   - won: the held share goes back to available (not to pending: a dispute
-//     closes weeks after the hold, and the hold protected against refunds,
-//     which the processor refuses while a charge is disputed).
+//   - won: the held share is released as it was held: what the hold took
+//     from the order's held earning goes back to that earning (pending),
+//     released with it at its own release time; what came from available
+//     goes back to available. An earning released meanwhile, or whose
+//     release time has come, gets nothing back: that part goes to
+//     available, where its release would have put it.
 //   - lost: the held share leaves the disputed balance; the dispute counts as
 //     reversed (D1: the commission is reversed with it); the dispute fee of
 //     the wallet settings in force is frozen on it, charged to the store's
@@ -30,6 +33,7 @@ import (
 	"marketplace/libs/contracts/payments"
 	contract "marketplace/libs/contracts/payouts"
 	"marketplace/libs/events"
+	"marketplace/libs/money"
 	"marketplace/services/payouts/domain"
 )
 
@@ -180,6 +184,7 @@ func (s *svc) holdDispute(ctx context.Context, om *domain.OrderMoney, d *domain.
 	if err != nil {
 		return err
 	}
+	d.FromHeld = held
 	_, _, err = s.moveWallet(ctx, walletMove{
 		storeID: om.StoreID, kind: domain.KindDisputeHold, event: contract.EventWalletDisputeHeld,
 		description: fmt.Sprintf("Dispute %s of order %s opened (%s AED disputed)", d.ID, om.ID, domain.AEDText(d.Amount)),
@@ -199,11 +204,20 @@ func (s *svc) closeDispute(ctx context.Context, om *domain.OrderMoney, disputeID
 	refs := domain.StatementRefs{OrderID: om.ID, DisputeID: disputeID}
 	meta := map[string]string{"orderId": om.ID, "disputeId": disputeID}
 	if outcome == payments.DisputeWon {
-		_, _, err := s.moveWallet(ctx, walletMove{
+		back, err := s.returnToOrder(ctx, om, c.FromHeld, key, now)
+		if err != nil {
+			return err
+		}
+		if back > 0 {
+			meta["takeId"], meta["returnedToHeld"] = key, domain.AEDText(back)
+		}
+		_, _, err = s.moveWallet(ctx, walletMove{
 			storeID: om.StoreID, kind: domain.KindDisputeRelease, event: contract.EventWalletDisputeRelease,
 			description: fmt.Sprintf("Dispute %s of order %s won: released", disputeID, om.ID), refs: refs,
-			txs: []moveTx{{domain.TxDisputeRelease, c.Release, key + ":release"}}, meta: meta, now: now,
-			ev: contract.WalletMoveEvent{Kind: contract.MoveDisputeRelease, OrderID: om.ID, DisputeID: disputeID, Amount: c.Release},
+			txs:  []moveTx{{domain.TxDisputeReturn, back, key + ":return_held"}, {domain.TxDisputeRelease, c.Release - back, key + ":release"}},
+			meta: meta, now: now,
+			ev: contract.WalletMoveEvent{Kind: contract.MoveDisputeRelease, OrderID: om.ID, DisputeID: disputeID, Amount: c.Release,
+				ToPending: back, ToAvailable: c.Release - back},
 		})
 		return err
 	}
@@ -236,6 +250,26 @@ func (s *svc) closeDispute(ctx context.Context, om *domain.OrderMoney, disputeID
 		txs: []moveTx{{domain.TxDisputeFee, c.Fee, key + ":fee"}}, meta: meta, now: now, ev: ev,
 	})
 	return err
+}
+
+// returnToOrder gives back to the order's earning up to amount of what the
+// take takeID took from it, if the earning is still held and its release
+// time has not come (it is then released with the rest of the earning, at
+// its own time); else nothing (the caller returns it to available: the
+// earning was released meanwhile, or would have been). It returns how much
+// went back.
+func (s *svc) returnToOrder(ctx context.Context, om *domain.OrderMoney, amount money.Fils, takeID string, now int64) (money.Fils, error) {
+	if amount <= 0 || om.EarningID == "" {
+		return 0, nil
+	}
+	e, err := s.ledger.Get(ctx, om.EarningID)
+	if err != nil || e == nil || e.Status != domain.TxPending || e.ReleaseAt <= now {
+		return 0, err
+	}
+	if err := s.ledger.Return(ctx, e.ID, e.HeldRemaining, amount, takeID, now); err != nil {
+		return 0, err
+	}
+	return amount, nil
 }
 
 // eventIf is event when publish, else "" (no event: the change's event was

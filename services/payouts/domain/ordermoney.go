@@ -57,13 +57,15 @@ type AppliedRefund struct {
 
 // OrderDispute is one dispute of an order's payment. Held is the store's
 // share held in the disputed balance (0 until the order is credited:
-// nothing of it is in the wallet yet); Fee and FeeChargedTo are the
-// settings frozen when it was lost.
+// nothing of it is in the wallet yet), FromHeld what of it came from the
+// order's held earning (pending; the rest came from available); Fee and
+// FeeChargedTo are the settings frozen when it was lost.
 type OrderDispute struct {
 	ID           string     `bson:"id"`
 	Amount       money.Fils `bson:"amount"`
 	Status       string     `bson:"status"`
 	Held         money.Fils `bson:"held"`
+	FromHeld     money.Fils `bson:"fromHeld,omitempty"`
 	HeldApplied  bool       `bson:"heldApplied"`
 	Store        money.Fils `bson:"store,omitempty"`      // lost: the store's share reversed
 	Commission   money.Fils `bson:"commission,omitempty"` // lost: the commission reversed
@@ -210,21 +212,26 @@ func (o *OrderMoney) HoldOnCredit(now int64) []*OrderDispute {
 	return out
 }
 
-// Closing is what closing a dispute does: Release goes back from disputed
-// to available; Loss leaves disputed; Extra (lost: the store's share now
+// Closing is what closing a dispute does: Release goes back from disputed,
+// of it FromHeld (won: what the hold took from the order's held earning)
+// to that earning if it is still held and not yet due, the rest to
+// available; Loss leaves disputed; Extra (lost: the store's share now
 // exceeds what was held, which only reversals between the opening and the
 // close can make) leaves available, Return (the share is below what was
 // held) goes back to available; Fee is the frozen fee, ChargedTo who bears
 // it.
 type Closing struct {
-	Release, Loss, Extra, Return money.Fils
-	Commission, Store            money.Fils
-	Fee                          money.Fils
-	ChargedTo                    string
+	Release, FromHeld   money.Fils
+	Loss, Extra, Return money.Fils
+	Commission, Store   money.Fils
+	Fee                 money.Fils
+	ChargedTo           string
 }
 
 // CloseDispute closes the dispute id won or lost (ErrApplied when it is
-// closed already). Won, its held share goes back to available. Lost, its
+// closed already). Won, its held share is released: what the hold took from
+// the order's held earning back to it (Closing.FromHeld), the rest to
+// available. Lost, its
 // amount counts as reversed (D1: the commission is reversed too), its held
 // share leaves the disputed balance, and the fee of the settings is frozen
 // on it. A dispute lost before the order was credited lowers the credit, as
@@ -242,7 +249,7 @@ func (o *OrderMoney) CloseDispute(id, outcome string, fee money.Fils, chargedTo 
 	switch outcome {
 	case DisputeWon:
 		d.Status = DisputeWon
-		c.Release = d.Held
+		c.Release, c.FromHeld = d.Held, min(d.FromHeld, d.Held)
 		return c, nil
 	case DisputeLost:
 	default:

@@ -122,8 +122,9 @@ func TestOrderMoneyDisputes(t *testing.T) {
 		if _, err := o.OpenDispute("dp_1", 9000, 1); !errors.Is(err, ErrApplied) {
 			t.Fatalf("opened twice: %v", err)
 		}
+		d.FromHeld = 5000 // the hold took 5000 from the held earning
 		c, err := o.CloseDispute("dp_1", DisputeWon, 1500, FeeChargedToStore, 2)
-		if err != nil || c != (Closing{Release: 8350}) || o.Reversed != 0 {
+		if err != nil || c != (Closing{Release: 8350, FromHeld: 5000}) || o.Reversed != 0 {
 			t.Fatalf("%+v %v %+v", c, err, o)
 		}
 		if _, err := o.CloseDispute("dp_1", DisputeLost, 1500, FeeChargedToStore, 3); !errors.Is(err, ErrApplied) {
