@@ -7,6 +7,10 @@ package payouts
 // customers service what its order is, and the wallet is brought to that
 // state once, whatever the order the events arrive in:
 //
+// A dispute of an order paid in another currency is in that currency: its
+// amount is reversed (and held) as its AED counterpart (domain.AEDCum,
+// docs/adr/0153).
+//
 //   - open: the store's share of the disputed amount (the D1 split given
 //     what was reversed so far) moves into the disputed balance, from the
 //     order's earning while it is still held (pending) first, the rest from
@@ -29,6 +33,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"marketplace/libs/contracts/payments"
 	contract "marketplace/libs/contracts/payouts"
@@ -107,11 +112,8 @@ func (s *svc) onDispute(ctx context.Context, env events.Envelope, d payments.Dis
 	if err != nil {
 		return err
 	}
-	switch {
-	case fact == nil || fact.Amount <= 0:
+	if fact == nil || fact.Amount <= 0 {
 		return skip(reasonDisputeUnconfirmed)
-	case fact.Currency != "" && fact.Currency != "aed":
-		return skip(reasonNotAED, "currency", fact.Currency)
 	}
 	f, err := s.factsOf(ctx, fact.OrderID)
 	if err != nil {
@@ -119,6 +121,11 @@ func (s *svc) onDispute(ctx context.Context, env events.Envelope, d payments.Dis
 	}
 	if f == nil {
 		return skip(reasonUnknownOrder, "orderId", fact.OrderID)
+	}
+	// The dispute is in the currency the order was paid in (an order paid
+	// in another currency: reversed in AED in proportion, docs/adr/0153).
+	if t := termsOf(f); !strings.EqualFold(currencyOr(fact.Currency), currencyOr(f.Currency)) || t.OtherCurrency() && f.AmountPaid <= 0 {
+		return skip(reasonNotAED, "currency", fact.Currency, "orderCurrency", f.Currency)
 	}
 	return retryConflict(s.applyDispute(ctx, f.StoreName, f.StoreOwnerUserID, termsOf(f), fact))
 }
@@ -270,6 +277,15 @@ func (s *svc) returnToOrder(ctx context.Context, om *domain.OrderMoney, amount m
 		return 0, err
 	}
 	return amount, nil
+}
+
+// currencyOr is a currency as given, aed when none is ("": an order or
+// dispute older than currencies).
+func currencyOr(c string) string {
+	if c == "" {
+		return "aed"
+	}
+	return c
 }
 
 // eventIf is event when publish, else "" (no event: the change's event was

@@ -578,3 +578,48 @@ func TestRefundRacingTheRelease(t *testing.T) {
 		w.expect(t, "the race", domain.Balances{Available: 8350 - 2783 + 1_00})
 	}
 }
+
+// An order paid in another currency (docs/adr/0153): 24.50 USD accepted for
+// the AED order of 90.00, credited 83.50. A dispute of 12.25 USD holds the
+// store's share of its AED counterpart 45.00 (4175 fils); lost, it leaves
+// with the fee; the refund of the other 12.25 USD takes the rest: the
+// whole order is reversed (commission 650 fils, store 8350), the wallet
+// owes the fee. A dispute in a third currency moves nothing.
+func TestMoneyOfAnOrderPaidInAnotherCurrency(t *testing.T) {
+	w := newMoneyWorld(t)
+	o := w.order(customers.StatusOutForDelivery)
+	w.mu.Lock()
+	f := w.orders[o]
+	f.AmountPaid, f.Currency = 2450, "usd"
+	w.orders[o] = f
+	w.mu.Unlock()
+	w.deliverOrder(t, o)
+	w.clock.Advance(7 * day)
+	w.releaseNow(t)
+	w.expect(t, "credited in AED, released", domain.Balances{Available: 8350})
+	usd := func(id string, amount money.Fils, status, currency string) {
+		w.dmu.Lock()
+		w.disputes[id] = payments.Dispute{DisputeID: id, OrderID: o, StoreID: w.store, Amount: amount, Currency: currency, Status: status}
+		w.dmu.Unlock()
+		typ := payments.EventDisputeOpened
+		if status != payments.DisputeOpen {
+			typ = payments.EventDisputeClosed
+		}
+		w.deliver(t, typ, payments.Dispute{DisputeID: id, OrderID: o, Status: status, Amount: amount})
+	}
+	usd("dp_eur", 1225, payments.DisputeOpen, "eur")
+	w.expect(t, "a dispute in euros", domain.Balances{Available: 8350})
+	usd("dp_1", 1225, payments.DisputeOpen, "usd")
+	w.expect(t, "held in proportion", domain.Balances{Available: 8350 - 4175, Disputed: 4175})
+	usd("dp_1", 1225, payments.DisputeLost, "usd")
+	w.expect(t, "lost, the fee charged", domain.Balances{Available: 8350 - 4175 - 1500})
+	w.refund(t, o, 1225, customers.RefundStatusSucceeded)
+	w.expect(t, "refunded all that is left", domain.Balances{Available: -1500})
+	om, _ := w.svc.orders.Get(context.Background(), o)
+	if om.Reversed != 9000 || om.ReversedPaid != 2450 || om.CommissionReversed != 650 || om.Currency != "usd" || om.Refunds[0].AED != 4500 {
+		t.Fatalf("%+v", om)
+	}
+	if evs := w.moveEvents(t, contract.EventWalletRefundReversed); len(evs) != 1 || evs[0].Amount != 4175 || evs[0].Commission != 325 {
+		t.Fatalf("%+v", evs)
+	}
+}
