@@ -7,12 +7,14 @@ package e2e
 // its ledger, and each statement's closing balance equal to its wallet.
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -51,10 +53,10 @@ type moneyOrder struct {
 	id, intent, store string
 	status            string // confirmed, delivered, cancelled
 	dispute           string // the open dispute's id
-	// webhookOnly: paid through a webhook the simulator did not send (in
-	// another currency): it cannot be disputed, and its refunds fail at
-	// the processor.
-	webhookOnly bool
+	// dollars: paid in another currency (docs/adr/0153): refunded in full
+	// only; its refunds and lost disputes are reversed in AED in
+	// proportion to what was paid.
+	dollars bool
 }
 
 // moneyPayout is one of the history's payouts.
@@ -105,26 +107,12 @@ func TestPlatformBalancesAfterRandomMoneyHistories(t *testing.T) {
 	seed := envInt(t, "MONEY_SEED", time.Now().UnixNano())
 	steps := int(envInt(t, "MONEY_STEPS", 40))
 	t.Logf("MONEY_SEED=%d MONEY_STEPS=%d", seed, steps)
-	clock := newTestClock(time.Now())
-	s := st.Start(t, st.WithClock(clock.Now))
-	if s.ProcessorURL == "" {
-		t.Fatal("the all-in-one runs no processor simulator")
-	}
-	h := &moneyHistory{t: t, s: s, clock: clock, now: clock.Now, start: clock.Now(), rng: rand.New(rand.NewPCG(uint64(seed), 31)), wallets: map[string]string{}}
+	h := newMoneyHistory(t, seed)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("replay with MONEY_SEED=%d MONEY_STEPS=%d; the steps: %v", seed, steps, h.log)
 		}
 	})
-	h.c = newCheckout(t, s)
-	h.w = &payoutsWorld{s: s, admin: h.c.admin, owner: h.c.owner, store: h.c.storeA}
-	h.config = mustActive(t, s, h.c.admin).ID
-	// Payouts from 10 AED, so that a few orders make one.
-	st.MustOK(t, s.Mutation(h.c.admin, pcUpdate, map[string]any{"adminUserId": "admin-1", "configId": h.config,
-		"walletSettings": map[string]any{"minPayoutAmount": 10}}))
-	for _, store := range []string{h.c.storeA, h.c.storeB} {
-		h.wallets[store] = h.w.getWallet(t, h.c.owner, store).ID
-	}
 	h.settle("the start")
 	type step struct {
 		name   string
@@ -132,7 +120,7 @@ func TestPlatformBalancesAfterRandomMoneyHistories(t *testing.T) {
 		run    func() string
 	}
 	all := []step{
-		{"pay", 6, h.pay}, {"pay in dollars", 1, h.payInDollars}, {"deliver", 5, h.deliver}, {"cancel", 1, h.cancel}, {"refund", 4, h.refund},
+		{"pay", 6, h.pay}, {"pay in dollars", 2, h.payInDollars}, {"deliver", 5, h.deliver}, {"cancel", 1, h.cancel}, {"refund", 4, h.refund},
 		{"concurrent refunds", 2, h.concurrentRefunds}, {"open a dispute", 2, h.openDispute}, {"close a dispute", 2, h.closeDispute},
 		{"release", 2, h.release}, {"request a payout", 4, h.requestPayout}, {"send a payout through the processor", 3, h.sendPayout},
 		{"move a payout by hand", 3, h.movePayout}, {"adjust a wallet", 2, h.adjust}, {"switch who bears dispute fees", 1, h.switchFees},
@@ -161,6 +149,28 @@ func TestPlatformBalancesAfterRandomMoneyHistories(t *testing.T) {
 		t.Fatalf("a history without orders: %+v", p)
 	}
 	t.Logf("%d orders (%d delivered), %d payouts; terms %v", p.Orders, p.Delivered, len(h.payouts), p.TermsFils)
+}
+
+// newMoneyHistory starts a system on a clock of its own with checkout's
+// world (stores A and B, payouts from 10 AED) and a history of seed.
+func newMoneyHistory(t *testing.T, seed int64) *moneyHistory {
+	t.Helper()
+	clock := newTestClock(time.Now())
+	s := st.Start(t, st.WithClock(clock.Now))
+	if s.ProcessorURL == "" {
+		t.Fatal("the all-in-one runs no processor simulator")
+	}
+	h := &moneyHistory{t: t, s: s, clock: clock, now: clock.Now, start: clock.Now(), rng: rand.New(rand.NewPCG(uint64(seed), 31)), wallets: map[string]string{}}
+	h.c = newCheckout(t, s)
+	h.w = &payoutsWorld{s: s, admin: h.c.admin, owner: h.c.owner, store: h.c.storeA}
+	h.config = mustActive(t, s, h.c.admin).ID
+	// Payouts from 10 AED, so that a few orders make one.
+	st.MustOK(t, s.Mutation(h.c.admin, pcUpdate, map[string]any{"adminUserId": "admin-1", "configId": h.config,
+		"walletSettings": map[string]any{"minPayoutAmount": 10}}))
+	for _, store := range []string{h.c.storeA, h.c.storeB} {
+		h.wallets[store] = h.w.getWallet(t, h.c.owner, store).ID
+	}
+	return h
 }
 
 // settle waits until every event is consumed and the platform balances
@@ -343,25 +353,38 @@ func (h *moneyHistory) cancel() string {
 	return o.id
 }
 
-// payInDollars: a payment of store A's cart in dollars, through a signed
-// webhook: the order is held (currency_mismatch) and an administrator
-// accepts it; delivered, its store is credited in AED
-// (otherCurrencyDelivered).
+// payInDollars: a payment of store A's cart in dollars, an intent made at
+// the simulator (as a client of the processor could) with checkout's
+// metadata and confirmed there: the order is held (currency_mismatch) and
+// an administrator accepts it; delivered, its store is credited in AED
+// (otherCurrencyDelivered). Its refunds and disputes go through the
+// simulator like any other's and are reversed in AED in proportion.
 func (h *moneyHistory) payInDollars() string {
 	t, c := h.t, h.c
 	okID(t, h.s.Mutation(c.user, "customers.cart.addItem", map[string]any{"productId": c.productA1, "quantity": 1 + h.rng.IntN(2)}))
-	intent := fmt.Sprintf("pi_usd_%d_%d", len(h.orders), h.rng.IntN(1_000_000))
-	p := c.payment(intent)
+	p := c.payment("")
 	p.Currency, p.AmountFils = "usd", 2500+h.rng.Int64N(5000)
-	if r := deliver(h.s, processor.Event("evt_"+intent, "payment_intent.succeeded", p)); r.Status != 200 {
-		t.Fatalf("a payment in dollars: %d %s", r.Status, r.Body)
+	addr, _ := json.Marshal(p.Address)
+	form := url.Values{"amount": {strconv.FormatInt(p.AmountFils, 10)}, "currency": {p.Currency},
+		"metadata[customerId]": {p.CustomerID}, "metadata[storeId]": {p.StoreID}, "metadata[deliveryAddress]": {string(addr)},
+		"metadata[deliveryType]": {p.DeliveryType}, "metadata[deliveryFee]": {p.DeliveryFee}}
+	var in struct {
+		ID           string `json:"id"`
+		ClientSecret string `json:"client_secret"`
 	}
+	st.MustOK(t, h.s.DoAt(h.s.ProcessorURL, "POST", "/v1/payment_intents", strings.NewReader(form.Encode()),
+		map[string]string{"Authorization": "Bearer " + h.s.ProcessorKey, "Content-Type": "application/x-www-form-urlencoded"})).Decode(t, &in)
+	intent := in.ID
+	if r := confirm(t, h.s, intentView{PaymentIntentID: intent, ClientSecret: in.ClientSecret, PublishableKey: st.PublishableKey}, processor.CardSucceeds); r.Status != 200 {
+		t.Fatalf("confirm a payment in dollars: %d %s", r.Status, r.Body)
+	}
+	eventually(t, "the order of "+intent, func() bool { return orderOf(t, h.s, c.admin, intent) != nil })
 	o := orderOf(t, h.s, c.admin, intent)
-	if o == nil || o.PaymentStatus != "under_review" {
+	if o.PaymentStatus != "under_review" {
 		t.Fatalf("a payment in dollars: %+v", o)
 	}
 	st.MustOK(t, h.s.Mutation(c.admin, "stores.orders.updateOrderStatus", map[string]any{"orderId": o.ID, "status": "confirmed"}))
-	h.orders = append(h.orders, &moneyOrder{id: o.ID, intent: intent, store: c.storeA, status: "confirmed", webhookOnly: true})
+	h.orders = append(h.orders, &moneyOrder{id: o.ID, intent: intent, store: c.storeA, status: "confirmed", dollars: true})
 	return fmt.Sprintf("%s %.2f USD for %.2f AED", o.ID, float64(p.AmountFils)/100, o.Total)
 }
 
@@ -402,7 +425,7 @@ func (h *moneyHistory) refund() string {
 	}
 	args := map[string]any{"orderId": o.id, "reason": "property test"}
 	amount := "all"
-	if h.rng.IntN(3) != 0 && left > 1 && !o.webhookOnly { // an order paid in another currency is refunded in full only
+	if h.rng.IntN(3) != 0 && left > 1 && !o.dollars { // an order paid in another currency is refunded in full only
 		f := 1 + h.rng.Int64N(left)
 		args["amount"], amount = float64(f)/100, fmt.Sprintf("%.2f", float64(f)/100)
 	}
@@ -412,7 +435,7 @@ func (h *moneyHistory) refund() string {
 // concurrentRefunds asks two refunds at once that together exceed what is
 // left: never both reserved.
 func (h *moneyHistory) concurrentRefunds() string {
-	o := h.pick(func(o *moneyOrder) bool { return o.status != "cancelled" && o.dispute == "" && !o.webhookOnly })
+	o := h.pick(func(o *moneyOrder) bool { return o.status != "cancelled" && o.dispute == "" && !o.dollars })
 	if o == nil {
 		return "none to refund"
 	}
@@ -443,7 +466,7 @@ func (h *moneyHistory) concurrentRefunds() string {
 }
 
 func (h *moneyHistory) openDispute() string {
-	o := h.pick(func(o *moneyOrder) bool { return o.dispute == "" && !o.webhookOnly })
+	o := h.pick(func(o *moneyOrder) bool { return o.dispute == "" })
 	if o == nil {
 		return "none to dispute"
 	}
@@ -615,4 +638,59 @@ func (h *moneyHistory) switchFees() string {
 	st.MustOK(h.t, h.s.Mutation(h.c.admin, pcUpdate, map[string]any{"adminUserId": "admin-1", "configId": h.config,
 		"walletSettings": map[string]any{"disputeFeeChargedTo": to}}))
 	return "to the " + to
+}
+
+// TestPlatformBalancesWithAnOrderPaidInAnotherCurrency: an order paid in
+// dollars, accepted, delivered and released (its store credited in AED),
+// then disputed for half its payment and lost (the fee charged to the
+// store), then refunded all that is left (docs/adr/0153): both are
+// reversed in AED in proportion to what was paid, so the whole order is
+// reversed, the store owes only the fee, the platform keeps no commission
+// of it, and the platform balances after each step with
+// otherCurrencyDelivered net of them (0 at the end).
+func TestPlatformBalancesWithAnOrderPaidInAnotherCurrency(t *testing.T) {
+	h := newMoneyHistory(t, 7)
+	wallet := func() moneyWallet {
+		return okAs[moneyWallet](t, h.s.Query(h.c.owner, opGetWallet, map[string]any{"storeId": h.c.storeA}))
+	}
+	h.settle("the start")
+	did := h.payInDollars()
+	o := h.orders[0]
+	h.settle(did)
+	h.deliver()
+	h.settle("delivered")
+	h.clock.Advance(8 * 24 * time.Hour)
+	st.MustOK(t, h.s.Mutation(h.c.admin, opReleaseEarnings, map[string]any{"adminUserId": "admin-1"}))
+	p := h.settle("released")
+	credited := p.TermsFils["storeBalances"]
+	if credited <= 0 || p.TermsFils["otherCurrencyDelivered"] != credited+p.TermsFils["commissionKept"] {
+		t.Fatalf("credited: %v", p.TermsFils)
+	}
+	paid := simulatorRecord(t, h.s, o.intent).Intent.AmountReceived
+	r := atSimulator(t, h.s, "/simulator/payment_intents/"+o.intent+"/disputes", url.Values{"reason": {"fraudulent"}, "amount": {strconv.FormatInt(paid/2, 10)}})
+	if r.Status != 200 {
+		t.Fatalf("dispute: %d %s", r.Status, r.Body)
+	}
+	var d struct {
+		ID string `json:"id"`
+	}
+	r.Decode(t, &d)
+	eventually(t, "the share held", func() bool { return wallet().DisputedBalance > 0 })
+	p = h.settle("disputed")
+	st.MustOK(t, atSimulator(t, h.s, "/simulator/disputes/"+d.ID+"/close", url.Values{"outcome": {"lost"}}))
+	eventually(t, "the share debited", func() bool { return wallet().DisputedBalance == 0 })
+	p = h.settle("the dispute lost")
+	if left := p.TermsFils["otherCurrencyDelivered"]; left <= 0 || left >= credited+p.TermsFils["commissionKept"] {
+		t.Fatalf("after the loss of half: %v", p.TermsFils)
+	}
+	st.MustOK(t, h.s.Mutation(h.c.admin, "admins.orders.refundOrder", map[string]any{"orderId": o.id, "reason": "the rest"}))
+	eventually(t, "the refund reversed", func() bool {
+		w := wallet()
+		return inFils(w.AvailableBalance)+inFils(w.PendingBalance)+inFils(w.DisputedBalance) == -15_00
+	})
+	p = h.settle("refunded the rest")
+	if p.TermsFils["otherCurrencyDelivered"] != 0 || p.TermsFils["commissionKept"] != 0 || p.TermsFils["storeBalances"] != -15_00 ||
+		p.TermsFils["disputeFeesCharged"] != 15_00 {
+		t.Fatalf("the whole order reversed: %v", p.TermsFils)
+	}
 }

@@ -8,11 +8,20 @@ package e2e
 // payout, or fails it with its amount restored.
 
 import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	st "marketplace/deploy/systemtest"
+	"marketplace/libs/ops"
 )
 
 const opSendThroughProcessor = "admins.payoutOperations.sendPayoutThroughProcessor"
@@ -133,4 +142,107 @@ func TestPayoutThroughTheProcessorFailed(t *testing.T) {
 	if again := okAs[payoutView](t, w.move(opSendThroughProcessor, payout)); again.Status != "failed" || *again.TransactionReference != ref {
 		t.Fatalf("sent again: %+v", again)
 	}
+}
+
+// callHold stands between the services and one service: it forwards every
+// call to it, except the first of the operation match, which it holds until
+// released (a call in transit, made to wait: a race made deterministic).
+type callHold struct {
+	service, match string
+	held           chan struct{} // closed when a matching call arrived
+	release        chan struct{} // closed to let it go
+	once           sync.Once     // only the first matching call is held
+}
+
+func newCallHold(service, match string) *callHold {
+	return &callHold{service: service, match: match, held: make(chan struct{}), release: make(chan struct{})}
+}
+
+// wrap is the services' discovery with the service's calls sent through
+// the hold.
+func (h *callHold) wrap(t *testing.T) func(ops.Resolver) ops.Resolver {
+	return func(inner ops.Resolver) ops.Resolver {
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if strings.Contains(string(body), `"path":"`+h.match+`"`) {
+				h.once.Do(func() {
+					close(h.held)
+					<-h.release
+				})
+			}
+			base, err := inner.Resolve(r.Context(), h.service)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			target, _ := url.Parse(base)
+			httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
+		}))
+		t.Cleanup(proxy.Close)
+		return resolverFunc(func(ctx context.Context, svc string) (string, error) {
+			if svc == h.service {
+				return proxy.URL, nil
+			}
+			return inner.Resolve(ctx, svc)
+		})
+	}
+}
+
+// A move by hand racing sendPayoutThroughProcessor: the ask is recorded,
+// and the call for the transfer is held on its way to the payments service;
+// meanwhile an administrator fails the payout restoring its balance. The
+// move has payments void the transfer first, so the call, let go, is
+// refused (transfer_voided): nothing reaches the processor, and the balance
+// is restored once.
+func TestPayoutMovedByHandWhileItsTransferIsOnItsWay(t *testing.T) {
+	hold := newCallHold("payments", "payments.transfers.createTransfer")
+	s := st.Start(t, st.WithServiceResolver(hold.wrap(t)))
+	w := newPayoutsWorld(t, s, true)
+	w.credit(t, w.store, w.wallet, 500)
+	payout := okID(t, w.request(w.owner, w.store, 150))
+	st.MustOK(t, w.move(opApprove, payout))
+	sent := make(chan st.Result, 1)
+	go func() { sent <- w.move(opSendThroughProcessor, payout) }()
+	select {
+	case <-hold.held:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the transfer was never asked of the payments service")
+	}
+	failed := okAs[payoutView](t, w.move(opFail, payout, "failureReason", "bank details wrong", "restoreBalance", true))
+	if failed.Status != "failed" || !failed.BalanceRestored {
+		t.Fatalf("failed by hand: %+v", failed)
+	}
+	close(hold.release)
+	r := <-sent
+	expectError(t, r, "FAILED_PRECONDITION", "moved by hand")
+	if reason := errorReason(t, r); reason != "transfer_voided" {
+		t.Fatalf("reason %q", reason)
+	}
+	var ds struct {
+		Data []map[string]any `json:"data"`
+	}
+	st.MustOK(t, s.DoAt(s.ProcessorURL, "GET", "/simulator/deliveries?type=payout.paid", nil,
+		map[string]string{"Authorization": "Bearer " + s.ProcessorKey})).Decode(t, &ds)
+	if len(ds.Data) != 0 {
+		t.Fatalf("the processor made a payout: %v", ds.Data)
+	}
+	// Sending again is refused by the payout's status; nothing is sent.
+	expectError(t, w.move(opSendThroughProcessor, payout), "FAILED_PRECONDITION")
+	p := w.payout(t, payout)
+	if p.Status != "failed" || !p.BalanceRestored || p.TransactionReference != nil && *p.TransactionReference != "" {
+		t.Fatalf("payout %+v", p)
+	}
+	wallet := w.getWallet(t, w.owner, w.store)
+	if wallet.AvailableBalance != 500 || wallet.TotalPayouts != 0 {
+		t.Fatalf("wallet %+v: want 500.00 available, restored once", wallet)
+	}
+	if payoutTx := txOf(w.transactions(t, w.owner, w.store), "payout"); len(payoutTx) != 1 || payoutTx[0].Status != "failed" {
+		t.Fatalf("payout transactions %+v", payoutTx)
+	}
+	w.reconciled(t, w.store)
 }

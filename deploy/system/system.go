@@ -58,6 +58,10 @@ type Options struct {
 	// GatewayResolver, when set, wraps the discovery the gateway uses (and only
 	// the gateway): tests make a service unreachable to it while it runs.
 	GatewayResolver func(ops.Resolver) ops.Resolver
+	// ServiceResolver, when set, wraps the discovery the services use to
+	// call one another: tests hold a call in transit (a race made
+	// deterministic).
+	ServiceResolver func(ops.Resolver) ops.Resolver
 	// Now, when set, is every service's clock (tests move time); nil is time.Now.
 	Now func() time.Time
 	// MemoryLimit, when set, is every embedded database's DB_MEMORY_LIMIT
@@ -298,6 +302,10 @@ func run(ctx context.Context, o Options, st *runState) error {
 		}
 	}
 	resolver := discovery.NewStatic(nil)
+	var sres ops.Resolver = resolver
+	if o.ServiceResolver != nil {
+		sres = o.ServiceResolver(resolver)
+	}
 	info := Info{DevSecret: cfg.DevSecret, Services: map[string]string{}, Brokers: kafkaOf(modules.Gateway), Kafka: map[string]events.Brokers{}}
 	for _, m := range withModules(modules.All, run) {
 		info.Kafka[m.Name] = kafkaOf(m.Name)
@@ -365,7 +373,7 @@ func run(ctx context.Context, o Options, st *runState) error {
 		go func() {
 			defer wg.Done()
 			err := service.Run(sctx, service.Options{
-				Module: m, Listener: ln, DB: dbo, Brokers: kafkaOf(m.Name), Resolver: resolver, Verifier: verifier,
+				Module: m, Listener: ln, DB: dbo, Brokers: kafkaOf(m.Name), Resolver: sres, Verifier: verifier,
 				Credentials: creds, Logger: logger, HTTP: serviceHTTP, Getenv: o.Getenv, Configure: configure,
 				Ready: ready, RelayFault: o.RelayFault, Now: o.Now, OpenDB: opens[m.Name].take,
 			})

@@ -67,6 +67,12 @@ func WithGatewayResolver(wrap func(ops.Resolver) ops.Resolver) Option {
 	return func(_ map[string]string, o *system.Options) { o.GatewayResolver = wrap }
 }
 
+// WithServiceResolver wraps the discovery the services use to call one
+// another (a test holds a call in transit, or sends it elsewhere).
+func WithServiceResolver(wrap func(ops.Resolver) ops.Resolver) Option {
+	return func(_ map[string]string, o *system.Options) { o.ServiceResolver = wrap }
+}
+
 // WithClock makes now every service's clock (Env.Now), so tests move time
 // instead of sleeping.
 func WithClock(now func() time.Time) Option {

@@ -37,6 +37,7 @@ const (
 	textTransferNotOurs    = "Payout not sent by the marketplace: ignored"
 	textTransferUnknown    = "Unknown transfer: ignored"
 	reasonProcessorRefused = "processor_refused"
+	reasonTransferVoided   = "transfer_voided"
 )
 
 // transferArgs are contract.TransferArgs as they travel: the contract's
@@ -80,6 +81,10 @@ func (s *svc) createTransfer(ctx context.Context, args *transferArgs) (*contract
 		return nil, err
 	}
 	if existing != nil {
+		if existing.Status == domain.TransferVoided {
+			return nil, apperr.New(apperr.FailedPrecondition, "payout %s was moved by hand before its transfer was sent: it is not sent through the processor", a.PayoutID).
+				WithDetails(map[string]any{"reason": reasonTransferVoided})
+		}
 		if !existing.SameRequest(t.StoreID, t.Amount, t.IBAN, t.AccountHolderName) {
 			return nil, apperr.New(apperr.FailedPrecondition, "payout %s was sent through the processor for %s AED to another account or amount: it cannot be sent again differently",
 				a.PayoutID, decimalAED(existing.Amount)).WithDetails(map[string]any{"reason": "transfer_differs", "transferId": existing.TransferID})
@@ -129,6 +134,31 @@ func (s *svc) createTransfer(ctx context.Context, args *transferArgs) (*contract
 	return &out, nil
 }
 
+// voidTransfer is payments.transfers.voidTransfer, asked by the payouts
+// service before a move by hand of a payout sent through the processor:
+// the payout's transfer is voided if createTransfer has not claimed it (it
+// then never will: it answers transfer_voided), else answered as it is. The
+// void and the claim are one insert of the same document, so of a move by
+// hand and a transfer racing, one wins and the other is refused: a store is
+// never paid both by its restored balance and by the processor.
+func (s *svc) voidTransfer(ctx context.Context, a *contract.VoidTransferArgs) (*contract.TransferVoid, error) {
+	existing, err := s.transfers.Void(ctx, a.PayoutID, s.env.Now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	out := &contract.TransferVoid{PayoutID: a.PayoutID}
+	if existing == nil || existing.Status == domain.TransferVoided {
+		if existing == nil {
+			s.env.Logger.InfoContext(ctx, "transfer voided before it was sent: the payout is moved by hand", "payoutId", a.PayoutID)
+		}
+		out.Voided = true
+		return out, nil
+	}
+	tr := existing.Contract()
+	out.Transfer = &tr
+	return out, nil
+}
+
 // processorRefused reports an error that is the processor's refusal of what
 // was asked (a 4xx other than our key refused, a rate limit, a concurrent
 // request with the same key or a key conflict): asking again will not change
@@ -159,7 +189,9 @@ func (s *svc) addTransferFacts(ctx context.Context, payoutIDs []string, out map[
 		return err
 	}
 	for i := range ts {
-		out[ts[i].PayoutID] = ts[i].Contract()
+		if ts[i].Status != domain.TransferVoided { // voided: never a transfer
+			out[ts[i].PayoutID] = ts[i].Contract()
+		}
 	}
 	return nil
 }
@@ -236,9 +268,11 @@ func (s *svc) payoutEvent(ctx context.Context, ev *event) answer {
 		return s.failPayout(ctx, ev, po, err)
 	}
 	switch {
-	case t == nil:
+	case t == nil || t.Status == domain.TransferVoided:
+		// A voided transfer was never asked of the processor: an event of
+		// it is not one of ours.
 		s.env.Logger.WarnContext(ctx, "webhook payout event of a transfer not recorded here ignored", "eventId", ev.ID, "eventType", ev.Type,
-			"transferId", po.ID, "payoutId", po.PayoutID)
+			"transferId", po.ID, "payoutId", po.PayoutID, "voided", t != nil)
 		return textAnswer(textTransferUnknown)
 	case t.TransferID != "" && t.TransferID != po.ID:
 		return s.refuse(ctx, ev, apperr.Invalid("data.object.id", "payout %s was sent as %s, not %s", t.PayoutID, t.TransferID, po.ID))

@@ -453,3 +453,61 @@ func TestProcessorRefused(t *testing.T) {
 		}
 	}
 }
+
+// voidTransfer, before a move by hand of a payout sent through the
+// processor: a transfer not yet claimed is voided (nothing is sent, then or
+// later: createTransfer answers transfer_voided, getFacts shows none, a
+// payout event of it is not ours); one claimed is answered as it is, and
+// stays. A call again answers the same.
+func TestVoidTransfer(t *testing.T) {
+	h := newHarness(t, testSecret)
+	p := h.withProcessor(t)
+	ctx := context.Background()
+	a := newTransferArgs()
+	for range 2 {
+		v, err := h.svc.voidTransfer(ctx, &contract.VoidTransferArgs{PayoutID: a.PayoutID})
+		if err != nil || !v.Voided || v.Transfer != nil || v.PayoutID != a.PayoutID {
+			t.Fatalf("void: %+v %v", v, err)
+		}
+	}
+	_, err := h.svc.createTransfer(ctx, a)
+	if !apperr.Is(err, apperr.FailedPrecondition) || apperr.From(err).Details["reason"] != "transfer_voided" {
+		t.Fatalf("createTransfer after the void: %v", err)
+	}
+	if n := len(p.calls()); n != 0 {
+		t.Fatalf("the processor was asked %d times", n)
+	}
+	if f := h.facts(t, a.PayoutID); len(f) != 0 {
+		t.Fatalf("facts of a voided transfer: %+v", f)
+	}
+	stray := eventJSON(t, "evt_stray", "payout.paid", payoutObject("po_stray", 9800, "paid", a.PayoutID))
+	wantText(t, h.signed(t, stray), 200, "Unknown transfer: ignored")
+
+	// Claimed first: the void answers it, and it is sent as ever.
+	b := newTransferArgs()
+	tr, err := h.svc.createTransfer(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := h.svc.voidTransfer(ctx, &contract.VoidTransferArgs{PayoutID: b.PayoutID})
+	if err != nil || v.Voided || v.Transfer == nil || *v.Transfer != *tr || v.Transfer.Status != contract.TransferPending {
+		t.Fatalf("void of a claimed transfer: %+v %v", v, err)
+	}
+	if again, err := h.svc.createTransfer(ctx, b); err != nil || again.TransferID != tr.TransferID {
+		t.Fatalf("createTransfer after a refused void: %+v %v", again, err)
+	}
+	// Over the contract, from payouts only.
+	raw, _ := json.Marshal(contract.VoidTransferArgs{PayoutID: b.PayoutID})
+	reg := h.svc.built().Registry
+	res, err := reg.Invoke(ctx, ops.Mutation, contract.OpVoidTransfer, raw, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got contract.TransferVoid
+	if bs, _ := json.Marshal(res); json.Unmarshal(bs, &got) != nil || got.Voided || got.Transfer == nil || got.Transfer.TransferID != tr.TransferID {
+		t.Fatalf("over the contract: %+v", got)
+	}
+	if _, err := reg.Invoke(ctx, ops.Mutation, contract.OpVoidTransfer, raw, false); !apperr.Is(err, apperr.NotFound) {
+		t.Fatalf("an outsider's call: %v", err)
+	}
+}

@@ -863,6 +863,7 @@ func TestOperations(t *testing.T) {
 		"stores.disputes.listDisputes":           {ops.StoreOwnerOrAdmin, ops.Query},
 		"payments.money.getFacts":                {ops.Internal, ops.Query},
 		"payments.transfers.createTransfer":      {ops.Internal, ops.Mutation},
+		"payments.transfers.voidTransfer":        {ops.Internal, ops.Mutation},
 	}
 	if len(got.Operations) != len(want) {
 		t.Fatalf("operations %+v, want %v", got.Operations, want)

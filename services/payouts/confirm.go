@@ -404,6 +404,7 @@ func (s *svc) onDelivered(ctx context.Context, env events.Envelope, d customers.
 	return s.creditEarnings(ctx, customers.OrderEvent{
 		OrderID: d.OrderID, StoreID: f.StoreID, StoreName: f.StoreName, StoreOwnerUserID: f.StoreOwnerUserID,
 		Total: f.Total, PlatformCommission: f.PlatformCommission, StoreEarnings: f.StoreEarnings, Status: f.Status, To: customers.StatusDelivered,
+		AmountPaid: f.AmountPaid, Currency: f.Currency,
 	})
 }
 

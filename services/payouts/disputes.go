@@ -7,14 +7,21 @@ package payouts
 // customers service what its order is, and the wallet is brought to that
 // state once, whatever the order the events arrive in:
 //
+// A dispute of an order paid in another currency is in that currency: its
+// amount is reversed (and held) as its AED counterpart (domain.AEDCum,
+// docs/adr/0153).
+//
 //   - open: the store's share of the disputed amount (the D1 split given
 //     what was reversed so far) moves into the disputed balance, from the
 //     order's earning while it is still held (pending) first, the rest from
 //     available (which may go negative). Before the order is credited nothing
 //     is in the wallet: the share is held when the earning is credited.
-//   - won: the held share goes back to available (not to pending: a dispute
-//     closes weeks after the hold, and the hold protected against refunds,
-//     which the processor refuses while a charge is disputed).
+//   - won: the held share is released as it was held: what the hold took
+//     from the order's held earning goes back to that earning (pending),
+//     released with it at its own release time; what came from available
+//     goes back to available. An earning released meanwhile, or whose
+//     release time has come, gets nothing back: that part goes to
+//     available, where its release would have put it.
 //   - lost: the held share leaves the disputed balance; the dispute counts as
 //     reversed (D1: the commission is reversed with it); the dispute fee of
 //     the wallet settings in force is frozen on it, charged to the store's
@@ -26,10 +33,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"marketplace/libs/contracts/payments"
 	contract "marketplace/libs/contracts/payouts"
 	"marketplace/libs/events"
+	"marketplace/libs/money"
 	"marketplace/services/payouts/domain"
 )
 
@@ -103,11 +112,8 @@ func (s *svc) onDispute(ctx context.Context, env events.Envelope, d payments.Dis
 	if err != nil {
 		return err
 	}
-	switch {
-	case fact == nil || fact.Amount <= 0:
+	if fact == nil || fact.Amount <= 0 {
 		return skip(reasonDisputeUnconfirmed)
-	case fact.Currency != "" && fact.Currency != "aed":
-		return skip(reasonNotAED, "currency", fact.Currency)
 	}
 	f, err := s.factsOf(ctx, fact.OrderID)
 	if err != nil {
@@ -115,6 +121,11 @@ func (s *svc) onDispute(ctx context.Context, env events.Envelope, d payments.Dis
 	}
 	if f == nil {
 		return skip(reasonUnknownOrder, "orderId", fact.OrderID)
+	}
+	// The dispute is in the currency the order was paid in (an order paid
+	// in another currency: reversed in AED in proportion, docs/adr/0153).
+	if t := termsOf(f); !strings.EqualFold(currencyOr(fact.Currency), currencyOr(f.Currency)) || t.OtherCurrency() && f.AmountPaid <= 0 {
+		return skip(reasonNotAED, "currency", fact.Currency, "orderCurrency", f.Currency)
 	}
 	return retryConflict(s.applyDispute(ctx, f.StoreName, f.StoreOwnerUserID, termsOf(f), fact))
 }
@@ -180,6 +191,7 @@ func (s *svc) holdDispute(ctx context.Context, om *domain.OrderMoney, d *domain.
 	if err != nil {
 		return err
 	}
+	d.FromHeld = held
 	_, _, err = s.moveWallet(ctx, walletMove{
 		storeID: om.StoreID, kind: domain.KindDisputeHold, event: contract.EventWalletDisputeHeld,
 		description: fmt.Sprintf("Dispute %s of order %s opened (%s AED disputed)", d.ID, om.ID, domain.AEDText(d.Amount)),
@@ -199,11 +211,20 @@ func (s *svc) closeDispute(ctx context.Context, om *domain.OrderMoney, disputeID
 	refs := domain.StatementRefs{OrderID: om.ID, DisputeID: disputeID}
 	meta := map[string]string{"orderId": om.ID, "disputeId": disputeID}
 	if outcome == payments.DisputeWon {
-		_, _, err := s.moveWallet(ctx, walletMove{
+		back, err := s.returnToOrder(ctx, om, c.FromHeld, key, now)
+		if err != nil {
+			return err
+		}
+		if back > 0 {
+			meta["takeId"], meta["returnedToHeld"] = key, domain.AEDText(back)
+		}
+		_, _, err = s.moveWallet(ctx, walletMove{
 			storeID: om.StoreID, kind: domain.KindDisputeRelease, event: contract.EventWalletDisputeRelease,
 			description: fmt.Sprintf("Dispute %s of order %s won: released", disputeID, om.ID), refs: refs,
-			txs: []moveTx{{domain.TxDisputeRelease, c.Release, key + ":release"}}, meta: meta, now: now,
-			ev: contract.WalletMoveEvent{Kind: contract.MoveDisputeRelease, OrderID: om.ID, DisputeID: disputeID, Amount: c.Release},
+			txs:  []moveTx{{domain.TxDisputeReturn, back, key + ":return_held"}, {domain.TxDisputeRelease, c.Release - back, key + ":release"}},
+			meta: meta, now: now,
+			ev: contract.WalletMoveEvent{Kind: contract.MoveDisputeRelease, OrderID: om.ID, DisputeID: disputeID, Amount: c.Release,
+				ToPending: back, ToAvailable: c.Release - back},
 		})
 		return err
 	}
@@ -236,6 +257,35 @@ func (s *svc) closeDispute(ctx context.Context, om *domain.OrderMoney, disputeID
 		txs: []moveTx{{domain.TxDisputeFee, c.Fee, key + ":fee"}}, meta: meta, now: now, ev: ev,
 	})
 	return err
+}
+
+// returnToOrder gives back to the order's earning up to amount of what the
+// take takeID took from it, if the earning is still held and its release
+// time has not come (it is then released with the rest of the earning, at
+// its own time); else nothing (the caller returns it to available: the
+// earning was released meanwhile, or would have been). It returns how much
+// went back.
+func (s *svc) returnToOrder(ctx context.Context, om *domain.OrderMoney, amount money.Fils, takeID string, now int64) (money.Fils, error) {
+	if amount <= 0 || om.EarningID == "" {
+		return 0, nil
+	}
+	e, err := s.ledger.Get(ctx, om.EarningID)
+	if err != nil || e == nil || e.Status != domain.TxPending || e.ReleaseAt <= now {
+		return 0, err
+	}
+	if err := s.ledger.Return(ctx, e.ID, e.HeldRemaining, amount, takeID, now); err != nil {
+		return 0, err
+	}
+	return amount, nil
+}
+
+// currencyOr is a currency as given, aed when none is ("": an order or
+// dispute older than currencies).
+func currencyOr(c string) string {
+	if c == "" {
+		return "aed"
+	}
+	return c
 }
 
 // eventIf is event when publish, else "" (no event: the change's event was

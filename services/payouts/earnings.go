@@ -122,7 +122,8 @@ func (s *svc) creditEarnings(ctx context.Context, o customers.OrderEvent) error 
 	walletID := domain.WalletIDOf(o.StoreID)
 	// What was refunded (or lost in disputes) before the delivery lowers the
 	// credit (docs/adr/0147).
-	om, err := s.orderMoneyOf(ctx, o.OrderID, domain.Terms{StoreID: o.StoreID, Total: o.Total, PlatformCommission: o.PlatformCommission, StoreEarnings: o.StoreEarnings})
+	om, err := s.orderMoneyOf(ctx, o.OrderID, domain.Terms{StoreID: o.StoreID, Total: o.Total, PlatformCommission: o.PlatformCommission, StoreEarnings: o.StoreEarnings,
+		Currency: o.Currency, AmountPaid: o.AmountPaid})
 	if err != nil {
 		return err
 	}

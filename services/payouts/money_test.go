@@ -383,7 +383,76 @@ func TestDisputeBeforeTheCredit(t *testing.T) {
 	w.deliverOrder(t, o)
 	w.expect(t, "credited with a dispute open", domain.Balances{Pending: 8350 - 2783, Disputed: 2783})
 	w.dispute(t, "dp_1", o, 3000, payments.DisputeWon)
-	w.expect(t, "won", domain.Balances{Available: 2783, Pending: 8350 - 2783})
+	w.expect(t, "won: back to the held earning", domain.Balances{Pending: 8350})
+	w.clock.Advance(7 * day)
+	w.releaseNow(t)
+	w.expect(t, "released at the earning's own time", domain.Balances{Available: 8350})
+}
+
+// A won dispute's share goes back where it was held from: what came from
+// the order's held earning back to that earning (pending, released at the
+// earning's release time), what came from available back to available. An
+// earning whose release time has come by the win (or released meanwhile)
+// gets nothing back: that part goes to available.
+func TestDisputeWonReturnsTheHeldPartToTheEarning(t *testing.T) {
+	w := newMoneyWorld(t)
+	ctx := context.Background()
+	// A deduct_pending of 70.00 takes it from the held earning, which then
+	// holds 1350: the hold of 2783 takes 1350 from it and 1433 from
+	// available.
+	w.adjust(t, ctx, w.store, contract.AdjustAddBalance, 50_00)
+	o := w.order(customers.StatusOutForDelivery)
+	w.deliverOrder(t, o)
+	w.adjust(t, ctx, w.store, contract.AdjustDeductPending, 70_00)
+	w.expect(t, "credited, 70.00 deducted", domain.Balances{Available: 50_00, Pending: 1350})
+	w.dispute(t, "dp_1", o, 3000, payments.DisputeOpen)
+	w.expect(t, "held 1350 from pending, 1433 from available", domain.Balances{Available: 50_00 - 1433, Disputed: 2783})
+	w.clock.Advance(3 * day)
+	w.dispute(t, "dp_1", o, 3000, payments.DisputeWon)
+	w.dispute(t, "dp_1", o, 3000, payments.DisputeWon)
+	w.expect(t, "won", domain.Balances{Available: 50_00, Pending: 1350})
+	om, _ := w.svc.orders.Get(ctx, o)
+	e, _ := w.ledger.Get(ctx, om.EarningID)
+	if e.HeldRemaining != 1350 || e.Status != domain.TxPending {
+		t.Fatalf("earning %+v", e)
+	}
+	if evs := w.moveEvents(t, contract.EventWalletDisputeRelease); len(evs) != 1 || evs[0].Amount != 2783 || evs[0].ToPending != 1350 || evs[0].ToAvailable != 1433 {
+		t.Fatalf("%+v", evs)
+	}
+	es, _ := w.statement.Between(ctx, domain.WalletIDOf(w.store), 0, 1<<62, 100)
+	last := es[len(es)-1]
+	if last.Kind != domain.KindDisputeRelease || last.Amount != 0 || last.Change != (domain.Balances{Available: 1433, Pending: 1350, Disputed: -2783}) || last.Balance != 50_00+1350 {
+		t.Fatalf("statement entry %+v", last)
+	}
+	// Not released before its time; released then, with what came back.
+	w.clock.Advance(3 * day)
+	w.releaseNow(t)
+	w.expect(t, "not due yet", domain.Balances{Available: 50_00, Pending: 1350})
+	w.clock.Advance(1 * day)
+	w.releaseNow(t)
+	w.expect(t, "released at its time", domain.Balances{Available: 50_00 + 1350})
+
+	// Won after the earning's release time: all back to available, even
+	// though the release has not run yet.
+	p := w.order(customers.StatusOutForDelivery)
+	w.deliverOrder(t, p)
+	w.dispute(t, "dp_2", p, 3000, payments.DisputeOpen)
+	w.expect(t, "held from pending", domain.Balances{Available: 50_00 + 1350, Pending: 8350 - 2783, Disputed: 2783})
+	w.clock.Advance(7 * day)
+	w.dispute(t, "dp_2", p, 3000, payments.DisputeWon)
+	w.expect(t, "won after the release time", domain.Balances{Available: 50_00 + 1350 + 2783, Pending: 8350 - 2783})
+	w.releaseNow(t)
+	w.expect(t, "released", domain.Balances{Available: 50_00 + 1350 + 8350})
+
+	// Won after the earning was released: back to available.
+	q := w.order(customers.StatusOutForDelivery)
+	w.deliverOrder(t, q)
+	w.dispute(t, "dp_3", q, 9000, payments.DisputeOpen)
+	w.clock.Advance(7 * day)
+	w.releaseNow(t)
+	w.expect(t, "released while disputed", domain.Balances{Available: 50_00 + 1350 + 8350, Disputed: 8350})
+	w.dispute(t, "dp_3", q, 9000, payments.DisputeWon)
+	w.expect(t, "won after the release", domain.Balances{Available: 50_00 + 1350 + 2*8350})
 }
 
 // The carried_forward step: a wallet older than the journal gets one
@@ -507,5 +576,50 @@ func TestRefundRacingTheRelease(t *testing.T) {
 			}
 		}
 		w.expect(t, "the race", domain.Balances{Available: 8350 - 2783 + 1_00})
+	}
+}
+
+// An order paid in another currency (docs/adr/0153): 24.50 USD accepted for
+// the AED order of 90.00, credited 83.50. A dispute of 12.25 USD holds the
+// store's share of its AED counterpart 45.00 (4175 fils); lost, it leaves
+// with the fee; the refund of the other 12.25 USD takes the rest: the
+// whole order is reversed (commission 650 fils, store 8350), the wallet
+// owes the fee. A dispute in a third currency moves nothing.
+func TestMoneyOfAnOrderPaidInAnotherCurrency(t *testing.T) {
+	w := newMoneyWorld(t)
+	o := w.order(customers.StatusOutForDelivery)
+	w.mu.Lock()
+	f := w.orders[o]
+	f.AmountPaid, f.Currency = 2450, "usd"
+	w.orders[o] = f
+	w.mu.Unlock()
+	w.deliverOrder(t, o)
+	w.clock.Advance(7 * day)
+	w.releaseNow(t)
+	w.expect(t, "credited in AED, released", domain.Balances{Available: 8350})
+	usd := func(id string, amount money.Fils, status, currency string) {
+		w.dmu.Lock()
+		w.disputes[id] = payments.Dispute{DisputeID: id, OrderID: o, StoreID: w.store, Amount: amount, Currency: currency, Status: status}
+		w.dmu.Unlock()
+		typ := payments.EventDisputeOpened
+		if status != payments.DisputeOpen {
+			typ = payments.EventDisputeClosed
+		}
+		w.deliver(t, typ, payments.Dispute{DisputeID: id, OrderID: o, Status: status, Amount: amount})
+	}
+	usd("dp_eur", 1225, payments.DisputeOpen, "eur")
+	w.expect(t, "a dispute in euros", domain.Balances{Available: 8350})
+	usd("dp_1", 1225, payments.DisputeOpen, "usd")
+	w.expect(t, "held in proportion", domain.Balances{Available: 8350 - 4175, Disputed: 4175})
+	usd("dp_1", 1225, payments.DisputeLost, "usd")
+	w.expect(t, "lost, the fee charged", domain.Balances{Available: 8350 - 4175 - 1500})
+	w.refund(t, o, 1225, customers.RefundStatusSucceeded)
+	w.expect(t, "refunded all that is left", domain.Balances{Available: -1500})
+	om, _ := w.svc.orders.Get(context.Background(), o)
+	if om.Reversed != 9000 || om.ReversedPaid != 2450 || om.CommissionReversed != 650 || om.Currency != "usd" || om.Refunds[0].AED != 4500 {
+		t.Fatalf("%+v", om)
+	}
+	if evs := w.moveEvents(t, contract.EventWalletRefundReversed); len(evs) != 1 || evs[0].Amount != 4175 || evs[0].Commission != 325 {
+		t.Fatalf("%+v", evs)
 	}
 }

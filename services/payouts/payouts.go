@@ -78,10 +78,12 @@ type svc struct {
 	// orderFacts asks the customers service about orders (confirm.go); a
 	// stub in unit tests.
 	orderFacts func(ctx context.Context, orderIDs []string) (map[string]customers.OrderFacts, error)
-	// createTransfer and transferFacts ask the payments service for a
-	// payout's transfer through the processor and about transfers by payout
-	// id (transfers.go); stubs in unit tests.
+	// createTransfer, voidTransfer and transferFacts ask the payments
+	// service for a payout's transfer through the processor, to void it
+	// before a move by hand, and about transfers by payout id
+	// (transfers.go); stubs in unit tests.
 	createTransfer func(ctx context.Context, args payments.TransferArgs) (*payments.Transfer, error)
+	voidTransfer   func(ctx context.Context, payoutID string) (*payments.TransferVoid, error)
 	transferFacts  func(ctx context.Context, payoutIDs []string) (map[string]payments.Transfer, error)
 	// moneyFacts asks the payments service about disputes (disputes.go); a
 	// stub in unit tests.
@@ -141,6 +143,9 @@ func newSvc(env service.Env, interval time.Duration) *svc {
 	s.contacts = s.catalog.StoreContacts
 	pay := payments.NewClient(env.Calls)
 	s.createTransfer = pay.CreateTransfer
+	s.voidTransfer = func(ctx context.Context, payoutID string) (*payments.TransferVoid, error) {
+		return pay.VoidTransfer(ctx, payments.VoidTransferArgs{PayoutID: payoutID})
+	}
 	s.transferFacts = func(ctx context.Context, payoutIDs []string) (map[string]payments.Transfer, error) {
 		f, err := pay.MoneyFacts(ctx, payments.MoneyFactsArgs{PayoutIDs: payoutIDs})
 		if err != nil {

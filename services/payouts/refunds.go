@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"marketplace/libs/contracts/customers"
 	contract "marketplace/libs/contracts/payouts"
@@ -31,7 +32,7 @@ import (
 const (
 	reasonRefundUnconfirmed  = "refund_unconfirmed"  // the order has no succeeded refund of that id and amount
 	reasonDisputeUnconfirmed = "dispute_unconfirmed" // the payments service has no such dispute in that status
-	reasonNotAED             = "not_aed"             // a refund or dispute in another currency than the order's AED
+	reasonNotAED             = "not_aed"             // a dispute in another currency than the order's payment, or an order paid in another currency without its amount paid
 )
 
 // orderMoneyOf is the order's money state: as recorded, else new from the
@@ -39,8 +40,12 @@ const (
 // credited with its earning).
 func (s *svc) orderMoneyOf(ctx context.Context, orderID string, t domain.Terms) (*domain.OrderMoney, error) {
 	om, err := s.orders.Get(ctx, orderID)
-	if err != nil || om != nil {
-		return om, err
+	if err != nil {
+		return nil, err
+	}
+	if om != nil {
+		om.Adopt(t) // an order paid in another currency, credited before its currency was recorded
+		return om, nil
 	}
 	om = domain.NewOrderMoney(orderID, t)
 	e, err := s.ledger.BySource(ctx, domain.EarningKey(orderID))
@@ -55,11 +60,14 @@ func (s *svc) orderMoneyOf(ctx context.Context, orderID string, t domain.Terms) 
 
 // termsOf are an order's terms as the customers service has them.
 func termsOf(f *customers.OrderFacts) domain.Terms {
-	return domain.Terms{StoreID: f.StoreID, Total: f.Total, PlatformCommission: f.PlatformCommission, StoreEarnings: f.StoreEarnings}
+	return domain.Terms{StoreID: f.StoreID, Total: f.Total, PlatformCommission: f.PlatformCommission, StoreEarnings: f.StoreEarnings,
+		Currency: f.Currency, AmountPaid: f.AmountPaid}
 }
 
 // onRefunded applies a refund the customers service confirms (see the top
-// of this file). It runs in the consumer's transaction.
+// of this file). A refund of an order paid in another currency is in that
+// currency: it is reversed in AED in proportion to what was paid
+// (domain.AEDCum, docs/adr/0153). It runs in the consumer's transaction.
 func (s *svc) onRefunded(ctx context.Context, env events.Envelope, d customers.OrderRefunded) error {
 	skip := func(reason string, args ...any) error {
 		s.countUnconfirmed(ctx, reason)
@@ -86,7 +94,7 @@ func (s *svc) onRefunded(ctx context.Context, env events.Envelope, d customers.O
 	switch {
 	case fact == nil || fact.Status != customers.RefundStatusSucceeded || fact.Amount != d.Amount || fact.Amount <= 0:
 		return skip(reasonRefundUnconfirmed)
-	case f.Currency != "" && f.Currency != "aed":
+	case termsOf(f).OtherCurrency() && f.AmountPaid <= 0:
 		return skip(reasonNotAED, "currency", f.Currency)
 	case !ids.Valid("stores", f.StoreID):
 		return fmt.Errorf("%s %s: the customers service's order %s has store %q", env.Type, env.ID, d.OrderID, f.StoreID)
@@ -135,6 +143,12 @@ func (s *svc) reverseRefund(ctx context.Context, f *customers.OrderFacts, refund
 			meta["beyondOrderTotal"] = domain.AEDText(r.Excess)
 		}
 		desc := fmt.Sprintf("Refund %s of order %s (%s AED; commission reversed %s AED)", refundID, om.ID, domain.AEDText(amount), domain.AEDText(r.Commission))
+		if om.OtherCurrency() {
+			paid := fmt.Sprintf("%g %s", money.Major(int64(amount), om.Currency), strings.ToUpper(om.Currency))
+			meta["refundAmount"], meta["refundCurrency"], meta["refundAmountAED"] = fmt.Sprint(money.Major(int64(amount), om.Currency)), om.Currency, domain.AEDText(r.AED)
+			desc = fmt.Sprintf("Refund %s of order %s (%s paid in %s: %s AED; commission reversed %s AED)", refundID, om.ID, paid,
+				strings.ToUpper(om.Currency), domain.AEDText(r.AED), domain.AEDText(r.Commission))
+		}
 		if _, _, err := s.moveWallet(ctx, walletMove{
 			storeID: om.StoreID, kind: domain.KindRefund, event: contract.EventWalletRefundReversed, description: desc,
 			refs: domain.StatementRefs{OrderID: om.ID, RefundID: refundID},

@@ -14,8 +14,9 @@ package payouts
 //     asks the payments service what the transfer is (payments.money.getFacts:
 //     the event's figures are never trusted) and completes the payout, or
 //     fails it with its amount restored, by "processor".
-//   - A move by hand of a payout sent through the processor asks the payments
-//     service about its transfer first, and is refused while it has one
+//   - A move by hand of a payout sent through the processor has the payments
+//     service void its transfer first (payments.transfers.voidTransfer), and
+//     is refused when the transfer was claimed to be sent before
 //     (processor_transfer_pending, processor_transfer_settled).
 
 import (
@@ -138,25 +139,41 @@ func (s *svc) payoutView(ctx context.Context, p *domain.Payout) (*Payout, error)
 }
 
 // transferOfPayout is, for a move by hand of a payout sent through the
-// processor, its transfer's status as the payments service answers it now
-// ("" when it has none) in m; nothing is asked of another payout. The
-// payments service not answering is UNAVAILABLE: such a payout is never
-// moved by hand on a transfer this service has not confirmed.
+// processor, its transfer as the payments service settles it now, in m:
+// the payments service voids the transfer if it has not claimed it to send
+// (payments.transfers.voidTransfer: the transfer is then never sent, and
+// the move may go on), else answers its status (the move is refused). The
+// void and the transfer's claim are ordered by the payments service alone,
+// so a move by hand racing sendPayoutThroughProcessor cannot both restore
+// the balance and let the transfer go (docs/adr/0150). Nothing is voided
+// for a move the payout's status refuses anyway, nor for a payout never
+// sent. The payments service not answering is UNAVAILABLE: such a payout
+// is never moved by hand on a transfer this service has not settled.
 func (s *svc) transferOfPayout(ctx context.Context, payoutID string, m *domain.MoveArgs) error {
 	if !domain.ByHandChecked(m.Move) {
 		return nil
 	}
 	p, err := s.payouts.Get(ctx, payoutID)
-	if p == nil || err != nil || p.TransferAskedAt == nil {
+	if p == nil || err != nil || p.TransferAskedAt == nil || !domain.CanMove(m.Move, p.Status) {
 		return err
 	}
 	tctx, cancel := context.WithTimeout(ctx, confirmTimeout)
 	defer cancel()
-	facts, err := s.transferFacts(tctx, []string{payoutID})
+	v, err := s.voidTransfer(tctx, payoutID)
 	if err != nil {
-		return apperr.Wrap(err, apperr.Unavailable, "the payments service cannot confirm the transfer of payout %s now; try again", payoutID)
+		return apperr.Wrap(err, apperr.Unavailable, "the payments service cannot settle the transfer of payout %s now; try again", payoutID)
 	}
-	m.TransferStatus, m.TransferAsked = facts[payoutID].Status, true
+	switch {
+	case v.Voided:
+		m.TransferStatus = domain.TransferVoided
+		s.env.Logger.InfoContext(ctx, "payouts: a payout sent through the processor is moved by hand: its transfer was voided before it was sent",
+			"payoutId", payoutID, "move", string(m.Move))
+	case v.Transfer != nil && v.Transfer.PayoutID == payoutID:
+		m.TransferStatus = v.Transfer.Status
+	default:
+		return apperr.Wrap(fmt.Errorf("payout %s: the payments service answered the void %+v", payoutID, *v), apperr.Internal, "internal error")
+	}
+	m.TransferAsked = true
 	return nil
 }
 

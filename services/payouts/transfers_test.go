@@ -25,22 +25,31 @@ import (
 // answered) or be down.
 type fakePayments struct {
 	transfers map[string]payments.Transfer
+	voided    map[string]bool // voided before they were claimed: never made
 	created   []payments.TransferArgs
 	asked     int
 	refuse    bool // FAILED_PRECONDITION, nothing recorded
 	loseReply bool // the transfer is made, the answer lost (UNAVAILABLE)
 	down      bool
+	// inFlight, when set, runs when a createTransfer call arrives, before
+	// the payments service claims the transfer (the call in transit).
+	inFlight func()
 }
 
 func (ts *testSvc) withPayments() *fakePayments {
-	f := &fakePayments{transfers: map[string]payments.Transfer{}}
+	f := &fakePayments{transfers: map[string]payments.Transfer{}, voided: map[string]bool{}}
 	ts.svc.createTransfer = func(_ context.Context, a payments.TransferArgs) (*payments.Transfer, error) {
+		if f.inFlight != nil {
+			f.inFlight()
+		}
 		ts.mu.Lock()
 		defer ts.mu.Unlock()
 		f.created = append(f.created, a)
 		switch {
 		case f.down:
 			return nil, apperr.New(apperr.Unavailable, "payments is unavailable")
+		case f.voided[a.PayoutID]:
+			return nil, apperr.New(apperr.FailedPrecondition, "payout moved by hand").WithDetails(map[string]any{"reason": "transfer_voided"})
 		case f.refuse:
 			return nil, apperr.New(apperr.FailedPrecondition, "the payment processor refused the transfer").WithDetails(map[string]any{"reason": "processor_refused"})
 		}
@@ -54,6 +63,19 @@ func (ts *testSvc) withPayments() *fakePayments {
 			return nil, apperr.New(apperr.Unavailable, "the payment processor is unavailable")
 		}
 		return &tr, nil
+	}
+	ts.svc.voidTransfer = func(_ context.Context, payoutID string) (*payments.TransferVoid, error) {
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		f.asked++
+		if f.down {
+			return nil, apperr.New(apperr.Unavailable, "payments is unavailable")
+		}
+		if tr, ok := f.transfers[payoutID]; ok {
+			return &payments.TransferVoid{PayoutID: payoutID, Transfer: &tr}, nil
+		}
+		f.voided[payoutID] = true
+		return &payments.TransferVoid{PayoutID: payoutID, Voided: true}, nil
 	}
 	ts.svc.transferFacts = func(_ context.Context, payoutIDs []string) (map[string]payments.Transfer, error) {
 		ts.mu.Lock()
@@ -225,6 +247,83 @@ func TestSendRefusedByTheProcessor(t *testing.T) {
 	}
 	if p, err := ts.completePayout(adminCtx(), &completeArgs{PayoutID: w.payout, AdminUserID: "admin-1"}); err != nil || p.Status != domain.StatusCompleted {
 		t.Fatalf("completed by hand: %+v %v", p, err)
+	}
+	ts.reconciled(t, w.store)
+}
+
+// A move by hand racing sendPayoutThroughProcessor: the ask is recorded,
+// and while the call for the transfer is still on its way to the payments
+// service, an administrator fails the payout restoring its balance. The
+// move has the payments service void the transfer first, so when the call
+// arrives it is refused (transfer_voided): no transfer is made, and the
+// balance is restored once.
+func TestMoveByHandWhileTheTransferIsOnItsWay(t *testing.T) {
+	w := newTransferWorld(t)
+	ts := w.ts
+	var moved *Payout
+	var moveErr error
+	w.pay.inFlight = func() {
+		w.pay.inFlight = nil
+		moved, moveErr = ts.markPayoutAsFailed(adminCtx(), &failArgs{PayoutID: w.payout, AdminUserID: "admin-1", FailureReason: "bank details wrong",
+			RestoreBalance: ptrTo(true)})
+	}
+	_, err := ts.sendPayoutThroughProcessor(adminCtx(), &sendArgs{PayoutID: w.payout, AdminUserID: "admin-1"})
+	if moveErr != nil || moved.Status != domain.StatusFailed || !moved.BalanceRestored {
+		t.Fatalf("the move by hand: %+v %v", moved, moveErr)
+	}
+	if !apperr.Is(err, apperr.FailedPrecondition) || apperr.From(err).Details["reason"] != "transfer_voided" {
+		t.Fatalf("the send after the move: %v", err)
+	}
+	if len(w.pay.transfers) != 0 || !w.pay.voided[w.payout] {
+		t.Fatalf("transfers made %+v, voided %v", w.pay.transfers, w.pay.voided)
+	}
+	if v := ts.wallet(t, w.store); v.AvailableBalance != 100000 {
+		t.Fatalf("available %d, want the 1,000.00 restored once", v.AvailableBalance)
+	}
+	// Sending again and moving again change nothing.
+	if _, err := ts.sendPayoutThroughProcessor(adminCtx(), &sendArgs{PayoutID: w.payout, AdminUserID: "admin-1"}); apperr.From(err).Details["reason"] != "payout_status" {
+		t.Fatalf("sent again: %v", err)
+	}
+	if len(w.pay.transfers) != 0 {
+		t.Fatal("a transfer was made")
+	}
+	ts.reconciled(t, w.store)
+
+	// The other order: the transfer claimed first, the move is refused.
+	other, err := ts.requestPayout(ownerCtxAt(w.store, "owner-1", 1), payoutArgsOf(w.store, 15000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.approvePayout(adminCtx(), &payoutArgs{PayoutID: other, AdminUserID: "admin-1"}); err != nil {
+		t.Fatal(err)
+	}
+	w.pay.loseReply = true
+	if _, err := ts.sendPayoutThroughProcessor(adminCtx(), &sendArgs{PayoutID: other, AdminUserID: "admin-1"}); !apperr.Is(err, apperr.Unavailable) {
+		t.Fatalf("answer lost: %v", err)
+	}
+	_, err = ts.markPayoutAsFailed(adminCtx(), &failArgs{PayoutID: other, AdminUserID: "admin-1", FailureReason: "x", RestoreBalance: ptrTo(true)})
+	if apperr.From(err).Details["reason"] != domain.ReasonTransferPending || w.pay.voided[other] {
+		t.Fatalf("failing by hand a claimed transfer: %v", err)
+	}
+	// A move the payout's status refuses voids nothing.
+	w.pay.loseReply = false
+	third, err := ts.requestPayout(ownerCtxAt(w.store, "owner-1", 1), payoutArgsOf(w.store, 15000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.approvePayout(adminCtx(), &payoutArgs{PayoutID: third, AdminUserID: "admin-1"}); err != nil {
+		t.Fatal(err)
+	}
+	w.pay.refuse = true
+	if _, err := ts.sendPayoutThroughProcessor(adminCtx(), &sendArgs{PayoutID: third, AdminUserID: "admin-1"}); apperr.From(err).Details["reason"] != "processor_refused" {
+		t.Fatalf("refused: %v", err)
+	}
+	w.pay.refuse = false
+	if _, err := ts.completePayout(adminCtx(), &completeArgs{PayoutID: third, AdminUserID: "admin-1"}); apperr.From(err).Details["reason"] != "payout_status" || w.pay.voided[third] {
+		t.Fatalf("complete of an approved payout: %v; voided %v", err, w.pay.voided[third])
+	}
+	if p, err := ts.sendPayoutThroughProcessor(adminCtx(), &sendArgs{PayoutID: third, AdminUserID: "admin-1"}); err != nil || p.Status != domain.StatusProcessing {
+		t.Fatalf("sent after the refused move: %+v %v", p, err)
 	}
 	ts.reconciled(t, w.store)
 }

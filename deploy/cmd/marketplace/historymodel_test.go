@@ -50,7 +50,7 @@ const (
 	opCredit       = "creditEarning" // the delivered order's earning, into pending
 	opRefund       = "reverseRefund" // a succeeded refund's store share leaves
 	opDisputeOpen  = "holdDispute"   // an opened dispute's store share goes into disputed
-	opDisputeClose = "closeDispute"  // won: back to available; lost: leaves, with the fee
+	opDisputeClose = "closeDispute"  // won: back where held from; lost: leaves, with the fee
 )
 
 // Refusal reasons: details.reason of the FAILED_PRECONDITION answers, and
@@ -186,10 +186,11 @@ type orderState struct {
 	Rank        int   // the credit's place: held earnings are taken oldest first
 	Held        int64 // what of its earning the pending balance still holds
 	// One dispute at most: its status ("" none, open, won, lost), amount,
-	// the share held in disputed and whether it was (it is, once credited).
-	Dispute                    string
-	DisputeAmount, DisputeHeld int64
-	HeldApplied                bool
+	// the share held in disputed, what of it came from the held earning,
+	// and whether it was held (it is, once credited).
+	Dispute                                     string
+	DisputeAmount, DisputeHeld, DisputeFromHeld int64
+	HeldApplied                                 bool
 }
 
 func payoutHash(id string, p payoutState) uint64 {
@@ -307,12 +308,13 @@ func split(total, commission, before, amount int64) (store int64) {
 }
 
 // fromHeldThenAvailable takes share from the order's held earning first
-// (the pending balance), the rest from available, which may go negative.
-func (s walletState) fromHeldThenAvailable(id string, o orderState, share int64) (walletState, orderState) {
+// (the pending balance), the rest from available, which may go negative;
+// it says how much came from the held earning.
+func (s walletState) fromHeldThenAvailable(id string, o orderState, share int64) (walletState, orderState, int64) {
 	fromHeld := min(share, max(o.Held, 0))
 	o.Held -= fromHeld
 	s = s.plus(walletFigures{Pending: -fromHeld, Available: -(share - fromHeld)})
-	return s, o
+	return s, o, fromHeld
 }
 
 // verdict is what a rule says the wallet must answer. A verdict with bad
@@ -413,7 +415,7 @@ var walletRules = map[string]walletRule{
 		s = s.plus(walletFigures{Pending: credit})
 		if o.Dispute == disputeOpen && !o.HeldApplied {
 			share := split(in.Total, in.Commission, o.Reversed, min(o.DisputeAmount, in.Total-o.Reversed))
-			s, o = s.fromHeldThenAvailable(in.Order, o, share)
+			s, o, o.DisputeFromHeld = s.fromHeldThenAvailable(in.Order, o, share)
 			s = s.plus(walletFigures{Disputed: share})
 			o.DisputeHeld, o.HeldApplied = share, true
 		}
@@ -433,7 +435,7 @@ var walletRules = map[string]walletRule{
 		if !o.Credited {
 			o.StoreBefore += share
 		} else {
-			s, o = s.fromHeldThenAvailable(in.Order, o, share)
+			s, o, _ = s.fromHeldThenAvailable(in.Order, o, share)
 		}
 		return verdict{next: s.withOrder(in.Order, o)}
 	},
@@ -448,13 +450,16 @@ var walletRules = map[string]walletRule{
 		o.Dispute, o.DisputeAmount = disputeOpen, in.Amount
 		if o.Credited {
 			share := split(in.Total, in.Commission, o.Reversed, min(in.Amount, in.Total-o.Reversed))
-			s, o = s.fromHeldThenAvailable(in.Order, o, share)
+			s, o, o.DisputeFromHeld = s.fromHeldThenAvailable(in.Order, o, share)
 			s = s.plus(walletFigures{Disputed: share})
 			o.DisputeHeld, o.HeldApplied = share, true
 		}
 		return verdict{next: s.withOrder(in.Order, o)}
 	},
-	// Won, the held share goes back to available. Lost, the amount counts
+	// Won, the held share goes back where it was held from: what came from
+	// the order's held earning to it (pending: released at the earning's
+	// own time, which never comes within a history: earnings are held 7
+	// days), the rest to available. Lost, the amount counts
 	// in R: the store's D1 share leaves (what was held from disputed, any
 	// more from available, any less back to available) and the fee is
 	// taken from available.
@@ -467,7 +472,9 @@ var walletRules = map[string]walletRule{
 		s = s.plus(walletFigures{Disputed: -held})
 		switch in.Outcome {
 		case disputeWon:
-			s = s.plus(walletFigures{Available: held})
+			back := min(o.DisputeFromHeld, held)
+			o.Held += back
+			s = s.plus(walletFigures{Pending: back, Available: held - back})
 		case disputeLost:
 			a := min(o.DisputeAmount, in.Total-o.Reversed)
 			store := split(in.Total, in.Commission, o.Reversed, a)
@@ -479,7 +486,7 @@ var walletRules = map[string]walletRule{
 		default:
 			return verdict{bad: "outcome " + in.Outcome}
 		}
-		o.Dispute, o.DisputeHeld = in.Outcome, 0
+		o.Dispute, o.DisputeHeld, o.DisputeFromHeld = in.Outcome, 0, 0
 		return verdict{next: s.withOrder(in.Order, o)}
 	},
 }

@@ -181,13 +181,29 @@ func TestWalletModelAcceptsLinearizableHistories(t *testing.T) {
 			applied(8, 31, 40, closeOp(disputeLost, 15_00)),
 			hop(0, 41, 50, readOp(), wallet3(-15_00, 0, 0)),
 		},
-		// Won, the share goes back to available, not pending.
+		// Won, the share goes back where it was held from: here all of it
+		// from the held earning, so back to pending.
 		"a dispute won": {
 			applied(9, 0, 10, orderOp(opCredit, 0)),
 			applied(8, 11, 20, orderOp(opDisputeOpen, 40_00)),
 			hop(0, 21, 30, readOp(), wallet3(0, 54_00, 36_00)),
 			applied(8, 31, 40, closeOp(disputeWon, 15_00)),
-			hop(0, 41, 50, readOp(), wallet3(36_00, 54_00, 0)),
+			hop(0, 41, 50, readOp(), wallet3(0, 90_00, 0)),
+		},
+		// The earning holds 10.00 after a deduction of 80.00: the hold of
+		// 36.00 takes 10.00 from it and 26.00 from available; won, 10.00
+		// go back to the earning (a later move_pending_to_available takes
+		// it) and 26.00 to available.
+		"a dispute won, held from pending and available": {
+			applied(9, 0, 10, orderOp(opCredit, 0)),
+			hop(0, 11, 20, adjustOp("add_balance", 100_00), wallet(100_00, 90_00)),
+			hop(0, 21, 30, adjustOp("deduct_pending", 80_00), wallet(100_00, 10_00)),
+			applied(8, 31, 40, orderOp(opDisputeOpen, 40_00)),
+			hop(0, 41, 50, readOp(), wallet3(74_00, 0, 36_00)),
+			applied(8, 51, 60, closeOp(disputeWon, 15_00)),
+			hop(0, 61, 70, readOp(), wallet3(100_00, 10_00, 0)),
+			applied(9, 71, 80, orderOp(opRefund, 100_00)),
+			hop(0, 81, 90, readOp(), wallet3(20_00, 0, 0)),
 		},
 		// A store's operations do not touch another's wallet.
 		"two wallets": append(funded(),
@@ -282,6 +298,14 @@ func TestWalletModelRejectsNonLinearizableHistories(t *testing.T) {
 			hop(0, 11, 20, adjustOp("add_balance", 100_00), wallet(100_00, 90_00)),
 			applied(8, 21, 30, orderOp(opDisputeOpen, 40_00)),
 			hop(0, 31, 40, readOp(), wallet3(64_00, 90_00, 36_00)),
+		},
+		// A won dispute's share held from the earning released to
+		// available, as before ADR 0147's amendment.
+		"a dispute won released to available": {
+			applied(9, 0, 10, orderOp(opCredit, 0)),
+			applied(8, 11, 20, orderOp(opDisputeOpen, 40_00)),
+			applied(8, 31, 40, closeOp(disputeWon, 15_00)),
+			hop(0, 41, 50, readOp(), wallet3(36_00, 54_00, 0)),
 		},
 		"one payout id twice": append(funded(),
 			hop(0, 40, 50, requestOp(2, 100_00), walletOutput{PayoutID: "p1"}),

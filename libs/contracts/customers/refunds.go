@@ -120,7 +120,9 @@ type MoneyTotals struct {
 	// OtherCurrencyDelivered is the AED total of the delivered orders paid in
 	// another currency: an administrator accepted their payment as worth
 	// it, and the payouts service credited their store in AED
-	// (docs/adr/0151).
+	// (docs/adr/0151); less the AED counterpart of what their refunds and
+	// lost disputes took back, (total × r + paid/2) / paid for r of paid
+	// in that currency, as payouts reverses them (docs/adr/0153).
 	OtherCurrencyDelivered money.Fils `json:"otherCurrencyDeliveredFils"`
 	// DeliveredStoreEarnings and DeliveredCommission are the figures frozen on
 	// the delivered orders, before any refund or dispute.

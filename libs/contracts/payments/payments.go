@@ -130,6 +130,13 @@ const (
 	// TransferArgs in, Transfer out. A refusal by the processor is
 	// FAILED_PRECONDITION; the processor unreachable, UNAVAILABLE.
 	OpCreateTransfer = "payments.transfers.createTransfer"
+	// OpVoidTransfer (internal mutation, called by payouts) comes before a
+	// move by hand of a payout sent through the processor: if the payout's
+	// transfer was not yet asked of the processor, it is voided (recorded
+	// so, atomically with OpCreateTransfer's claim of it) and no transfer is
+	// ever made for that payout; otherwise the transfer is answered as it
+	// is (pending, paid or failed). VoidTransferArgs in, TransferVoid out.
+	OpVoidTransfer = "payments.transfers.voidTransfer"
 	// OpGetMoneyFacts (internal query, called by payouts and customers) is
 	// what the payments service has of some disputes and transfers:
 	// MoneyFactsArgs in, MoneyFacts out; unknown ids are absent.
@@ -143,6 +150,20 @@ type TransferArgs struct {
 	Amount            money.Fils `json:"amountFils" op:"required"`
 	IBAN              string     `json:"iban" op:"required"`
 	AccountHolderName string     `json:"accountHolderName" op:"required"`
+}
+
+// VoidTransferArgs are the arguments of OpVoidTransfer.
+type VoidTransferArgs struct {
+	PayoutID string `json:"payoutId" op:"required,id=payouts"`
+}
+
+// TransferVoid is OpVoidTransfer's answer: Voided when the payout has no
+// transfer at the processor and never will (a call again answers the same),
+// else its Transfer as it is.
+type TransferVoid struct {
+	PayoutID string    `json:"payoutId"`
+	Voided   bool      `json:"voided"`
+	Transfer *Transfer `json:"transfer,omitempty"`
 }
 
 // MaxMoneyFacts is the most ids of each kind one OpGetMoneyFacts call takes.
@@ -171,6 +192,16 @@ func NewClient(calls *ops.Client) *Client { return &Client{calls: calls} }
 func (c *Client) CreateTransfer(ctx context.Context, args TransferArgs) (*Transfer, error) {
 	var out Transfer
 	if err := c.calls.Mutation(ctx, Service, OpCreateTransfer, args, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// VoidTransfer voids a payout's transfer not yet asked of the processor, or
+// answers it as it is (OpVoidTransfer).
+func (c *Client) VoidTransfer(ctx context.Context, args VoidTransferArgs) (*TransferVoid, error) {
+	var out TransferVoid
+	if err := c.calls.Mutation(ctx, Service, OpVoidTransfer, args, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -117,7 +117,7 @@ type WalletEvent struct {
 const (
 	EventWalletRefundReversed = "wallet.refund_reversed"  // a refund's store share left the wallet (pending first if held, then available)
 	EventWalletDisputeHeld    = "wallet.dispute_held"     // a dispute's store share moved into the disputed balance
-	EventWalletDisputeRelease = "wallet.dispute_released" // a won dispute's share went back to available
+	EventWalletDisputeRelease = "wallet.dispute_released" // a won dispute's share went back (to the held earning, the rest to available)
 	EventWalletDisputeDebited = "wallet.dispute_debited"  // a lost dispute's share (and fee, if the store's) left the wallet
 )
 
@@ -131,7 +131,8 @@ const (
 
 // WalletMoveEvent is the data of the wallet events of refunds and disputes.
 // Money is integer fils. Amount is the store's share moved; FromPending and
-// FromAvailable (a refund or a hold) say where it came from; Commission is
+// FromAvailable (a refund or a hold) say where it came from, ToPending and
+// ToAvailable (a won dispute's release) where it went; Commission is
 // the platform commission reversed with it (refund, lost dispute);
 // DisputeFee is a lost dispute's fee and FeeChargedTo who bears it.
 // Available, Pending and Disputed are the balances after the change
@@ -149,6 +150,8 @@ type WalletMoveEvent struct {
 	Amount           money.Fils `json:"amountFils"`
 	FromPending      money.Fils `json:"fromPendingFils,omitempty"`
 	FromAvailable    money.Fils `json:"fromAvailableFils,omitempty"`
+	ToPending        money.Fils `json:"toPendingFils,omitempty"`   // dispute_release: back to the held earning
+	ToAvailable      money.Fils `json:"toAvailableFils,omitempty"` // dispute_release: back to available
 	Commission       money.Fils `json:"commissionFils,omitempty"`
 	DisputeFee       money.Fils `json:"disputeFeeFils,omitempty"`
 	FeeChargedTo     string     `json:"feeChargedTo,omitempty" enum:"store|platform"`

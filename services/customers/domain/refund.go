@@ -554,12 +554,13 @@ func (o *Order) CancelByCustomer() error {
 
 // AddToTotals adds the order's money to the platform's totals (orders paid
 // in AED only; others are counted apart, with the AED total of the
-// delivered ones, which their store was credited from).
+// delivered ones, which their store was credited from, less the AED
+// counterpart of what their refunds and lost disputes took back).
 func (o *Order) AddToTotals(t *contract.MoneyTotals) {
 	if o.Currency() != "aed" {
 		t.OtherCurrencyOrders++
 		if o.Status == StatusDelivered {
-			t.OtherCurrencyDelivered += o.Total
+			t.OtherCurrencyDelivered += o.Total - aedCounterpart(o.Total, o.Paid(), o.RefundedAmount+o.LostDisputes())
 		}
 		return
 	}
@@ -576,4 +577,16 @@ func (o *Order) AddToTotals(t *contract.MoneyTotals) {
 	t.PaymentDifferences += paid - o.Total
 	t.DeliveredStoreEarnings += o.StoreEarnings
 	t.DeliveredCommission += o.PlatformCommission
+}
+
+// aedCounterpart is the AED counterpart of r (minor units of the payment's
+// currency) of an order paid paid in another currency for an AED total:
+// (total × r + paid/2) / paid, rounded once on the cumulative amount, as
+// the payouts service reverses refunds and lost disputes of such an order
+// (docs/adr/0153): all that was paid is the whole total.
+func aedCounterpart(total, paid, r money.Fils) money.Fils {
+	if paid <= 0 {
+		return 0
+	}
+	return (total*r + paid/2) / paid
 }

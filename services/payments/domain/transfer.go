@@ -37,6 +37,10 @@ const (
 	TransferPending = contract.TransferPending
 	TransferPaid    = contract.TransferPaid
 	TransferFailed  = contract.TransferFailed
+	// TransferVoided is a payout's transfer voided before it was asked of
+	// the processor (payments.transfers.voidTransfer, before a move by hand
+	// of the payout): it is never sent, never shown as a transfer.
+	TransferVoided = "voided"
 )
 
 // Transfer is a payout's transfer as recorded here, one per payout id.
@@ -53,6 +57,7 @@ type Transfer struct {
 	EventID           string     `bson:"eventId,omitempty"` // the webhook event that settled it
 	CreatedAt         time.Time  `bson:"createdAt"`
 	SettledAt         *time.Time `bson:"settledAt,omitempty"`
+	VoidedAt          *time.Time `bson:"voidedAt,omitempty"`
 }
 
 // Contract is t as the contract shows it.

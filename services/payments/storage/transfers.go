@@ -45,6 +45,29 @@ func (r *Transfers) Claim(ctx context.Context, t domain.Transfer) (existing *dom
 	return nil, apperr.Wrap(err, apperr.Internal, "could not record the transfer")
 }
 
+// Void records the payout's transfer voided at at unless the payout has one:
+// then it returns that one (voided or not) and records nothing. Its record
+// and Claim's are the same document (_id the payout id), inserted by
+// whichever comes first: a transfer is either claimed to be sent or voided,
+// never both.
+func (r *Transfers) Void(ctx context.Context, payoutID string, at time.Time) (existing *domain.Transfer, err error) {
+	t := domain.Transfer{PayoutID: payoutID, Status: domain.TransferVoided, CreatedAt: at, VoidedAt: &at}
+	for range 2 {
+		_, err = r.db.Collection(TransfersCollection).InsertOne(ctx, t)
+		if err == nil {
+			return nil, nil
+		}
+		if !store.IsDuplicate(err) {
+			return nil, apperr.Wrap(err, apperr.Internal, "could not void the transfer")
+		}
+		if existing, err = r.Get(ctx, payoutID); err != nil || existing != nil {
+			return existing, err
+		}
+		// removed meanwhile (the processor refused it): try once more
+	}
+	return nil, apperr.New(apperr.Unavailable, "the transfer of payout %s is changing; try again", payoutID)
+}
+
 // Get is the payout's transfer, nil when it has none.
 func (r *Transfers) Get(ctx context.Context, payoutID string) (*domain.Transfer, error) {
 	t, err := store.FindOne[domain.Transfer](ctx, r.db.Collection(TransfersCollection), bson.M{"_id": payoutID})

@@ -30,6 +30,7 @@ const (
 	TxDisputeHoldHeld = "dispute_hold_held" // a dispute's store share moved from the held earning (pending) into disputed
 	TxDisputeHold     = "dispute_hold"      // a dispute's store share moved from available into disputed
 	TxDisputeRelease  = "dispute_release"   // a won dispute's share back from disputed to available
+	TxDisputeReturn   = "dispute_return"    // a won dispute's share back from disputed to the held earning (pending)
 	TxDisputeLoss     = "dispute_loss"      // a lost dispute's share debited from disputed
 	TxDisputeFee      = "dispute_fee"       // a lost dispute's fee charged to the store, out of available
 )
@@ -88,6 +89,7 @@ func (b Balances) Valid() bool { return b.Pending >= 0 && b.Disputed >= 0 }
 //	dispute_hold_held  pending   -amount, disputed +amount
 //	dispute_hold       available -amount, disputed +amount
 //	dispute_release    disputed  -amount, available +amount
+//	dispute_return     disputed  -amount, pending +amount (to the held earning)
 //	dispute_loss       disputed  -amount
 //	dispute_fee        available -amount
 func Effect(typ, status string, amount money.Fils) Balances {
@@ -115,6 +117,8 @@ func Effect(typ, status string, amount money.Fils) Balances {
 		return Balances{Available: -amount, Disputed: amount}
 	case TxDisputeRelease:
 		return Balances{Disputed: -amount, Available: amount}
+	case TxDisputeReturn:
+		return Balances{Disputed: -amount, Pending: amount}
 	case TxDisputeLoss:
 		return Balances{Disputed: -amount}
 	}

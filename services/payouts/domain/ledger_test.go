@@ -29,6 +29,7 @@ func TestEffectTable(t *testing.T) {
 		{TxDisputeHoldHeld, TxCompleted, Balances{Pending: -a, Disputed: a}},
 		{TxDisputeHold, TxCompleted, Balances{Available: -a, Disputed: a}},
 		{TxDisputeRelease, TxCompleted, Balances{Available: a, Disputed: -a}},
+		{TxDisputeReturn, TxCompleted, Balances{Pending: a, Disputed: -a}},
 		{TxDisputeLoss, TxCompleted, Balances{Disputed: -a}},
 		{TxDisputeFee, TxCompleted, Balances{Available: -a}},
 		{"unknown", TxCompleted, Balances{}},

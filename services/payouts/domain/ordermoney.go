@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"marketplace/libs/money"
 )
@@ -33,6 +34,18 @@ func Split(total, commission, before, amount money.Fils) (store, platform money.
 	return amount - platform, platform
 }
 
+// AEDCum is the AED counterpart of the first r (minor units of the payment's
+// currency) reversed of an order paid paid in another currency for an AED
+// total of total fils (docs/adr/0153): (total × r + paid/2) / paid, rounded
+// half up once on the cumulative amount, so AEDCum(paid) is the whole total
+// and reversals of any sizes in any order sum to it exactly.
+func AEDCum(total, paid, r money.Fils) money.Fils {
+	if paid <= 0 {
+		return 0
+	}
+	return (total*r + paid/2) / paid
+}
+
 // Dispute statuses on an order (OrderDispute.Status).
 const (
 	DisputeOpen = "open"
@@ -42,8 +55,12 @@ const (
 
 // AppliedRefund is one refund applied to an order's money.
 type AppliedRefund struct {
-	ID         string     `bson:"id"`
-	Amount     money.Fils `bson:"amount"`
+	ID     string     `bson:"id"`
+	Amount money.Fils `bson:"amount"`
+	// AED is, for an order paid in another currency, the AED counterpart
+	// of Amount (which is in that currency's minor units), what was
+	// reversed.
+	AED        money.Fils `bson:"aed,omitempty"`
 	Store      money.Fils `bson:"store"`
 	Commission money.Fils `bson:"commission"`
 	// Excess is what of the refund exceeded what was left of the order's
@@ -57,14 +74,17 @@ type AppliedRefund struct {
 
 // OrderDispute is one dispute of an order's payment. Held is the store's
 // share held in the disputed balance (0 until the order is credited:
-// nothing of it is in the wallet yet); Fee and FeeChargedTo are the
-// settings frozen when it was lost.
+// nothing of it is in the wallet yet), FromHeld what of it came from the
+// order's held earning (pending; the rest came from available); Fee and
+// FeeChargedTo are the settings frozen when it was lost.
 type OrderDispute struct {
 	ID           string     `bson:"id"`
 	Amount       money.Fils `bson:"amount"`
 	Status       string     `bson:"status"`
 	Held         money.Fils `bson:"held"`
+	FromHeld     money.Fils `bson:"fromHeld,omitempty"`
 	HeldApplied  bool       `bson:"heldApplied"`
+	AED          money.Fils `bson:"aed,omitempty"`        // lost, an order paid in another currency: Amount's AED counterpart
 	Store        money.Fils `bson:"store,omitempty"`      // lost: the store's share reversed
 	Commission   money.Fils `bson:"commission,omitempty"` // lost: the commission reversed
 	Fee          money.Fils `bson:"fee,omitempty"`
@@ -92,26 +112,80 @@ type OrderMoney struct {
 	CommissionReversed money.Fils `bson:"commissionReversed"`
 	// StoreBeforeCredit is the store's share of what was reversed before
 	// the order was credited: its credit is StoreEarnings less it.
-	StoreBeforeCredit money.Fils      `bson:"storeBeforeCredit"`
-	Refunds           []AppliedRefund `bson:"refunds"`
-	Disputes          []OrderDispute  `bson:"disputes"`
-	Version           int64           `bson:"version"`
-	UpdatedAt         int64           `bson:"updatedAt"`
+	StoreBeforeCredit money.Fils `bson:"storeBeforeCredit"`
+	// An order paid in another currency than AED (docs/adr/0153): its
+	// Currency, AmountPaid in it (minor units) and of it ReversedPaid by
+	// refunds and lost disputes, whose amounts are in that currency. Each
+	// is reversed in AED as AEDCum(ReversedPaid+a) − AEDCum(ReversedPaid).
+	Currency     string          `bson:"currency,omitempty"`
+	AmountPaid   money.Fils      `bson:"amountPaid,omitempty"`
+	ReversedPaid money.Fils      `bson:"reversedPaid,omitempty"`
+	Refunds      []AppliedRefund `bson:"refunds"`
+	Disputes     []OrderDispute  `bson:"disputes"`
+	Version      int64           `bson:"version"`
+	UpdatedAt    int64           `bson:"updatedAt"`
 }
 
 // ErrApplied is the answer for a refund or dispute move already applied: a
 // redelivered event, a no-op.
 var ErrApplied = errors.New("payouts: already applied")
 
-// Terms are an order's figures as confirmed.
+// Terms are an order's figures as confirmed: Currency and AmountPaid (its
+// minor units) are the payment's ("" or aed: AED).
 type Terms struct {
 	StoreID                                  string
 	Total, PlatformCommission, StoreEarnings money.Fils
+	Currency                                 string
+	AmountPaid                               money.Fils
 }
+
+// OtherCurrency reports whether the terms' payment was in another currency
+// than AED.
+func (t Terms) OtherCurrency() bool { return t.Currency != "" && !strings.EqualFold(t.Currency, "aed") }
 
 // NewOrderMoney is the money state of an order nothing was moved on yet.
 func NewOrderMoney(orderID string, t Terms) *OrderMoney {
-	return &OrderMoney{ID: orderID, StoreID: t.StoreID, Total: t.Total, PlatformCommission: t.PlatformCommission, StoreEarnings: t.StoreEarnings}
+	o := &OrderMoney{ID: orderID, StoreID: t.StoreID, Total: t.Total, PlatformCommission: t.PlatformCommission, StoreEarnings: t.StoreEarnings}
+	o.Adopt(t)
+	return o
+}
+
+// Adopt records the terms' payment currency on an order paid in another
+// currency whose record does not say so yet (one made at its credit by an
+// older version, which did not record it), while nothing of it was
+// reversed in that currency; it reports whether it changed o.
+func (o *OrderMoney) Adopt(t Terms) bool {
+	if !t.OtherCurrency() || o.OtherCurrency() || t.AmountPaid <= 0 || o.ReversedPaid != 0 {
+		return false
+	}
+	o.Currency, o.AmountPaid = strings.ToLower(t.Currency), t.AmountPaid
+	return true
+}
+
+// OtherCurrency reports whether the order was paid in another currency than
+// AED: its refunds' and disputes' amounts are in that currency.
+func (o *OrderMoney) OtherCurrency() bool {
+	return o.Currency != "" && o.Currency != "aed" && o.AmountPaid > 0
+}
+
+// inAED is the AED counterpart of amount, in the order's payment currency,
+// reversed after what was (peek: not counted), or amount itself for an
+// order paid in AED.
+func (o *OrderMoney) inAED(amount money.Fils) money.Fils {
+	if !o.OtherCurrency() {
+		return amount
+	}
+	return AEDCum(o.Total, o.AmountPaid, o.ReversedPaid+amount) - AEDCum(o.Total, o.AmountPaid, o.ReversedPaid)
+}
+
+// countAED counts amount (the payment's currency) as reversed and returns
+// its AED counterpart (inAED).
+func (o *OrderMoney) countAED(amount money.Fils) money.Fils {
+	a := o.inAED(amount)
+	if o.OtherCurrency() {
+		o.ReversedPaid += amount
+	}
+	return a
 }
 
 // Credit is what the order's earning credits: its store earnings less the
@@ -140,7 +214,9 @@ func (o *OrderMoney) reverse(amount money.Fils) (store, commission, excess money
 }
 
 // ApplyRefund counts the refund id of amount (ErrApplied when it was
-// already): its store share and commission (D1). Before the order is
+// already): its store share and commission (D1). For an order paid in
+// another currency amount is in that currency, reversed as its AED
+// counterpart (AppliedRefund.AED). Before the order is
 // credited the share lowers the credit (StoreBeforeCredit) and nothing
 // leaves the wallet (BeforeCredit); after, the caller takes the share from
 // the held earning first, the rest from available.
@@ -148,11 +224,21 @@ func (o *OrderMoney) ApplyRefund(id string, amount money.Fils, now int64) (Appli
 	if slices.ContainsFunc(o.Refunds, func(r AppliedRefund) bool { return r.ID == id }) {
 		return AppliedRefund{}, ErrApplied
 	}
-	store, commission, excess, err := o.reverse(amount)
-	if err != nil {
-		return AppliedRefund{}, err
+	if amount <= 0 {
+		return AppliedRefund{}, fmt.Errorf("payouts: order %s: a refund of %d", o.ID, amount)
 	}
-	r := AppliedRefund{ID: id, Amount: amount, Store: store, Commission: commission, Excess: excess, BeforeCredit: !o.Credited, At: now}
+	r := AppliedRefund{ID: id, Amount: amount, BeforeCredit: !o.Credited, At: now}
+	a := o.countAED(amount)
+	if o.OtherCurrency() {
+		r.AED = a
+	}
+	if a > 0 { // (an order paid in another currency: a refund too small to be a fils in AED reverses nothing)
+		var err error
+		if r.Store, r.Commission, r.Excess, err = o.reverse(a); err != nil {
+			return AppliedRefund{}, err
+		}
+	}
+	store := r.Store
 	if !o.Credited {
 		o.StoreBeforeCredit += store
 	}
@@ -173,8 +259,9 @@ func (o *OrderMoney) Dispute(id string) *OrderDispute {
 
 // OpenDispute records the dispute id of amount (ErrApplied when recorded
 // already) and returns the store's share to hold: the D1 split of amount
-// given what was reversed so far. Before the order is credited nothing is
-// held (the share is held when the earning is credited: HoldOnCredit).
+// given what was reversed so far (of its AED counterpart, for an order paid
+// in another currency). Before the order is credited nothing is held (the
+// share is held when the earning is credited: HoldOnCredit).
 func (o *OrderMoney) OpenDispute(id string, amount money.Fils, now int64) (*OrderDispute, error) {
 	if o.Dispute(id) != nil {
 		return nil, ErrApplied
@@ -182,7 +269,7 @@ func (o *OrderMoney) OpenDispute(id string, amount money.Fils, now int64) (*Orde
 	if amount <= 0 {
 		return nil, fmt.Errorf("payouts: order %s: a dispute of %s AED", o.ID, AEDText(amount))
 	}
-	share, _ := Split(o.Total, o.PlatformCommission, o.Reversed, min(amount, o.left()))
+	share, _ := Split(o.Total, o.PlatformCommission, o.Reversed, min(o.inAED(amount), o.left()))
 	d := OrderDispute{ID: id, Amount: amount, Status: DisputeOpen, OpenedAt: now}
 	if o.Credited {
 		d.Held, d.HeldApplied = share, true
@@ -202,7 +289,7 @@ func (o *OrderMoney) HoldOnCredit(now int64) []*OrderDispute {
 		if d.Status != DisputeOpen || d.HeldApplied {
 			continue
 		}
-		d.Held, _ = Split(o.Total, o.PlatformCommission, o.Reversed, min(d.Amount, o.left()))
+		d.Held, _ = Split(o.Total, o.PlatformCommission, o.Reversed, min(o.inAED(d.Amount), o.left()))
 		d.HeldApplied = true
 		out = append(out, d)
 		o.UpdatedAt = now
@@ -210,21 +297,26 @@ func (o *OrderMoney) HoldOnCredit(now int64) []*OrderDispute {
 	return out
 }
 
-// Closing is what closing a dispute does: Release goes back from disputed
-// to available; Loss leaves disputed; Extra (lost: the store's share now
+// Closing is what closing a dispute does: Release goes back from disputed,
+// of it FromHeld (won: what the hold took from the order's held earning)
+// to that earning if it is still held and not yet due, the rest to
+// available; Loss leaves disputed; Extra (lost: the store's share now
 // exceeds what was held, which only reversals between the opening and the
 // close can make) leaves available, Return (the share is below what was
 // held) goes back to available; Fee is the frozen fee, ChargedTo who bears
 // it.
 type Closing struct {
-	Release, Loss, Extra, Return money.Fils
-	Commission, Store            money.Fils
-	Fee                          money.Fils
-	ChargedTo                    string
+	Release, FromHeld   money.Fils
+	Loss, Extra, Return money.Fils
+	Commission, Store   money.Fils
+	Fee                 money.Fils
+	ChargedTo           string
 }
 
 // CloseDispute closes the dispute id won or lost (ErrApplied when it is
-// closed already). Won, its held share goes back to available. Lost, its
+// closed already). Won, its held share is released: what the hold took from
+// the order's held earning back to it (Closing.FromHeld), the rest to
+// available. Lost, its
 // amount counts as reversed (D1: the commission is reversed too), its held
 // share leaves the disputed balance, and the fee of the settings is frozen
 // on it. A dispute lost before the order was credited lowers the credit, as
@@ -242,15 +334,22 @@ func (o *OrderMoney) CloseDispute(id, outcome string, fee money.Fils, chargedTo 
 	switch outcome {
 	case DisputeWon:
 		d.Status = DisputeWon
-		c.Release = d.Held
+		c.Release, c.FromHeld = d.Held, min(d.FromHeld, d.Held)
 		return c, nil
 	case DisputeLost:
 	default:
 		return Closing{}, fmt.Errorf("payouts: dispute %s: outcome %q", id, outcome)
 	}
-	store, commission, _, err := o.reverse(d.Amount)
-	if err != nil {
-		return Closing{}, err
+	var store, commission money.Fils
+	a := o.countAED(d.Amount)
+	if o.OtherCurrency() {
+		d.AED = a
+	}
+	if a > 0 {
+		var err error
+		if store, commission, _, err = o.reverse(a); err != nil {
+			return Closing{}, err
+		}
 	}
 	d.Status, d.Store, d.Commission = DisputeLost, store, commission
 	d.Fee, d.FeeChargedTo = fee, chargedTo

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -122,8 +123,9 @@ func TestOrderMoneyDisputes(t *testing.T) {
 		if _, err := o.OpenDispute("dp_1", 9000, 1); !errors.Is(err, ErrApplied) {
 			t.Fatalf("opened twice: %v", err)
 		}
+		d.FromHeld = 5000 // the hold took 5000 from the held earning
 		c, err := o.CloseDispute("dp_1", DisputeWon, 1500, FeeChargedToStore, 2)
-		if err != nil || c != (Closing{Release: 8350}) || o.Reversed != 0 {
+		if err != nil || c != (Closing{Release: 8350, FromHeld: 5000}) || o.Reversed != 0 {
 			t.Fatalf("%+v %v %+v", c, err, o)
 		}
 		if _, err := o.CloseDispute("dp_1", DisputeLost, 1500, FeeChargedToStore, 3); !errors.Is(err, ErrApplied) {
@@ -284,4 +286,66 @@ func TestStatementEntries(t *testing.T) {
 		es[1].Balance != w.Balances().Sum() || es[1].Seq != 5 {
 		t.Fatalf("%+v", es)
 	}
+}
+
+// An order paid in another currency (docs/adr/0153): 24.50 USD (2450
+// cents) accepted for an AED total of 90.00. Each reversal, in cents, is
+// reversed as its AED counterpart AEDCum(R+a) − AEDCum(R), AEDCum(r) =
+// (9000 × r + 1225) / 2450: refunds of 1, 1000 and 1449 cents reverse 4,
+// 3673 and 5323 fils, the whole total; their splits sum to the commission
+// and the earnings exactly.
+func TestOrderMoneyInAnotherCurrency(t *testing.T) {
+	terms := Terms{StoreID: "sto_1", Total: 9000, PlatformCommission: 650, StoreEarnings: 8350, Currency: "USD", AmountPaid: 2450}
+	if AEDCum(9000, 2450, 2450) != 9000 || AEDCum(9000, 2450, 1225) != 4500 || AEDCum(9000, 0, 5) != 0 {
+		t.Fatal("AEDCum")
+	}
+	t.Run("refunds sum to the whole order", func(t *testing.T) {
+		o := NewOrderMoney("ord_1", terms)
+		o.MarkCredited("wtx_1")
+		if !o.OtherCurrency() || o.Currency != "usd" {
+			t.Fatalf("%+v", o)
+		}
+		var store, commission money.Fils
+		for i, c := range []struct{ cents, aed money.Fils }{{1, 4}, {1000, 3673}, {1449, 5323}} {
+			r, err := o.ApplyRefund(fmt.Sprint("ref_", i), c.cents, 1)
+			if err != nil || r.AED != c.aed || r.Amount != c.cents || r.Store+r.Commission != c.aed || r.Excess != 0 {
+				t.Fatalf("refund of %d cents: %+v %v", c.cents, r, err)
+			}
+			store, commission = store+r.Store, commission+r.Commission
+		}
+		if store != 8350 || commission != 650 || o.Reversed != 9000 || o.ReversedPaid != 2450 || o.CommissionReversed != 650 {
+			t.Fatalf("store %d, commission %d; %+v", store, commission, o)
+		}
+	})
+	t.Run("a dispute held and lost in proportion", func(t *testing.T) {
+		o := NewOrderMoney("ord_1", terms)
+		o.MarkCredited("wtx_1")
+		d, err := o.OpenDispute("dp_1", 1225, 1)
+		// 4500 fils: commission (650 × 4500 + 4500) / 9000 = 325, the store 4175.
+		if err != nil || d.Held != 4175 || o.ReversedPaid != 0 {
+			t.Fatalf("%+v %v", d, err)
+		}
+		c, err := o.CloseDispute("dp_1", DisputeLost, 1500, FeeChargedToStore, 2)
+		if err != nil || c.Store != 4175 || c.Commission != 325 || c.Loss != 4175 || o.Dispute("dp_1").AED != 4500 || o.ReversedPaid != 1225 {
+			t.Fatalf("%+v %v %+v", c, err, o)
+		}
+		r, err := o.ApplyRefund("ref_1", 1225, 3)
+		if err != nil || r.AED != 4500 || r.Store != 4175 || r.Commission != 325 || o.Reversed != 9000 {
+			t.Fatalf("%+v %v", r, err)
+		}
+		var pt PlatformTerms
+		pt.AddOrder(o)
+		if pt.CommissionKept != 0 || pt.Excess != 0 {
+			t.Fatalf("%+v", pt)
+		}
+	})
+	t.Run("a record made before the currency was known adopts it", func(t *testing.T) {
+		o := NewOrderMoney("ord_1", Terms{StoreID: "sto_1", Total: 9000, PlatformCommission: 650, StoreEarnings: 8350})
+		if o.OtherCurrency() || !o.Adopt(terms) || !o.OtherCurrency() || o.Adopt(terms) {
+			t.Fatalf("%+v", o)
+		}
+		if NewOrderMoney("ord_2", Terms{Total: 9000, Currency: "aed", AmountPaid: 9000}).OtherCurrency() {
+			t.Fatal("an AED order in another currency")
+		}
+	})
 }

@@ -27,7 +27,9 @@ type CustomerTotals struct {
 	PaymentDifferences money.Fils
 	// OtherCurrencyDelivered: the AED total of the delivered orders paid in
 	// another currency (an administrator accepted the payment as worth it;
-	// their store was credited in AED, their commission kept).
+	// their store was credited in AED, their commission kept), less the AED
+	// counterpart of what refunds and lost disputes of them reversed
+	// (docs/adr/0153).
 	OtherCurrencyDelivered money.Fils
 }
 
@@ -79,7 +81,11 @@ func (t *PlatformTerms) AddOrder(o *OrderMoney) {
 	}
 	for _, d := range o.Disputes {
 		if d.Status == DisputeLost {
-			t.Excess += d.Amount - d.Store - d.Commission
+			amount := d.Amount
+			if o.OtherCurrency() { // reversed in AED (docs/adr/0153)
+				amount = d.AED
+			}
+			t.Excess += amount - d.Store - d.Commission
 		}
 	}
 }

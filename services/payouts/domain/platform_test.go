@@ -227,6 +227,34 @@ func TestPlatformEquationWorkedExamples(t *testing.T) {
 	b.orders["F"].MarkCredited("earning-F")
 	b.cust.OtherCurrencyDelivered += 9000
 	b.balanced("order F paid in another currency, accepted and delivered")
+	// Its payment of 25.00 USD (2500 cents) then disputed for 10.00 USD and
+	// lost (AED counterpart (9000 × 1000 + 1250) / 2500 = 3600; commission
+	// 400, store 3200, fee borne by the platform), and the other 15.00
+	// refunded (5400: commission 600, store 4800): the customers service's
+	// otherCurrencyDelivered nets them (docs/adr/0153), 9000 − 3600 − 5400.
+	f := b.orders["F"]
+	f.Adopt(Terms{Currency: "usd", AmountPaid: 2500})
+	if _, err := f.OpenDispute("dF", 1000, 1); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.CloseDispute("dF", DisputeLost, 1500, FeeChargedToPlatform, 2)
+	if err != nil || c.Store != 3200 || c.Commission != 400 {
+		t.Fatalf("%+v %v", c, err)
+	}
+	b.wallet -= c.Loss + c.Extra - c.Return
+	b.platform = append(b.platform, PlatformFee{ID: "dF", Amount: 1500})
+	b.cust.OtherCurrencyDelivered -= 3600
+	b.balanced("order F's dispute in dollars lost")
+	r, err := f.ApplyRefund("rF", 1500, 3)
+	if err != nil || r.AED != 5400 || r.Store != 4800 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	b.wallet -= r.Store
+	b.cust.OtherCurrencyDelivered -= 5400
+	b.balanced("order F refunded the rest in dollars")
+	if tm := b.terms(); tm.OtherCurrencyDelivered != 0 {
+		t.Fatalf("%+v", tm)
+	}
 }
 
 // What the equation catches: each break of the money shows as its

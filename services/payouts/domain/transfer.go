@@ -17,7 +17,8 @@ package domain
 // balance and a transfer that is then paid would pay the store twice, and a
 // completion by hand would record money the processor may not pay. A payout
 // whose transfer the processor refused (the payments service has none) is
-// moved by hand as any other.
+// moved by hand as any other; so is one whose transfer the payments service
+// voided for the move, before it was sent (it is then never sent).
 
 import (
 	"marketplace/libs/apperr"
@@ -39,6 +40,9 @@ const (
 	TransferPending = "pending"
 	TransferPaid    = "paid"
 	TransferFailed  = "failed"
+	// TransferVoided: the payments service voided the transfer before it
+	// was sent (a move by hand asked it to): it never will be.
+	TransferVoided = "voided"
 )
 
 // Reasons (details.reason) of the refusals of moves by hand.
@@ -83,8 +87,9 @@ const ActionSendThroughProcessor = "sendPayoutThroughProcessor"
 
 // checkByHand refuses a move by hand (mark processing, complete, mark
 // failed) of a payout sent through the processor whose transfer the
-// payments service has (m.TransferStatus, as it answered just before the
-// move): pending, or settled (its outcome settles the payout).
+// payments service claimed to send (m.TransferStatus, as it answered the
+// void just before the move): pending, or settled (its outcome settles the
+// payout). A transfer voided (or none: an older answer) lets it go on.
 func (p *Payout) checkByHand(m MoveArgs) error {
 	if p.TransferAskedAt == nil || !ByHandChecked(m.Move) {
 		return nil
@@ -94,7 +99,7 @@ func (p *Payout) checkByHand(m MoveArgs) error {
 	}
 	details := map[string]any{"transferStatus": m.TransferStatus}
 	switch m.TransferStatus {
-	case TransferNone:
+	case TransferNone, TransferVoided:
 		return nil
 	case TransferPending:
 		details["reason"] = ReasonTransferPending

@@ -70,6 +70,26 @@ func (r *Ledger) Take(ctx context.Context, t domain.Take, adjID string, now int6
 	return nil
 }
 
+// Return gives back to a held earning amount its take takeID took (a won
+// dispute's share, docs/adr/0147) at now: recorded on the earning as a take
+// of -amount, so held + taken + released still adds up to its amount. It is
+// conditional on the earning still pending and holding held (store.ErrConflict
+// otherwise: released or taken meanwhile, the transaction runs again).
+func (r *Ledger) Return(ctx context.Context, earningID string, held, amount money.Fils, takeID string, now int64) error {
+	res, err := r.db.Collection(TxColl).UpdateOne(ctx, bson.M{"_id": earningID, "status": domain.TxPending, "heldRemaining": held}, bson.M{
+		"$inc":  bson.M{"heldRemaining": amount},
+		"$push": bson.M{"heldTaken": domain.HeldTake{AdjustmentID: takeID, Amount: -amount, At: now}},
+		"$set":  bson.M{"updatedAt": now},
+	})
+	if err != nil {
+		return err
+	}
+	if res.MatchedCount != 1 {
+		return store.ErrConflict
+	}
+	return nil
+}
+
 // Due are the ids of at most limit earnings whose hold is over at now,
 // oldest release first.
 func (r *Ledger) Due(ctx context.Context, now int64, limit int64) ([]string, error) {

@@ -38,7 +38,7 @@ func each[T any](ctx context.Context, db *store.DB, coll string, filter bson.M, 
 // credited.
 func (r *Orders) EachCredited(ctx context.Context, fn func(*domain.OrderMoney)) error {
 	return each(ctx, r.db, OrdersColl, bson.M{"credited": true}, bson.M{
-		"credited": 1, "platformCommission": 1, "commissionReversed": 1, "refunds": 1, "disputes": 1,
+		"credited": 1, "platformCommission": 1, "commissionReversed": 1, "refunds": 1, "disputes": 1, "currency": 1, "amountPaid": 1,
 	}, fn)
 }
 
