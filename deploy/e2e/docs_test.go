@@ -106,8 +106,13 @@ func TestAPIDocsServed(t *testing.T) {
 // TestAPIDocsInBrowser opens /docs in Debian's Chromium with playwright-core
 // (web/console/e2e/apidocs.test.mjs, the console's pinned packages) with
 // every request the page makes recorded: the reference renders the
-// gateway's own operations (addReview's section, its request and answer
-// examples with their copy buttons), no request leaves the machine (one to
+// gateway's own operations, the sidebar in the document's groups (an area's
+// group per area, then the routes', then, apart and folded, the Convex
+// clients' with the /api/run entries), each entry named by the operation's
+// path (stores.reviews' entries, in alphabetical order, are the document's;
+// addReview's section, its request and answer examples with their copy
+// buttons), placeholders such as <area> shown as code, never swallowed as
+// HTML (/api/query///), no request leaves the machine (one to
 // any host but the gateway's fails the test, and is aborted), the console
 // shows no error (a refusal by the page's Content-Security-Policy is one),
 // and axe-core, run once the page has settled (nothing drawn for 2 s, no

@@ -91,7 +91,10 @@ func syncFile(t *testing.T, rel string, want []byte) {
 // kin-openapi loads and validates, built from the services' declarations
 // (the document from each service's own GET /ops is the same bytes), equal
 // to docs/openapi.json, with every public operation and route in it and no
-// operation whose return value is unknown.
+// operation whose return value is unknown. For the reference (GET /docs),
+// which renders descriptions as Markdown, no placeholder is outside code,
+// each operation's entries are named by its path and tagged by its area and
+// module (its own path) or in the Convex clients' group (/api/run).
 func TestOpenAPIDocument(t *testing.T) {
 	s := st.Start(t)
 	r := st.MustOK(t, s.Do("GET", "/api/openapi.json", nil, nil))
@@ -114,6 +117,9 @@ func TestOpenAPIDocument(t *testing.T) {
 	for path, unknown := range api.Unknowns() {
 		t.Errorf("%s: its return value is not known: %s (give the handler a concrete return type, ops.Returns, or a schema tag)", path, strings.Join(unknown, "; "))
 	}
+	if found, err := apischema.RawHTML(r.Body); err != nil || len(found) > 0 {
+		t.Errorf("text outside code that Markdown reads as HTML (put placeholders in backticks): %v\n%s", err, strings.Join(found, "\n"))
+	}
 	if len(api.Operations) < 60 {
 		t.Fatalf("only %d public operations", len(api.Operations))
 	}
@@ -126,6 +132,9 @@ func TestOpenAPIDocument(t *testing.T) {
 		if item.Post.OperationID != o.Path {
 			t.Errorf("%s: operationId %q", o.Path, item.Post.OperationID)
 		}
+		if item.Post.Summary != apischema.ConvexName(o.Path) || !slices.Equal(item.Post.Tags, []string{apischema.ConvexTag(apischema.Area(o.Path))}) {
+			t.Errorf("%s: its /api/run entry's summary %q, tags %v", o.Path, item.Post.Summary, item.Post.Tags)
+		}
 		// Its own path, for generated clients: the body its arguments, the
 		// 200 its return value, each of its codes at its status.
 		if own := doc.Paths.Value(apischema.CallPath(o.Kind, o.Path)); own == nil || own.Post == nil {
@@ -133,6 +142,9 @@ func TestOpenAPIDocument(t *testing.T) {
 		} else {
 			if own.Post.OperationID != apischema.CallOperationID(o.Kind, o.Path) {
 				t.Errorf("%s: operationId %q on its own path", o.Path, own.Post.OperationID)
+			}
+			if own.Post.Summary != o.Path || !slices.Equal(own.Post.Tags, []string{apischema.OperationTag(o.Path)}) || !strings.HasPrefix(own.Post.Description, o.Summary) {
+				t.Errorf("%s: its own path's summary %q, tags %v, description %q", o.Path, own.Post.Summary, own.Post.Tags, own.Post.Description)
 			}
 			if body := own.Post.RequestBody.Value.Content.Get("application/json"); body == nil || body.Schema.Ref != "#/components/schemas/"+o.Path+".Args" {
 				t.Errorf("%s: its own path's body is not %s.Args", o.Path, o.Path)

@@ -184,3 +184,150 @@ func TestDeprecatedOperation(t *testing.T) {
 		t.Errorf("reference:\n%s", md)
 	}
 }
+
+// TestOpenAPIEntriesNamedAndGrouped: the reference's sidebar shows each
+// entry by its summary, in its tags, in the x-tagGroups: every summary is
+// the entry's path (the operation's path on its own path, its Convex name on
+// /api/run, the HTTP path of a route), the declaration's text is the
+// description, an operation's own path is tagged with its area and module
+// in its area's group, its /api/run path with its area in the Convex group,
+// last; every tag is declared, described and in exactly one group.
+func TestOpenAPIEntriesNamedAndGrouped(t *testing.T) {
+	b, err := sample().OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type entry struct {
+		Summary     string   `json:"summary"`
+		Description string   `json:"description"`
+		Tags        []string `json:"tags"`
+		Ext         struct {
+			Path string `json:"path"`
+		} `json:"x-marketplace"`
+	}
+	var doc struct {
+		Tags []struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+			DisplayName string `json:"x-displayName"`
+		} `json:"tags"`
+		Groups []struct {
+			Name string   `json:"name"`
+			Tags []string `json:"tags"`
+		} `json:"x-tagGroups"`
+		Paths map[string]map[string]entry `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+
+	wantGroups := []string{
+		"admins: admins.items",
+		"stores: stores.items",
+		"Gateway and HTTP routes: gateway shop",
+		"Convex clients: Convex clients: admins, Convex clients: stores, Convex clients: gateway",
+	}
+	var groups []string
+	groupOf := map[string]string{}
+	for _, g := range doc.Groups {
+		sep := " "
+		if g.Name == convexGroup {
+			sep = ", "
+		}
+		groups = append(groups, g.Name+": "+strings.Join(g.Tags, sep))
+		for _, tag := range g.Tags {
+			if groupOf[tag] != "" {
+				t.Errorf("tag %s is in groups %s and %s", tag, groupOf[tag], g.Name)
+			}
+			groupOf[tag] = g.Name
+		}
+	}
+	if strings.Join(groups, "\n") != strings.Join(wantGroups, "\n") {
+		t.Errorf("x-tagGroups:\n%s\nwant\n%s", strings.Join(groups, "\n"), strings.Join(wantGroups, "\n"))
+	}
+	declared := map[string]bool{}
+	for _, tag := range doc.Tags {
+		declared[tag.Name] = true
+		if tag.Description == "" || groupOf[tag.Name] == "" {
+			t.Errorf("tag %s: description %q, group %q", tag.Name, tag.Description, groupOf[tag.Name])
+		}
+		if groupOf[tag.Name] == convexGroup && tag.DisplayName != strings.TrimPrefix(tag.Name, convexGroup+": ") {
+			t.Errorf("tag %s is shown as %q", tag.Name, tag.DisplayName)
+		}
+	}
+	if len(declared) != len(groupOf) {
+		t.Errorf("%d tags declared, %d in groups", len(declared), len(groupOf))
+	}
+
+	want := map[string]entry{ // summary, the description's start, tag
+		"/api/query/stores/items/listItems":     {Summary: "stores.items.listItems", Description: "Items of a store.", Tags: []string{"stores.items"}},
+		"/api/query/stores/items/getMine":       {Summary: "stores.items.getMine", Description: "Mine.", Tags: []string{"stores.items"}},
+		"/api/mutation/admins/items/addItem":    {Summary: "admins.items.addItem", Description: "Add one.", Tags: []string{"admins.items"}},
+		"/api/run/stores/items/listItems":       {Summary: "stores/items:listItems", Description: "Items of a store.", Tags: []string{"Convex clients: stores"}},
+		"/api/run/admins/items/addItem":         {Summary: "admins/items:addItem", Description: "Add one.", Tags: []string{"Convex clients: admins"}},
+		"/api/run/{area}/{module}/{function}":   {Summary: "/api/run/{area}/{module}/{function}", Description: "A function path that names no public operation", Tags: []string{"Convex clients: gateway"}},
+		"/api/query/{area}/{module}/{function}": {Summary: "/api/query/{area}/{module}/{function}", Description: "A path that names no public query", Tags: []string{"gateway"}},
+		"/api/mutation":                         {Summary: "/api/mutation", Description: "Call a mutation by its path", Tags: []string{"gateway"}},
+		"/files/{fileId}":                       {Summary: "/files/{fileId}", Tags: []string{"shop"}},
+		"/health":                               {Summary: "/health", Description: "Liveness: ", Tags: []string{"gateway"}},
+	}
+	for path, item := range doc.Paths {
+		for method, e := range item {
+			name := strings.ToUpper(method) + " " + path
+			switch {
+			case strings.HasPrefix(path, "/api/run/") && e.Ext.Path != "":
+				if e.Summary != ConvexName(e.Ext.Path) || groupOf[e.Tags[0]] != convexGroup {
+					t.Errorf("%s: summary %q, tags %v", name, e.Summary, e.Tags)
+				}
+			case e.Ext.Path != "":
+				if e.Summary != e.Ext.Path || len(e.Tags) != 1 || e.Tags[0] != OperationTag(e.Ext.Path) || groupOf[e.Tags[0]] != Area(e.Ext.Path) {
+					t.Errorf("%s: summary %q, tags %v", name, e.Summary, e.Tags)
+				}
+			case e.Summary != path:
+				t.Errorf("%s: summary %q, not its path", name, e.Summary)
+			}
+			if len(e.Tags) != 1 || !declared[e.Tags[0]] {
+				t.Errorf("%s: tags %v, not one declared tag", name, e.Tags)
+			}
+			if (groupOf[e.Tags[0]] == convexGroup) != strings.HasPrefix(path, "/api/run/") {
+				t.Errorf("%s is in the group %s", name, groupOf[e.Tags[0]])
+			}
+			if w, ok := want[path]; ok {
+				delete(want, path)
+				if e.Summary != w.Summary || !strings.HasPrefix(e.Description, w.Description) || strings.Join(e.Tags, ",") != strings.Join(w.Tags, ",") {
+					t.Errorf("%s: summary %q, tags %v, description %q; want %q, %v, %q...", name, e.Summary, e.Tags, e.Description, w.Summary, w.Tags, w.Description)
+				}
+			}
+		}
+	}
+	for path := range want {
+		t.Errorf("no entry %s", path)
+	}
+}
+
+// TestRawHTML: placeholders in code spans are text; outside them they are
+// found (a renderer would take them for HTML tags), and the generated
+// document has none. cell (docs/api.md's tables) escapes them outside code
+// only.
+func TestRawHTML(t *testing.T) {
+	b, err := sample().OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found, err := RawHTML(b); err != nil || len(found) != 0 {
+		t.Errorf("the document: %v %v", found, err)
+	}
+	doc := `{"info": {"description": "POST /api/query/<area>/x and ` + "`POST /api/run/<area>`" + `, a <= b, 1 <2"},
+		"paths": {"/x": {"post": {"summary": "` + "``a <b>``" + ` <c>", "responses": {"200": {"description": "` + "`<n>` and ``` <m> ```" + `"}}}}}}`
+	found, err := RawHTML([]byte(doc))
+	want := []string{`#/info/description: "POST /api/query/<area>/x and "`, `#/paths/~1x/post/summary: " <c>"`}
+	if err != nil || strings.Join(found, "\n") != strings.Join(want, "\n") {
+		t.Errorf("found %q (%v), want %q", found, err, want)
+	}
+	if got := cell("`t=<unix seconds>` or <n> | `a|b`"); got != "`t=<unix seconds>` or &lt;n&gt; \\| `a\\|b`" {
+		t.Errorf("cell: %s", got)
+	}
+	if got := mapOutsideCode("a `` ` `` b ` c", strings.ToUpper); got != "A `` ` `` B ` C" {
+		t.Errorf("mapOutsideCode: %s", got)
+	}
+}

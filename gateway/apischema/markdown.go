@@ -78,10 +78,13 @@ func writeOperation(b *strings.Builder, d Operation) {
 	}
 }
 
-// cell escapes a table cell: the column separator and angle brackets, which
-// Markdown renderers would read as HTML ("<unix seconds>").
+// cell escapes a table cell: the column separator, and the angle brackets
+// outside code spans, which Markdown renderers would read as HTML
+// ("<unix seconds>"; in a code span they are text, and an entity would show
+// as written).
 func cell(s string) string {
-	return strings.NewReplacer("|", "\\|", "<", "&lt;", ">", "&gt;").Replace(s)
+	s = mapOutsideCode(s, strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace)
+	return strings.ReplaceAll(s, "|", "\\|")
 }
 
 var docComment = regexp.MustCompile(`/\*\*.*?\*/\s*`)

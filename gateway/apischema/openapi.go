@@ -65,17 +65,17 @@ var accessMeaning = map[ops.Access]string{
 	ops.Admin:             "callers whose token's roles claim holds admin; an adminUserId argument must be the caller's own sub",
 }
 
-const intro = `The marketplace's public API, generated from the services' declarations (GET /ops of each), served by the gateway at GET /api/openapi.json and kept in docs/openapi.json.
-
-Every operation is called in three ways; all three run the same checks and the same code:
-
-- **Its own path, for generated clients** (openapi-typescript, openapi-fetch, openapi-generator, ...): POST /api/query/<area>/<module>/<function> for a query, POST /api/mutation/<area>/<module>/<function> for a mutation, the body its arguments object (nothing or {} when it takes none). Success is HTTP 200 and the return value; a failure is a non-2xx status (each error code has one: 400, 401, 403, 404, 409, 429, 503, 500) and {"error":{"code","message","details"?}}. These are the entries to generate a client from: their operationIds are "<kind>.<area>.<module>.<function>".
-- **/api/query and /api/mutation, for hand-written calls** (curl, fetch): the body {"path":"<area>.<module>.<function>","args":{...}}, with the same answers.
-- **/api/run/<area>/<module>/<function> and the WebSocket sync endpoint (/api/sync, /api/<client version>/sync), for Convex's clients** (ConvexHttpClient, ConvexClient, ConvexReactClient): answered as Convex answers, HTTP 200 with {"status":"success","value":...} or {"status":"error","errorMessage":...,"errorData":{"code":...}}, so a generated client would see every failure as a success; their operationIds are the plain paths "<area>.<module>.<function>". A request with a Convex-Client header is answered in Convex's shapes on every path.
-
-Each operation's x-marketplace extension says where it is called.
-
-Money crosses the interface as numbers of AED with at most two decimals; timestamps are epoch milliseconds; ids are opaque strings (a malformed id is INVALID_ARGUMENT; a query that fetches one record by id returns null for a well-formed id of a missing record). Mutations honour an Idempotency-Key header (1 to 255 printable ASCII characters): a repeat with the same key, operation and arguments gets the kept answer (header Idempotent-Replayed: true) and changes nothing.`
+// intro is the document's description (Markdown): its placeholders, such
+// as <area>, are in code, where a renderer does not take them for HTML tags.
+var intro = strings.Join([]string{
+	"The marketplace's public API, generated from the services' declarations (`GET /ops` of each), served by the gateway at `GET /api/openapi.json` and kept in `docs/openapi.json`.",
+	"Every operation is called in three ways; all three run the same checks and the same code:",
+	"- **Its own path, for generated clients** (openapi-typescript, openapi-fetch, openapi-generator, ...): `POST /api/query/<area>/<module>/<function>` for a query, `POST /api/mutation/<area>/<module>/<function>` for a mutation, the body its arguments object (nothing or `{}` when it takes none). Success is HTTP 200 and the return value; a failure is a non-2xx status (each error code has one: 400, 401, 403, 404, 409, 429, 503, 500) and `{\"error\":{\"code\",\"message\",\"details\"?}}`. These are the entries to generate a client from: their operationIds are `<kind>.<area>.<module>.<function>`. Here they are grouped by area, in a tag per module, each named by the operation's path (`<area>.<module>.<function>`).\n" +
+		"- **`/api/query` and `/api/mutation`, for hand-written calls** (curl, fetch): the body `{\"path\":\"<area>.<module>.<function>\",\"args\":{...}}`, with the same answers.\n" +
+		"- **`/api/run/<area>/<module>/<function>` and the WebSocket sync endpoint (`/api/sync`, `/api/<client version>/sync`), for Convex's clients** (ConvexHttpClient, ConvexClient, ConvexReactClient): answered as Convex answers, HTTP 200 with `{\"status\":\"success\",\"value\":...}` or `{\"status\":\"error\",\"errorMessage\":...,\"errorData\":{\"code\":...}}`, so a generated client would see every failure as a success; their operationIds are the plain paths `<area>.<module>.<function>`. Here they are grouped apart, last (" + convexGroup + "), each named as Convex's clients name it (`<area>/<module>:<function>`). A request with a `Convex-Client` header is answered in Convex's shapes on every path.",
+	"Each operation's x-marketplace extension says where it is called.",
+	"Money crosses the interface as numbers of AED with at most two decimals; timestamps are epoch milliseconds; ids are opaque strings (a malformed id is INVALID_ARGUMENT; a query that fetches one record by id returns null for a well-formed id of a missing record). Mutations honour an `Idempotency-Key` header (1 to 255 printable ASCII characters): a repeat with the same key, operation and arguments gets the kept answer (header `Idempotent-Replayed: true`) and changes nothing.",
+}, "\n\n")
 
 // OpenAPI renders the document as indented JSON (with a final newline).
 func (a *API) OpenAPI() ([]byte, error) {
@@ -84,11 +84,9 @@ func (a *API) OpenAPI() ([]byte, error) {
 		schemas[k] = v
 	}
 	paths := obj{}
-	services := map[string]bool{}
 	var queries, mutations []Operation
 	responses := runErrorResponses() // with the own paths' shared error answers
 	for _, o := range a.Operations {
-		services[o.Service] = true
 		schemas[o.Path+".Args"] = o.ArgsSchema
 		schemas[o.Path+".Returns"] = returnsOrAny(o.Returns)
 		paths[CallPath(o.Kind, o.Path)] = obj{"post": callPathOperation(o, responses)}
@@ -105,7 +103,6 @@ func (a *API) OpenAPI() ([]byte, error) {
 	paths["/api/query"] = obj{"post": callOperation(ops.Query, queries)}
 	paths["/api/mutation"] = obj{"post": callOperation(ops.Mutation, mutations)}
 	for _, r := range a.Routes {
-		services[r.Service] = true
 		p := openAPIPath(r.Path)
 		item, _ := paths[p].(obj)
 		if item == nil {
@@ -117,12 +114,7 @@ func (a *API) OpenAPI() ([]byte, error) {
 	for p, item := range gatewayRoutes() {
 		paths[p] = item
 	}
-	var tags []obj
-	for s := range services {
-		tags = append(tags, obj{"name": s, "description": "Operations and routes of the " + s + " service."})
-	}
-	tags = append(tags, obj{"name": "gateway", "description": "The gateway's own routes and its generic operation endpoints."})
-	sort.Slice(tags, func(i, j int) bool { return tags[i]["name"].(string) < tags[j]["name"].(string) })
+	tags, groups := a.tagsAndGroups()
 
 	doc := obj{
 		"openapi": "3.1.0",
@@ -131,15 +123,16 @@ func (a *API) OpenAPI() ([]byte, error) {
 			"version":     Version,
 			"description": intro,
 		},
-		"servers": []obj{{"url": "/", "description": "the gateway that serves this document (make run: http://127.0.0.1:8080)"}},
-		"tags":    tags,
-		"paths":   paths,
+		"servers":     []obj{{"url": "/", "description": "the gateway that serves this document (make run: http://127.0.0.1:8080)"}},
+		"tags":        tags,
+		"x-tagGroups": groups,
+		"paths":       paths,
 		"components": obj{
 			"schemas":   schemas,
 			"responses": responses,
 			"securitySchemes": obj{bearer: obj{
 				"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
-				"description": "A JWT whose sub is the user id; its roles claim (an array of strings) may hold admin. Production tokens are RS256/ES256 from the identity provider (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE); in development, HS256 tokens signed with AUTH_DEV_SECRET (make token SUB=<user> ROLES=admin). In the security requirements, the admin role is listed where an operation needs it.",
+				"description": "A JWT whose sub is the user id; its roles claim (an array of strings) may hold admin. Production tokens are RS256/ES256 from the identity provider (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE); in development, HS256 tokens signed with AUTH_DEV_SECRET (`make token SUB=<user> ROLES=admin`). In the security requirements, the admin role is listed where an operation needs it.",
 			}},
 			"parameters": obj{
 				"IdempotencyKey": obj{
@@ -325,9 +318,9 @@ func runOperation(o Operation) obj {
 	failure := obj{"allOf": []any{ref("ConvexFailure"), obj{"properties": obj{"errorData": obj{"properties": obj{"code": obj{"enum": convexCodes(o.Errors)}}}}}}}
 	op := obj{
 		"operationId":   o.Path,
-		"summary":       o.Summary + " (Convex clients)",
+		"summary":       ConvexName(o.Path),
 		"description":   d.String(),
-		"tags":          []string{o.Service},
+		"tags":          []string{ConvexTag(Area(o.Path))},
 		"security":      security(o.Access),
 		"x-marketplace": marketplaceExt(o),
 		"requestBody": obj{
@@ -378,9 +371,9 @@ func callPathOperation(o Operation, shared obj) obj {
 	}
 	op := obj{
 		"operationId":   CallOperationID(o.Kind, o.Path),
-		"summary":       o.Summary,
+		"summary":       o.Path,
 		"description":   d.String(),
-		"tags":          []string{o.Service},
+		"tags":          []string{OperationTag(o.Path)},
 		"security":      security(o.Access),
 		"x-marketplace": marketplaceExt(o),
 		"requestBody": obj{
@@ -502,9 +495,9 @@ func runUnknown() obj {
 	}}}}}}
 	return obj{
 		"operationId": "runUnknown",
-		"summary":     "A function path that names no public operation",
-		"description": "Answered as Convex answers an unknown function: HTTP 200 with status error, errorData.code NOT_FOUND and errorData.reason unknown_operation. Internal operations are unknown here too.",
-		"tags":        []string{"gateway"},
+		"summary":     "/api/run/{area}/{module}/{function}",
+		"description": "A function path that names no public operation: answered as Convex answers an unknown function, HTTP 200 with status error, errorData.code NOT_FOUND and errorData.reason unknown_operation. Internal operations are unknown here too.",
+		"tags":        []string{ConvexTag(gatewayTag)},
 		"security":    []obj{{}, {bearer: []string{}}},
 		"parameters": []any{
 			obj{"name": "area", "in": "path", "required": true, "schema": obj{"type": "string"}},
@@ -527,9 +520,9 @@ func runUnknown() obj {
 func callPathUnknown(kind ops.Kind) obj {
 	return obj{
 		"operationId": string(kind) + "Unknown",
-		"summary":     "A path that names no public " + string(kind),
-		"description": fmt.Sprintf("A %s called here is INVALID_ARGUMENT (call it on /api/%s/...); a name of no public operation is NOT_FOUND with details.reason unknown_operation and details.suggestions, the nearest names. Internal operations are unknown here too.", otherKind(kind), otherKind(kind)),
-		"tags":        []string{"gateway"},
+		"summary":     "/api/" + string(kind) + "/{area}/{module}/{function}",
+		"description": fmt.Sprintf("A path that names no public %s: a %s called here is INVALID_ARGUMENT (call it on `/api/%s/...`); a name of no public operation is NOT_FOUND with details.reason unknown_operation and details.suggestions, the nearest names. Internal operations are unknown here too.", kind, otherKind(kind), otherKind(kind)),
+		"tags":        []string{gatewayTag},
 		"security":    []obj{{}, {bearer: []string{}}},
 		"parameters": []any{
 			obj{"name": "area", "in": "path", "required": true, "schema": obj{"type": "string"}},
@@ -594,7 +587,7 @@ func callOperation(kind ops.Kind, list []Operation) obj {
 		title = "Call a mutation"
 	}
 	ok := obj{
-		"description": "The operation's return value as JSON (null where it returns nothing): see the operation's own entry (/api/query/... or /api/mutation/...) and its <path>.Returns schema. With a Convex-Client header: Convex's { status, value } or { status: error, ... } (HTTP 200).",
+		"description": "The operation's return value as JSON (null where it returns nothing): see the operation's own entry (`/api/query/...` or `/api/mutation/...`) and its `<path>.Returns` schema. With a Convex-Client header: Convex's { status, value } or { status: error, ... } (HTTP 200).",
 		"content": obj{mimeJSON: obj{"schema": obj{"anyOf": []any{
 			obj{"anyOf": returns}, ref("ConvexSuccess"), ref("ConvexFailure"),
 		}}}},
@@ -611,10 +604,10 @@ func callOperation(kind ops.Kind, list []Operation) obj {
 	}
 	return obj{
 		"operationId": string(kind),
-		"summary":     title + " by its path (contract section 2)",
-		"description": fmt.Sprintf("The body names the %s and its arguments: {\"path\": \"<area>.<module>.<function>\", \"args\": {...}} (the Convex form \"<area>/<module>:<function>\" is accepted too; args may be left out when there are none). Calling a %s here is INVALID_ARGUMENT. The %s operations: %s.\n\nError codes:\n\n%s",
-			kind, otherKind(kind), kind, strings.Join(names, ", "), errorTable(codes)),
-		"tags":       []string{"gateway"},
+		"summary":     "/api/" + string(kind),
+		"description": fmt.Sprintf("%s by its path (contract section 2). The body names the %s and its arguments: `{\"path\": \"<area>.<module>.<function>\", \"args\": {...}}` (the Convex form `\"<area>/<module>:<function>\"` is accepted too; args may be left out when there are none). Calling a %s here is INVALID_ARGUMENT. The %s operations: %s.\n\nError codes:\n\n%s",
+			title, kind, otherKind(kind), kind, strings.Join(names, ", "), errorTable(codes)),
+		"tags":       []string{gatewayTag},
 		"security":   []obj{{}, {bearer: []string{}}},
 		"parameters": params,
 		"requestBody": obj{
@@ -696,7 +689,7 @@ func routeOperation(r Route) obj {
 	}
 	op := obj{
 		"operationId": routeOperationID(r),
-		"summary":     r.Summary,
+		"summary":     openAPIPath(r.Path),
 		"description": desc,
 		"tags":        []string{r.Service},
 		"security":    security(r.Access),
@@ -795,21 +788,21 @@ func contentOf(bodies []ops.BodyDoc) obj {
 func gatewayRoutes() obj {
 	return obj{
 		"/health": obj{"get": obj{
-			"operationId": "getHealth", "summary": "Liveness: a fixed plain-text message stating that the backend is healthy.",
-			"description": "Answered by the gateway itself, whatever the state of the services behind it (each service has its own /livez and /readyz).",
-			"tags":        []string{"gateway"}, "security": []obj{{}},
+			"operationId": "getHealth", "summary": "/health",
+			"description": "Liveness: a fixed plain-text message stating that the backend is healthy. Answered by the gateway itself, whatever the state of the services behind it (each service has its own /livez and /readyz).",
+			"tags":        []string{gatewayTag}, "security": []obj{{}},
 			"responses": obj{"200": obj{"description": "healthy", "content": obj{mimeText: obj{"schema": obj{"type": "string"}}}}},
 		}},
 		"/api/openapi.json": obj{"get": obj{
-			"operationId": "getOpenAPI", "summary": "This document, built from the gateway's live routing table.",
-			"description": "Generate clients from it (openapi-typescript, openapi-fetch, ...): the operations' own paths /api/query/... and /api/mutation/... answer failures with their statuses.",
-			"tags":        []string{"gateway"}, "security": []obj{{}},
+			"operationId": "getOpenAPI", "summary": "/api/openapi.json",
+			"description": "This document, built from the gateway's live routing table. Generate clients from it (openapi-typescript, openapi-fetch, ...): the operations' own paths /api/query/... and /api/mutation/... answer failures with their statuses.",
+			"tags":        []string{gatewayTag}, "security": []obj{{}},
 			"responses": obj{"200": obj{"description": "the OpenAPI 3.1 document", "content": obj{mimeJSON: obj{"schema": obj{"type": "object"}}}}},
 		}},
 		"/api/operations": obj{"get": obj{
-			"operationId": "getOperations", "summary": "The gateway's routing table: every public operation, sorted by path, with its kind, access, service, summary and arguments (what `marketplace call` and `marketplace ops` read).",
-			"tags": []string{"gateway"}, "security": []obj{{}},
-			"description": "One entry per public operation the gateway routes now, from the services' declarations; the same operations are in this document, each with its own path.",
+			"operationId": "getOperations", "summary": "/api/operations",
+			"tags": []string{gatewayTag}, "security": []obj{{}},
+			"description": "The gateway's routing table: every public operation, sorted by path, with its kind, access, service, summary and arguments (what `marketplace call` and `marketplace ops` read). One entry per public operation the gateway routes now, from the services' declarations; the same operations are in this document, each with its own path.",
 			"responses": obj{"200": obj{"description": "the operations", "content": obj{mimeJSON: obj{"schema": obj{
 				"type": "array", "items": obj{
 					"type": "object", "required": []string{"path", "kind", "access", "service", "args"},

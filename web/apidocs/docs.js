@@ -26,5 +26,9 @@ document.addEventListener("DOMContentLoaded", function () {
     agent: { disabled: true },
     mcp: { disabled: true },
     documentDownloadType: "json",
+    // The sidebar lists a tag's entries by their titles, the operations'
+    // paths (the document's summaries), in alphabetical order: a module's
+    // queries and mutations together, as docs/api.md lists them.
+    operationsSorter: "alpha",
   });
 });
