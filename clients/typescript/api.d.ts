@@ -314,11 +314,12 @@ export declare const api: {
        * the order are refunded with the delivery fee, and refused so when less
        * is left: ask all that is left). Send an Idempotency-Key with each
        * refund (a retry reuses it): a call without one that repeats a refund
-       * of the order still requested, asked less than 10 minutes before by the
-       * same kind of caller with the same reason and the same amount, lines or
-       * all that is left, is taken for a retry and refused FAILED_PRECONDITION
-       * (details.reason refund_duplicate, details.refundId the earlier
-       * refund); a new key asks for another identical refund.
+       * of the order still requested or already refunded, asked less than 10
+       * minutes before by the same kind of caller with the same reason and the
+       * same amount, lines or all that is left, is taken for a retry and
+       * refused FAILED_PRECONDITION (details.reason refund_duplicate,
+       * details.refundId the earlier refund); a new key asks for another
+       * identical refund.
        *
        * Mutation; access `admin`. Runs as `admins/orders:refundOrder` (POST /api/run/admins/orders/refundOrder).
        */

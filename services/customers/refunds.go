@@ -192,7 +192,7 @@ func (s *svc) onEvent(ctx context.Context, env events.Envelope) error {
 		var owed *contract.RefundRequested
 		if err := s.orders.UpdateMoney(ctx, id, func(o *domain.Order) error {
 			owed = nil
-			if o.NoteDispute(d.DisputeID, d.Amount, d.Status) {
+			if o.NoteDispute(d.DisputeID, d.Amount, d.Currency, d.Status) {
 				o.UpdatedAt = s.now()
 				// A cancelled order's refund waited for the dispute.
 				owed = o.RefundOwed(ids.New("refunds"), s.now())

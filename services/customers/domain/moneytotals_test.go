@@ -29,8 +29,8 @@ func TestMoneyTotalsOfOrdersPaidInAnotherCurrency(t *testing.T) {
 	}
 	var tot contract.MoneyTotals
 	disputed := accepted("o1")
-	disputed.NoteDispute("dp_1", 12_25, "open")
-	disputed.NoteDispute("dp_1", 12_25, "lost")
+	disputed.NoteDispute("dp_1", 12_25, "", "open")
+	disputed.NoteDispute("dp_1", 12_25, "", "lost")
 	disputed.AddToTotals(&tot)
 	if tot.OtherCurrencyDelivered != 75_00-37_50 {
 		t.Fatalf("after a lost dispute of half: %+v", tot)
@@ -61,5 +61,28 @@ func TestMoneyTotalsOfOrdersPaidInAnotherCurrency(t *testing.T) {
 	}
 	if sum != 75_00 || aedCounterpart(75_00, 0, 1) != 0 || aedCounterpart(75_00, 24_50, 1) != 3 {
 		t.Fatalf("aedCounterpart: %d", sum)
+	}
+}
+
+// TestLostDisputesInThePaymentsCurrencyOnly: a lost dispute counts in the
+// order's money (what is left to refund, the platform's totals) only in the
+// payment's currency, as payouts reverses no other (docs/adr/0153); one
+// recorded before disputes had a currency ("") is the payment's.
+func TestLostDisputesInThePaymentsCurrencyOnly(t *testing.T) {
+	for _, c := range []struct {
+		currency string
+		lost     money.Fils
+	}{{"aed", 10_00}, {"AED", 10_00}, {"", 10_00}, {"usd", 0}} {
+		o := NewPaidOrder("o1", customer, shop, twoLines, payment(75_00, "aed"), terms, 1000)
+		o.NoteDispute("dp_1", 10_00, c.currency, "open")
+		o.NoteDispute("dp_1", 10_00, c.currency, "lost")
+		if got := o.LostDisputes(); got != c.lost {
+			t.Errorf("a lost dispute in %q: LostDisputes %d, want %d", c.currency, got, c.lost)
+		}
+		var tot contract.MoneyTotals
+		o.AddToTotals(&tot)
+		if tot.DisputesLost != c.lost || tot.NotDelivered != 75_00-c.lost {
+			t.Errorf("a lost dispute in %q: totals %+v", c.currency, tot)
+		}
 	}
 }

@@ -89,6 +89,10 @@ type OrderDispute struct {
 	ID     string     `bson:"id"`
 	Amount money.Fils `bson:"amount"`
 	Status string     `bson:"status"`
+	// Currency is the dispute's ("" before it was recorded: the payment's).
+	// A dispute in another currency than the payment's takes nothing back
+	// here, as payouts moves nothing for it (docs/adr/0153).
+	Currency string `bson:"currency,omitempty"`
 }
 
 // RefundRequest is a refund asked of an order. Amount nil and no Lines: all
@@ -134,11 +138,12 @@ func (o *Order) Reserved() money.Fils {
 	return n
 }
 
-// LostDisputes is what disputes lost took back from the payment.
+// LostDisputes is what disputes lost took back from the payment (those in
+// the payment's currency: payouts reverses no other).
 func (o *Order) LostDisputes() money.Fils {
 	var n money.Fils
 	for _, d := range o.Disputes {
-		if d.Status == contractDisputeLost {
+		if d.Status == contractDisputeLost && (d.Currency == "" || strings.EqualFold(d.Currency, o.Currency())) {
 			n += d.Amount
 		}
 	}
@@ -298,12 +303,14 @@ func (o *Order) priceLines(lines []RefundLine) (money.Fils, bool, error) {
 
 // duplicateOf is the refund an unkeyed request repeats: one asked by the same
 // kind of caller (origin) with the same reason and the same request (the same
-// amount in fils, the same lines, or all that is left), still requested, and
-// asked less than DuplicateRefundWindow ago; nil when there is none.
+// amount in fils, the same lines, or all that is left), still requested or
+// already refunded (a card refund often succeeds before a timed-out client
+// asks again), and asked less than DuplicateRefundWindow ago; nil when there
+// is none. A failed refund refunded nothing: asking again is not a retry.
 func (o *Order) duplicateOf(req RefundRequest, now int64) *Refund {
 	for i := len(o.Refunds) - 1; i >= 0; i-- {
 		r := &o.Refunds[i]
-		if r.Status != RefundRequested || r.Origin != req.Origin || r.Reason != req.Reason || now-r.RequestedAt >= DuplicateRefundWindow {
+		if r.Status == RefundFailed || r.Origin != req.Origin || r.Reason != req.Reason || now-r.RequestedAt >= DuplicateRefundWindow {
 			continue
 		}
 		switch {
@@ -361,9 +368,13 @@ func (o *Order) RequestRefund(req RefundRequest, now int64) (Refund, contract.Re
 	}
 	if req.Unkeyed {
 		if d := o.duplicateOf(req, now); d != nil {
-			return Refund{}, none, apperr.New(apperr.FailedPrecondition, "order %s has an identical refund, %s of %.2f %s asked %d s ago, still waiting for the "+
-				"processor: this call is taken for a retry and refunds nothing; to ask for another identical refund, send an Idempotency-Key "+
-				"(a new one for each refund)", o.ID, d.ID, o.major(d.Amount), strings.ToUpper(o.Currency()), (now-d.RequestedAt)/1000).
+			state := "still waiting for the processor"
+			if d.Status == RefundSucceeded {
+				state = "already refunded"
+			}
+			return Refund{}, none, apperr.New(apperr.FailedPrecondition, "order %s has an identical refund, %s of %.2f %s asked %d s ago, %s: "+
+				"this call is taken for a retry and refunds nothing; to ask for another identical refund, send an Idempotency-Key "+
+				"(a new one for each refund)", o.ID, d.ID, o.major(d.Amount), strings.ToUpper(o.Currency()), (now-d.RequestedAt)/1000, state).
 				WithDetails(map[string]any{"reason": ReasonRefundDuplicate, "refundId": d.ID, "requestedAt": d.RequestedAt})
 		}
 	}
@@ -474,18 +485,19 @@ func (o *Order) SettleRefund(s Settlement, now int64) (*contract.OrderRefunded, 
 // NoteDispute records a dispute of the order's payment as the payments
 // service reports it; it reports whether anything changed (a closed dispute
 // stays closed).
-func (o *Order) NoteDispute(id string, amount money.Fils, status string) bool {
+func (o *Order) NoteDispute(id string, amount money.Fils, currency, status string) bool {
+	currency = strings.ToLower(currency)
 	for i, d := range o.Disputes {
 		if d.ID == id {
 			if d.Status != contractDisputeOpen || d.Status == status {
 				return false
 			}
 			o.Disputes = append([]OrderDispute(nil), o.Disputes...)
-			o.Disputes[i].Status, o.Disputes[i].Amount = status, amount
+			o.Disputes[i].Status, o.Disputes[i].Amount, o.Disputes[i].Currency = status, amount, currency
 			return true
 		}
 	}
-	o.Disputes = append(o.Disputes[:len(o.Disputes):len(o.Disputes)], OrderDispute{ID: id, Amount: amount, Status: status})
+	o.Disputes = append(o.Disputes[:len(o.Disputes):len(o.Disputes)], OrderDispute{ID: id, Amount: amount, Status: status, Currency: currency})
 	return true
 }
 
