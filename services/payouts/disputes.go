@@ -22,7 +22,9 @@ package payouts
 //     goes back to available. An earning released meanwhile, or whose
 //     release time has come, gets nothing back: that part goes to
 //     available, where its release would have put it.
-//   - lost: the held share leaves the disputed balance; the dispute counts as
+//   - lost: the held share leaves the disputed balance (what was held beyond
+//     the store's share now, which another reversal since the opening can
+//     make, goes back as a won dispute's does); the dispute counts as
 //     reversed (D1: the commission is reversed with it); the dispute fee of
 //     the wallet settings in force is frozen on it, charged to the store's
 //     available balance (dispute_fee) or borne by the platform (a
@@ -211,21 +213,24 @@ func (s *svc) closeDispute(ctx context.Context, om *domain.OrderMoney, disputeID
 	refs := domain.StatementRefs{OrderID: om.ID, DisputeID: disputeID}
 	meta := map[string]string{"orderId": om.ID, "disputeId": disputeID}
 	if outcome == payments.DisputeWon {
-		back, err := s.returnToOrder(ctx, om, c.FromHeld, key, now)
+		back, txs, err := s.releaseHeld(ctx, om, c.Release, c.FromHeld, key, ":return_held", ":release", meta, now)
 		if err != nil {
 			return err
-		}
-		if back > 0 {
-			meta["takeId"], meta["returnedToHeld"] = key, domain.AEDText(back)
 		}
 		_, _, err = s.moveWallet(ctx, walletMove{
 			storeID: om.StoreID, kind: domain.KindDisputeRelease, event: contract.EventWalletDisputeRelease,
 			description: fmt.Sprintf("Dispute %s of order %s won: released", disputeID, om.ID), refs: refs,
-			txs:  []moveTx{{domain.TxDisputeReturn, back, key + ":return_held"}, {domain.TxDisputeRelease, c.Release - back, key + ":release"}},
+			txs:  txs,
 			meta: meta, now: now,
 			ev: contract.WalletMoveEvent{Kind: contract.MoveDisputeRelease, OrderID: om.ID, DisputeID: disputeID, Amount: c.Release,
 				ToPending: back, ToAvailable: c.Release - back},
 		})
+		return err
+	}
+	// What was held beyond the share lost goes back as a won dispute's
+	// does: from the held earning back to it first.
+	_, returned, err := s.releaseHeld(ctx, om, c.Return, c.FromHeld, key, ":loss_return_held", ":loss_return", meta, now)
+	if err != nil {
 		return err
 	}
 	meta["commissionReversed"] = domain.AEDText(c.Commission)
@@ -238,8 +243,8 @@ func (s *svc) closeDispute(ctx context.Context, om *domain.OrderMoney, disputeID
 	_, txIDs, err := s.moveWallet(ctx, walletMove{
 		storeID: om.StoreID, kind: domain.KindDisputeLoss, event: eventIf(!storePays, contract.EventWalletDisputeDebited),
 		description: fmt.Sprintf("Dispute %s of order %s lost (commission reversed %s AED)", disputeID, om.ID, domain.AEDText(c.Commission)), refs: refs,
-		txs: []moveTx{{domain.TxDisputeLoss, c.Loss, key + ":loss"}, {domain.TxDisputeRelease, c.Return, key + ":loss_return"},
-			{domain.TxRefund, c.Extra, key + ":loss_rest"}}, meta: meta, now: now, ev: ev,
+		txs:  append([]moveTx{{domain.TxDisputeLoss, c.Loss, key + ":loss"}}, append(returned, moveTx{domain.TxRefund, c.Extra, key + ":loss_rest"})...),
+		meta: meta, now: now, ev: ev,
 	})
 	if err != nil {
 		return err
@@ -257,6 +262,24 @@ func (s *svc) closeDispute(ctx context.Context, om *domain.OrderMoney, disputeID
 		txs: []moveTx{{domain.TxDisputeFee, c.Fee, key + ":fee"}}, meta: meta, now: now, ev: ev,
 	})
 	return err
+}
+
+// releaseHeld releases amount of a closed dispute's held share from the
+// disputed balance: of it fromHeld (what the hold took from the order's
+// held earning) back to that earning as returnToOrder allows (a
+// dispute_return, source key key+heldSuffix), the rest to available (a
+// dispute_release, key+availSuffix). It notes the return in meta and
+// answers what went back to the earning and the two transactions.
+func (s *svc) releaseHeld(ctx context.Context, om *domain.OrderMoney, amount, fromHeld money.Fils, key, heldSuffix, availSuffix string,
+	meta map[string]string, now int64) (money.Fils, []moveTx, error) {
+	back, err := s.returnToOrder(ctx, om, min(fromHeld, amount), key, now)
+	if err != nil {
+		return 0, nil, err
+	}
+	if back > 0 {
+		meta["takeId"], meta["returnedToHeld"] = key, domain.AEDText(back)
+	}
+	return back, []moveTx{{domain.TxDisputeReturn, back, key + heldSuffix}, {domain.TxDisputeRelease, amount - back, key + availSuffix}}, nil
 }
 
 // returnToOrder gives back to the order's earning up to amount of what the

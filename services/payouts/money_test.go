@@ -455,6 +455,50 @@ func TestDisputeWonReturnsTheHeldPartToTheEarning(t *testing.T) {
 	w.expect(t, "won after the release", domain.Balances{Available: 50_00 + 1350 + 2*8350})
 }
 
+// A lost dispute whose store share is below what it held (another dispute
+// of the order lost first lowered what is left) returns the rest as a won
+// dispute does: what the hold took from the order's still-held earning
+// back to it (pending, released at the earning's own time), not to
+// available early.
+func TestDisputeLostReturnsTheHeldPartToTheEarning(t *testing.T) {
+	w := newMoneyWorld(t)
+	ctx := context.Background()
+	s := *w.testSvc.settings
+	s.DisputeFee = 0
+	w.testSvc.settings = &s
+	o := w.order(customers.StatusOutForDelivery)
+	w.deliverOrder(t, o)
+	w.dispute(t, "dp_1", o, 6000, payments.DisputeOpen)
+	w.expect(t, "dp_1 held 5567 from pending", domain.Balances{Pending: 8350 - 5567, Disputed: 5567})
+	w.dispute(t, "dp_2", o, 6000, payments.DisputeOpen)
+	w.expect(t, "dp_2 held 2783 from pending, 2784 from available", domain.Balances{Available: -2784, Disputed: 2 * 5567})
+	w.clock.Advance(3 * day)
+	w.dispute(t, "dp_2", o, 6000, payments.DisputeLost)
+	w.expect(t, "dp_2 lost its share", domain.Balances{Available: -2784, Disputed: 5567})
+	// dp_1's share is now 2783 (3000 of the order left): of its 5567 held,
+	// 2784 goes back to the earning it was held from.
+	w.dispute(t, "dp_1", o, 6000, payments.DisputeLost)
+	w.dispute(t, "dp_1", o, 6000, payments.DisputeLost)
+	w.expect(t, "dp_1 lost, the rest back to the earning", domain.Balances{Available: -2784, Pending: 2784})
+	om, _ := w.svc.orders.Get(ctx, o)
+	e, _ := w.ledger.Get(ctx, om.EarningID)
+	if e.HeldRemaining != 2784 || e.Status != domain.TxPending {
+		t.Fatalf("earning %+v", e)
+	}
+	es, _ := w.statement.Between(ctx, domain.WalletIDOf(w.store), 0, 1<<62, 100)
+	last := es[len(es)-1]
+	if last.Kind != domain.KindDisputeLoss || last.Amount != -2783 || last.Change != (domain.Balances{Pending: 2784, Disputed: -5567}) || last.Balance != 0 {
+		t.Fatalf("statement entry %+v", last)
+	}
+	// Not released before the earning's time; released then.
+	w.clock.Advance(3 * day)
+	w.releaseNow(t)
+	w.expect(t, "not due yet", domain.Balances{Available: -2784, Pending: 2784})
+	w.clock.Advance(1 * day)
+	w.releaseNow(t)
+	w.expect(t, "released at its time: the order left nothing", domain.Balances{})
+}
+
 // The carried_forward step: a wallet older than the journal gets one
 // opening entry of its balances, once.
 func TestCarryForwardIsIdempotent(t *testing.T) {

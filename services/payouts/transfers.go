@@ -146,15 +146,23 @@ func (s *svc) payoutView(ctx context.Context, p *domain.Payout) (*Payout, error)
 // void and the transfer's claim are ordered by the payments service alone,
 // so a move by hand racing sendPayoutThroughProcessor cannot both restore
 // the balance and let the transfer go (docs/adr/0150). Nothing is voided
-// for a move the payout's status refuses anyway, nor for a payout never
-// sent. The payments service not answering is UNAVAILABLE: such a payout
+// for a payout never sent, nor for a move refused by a check that needs no
+// transaction (domain.Payout.CheckFirst: the payout's status, and a store
+// handed over without confirmHandover, m.OwnerNow asked before): the void
+// is the last step before the move's transaction. A move the transaction
+// still refuses after the void (the payout moved or flagged handed over
+// meanwhile) leaves the void standing: the payout is then paid by hand
+// only (docs/adr/0150). The payments service not answering is UNAVAILABLE: such a payout
 // is never moved by hand on a transfer this service has not settled.
 func (s *svc) transferOfPayout(ctx context.Context, payoutID string, m *domain.MoveArgs) error {
 	if !domain.ByHandChecked(m.Move) {
 		return nil
 	}
 	p, err := s.payouts.Get(ctx, payoutID)
-	if p == nil || err != nil || p.TransferAskedAt == nil || !domain.CanMove(m.Move, p.Status) {
+	if p == nil || err != nil || p.TransferAskedAt == nil {
+		return err
+	}
+	if err := p.CheckFirst(*m); err != nil {
 		return err
 	}
 	tctx, cancel := context.WithTimeout(ctx, confirmTimeout)

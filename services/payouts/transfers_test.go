@@ -328,6 +328,60 @@ func TestMoveByHandWhileTheTransferIsOnItsWay(t *testing.T) {
 	ts.reconciled(t, w.store)
 }
 
+// A move by hand refused by the handover check (a store handed over since
+// the request, no confirmHandover) voids nothing: the transfer can still be
+// sent; with the confirmation the move voids it.
+func TestMoveByHandRefusedForTheHandoverVoidsNothing(t *testing.T) {
+	w := newTransferWorld(t)
+	ts := w.ts
+	w.pay.refuse = true // sent once: the processor refused, the payout stays approved
+	if _, err := ts.sendPayoutThroughProcessor(adminCtx(), &sendArgs{PayoutID: w.payout, AdminUserID: "admin-1"}); apperr.From(err).Details["reason"] != "processor_refused" {
+		t.Fatalf("refused: %v", err)
+	}
+	w.pay.refuse = false
+	ts.setStore(catalog.StoreEvent{StoreID: w.store, Name: "Bakery", OwnerUserID: "owner-2", Version: 2})
+	asked := w.pay.asked
+	_, err := ts.markPayoutAsProcessing(adminCtx(), &processingArgs{PayoutID: w.payout, AdminUserID: "admin-1", ProcessingMethod: "bank_transfer"})
+	if apperr.From(err).Details["reason"] != "store_handed_over" {
+		t.Fatalf("moved without confirmHandover: %v", err)
+	}
+	if w.pay.voided[w.payout] || w.pay.asked != asked {
+		t.Fatalf("the refused move asked the payments service %d times; voided %v", w.pay.asked-asked, w.pay.voided[w.payout])
+	}
+	if p := ts.payoutDoc(t, w.payout); p.Status != domain.StatusApproved {
+		t.Fatalf("payout %+v", p)
+	}
+	// Still sendable (confirmed: the processor pays owner-1's account).
+	yes := true
+	if p, err := ts.sendPayoutThroughProcessor(adminCtx(), &sendArgs{PayoutID: w.payout, AdminUserID: "admin-1", ConfirmHandover: &yes}); err != nil || p.Status != domain.StatusProcessing {
+		t.Fatalf("sent after the refused move: %+v %v", p, err)
+	}
+	if len(w.pay.transfers) != 1 {
+		t.Fatalf("transfers %+v", w.pay.transfers)
+	}
+	ts.reconciled(t, w.store)
+
+	// Confirmed, the move voids the transfer not yet claimed and goes on.
+	other, err := ts.requestPayout(ownerCtxAt(w.store, "owner-2", 2), payoutArgsOf(w.store, 15000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.approvePayout(adminCtx(), &payoutArgs{PayoutID: other, AdminUserID: "admin-1"}); err != nil {
+		t.Fatal(err)
+	}
+	w.pay.refuse = true
+	if _, err := ts.sendPayoutThroughProcessor(adminCtx(), &sendArgs{PayoutID: other, AdminUserID: "admin-1"}); apperr.From(err).Details["reason"] != "processor_refused" {
+		t.Fatalf("refused: %v", err)
+	}
+	w.pay.refuse = false
+	ts.setStore(catalog.StoreEvent{StoreID: w.store, Name: "Bakery", OwnerUserID: "owner-3", Version: 3})
+	p, err := ts.markPayoutAsProcessing(adminCtx(), &processingArgs{PayoutID: other, AdminUserID: "admin-1", ProcessingMethod: "bank_transfer", ConfirmHandover: &yes})
+	if err != nil || p.Status != domain.StatusProcessing || !w.pay.voided[other] {
+		t.Fatalf("confirmed: %+v %v; voided %v", p, err, w.pay.voided[other])
+	}
+	ts.reconciled(t, w.store)
+}
+
 // payment.transfer_paid, as the payments service confirms it, completes
 // the payout (by "processor"; no administrator in its event); a redelivery
 // changes nothing; moves by hand were refused while it was pending.

@@ -210,15 +210,17 @@ func (s *svc) markPayoutAsFailed(ctx context.Context, a *failArgs) (*Payout, err
 // a payout of a store handed over since its request needs confirmHandover.
 // It returns the payout after the move.
 func (s *svc) movePayout(ctx context.Context, m moveArgs) (*Payout, error) {
-	// A payout sent through the processor: its transfer first (transfers.go).
-	if err := s.transferOfPayout(ctx, m.payoutID, &m.MoveArgs); err != nil {
-		return nil, err
-	}
 	if domain.PaysOut(m.Move) {
 		var err error
 		if m.OwnerNow, m.OwnerAsked, err = s.ownerNowOfPayout(ctx, m.payoutID); err != nil {
 			return nil, err
 		}
+	}
+	// A payout sent through the processor: its transfer last, after the
+	// checks that need no transaction (transfers.go: a refused move voids
+	// nothing).
+	if err := s.transferOfPayout(ctx, m.payoutID, &m.MoveArgs); err != nil {
+		return nil, err
 	}
 	var out Payout
 	err := s.tx(ctx, "the payout", func(ctx context.Context) error {

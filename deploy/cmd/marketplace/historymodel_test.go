@@ -461,8 +461,8 @@ var walletRules = map[string]walletRule{
 	// own time, which never comes within a history: earnings are held 7
 	// days), the rest to available. Lost, the amount counts
 	// in R: the store's D1 share leaves (what was held from disputed, any
-	// more from available, any less back to available) and the fee is
-	// taken from available.
+	// more from available, any less back as a win's: from the held earning
+	// to it, the rest to available) and the fee is taken from available.
 	opDisputeClose: func(s walletState, in walletInput, _ walletOutput) verdict {
 		o := s.orders[in.Order]
 		if o.Dispute != disputeOpen {
@@ -482,7 +482,11 @@ var walletRules = map[string]walletRule{
 			if !o.Credited {
 				o.StoreBefore += store
 			}
-			s = s.plus(walletFigures{Available: held - store - in.Fee})
+			// Held beyond the share (R moved since the opening): back as
+			// a win's, the part from the held earning to it.
+			back := min(max(held-store, 0), o.DisputeFromHeld)
+			o.Held += back
+			s = s.plus(walletFigures{Pending: back, Available: held - store - back - in.Fee})
 		default:
 			return verdict{bad: "outcome " + in.Outcome}
 		}

@@ -205,6 +205,18 @@ func TestWalletModelAcceptsLinearizableHistories(t *testing.T) {
 			applied(9, 71, 80, orderOp(opRefund, 100_00)),
 			hop(0, 81, 90, readOp(), wallet3(20_00, 0, 0)),
 		},
+		// A refund of 80.00 while a dispute of 40.00 holds 36.00 from the
+		// held earning leaves 20.00 of the order: lost, the share is 18.00,
+		// and the other 18.00 held go back to the earning (pending), not
+		// to available.
+		"a dispute lost after a refund, the rest back to the earning": {
+			applied(9, 0, 10, orderOp(opCredit, 0)),
+			applied(8, 11, 20, orderOp(opDisputeOpen, 40_00)),
+			applied(8, 21, 30, orderOp(opRefund, 80_00)),
+			hop(0, 31, 40, readOp(), wallet3(-18_00, 0, 36_00)),
+			applied(8, 41, 50, closeOp(disputeLost, 0)),
+			hop(0, 51, 60, readOp(), wallet3(-18_00, 18_00, 0)),
+		},
 		// A store's operations do not touch another's wallet.
 		"two wallets": append(funded(),
 			hop(1, 5, 15, walletInput{Store: "s2", Kind: opAdjust, Adjust: "add_balance", Amount: 1_00}, wallet(1_00, 0)),

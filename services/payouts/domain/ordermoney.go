@@ -297,14 +297,14 @@ func (o *OrderMoney) HoldOnCredit(now int64) []*OrderDispute {
 	return out
 }
 
-// Closing is what closing a dispute does: Release goes back from disputed,
-// of it FromHeld (won: what the hold took from the order's held earning)
+// Closing is what closing a dispute does: Release (won) or Return (lost:
+// the share is below what was held) goes back from disputed, of it FromHeld
+// (what the hold took from the order's held earning, at most that amount)
 // to that earning if it is still held and not yet due, the rest to
 // available; Loss leaves disputed; Extra (lost: the store's share now
 // exceeds what was held, which only reversals between the opening and the
-// close can make) leaves available, Return (the share is below what was
-// held) goes back to available; Fee is the frozen fee, ChargedTo who bears
-// it.
+// close can make) leaves available; Fee is the frozen fee, ChargedTo who
+// bears it.
 type Closing struct {
 	Release, FromHeld   money.Fils
 	Loss, Extra, Return money.Fils
@@ -318,7 +318,8 @@ type Closing struct {
 // the order's held earning back to it (Closing.FromHeld), the rest to
 // available. Lost, its
 // amount counts as reversed (D1: the commission is reversed too), its held
-// share leaves the disputed balance, and the fee of the settings is frozen
+// share leaves the disputed balance (what was held beyond the store's share,
+// Closing.Return, goes back as a won dispute's does), and the fee of the settings is frozen
 // on it. A dispute lost before the order was credited lowers the credit, as
 // a refund does.
 func (o *OrderMoney) CloseDispute(id, outcome string, fee money.Fils, chargedTo string, now int64) (Closing, error) {
@@ -360,6 +361,7 @@ func (o *OrderMoney) CloseDispute(id, outcome string, fee money.Fils, chargedTo 
 	}
 	c.Loss = min(store, d.Held)
 	c.Return, c.Extra = d.Held-c.Loss, store-c.Loss
+	c.FromHeld = min(d.FromHeld, c.Return)
 	return c, nil
 }
 

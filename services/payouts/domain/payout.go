@@ -61,6 +61,25 @@ type MoveArgs struct {
 	TransferAsked  bool
 }
 
+// CheckFirst makes the checks of Apply that need nothing but p as read and
+// m, without changing p: the payout's status allows the move
+// (payout_status), and a move by hand that pays out a payout of a store
+// handed over since its request has the administrator's confirmation
+// (store_handed_over; m.OwnerNow asked before). A caller with a step it
+// cannot undo before the move's transaction (voiding the payout's transfer)
+// makes them first; Apply makes them again on the payout it saves.
+func (p *Payout) CheckFirst(m MoveArgs) error {
+	if !CanMove(m.Move, p.Status) {
+		return Refusal(m.Move, p.ID, p.Status)
+	}
+	if m.TransferID == "" && PaysOut(m.Move) {
+		q := *p // checkOwner flags a confirmed handover: on a copy
+		_, err := q.checkOwner(m, 0)
+		return err
+	}
+	return nil
+}
+
 // HandoverActor is the history's "by" of what a handover did to a payout:
 // the payouts service, on the catalog's word.
 const HandoverActor = "system"
