@@ -17,7 +17,9 @@ package payments
 //     refundId was made at the processor (origin processor, its re_ id as
 //     refundId). refund.failed publishes payment.refund_failed. The rules are
 //     domain/refund.go's table; the event id is recorded in the same
-//     transaction.
+//     transaction. News whose refundId names a recorded refund of another
+//     payment intent or processor refund is not that refund's: it is a
+//     refund made at the processor (applyMisnamed).
 
 import (
 	"context"
