@@ -17,7 +17,9 @@ package payments
 //     refundId was made at the processor (origin processor, its re_ id as
 //     refundId). refund.failed publishes payment.refund_failed. The rules are
 //     domain/refund.go's table; the event id is recorded in the same
-//     transaction.
+//     transaction. News whose refundId names a recorded refund of another
+//     payment intent or processor refund is not that refund's: it is a
+//     refund made at the processor (applyMisnamed).
 
 import (
 	"context"
@@ -285,9 +287,19 @@ func (s *svc) applyRefund(ctx context.Context, eventID string, f domain.RefundFa
 			fn()
 		}
 	}
+	misnamed := false
 	err = s.refunds.Apply(ctx, f.RefundID, func(cur *domain.Refund) (*domain.Refund, error) {
 		v, next := domain.Apply(cur, f, s.env.Now().UTC())
-		told = false
+		told, misnamed = false, v == domain.RefundMisnamed
+		if misnamed {
+			named := *cur
+			note(func() {
+				s.env.Logger.WarnContext(ctx, "payments: a refund's metadata names a recorded refund it is not of: recorded as a refund made at the processor",
+					"eventId", eventID, "metadataRefundId", f.RefundID, "namedPaymentIntentId", named.PaymentIntentID,
+					"namedProcessorRefundId", named.ProcessorRefundID, "paymentIntentId", f.PaymentIntentID, "processorRefundId", f.ProcessorRefundID)
+			})
+			return nil, nil
+		}
 		if v == domain.RefundContradict {
 			status := cur.Status
 			note(func() {
@@ -318,7 +330,30 @@ func (s *svc) applyRefund(ctx context.Context, eventID string, f domain.RefundFa
 		}
 		return next, err
 	})
-	return told && err == nil, err
+	if err != nil || !misnamed {
+		return told && err == nil, err
+	}
+	return s.applyMisnamed(ctx, eventID, f, notes)
+}
+
+// applyMisnamed applies news whose metadata named a recorded refund it is not
+// of (domain.Refund.Misnamed) as what the processor says it is: a refund made
+// at the processor, of its own payment intent's order (none recorded yet:
+// FAILED_PRECONDITION, the processor retries), recorded under its re_ id. The
+// refund named is not touched. A refund made at the processor whose re_ id is
+// itself a misnamed record's id is not guessed at: FAILED_PRECONDITION for
+// an operator (a 500, retried).
+func (s *svc) applyMisnamed(ctx context.Context, eventID string, f domain.RefundFact, notes *[]func()) (bool, error) {
+	if f.Origin == domain.OriginProcessor && f.RefundID == f.ProcessorRefundID || f.ProcessorRefundID == "" {
+		return false, apperr.New(apperr.FailedPrecondition, "refund %s of payment intent %s cannot be recorded: its id is another refund's record, for an operator",
+			f.ProcessorRefundID, f.PaymentIntentID)
+	}
+	orderID, _, err := s.orderOfIntent(ctx, f.PaymentIntentID)
+	if err != nil {
+		return false, err
+	}
+	f.RefundID, f.Origin, f.OrderID = f.ProcessorRefundID, domain.OriginProcessor, orderID
+	return s.applyRefund(ctx, eventID, f, notes)
 }
 
 // Plain-text bodies of the refund and dispute events' 200 answers.

@@ -544,6 +544,161 @@ func TestRefundsAreOfTheIntentsOrder(t *testing.T) {
 	}
 }
 
+// TestRefundMetadataNamingAnotherIntentsRefund: a refund made at the
+// processor's dashboard on another order's payment intent, whose metadata
+// names our pending refund (anyone can type it there), is a refund made at
+// the processor of that intent's order, under its re_ id (succeeded:
+// published; failed: recorded only); our refund is not touched and still
+// settles by its own processor refund later.
+func TestRefundMetadataNamingAnotherIntentsRefund(t *testing.T) {
+	h := newHarness(t, testSecret)
+	proc := startRefundsProcessor(t)
+	h.useProcessor(proc.srv.URL)
+	orderX := h.paidOrder(t, "pi_mx")
+	orderY := h.paidOrder(t, "pi_my")
+	ours := refundRequested(orderX, "pi_mx", 2500, false)
+	if err := h.consume(t, refundEnvelope(t, ours)); err != nil {
+		t.Fatal(err)
+	}
+	pending := h.refund(t, ours.RefundID)
+	if pending == nil || pending.Status != domain.RefundSubmitted || pending.ProcessorRefundID == "" {
+		t.Fatalf("our refund %+v", pending)
+	}
+	forged := map[string]any{"refundId": ours.RefundID, "orderId": orderX}
+	wantText(t, h.signed(t, chargeRefunded(t, "evt_m1", "pi_my", refundObj("re_dash", "pi_my", 5000, "succeeded", forged))), 200, textRefundsRecorded+"1")
+	wantText(t, h.signed(t, eventJSON(t, "evt_m2", typeRefundFailed, refundObj("re_dashf", "pi_my", 700, "failed", forged))), 200, textNothingNew)
+	if r := h.refund(t, ours.RefundID); *r != *pending {
+		t.Fatalf("our refund was touched: %+v, was %+v", r, pending)
+	}
+	for id, status := range map[string]string{"re_dash": domain.RefundSucceeded, "re_dashf": domain.RefundFailed} {
+		r := h.refund(t, id)
+		if r == nil || r.Status != status || r.Origin != domain.OriginProcessor || r.OrderID != orderY || r.PaymentIntentID != "pi_my" || r.ProcessorRefundID != id {
+			t.Fatalf("refund %s: %+v, want a processor-made refund of order %s", id, r, orderY)
+		}
+	}
+	// Our own refund's outcome still settles it.
+	own := refundObj(pending.ProcessorRefundID, "pi_mx", 2500, "succeeded", forged)
+	wantText(t, h.signed(t, chargeRefunded(t, "evt_m3", "pi_mx", own)), 200, textRefundsRecorded+"1")
+	if r := h.refund(t, ours.RefundID); r.Status != domain.RefundSucceeded || r.OrderID != orderX || r.Amount != 2500 || r.EventID != "evt_m3" {
+		t.Fatalf("our refund %+v", r)
+	}
+	// The dashboard's refund listed again: nothing new.
+	wantText(t, h.signed(t, chargeRefunded(t, "evt_m4", "pi_my", refundObj("re_dash", "pi_my", 5000, "succeeded", forged))), 200, textNothingNew)
+
+	p := h.published(t)
+	want := []contract.PaymentRefunded{
+		{RefundID: "re_dash", ProcessorRefundID: "re_dash", OrderID: orderY, PaymentIntentID: "pi_my", Amount: 5000, Currency: "aed", Origin: domain.OriginProcessor},
+		{RefundID: ours.RefundID, ProcessorRefundID: pending.ProcessorRefundID, OrderID: orderX, PaymentIntentID: "pi_mx", Amount: 2500, Currency: "aed",
+			Origin: domain.OriginMarketplace},
+	}
+	if len(p) != len(want) {
+		t.Fatalf("published %+v", p)
+	}
+	for i, w := range want {
+		if got := decodeAs[contract.PaymentRefunded](t, p[i].data); p[i].typ != contract.EventPaymentRefunded || got != w {
+			t.Fatalf("event %d: %s %+v, want %+v", i, p[i].typ, got, w)
+		}
+	}
+}
+
+// TestRefundMetadataNamingAnotherProcessorRefund: once our refund's
+// processor id is recorded, another refund of the same intent whose metadata
+// names ours (made at the dashboard) does not settle it, succeeded or
+// failed: it is a refund made at the processor of the intent's order; ours
+// settles by its own.
+func TestRefundMetadataNamingAnotherProcessorRefund(t *testing.T) {
+	h := newHarness(t, testSecret)
+	proc := startRefundsProcessor(t)
+	h.useProcessor(proc.srv.URL)
+	orderID := h.paidOrder(t, "pi_mp")
+	ours := refundRequested(orderID, "pi_mp", 2500, false)
+	if err := h.consume(t, refundEnvelope(t, ours)); err != nil {
+		t.Fatal(err)
+	}
+	pending := h.refund(t, ours.RefundID)
+	if pending == nil || pending.Status != domain.RefundSubmitted || pending.ProcessorRefundID == "" {
+		t.Fatalf("our refund %+v", pending)
+	}
+	meta := map[string]any{"refundId": ours.RefundID, "orderId": orderID}
+	other := refundObj("re_other", "pi_mp", 9000, "succeeded", meta)
+	wantText(t, h.signed(t, chargeRefunded(t, "evt_p1", "pi_mp", other)), 200, textRefundsRecorded+"1")
+	wantText(t, h.signed(t, eventJSON(t, "evt_p2", typeRefundFailed, refundObj("re_otherf", "pi_mp", 800, "failed", meta))), 200, textNothingNew)
+	if r := h.refund(t, ours.RefundID); *r != *pending {
+		t.Fatalf("our refund was touched: %+v, was %+v", r, pending)
+	}
+	if r := h.refund(t, "re_other"); r == nil || r.Status != domain.RefundSucceeded || r.Origin != domain.OriginProcessor || r.OrderID != orderID || r.Amount != 9000 {
+		t.Fatalf("the other refund %+v", r)
+	}
+	if r := h.refund(t, "re_otherf"); r == nil || r.Status != domain.RefundFailed || r.Origin != domain.OriginProcessor {
+		t.Fatalf("the other failed refund %+v", r)
+	}
+	// Ours, listed with the other: settled by its own processor id and amount.
+	own := refundObj(pending.ProcessorRefundID, "pi_mp", 2500, "succeeded", meta)
+	wantText(t, h.signed(t, chargeRefunded(t, "evt_p3", "pi_mp", other, own)), 200, textRefundsRecorded+"1")
+	if r := h.refund(t, ours.RefundID); r.Status != domain.RefundSucceeded || r.Amount != 2500 || r.EventID != "evt_p3" {
+		t.Fatalf("our refund %+v", r)
+	}
+	// After ours succeeded, another one naming it is still not ours.
+	late := refundObj("re_late", "pi_mp", 100, "succeeded", meta)
+	wantText(t, h.signed(t, chargeRefunded(t, "evt_p4", "pi_mp", other, own, late)), 200, textRefundsRecorded+"1")
+	if r := h.refund(t, ours.RefundID); r.Status != domain.RefundSucceeded || r.Amount != 2500 || r.EventID != "evt_p3" {
+		t.Fatalf("our refund after another %+v", r)
+	}
+	p := h.published(t)
+	var got []string
+	for _, e := range p {
+		r := decodeAs[contract.PaymentRefunded](t, e.data)
+		got = append(got, r.RefundID+"/"+r.Origin+"/"+strconv.FormatInt(int64(r.Amount), 10))
+	}
+	want := []string{"re_other/processor/9000", ours.RefundID + "/marketplace/2500", "re_late/processor/100"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("published %v, want %v", got, want)
+	}
+}
+
+// TestMisnamedRefundsThatCannotBeRecordedYet: a refund whose metadata names
+// our refund but whose intent has no order recorded waits (500, retried),
+// and one whose re_ id is already another refund's record id (its metadata
+// named that id) is not guessed at (500): nothing is written, ours untouched.
+func TestMisnamedRefundsThatCannotBeRecordedYet(t *testing.T) {
+	h := newHarness(t, testSecret)
+	proc := startRefundsProcessor(t)
+	h.useProcessor(proc.srv.URL)
+	orderID := h.paidOrder(t, "pi_mw")
+	ours := refundRequested(orderID, "pi_mw", 2500, false)
+	if err := h.consume(t, refundEnvelope(t, ours)); err != nil {
+		t.Fatal(err)
+	}
+	pending := h.refund(t, ours.RefundID)
+	meta := map[string]any{"refundId": ours.RefundID, "orderId": orderID}
+	r := h.signed(t, chargeRefunded(t, "evt_w1", "pi_unpaid", refundObj("re_w1", "pi_unpaid", 100, "succeeded", meta)))
+	if m := wantJSON(t, r, 500, "error", "eventId"); !strings.Contains(m["error"].(string), "no order is recorded for payment intent pi_unpaid") {
+		t.Fatalf("intent without an order: %s", r.body)
+	}
+	// A refund whose metadata names a re_ id is recorded under that id...
+	named := map[string]any{"refundId": "re_w3"}
+	wantText(t, h.signed(t, chargeRefunded(t, "evt_w2", "pi_mw", refundObj("re_w2", "pi_mw", 200, "succeeded", named))), 200, textRefundsRecorded+"1")
+	// ...so the refund re_w3 itself, made at the dashboard, cannot be.
+	r = h.signed(t, chargeRefunded(t, "evt_w3", "pi_mw", refundObj("re_w3", "pi_mw", 300, "succeeded", nil)))
+	if m := wantJSON(t, r, 500, "error", "eventId"); !strings.Contains(m["error"].(string), "its id is another refund's record") {
+		t.Fatalf("a refund whose id is taken: %s", r.body)
+	}
+	if r := h.refund(t, "re_w3"); r.ProcessorRefundID != "re_w2" || r.Amount != 200 {
+		t.Fatalf("re_w3's record %+v", r)
+	}
+	for _, id := range []string{"re_w1", "re_w2"} {
+		if r := h.refund(t, id); r != nil {
+			t.Fatalf("%s recorded: %+v", id, r)
+		}
+	}
+	if r := h.refund(t, ours.RefundID); *r != *pending {
+		t.Fatalf("our refund was touched: %+v, was %+v", r, pending)
+	}
+	if p := h.published(t); len(p) != 1 {
+		t.Fatalf("published %+v", p)
+	}
+}
+
 // TestRefundEventsRefusedOrRetried: objects that are not what the event
 // type carries are 400 (nothing recorded); a refund of an intent whose order
 // is not recorded yet is 500 (the processor retries).

@@ -21,6 +21,12 @@ package domain
 // transaction. succeeded and failed are final: news contradicting a final
 // status (the processor never sends it) changes nothing and is logged as an
 // error for an operator. Ignored news is acknowledged (a webhook's 200).
+//
+// The webhook's news names its refund by metadata.refundId, which anyone at
+// the processor's dashboard can type: news of a recorded refund is of it only
+// when it is of the refund's payment intent and, once the refund's processor
+// id is known, of that id. Other news is misnamed: the recorded refund is not
+// touched, and the news is of a refund made at the processor (its re_ id).
 
 import (
 	"time"
@@ -61,6 +67,7 @@ const (
 	RefundSettle                          // a submitted refund reaches its final status
 	RefundFill                            // keep the status; learn the processor's refund id
 	RefundContradict                      // a final status contradicted: change nothing, log an error
+	RefundMisnamed                        // the news is of another refund than the recorded one it names: change nothing to it
 )
 
 // RefundVerdictFor is the table at the top of this file.
@@ -151,11 +158,25 @@ type RefundFact struct {
 	EventID           string
 }
 
+// Misnamed reports whether news the processor's webhook tells (succeeded,
+// failed) names the recorded refund r but is not of it: of another payment
+// intent, or of another processor refund than the one r has recorded.
+func (r *Refund) Misnamed(f RefundFact) bool {
+	if f.News != NewsSucceeded && f.News != NewsFailed {
+		return false // the consumer's own news of the refund it asked
+	}
+	return f.PaymentIntentID != r.PaymentIntentID || (r.ProcessorRefundID != "" && f.ProcessorRefundID != r.ProcessorRefundID)
+}
+
 // Apply applies news to the refund cur (nil: no record) at now: the verdict,
-// and the refund to write (nil when nothing is written).
+// and the refund to write (nil when nothing is written). News misnamed
+// (Refund.Misnamed) changes nothing of cur.
 func Apply(cur *Refund, f RefundFact, now time.Time) (RefundVerdict, *Refund) {
 	status := RefundNone
 	if cur != nil {
+		if cur.Misnamed(f) {
+			return RefundMisnamed, nil
+		}
 		status = cur.Status
 	}
 	v := RefundVerdictFor(status, f.News)

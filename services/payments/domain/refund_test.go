@@ -73,7 +73,7 @@ func TestApplyRefund(t *testing.T) {
 		t.Fatalf("submitted: %d %+v", v, r)
 	}
 	// Then the webhook: the processor's amount wins (a full refund of what the processor had left).
-	done := RefundFact{News: NewsSucceeded, RefundID: "rf_1", Amount: 4800, ProcessorRefundID: "re_1", EventID: "evt_1"}
+	done := RefundFact{News: NewsSucceeded, RefundID: "rf_1", PaymentIntentID: "pi_1", Amount: 4800, ProcessorRefundID: "re_1", EventID: "evt_1"}
 	v, s := Apply(r, done, now.Add(time.Minute))
 	if v != RefundSettle || s.Status != RefundSucceeded || s.Amount != 4800 || s.EventID != "evt_1" || s.Requested != 5000 || !s.SettledAt.Equal(now.Add(time.Minute)) {
 		t.Fatalf("settled: %d %+v", v, s)
@@ -107,12 +107,67 @@ func TestApplyRefund(t *testing.T) {
 		t.Fatalf("refused: %d %+v", v, x)
 	}
 	// A failure settles a submitted refund with its reason.
-	v, y := Apply(r, RefundFact{News: NewsFailed, RefundID: "rf_1", FailureReason: "expired_or_canceled_card"}, now)
+	v, y := Apply(r, RefundFact{News: NewsFailed, RefundID: "rf_1", PaymentIntentID: "pi_1", ProcessorRefundID: "re_1",
+		FailureReason: "expired_or_canceled_card"}, now)
 	if v != RefundSettle || y.Status != RefundFailed || y.FailureReason != "expired_or_canceled_card" || y.Amount != 5000 {
 		t.Fatalf("failed: %d %+v", v, y)
 	}
 	// A success after the failure contradicts it: nothing written.
 	if v, z := Apply(y, done, now); v != RefundContradict || z != nil {
 		t.Fatalf("contradiction: %d %+v", v, z)
+	}
+}
+
+// TestMisnamedRefundNews: news from the webhook names its refund by metadata
+// anyone can type: of another payment intent, or of another processor
+// refund than the one recorded, it is misnamed and changes nothing of the
+// refund it names, whatever its status; the consumer's own news is never
+// misnamed, and a refund whose processor id is not known yet is settled by
+// news of its intent.
+func TestMisnamedRefundNews(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	pending := &Refund{ID: "rf_1", OrderID: "ord_1", PaymentIntentID: "pi_1", Amount: 5000, Currency: "aed", ProcessorRefundID: "re_1",
+		Status: RefundSubmitted, Origin: OriginMarketplace}
+	unknown := *pending
+	unknown.ProcessorRefundID = ""
+	succeeded := *pending
+	succeeded.Status = RefundSucceeded
+	failed := *pending
+	failed.Status = RefundFailed
+	news := func(n RefundNews, intent, re string) RefundFact {
+		return RefundFact{News: n, RefundID: "rf_1", OrderID: "ord_1", PaymentIntentID: intent, Amount: 5000, ProcessorRefundID: re, EventID: "evt_1"}
+	}
+	cases := []struct {
+		name string
+		cur  *Refund
+		f    RefundFact
+		want RefundVerdict
+	}{
+		{"its success", pending, news(NewsSucceeded, "pi_1", "re_1"), RefundSettle},
+		{"its failure", pending, news(NewsFailed, "pi_1", "re_1"), RefundSettle},
+		{"a success of another intent", pending, news(NewsSucceeded, "pi_2", "re_9"), RefundMisnamed},
+		{"a failure of another intent", pending, news(NewsFailed, "pi_2", "re_9"), RefundMisnamed},
+		{"another refund of its intent", pending, news(NewsSucceeded, "pi_1", "re_9"), RefundMisnamed},
+		{"another intent, its processor id", pending, news(NewsSucceeded, "pi_2", "re_1"), RefundMisnamed},
+		{"processor id not known yet: its intent", &unknown, news(NewsSucceeded, "pi_1", "re_5"), RefundSettle},
+		{"processor id not known yet: another intent", &unknown, news(NewsSucceeded, "pi_2", "re_5"), RefundMisnamed},
+		{"a success of another refund after its own", &succeeded, news(NewsSucceeded, "pi_1", "re_9"), RefundMisnamed},
+		{"a failure of another intent after it failed", &failed, news(NewsFailed, "pi_2", "re_9"), RefundMisnamed},
+		{"its own success again", &succeeded, news(NewsSucceeded, "pi_1", "re_1"), RefundIgnore},
+		{"the consumer's submission", &unknown, news(NewsSubmitted, "pi_1", "re_1"), RefundIgnore},
+		{"the consumer's refusal", pending, news(NewsRefused, "pi_1", ""), RefundIgnore},
+	}
+	for _, c := range cases {
+		before := *c.cur
+		v, next := Apply(c.cur, c.f, now)
+		if v != c.want {
+			t.Errorf("%s: verdict %d, want %d", c.name, v, c.want)
+		}
+		if v == RefundMisnamed && next != nil {
+			t.Errorf("%s: misnamed news writes %+v", c.name, next)
+		}
+		if *c.cur != before {
+			t.Errorf("%s: Apply changed the refund it was handed", c.name)
+		}
 	}
 }
