@@ -4,8 +4,8 @@ package store
 // and g10: about 4 bytes of Go heap per stored byte of BSON). Without a bound,
 // a database that outgrows the machine ends in an out-of-memory kill, and
 // since a restart loads the same data, in another at every start.
-// DB_MEMORY_LIMIT bounds it: when the process's live heap is at or above the
-// limit, the writes that add data are refused before they run (UNAVAILABLE,
+// DB_MEMORY_LIMIT bounds it: when the process's live heap (never counted
+// above its resident memory: DataHeld) is at or above the limit, the writes that add data are refused before they run (UNAVAILABLE,
 // details.reason "memory_limit"), while reads and deletes go on, so that an
 // operator can free space, raise the limit or move to MongoDB. One
 // MemoryLimit serves a whole process (in the all-in-one, every service's
@@ -139,7 +139,8 @@ func (m *MemoryLimit) heap() uint64 {
 	if at := m.readAt.Load(); at != math.MinInt64 && now-at < int64(heapCacheTTL) {
 		return m.cached.Load()
 	}
-	h := LiveHeap()
+	rss, ok := ResidentMemory()
+	h := DataHeld(LiveHeap(), rss, ok)
 	m.cached.Store(h)
 	m.readAt.Store(now)
 	return h
@@ -196,6 +197,39 @@ func LiveHeap() uint64 {
 		return 0
 	}
 	return s[0].Value.Uint64()
+}
+
+// DataHeld is the figure held against the limit: the live heap, but never
+// more than the process's resident memory where that can be read. A live
+// heap above the resident memory is not data the engine holds: memory
+// allocated and never touched (a buffer sized from a claim, not from what
+// arrived) counts in the heap but not in what the machine can run out of, and
+// a CI run once read 27 GiB of live heap on a 24 GiB machine, which refused
+// every write from then on. Documents stored are touched, so they are
+// resident: the limit still refuses writes once they outgrow it.
+func DataHeld(liveHeap uint64, resident int64, residentKnown bool) uint64 {
+	if residentKnown && resident >= 0 && uint64(resident) < liveHeap {
+		return uint64(resident)
+	}
+	return liveHeap
+}
+
+// ResidentMemory is the process's resident set (/proc/self/statm); ok is
+// false where it cannot be read (not Linux).
+func ResidentMemory() (n int64, ok bool) {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, false
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || pages < 0 {
+		return 0, false
+	}
+	return pages * int64(os.Getpagesize()), true
 }
 
 type overLimitKey struct{}

@@ -192,6 +192,51 @@ func TestMemoryLimitReadsTheLiveHeap(t *testing.T) {
 	}
 }
 
+func TestDataHeldIsNeverMoreThanWhatIsResident(t *testing.T) {
+	const gib = 1 << 30
+	for _, c := range []struct {
+		name     string
+		live     uint64
+		resident int64
+		known    bool
+		want     uint64
+	}{
+		{"documents held are resident: the live heap counts", 3 * gib, 5 * gib, true, 3 * gib},
+		{"allocated, never touched: the resident memory counts", 27 * gib, 2 * gib, true, 2 * gib},
+		{"resident unknown (not Linux): the live heap counts", 27 * gib, 0, false, 27 * gib},
+		{"equal", gib, gib, true, gib},
+	} {
+		if got := DataHeld(c.live, c.resident, c.known); got != c.want {
+			t.Errorf("%s: DataHeld(%d, %d, %t) = %d, want %d", c.name, c.live, c.resident, c.known, got, c.want)
+		}
+	}
+	if runtime.GOOS == "linux" {
+		if n, ok := ResidentMemory(); !ok || n <= 0 {
+			t.Fatalf("ResidentMemory on Linux: %d %t", n, ok)
+		}
+	}
+}
+
+// A buffer allocated and never touched raises the live heap, not the
+// resident memory, and refuses nothing.
+func TestMemoryLimitIgnoresMemoryNeverTouched(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("resident memory is read on Linux only")
+	}
+	runtime.GC()
+	rss, _ := ResidentMemory()
+	untouched := make([]byte, 4<<30)
+	runtime.GC()
+	if live := LiveHeap(); live < 4<<30 {
+		t.Fatalf("live heap %d with a 4GiB buffer held", live)
+	}
+	lim := NewMemoryLimit(rss + 1<<30) // well above what is resident
+	if err := lim.Check(); err != nil {
+		t.Fatalf("a 4GiB buffer never touched refused writes: %v", err)
+	}
+	runtime.KeepAlive(untouched)
+}
+
 func TestParseMemoryLimit(t *testing.T) {
 	gib := int64(1 << 30)
 	known := func() (int64, string, bool) { return 8 * gib, "the cgroup's memory.max", true }

@@ -1,0 +1,68 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"marketplace/libs/store"
+)
+
+// watchHeap samples the live heap of the test process (which hosts every
+// system the suite starts) and, the first time it reaches threshold and at
+// every doubling after, writes to w the sites that hold the most memory, from
+// the runtime's heap profile. A CI run once read 27 GiB of live heap on a
+// 24 GiB machine, refusing every write after it (DB_MEMORY_LIMIT); this names
+// the allocation if it happens again.
+func watchHeap(w io.Writer, threshold uint64, every time.Duration) {
+	next := threshold
+	for range time.Tick(every) {
+		live := store.LiveHeap()
+		if live < next {
+			continue
+		}
+		for next <= live {
+			next *= 2
+		}
+		rss, _ := store.ResidentMemory()
+		fmt.Fprintf(w, "heapwatch: live heap %s, resident %s at %s; the largest holders:\n%s",
+			store.FormatBytes(int64(live)), store.FormatBytes(rss), time.Now().UTC().Format(time.RFC3339), heapHolders(8))
+	}
+}
+
+// heapHolders lists the n allocation sites holding the most in-use bytes.
+func heapHolders(n int) string {
+	var recs []runtime.MemProfileRecord
+	for {
+		k, ok := runtime.MemProfile(recs, false)
+		if ok {
+			recs = recs[:k]
+			break
+		}
+		recs = make([]runtime.MemProfileRecord, k+64)
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].InUseBytes() > recs[j].InUseBytes() })
+	var b strings.Builder
+	for _, r := range recs[:min(n, len(recs))] {
+		fmt.Fprintf(&b, "  %s in %d objects:\n", store.FormatBytes(r.InUseBytes()), r.InUseObjects())
+		frames := runtime.CallersFrames(r.Stack())
+		for i := 0; i < 8; i++ {
+			f, more := frames.Next()
+			fmt.Fprintf(&b, "    %s %s:%d\n", f.Function, f.File, f.Line)
+			if !more {
+				break
+			}
+		}
+	}
+	return b.String()
+}
+
+func init() {
+	// Started here rather than in TestMain so that it watches every test;
+	// 2 GiB is ten times what a quiet run of the suite holds.
+	go watchHeap(os.Stderr, 2<<30, time.Second)
+}
