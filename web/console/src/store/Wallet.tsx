@@ -131,7 +131,7 @@ function PayoutList({ storeId }: { storeId: string }) {
     <Section id="payouts-title" title={t("history.title")}>
       <PagedList pages={pages} empty={t("history.none")}>
         {(results) => (
-          <DataTable minWidth={700} data-testid="payout-list" columns={["payouts.date", "payouts.requested", "payouts.net", "payouts.bank", "payouts.status"]}>
+          <DataTable data-testid="payout-list" columns={["payouts.date", "payouts.requested", "payouts.net", "payouts.bank", "payouts.status"]}>
             {results.map((p) => (
               <Table.Tr key={p._id} data-payout={p._id} data-status={p.status}>
                 <Table.Td>{dateTime(p.requestDate)}</Table.Td>
