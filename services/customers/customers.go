@@ -18,7 +18,7 @@ import (
 
 // Module is the customers service.
 var Module = service.Module{Name: contract.Service, Build: build, Publishes: []string{contract.TopicOrders},
-	Consumes: []string{payments.Topic}, Calls: []string{catalog.Service, platformconfig.Service}}
+	Consumes: []string{payments.Topic}, Calls: []string{catalog.Service, platformconfig.Service}, Settings: func() any { return &Settings{} }}
 
 // Limits of a cart (domain.CanTake, domain.CheckNewLine hold them).
 const (
@@ -67,6 +67,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("stores.orders.refundOrder", ops.StoreOwnerOrAdmin, "Refund one of the store's orders, fully or partly, as admins.orders.refundOrder does (store owner: paid orders not held by the platform, from confirmed until 14 days after delivery; later FAILED_PRECONDITION details.reason refund_window_closed with deliveredAt and refundableUntil).", s.refundOrder,
 				ops.StoreVia("orderId", s.storeOfOrder)),
 			ops.NewMutation("customers.orders.cancelMyOrder", ops.Customer, "Cancel the caller's order before the store prepares it (pending or confirmed); what was paid is refunded in full.", s.cancelMyOrder),
+			ops.NewQuery("stores.orders.getSalesSummary", ops.StoreOwnerOrAdmin, "A store's sales (store owner or administrator) of the orders placed from `from` to `to` (epoch ms, inclusive; at most 366 days, else INVALID_ARGUMENT range_too_large) by Dubai day or week (granularity day|week, weeks from Monday; default day), computed from the orders: buckets {start, orders, gross, earnings, commission, refunded, cancelled} (AED; cancelled orders counted apart and in no sum; orders held for review left out), totals, byStatus (the period's orders by their status now) and topProducts (10 by revenue: productId, name, quantity, revenue). More than 20,000 orders in the period: FAILED_PRECONDITION too_many_orders.", s.getSalesSummary, ops.StoreArg("storeId")),
 			ops.NewQuery("admins.orders.listHeldOrders", ops.Admin, "Orders whose payment is held for review and not yet confirmed or cancelled, newest first, optionally of one store (administrators).", s.listHeldOrders),
 		).WithResolvers(ops.Resolvers{Customer: s.customerRef, Store: s.catalog.StoreRef}),
 		Indexes:    append(storage.Indexes(), events.ConsumerIndexes()...),
