@@ -118,9 +118,9 @@ client:
 console: $(BIN)
 	@$(BIN) console -owner "$(OWNER)"
 
-## token: a development token, e.g. make token SUB=user-1 ROLES=admin
+## token: a development token, e.g. make token SUB=user-1 ROLES=admin (NAME='Mariam Al Mansoori': the name claim)
 token: $(BIN)
-	@$(if $(strip $(SUB)),,echo 'make token: name the user: make token SUB=<user id> [ROLES=admin]' >&2; exit 2;) $(BIN) token -sub "$(SUB)" -roles "$(ROLES)"
+	@$(if $(strip $(SUB)),,echo 'make token: name the user: make token SUB=<user id> [ROLES=admin]' >&2; exit 2;) $(BIN) token -sub "$(SUB)" -roles "$(ROLES)" -name "$(NAME)"
 
 ## sign-webhook: the processor-signature header for a body file, e.g. make sign-webhook FILE=body.json
 sign-webhook: $(BIN)

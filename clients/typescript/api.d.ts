@@ -1153,6 +1153,7 @@ export declare const api: {
           _id: string;
           configId: string;
           changedBy: string;
+          changedByName?: string;
           changedAt: number;
           operation: string;
           changes: Array<{

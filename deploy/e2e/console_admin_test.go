@@ -76,7 +76,8 @@ func TestConsoleAdminInBrowser(t *testing.T) {
 	out := webtest.Run(t, dir, webtest.BrowserRun, append(webtest.Screenshots(t),
 		"CONSOLE_URL="+s.BaseURL,
 		"CHROMIUM="+chromium,
-		"ADMIN_TOKEN="+rs.admin,
+		// The same administrator, named by the token's name claim (ADR 0166).
+		"ADMIN_TOKEN="+s.NamedToken("admin-1", "Mariam Al Mansoori", "admin"),
 		"OWNER_TOKEN="+rs.owner,
 		"FLAGGER_TOKEN="+flagger[0],
 		"REVIEW_ID="+review,

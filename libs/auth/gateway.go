@@ -18,7 +18,7 @@ import (
 // secret, whoever holds the secret can mint any token (an administrator's
 // too), so only the gateway holds it: it verifies the user's token and
 // forwards the call with a token of its own, signed with its Ed25519 key
-// (AUTH_GATEWAY_KEY), naming the same subject, roles and expiry. The services
+// (AUTH_GATEWAY_KEY), naming the same subject, roles, name and expiry. The services
 // hold the gateway's public key only (AUTH_GATEWAY_PUBLIC_KEY): they verify
 // what the gateway forwards, and a call a service makes on the user's behalf
 // carries the same token on, but none of them can mint one.
@@ -86,6 +86,7 @@ func (is *Issuer) Token(id *Identity) (string, error) {
 			ExpiresAt: jwt.NewNumericDate(exp),
 		},
 		Roles: id.Roles,
+		Name:  id.Name,
 	}).SignedString(is.key)
 	if err != nil {
 		return "", err
@@ -101,8 +102,9 @@ func identityKey(id *Identity, exp time.Time) [32]byte {
 	b, _ := json.Marshal(struct {
 		Sub   string
 		Roles []string
+		Name  string
 		Exp   int64
-	}{id.Sub, id.Roles, exp.Unix()})
+	}{id.Sub, id.Roles, id.Name, exp.Unix()})
 	return sha256.Sum256(b)
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -102,5 +104,48 @@ func TestEither(t *testing.T) {
 	}
 	if Either(gv, nil) != gv {
 		t.Error("Either without another verifier is not the gateway's")
+	}
+}
+
+// The token's name claim reaches the services through the gateway's token,
+// cleaned; a token without one names no one, and another name is another
+// gateway token.
+func TestNameClaimCarriedThroughTheGateway(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	user, err := NewHS256(secret, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, priv := gatewayKeys(t)
+	is := NewIssuer(priv)
+	gw, _ := NewGatewayVerifier(pub)
+	for _, c := range []struct{ claim, want string }{
+		{"Mariam Al Mansoori", "Mariam Al Mansoori"},
+		{"  مريم المنصوري  ", "مريم المنصوري"},
+		{"Eve\u202e\u0000 Admin\n", "Eve Admin"},
+		{"", ""},
+	} {
+		tok, err := MintNamed(secret, "admin-1", c.claim, []string{"admin"}, time.Hour, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := user.Verify(context.Background(), tok)
+		if err != nil || id.Name != c.want {
+			t.Fatalf("name claim %q: verified %+v %v, want name %q", c.claim, id, err, c.want)
+		}
+		gtok, _ := is.Token(id)
+		got, err := gw.Verify(context.Background(), gtok)
+		if err != nil || got.Name != c.want {
+			t.Fatalf("name claim %q through the gateway: %+v %v, want %q", c.claim, got, err, c.want)
+		}
+	}
+	exp := time.Now().Add(time.Hour)
+	a, _ := is.Token(&Identity{Sub: "admin-1", Name: "A", Expires: exp})
+	b, _ := is.Token(&Identity{Sub: "admin-1", Name: "B", Expires: exp})
+	if a == b {
+		t.Error("another name got the same gateway token")
+	}
+	if long := CleanName(strings.Repeat("ن", 300)); utf8.RuneCountInString(long) != MaxNameLength {
+		t.Errorf("a 300-character name kept %d characters, want %d", utf8.RuneCountInString(long), MaxNameLength)
 	}
 }

@@ -347,3 +347,14 @@ func typeName(t reflect.Type) string {
 
 // Caller is the verified caller; handlers of operations that need identity can rely on it.
 func Caller(ctx context.Context) *auth.Identity { return auth.FromContext(ctx) }
+
+// ActingName is the name (the token's name claim) of the caller in ctx when
+// the caller is userID, the person an operation records as having acted;
+// "" otherwise (another caller, an unnamed token, a call without one). It
+// is recorded beside the id, for people to read, never for access.
+func ActingName(ctx context.Context, userID string) string {
+	if id := auth.FromContext(ctx); id != nil && id.Sub == userID {
+		return id.Name
+	}
+	return ""
+}

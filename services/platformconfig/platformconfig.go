@@ -80,7 +80,7 @@ func (s *svc) createInitial(ctx context.Context, a *adminArgs) (string, error) {
 		if err := s.configs.Insert(ctx, &c); err != nil {
 			return err
 		}
-		h := domain.NewHistoryEntry(newHistoryID(), &c, "createInitialPlatformConfig", a.AdminUserID, now, domain.Diff(nil, c.View()))
+		h := domain.NewHistoryEntry(newHistoryID(), &c, "createInitialPlatformConfig", a.AdminUserID, ops.ActingName(ctx, a.AdminUserID), now, domain.Diff(nil, c.View()))
 		if err := s.history.Insert(ctx, &h); err != nil {
 			return err
 		}
@@ -177,7 +177,7 @@ func (s *svc) change(ctx context.Context, operation, configID, adminID string, f
 		if err != nil || len(changes) == 0 {
 			return err
 		}
-		h := domain.NewHistoryEntry(newHistoryID(), changed, operation, adminID, now, changes)
+		h := domain.NewHistoryEntry(newHistoryID(), changed, operation, adminID, ops.ActingName(ctx, adminID), now, changes)
 		if err := s.history.Insert(ctx, &h); err != nil {
 			return err
 		}

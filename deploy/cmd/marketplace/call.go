@@ -65,7 +65,7 @@ func (g *gatewayFlags) bearer() (string, error) {
 	case g.roles != "" && g.as == "":
 		return "", usageErr(g.fs, "--roles is for the --as token; add --as USER")
 	case g.as != "":
-		tok, err := devToken(g.c.getenv, g.as, g.roles, time.Hour)
+		tok, err := devToken(g.c.getenv, g.as, "", g.roles, time.Hour)
 		if err != nil {
 			return "", fmt.Errorf("--as %s: %w", g.as, err)
 		}

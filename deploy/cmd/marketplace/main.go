@@ -7,7 +7,7 @@
 //	marketplace ops [FILTER] [-json]           the operations with their kind, access and arguments
 //	marketplace upload [-as USER] FILE        uploads a photo, prints its storageId
 //	marketplace completion bash|zsh           a shell completion script (commands, flags, operations)
-//	marketplace token -sub USER [-roles admin] [-ttl 24h]
+//	marketplace token -sub USER [-roles admin] [-name NAME] [-ttl 24h]
 //	marketplace console [-owner USER] [-ttl 1h]  sign-in links to the admin console and the store portal (development tokens)
 //	marketplace sign-webhook -file BODY       prints the processor-signature header for BODY
 //	marketplace pay -intent PI [-outcome failed]  settles a payment intent with the processor simulator (either mode's)
@@ -57,6 +57,7 @@ func token(args []string, getenv func(string) string, stdout io.Writer) error {
 	fs := newFlags("token")
 	sub := fs.String("sub", "", "the `USER` id (the token's subject); required")
 	roles := fs.String("roles", "", "comma-separated `ROLES`, e.g. admin")
+	name := fs.String("name", "", "the person's `NAME` (the token's name claim), shown beside the id in what they change")
 	ttl := fs.Duration("ttl", 24*time.Hour, "lifetime, a `DURATION` such as 1h")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -67,7 +68,7 @@ func token(args []string, getenv func(string) string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageErr(fs, "unexpected arguments %q", fs.Args())
 	}
-	tok, err := devToken(getenv, *sub, *roles, *ttl)
+	tok, err := devToken(getenv, *sub, *name, *roles, *ttl)
 	if err != nil {
 		return err
 	}
@@ -78,7 +79,7 @@ func token(args []string, getenv func(string) string, stdout io.Writer) error {
 // devToken mints a development token as `make token` does: HS256 with the
 // development secret (AUTH_DEV_SECRET, or the one `make run` keeps in
 // DATA_DIR), with the issuer and audience the system expects.
-func devToken(getenv func(string) string, sub, roles string, ttl time.Duration) (string, error) {
+func devToken(getenv func(string) string, sub, name, roles string, ttl time.Duration) (string, error) {
 	secret, err := system.DevSecret(getenv)
 	if err != nil {
 		return "", err
@@ -93,7 +94,7 @@ func devToken(getenv func(string) string, sub, roles string, ttl time.Duration) 
 			rs = append(rs, r)
 		}
 	}
-	return auth.Mint([]byte(secret), sub, rs, ttl, cfg.AuthOptions())
+	return auth.MintNamed([]byte(secret), sub, name, rs, ttl, cfg.AuthOptions())
 }
 
 // signWebhook signs a body the way the processor does: t=<unix>,v1=<hex HMAC-SHA256

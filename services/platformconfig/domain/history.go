@@ -89,19 +89,22 @@ func Diff(old, after *ConfigView) []Change {
 // platformConfigHistory). Read back, a change's values are null, a number, a
 // boolean, or an EntryValue.
 type HistoryEntry struct {
-	ID        string   `bson:"_id"`
-	ConfigID  string   `bson:"configId"`
-	Seq       int64    `bson:"seq"` // the configuration's HistorySeq of this change
-	ChangedBy string   `bson:"changedBy"`
-	ChangedAt int64    `bson:"changedAt"`
-	Operation string   `bson:"operation"`
-	Changes   []Change `bson:"changes"`
+	ID        string `bson:"_id"`
+	ConfigID  string `bson:"configId"`
+	Seq       int64  `bson:"seq"` // the configuration's HistorySeq of this change
+	ChangedBy string `bson:"changedBy"`
+	// ChangedByName is the administrator's name from their token when the
+	// change was made ("" : the token named no one; older entries).
+	ChangedByName string   `bson:"changedByName,omitempty"`
+	ChangedAt     int64    `bson:"changedAt"`
+	Operation     string   `bson:"operation"`
+	Changes       []Change `bson:"changes"`
 }
 
 // NewHistoryEntry is the entry of a change of c just applied (c.HistorySeq
 // counts it) by operation.
-func NewHistoryEntry(id string, c *Config, operation, adminID string, at int64, changes []Change) HistoryEntry {
-	return HistoryEntry{ID: id, ConfigID: c.ID, Seq: c.HistorySeq, ChangedBy: adminID, ChangedAt: at, Operation: operation, Changes: changes}
+func NewHistoryEntry(id string, c *Config, operation, adminID, adminName string, at int64, changes []Change) HistoryEntry {
+	return HistoryEntry{ID: id, ConfigID: c.ID, Seq: c.HistorySeq, ChangedBy: adminID, ChangedByName: adminName, ChangedAt: at, Operation: operation, Changes: changes}
 }
 
 // EntryValue is a category or a tier entry read back from the history
@@ -116,12 +119,14 @@ type EntryValue struct {
 
 // HistoryEntryView is a history entry as administrators see it.
 type HistoryEntryView struct {
-	ID        string   `json:"_id"`
-	ConfigID  string   `json:"configId"`
-	ChangedBy string   `json:"changedBy"`
-	ChangedAt int64    `json:"changedAt"`
-	Operation string   `json:"operation"`
-	Changes   []Change `json:"changes"`
+	ID        string `json:"_id"`
+	ConfigID  string `json:"configId"`
+	ChangedBy string `json:"changedBy"`
+	// ChangedByName: see HistoryEntry; omitted when unknown.
+	ChangedByName string   `json:"changedByName,omitempty"`
+	ChangedAt     int64    `json:"changedAt"`
+	Operation     string   `json:"operation"`
+	Changes       []Change `json:"changes"`
 }
 
 // View is h as administrators see it.
@@ -130,5 +135,5 @@ func (h *HistoryEntry) View() HistoryEntryView {
 	if changes == nil {
 		changes = []Change{}
 	}
-	return HistoryEntryView{ID: h.ID, ConfigID: h.ConfigID, ChangedBy: h.ChangedBy, ChangedAt: h.ChangedAt, Operation: h.Operation, Changes: changes}
+	return HistoryEntryView{ID: h.ID, ConfigID: h.ConfigID, ChangedBy: h.ChangedBy, ChangedByName: h.ChangedByName, ChangedAt: h.ChangedAt, Operation: h.Operation, Changes: changes}
 }

@@ -23,13 +23,14 @@ func (r *History) Insert(ctx context.Context, h *domain.HistoryEntry) error {
 
 // storedEntry reads an entry back; values are decoded by kind (see value).
 type storedEntry struct {
-	ID        string `bson:"_id"`
-	ConfigID  string `bson:"configId"`
-	Seq       int64  `bson:"seq"`
-	ChangedBy string `bson:"changedBy"`
-	ChangedAt int64  `bson:"changedAt"`
-	Operation string `bson:"operation"`
-	Changes   []struct {
+	ID            string `bson:"_id"`
+	ConfigID      string `bson:"configId"`
+	Seq           int64  `bson:"seq"`
+	ChangedBy     string `bson:"changedBy"`
+	ChangedByName string `bson:"changedByName"`
+	ChangedAt     int64  `bson:"changedAt"`
+	Operation     string `bson:"operation"`
+	Changes       []struct {
 		Field    string        `bson:"field"`
 		OldValue bson.RawValue `bson:"oldValue"`
 		NewValue bson.RawValue `bson:"newValue"`
@@ -53,8 +54,8 @@ func value(rv bson.RawValue) (any, error) {
 }
 
 func (h *storedEntry) entry() (domain.HistoryEntry, error) {
-	e := domain.HistoryEntry{ID: h.ID, ConfigID: h.ConfigID, Seq: h.Seq, ChangedBy: h.ChangedBy, ChangedAt: h.ChangedAt, Operation: h.Operation,
-		Changes: make([]domain.Change, len(h.Changes))}
+	e := domain.HistoryEntry{ID: h.ID, ConfigID: h.ConfigID, Seq: h.Seq, ChangedBy: h.ChangedBy, ChangedByName: h.ChangedByName, ChangedAt: h.ChangedAt,
+		Operation: h.Operation, Changes: make([]domain.Change, len(h.Changes))}
 	for i, c := range h.Changes {
 		ov, err := value(c.OldValue)
 		if err != nil {

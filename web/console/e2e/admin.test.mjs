@@ -226,7 +226,20 @@ journey("journey 4: the commission preview equals getCommissionPreview, before a
   await admin.getByTestId("preview-server").locator('[data-figure="total"]').filter({ hasText: "130.95" }).waitFor(WAIT);
   assert.deepEqual(await figures("preview-draft"), small);
   assert.deepEqual(await figures("preview-server"), small);
-  await admin.locator('[data-testid="config-history"] tr[data-operation="updatePlatformConfig"]').first().waitFor(WAIT);
+  // The history reads as changes people follow: labels, AED, by name.
+  const change = admin.locator('[data-testid="config-history"] tr[data-operation="updatePlatformConfig"]').first();
+  await change.waitFor(WAIT);
+  assert.equal(await text(change.locator('[data-field="maximumCommission"]')), "Maximum commission: AED 50.00 → AED 80.00");
+  assert.match(await text(change), /Settings changed/);
+  assert.match(await text(change.locator("[data-changed-by]")), /^Mariam Al Mansoori/);
+  const history = await text(admin.getByTestId("config-history"));
+  assert.doesNotMatch(history, /walletSettings\.|categoryCommissions\.|storeTierCommissions\.|0\.05|\{"/, "raw field paths or values in the history");
+  assert.match(history, /Category Food: — → 4%/);
+  assert.match(await text(admin.getByTestId("signed-in-as")), /Mariam Al Mansoori/);
+  // Every catalog category, with its entry or the default rate, and its stores.
+  const food = admin.locator('[data-testid="category-commissions"] tr[data-entry="own"]').filter({ hasText: "Food" });
+  assert.match(await text(food), /4%/);
+  await admin.locator('[data-testid="category-commissions"] td[data-stores]:not([data-stores=""])').first().waitFor(WAIT);
   await bothLanguages(admin, "commission");
 });
 

@@ -15,6 +15,7 @@ import { Loading } from "../ui/Loading";
 import { PAGE, PagedList } from "../ui/PagedList";
 import { Section } from "../ui/Section";
 import { percentOfRate, preview, rateOfPercent, type Config, type Preview as PreviewFigures } from "./commission";
+import { describeChanges, operationLabel, type Describe } from "./commissionHistory";
 import { StorePicker, useAllStores } from "./stores";
 
 type ActiveConfig = NonNullable<FunctionReturnType<typeof api.admins.platformAdmin.getActivePlatformConfig>>;
@@ -277,10 +278,18 @@ function Categories({ config }: { config: ActiveConfig }) {
   const { t, name } = useI18n();
   const { identity } = useSession();
   const categories = useQuery(api.catalog.categories.listCategories, {});
-  const nameOf = (id: string) => {
-    const c = categories?.find((x) => x._id === id);
-    return c ? name(c) : id;
-  };
+  const stores = useAllStores();
+  // Every category of the catalog, with its own entry or the default rate,
+  // and how many stores have it as their primary category; then entries of
+  // categories no longer in the catalog.
+  const count = (id: string) => (stores === undefined ? undefined : stores.filter((s) => s.primaryCategoryId === id).length);
+  const entryOf = (id: string) => config.categoryCommissions.find((e) => e.categoryId === id);
+  const rows = [
+    ...(categories ?? []).map((c) => ({ id: c._id, name: name(c) as string | undefined, entry: entryOf(c._id), stores: count(c._id) })),
+    ...config.categoryCommissions
+      .filter((e) => !(categories ?? []).some((c) => c._id === e.categoryId))
+      .map((e) => ({ id: e.categoryId, name: undefined, entry: e as typeof e | undefined, stores: count(e.categoryId) })),
+  ];
   const form = useActionForm({
     initial: { categoryId: "", commissionRate: "", fixedFee: "", minimumCommission: "" } as EntryValues,
     mutation: api.admins.platformAdmin.addCategoryCommission,
@@ -314,18 +323,31 @@ function Categories({ config }: { config: ActiveConfig }) {
         </ConfirmAction>
       }
     >
-      {config.categoryCommissions.length === 0 ? (
-        <Text size="sm">{t("comm.noEntries")}</Text>
-      ) : (
-        <DataTable data-testid="category-commissions" columns={["comm.category", "comm.rate", "comm.fixed", "comm.minimum"]}>
-          {config.categoryCommissions.map((e) => (
-            <Table.Tr key={e.categoryId} data-category={e.categoryId}>
-              <Table.Td>{nameOf(e.categoryId)}</Table.Td>
-              <EntryCells e={e} />
-            </Table.Tr>
-          ))}
-        </DataTable>
-      )}
+      <DataTable data-testid="category-commissions" columns={["comm.category", "comm.rate", "comm.fixed", "comm.minimum", "comm.stores"]}>
+        {rows.map((r) => (
+          <Table.Tr key={r.id} data-category={r.id} data-entry={r.entry ? "own" : "default"}>
+            <Table.Td>
+              {r.name !== undefined ? <bdi>{r.name}</bdi> : <Text span size="sm" ff="monospace" dir="ltr">{r.id}</Text>}
+              {r.name === undefined && (
+                <Text span size="xs" c="dimmed">
+                  {" "}
+                  ({t("comm.notInCatalog")})
+                </Text>
+              )}
+            </Table.Td>
+            {r.entry ? (
+              <EntryCells e={r.entry} />
+            ) : (
+              <>
+                <Table.Td>{t("comm.defaultRate", { rate: `${percentOfRate(config.defaultCommissionRate)}%` })}</Table.Td>
+                <Table.Td>{t("comm.inherit")}</Table.Td>
+                <Table.Td>{t("comm.inherit")}</Table.Td>
+              </>
+            )}
+            <Table.Td data-stores={r.stores ?? ""}>{r.stores === undefined ? "…" : t("comm.storeCount", { n: r.stores })}</Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
     </Section>
   );
 }
@@ -381,23 +403,46 @@ function EditTier({ configId, tier, entry }: { configId: string; tier: (typeof T
 }
 
 function History({ configId }: { configId: string }) {
-  const { t, dateTime } = useI18n();
+  const i18n = useI18n();
+  const { t, dateTime, name } = i18n;
+  const categories = useQuery(api.catalog.categories.listCategories, {});
   const pages = usePaginatedQuery(api.admins.platformAdmin.getConfigHistory, { configId }, { initialNumItems: PAGE });
-  const show = (v: unknown) => (v === null || v === undefined ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v));
+  const d: Describe = {
+    t,
+    money: i18n.money,
+    dateTime,
+    categoryName: (id) => {
+      const c = categories?.find((x) => x._id === id);
+      return c ? name(c) : undefined;
+    },
+  };
   return (
     <Section id="history-title" title={t("comm.history")}>
       <PagedList pages={pages} empty={t("comm.historyNone")}>
         {(results) => (
-          <DataTable minWidth={800} striped data-testid="config-history" columns={["comm.changedAt", "comm.changedBy", "comm.operation", "comm.changes"]}>
+          <DataTable striped data-testid="config-history" columns={["comm.changedAt", "comm.changedBy", "comm.operation", "comm.changes"]}>
             {results.map((h) => (
               <Table.Tr key={h._id} data-operation={h.operation}>
                 <Table.Td>{dateTime(h.changedAt)}</Table.Td>
-                <Table.Td>{h.changedBy}</Table.Td>
-                <Table.Td>{h.operation}</Table.Td>
+                <Table.Td data-changed-by={h.changedBy}>
+                  {h.changedByName ? (
+                    <>
+                      <bdi>{h.changedByName}</bdi>
+                      <Text size="xs" c="dimmed" ff="monospace" dir="ltr">
+                        {h.changedBy}
+                      </Text>
+                    </>
+                  ) : (
+                    <Text span size="sm" ff="monospace" dir="ltr">
+                      {h.changedBy}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td>{operationLabel(h.operation, d)}</Table.Td>
                 <Table.Td>
-                  {h.changes.map((c) => (
-                    <Text size="xs" key={c.field} ff="monospace" dir="ltr" style={{ wordBreak: "break-all" }}>
-                      {c.field}: {show(c.oldValue)} → {show(c.newValue)}
+                  {describeChanges(h.changes, d).map((c) => (
+                    <Text size="sm" key={c.field} data-field={c.field}>
+                      <bdi>{c.label}</bdi>: <bdi>{c.from}</bdi> → <bdi>{c.to}</bdi>
                     </Text>
                   ))}
                 </Table.Td>

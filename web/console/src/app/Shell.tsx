@@ -34,8 +34,8 @@ export function Shell({ area, headerExtra }: { area: AreaName; headerExtra?: Rea
           </Group>
           <Group wrap="nowrap" gap="xs">
             {headerExtra}
-            <Text size="sm" visibleFrom="sm" data-testid="signed-in-as">
-              {t("signedInAs", { sub: session.identity.sub })}
+            <Text size="sm" visibleFrom="sm" data-testid="signed-in-as" title={session.identity.sub}>
+              {t("signedInAs", { sub: session.identity.name ?? session.identity.sub })}
             </Text>
             <LanguageSwitch />
             <Button variant="default" size="compact-sm" onClick={session.signOut}>

@@ -5,6 +5,8 @@
 export interface Identity {
   sub: string;
   roles: string[];
+  /** The person's name (the OpenID Connect `name` claim), when the token has one. */
+  name?: string;
   /** Expiry, epoch milliseconds. */
   expires: number;
 }
@@ -38,7 +40,8 @@ export function readToken(raw: string, now = Date.now()): Identity | TokenProble
   const roles = Array.isArray(c.roles) ? c.roles.filter((r): r is string => typeof r === "string") : [];
   const expires = c.exp * 1000;
   if (expires <= now) return { kind: "expired", at: expires };
-  return { sub: c.sub, roles, expires };
+  const name = typeof c.name === "string" && c.name.trim() !== "" ? c.name.trim().slice(0, 100) : undefined;
+  return { sub: c.sub, roles, expires, ...(name ? { name } : {}) };
 }
 
 export function isIdentity(v: Identity | TokenProblem): v is Identity {

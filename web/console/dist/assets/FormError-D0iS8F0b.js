@@ -1,1 +1,0 @@
-import{i as e}from"./action-DahD4qv3.js";import{C as t}from"./i18n-C_Qy0-OJ.js";var n=t();function r({form:t}){return t.formError?(0,n.jsx)(e,{color:`red`,role:`alert`,title:t.formError.code,children:t.formError.message}):null}export{r as t};
