@@ -164,7 +164,6 @@ func TestSorts(t *testing.T) {
 	}
 }
 
-
 // TestCountsAndExports: counts cap; an export names a period of at most 366
 // days.
 func TestCountsAndExports(t *testing.T) {
