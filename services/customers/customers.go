@@ -19,7 +19,7 @@ import (
 )
 
 // Module is the customers service.
-var Module = service.Module{Name: contract.Service, Build: build, Publishes: []string{contract.TopicOrders},
+var Module = service.Module{Name: contract.Service, Build: build, Settings: func() any { s := DefaultSettings(); return &s }, Publishes: []string{contract.TopicOrders},
 	Consumes: []string{payments.Topic}, Calls: []string{catalog.Service, platformconfig.Service}}
 
 // Limits of a cart (domain.CanTake, domain.CheckNewLine hold them).
@@ -40,13 +40,17 @@ type svc struct {
 	cart        *storage.Cart
 	orders      *storage.Orders
 	placeNames  *cache.TTL[string, domain.PlaceName]
+	set         Settings
 	status      *events.ConsumerStatus
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
 	s := &svc{env: env, catalog: catalog.NewClient(env.Calls), commissions: platformconfig.NewClient(env.Calls),
 		profiles: storage.NewProfiles(env.DB), cart: storage.NewCart(env.DB), orders: storage.NewOrders(env.DB),
-		placeNames: newPlaceNames(), status: events.NewConsumerStatus(0)}
+		placeNames: newPlaceNames(), set: DefaultSettings(), status: events.NewConsumerStatus(0)}
+	if p, ok := env.Settings.(*Settings); ok && p != nil {
+		s.set = *p
+	}
 	return &service.Built{
 		Registry: ops.NewRegistry("customers",
 			ops.NewMutation("customers.profile.upsertMyProfile", ops.Authenticated, "Create or update the caller's customer profile.", s.upsertMyProfile),

@@ -168,7 +168,7 @@ type countStoreOrdersArgs struct {
 }
 
 // countStoreOrders counts what listStoreOrders lists with the same filters,
-// up to domain.MaxCount (then capped): the console's page numbers.
+// up to ORDERS_COUNT_MAX (domain.MaxCount; then capped): the console's page numbers.
 func (s *svc) countStoreOrders(ctx context.Context, a *countStoreOrdersArgs) (*domain.Count, error) {
 	f, err := a.filters().filter(ops.StoreOf(ctx).ID, ops.Caller(ctx).IsAdmin())
 	if err != nil {
@@ -178,11 +178,11 @@ func (s *svc) countStoreOrders(ctx context.Context, a *countStoreOrdersArgs) (*d
 }
 
 func (s *svc) count(ctx context.Context, f domain.OrderFilter) (*domain.Count, error) {
-	n, err := s.orders.Count(ctx, f, domain.MaxCount)
+	n, err := s.orders.Count(ctx, f, s.set.OrdersCountMax)
 	if err != nil {
 		return nil, err
 	}
-	c := domain.CountOf(n, domain.MaxCount)
+	c := domain.CountOf(n, s.set.OrdersCountMax)
 	return &c, nil
 }
 
