@@ -51,7 +51,8 @@ func Indexes() []store.Index {
 		// listOrders' total sorts need storeId). number also finds the orders
 		// its backfill has not reached yet (number absent).
 		{Collection: orders, Keys: bson.D{{Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "newest"},
-		{Collection: orders, Keys: bson.D{{Key: "status", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_status_newest"},
+		// (Ascending: held_by_status_newest has the descending keys, partial.)
+		{Collection: orders, Keys: bson.D{{Key: "status", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_status_oldest"},
 		{Collection: orders, Keys: bson.D{{Key: "number", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_number_newest"},
 		{Collection: orders, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_customer_profile_newest"},
 		{Collection: orders, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "number", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_store_number_newest"},
