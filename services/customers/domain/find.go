@@ -185,7 +185,8 @@ func CheckExportPeriod(from, to *int64) error {
 	case *to < *from:
 		return apperr.Invalid("to", "is before from")
 	case *to-*from >= MaxExportDays*dayMillis:
-		return apperr.Invalid("to", "the period is longer than %d days", MaxExportDays)
+		return apperr.Invalid("to", "the period is longer than %d days", MaxExportDays).
+			WithDetails(map[string]any{"field": "to", "reason": "range_too_large", "maxDays": MaxExportDays})
 	}
 	return nil
 }

@@ -249,3 +249,24 @@ func TestNamedView(t *testing.T) {
 	}
 }
 func i64(v int64) *int64 { return &v }
+
+// TestOrderCSVRow: a row as wide as the header, places and customer by name,
+// amounts with two decimals, the date in Dubai.
+func TestOrderCSVRow(t *testing.T) {
+	city := ids.New("cities")
+	o := &Order{ID: "ord_0123456789abcdef01a1b2c3", CreationTime: 1_796_000_000_000, StoreName: "Bakery", CustomerID: "cus_1",
+		DeliveryAddress: DeliveryAddress{City: city, Area: "Marina"}, Items: []OrderItem{{Name: "Bread", Quantity: 3}, {Name: "Cake", Quantity: 1}},
+		Subtotal: 77_05, DeliveryFee: 10_00, Total: 87_05, PlatformCommission: 4_35, StoreEarnings: 82_70, PaymentStatus: PaymentPaid,
+		Status: StatusDelivered, RefundedAmount: 12_35}
+	row := o.OrderCSVRow(Names{Customers: map[string]string{"cus_1": "Noor"}, Places: map[string]PlaceName{city: {Name: "Dubai"}}})
+	want := []string{"A1B2C3", o.ID, "2026-11-30T04:53:20+04:00", "Bakery", "Noor", "Dubai", "Marina", "Bread x3; Cake x1", "77.05", "10.00",
+		"87.05", "4.35", "82.70", "paid", "delivered", "12.35"}
+	if len(row) != len(OrdersCSVHeader) || len(want) != len(OrdersCSVHeader) {
+		t.Fatalf("row of %d cells, header of %d", len(row), len(OrdersCSVHeader))
+	}
+	for i := range want {
+		if row[i] != want[i] {
+			t.Errorf("%s = %q, want %q", OrdersCSVHeader[i], row[i], want[i])
+		}
+	}
+}
