@@ -169,21 +169,20 @@ type countStoreOrdersArgs struct {
 
 // countStoreOrders counts what listStoreOrders lists with the same filters,
 // up to ORDERS_COUNT_MAX (domain.MaxCount; then capped): the console's page numbers.
-func (s *svc) countStoreOrders(ctx context.Context, a *countStoreOrdersArgs) (*domain.Count, error) {
+func (s *svc) countStoreOrders(ctx context.Context, a *countStoreOrdersArgs) (domain.Count, error) {
 	f, err := a.filters().filter(ops.StoreOf(ctx).ID, ops.Caller(ctx).IsAdmin())
 	if err != nil {
-		return nil, err
+		return domain.Count{}, err
 	}
 	return s.count(ctx, f)
 }
 
-func (s *svc) count(ctx context.Context, f domain.OrderFilter) (*domain.Count, error) {
+func (s *svc) count(ctx context.Context, f domain.OrderFilter) (domain.Count, error) {
 	n, err := s.orders.Count(ctx, f, s.set.OrdersCountMax)
 	if err != nil {
-		return nil, err
+		return domain.Count{}, err
 	}
-	c := domain.CountOf(n, s.set.OrdersCountMax)
-	return &c, nil
+	return domain.CountOf(n, s.set.OrdersCountMax), nil
 }
 
 func (a *adminOrdersArgs) filters() *orderFilterArgs {
@@ -261,10 +260,10 @@ type adminCountArgs struct {
 
 // countOrders counts what listOrders lists with the same filters, up to
 // domain.MaxCount (then capped).
-func (s *svc) countOrders(ctx context.Context, a *adminCountArgs) (*domain.Count, error) {
+func (s *svc) countOrders(ctx context.Context, a *adminCountArgs) (domain.Count, error) {
 	f, err := s.adminFilter(ctx, a.StoreID, a.filters())
 	if err != nil {
-		return nil, err
+		return domain.Count{}, err
 	}
 	return s.count(ctx, f)
 }
