@@ -7,22 +7,6 @@ import (
 	"marketplace/services/customers/domain"
 )
 
-// Settings are the customers service's own, from the environment.
-type Settings struct {
-	// SalesMaxOrders bounds getSalesSummary's read: a period with more of
-	// the store's orders is FAILED_PRECONDITION too_many_orders (a shorter
-	// period answers). Lowered by tests.
-	SalesMaxOrders int `env:"SALES_SUMMARY_MAX_ORDERS" default:"20000"`
-}
-
-// salesMaxOrders is the bound of getSalesSummary's read.
-func (s *svc) salesMaxOrders() int {
-	if st, ok := s.env.Settings.(*Settings); ok && st.SalesMaxOrders > 0 {
-		return st.SalesMaxOrders
-	}
-	return 20000
-}
-
 type salesSummaryArgs struct {
 	StoreID     string  `json:"storeId" op:"required,id=stores"`
 	From        int64   `json:"from" op:"required,min=0"`
@@ -43,7 +27,7 @@ func (s *svc) getSalesSummary(ctx context.Context, a *salesSummaryArgs) (*domain
 	if err := domain.CheckSalesPeriod(a.From, a.To, g); err != nil {
 		return nil, err
 	}
-	limit := s.salesMaxOrders()
+	limit := s.set.SalesMaxOrders
 	os, err := s.orders.SalesOf(ctx, ops.StoreOf(ctx).ID, a.From, a.To, limit+1)
 	if err != nil {
 		return nil, err

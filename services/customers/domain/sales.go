@@ -18,9 +18,11 @@ const (
 	GranularityWeek = "week"
 )
 
-// Bounds of a sales summary: the period (days) and how many top products.
+// Bounds of a sales summary: the period (days), the orders read (the
+// setting SALES_SUMMARY_MAX_ORDERS may lower it) and the top products.
 const (
 	MaxSalesDays   = 366
+	MaxSalesOrders = 20000
 	MaxTopProducts = 10
 )
 
