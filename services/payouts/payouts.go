@@ -198,6 +198,8 @@ func (s *svc) registry() *ops.Registry {
 			"The store's wallet: balances and statistics. availableBalance may be negative after refunds or lost disputes (a debt, also as debt: later releases repay it first, and no payout can be requested meanwhile); disputedBalance is the store's share of open disputes.", s.getWallet, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.wallet.getStatement", ops.StoreOwnerOrAdmin,
 			"The store's wallet statement from `from` to `to` (epoch ms, inclusive; at most 366 days, else INVALID_ARGUMENT range_too_large; at most 5,000 entries, else FAILED_PRECONDITION too_many_entries): openingBalance, every change of the balances in order (earnings, releases, adjustments, payouts, refunds, disputes) with its signed amount and the running balance (available + pending + disputed, which may be negative: a debt), and closingBalance, in AED. A payout's entry shows the payout's status now. The same as CSV: GET /api/stores/{storeId}/statement.csv?from=&to=.", s.getStatement, ops.StoreArg("storeId")),
+		ops.NewQuery("stores.wallet.getUpcomingReleases", ops.StoreOwnerOrAdmin,
+			"What the store's pending balance will release, by Asia/Dubai calendar day of the release: releases [{day (YYYY-MM-DD), at (epoch ms of the earliest release that day), amount (AED still held of the earnings released that day, after early releases and deductions), count}], earliest day first. At most 5,000 held earnings are read, oldest first: more is true when there are others.", s.getUpcomingReleases, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.wallet.listTransactions", ops.StoreOwnerOrAdmin,
 			"The store's wallet transactions, newest first (paginated).", s.listTransactions, ops.StoreArg("storeId")),
 		// The administrators.
