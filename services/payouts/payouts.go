@@ -55,6 +55,7 @@ type svc struct {
 	orders      *storage.Orders
 	statement   *storage.Statement
 	fees        *storage.PlatformFees
+	accounts    *storage.Accounts
 	now         func() time.Time
 	catalog     *catalog.Client
 	// storeOf looks a store up in the catalog (nil when it does not exist);
@@ -134,7 +135,7 @@ func newSvc(env service.Env, interval time.Duration) *svc {
 	s := &svc{env: env, now: now, catalog: catalog.NewClient(env.Calls), status: events.NewConsumerStatus(0), interval: interval}
 	r := storage.New(env.DB)
 	s.wallets, s.ledger, s.payouts, s.adjustments, s.totals = r.Wallets, r.Ledger, r.Payouts, r.Adjustments, r.Totals
-	s.orders, s.statement, s.fees = r.Orders, r.Statement, r.Fees
+	s.orders, s.statement, s.fees, s.accounts = r.Orders, r.Statement, r.Fees, r.Accounts
 	s.storeOf = s.catalog.Store
 	s.storeRef = s.catalog.StoreRef
 	s.orderFacts = customers.NewClient(env.Calls).OrderFacts
@@ -191,7 +192,11 @@ func (s *svc) registry() *ops.Registry {
 	return ops.NewRegistry(contract.Service,
 		// The store's owner.
 		ops.NewMutation("stores.payouts.requestPayout", ops.StoreOwner,
-			"Request a payout of the store's available balance to a UAE bank account; returns the payout id. The amount lies between the configuration's minPayoutAmount and maxPayoutAmount (defaults 100 and 50,000 AED) and exceeds the payoutProcessingFee (default 2 AED), which is kept from it; outside them, FAILED_PRECONDITION with the settings and the available balance in its message and details. Earnings reach the available balance pendingBalanceHoldDays (default 7) after delivery; until then a request they would cover is FAILED_PRECONDITION insufficient_balance, saying when the oldest held earning is released (details.nextReleaseAt). The amount leaves the available balance at once; the payout then goes requested, approved, processing, completed (or cancelled when rejected, failed).", s.requestPayout, ops.StoreArg("storeId")),
+			"Request a payout of the store's available balance to a UAE bank account; returns the payout id. The amount lies between the configuration's minPayoutAmount and maxPayoutAmount (defaults 100 and 50,000 AED) and exceeds the payoutProcessingFee (default 2 AED), which is kept from it; outside them, FAILED_PRECONDITION with the settings and the available balance in its message and details. Earnings reach the available balance pendingBalanceHoldDays (default 7) after delivery; until then a request they would cover is FAILED_PRECONDITION insufficient_balance, saying when the oldest held earning is released (details.nextReleaseAt). The amount leaves the available balance at once; the payout then goes requested, approved, processing, completed (or cancelled when rejected, failed). saveBankAccount: true also saves bankDetails as the store's bank account (stores.payouts.setBankAccount), in the same transaction.", s.requestPayout, ops.StoreArg("storeId")),
+		ops.NewQuery("stores.payouts.getBankAccount", ops.StoreOwner,
+			"The store's saved payout bank account (IBAN, ibanLast4, bankName, accountHolderName, updatedAt), null when none is saved or it was saved by someone who no longer owns the store (after a handover the former owner's account is never offered).", s.getBankAccount, ops.StoreArg("storeId")),
+		ops.NewMutation("stores.payouts.setBankAccount", ops.StoreOwner,
+			"Save the store's payout bank account (bankDetails as requestPayout's; the IBAN a valid UAE IBAN, else INVALID_ARGUMENT at bankDetails.IBAN); returns it. The store's owner is told (event payouts.bank_account_changed).", s.setBankAccount, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.payouts.listPayouts", ops.StoreOwnerOrAdmin,
 			"The store's payouts, newest first (paginated), with their history.", s.listPayouts, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.wallet.getWallet", ops.StoreOwnerOrAdmin,

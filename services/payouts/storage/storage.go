@@ -72,12 +72,13 @@ type Repos struct {
 	Orders      *Orders
 	Statement   *Statement
 	Fees        *PlatformFees
+	Accounts    *Accounts
 }
 
 // New opens the repositories on db.
 func New(db *store.DB) Repos {
 	return Repos{Wallets: &Wallets{db}, Ledger: &Ledger{db}, Payouts: &Payouts{db}, Adjustments: &Adjustments{db}, Totals: &Totals{db},
-		Orders: &Orders{db}, Statement: &Statement{db}, Fees: &PlatformFees{db}}
+		Orders: &Orders{db}, Statement: &Statement{db}, Fees: &PlatformFees{db}, Accounts: &Accounts{db}}
 }
 
 // tx runs fn in the caller's transaction when ctx is one (DB.Tx joins it,
