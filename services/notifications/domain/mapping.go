@@ -88,18 +88,11 @@ const (
 // time, so that a change they did not make (an account taken over) is seen.
 const (
 	TypeBankAccountChanged  = "bank_account_changed"
-	EventBankAccountChanged = "payouts.bank_account_changed"
+	EventBankAccountChanged = payouts.EventBankAccountChanged
 )
 
 // BankAccountChanged is payouts.bank_account_changed's payload.
-type BankAccountChanged struct {
-	StoreID     string `json:"storeId"`
-	WalletID    string `json:"walletId"`
-	OwnerUserID string `json:"ownerUserId"`
-	IBANLast4   string `json:"ibanLast4"`
-	ChangedBy   string `json:"changedBy"`
-	EventTime   int64  `json:"eventTime"`
-}
+type BankAccountChanged = payouts.BankAccountChanged
 
 // dubai is the platform's time zone (UTC+4 all year) for times in English text.
 var dubai = time.FixedZone("Dubai", 4*60*60)
