@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"maps"
+	"strings"
 	"testing"
 
 	st "marketplace/deploy/systemtest"
@@ -149,4 +150,37 @@ func TestOrderNotificationsListed(t *testing.T) {
 	}
 	expectError(t, list(s.Token("owner-2"), sh.storeA, o1), "PERMISSION_DENIED")
 	expectError(t, list(sh.user, sh.storeA, o1), "PERMISSION_DENIED")
+}
+
+// TestBankAccountChangedNotifiesTheOwner: saving the store's payout bank
+// account tells its owner at once, high priority, with the account's last
+// four characters and the time (a security notice against account
+// takeover); nobody else hears of it.
+func TestBankAccountChangedNotifiesTheOwner(t *testing.T) {
+	s := st.Start(t)
+	w := newPayoutsWorld(t, s, true)
+	st.MustOK(t, s.Mutation(w.owner, "stores.payouts.setBankAccount", map[string]any{"storeId": w.store,
+		"bankDetails": map[string]any{"IBAN": secondIBAN, "bankName": "ADCB", "accountHolderName": "Sara Al Marri"}}))
+	var n *paramNote
+	eventually(t, "the owner's notice", func() bool {
+		n = noteOf(paramInbox(t, s, w.owner), "bank_account_changed")
+		return n != nil
+	})
+	if n.Params["ibanLast4"] != "9101" || n.Params["byOwner"] != "true" || n.Params["changedAt"] == "" || n.RecipientRole != "store_owner" ||
+		n.Title != "Bank account changed" || !strings.Contains(n.Body, "ending 9101 on ") || !strings.Contains(n.Body, "(Dubai time)") ||
+		strings.Contains(n.Body, secondIBAN) {
+		t.Errorf("notice %+v", n)
+	}
+	var raw struct {
+		Page []notification `json:"page"`
+	}
+	st.MustOK(t, s.Query(w.owner, "notifications.inbox.list", map[string]any{"paginationOpts": map[string]any{"numItems": 100, "cursor": nil}})).Decode(t, &raw)
+	for _, x := range raw.Page {
+		if x.Type == "bank_account_changed" && (x.Priority != "high" || x.Data["walletId"] != w.wallet || x.Data["storeId"] != w.store) {
+			t.Errorf("notice %+v", x)
+		}
+	}
+	if ns := paramInbox(t, s, w.admin); noteOf(ns, "bank_account_changed") != nil {
+		t.Errorf("the administrators were told: %+v", ns)
+	}
 }
