@@ -51,6 +51,7 @@ export function Shell({ area, headerExtra }: { area: AreaName; headerExtra?: Rea
             component={Link}
             to={`/${area}/${s.path}`}
             label={t(s.label)}
+            rightSection={s.badge && <s.badge />}
             active={current?.path === s.path}
             aria-current={current?.path === s.path ? "page" : undefined}
           />

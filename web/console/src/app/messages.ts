@@ -3,6 +3,8 @@
 // cannot ship half translated.
 import { adminAr, adminEn } from "../admin/messages";
 import { moneyAr, moneyEn } from "./moneyMessages";
+import { noteAr, noteEn } from "./noteMessages";
+import { dashboardAr, dashboardEn } from "./dashboardMessages";
 
 export const en = {
   "app.title": "Marketplace",
@@ -233,6 +235,8 @@ export const en = {
   "tx.status.failed": "Failed",
   ...adminEn,
   ...moneyEn,
+  ...noteEn,
+  ...dashboardEn,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -466,4 +470,6 @@ export const ar: Record<MessageKey, string> = {
   "tx.status.failed": "فشلت",
   ...adminAr,
   ...moneyAr,
+  ...noteAr,
+  ...dashboardAr,
 };
