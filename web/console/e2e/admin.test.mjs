@@ -366,8 +366,9 @@ journey("notifications: the admin inbox, high priority marked, each notice openi
   await bothLanguages(admin, "inbox", async (lang) => {
     if (lang !== "ar") return;
     // Title and body in Arabic, from the notification's type and params (docs/adr/0165).
-    assert.match(await text(held), /دفع لا يطابق طلبه/);
-    assert.match(await text(held.getByTestId("note-body")), /أكّد الطلب أو ألغِه/);
+    // (A held payment: of another amount than its order's, or finding the cart without items.)
+    assert.match(await text(held.getByTestId("note-title")), /^(دفع لا يطابق طلبه|دفع بلا منتجات)$/);
+    assert.match(await text(held.getByTestId("note-body")), /(أكّد الطلب أو ألغِه|ألغِ الطلب واسترد المبلغ)\.$/);
     assert.equal(await held.locator('[lang="en"]').count(), 0);
   });
   const id = await held.getAttribute("data-notification");
