@@ -2,6 +2,7 @@
 // keys: the Arabic table must have every one (the type says so), so a screen
 // cannot ship half translated.
 import { adminAr, adminEn } from "../admin/messages";
+import { listAr, listEn } from "./listMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
 import { noteAr, noteEn } from "./noteMessages";
 import { dashboardAr, dashboardEn } from "./dashboardMessages";
@@ -237,6 +238,7 @@ export const en = {
   ...moneyEn,
   ...noteEn,
   ...dashboardEn,
+  ...listEn,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -472,4 +474,5 @@ export const ar: Record<MessageKey, string> = {
   ...moneyAr,
   ...noteAr,
   ...dashboardAr,
+  ...listAr,
 };

@@ -3,11 +3,12 @@ import { api } from "@marketplace/api";
 import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { lazy, Suspense, useMemo, useState } from "react";
-import { isolate, useI18n } from "../app/i18n";
+import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { Link } from "../app/router";
 import { Loading } from "../ui/Loading";
 import { Section } from "../ui/Section";
+import { UserText } from "../ui/UserText";
 import type { Point, RatingPoint } from "./DashboardCharts";
 import { useStore } from "./StoreContext";
 
@@ -127,8 +128,8 @@ function Cards({ buckets, today, week, month }: { buckets: Bucket[]; today: numb
           <Text size="xl" fw={700}>
             <bdi>{money(s.gross)}</bdi>
           </Text>
-          <Text size="sm">{t("dash.orders", { n: isolate(String(s.orders)) })}</Text>
-          <Text size="sm">{t("dash.earnings", { amount: isolate(money(s.earnings)) })}</Text>
+          <Text size="sm">{t("dash.orders", { n: s.orders })}</Text>
+          <Text size="sm">{t("dash.earnings", { amount: money(s.earnings) })}</Text>
         </Card>
       ))}
     </SimpleGrid>
@@ -145,11 +146,11 @@ function Sales({ summary, ratings, week }: { summary: Summary; ratings?: { weekS
     <Stack>
       <Text size="sm" data-testid="dash-totals" data-gross={tot.gross} data-orders={tot.orders}>
         {t("dash.totals", {
-          gross: isolate(money(tot.gross)),
-          n: isolate(String(tot.orders)),
-          earnings: isolate(money(tot.earnings)),
-          refunded: isolate(money(tot.refunded)),
-          cancelled: isolate(String(tot.cancelled)),
+          gross: money(tot.gross),
+          n: tot.orders,
+          earnings: money(tot.earnings),
+          refunded: money(tot.refunded),
+          cancelled: tot.cancelled,
         })}
       </Text>
       <Suspense fallback={<Loading />}>
@@ -199,7 +200,7 @@ function TopProducts({ top }: { top: Summary["topProducts"] }) {
             {top.map((p) => (
               <Table.Tr key={p.productId} data-product={p.productId} data-quantity={p.quantity} data-revenue={p.revenue}>
                 <Table.Td>
-                  <bdi>{p.name}</bdi>
+                  <UserText>{p.name}</UserText>
                 </Table.Td>
                 <Table.Td>{p.quantity}</Table.Td>
                 <Table.Td>

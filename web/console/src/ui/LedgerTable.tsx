@@ -22,7 +22,7 @@ export function LedgerTable({ storeId }: { storeId: string }) {
     <Section id="ledger-title" title={t("ledger.title")}>
       <PagedList pages={pages} empty={t("ledger.none")}>
         {(results) => (
-          <DataTable minWidth={700} data-testid="ledger" columns={["ledger.date", "ledger.type", "ledger.amount", "ledger.status", "ledger.description"]}>
+          <DataTable data-testid="ledger" columns={["ledger.date", "ledger.type", "ledger.amount", "ledger.status", "ledger.description"]}>
             {results.map((x) => (
               <Table.Tr key={x._id} data-type={x.type}>
                 <Table.Td>{dateTime(x._creationTime)}</Table.Td>

@@ -4,7 +4,7 @@ import { usePaginatedQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useState, type ReactNode } from "react";
 import { useActionForm } from "../app/action";
-import { isolate, useI18n, type I18n } from "../app/i18n";
+import { useI18n, type I18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { PAGE, PagedList } from "./PagedList";
 
@@ -41,22 +41,23 @@ function moneyIn(lang: string, amount: string | undefined, currency: string | un
  * A notification's title and body in the viewer's language, from its type
  * and params (docs/adr/0165); null for a notification written before params
  * were kept, or of a type this console does not know: show the server's
- * English then. Names, amounts, dates and free text are isolated.
+ * English then. t() isolates the names, amounts, dates and free text set
+ * into the sentence where their direction may differ from it.
  */
 export function noteText(n: NoteSource, i18n: I18n): { title: string; body: string } | null {
   const p = n.params;
   if (!p) return null;
   const { t, lang, dateTime } = i18n;
-  const store = p.storeName ? isolate(p.storeName) : t("note.theStore");
-  const money = (k: string, cur?: string) => isolate(moneyIn(lang, p[k], cur ?? p.currency));
+  const store = p.storeName || t("note.theStore");
+  const money = (k: string, cur?: string) => moneyIn(lang, p[k], cur ?? p.currency);
   const aed = (k: string) => money(k, "AED");
-  const part = (key: MessageKey, text: string | undefined) => (text ? t(key, { text: isolate(text) }) : "");
+  const part = (key: MessageKey, text: string | undefined) => (text ? t(key, { text }) : "");
   const status = (s: string | undefined) => {
     const known = `order.status.${s}` as MessageKey;
     const label = s && t(known) !== known ? t(known) : (s ?? "").replaceAll("_", " ");
     return lang === "en" ? label.toLowerCase() : label;
   };
-  const at = (k: string) => (p[k] && Number(p[k]) > 0 ? isolate(dateTime(Number(p[k]))) : "");
+  const at = (k: string) => (p[k] && Number(p[k]) > 0 ? dateTime(Number(p[k])) : "");
   const k = (s: string) => `note.${n.type}.${s}` as MessageKey;
   switch (n.type) {
     case "order_created":
@@ -94,7 +95,7 @@ export function noteText(n: NoteSource, i18n: I18n): { title: string; body: stri
       return { title: t(k("title")), body: t(k("body"), { amount: money("amount"), reason: part("note.part.reason", p.failureMessage) }) };
     case "review_flagged": {
       const flag = `note.flag.${p.reason}` as MessageKey;
-      const reason = p.reason && t(flag) !== flag ? t(flag) : isolate(p.reason ?? "");
+      const reason = p.reason && t(flag) !== flag ? t(flag) : (p.reason ?? "");
       return { title: t(k("title")), body: t(k("body"), { reason, description: part("note.part.reason", p.description) }) };
     }
     case "payout_requested":
@@ -113,7 +114,7 @@ export function noteText(n: NoteSource, i18n: I18n): { title: string; body: stri
         reason: part("note.part.reason", p.reason),
         method: p.method && t(method) !== method ? t("note.part.by", { text: t(method) }) : "",
         reference: part("note.part.reference", p.reference),
-        by: isolate(p.requestedBy || "?"),
+        by: p.requestedBy || "?",
       };
       let body = k("body");
       if (n.type === "payout_failed" && p.balanceRestored !== "true") body = k("kept.body");
@@ -128,7 +129,7 @@ export function noteText(n: NoteSource, i18n: I18n): { title: string; body: stri
     case "bank_account_changed":
       return {
         title: t(k("title")),
-        body: t(k(p.byOwner === "false" ? "admin.body" : "body"), { last4: isolate(p.ibanLast4 ?? ""), at: at("changedAt") }),
+        body: t(k(p.byOwner === "false" ? "admin.body" : "body"), { last4: p.ibanLast4 ?? "", at: at("changedAt") }),
       };
   }
   return null;
