@@ -128,8 +128,8 @@ test("the owner's notifications read in Arabic, Latin only in isolated names and
   const order = page.locator('article[data-type="new_order"]').first();
   assert.match(await order.getByTestId("note-body").innerText(), /\u2068Bakery\u2069/);
   await accessible(page, "portal notifications (ar)");
-  await shot(page, "portal-notifications-ar");
-  await atPhoneWidth("portal-notifications-ar");
+  await shot(page, "portal-notifications-params-ar");
+  await atPhoneWidth("portal-notifications-params-ar");
   await page.getByTestId("language").first().click();
   await page.locator('html[lang="en"]').waitFor(WAIT);
   assert.match(await bank.getByTestId("note-body").innerText(), new RegExp(`account ending ${env("IBAN_LAST4")} on `));
