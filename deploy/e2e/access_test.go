@@ -151,6 +151,9 @@ var documentedAccess = map[string]ops.Access{
 	"admins.payoutOperations.sendPayoutThroughProcessor": ops.Admin, // docs/adr/0150
 	"admins.orders.refundOrder":                          ops.Admin, "stores.orders.refundOrder": ops.StoreOwnerOrAdmin, "customers.orders.cancelMyOrder": ops.Customer,
 	"stores.orders.listStoreOrders": ops.StoreOwnerOrAdmin,
+	// Finding orders and the order page (issue 32; docs/adr/0159, 0160).
+	"stores.orders.countStoreOrders": ops.StoreOwnerOrAdmin, "stores.orders.getOrder": ops.StoreOwnerOrAdmin,
+	"admins.orders.listOrders": ops.Admin, "admins.orders.countOrders": ops.Admin, "admins.customers.searchCustomers": ops.Admin,
 	// docs/adr/0149-refunds-and-disputes-at-the-processor.md
 	"admins.disputes.listDisputes": ops.Admin, "stores.disputes.listDisputes": ops.StoreOwnerOrAdmin,
 	// The console's and the portal's lists (issue 20; docs/adr/0133-console-rules-and-language.md).
@@ -168,6 +171,9 @@ var documentedAccess = map[string]ops.Access{
 	"admins.platformAdmin.getCommissionPreview": ops.Authenticated,
 
 	"notifications.inbox.list": ops.Authenticated, "notifications.inbox.markRead": ops.Authenticated,
+	// The owner's dashboard and notifications rendered from params (issue 32; docs/adr/0164, 0165).
+	"stores.orders.getSalesSummary": ops.StoreOwnerOrAdmin, "stores.reviews.getRatingHistory": ops.StoreOwnerOrAdmin,
+	"notifications.inbox.countUnread": ops.Authenticated, "stores.notifications.listForOrder": ops.StoreOwnerOrAdmin,
 
 	"stores.payouts.requestPayout": ops.StoreOwner, "stores.wallet.getWallet": ops.StoreOwnerOrAdmin,
 	"stores.wallet.listTransactions":            ops.StoreOwnerOrAdmin,

@@ -142,4 +142,8 @@ var Enums = []Enum{
 		{Value: "lowest_rating", Meaning: "by rating, lowest first"},
 		{Value: "most_helpful", Meaning: "by helpful votes, most first"},
 	}},
+	{Name: "salesGranularity", Values: []EnumValue{
+		{Value: "day", Meaning: "one bucket per Asia/Dubai calendar day, from midnight"},
+		{Value: "week", Meaning: "one bucket per week, from Monday midnight in Asia/Dubai"},
+	}},
 }

@@ -4,6 +4,8 @@
 import { adminAr, adminEn } from "../admin/messages";
 import { listAr, listEn } from "./listMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
+import { noteAr, noteEn } from "./noteMessages";
+import { dashboardAr, dashboardEn } from "./dashboardMessages";
 
 export const en = {
   "app.title": "Marketplace",
@@ -234,6 +236,8 @@ export const en = {
   "tx.status.failed": "Failed",
   ...adminEn,
   ...moneyEn,
+  ...noteEn,
+  ...dashboardEn,
   ...listEn,
 } as const;
 
@@ -468,5 +472,7 @@ export const ar: Record<MessageKey, string> = {
   "tx.status.failed": "فشلت",
   ...adminAr,
   ...moneyAr,
+  ...noteAr,
+  ...dashboardAr,
   ...listAr,
 };
