@@ -1,32 +1,93 @@
 import { Alert, Button, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery, useQuery } from "convex/react";
-import { useState, type FormEvent } from "react";
+import { useQuery } from "convex/react";
+import { lazy, Suspense, useState, type FormEvent } from "react";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
+import { usePath } from "../app/router";
 import { OrderStatusBadge } from "../store/OrderStatusBadge";
 import { DataTable } from "../ui/DataTable";
 import { Loading } from "../ui/Loading";
-import { PAGE, PagedList } from "../ui/PagedList";
-import { orderNumber, RefundAction, RefundSummary, type RefundableOrder } from "../ui/Refunds";
+import { OrderNumber, Person, Place } from "../ui/names";
+import {
+  CsvDownload,
+  type OrderArgs,
+  OrderPages,
+  type Period,
+  PeriodPicker,
+  periodArgs,
+  queryParam,
+  type Sort,
+  SortPicker,
+  StatusPicker,
+  useOrderPages,
+} from "../ui/OrderList";
+import { RefundAction, RefundSummary, type RefundableOrder } from "../ui/Refunds";
 import { StorePicker, useAllStores } from "./stores";
 
-// Orders and refunds: a store's orders (stores.orders.listStoreOrders, which
-// administrators may read for any store), newest first and live, or one
-// order found by its payment intent; each with its refunds, and the refund
+const OrderPage = lazy(() => import("../ui/OrderPage"));
+
+// Orders and refunds: every order (admins.orders.listOrders, held ones too),
+// a page at a time and live, filtered by period, status, store (and the
+// customer a search chose), sorted by date (by total once a store is
+// chosen), with the page's totals and the same orders as CSV; or one order
+// found by its payment intent. Each row shows its refunds, and the refund
 // action on any paid or held order (admins.orders.refundOrder: an
-// administrator has no refund window).
+// administrator has no refund window). An order's number opens its page
+// (/admin/orders/<id>).
 export default function Orders() {
+  const path = usePath();
+  const id = /^\/admin\/orders\/([^/]+)$/.exec(path)?.[1];
+  if (id) {
+    return (
+      <Suspense fallback={<Loading />}>
+        <OrderPage orderId={id} />
+      </Suspense>
+    );
+  }
+  return <AllOrders />;
+}
+
+function AllOrders() {
   const { t } = useI18n();
   const stores = useAllStores();
-  const [storeId, setStoreId] = useState<string | null>(null);
+  const [storeId, setStoreId] = useState<string | null>(() => queryParam("storeId") ?? null);
+  const [customerId, setCustomerId] = useState<string | undefined>(() => queryParam("customerId"));
+  const [status, setStatus] = useState<string | null>(null);
+  const [period, setPeriod] = useState<Period>({ from: "", to: "" });
+  const [sort, setSort] = useState<Sort>("newest");
+  const totalsOff = !storeId;
+  const effectiveSort = totalsOff && sort.startsWith("total") ? "newest" : sort;
+  const args: OrderArgs = {
+    storeId: storeId ?? undefined,
+    status: (status ?? undefined) as OrderArgs["status"],
+    customerId,
+    ...periodArgs(period),
+  };
+  const pages = useOrderPages("admin", args, effectiveSort);
   return (
     <Stack>
       <Title order={2}>{t("adminOrders.title")}</Title>
-      <Text size="sm">{t("adminOrders.intro")}</Text>
+      <Text size="sm">{t("find.orders.introAdmin")}</Text>
       <FindByIntent />
-      <StorePicker stores={stores} value={storeId} onChange={setStoreId} testId="orders-store" />
-      {storeId && <StoreOrders storeId={storeId} key={storeId} />}
+      <Group align="flex-end" wrap="wrap" gap="md">
+        <StorePicker stores={stores} value={storeId} onChange={setStoreId} testId="orders-store" />
+        <StatusPicker value={status} onChange={setStatus} />
+        <SortPicker value={effectiveSort} onChange={setSort} totalsOff={totalsOff} />
+      </Group>
+      <PeriodPicker value={period} onChange={setPeriod} />
+      {customerId && (
+        <Group gap="xs">
+          <Text size="sm" data-testid="orders-customer">
+            {t("find.customer", { name: "" }).trim()} <Text span ff="monospace" dir="ltr">{customerId}</Text>
+          </Text>
+          <Button size="compact-xs" variant="subtle" onClick={() => setCustomerId(undefined)}>
+            {t("find.customer.clear")}
+          </Button>
+        </Group>
+      )}
+      <CsvDownload path="/api/admin/orders.csv" query={{ status: status ?? undefined, storeId: storeId ?? undefined }} period={period} name="orders" />
+      <OrderPages pages={pages}>{(results) => <OrderTable orders={results} testId="orders" showStore={!storeId} />}</OrderPages>
     </Stack>
   );
 }
@@ -64,16 +125,6 @@ function FindByIntent() {
   );
 }
 
-function StoreOrders({ storeId }: { storeId: string }) {
-  const { t } = useI18n();
-  const pages = usePaginatedQuery(api.stores.orders.listStoreOrders, { storeId }, { initialNumItems: PAGE });
-  return (
-    <PagedList pages={pages} empty={t("orders.none")} emptyTestId="orders-empty">
-      {(results) => <OrderTable orders={results} testId="orders" />}
-    </PagedList>
-  );
-}
-
 const PAYMENTS = new Set(["paid", "under_review", "pending", "refunded"]);
 
 function OrderTable({ orders, testId, showStore }: { orders: RefundableOrder[]; testId: string; showStore?: boolean }) {
@@ -84,24 +135,30 @@ function OrderTable({ orders, testId, showStore }: { orders: RefundableOrder[]; 
       striped
       verticalSpacing="sm"
       data-testid={testId}
-      columns={["orders.order", "orders.items", "orders.total", "orders.payment", "orders.status", "orders.refunds"]}
+      columns={["orders.order", "find.col.customer", "orders.items", "orders.total", "orders.payment", "orders.status", "orders.refunds"]}
     >
       {orders.map((o) => (
         <Table.Tr key={o._id} data-order={o._id} data-status={o.status} data-refund-status={o.refundStatus ?? "none"}>
           <Table.Td>
-            <Text fw={600} title={o._id} dir="ltr">
-              {orderNumber(o._id)}
-            </Text>
-            {showStore && <Text size="sm">{o.storeName}</Text>}
+            <OrderNumber order={o} />
+            {showStore && (
+              <Text size="sm">
+                <bdi>{o.storeName}</bdi>
+              </Text>
+            )}
             <Text size="xs">{dateTime(o._creationTime)}</Text>
             <Text size="xs" ff="monospace" dir="ltr">
               {o.paymentIntentId}
             </Text>
           </Table.Td>
           <Table.Td>
+            <Person name={o.customerName} id={o.customerId} />
+            <Place address={o.deliveryAddress} size="xs" />
+          </Table.Td>
+          <Table.Td>
             {o.items.map((it) => (
               <Text size="sm" key={it.productId}>
-                {it.quantity} × {it.name} <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
+                {it.quantity} × <bdi>{it.name}</bdi> <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
               </Text>
             ))}
           </Table.Td>

@@ -2,6 +2,7 @@
 // keys: the Arabic table must have every one (the type says so), so a screen
 // cannot ship half translated.
 import { adminAr, adminEn } from "../admin/messages";
+import { findAr, findEn } from "./findMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
 
 export const en = {
@@ -233,6 +234,7 @@ export const en = {
   "tx.status.failed": "Failed",
   ...adminEn,
   ...moneyEn,
+  ...findEn,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -466,4 +468,5 @@ export const ar: Record<MessageKey, string> = {
   "tx.status.failed": "فشلت",
   ...adminAr,
   ...moneyAr,
+  ...findAr,
 };
