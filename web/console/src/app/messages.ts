@@ -3,6 +3,7 @@
 // cannot ship half translated.
 import { adminAr, adminEn } from "../admin/messages";
 import { findAr, findEn } from "./findMessages";
+import { listAr, listEn } from "./listMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
 
 export const en = {
@@ -235,6 +236,7 @@ export const en = {
   ...adminEn,
   ...moneyEn,
   ...findEn,
+  ...listEn,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -469,4 +471,5 @@ export const ar: Record<MessageKey, string> = {
   ...adminAr,
   ...moneyAr,
   ...findAr,
+  ...listAr,
 };

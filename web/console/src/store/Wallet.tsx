@@ -2,7 +2,7 @@ import { SimpleGrid, Stack, Table, Text, TextInput, Title } from "@mantine/core"
 import { api } from "@marketplace/api";
 import { usePaginatedQuery, useQuery } from "convex/react";
 import { useActionForm } from "../app/action";
-import { isolate, useI18n } from "../app/i18n";
+import { useI18n } from "../app/i18n";
 import { Balances } from "../ui/Balances";
 import { DataTable } from "../ui/DataTable";
 import { FormCard, useSubmitAndEmpty } from "../ui/FormCard";
@@ -81,7 +81,7 @@ function RequestPayout({ storeId }: { storeId: string }) {
         case "not_above_fee":
           return t("request.notAboveFee", { fee: money(ws.payoutProcessingFee) });
         case "wallet_in_debt":
-          return t("request.inDebt", { amount: isolate(money(typeof r.details.debt === "number" ? r.details.debt : 0)) });
+          return t("request.inDebt", { amount: money(typeof r.details.debt === "number" ? r.details.debt : 0) });
       }
       return null;
     },
@@ -100,7 +100,7 @@ function RequestPayout({ storeId }: { storeId: string }) {
     >
       {wallet && wallet.availableBalance < 0 && (
         <Text size="sm" fw={600} c="var(--mantine-color-error)" data-testid="payouts-paused">
-          {t("request.inDebt", { amount: isolate(money(-wallet.availableBalance)) })}
+          {t("request.inDebt", { amount: money(-wallet.availableBalance) })}
         </Text>
       )}
       {ws && (
