@@ -83,6 +83,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("customers.orders.cancelMyOrder", ops.Customer, "Cancel the caller's order before the store prepares it (pending or confirmed); what was paid is refunded in full.", s.cancelMyOrder),
 			ops.NewQuery("admins.orders.listHeldOrders", ops.Admin, "Orders whose payment is held for review and not yet confirmed or cancelled, newest first, optionally of one store (administrators).", s.listHeldOrders),
 		).WithResolvers(ops.Resolvers{Customer: s.customerRef, Store: s.catalog.StoreRef}),
+		Routes:     s.routes(),
 		Indexes:    append(storage.Indexes(), events.ConsumerIndexes()...),
 		Background: []func(context.Context) error{s.consume, s.backfill},
 		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
