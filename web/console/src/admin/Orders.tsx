@@ -9,19 +9,10 @@ import { OrderStatusBadge } from "../store/OrderStatusBadge";
 import { DataTable } from "../ui/DataTable";
 import { Loading } from "../ui/Loading";
 import { OrderNumber, Person, Place } from "../ui/names";
-import {
-  CsvDownload,
-  type OrderArgs,
-  OrderPages,
-  type Period,
-  PeriodPicker,
-  periodArgs,
-  queryParam,
-  type Sort,
-  SortPicker,
-  StatusPicker,
-  useOrderPages,
-} from "../ui/OrderList";
+import { periodOf, type DayRange } from "../app/days";
+import { DateRangeFilter, StatusFilter, useSort } from "../ui/ListTools";
+import { type OrderArgs, type OrderColumn, OrderPages, OrdersCsv, queryParam, thisMonth, useOrderPages } from "../ui/OrderList";
+import { ORDER_STATUSES } from "../store/orderStatus";
 import { RefundAction, RefundSummary, type RefundableOrder } from "../ui/Refunds";
 import { StorePicker, useAllStores } from "./stores";
 
@@ -54,17 +45,18 @@ function AllOrders() {
   const [storeId, setStoreId] = useState<string | null>(() => queryParam("storeId") ?? null);
   const [customerId, setCustomerId] = useState<string | undefined>(() => queryParam("customerId"));
   const [status, setStatus] = useState<string | null>(null);
-  const [period, setPeriod] = useState<Period>({ from: "", to: "" });
-  const [sort, setSort] = useState<Sort>("newest");
-  const totalsOff = !storeId;
-  const effectiveSort = totalsOff && sort.startsWith("total") ? "newest" : sort;
+  const [range, setRange] = useState<DayRange>(thisMonth);
+  const [chosenSort, onSort] = useSort({ by: "date", dir: "desc" });
+  // Every store's orders sort by date only (the server serves totals per store).
+  const sort = !storeId && chosenSort.by === "total" ? { by: "date", dir: "desc" as const } : chosenSort;
+  const period = periodOf(range);
   const args: OrderArgs = {
     storeId: storeId ?? undefined,
     status: (status ?? undefined) as OrderArgs["status"],
     customerId,
-    ...periodArgs(period),
+    ...(period ?? {}),
   };
-  const pages = useOrderPages("admin", args, effectiveSort);
+  const pages = useOrderPages("admin", args, sort);
   return (
     <Stack>
       <Title order={2}>{t("adminOrders.title")}</Title>
@@ -72,10 +64,17 @@ function AllOrders() {
       <FindByIntent />
       <Group align="flex-end" wrap="wrap" gap="md">
         <StorePicker stores={stores} value={storeId} onChange={setStoreId} testId="orders-store" />
-        <StatusPicker value={status} onChange={setStatus} />
-        <SortPicker value={effectiveSort} onChange={setSort} totalsOff={totalsOff} />
+        <StatusFilter value={status} onChange={setStatus} options={ORDER_STATUSES.map((s) => ({ value: s, label: t(`order.status.${s}` as MessageKey) }))} />
       </Group>
-      <PeriodPicker value={period} onChange={setPeriod} />
+      <Group align="flex-end" justify="space-between" wrap="wrap" gap="md">
+        <DateRangeFilter value={range} onChange={setRange} testId="period" />
+        <OrdersCsv path="/api/admin/orders.csv" query={{ status: status ?? undefined, storeId: storeId ?? undefined }} range={range} period={period} name="orders" />
+      </Group>
+      {!storeId && (
+        <Text size="xs" c="dimmed">
+          {t("find.totalNeedsStore")}
+        </Text>
+      )}
       {customerId && (
         <Group gap="xs">
           <Text size="sm" data-testid="orders-customer">
@@ -86,8 +85,15 @@ function AllOrders() {
           </Button>
         </Group>
       )}
-      <CsvDownload path="/api/admin/orders.csv" query={{ status: status ?? undefined, storeId: storeId ?? undefined }} period={period} name="orders" />
-      <OrderPages pages={pages}>{(results) => <OrderTable orders={results} testId="orders" showStore={!storeId} />}</OrderPages>
+      <OrderPages
+        pages={pages}
+        columns={[{ label: "orders.order", sort: "date" }, { label: "find.col.customer" }, { label: "orders.items" }, { label: "orders.total", sort: storeId ? "total" : undefined }, { label: "orders.payment" }, { label: "orders.status" }, { label: "orders.refunds" }] satisfies OrderColumn[]}
+        sort={sort}
+        onSort={onSort}
+        minWidth={1000}
+      >
+        {(results) => <OrderRows orders={results} showStore={!storeId} />}
+      </OrderPages>
     </Stack>
   );
 }
@@ -127,16 +133,20 @@ function FindByIntent() {
 
 const PAYMENTS = new Set(["paid", "under_review", "pending", "refunded"]);
 
+const COLUMNS: MessageKey[] = ["orders.order", "find.col.customer", "orders.items", "orders.total", "orders.payment", "orders.status", "orders.refunds"];
+
 function OrderTable({ orders, testId, showStore }: { orders: RefundableOrder[]; testId: string; showStore?: boolean }) {
+  return (
+    <DataTable minWidth={1000} striped verticalSpacing="sm" data-testid={testId} columns={COLUMNS}>
+      <OrderRows orders={orders} showStore={showStore} />
+    </DataTable>
+  );
+}
+
+function OrderRows({ orders, showStore }: { orders: RefundableOrder[]; showStore?: boolean }) {
   const { t, money, dateTime } = useI18n();
   return (
-    <DataTable
-      minWidth={1000}
-      striped
-      verticalSpacing="sm"
-      data-testid={testId}
-      columns={["orders.order", "find.col.customer", "orders.items", "orders.total", "orders.payment", "orders.status", "orders.refunds"]}
-    >
+    <>
       {orders.map((o) => (
         <Table.Tr key={o._id} data-order={o._id} data-status={o.status} data-refund-status={o.refundStatus ?? "none"}>
           <Table.Td>
@@ -181,6 +191,6 @@ function OrderTable({ orders, testId, showStore }: { orders: RefundableOrder[]; 
           </Table.Td>
         </Table.Tr>
       ))}
-    </DataTable>
+    </>
   );
 }

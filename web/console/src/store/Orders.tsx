@@ -4,10 +4,11 @@ import { lazy, Suspense, useState } from "react";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { usePath } from "../app/router";
-import { DataTable } from "../ui/DataTable";
 import { Loading } from "../ui/Loading";
-import { Person, OrderNumber, Place } from "../ui/names";
-import { CsvDownload, OrderPages, type ListedOrder, type Period, PeriodPicker, periodArgs, type Sort, SortPicker, useOrderPages } from "../ui/OrderList";
+import { periodOf, type DayRange } from "../app/days";
+import { DateRangeFilter, useSort } from "../ui/ListTools";
+import { OrderNumber, Person, Place } from "../ui/names";
+import { type ListedOrder, type OrderColumn, OrderPages, OrdersCsv, thisMonth, useOrderPages } from "../ui/OrderList";
 import { OrderMoves } from "../ui/OrderMoves";
 import { RefundAction, RefundSummary } from "../ui/Refunds";
 import { OrderStatusBadge } from "./OrderStatusBadge";
@@ -17,6 +18,16 @@ import { useStore } from "./StoreContext";
 const OrderPage = lazy(() => import("../ui/OrderPage"));
 
 const FILTERS = ["all", ...ORDER_STATUSES] as const;
+const COLUMNS: OrderColumn[] = [
+  { label: "orders.order", sort: "date" },
+  { label: "orders.items" },
+  { label: "orders.total", sort: "total" },
+  { label: "orders.delivery" },
+  { label: "orders.payment" },
+  { label: "orders.status" },
+  { label: "orders.refunds" },
+  { label: "orders.next" },
+];
 const PAYMENTS = new Set(["paid", "under_review", "pending", "refunded"]);
 
 // A store refunds an order from confirmed on (the server refuses a
@@ -46,10 +57,11 @@ function OrderList() {
   const { t } = useI18n();
   const { store } = useStore();
   const [filter, setFilter] = useState<(typeof FILTERS)[number]>("all");
-  const [period, setPeriod] = useState<Period>({ from: "", to: "" });
-  const [sort, setSort] = useState<Sort>("newest");
+  const [range, setRange] = useState<DayRange>(thisMonth);
+  const [sort, onSort] = useSort({ by: "date", dir: "desc" });
   const status = filter === "all" ? undefined : filter;
-  const pages = useOrderPages("store", { storeId: store._id, status, ...periodArgs(period) }, sort);
+  const period = periodOf(range);
+  const pages = useOrderPages("store", { storeId: store._id, status, ...(period ?? {}) }, sort);
   return (
     <Stack>
       <Title order={2}>
@@ -69,25 +81,12 @@ function OrderList() {
           style={{ flexWrap: "wrap" }}
         />
       </Stack>
-      <Group align="flex-end" wrap="wrap" gap="md">
-        <PeriodPicker value={period} onChange={setPeriod} />
-        <SortPicker value={sort} onChange={setSort} />
+      <Group align="flex-end" justify="space-between" wrap="wrap" gap="md">
+        <DateRangeFilter value={range} onChange={setRange} testId="period" />
+        <OrdersCsv path={`/api/stores/${encodeURIComponent(store._id)}/orders.csv`} query={{ status }} range={range} period={period} name="orders" />
       </Group>
-      <CsvDownload path={`/api/stores/${encodeURIComponent(store._id)}/orders.csv`} query={{ status }} period={period} name={`orders-${store._id}`} />
-      <OrderPages pages={pages}>
-        {(results) => (
-          <DataTable
-            minWidth={1180}
-            striped
-            verticalSpacing="sm"
-            data-testid="orders"
-            columns={["orders.order", "orders.items", "orders.total", "orders.delivery", "orders.payment", "orders.status", "orders.refunds", "orders.next"]}
-          >
-            {results.map((o) => (
-              <OrderRow key={o._id} order={o} />
-            ))}
-          </DataTable>
-        )}
+      <OrderPages pages={pages} columns={COLUMNS} sort={sort} onSort={onSort} minWidth={1180}>
+        {(results) => results.map((o) => <OrderRow key={o._id} order={o} />)}
       </OrderPages>
     </Stack>
   );
