@@ -24,9 +24,9 @@ export function SearchBox() {
     if (q.trim()) openSearch(q);
   };
   return (
-    <form role="search" onSubmit={submit} aria-label={t("search.label")}>
+    <form role="search" onSubmit={submit} aria-label={t("search.header")}>
       <TextInput
-        aria-label={t("search.label")}
+        aria-label={t("search.header")}
         placeholder={t("search.placeholder")}
         value={q}
         onChange={(e) => setQ(e.currentTarget.value)}
