@@ -84,6 +84,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("stores.orders.getSalesSummary", ops.StoreOwnerOrAdmin, "A store's sales (store owner or administrator) of the orders placed from `from` to `to` (epoch ms, inclusive; at most 366 days, else INVALID_ARGUMENT range_too_large) by Dubai day or week (granularity day|week, weeks from Monday; default day), computed from the orders: buckets {start, orders, gross, earnings, commission, refunded, cancelled} (AED; cancelled orders counted apart and in no sum; orders held for review left out), totals, byStatus (the period's orders by their status now) and topProducts (10 by revenue: productId, name, quantity, revenue). More than 20,000 orders in the period: FAILED_PRECONDITION too_many_orders.", s.getSalesSummary, ops.StoreArg("storeId")),
 			ops.NewQuery("admins.orders.listHeldOrders", ops.Admin, "Orders whose payment is held for review and not yet confirmed or cancelled, newest first, optionally of one store (administrators).", s.listHeldOrders),
 		).WithResolvers(ops.Resolvers{Customer: s.customerRef, Store: s.catalog.StoreRef}),
+		Routes:     s.routes(),
 		Indexes:    append(storage.Indexes(), events.ConsumerIndexes()...),
 		Background: []func(context.Context) error{s.consume, s.backfill},
 		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},

@@ -152,11 +152,9 @@ func (f OrderFilter) Matches(o *Order) bool {
 const (
 	// MaxCount bounds a count of orders: beyond, the count says capped.
 	MaxCount = 10_000
-	// MaxExportDays bounds an export's period.
-	MaxExportDays = 366
-	// MaxExportRows bounds an export's rows, checked before its first byte.
+	// MaxExportRows bounds an export's rows, checked before its first byte
+	// (the period's bound is libs/httpserver's, as every export's).
 	MaxExportRows = 100_000
-	dayMillis     = 24 * 60 * 60 * 1000
 )
 
 // Count is a count of orders, capped at MaxCount.
@@ -172,29 +170,6 @@ func CountOf(n, limit int64) Count {
 		return Count{Count: int(limit), Capped: true}
 	}
 	return Count{Count: int(n)}
-}
-
-// CheckExportPeriod: an export names its period (from and to, inclusive,
-// epoch milliseconds), at most MaxExportDays long.
-func CheckExportPeriod(from, to *int64) error {
-	switch {
-	case from == nil:
-		return apperr.Invalid("from", "is required (epoch milliseconds)")
-	case to == nil:
-		return apperr.Invalid("to", "is required (epoch milliseconds)")
-	case *to < *from:
-		return apperr.Invalid("to", "is before from")
-	case *to-*from >= MaxExportDays*dayMillis:
-		return apperr.Invalid("to", "the period is longer than %d days", MaxExportDays).
-			WithDetails(map[string]any{"field": "to", "reason": "range_too_large", "maxDays": MaxExportDays})
-	}
-	return nil
-}
-
-// TooManyRows refuses an export of more than max rows, before any is sent.
-func TooManyRows(n, max int64) error {
-	return apperr.New(apperr.FailedPrecondition, "the export would hold more than %d rows; choose a shorter period or a filter", max).
-		WithDetails(map[string]any{"reason": "too_many_rows", "maxRows": max})
 }
 
 // NameKey is the key a name is found by (a prefix of it): lower case, runs

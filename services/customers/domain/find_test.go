@@ -164,8 +164,7 @@ func TestSorts(t *testing.T) {
 	}
 }
 
-// TestCountsAndExports: counts cap; an export names a period of at most 366
-// days.
+// TestCountsAndExports: counts cap.
 func TestCountsAndExports(t *testing.T) {
 	if c := CountOf(10, 10_000); c.Count != 10 || c.Capped {
 		t.Errorf("CountOf(10) = %+v", c)
@@ -175,28 +174,6 @@ func TestCountsAndExports(t *testing.T) {
 	}
 	if c := CountOf(10_001, 10_000); c.Count != 10_000 || !c.Capped {
 		t.Errorf("CountOf(10001) = %+v", c)
-	}
-	day := int64(dayMillis)
-	from := int64(1_700_000_000_000)
-	for _, c := range []struct {
-		from, to *int64
-		ok       bool
-	}{
-		{&from, i64(from), true},
-		{&from, i64(from + 366*day - 1), true},
-		{&from, i64(from + 366*day), false},
-		{&from, i64(from - 1), false},
-		{nil, i64(from), false},
-		{&from, nil, false},
-	} {
-		err := CheckExportPeriod(c.from, c.to)
-		if (err == nil) != c.ok || (err != nil && code(err) != apperr.InvalidArgument) {
-			t.Errorf("CheckExportPeriod(%v, %v) = %v, want ok %v", c.from, c.to, err, c.ok)
-		}
-	}
-	var e *apperr.Error
-	if !errors.As(TooManyRows(5, 4), &e) || e.Code != apperr.FailedPrecondition || e.Details["reason"] != "too_many_rows" || e.Details["maxRows"] != int64(4) {
-		t.Errorf("TooManyRows = %v", TooManyRows(5, 4))
 	}
 }
 

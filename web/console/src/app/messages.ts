@@ -2,6 +2,7 @@
 // keys: the Arabic table must have every one (the type says so), so a screen
 // cannot ship half translated.
 import { adminAr, adminEn } from "../admin/messages";
+import { findAr, findEn } from "./findMessages";
 import { listAr, listEn } from "./listMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
 import { noteAr, noteEn } from "./noteMessages";
@@ -238,6 +239,7 @@ export const en = {
   ...moneyEn,
   ...noteEn,
   ...dashboardEn,
+  ...findEn,
   ...listEn,
 } as const;
 
@@ -474,5 +476,6 @@ export const ar: Record<MessageKey, string> = {
   ...moneyAr,
   ...noteAr,
   ...dashboardAr,
+  ...findAr,
   ...listAr,
 };
