@@ -80,6 +80,8 @@ async function checkOrderPage(page, who) {
   await timeline.locator('[data-status="confirmed"][data-role="system"]').waitFor(WAIT);
   await timeline.locator('[data-status="preparing"][data-role="store"]').waitFor(WAIT);
   assert.match(await text(timeline), /Preparing[\s\S]*by the store/, `${who}: who moved it`);
+  // The notifications sent about it: at least the owner's new-order notice.
+  await page.getByTestId("order-notes").locator("tbody tr").first().waitFor(WAIT);
 }
 
 adminJourney("the header's search finds an order by its number and opens its page", async () => {

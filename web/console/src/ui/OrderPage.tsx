@@ -12,6 +12,7 @@ import { Loading } from "./Loading";
 import { numberOf, Person, Place, useArea } from "./names";
 import { OrderMoves } from "./OrderMoves";
 import { RefundAction, RefundSummary } from "./Refunds";
+import OrderNotes from "./OrderNotes";
 
 // The order page (issue 32, item 3), for the store's owner (/store/orders/<id>)
 // and administrators (/admin/orders/<id>), live from stores.orders.getOrder:
@@ -85,6 +86,7 @@ function OrderBody({ orderId, area }: { orderId: string; area: "admin" | "store"
           )}
         </Group>
       </Section>
+      <OrderNotes storeId={order.storeId} orderId={order._id} />
     </Stack>
   );
 }
