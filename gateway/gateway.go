@@ -188,13 +188,48 @@ func New(cfg Config, resolver ops.Resolver, verifier auth.Verifier, logger *slog
 	}
 	// Files (raw GET routes): an answer over 64 KiB is streamed to the client
 	// as it arrives instead of being held whole (forward).
+	// Its upstream timeout bounds each wait for the service (the headers,
+	// every read of the body), not the whole answer: a CSV export written
+	// page by page, or read by a slow client, takes as long as it takes
+	// while its bytes keep coming (idleReadConn).
 	g.files = &fasthttp.Client{
 		MaxConnsPerHost: g.hc.MaxConnsPerHost, ReadTimeout: g.hc.ReadTimeout, WriteTimeout: g.hc.WriteTimeout,
-		MaxIdleConnDuration: g.hc.MaxIdleConnDuration, Dial: g.hc.Dial,
+		MaxIdleConnDuration: g.hc.MaxIdleConnDuration,
+		Dial: func(addr string) (net.Conn, error) {
+			conn, err := g.hc.Dial(addr)
+			if err != nil {
+				return nil, err
+			}
+			return &idleReadConn{Conn: conn, idle: cfg.UpstreamTimeout}, nil
+		},
 		StreamResponseBody: true, MaxResponseBodySize: streamAnswersOver,
 	}
 	return g
 }
+
+// idleReadConn is a connection to a service whose every Read waits at most
+// idle for its first byte: the deadlines the HTTP client sets once per
+// request (which would end a streamed answer idle after its start, however
+// fast its bytes come) are replaced by one per read. Writes keep theirs.
+type idleReadConn struct {
+	net.Conn
+	idle time.Duration
+}
+
+func (c *idleReadConn) Read(p []byte) (int, error) {
+	if c.idle > 0 {
+		if err := c.Conn.SetReadDeadline(time.Now().Add(c.idle)); err != nil {
+			return 0, err
+		}
+	}
+	return c.Conn.Read(p)
+}
+
+// SetReadDeadline is ignored: Read sets its own.
+func (c *idleReadConn) SetReadDeadline(time.Time) error { return nil }
+
+// SetDeadline sets the write deadline only (SetReadDeadline).
+func (c *idleReadConn) SetDeadline(t time.Time) error { return c.Conn.SetWriteDeadline(t) }
 
 // streamAnswersOver is the size from which a raw GET route's answer is
 // streamed through the gateway rather than read whole.
@@ -631,7 +666,7 @@ func (g *Gateway) handleRaw(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderRetryAfter, "1")
 		return ops.WriteRouteError(c, r.desc.Errors, apperr.New(apperr.RateLimited, "too many requests; retry shortly"))
 	}
-	if err == nil && r.desc.Access == ops.Authenticated && auth.FromContext(ctx) == nil {
+	if err == nil && r.desc.Access.NeedsIdentity() && auth.FromContext(ctx) == nil {
 		err = apperr.New(apperr.Unauthenticated, "%s %s needs a bearer token", r.desc.Method, r.desc.Path)
 	}
 	if err != nil {
@@ -760,14 +795,28 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 // upstreamBody is a service's streamed answer on its way to the client; the
 // server closes it once written (or abandoned), which releases the answer.
 type upstreamBody struct {
-	r    io.Reader
-	resp *fasthttp.Response
+	r     io.Reader
+	resp  *fasthttp.Response
+	ended bool // read to its end
 }
 
-func (u *upstreamBody) Read(p []byte) (int, error) { return u.r.Read(p) }
+func (u *upstreamBody) Read(p []byte) (int, error) {
+	n, err := u.r.Read(p)
+	u.ended = u.ended || err == io.EOF
+	return n, err
+}
 
+// Close hands the service's connection back. A body read to its end is not
+// read again: a chunked body's stream does not remember its end, and would
+// wait for another chunk until the upstream timeout (every streamed CSV
+// export took that long). A body not read to its end (the client went away,
+// the service's stream broke) ends its connection rather than leave unread
+// or broken bytes in the pool.
 func (u *upstreamBody) Close() error {
-	releaseUpstream(u.resp)
+	if !u.ended {
+		u.resp.SetConnectionClose()
+	}
+	fasthttp.ReleaseResponse(u.resp)
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,6 +78,15 @@ func TestWalletStatement(t *testing.T) {
 	}
 	if r := s.Do("GET", path, nil, nil); r.Status != 401 {
 		t.Fatalf("no token: %d %s", r.Status, r.Body)
+	}
+	// Refusals come before the first byte, with the contract's error body.
+	long := fmt.Sprintf("/api/stores/%s/statement.csv?from=%d&to=%d", w.store, from, from+367*24*time.Hour.Milliseconds())
+	if r := s.Do("GET", long, nil, map[string]string{"Authorization": "Bearer " + w.owner}); r.Status != 400 || !strings.Contains(string(r.Body), "range_too_large") {
+		t.Fatalf("367 days: %d %s", r.Status, r.Body)
+	}
+	missing := "/api/stores/sto_000000000000000000000000/statement.csv?from=0&to=1"
+	if r := s.Do("GET", missing, nil, map[string]string{"Authorization": "Bearer " + w.admin}); r.Status != 404 {
+		t.Fatalf("no such store: %d %s", r.Status, r.Body)
 	}
 	if r := s.Query(s.Token("someone-else"), "stores.wallet.getStatement", args); r.Code() != "PERMISSION_DENIED" {
 		t.Fatalf("another user's getStatement: %d %s", r.Status, r.Body)

@@ -697,6 +697,14 @@ func routeOperation(r Route) obj {
 			"service": r.Service, "access": r.Access, "route": r.Method + " " + r.Path,
 		},
 	}
+	if r.StoreParam != "" {
+		desc += fmt.Sprintf("\n\nAccess `%s`: %s (the store is the path's `%s`).", r.Access, accessMeaning[r.Access], r.StoreParam)
+		op["description"] = desc
+		op["x-marketplace"].(obj)["storeParam"] = r.StoreParam
+	} else if r.Access == ops.Admin {
+		desc += fmt.Sprintf("\n\nAccess `%s`: %s.", r.Access, accessMeaning[r.Access])
+		op["description"] = desc
+	}
 	if len(params) > 0 {
 		op["parameters"] = params
 	}
@@ -726,6 +734,14 @@ func routeOperation(r Route) obj {
 	// The gateway's own answers: a token that does not verify (or a missing
 	// one on an authenticated route), the rate limit, the service unreachable.
 	codes = append(codes, apperr.Unauthenticated, apperr.Unavailable)
+	// The access check before the handler (ops.Route.Access): not an
+	// administrator, not the store's owner, no such store.
+	switch r.Access {
+	case ops.Admin:
+		codes = append(codes, apperr.PermissionDenied)
+	case ops.StoreOwner, ops.StoreOwnerOrAdmin:
+		codes = append(codes, apperr.PermissionDenied, apperr.NotFound)
+	}
 	if !r.SenderLimited {
 		codes = append(codes, apperr.RateLimited)
 	}

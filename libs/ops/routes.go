@@ -1,8 +1,10 @@
 package ops
 
 import (
+	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -42,11 +44,19 @@ const MaxParamLength = 128
 
 // Route is one raw HTTP route of a service.
 type Route struct {
-	Method  string // GET or POST
-	Path    string // "/processor/webhook", "/api/storage/:storageId"
-	Access  Access // Public or Authenticated
-	Errors  ErrorStyle
-	Summary string
+	Method string // GET or POST
+	Path   string // "/processor/webhook", "/api/storage/:storageId"
+	// Access is Public, Authenticated, Admin, StoreOwner or
+	// StoreOwnerOrAdmin, checked before the handler runs (mountRoutes): a
+	// store level resolves the store StoreParam names with the registry's
+	// Store resolver, as operations do, and hands it to the handler (StoreOf).
+	Access Access
+	// StoreParam is the path parameter holding the store id of a route of a
+	// store access level ("storeId" for "/api/stores/:storeId/x.csv"); it
+	// must be one of the path's parameters, and is empty for other levels.
+	StoreParam string
+	Errors     ErrorStyle
+	Summary    string
 	// Doc says what the route reads and answers, for the OpenAPI document
 	// (optional; without it the document knows only the gateway's answers).
 	Doc *RouteDoc
@@ -69,12 +79,14 @@ type Route struct {
 
 // RouteDescriptor is the public description of a route (GET /ops "routes").
 type RouteDescriptor struct {
-	Method  string     `json:"method"`
-	Path    string     `json:"path"`
-	Access  Access     `json:"access"`
-	Errors  ErrorStyle `json:"errors,omitempty"`
-	Summary string     `json:"summary,omitempty"`
-	Doc     *RouteDoc  `json:"doc,omitempty"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Access Access `json:"access"`
+	// StoreParam: the path parameter naming the store (Route).
+	StoreParam string     `json:"storeParam,omitempty"`
+	Errors     ErrorStyle `json:"errors,omitempty"`
+	Summary    string     `json:"summary,omitempty"`
+	Doc        *RouteDoc  `json:"doc,omitempty"`
 	// SenderLimited: the gateway applies no per-caller rate limit (Route).
 	SenderLimited bool `json:"senderLimited,omitempty"`
 	// StreamBody: the body is streamed to the service (Route).
@@ -127,7 +139,7 @@ func SchemaFor[T any]() *Schema { return ResultSchemaOf(reflect.TypeOf((*T)(nil)
 
 // Describe is the route's descriptor.
 func (r Route) Describe() RouteDescriptor {
-	return RouteDescriptor{Method: r.Method, Path: r.Path, Access: r.Access, Errors: r.Errors, Summary: r.Summary, Doc: r.Doc,
+	return RouteDescriptor{Method: r.Method, Path: r.Path, Access: r.Access, StoreParam: r.StoreParam, Errors: r.Errors, Summary: r.Summary, Doc: r.Doc,
 		SenderLimited: r.SenderLimited, StreamBody: r.StreamBody}
 }
 
@@ -221,8 +233,17 @@ func (d RouteDescriptor) Validate() error {
 	if d.Method != fiber.MethodGet && d.Method != fiber.MethodPost {
 		return fmt.Errorf("ops: route %s %s: method must be GET or POST", d.Method, d.Path)
 	}
-	if d.Access != Public && d.Access != Authenticated {
-		return fmt.Errorf("ops: route %s %s: access must be %s or %s", d.Method, d.Path, Public, Authenticated)
+	switch d.Access {
+	case Public, Authenticated, Admin, StoreOwner, StoreOwnerOrAdmin:
+	default:
+		return fmt.Errorf("ops: route %s %s: access must be %s, %s, %s, %s or %s", d.Method, d.Path,
+			Public, Authenticated, Admin, StoreOwner, StoreOwnerOrAdmin)
+	}
+	if isStoreAccess(d.Access) != (d.StoreParam != "") {
+		return fmt.Errorf("ops: route %s %s: a store access level (and only one) names its store's path parameter (StoreParam)", d.Method, d.Path)
+	}
+	if d.StoreParam != "" && !slices.Contains(strings.Split(d.Path, "/"), ":"+d.StoreParam) {
+		return fmt.Errorf("ops: route %s %s: StoreParam %q is not a parameter of the path", d.Method, d.Path, d.StoreParam)
 	}
 	if d.Errors != ErrorsContract && d.Errors != ErrorsSimple {
 		return fmt.Errorf("ops: route %s %s: unknown error style %q", d.Method, d.Path, d.Errors)
@@ -274,6 +295,20 @@ func CheckRoutes(rs []Route) error {
 			if d.Overlaps(o.Describe()) {
 				return fmt.Errorf("ops: routes %s %s and %s %s overlap", o.Method, o.Path, r.Method, r.Path)
 			}
+		}
+	}
+	return nil
+}
+
+// CheckRoutes is CheckRoutes plus what the routes' access levels need of
+// the registry: the Store resolver for a store level.
+func (r *Registry) CheckRoutes(rs []Route) error {
+	if err := CheckRoutes(rs); err != nil {
+		return err
+	}
+	for _, rt := range rs {
+		if isStoreAccess(rt.Access) && r.resolvers.Store == nil {
+			return fmt.Errorf("ops: route %s %s needs a store resolver (Registry.WithResolvers)", rt.Method, rt.Path)
 		}
 	}
 	return nil
@@ -405,15 +440,19 @@ func WriteRouteError(c *fiber.Ctx, style ErrorStyle, err error) error {
 
 // mountRoutes adds the declared routes to app, each behind its access check:
 // a presented bearer token is verified on every route (a bad one is refused
-// even on a public route, as on public operations), and an authenticated
-// route refuses anonymous callers.
+// even on a public route, as on public operations), a route of any other
+// level than Public refuses anonymous callers (401), an Admin route callers
+// without the admin role (403), and a store route resolves the store its
+// StoreParam names (404 when there is none) and refuses a caller who is not
+// its owner (nor, for StoreOwnerOrAdmin, an administrator) (403). All of it
+// before the handler runs, so before any byte of its answer.
 func (s *Server) mountRoutes(app *fiber.App) {
 	for _, r := range s.Routes {
 		app.Add(r.Method, r.Path, func(c *fiber.Ctx) error {
 			c.Locals("op", r.Method+" "+r.Path)
 			ctx, err := Identify(c.UserContext(), s.Verifier, c.Get(fiber.HeaderAuthorization))
-			if err == nil && r.Access == Authenticated && auth.FromContext(ctx) == nil {
-				err = apperr.New(apperr.Unauthenticated, "%s %s needs a bearer token", r.Method, r.Path)
+			if err == nil {
+				ctx, err = s.routeAccess(ctx, r, c.Params)
 			}
 			if err != nil {
 				return WriteRouteError(c, r.Errors, err)
@@ -429,4 +468,46 @@ func (s *Server) mountRoutes(app *fiber.App) {
 			return r.Handler(c)
 		})
 	}
+}
+
+// routeAccess applies r's access level to the caller in ctx (Identify's),
+// param giving the request's path parameters; it returns ctx carrying the
+// resolved store (StoreOf) for a store level.
+func (s *Server) routeAccess(ctx context.Context, r Route, param func(string, ...string) string) (context.Context, error) {
+	if !r.Access.NeedsIdentity() {
+		return ctx, nil
+	}
+	caller := auth.FromContext(ctx)
+	if caller == nil {
+		return ctx, apperr.New(apperr.Unauthenticated, "%s %s needs a bearer token", r.Method, r.Path)
+	}
+	switch {
+	case r.Access == Admin && !caller.IsAdmin():
+		return ctx, apperr.New(apperr.PermissionDenied, "%s %s is for administrators", r.Method, r.Path)
+	case isStoreAccess(r.Access):
+		res := Resolvers{}
+		if s.Registry != nil {
+			res = s.Registry.resolvers
+		}
+		if res.Store == nil { // Registry.CheckRoutes refuses this at start
+			return ctx, apperr.New(apperr.Internal, "%s %s: no store resolver", r.Method, r.Path)
+		}
+		storeID := param(r.StoreParam)
+		st, err := res.Store(ctx, storeID)
+		if err != nil {
+			return ctx, err
+		}
+		if st == nil {
+			return ctx, apperr.New(apperr.NotFound, "store %s does not exist", storeID)
+		}
+		if st.OwnerUserID != caller.Sub && (r.Access != StoreOwnerOrAdmin || !caller.IsAdmin()) {
+			who := "the store's owner"
+			if r.Access == StoreOwnerOrAdmin {
+				who += " or an administrator"
+			}
+			return ctx, apperr.New(apperr.PermissionDenied, "%s %s is for %s", r.Method, r.Path, who)
+		}
+		return WithStore(ctx, st), nil
+	}
+	return ctx, nil
 }

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
 )
 
@@ -80,13 +82,20 @@ func TestCheckRoutes(t *testing.T) {
 		{Method: "POST", Path: "/api/storage/upload", Access: Authenticated, Handler: h},
 		{Method: "GET", Path: "/api/storage/:id", Access: Public, Handler: h},
 		{Method: "POST", Path: "/processor/webhook", Access: Public, Errors: ErrorsSimple, Handler: h},
+		{Method: "GET", Path: "/api/admin/x.csv", Access: Admin, Handler: h},
+		{Method: "GET", Path: "/api/stores/:storeId/x.csv", Access: StoreOwnerOrAdmin, StoreParam: "storeId", Handler: h},
+		{Method: "GET", Path: "/api/stores/:storeId/y.csv", Access: StoreOwner, StoreParam: "storeId", Handler: h},
 	}
 	if err := CheckRoutes(ok); err != nil {
 		t.Fatal(err)
 	}
 	for name, bad := range map[string]Route{
 		"method":     {Method: "PUT", Path: "/x", Access: Public, Handler: h},
-		"access":     {Method: "GET", Path: "/x", Access: Admin, Handler: h},
+		"access":     {Method: "GET", Path: "/x", Access: Customer, Handler: h},
+		"no store":   {Method: "GET", Path: "/s/:storeId", Access: StoreOwnerOrAdmin, Handler: h},
+		"not param":  {Method: "GET", Path: "/s/:storeId", Access: StoreOwnerOrAdmin, StoreParam: "id", Handler: h},
+		"literal":    {Method: "GET", Path: "/s/storeId", Access: StoreOwner, StoreParam: "storeId", Handler: h},
+		"stray":      {Method: "GET", Path: "/s/:storeId", Access: Admin, StoreParam: "storeId", Handler: h},
 		"internal":   {Method: "GET", Path: "/x", Access: Internal, Handler: h},
 		"style":      {Method: "GET", Path: "/x", Access: Public, Errors: "html", Handler: h},
 		"reserved":   {Method: "GET", Path: "/ops", Access: Public, Handler: h},
@@ -165,5 +174,93 @@ func TestMountedRoutesApplyAccess(t *testing.T) {
 	if status != 200 || !strings.Contains(body, `"routes":[{"method":"GET","path":"/pub/:name","access":"public"}`) ||
 		!strings.Contains(body, `{"method":"POST","path":"/hook","access":"authenticated","errors":"simple"}`) {
 		t.Fatalf("GET /ops = %d %s", status, body)
+	}
+}
+
+// TestRouteStoreAccessNeedsResolver: a registry without a Store resolver
+// refuses a store route at start, as it refuses a store operation.
+func TestRouteStoreAccessNeedsResolver(t *testing.T) {
+	rs := []Route{{Method: "GET", Path: "/api/stores/:storeId/x.csv", Access: StoreOwnerOrAdmin, StoreParam: "storeId",
+		Handler: func(c *fiber.Ctx) error { return nil }}}
+	if err := NewRegistry("t").CheckRoutes(rs); err == nil || !strings.Contains(err.Error(), "store resolver") {
+		t.Fatalf("no resolver: %v", err)
+	}
+	res := Resolvers{Store: func(context.Context, string) (*StoreRef, error) { return nil, nil }}
+	if err := NewRegistry("t").WithResolvers(res).CheckRoutes(rs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMountedRoutesCheckAdminAndStoreAccess: Admin and store routes refuse
+// an anonymous caller (401), a caller without the role or not the store's
+// owner (403), a store that does not exist (404), all before the handler
+// runs, which then sees the resolved store (StoreOf).
+func TestMountedRoutesCheckAdminAndStoreAccess(t *testing.T) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	v, _ := auth.NewHS256(secret, auth.Options{})
+	ran := 0
+	h := func(c *fiber.Ctx) error {
+		ran++
+		if st := StoreOf(c.UserContext()); st != nil {
+			return c.SendString("store " + st.ID + " of " + st.OwnerUserID)
+		}
+		return c.SendString("admin " + Caller(c.UserContext()).Sub)
+	}
+	stores := map[string]*StoreRef{"sto_1": {ID: "sto_1", OwnerUserID: "owner1"}}
+	reg := NewRegistry("t").WithResolvers(Resolvers{Store: func(_ context.Context, id string) (*StoreRef, error) {
+		if id == "sto_broken" {
+			return nil, apperr.New(apperr.Unavailable, "catalog is unavailable")
+		}
+		return stores[id], nil
+	}})
+	app := fiber.New()
+	(&Server{Registry: reg, Verifier: v, Routes: []Route{
+		{Method: "GET", Path: "/api/admin/x.csv", Access: Admin, Handler: h},
+		{Method: "GET", Path: "/api/stores/:storeId/both.csv", Access: StoreOwnerOrAdmin, StoreParam: "storeId", Handler: h},
+		{Method: "GET", Path: "/api/stores/:storeId/own.csv", Access: StoreOwner, StoreParam: "storeId", Handler: h},
+		{Method: "GET", Path: "/hook/:storeId", Access: StoreOwnerOrAdmin, StoreParam: "storeId", Errors: ErrorsSimple, Handler: h},
+	}}).Mount(app)
+	mint := func(sub string, roles ...string) string {
+		tok, _ := auth.Mint(secret, sub, roles, time.Minute, auth.Options{})
+		return tok
+	}
+	owner, other, admin := mint("owner1"), mint("someone"), mint("boss", "admin")
+	cases := []struct {
+		path, token string
+		status      int
+		body        string
+	}{
+		{"/api/admin/x.csv", "", 401, `"code":"UNAUTHENTICATED"`},
+		{"/api/admin/x.csv", owner, 403, `"code":"PERMISSION_DENIED"`},
+		{"/api/admin/x.csv", admin, 200, "admin boss"},
+		{"/api/stores/sto_1/both.csv", "", 401, `"code":"UNAUTHENTICATED"`},
+		{"/api/stores/sto_1/both.csv", "bad", 401, `"code":"UNAUTHENTICATED"`},
+		{"/api/stores/sto_1/both.csv", other, 403, `"code":"PERMISSION_DENIED"`},
+		{"/api/stores/sto_1/both.csv", owner, 200, "store sto_1 of owner1"},
+		{"/api/stores/sto_1/both.csv", admin, 200, "store sto_1 of owner1"},
+		{"/api/stores/sto_2/both.csv", admin, 404, `"code":"NOT_FOUND"`},
+		{"/api/stores/sto_broken/both.csv", owner, 503, `"code":"UNAVAILABLE"`},
+		{"/api/stores/sto_1/own.csv", owner, 200, "store sto_1 of owner1"},
+		{"/api/stores/sto_1/own.csv", admin, 403, `"code":"PERMISSION_DENIED"`},
+		{"/hook/sto_1", other, 403, `{"error":"GET /hook/:storeId is for the store's owner or an administrator"}`},
+	}
+	for _, c := range cases {
+		before := ran
+		req := httptest.NewRequest("GET", c.path, nil)
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		resp, err := app.Test(req, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || !strings.Contains(string(b), c.body) {
+			t.Errorf("GET %s (token %q) = %d %s, want %d %s", c.path, c.token, resp.StatusCode, b, c.status, c.body)
+		}
+		if ranNow := ran > before; ranNow != (c.status == 200) {
+			t.Errorf("GET %s (token %q): handler ran %v", c.path, c.token, ranNow)
+		}
 	}
 }

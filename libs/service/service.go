@@ -200,7 +200,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	if err := built.Registry.Check(); err != nil {
 		return fmt.Errorf("%s: %w", o.Module.Name, err)
 	}
-	if err := ops.CheckRoutes(built.Routes); err != nil {
+	if err := built.Registry.CheckRoutes(built.Routes); err != nil {
 		return fmt.Errorf("%s: %w", o.Module.Name, err)
 	}
 	if internal := built.Registry.InternalPaths(); len(internal) > 0 && (peers == nil || len(o.Credentials.Callers) == 0) {

@@ -119,7 +119,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 		Indexes:    append(storage.Indexes(), events.ConsumerIndexes()...),
 		Background: []func(context.Context) error{s.consume, s.releaseLoop, s.carryForward},
 		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
-		Routes: []ops.Route{{Method: fiber.MethodGet, Path: RouteStatementCSV, Access: ops.Authenticated, Handler: s.statementCSVRoute,
+		Routes: []ops.Route{{Method: fiber.MethodGet, Path: RouteStatementCSV, Access: ops.StoreOwnerOrAdmin, StoreParam: "storeId", Handler: s.statementCSVRoute,
 			Summary: "The store's wallet statement from `from` to `to` (query, epoch ms, at most 366 days) as CSV: the rows of stores.wallet.getStatement between an opening and a closing balance row. For the store's owner or an administrator."}},
 	}, nil
 }

@@ -8,17 +8,13 @@ package payouts
 // after it, so the running balance equals the wallet by construction.
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
-	"fmt"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/httpserver"
-	"marketplace/libs/ids"
 	"marketplace/libs/ops"
 	"marketplace/services/payouts/domain"
 )
@@ -167,46 +163,25 @@ func (s *svc) entryViews(ctx context.Context, es []domain.StatementEntry) ([]Sta
 var statementCSVHeader = []string{"seq", "at", "kind", "description", "amount", "balance", "availableChange", "pendingChange", "disputedChange",
 	"availableBalance", "pendingBalance", "disputedBalance", "status", "transactionId", "adjustmentId", "payoutId", "orderId", "refundId", "disputeId"}
 
-// statementCSV is the statement of storeID from from to to (the route's
-// query text) as CSV: the header, an opening row, one row per entry (the
-// same rows as getStatement), a closing row. The caller must be the store's
-// owner or an administrator (the route is only authenticated: the check is
-// here, as the operations' resolveAccess makes it).
-func (s *svc) statementCSV(ctx context.Context, storeID, from, to string) ([]byte, error) {
-	if !ids.Valid("stores", storeID) {
-		return nil, apperr.Invalid("storeId", "is not a store id")
-	}
+// statementCSV is the statement of the route's store (its access,
+// StoreOwnerOrAdmin, resolved it: ops.StoreOf) from from to to (the route's
+// query text) as CSV rows: an opening row, one row per entry (the same rows
+// as getStatement), a closing row, each as wide as the header. Every refusal
+// (the period, too many entries) comes from here, before the first byte.
+func (s *svc) statementCSV(ctx context.Context, from, to string) ([][]string, error) {
+	st := ops.StoreOf(ctx)
 	var a statementArgs
-	a.StoreID = storeID
-	for _, q := range []struct {
-		name, v string
-		dst     *int64
-	}{{"from", from, &a.From}, {"to", to, &a.To}} {
-		n, err := strconv.ParseInt(q.v, 10, 64)
-		if err != nil || n < 0 {
-			return nil, apperr.Invalid(q.name, "must be epoch milliseconds, not %q", q.v)
-		}
-		*q.dst = n
+	a.StoreID = st.ID
+	var err error
+	if a.From, a.To, err = httpserver.ParsePeriod(from, to, maxStatementDays); err != nil {
+		return nil, err
 	}
-	st, err := s.storeRef(ctx, storeID)
+	stmt, err := s.getStatement(ctx, &a)
 	if err != nil {
 		return nil, err
 	}
-	if st == nil {
-		return nil, apperr.New(apperr.NotFound, "store %s does not exist", storeID)
-	}
-	caller := ops.Caller(ctx)
-	if caller == nil || (st.OwnerUserID != caller.Sub && !caller.IsAdmin()) {
-		return nil, apperr.New(apperr.PermissionDenied, "the statement of store %s is for the store's owner or an administrator", storeID)
-	}
-	stmt, err := s.getStatement(ops.WithStore(ctx, st), &a)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
 	aed := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
-	rows := [][]string{statementCSVHeader, {"", strconv.FormatInt(a.From, 10), "opening_balance", "Opening balance", "", aed(stmt.OpeningBalance)}}
+	rows := [][]string{{"", strconv.FormatInt(a.From, 10), "opening_balance", "Opening balance", "", aed(stmt.OpeningBalance)}}
 	for _, e := range stmt.Entries {
 		rows = append(rows, []string{strconv.FormatInt(e.Seq, 10), strconv.FormatInt(e.At, 10), e.Kind, e.Description, aed(e.Amount), aed(e.Balance),
 			aed(e.AvailableChange), aed(e.PendingChange), aed(e.DisputedChange), aed(e.AvailableBalance), aed(e.PendingBalance), aed(e.DisputedBalance),
@@ -216,19 +191,15 @@ func (s *svc) statementCSV(ctx context.Context, storeID, from, to string) ([]byt
 	for i := range rows { // every row as wide as the header
 		rows[i] = append(rows[i], make([]string, len(statementCSVHeader)-len(rows[i]))...)
 	}
-	if err := w.WriteAll(rows); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return rows, nil
 }
 
-// statementCSVRoute answers GET RouteStatementCSV?from=&to=.
+// statementCSVRoute answers GET RouteStatementCSV?from=&to= (access
+// StoreOwnerOrAdmin on the path's storeId, checked before it runs).
 func (s *svc) statementCSVRoute(c *fiber.Ctx) error {
-	b, err := s.statementCSV(c.UserContext(), c.Params("storeId"), c.Query("from"), c.Query("to"))
+	rows, err := s.statementCSV(c.UserContext(), c.Query("from"), c.Query("to"))
 	if err != nil {
 		return httpserver.WriteError(c, err)
 	}
-	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
-	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="statement-%s.csv"`, c.Params("storeId")))
-	return c.Send(b)
+	return httpserver.StreamCSV(c, "statement-"+ops.StoreOf(c.UserContext()).ID+".csv", statementCSVHeader, httpserver.CSVRowsOf(rows))
 }
