@@ -3,6 +3,7 @@
 // cannot ship half translated.
 import { adminAr, adminEn } from "../admin/messages";
 import { moneyAr, moneyEn } from "./moneyMessages";
+import { money2Ar, money2En } from "./moneyMessages2";
 
 export const en = {
   "app.title": "Marketplace",
@@ -233,6 +234,7 @@ export const en = {
   "tx.status.failed": "Failed",
   ...adminEn,
   ...moneyEn,
+  ...money2En,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -466,4 +468,5 @@ export const ar: Record<MessageKey, string> = {
   "tx.status.failed": "فشلت",
   ...adminAr,
   ...moneyAr,
+  ...money2Ar,
 };
