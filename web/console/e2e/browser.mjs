@@ -47,9 +47,12 @@ export async function until(read, want, what) {
 /** Waits until locator matches n elements (until). */
 export const counted = (locator, n, what) => until(() => locator.count(), n, what);
 
-/** An element's text with Intl's no-break spaces as plain ones. */
+/**
+ * An element's text with Intl's no-break spaces as plain ones and without
+ * the isolation marks t() sets around parameters (U+2068, U+2069).
+ */
 export async function text(locator) {
-  return (await locator.innerText()).replace(/[\u00a0\u202f]/g, " ");
+  return (await locator.innerText()).replace(/[\u00a0\u202f]/g, " ").replace(/[\u2068\u2069]/g, "");
 }
 
 /** A page of the console at path, signed in with token, recording its errors. */

@@ -142,8 +142,9 @@ ownerJourney("portal: the wallet in debt, with its disputed balance; payouts pau
   await owner.getByTestId("payouts-paused").waitFor(WAIT);
   await owner.getByTestId("wallet-disputed-note").waitFor(WAIT);
   await bothLanguages(owner, "portal-wallet-debt", async (lang) => {
-    // In Arabic the amount keeps its digits left to right, isolated in the sentence.
-    if (lang === "ar") assert.match(await text(debt), new RegExp(`عليك \u2068.*${(-w.availableBalance).toFixed(2)}.*\u2069`));
+    // In Arabic the amount keeps its digits left to right, isolated in the
+    // sentence by t() (the raw text: text() drops the isolation marks).
+    if (lang === "ar") assert.match(await debt.innerText(), new RegExp(`عليك \u2068.*${(-w.availableBalance).toFixed(2)}.*\u2069`));
   });
 });
 

@@ -10,6 +10,7 @@ import { useSession } from "../app/session";
 import { ConfirmAction } from "../ui/ConfirmAction";
 import { DataTable } from "../ui/DataTable";
 import { Loading } from "../ui/Loading";
+import { UserParagraph, UserText } from "../ui/UserText";
 
 type Flag = FunctionReturnType<typeof api.admins.reviewModeration.listFlags>["page"][number];
 
@@ -95,7 +96,7 @@ function FlaggedReview({ flags }: { flags: Flag[] }) {
         <Group justify="space-between" wrap="wrap">
           <Group gap="xs">
             <Title order={3} size="h5" id={`review-${r._id}`}>
-              {r.store.name}
+              <UserText>{r.store.name}</UserText>
             </Title>
             <Stars n={r.rating} />
             {r.isVerifiedPurchase && (
@@ -108,11 +109,13 @@ function FlaggedReview({ flags }: { flags: Flag[] }) {
             </Badge>
           </Group>
           <Text size="sm">
-            {t("mod.by", { name: r.customer.name })} · {dateTime(r._creationTime)}
+            {t("mod.by", { name: r.customer.name })} · <bdi>{dateTime(r._creationTime)}</bdi>
           </Text>
         </Group>
-        {r.title && <Text fw={600}>{r.title}</Text>}
-        {r.comment && <Text style={{ whiteSpace: "pre-wrap" }}>{r.comment}</Text>}
+        {r.title && (
+          <UserParagraph fw={600}>{r.title}</UserParagraph>
+        )}
+        {r.comment && <UserParagraph>{r.comment}</UserParagraph>}
         {r.photoUrls.length > 0 && (
           <SimpleGrid cols={{ base: 3, md: 6 }} spacing="xs">
             {r.photoUrls.map((u, i) => (
@@ -130,13 +133,12 @@ function FlaggedReview({ flags }: { flags: Flag[] }) {
             <Group key={f._id} justify="space-between" wrap="nowrap" data-flag={f._id}>
               <div>
                 <Text size="sm">
-                  <b>{f.flaggedBy.name}</b>: {reasonLabel(t, f.reason)} · {dateTime(f._creationTime)}
+                  <b>
+                    <UserText>{f.flaggedBy.name}</UserText>
+                  </b>
+                  : {reasonLabel(t, f.reason)} · <bdi>{dateTime(f._creationTime)}</bdi>
                 </Text>
-                {f.description && (
-                  <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
-                    {f.description}
-                  </Text>
-                )}
+                {f.description && <UserParagraph size="sm">{f.description}</UserParagraph>}
               </div>
               <Decide flag={f} action="dismiss" />
             </Group>
@@ -195,11 +197,13 @@ function History() {
               ) : null}
             </Table.Td>
             <Table.Td>
-              <Text size="sm">{f.review.store.name}</Text>
-              <Stars n={f.review.rating} />
-              <Text size="xs" lineClamp={2}>
-                {f.review.title ?? f.review.comment}
+              <Text size="sm">
+                <UserText>{f.review.store.name}</UserText>
               </Text>
+              <Stars n={f.review.rating} />
+              <UserParagraph size="xs" lineClamp={2}>
+                {f.review.title ?? f.review.comment}
+              </UserParagraph>
             </Table.Td>
             <Table.Td>
               <Text size="sm">{t("mod.reportedBy", { name: f.flaggedBy.name, reason: reasonLabel(t, f.reason) })}</Text>
@@ -208,7 +212,7 @@ function History() {
               </Text>
             </Table.Td>
             <Table.Td>{f.resolution?.adminUserId}</Table.Td>
-            <Table.Td style={{ whiteSpace: "pre-wrap" }}>{f.resolution?.adminNotes}</Table.Td>
+            <Table.Td>{f.resolution?.adminNotes && <UserParagraph size="sm">{f.resolution.adminNotes}</UserParagraph>}</Table.Td>
           </Table.Tr>
         ))}
       </DataTable>

@@ -14,8 +14,16 @@ export interface I18n {
   lang: Lang;
   dir: "ltr" | "rtl";
   setLang(lang: Lang): void;
+  /**
+   * The message key in the chosen language, each {param} replaced by its
+   * value, isolated (isolateIn) wherever its direction could differ from the
+   * sentence's: a name, a figure or a date keeps its own direction inside the
+   * sentence, whatever the language of either.
+   */
   t(key: MessageKey, params?: Record<string, string | number>): string;
   money(aed: number): string;
+  /** A count or other plain number in the locale's form (grouped). */
+  number(n: number): string;
   /** An amount with its sign (+ or -; none for zero), as a statement shows changes. */
   signedMoney(aed: number): string;
   dateTime(ms: number | null | undefined): string;
@@ -38,6 +46,7 @@ export function makeI18n(lang: Lang, setLang: (l: Lang) => void): I18n {
   const locale = locales[lang];
   const money = new Intl.NumberFormat(locale, { style: "currency", currency: "AED", minimumFractionDigits: 2, maximumFractionDigits: 2 });
   const signed = new Intl.NumberFormat(locale, { style: "currency", currency: "AED", minimumFractionDigits: 2, maximumFractionDigits: 2, signDisplay: "exceptZero" });
+  const plain = new Intl.NumberFormat(locale);
   const dt = new Intl.DateTimeFormat(locale, { timeZone: TIME_ZONE, dateStyle: "medium", timeStyle: "short" });
   return {
     lang,
@@ -45,10 +54,11 @@ export function makeI18n(lang: Lang, setLang: (l: Lang) => void): I18n {
     setLang,
     t: (key, params) => {
       let s: string = table[key] ?? en[key] ?? key;
-      if (params) for (const [k, v] of Object.entries(params)) s = s.replaceAll(`{${k}}`, String(v));
+      if (params) for (const [k, v] of Object.entries(params)) s = s.replaceAll(`{${k}}`, isolateIn(lang, String(v)));
       return s;
     },
     money: (aed) => money.format(aed),
+    number: (n) => plain.format(n),
     signedMoney: (aed) => signed.format(aed),
     dateTime: (ms) => (ms == null ? "" : dt.format(new Date(ms))),
     name: (rec) => (lang === "ar" && rec.nameArabic ? rec.nameArabic : rec.name),
@@ -82,8 +92,31 @@ export function useI18n(): I18n {
 }
 
 /**
- * A figure (an amount, a date, an id) set into a sentence, isolated (U+2068
- * FIRST STRONG ISOLATE … U+2069) so that it keeps its own direction inside
- * the other language's text: an amount stays left to right in Arabic.
+ * A figure, a name or a date set into a sentence, isolated (U+2068 FIRST
+ * STRONG ISOLATE … U+2069 POP DIRECTIONAL ISOLATE) so that it keeps its own
+ * direction inside the other language's text: an amount stays left to right
+ * in Arabic, an Arabic name does not pull the date after it. t() does it for
+ * every parameter; a string already isolated is left as it is. Outside a
+ * sentence, use UserText (src/ui/UserText.tsx) for what a person typed.
  */
-export const isolate = (s: string) => `\u2068${s}\u2069`;
+export const isolate = (s: string) => (s.startsWith("\u2068") && s.endsWith("\u2069") ? s : `\u2068${s}\u2069`);
+
+// Right-to-left letters (Hebrew, Arabic and its supplements and
+// presentation forms, Arabic-Indic digits among them).
+const RTL_LETTER = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+// What an Arabic value may hold and still read right inside an Arabic
+// sentence without isolation: right-to-left letters, spaces, punctuation.
+const RTL_ONLY = /^[\s\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF.,:;!?'"()«»\-–—·]*$/;
+
+/**
+ * A parameter's value as t() sets it into a sentence of lang: isolated
+ * (isolate) when its direction may differ from the sentence's: in English,
+ * a value with a right-to-left letter (an Arabic name); in Arabic, any value
+ * but plain Arabic words (an amount, a date, a Latin name, an id). A value
+ * of the sentence's own direction needs none, and is left as it is, so its
+ * text (and a control's accessible name) reads the same as before.
+ */
+export function isolateIn(lang: Lang, v: string): string {
+  const needs = lang === "ar" ? !RTL_ONLY.test(v) : RTL_LETTER.test(v);
+  return needs ? isolate(v) : v;
+}

@@ -2,6 +2,7 @@
 // keys: the Arabic table must have every one (the type says so), so a screen
 // cannot ship half translated.
 import { adminAr, adminEn } from "../admin/messages";
+import { listAr, listEn } from "./listMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
 import { money2Ar, money2En } from "./moneyMessages2";
 
@@ -235,6 +236,7 @@ export const en = {
   ...adminEn,
   ...moneyEn,
   ...money2En,
+  ...listEn,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -469,4 +471,5 @@ export const ar: Record<MessageKey, string> = {
   ...adminAr,
   ...moneyAr,
   ...money2Ar,
+  ...listAr,
 };

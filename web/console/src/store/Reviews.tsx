@@ -9,6 +9,7 @@ import type { MessageKey } from "../app/messages";
 import { FormError } from "../ui/FormError";
 import { Loading } from "../ui/Loading";
 import { PAGE, PagedList } from "../ui/PagedList";
+import { UserParagraph, UserText } from "../ui/UserText";
 import { useStore } from "./StoreContext";
 
 type Review = FunctionReturnType<typeof api.stores.reviews.getStoreReviews>["page"][number];
@@ -163,7 +164,7 @@ function ReviewCard({ review: r }: { review: Review }) {
           <Group gap="sm">
             <Stars rating={r.rating} />
             <Text fw={600} id={titleId}>
-              {r.title || r.customer.name}
+              <UserText>{r.title || r.customer.name}</UserText>
             </Text>
             {r.isVerifiedPurchase && (
               <Badge variant="light" color="teal">
@@ -172,11 +173,11 @@ function ReviewCard({ review: r }: { review: Review }) {
             )}
           </Group>
           <Text size="sm">
-            {r.customer.name} · {dateTime(r._creationTime)}
+            <UserText testId="review-author">{r.customer.name}</UserText> · <bdi>{dateTime(r._creationTime)}</bdi>
             {r.isEdited ? ` · ${t("reviews.edited")}` : ""}
           </Text>
         </Group>
-        {r.comment && <Text style={{ whiteSpace: "pre-wrap" }}>{r.comment}</Text>}
+        {r.comment && <UserParagraph data-testid="review-comment">{r.comment}</UserParagraph>}
         {r.photoUrls.length > 0 && (
           <Group gap="xs">
             {r.photoUrls.map((u, i) => (
@@ -192,9 +193,7 @@ function ReviewCard({ review: r }: { review: Review }) {
             <Text size="sm" fw={600}>
               {t("reviews.response")} · {t("reviews.replied", { date: dateTime(r.storeResponse.updatedAt ?? r.storeResponse.respondedAt) })}
             </Text>
-            <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
-              {r.storeResponse.comment}
-            </Text>
+            <UserParagraph size="sm">{r.storeResponse.comment}</UserParagraph>
           </Card>
         )}
         {editing ? (

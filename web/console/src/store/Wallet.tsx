@@ -4,7 +4,7 @@ import { usePaginatedQuery, useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useState } from "react";
 import { useActionForm } from "../app/action";
-import { isolate, useI18n } from "../app/i18n";
+import { useI18n } from "../app/i18n";
 import { Balances } from "../ui/Balances";
 import { DataTable } from "../ui/DataTable";
 import { FormCard, useSubmitAndEmpty } from "../ui/FormCard";
@@ -169,7 +169,7 @@ function RequestPayout({ storeId, account }: { storeId: string; account: Account
         case "not_above_fee":
           return t("request.notAboveFee", { fee: money(ws.payoutProcessingFee) });
         case "wallet_in_debt":
-          return t("request.inDebt", { amount: isolate(money(typeof r.details.debt === "number" ? r.details.debt : 0)) });
+          return t("request.inDebt", { amount: money(typeof r.details.debt === "number" ? r.details.debt : 0) });
       }
       return null;
     },
@@ -188,7 +188,7 @@ function RequestPayout({ storeId, account }: { storeId: string; account: Account
     >
       {wallet && wallet.availableBalance < 0 && (
         <Text size="sm" fw={600} c="var(--mantine-color-error)" data-testid="payouts-paused">
-          {t("request.inDebt", { amount: isolate(money(-wallet.availableBalance)) })}
+          {t("request.inDebt", { amount: money(-wallet.availableBalance) })}
         </Text>
       )}
       {ws && (

@@ -1,7 +1,7 @@
 import { Alert, Card, SimpleGrid, Stack, Text } from "@mantine/core";
 import type { api } from "@marketplace/api";
 import type { FunctionReturnType } from "convex/server";
-import { isolate, useI18n } from "../app/i18n";
+import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 
 type Wallet = NonNullable<FunctionReturnType<typeof api.stores.wallet.getWallet>>;
@@ -25,7 +25,7 @@ export function Balances({ wallet, who = "owner" }: { wallet: Wallet; who?: "own
     <Stack>
       {debt > 0 && (
         <Alert color="red" title={t(who === "owner" ? "wallet.debtTitle" : "wallet.storeDebtTitle")} data-testid="wallet-debt" data-debt={debt.toFixed(2)}>
-          {t(who === "owner" ? "wallet.debt" : "wallet.storeDebt", { amount: isolate(money(debt)) })}
+          {t(who === "owner" ? "wallet.debt" : "wallet.storeDebt", { amount: money(debt) })}
         </Alert>
       )}
       <SimpleGrid cols={{ base: 2, md: 5 }}>
@@ -40,7 +40,7 @@ export function Balances({ wallet, who = "owner" }: { wallet: Wallet; who?: "own
       </SimpleGrid>
       {wallet.disputedBalance > 0 && (
         <Text size="sm" data-testid="wallet-disputed-note">
-          {t("wallet.disputedNote", { amount: isolate(money(wallet.disputedBalance)) })}
+          {t("wallet.disputedNote", { amount: money(wallet.disputedBalance) })}
         </Text>
       )}
     </Stack>

@@ -3,7 +3,7 @@ import type { api } from "@marketplace/api";
 import type { FunctionReturnType } from "convex/server";
 import { useState } from "react";
 import { useActionForm, type Refusal } from "../app/action";
-import { isolate, useI18n, type I18n } from "../app/i18n";
+import { useI18n, type I18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { FormDialog } from "./FormDialog";
 
@@ -31,7 +31,7 @@ export function RefundSummary({ order: o }: { order: RefundableOrder }) {
           <Badge color={REFUND_STATUS_COLORS[o.refundStatus] ?? "gray"} variant="light" style={{ minWidth: "max-content" }}>
             {t(`refund.status.${o.refundStatus}` as MessageKey)}
           </Badge>
-          <Text size="sm">{t("refund.refunded", { amount: isolate(money(o.refundedAmount)) })}</Text>
+          <Text size="sm">{t("refund.refunded", { amount: money(o.refundedAmount) })}</Text>
         </Group>
       )}
       {o.refunds.map((r) => (
@@ -43,7 +43,7 @@ export function RefundSummary({ order: o }: { order: RefundableOrder }) {
         </Text>
       ))}
       {o.refundableAmount != null && o.refundableAmount > 0 && o.refunds.length > 0 && (
-        <Text size="xs">{t("refund.left", { amount: isolate(money(o.refundableAmount)) })}</Text>
+        <Text size="xs">{t("refund.left", { amount: money(o.refundableAmount) })}</Text>
       )}
     </Stack>
   );
@@ -67,10 +67,10 @@ export function describeRefundRefusal(r: Refusal, { t, money, dateTime }: I18n):
   const d = r.details;
   switch (r.reason) {
     case "refund_window_closed":
-      return t("refund.err.refund_window_closed", { until: isolate(dateTime(typeof d.refundableUntil === "number" ? d.refundableUntil : null)) });
+      return t("refund.err.refund_window_closed", { until: dateTime(typeof d.refundableUntil === "number" ? d.refundableUntil : null) });
     case "refund_exceeds_payment":
       if (typeof d.quantityLeft === "number") return t("refund.err.refund_exceeds_payment_line", { n: d.quantityLeft });
-      return t("refund.err.refund_exceeds_payment", { amount: isolate(money(typeof d.refundableAmount === "number" ? d.refundableAmount : 0)) });
+      return t("refund.err.refund_exceeds_payment", { amount: money(typeof d.refundableAmount === "number" ? d.refundableAmount : 0) });
     case "refund_not_allowed":
     case "dispute_open":
     case "nothing_to_refund":
@@ -107,7 +107,7 @@ export function RefundAction({ order: o, mutation }: { order: RefundableOrder; m
       amount: (v, all) => {
         if (all.mode !== "amount") return null;
         if (!AMOUNT.test(String(v).trim()) || Number(v) <= 0) return t("refund.amountBad");
-        if (Number(v) > left) return t("refund.aboveLeft", { amount: isolate(money(left)) });
+        if (Number(v) > left) return t("refund.aboveLeft", { amount: money(left) });
         return null;
       },
       mode: (v, all) => (v === "lines" && !lines.some((l) => Number(all[`q_${l.productId}`]) > 0) ? t("refund.linesNone") : null),
@@ -149,7 +149,7 @@ export function RefundAction({ order: o, mutation }: { order: RefundableOrder; m
       </Button>
       {done && (!asked || asked.status === "requested") && (
         <Text size="xs" role="status" data-testid="refund-requested" maw={260}>
-          {t("refund.requested", { amount: isolate(money(done.amount)) })}
+          {t("refund.requested", { amount: money(done.amount) })}
         </Text>
       )}
       <FormDialog
@@ -166,9 +166,9 @@ export function RefundAction({ order: o, mutation }: { order: RefundableOrder; m
       >
         <Text size="sm" data-testid="refund-figures">
           {t("refund.figures", {
-            paid: isolate(money(o.amountPaid ?? o.total)),
-            refunded: isolate(money(o.refundedAmount)),
-            left: isolate(money(left)),
+            paid: money(o.amountPaid ?? o.total),
+            refunded: money(o.refundedAmount),
+            left: money(left),
           })}
         </Text>
         <Stack gap={4}>
@@ -188,7 +188,7 @@ export function RefundAction({ order: o, mutation }: { order: RefundableOrder; m
             </Text>
           )}
         </Stack>
-        {mode === "all" && <Text size="sm">{t("refund.allNote", { amount: isolate(money(left)) })}</Text>}
+        {mode === "all" && <Text size="sm">{t("refund.allNote", { amount: money(left) })}</Text>}
         {mode === "amount" && <TextInput label={t("refund.amount")} inputMode="decimal" required dir="ltr" {...form.input("amount")} />}
         {mode === "lines" && (
           <Stack gap="xs">
@@ -196,7 +196,7 @@ export function RefundAction({ order: o, mutation }: { order: RefundableOrder; m
             {lines.map((l) => (
               <NumberInput
                 key={l.productId}
-                label={t("refund.lineQuantity", { name: l.name, price: isolate(money(l.unitPrice)), left: l.left })}
+                label={t("refund.lineQuantity", { name: l.name, price: money(l.unitPrice), left: l.left })}
                 min={0}
                 max={l.left}
                 allowDecimal={false}
