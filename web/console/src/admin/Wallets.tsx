@@ -9,8 +9,8 @@ import { Link, usePath } from "../app/router";
 import { useSession } from "../app/session";
 import { Balances } from "../ui/Balances";
 import { ConfirmAction } from "../ui/ConfirmAction";
+import { CsvButton } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
-import { CsvLink } from "../ui/CsvDownload";
 import { Movements } from "../ui/Movements";
 import { PAGE, PagedList } from "../ui/PagedList";
 import { orderNumber } from "../ui/Refunds";
@@ -81,7 +81,7 @@ function Overview() {
       )}
       <Group align="flex-end" justify="space-between" wrap="wrap">
         <Checkbox label={t("ov.inDebt")} checked={inDebt} onChange={(e) => setInDebt(e.currentTarget.checked)} data-testid="in-debt" />
-        <CsvLink path="/api/admin/wallets.csv" filename="wallets.csv" />
+        <CsvButton path="/api/admin/wallets.csv" filename="wallets.csv" testId="csv-wallets" />
       </Group>
       <PagedList pages={pages} empty={t("ov.none")} emptyTestId="wallets-empty">
         {(results) => (
