@@ -38,12 +38,12 @@ function Overview() {
   const args = inDebt ? { inDebt: true, sort: (sort.startsWith("available") ? sort : "available_asc") as Sort } : { sort };
   const pages = usePaginatedQuery(api.admins.payoutOperations.listWallets, args, { initialNumItems: PAGE });
   const totals = useQuery(api.admins.payoutOperations.getWalletTotals, {});
-  const header = (key: SortKey, label: MessageKey) => {
+  const header = (key: SortKey, label: MessageKey, wide = false) => {
     const active = args.sort.startsWith(key);
     const dir = active && args.sort.endsWith("asc") ? "ascending" : active ? "descending" : "none";
     const disabled = inDebt && key !== "available";
     return (
-      <Table.Th aria-sort={dir}>
+      <Table.Th aria-sort={dir} visibleFrom={wide ? "sm" : undefined}>
         <UnstyledButton
           disabled={disabled}
           onClick={() => setSort(active && args.sort.endsWith("desc") ? `${key}_asc` : `${key}_desc`)}
@@ -91,8 +91,8 @@ function Overview() {
                 <Table.Th>{t("ov.store")}</Table.Th>
                 {header("available", "ov.available")}
                 {header("pending", "ov.pending")}
-                {header("disputed", "ov.disputed")}
-                {header("updated", "ov.updated")}
+                {header("disputed", "ov.disputed", true)}
+                {header("updated", "ov.updated", true)}
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -109,10 +109,10 @@ function Overview() {
                   <Table.Td style={{ whiteSpace: "nowrap" }}>
                     <bdi>{money(w.pendingBalance)}</bdi>
                   </Table.Td>
-                  <Table.Td style={{ whiteSpace: "nowrap" }}>
+                  <Table.Td style={{ whiteSpace: "nowrap" }} visibleFrom="sm">
                     <bdi>{money(w.disputedBalance)}</bdi>
                   </Table.Td>
-                  <Table.Td>
+                  <Table.Td visibleFrom="sm">
                     <Text size="xs">{dateTime(w.updatedAt)}</Text>
                   </Table.Td>
                 </Table.Tr>

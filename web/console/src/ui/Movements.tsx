@@ -4,7 +4,6 @@ import { usePaginatedQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useI18n, type I18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
-import { DataTable } from "./DataTable";
 import { PAGE, PagedList } from "./PagedList";
 import { orderNumber } from "./Refunds";
 import { Section } from "./Section";
@@ -43,7 +42,16 @@ export function Movements({ storeId }: { storeId: string }) {
       <Text size="sm">{t("mv.intro")}</Text>
       <PagedList pages={pages} empty={t("mv.none")} emptyTestId="movements-empty">
         {(results) => (
-          <DataTable data-testid="movements" columns={["mv.date", "mv.what", "mv.change", "mv.balance"]}>
+          <Table data-testid="movements" striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th visibleFrom="sm">{t("mv.date")}</Table.Th>
+                <Table.Th>{t("mv.what")}</Table.Th>
+                <Table.Th>{t("mv.change")}</Table.Th>
+                <Table.Th>{t("mv.balance")}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
             {results.map((m) => {
               const parts: string[] = [];
               if (m.availableChange !== 0) parts.push(t("mv.parts.available", { amount: signedMoney(m.availableChange) }));
@@ -59,11 +67,14 @@ export function Movements({ storeId }: { storeId: string }) {
                   data-pending-change={m.pendingChange.toFixed(2)}
                   data-balance={m.balance.toFixed(2)}
                 >
-                  <Table.Td style={{ whiteSpace: "nowrap" }}>
+                  <Table.Td visibleFrom="sm">
                     <Text size="sm">{dateTime(m.at)}</Text>
                   </Table.Td>
                   <Table.Td>
                     <Stack gap={2}>
+                      <Text size="xs" c="dimmed" hiddenFrom="sm">
+                        {dateTime(m.at)}
+                      </Text>
                       <Group gap="xs" wrap="wrap">
                         <Text size="sm" fw={600} data-testid="movement-label">
                           {movementLabel(m, t)}
@@ -106,7 +117,8 @@ export function Movements({ storeId }: { storeId: string }) {
                 </Table.Tr>
               );
             })}
-          </DataTable>
+            </Table.Tbody>
+          </Table>
         )}
       </PagedList>
     </Section>
