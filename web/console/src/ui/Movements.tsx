@@ -12,7 +12,7 @@ import { StatusBadge } from "./StatusBadge";
 export type Movement = FunctionReturnType<typeof api.stores.wallet.listStatementEntries>["page"][number];
 
 // The kinds whose description is the administrator's reason (user text).
-const BY_ADMIN = new Set(["add_balance", "deduct_balance", "add_pending", "deduct_pending", "move_pending_to_available"]);
+export const BY_ADMIN = new Set(["add_balance", "deduct_balance", "add_pending", "deduct_pending", "move_pending_to_available"]);
 const WITH_ORDER = new Set(["earning", "refund", "dispute_hold", "dispute_release", "dispute_loss", "dispute_fee"]);
 
 /** A movement's label in the viewer's language, from its kind and references. */
