@@ -61,14 +61,15 @@ export default function PayoutQueue() {
           onChange={setStoreId}
           clearable
           searchable
-          w={260}
+          w={{ base: "100%", xs: 260 }}
           data-testid="filter-store"
         />
-        <Stack gap={4}>
+        <Stack gap={4} maw="100%">
           <Input.Label id="status-filter-label" component="span">
             {t("payouts.filterStatus")}
           </Input.Label>
           <SegmentedControl
+            style={{ maxWidth: "100%", overflowX: "auto" }}
             aria-labelledby="status-filter-label"
             value={status}
             onChange={(v) => setStatus(v as (typeof STATUSES)[number])}

@@ -6,7 +6,6 @@ import { useState } from "react";
 import { useActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
 import { Balances } from "../ui/Balances";
-import { DataTable } from "../ui/DataTable";
 import { FormCard, useSubmitAndEmpty } from "../ui/FormCard";
 import { FormDialog } from "../ui/FormDialog";
 import { Loading } from "../ui/Loading";
@@ -225,23 +224,46 @@ function PayoutList({ storeId }: { storeId: string }) {
     <Section id="payouts-title" title={t("history.title")}>
       <PagedList pages={pages} empty={t("history.none")}>
         {(results) => (
-          <DataTable minWidth={700} data-testid="payout-list" columns={["payouts.date", "payouts.requested", "payouts.net", "payouts.bank", "payouts.status"]}>
-            {results.map((p) => (
-              <Table.Tr key={p._id} data-payout={p._id} data-status={p.status}>
-                <Table.Td>{dateTime(p.requestDate)}</Table.Td>
-                <Table.Td>{money(p.requestedAmount)}</Table.Td>
-                <Table.Td>{money(p.netAmount)}</Table.Td>
-                <Table.Td dir="ltr" ff="monospace">
-                  {p.bankDetails.IBAN}
-                </Table.Td>
-                <Table.Td>
-                  <StatusBadge status={p.status} />
-                  {p.rejectionReason && <Text size="xs">{p.rejectionReason}</Text>}
-                  {p.failureReason && <Text size="xs">{p.failureReason}</Text>}
-                </Table.Td>
+          <Table data-testid="payout-list" striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t("payouts.date")}</Table.Th>
+                <Table.Th>{t("payouts.requested")}</Table.Th>
+                <Table.Th visibleFrom="sm">{t("payouts.net")}</Table.Th>
+                <Table.Th visibleFrom="md">{t("payouts.bank")}</Table.Th>
+                <Table.Th>{t("payouts.status")}</Table.Th>
               </Table.Tr>
-            ))}
-          </DataTable>
+            </Table.Thead>
+            <Table.Tbody>
+              {results.map((p) => (
+                <Table.Tr key={p._id} data-payout={p._id} data-status={p.status}>
+                  <Table.Td>{dateTime(p.requestDate)}</Table.Td>
+                  <Table.Td style={{ whiteSpace: "nowrap" }}>
+                    <bdi>{money(p.requestedAmount)}</bdi>
+                  </Table.Td>
+                  <Table.Td visibleFrom="sm" style={{ whiteSpace: "nowrap" }}>
+                    <bdi>{money(p.netAmount)}</bdi>
+                  </Table.Td>
+                  <Table.Td visibleFrom="md" dir="ltr" ff="monospace">
+                    {p.bankDetails.IBAN}
+                  </Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={p.status} />
+                    {p.rejectionReason && (
+                      <Text size="xs" dir="auto">
+                        {p.rejectionReason}
+                      </Text>
+                    )}
+                    {p.failureReason && (
+                      <Text size="xs" dir="auto">
+                        {p.failureReason}
+                      </Text>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
         )}
       </PagedList>
     </Section>
