@@ -7,7 +7,9 @@ import { useActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
 import { Balances } from "../ui/Balances";
 import { FormCard, useSubmitAndEmpty } from "../ui/FormCard";
+import { addDays, dayAt, periodOf } from "../app/days";
 import { FormDialog } from "../ui/FormDialog";
+import { CsvButton } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
 import { Movements } from "../ui/Movements";
 import { PAGE, PagedList } from "../ui/PagedList";
@@ -220,8 +222,21 @@ function RequestPayout({ storeId, account }: { storeId: string; account: Account
 function PayoutList({ storeId }: { storeId: string }) {
   const { t, money, dateTime } = useI18n();
   const pages = usePaginatedQuery(api.stores.payouts.listPayouts, { storeId }, { initialNumItems: PAGE });
+  // The last twelve months of Dubai days, today included (at most 366 days: the export's limit).
+  const [year] = useState(() => periodOf({ from: addDays(dayAt(Date.now()), -364), to: dayAt(Date.now()) })!);
   return (
-    <Section id="payouts-title" title={t("history.title")}>
+    <Section
+      id="payouts-title"
+      title={t("history.title")}
+      action={
+        <CsvButton
+          path={`/api/stores/${encodeURIComponent(storeId)}/payouts.csv?from=${year.from}&to=${year.to}`}
+          filename={`payouts-${storeId}.csv`}
+          label={t("csv.lastYear")}
+          testId="csv-payouts"
+        />
+      }
+    >
       <PagedList pages={pages} empty={t("history.none")}>
         {(results) => (
           <Table data-testid="payout-list" striped>
