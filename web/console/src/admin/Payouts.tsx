@@ -76,7 +76,7 @@ export default function Payouts() {
               <SortableTh label={t("all.date")} column="date" sort={bySort} onSort={onSort} />
               <Table.Th>{t("payouts.store")}</Table.Th>
               {dated ? <Table.Th>{t("all.amount")}</Table.Th> : <SortableTh label={t("all.amount")} column="amount" sort={bySort} onSort={onSort} />}
-              <Table.Th>{t("payouts.status")}</Table.Th>
+              <Table.Th visibleFrom="sm">{t("payouts.status")}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -95,8 +95,12 @@ export default function Payouts() {
                 </Table.Td>
                 <Table.Td style={{ whiteSpace: "nowrap" }}>
                   <bdi>{money(p.requestedAmount)}</bdi>
+                  {/* On phones the status goes under the amount. */}
+                  <Stack hiddenFrom="sm" mt={4} gap={0}>
+                    <StatusBadge status={p.status} />
+                  </Stack>
                 </Table.Td>
-                <Table.Td>
+                <Table.Td visibleFrom="sm">
                   <StatusBadge status={p.status} />
                 </Table.Td>
               </Table.Tr>
