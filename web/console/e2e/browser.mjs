@@ -55,9 +55,14 @@ export async function text(locator) {
   return (await locator.innerText()).replace(/[\u00a0\u202f]/g, " ").replace(/[\u2068\u2069]/g, "");
 }
 
-/** A page of the console at path, signed in with token, recording its errors. */
-export async function open(browser, path, token) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US", timezoneId: "Europe/London" });
+/**
+ * A page of the console at path, signed in with token, recording its errors;
+ * width (1280 unless told; 390 is a phone, 844 high) and colorScheme (the
+ * system's: "light" unless told) set the browser's window.
+ */
+export async function open(browser, path, token, { width = 1280, colorScheme = "light" } = {}) {
+  const viewport = { width, height: width < 768 ? 844 : 860 };
+  const context = await browser.newContext({ viewport, locale: "en-US", timezoneId: "Europe/London", colorScheme });
   context.setDefaultTimeout(WAIT.timeout);
   const page = await context.newPage();
   const problems = [];
@@ -124,16 +129,54 @@ export async function settled(page, what, { quiet = 300, timeout = WAIT.timeout 
   }
 }
 
-/** axe-core on the page once settled: no serious or critical violation. */
+/** axe-core on the page once settled: no violation at all, of any impact. */
 export async function accessible(page, what, { quiet } = {}) {
   await settled(page, what, { quiet });
   const r = await new AxeBuilder({ page }).analyze();
-  const bad = r.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  const bad = r.violations;
   assert.deepEqual(
     bad.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => `${n.target.join(" ")} ${n.html.slice(0, 160)}`).join(", ")}`),
     [],
     `${what}: accessibility violations`,
   );
+}
+
+/**
+ * Nothing on the page scrolls sideways: neither the document nor any element
+ * whose overflow-x is auto or scroll (a table's scroll container, a code
+ * block) is wider than its box (scrollWidth <= clientWidth + 1). Names each
+ * offender, and the widest element inside it that sticks out.
+ */
+export async function noSideScroll(page, what) {
+  const wide = await page.evaluate(() => {
+    const name = (e) => {
+      const testId = e.getAttribute("data-testid");
+      return `<${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ""}${testId ? ` data-testid=${testId}` : ""} class="${String(e.className).slice(0, 60)}">`;
+    };
+    const culprit = (box) => {
+      const edge = box === document.documentElement ? window.innerWidth : box.getBoundingClientRect().right;
+      const start = box === document.documentElement ? 0 : box.getBoundingClientRect().left;
+      let worst = null;
+      for (const e of box.querySelectorAll("*")) {
+        const r = e.getBoundingClientRect();
+        if (r.width === 0) continue;
+        const out = Math.max(r.right - edge, start - r.left);
+        if (out > 1 && (!worst || out > worst.out)) worst = { out, e };
+      }
+      return worst ? `${name(worst.e)} sticks out by ${Math.round(worst.out)} px` : "nothing found sticking out";
+    };
+    const out = [];
+    const doc = document.documentElement;
+    if (doc.scrollWidth > doc.clientWidth + 1) out.push(`the document: ${doc.scrollWidth} > ${doc.clientWidth} (${culprit(doc)})`);
+    for (const e of document.body.querySelectorAll("*")) {
+      const s = getComputedStyle(e);
+      if ((s.overflowX === "auto" || s.overflowX === "scroll") && e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0) {
+        out.push(`${name(e)}: ${e.scrollWidth} > ${e.clientWidth} (${culprit(e)})`);
+      }
+    }
+    return out;
+  });
+  assert.deepEqual(wide, [], `${what}: scrolls sideways at ${page.viewportSize()?.width} px`);
 }
 
 /**

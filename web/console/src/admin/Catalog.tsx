@@ -243,7 +243,7 @@ function Stores() {
   };
   return (
     <Section id="stores-title" title={t("catalog.stores")} action={<CreateStore categories={categories} cities={cities} />}>
-      <DataTable minWidth={900} striped data-testid="stores" columns={["catalog.name", "payouts.owner", "comm.category", "comm.tier", "catalog.city", "payouts.status", "payouts.actions"]}>
+      <DataTable striped data-testid="stores" columns={["catalog.name", "payouts.owner", "comm.category", "comm.tier", "catalog.city", "payouts.status", "payouts.actions"]}>
         {stores.map((s) => (
           <Table.Tr key={s._id} data-store={s._id}>
             <Table.Td fw={600}>{s.name}</Table.Td>

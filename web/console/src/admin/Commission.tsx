@@ -388,7 +388,7 @@ function History({ configId }: { configId: string }) {
     <Section id="history-title" title={t("comm.history")}>
       <PagedList pages={pages} empty={t("comm.historyNone")}>
         {(results) => (
-          <DataTable minWidth={800} striped data-testid="config-history" columns={["comm.changedAt", "comm.changedBy", "comm.operation", "comm.changes"]}>
+          <DataTable striped data-testid="config-history" columns={["comm.changedAt", "comm.changedBy", "comm.operation", "comm.changes"]}>
             {results.map((h) => (
               <Table.Tr key={h._id} data-operation={h.operation}>
                 <Table.Td>{dateTime(h.changedAt)}</Table.Td>

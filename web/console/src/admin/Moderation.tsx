@@ -186,7 +186,7 @@ function History() {
   if (rows.length === 0) return <Text data-testid="moderation-history-empty">{t("mod.noHistory")}</Text>;
   return (
     <Stack>
-      <DataTable minWidth={900} striped verticalSpacing="sm" data-testid="moderation-history" columns={["mod.decidedAt", "mod.decision", "payouts.store", "mod.reports", "mod.decidedBy", "field.notes"]}>
+      <DataTable striped verticalSpacing="sm" data-testid="moderation-history" columns={["mod.decidedAt", "mod.decision", "payouts.store", "mod.reports", "mod.decidedBy", "field.notes"]}>
         {rows.map((f) => (
           <Table.Tr key={f._id} data-flag={f._id} data-status={f.status}>
             <Table.Td>{dateTime(f.resolution?.resolvedAt)}</Table.Td>

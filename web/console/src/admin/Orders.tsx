@@ -80,7 +80,6 @@ function OrderTable({ orders, testId, showStore }: { orders: RefundableOrder[]; 
   const { t, money, dateTime } = useI18n();
   return (
     <DataTable
-      minWidth={1000}
       striped
       verticalSpacing="sm"
       data-testid={testId}

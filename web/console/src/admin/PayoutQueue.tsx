@@ -114,7 +114,7 @@ export default function PayoutQueue() {
       ) : rows.length === 0 ? (
         <Text data-testid="payouts-empty">{t("payouts.none")}</Text>
       ) : (
-        <DataTable minWidth={900} striped highlightOnHover verticalSpacing="sm" data-testid="payout-queue" columns={["payouts.store", "payouts.owner", "payouts.amounts", "payouts.bank", "payouts.date", "payouts.status", "payouts.actions"]}>
+        <DataTable striped highlightOnHover verticalSpacing="sm" data-testid="payout-queue" columns={["payouts.store", "payouts.owner", "payouts.amounts", "payouts.bank", "payouts.date", "payouts.status", "payouts.actions"]}>
           {rows.map((p) => (
             <Table.Tr key={p._id} data-payout={p._id} data-status={p.status}>
               <Table.Td>

@@ -57,7 +57,6 @@ export default function Orders() {
       <PagedList pages={pages} empty={t("orders.none")} emptyTestId="orders-empty" pageSize={ORDERS_PAGE}>
         {(results) => (
           <DataTable
-            minWidth={1180}
             striped
             verticalSpacing="sm"
             data-testid="orders"

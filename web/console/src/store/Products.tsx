@@ -130,7 +130,7 @@ function ProductList({ storeId }: { storeId: string }) {
   return (
     <PagedList pages={pages} empty={t("products.none")} emptyTestId="products-empty" pageSize={PRODUCTS_PAGE}>
       {(products) => (
-        <DataTable minWidth={700} striped verticalSpacing="sm" data-testid="products" columns={["products.name", "products.price", "products.available", "products.added", "products.edit"]}>
+        <DataTable striped verticalSpacing="sm" data-testid="products" columns={["products.name", "products.price", "products.available", "products.added", "products.edit"]}>
           {products.map((p) => (
             <Table.Tr key={p._id} data-product={p._id} data-available={p.isAvailable}>
               <Table.Td>{p.name}</Table.Td>

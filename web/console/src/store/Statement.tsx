@@ -89,7 +89,6 @@ function StatementTable({ storeId, from, to }: { storeId: string; from: number; 
         <Text data-testid="statement-empty">{t("statement.none")}</Text>
       ) : (
         <DataTable
-          minWidth={820}
           striped
           data-testid="statement"
           columns={["statement.date", "statement.description", "statement.amount", "statement.balance", "statement.status"]}

@@ -64,7 +64,8 @@ function OwnedStores({ children, denied }: { children: ReactNode; denied: ReactN
   return <Ctx.Provider value={{ stores, store, select }}>{children}</Ctx.Provider>;
 }
 
-export function StorePicker() {
+/** The store picker; inPopover: its options open inside (the shell's account menu on phones). */
+export function StorePicker({ inPopover = false }: { inPopover?: boolean }) {
   const { t } = useI18n();
   const { stores, store, select } = useStore();
   if (stores.length < 2)
@@ -81,7 +82,8 @@ export function StorePicker() {
       value={store._id}
       onChange={(v) => v && select(v)}
       allowDeselect={false}
-      w={200}
+      w={inPopover ? "100%" : 200}
+      comboboxProps={inPopover ? { withinPortal: false } : undefined}
     />
   );
 }

@@ -51,7 +51,7 @@ function DisputeTable({ disputes, open, storeName, testId }: { disputes: Dispute
   ];
   const now = Date.now();
   return (
-    <DataTable minWidth={760} data-testid={testId} columns={columns}>
+    <DataTable data-testid={testId} columns={columns}>
       {disputes.map((d) => {
         const days = Math.ceil((d.dueBy - now) / DAY_MS);
         return (
