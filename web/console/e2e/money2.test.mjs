@@ -11,7 +11,7 @@
 // both languages and at 1280 and 390 px.
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
-import { accessible, bothLanguages, call, counted, env, journeys, launch, open, settled, shot, text, until, WAIT } from "./browser.mjs";
+import { accessible, bothLanguages, call, counted, env, journeys, launch, noSideScroll, open, settled, shot, text, until, WAIT } from "./browser.mjs";
 
 const STORE = env("STORE_ID");
 const IBAN = env("IBAN");
@@ -53,21 +53,12 @@ const adminJourney = journeys(() => admin, adminHome);
 const nav = (page, name) => page.getByRole("navigation").getByRole("link", { name, exact: true }).click();
 const fils = (aed) => Math.round(aed * 100);
 
-/** At 390 px the page does not scroll sideways (else: what sticks out), and axe finds nothing; then back to 1280. */
+/** At 390 px nothing scrolls sideways (browser.mjs noSideScroll) and axe finds nothing; then back to 1280. */
 async function narrow(page, what) {
   await page.setViewportSize({ width: 390, height: 844 });
   try {
     await settled(page, `${what} at 390 px`);
-    const [scroll, client, wide] = await page.evaluate(() => {
-      const w = document.documentElement.clientWidth;
-      const out = [];
-      for (const el of document.querySelectorAll("body *")) {
-        const r = el.getBoundingClientRect();
-        if (r.right > w + 1 && getComputedStyle(el).position !== "fixed" && out.length < 5) out.push(`${el.tagName.toLowerCase()}.${String(el.className).slice(0, 60)} ${Math.round(r.right)}`);
-      }
-      return [document.documentElement.scrollWidth, w, out];
-    });
-    assert.ok(scroll <= client + 1, `${what} at 390 px scrolls sideways (${scroll} > ${client}): ${wide.join("; ")}`);
+    await noSideScroll(page, `${what} at 390 px`);
     await accessible(page, `${what} at 390 px`);
     await shot(page, `${what}-en-390`);
   } finally {
