@@ -612,6 +612,9 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	sent := payout()
 	callOp(w.admin, "admins.payoutOperations.approvePayout", map[string]any{"payoutId": sent})
 	callOp(w.admin, "admins.payoutOperations.sendPayoutThroughProcessor", map[string]any{"payoutId": sent})
+	callOp(w.owner, "stores.payouts.setBankAccount", map[string]any{"bankDetails": map[string]any{"IBAN": validIBAN, "bankName": "Test Bank", "accountHolderName": "Owner One"}})
+	callOp(w.admin, "admins.payoutOperations.approvePayouts", map[string]any{"payoutIds": []string{payout(), payout()}})
+	callOp(w.admin, "admins.payoutOperations.rejectPayouts", map[string]any{"payoutIds": []string{payout()}, "rejectionReason": "Wrong account"})
 
 	// Errors: an unknown operation both ways, an anonymous call of a
 	// customer's query, bad arguments, the other kind's endpoint.

@@ -39,6 +39,9 @@ type Settings struct {
 	// ReleaseInterval is how often held earnings that are due move from the
 	// pending to the available balance.
 	ReleaseInterval time.Duration `env:"PAYOUTS_RELEASE_INTERVAL" default:"1m"`
+	// CSVMaxRows caps the rows of a payouts or wallets CSV export (larger:
+	// FAILED_PRECONDITION too_many_rows).
+	CSVMaxRows int `env:"PAYOUTS_CSV_MAX_ROWS" default:"100000"`
 }
 
 // GroupID is the consumer group of the service's event consumer.
@@ -67,6 +70,8 @@ type svc struct {
 	storeRef func(ctx context.Context, id string) (*ops.StoreRef, error)
 	status   *events.ConsumerStatus
 	interval time.Duration
+	// maxCSVRows caps an export's rows (defaultMaxCSVRows; lowered in tests).
+	maxCSVRows int
 	// settings reads the wallet settings in force (the platform
 	// configuration service; a stub in unit tests).
 	settings func(ctx context.Context) (*domain.WalletSettings, error)
@@ -106,6 +111,9 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 		settings = &Settings{ReleaseInterval: time.Minute}
 	}
 	s := newSvc(env, settings.ReleaseInterval)
+	if settings.CSVMaxRows > 0 {
+		s.maxCSVRows = settings.CSVMaxRows
+	}
 	pc := platformconfig.NewClient(env.Calls)
 	s.settings = func(ctx context.Context) (*domain.WalletSettings, error) {
 		w, err := pc.WalletSettings(ctx)
@@ -114,14 +122,16 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 		}
 		return settingsFromAED(w)
 	}
-	return &service.Built{
+	b := &service.Built{
 		Registry:   s.registry(),
 		Indexes:    append(storage.Indexes(), events.ConsumerIndexes()...),
 		Background: []func(context.Context) error{s.consume, s.releaseLoop, s.carryForward},
 		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
 		Routes: []ops.Route{{Method: fiber.MethodGet, Path: RouteStatementCSV, Access: ops.StoreOwnerOrAdmin, StoreParam: "storeId", Handler: s.statementCSVRoute,
 			Summary: "The store's wallet statement from `from` to `to` (query, epoch ms, at most 366 days) as CSV: the rows of stores.wallet.getStatement between an opening and a closing balance row. For the store's owner or an administrator."}},
-	}, nil
+	}
+	b.Routes = append(b.Routes, s.exportRoutes()...)
+	return b, nil
 }
 
 func newSvc(env service.Env, interval time.Duration) *svc {
@@ -132,7 +142,7 @@ func newSvc(env service.Env, interval time.Duration) *svc {
 	if interval <= 0 {
 		interval = time.Minute
 	}
-	s := &svc{env: env, now: now, catalog: catalog.NewClient(env.Calls), status: events.NewConsumerStatus(0), interval: interval}
+	s := &svc{env: env, now: now, catalog: catalog.NewClient(env.Calls), status: events.NewConsumerStatus(0), interval: interval, maxCSVRows: defaultMaxCSVRows}
 	r := storage.New(env.DB)
 	s.wallets, s.ledger, s.payouts, s.adjustments, s.totals = r.Wallets, r.Ledger, r.Payouts, r.Adjustments, r.Totals
 	s.orders, s.statement, s.fees, s.accounts = r.Orders, r.Statement, r.Fees, r.Accounts

@@ -22,9 +22,7 @@ type PayoutFilter struct {
 	From, To        *int64 // requestDate, inclusive
 }
 
-// ListPayouts pages the payouts matching f, by field (requestDate or
-// requestedAmount), descending when desc.
-func (r *Payouts) ListPayouts(ctx context.Context, f PayoutFilter, field string, desc bool, o page.Opts) (page.Result[domain.Payout], error) {
+func (f PayoutFilter) filter() bson.M {
 	filter := bson.M{}
 	if f.Status != nil {
 		filter["status"] = *f.Status
@@ -42,6 +40,13 @@ func (r *Payouts) ListPayouts(ctx context.Context, f PayoutFilter, field string,
 		}
 		filter["requestDate"] = rng
 	}
+	return filter
+}
+
+// ListPayouts pages the payouts matching f, by field (requestDate or
+// requestedAmount), descending when desc.
+func (r *Payouts) ListPayouts(ctx context.Context, f PayoutFilter, field string, desc bool, o page.Opts) (page.Result[domain.Payout], error) {
+	filter := f.filter()
 	return page.Find(ctx, r.db.Collection(PayoutsColl), filter, page.Sort{Field: field, Desc: desc}, o, func(p *domain.Payout) (any, string) {
 		if field == "requestedAmount" {
 			return int64(p.RequestedAmount), p.ID
@@ -107,4 +112,26 @@ func (r *Ledger) ReleaseTimes(ctx context.Context, ids []string) (map[string]int
 		out[t.ID] = t.ReleaseAt
 	}
 	return out, nil
+}
+
+// CountPayouts counts the payouts matching f, up to limit (reading their
+// ids on the index ListPayouts by date uses).
+func (r *Payouts) CountPayouts(ctx context.Context, f PayoutFilter, limit int64) (int64, error) {
+	res, err := r.ListPayoutIDs(ctx, f, limit)
+	return int64(len(res)), err
+}
+
+// ListPayoutIDs are the ids of at most limit payouts matching f, newest
+// request first.
+func (r *Payouts) ListPayoutIDs(ctx context.Context, f PayoutFilter, limit int64) ([]domain.Payout, error) {
+	filter := f.filter()
+	return store.FindAll[domain.Payout](ctx, r.db.Collection(PayoutsColl), filter, options.Find().
+		SetSort(bson.D{{Key: "requestDate", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(limit).SetProjection(bson.M{"_id": 1}))
+}
+
+// CountAll counts the wallets, up to limit (their ids along by_available).
+func (r *Wallets) CountAll(ctx context.Context, limit int64) (int64, error) {
+	ws, err := store.FindAll[domain.Wallet](ctx, r.db.Collection(WalletsColl), bson.M{}, options.Find().
+		SetSort(bson.D{{Key: "availableBalance", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(limit).SetProjection(bson.M{"_id": 1}))
+	return int64(len(ws)), err
 }

@@ -7,6 +7,7 @@ import { listAr, listEn } from "./listMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
 import { noteAr, noteEn } from "./noteMessages";
 import { dashboardAr, dashboardEn } from "./dashboardMessages";
+import { money2Ar, money2En } from "./moneyMessages2";
 
 export const en = {
   "app.title": "Marketplace",
@@ -240,6 +241,7 @@ export const en = {
   ...noteEn,
   ...dashboardEn,
   ...findEn,
+  ...money2En,
   ...listEn,
 } as const;
 
@@ -477,5 +479,6 @@ export const ar: Record<MessageKey, string> = {
   ...noteAr,
   ...dashboardAr,
   ...findAr,
+  ...money2Ar,
   ...listAr,
 };
