@@ -186,6 +186,12 @@ var documentedAccess = map[string]ops.Access{
 	"stores.payouts.listPayouts": ops.StoreOwnerOrAdmin, "admins.payoutOperations.getPayout": ops.Admin,
 	"admins.payoutOperations.reconcileWallet": ops.Admin, "admins.payoutOperations.releaseDueEarnings": ops.Admin,
 	"admins.finance.reconcilePlatform": ops.Admin, // docs/adr/0151
+	// Issue 32: docs/adr/0161 (bulk decisions, lists), 0162 (bank account), 0163 (movements, wallets).
+	"admins.payoutOperations.listPayouts": ops.Admin, "admins.payoutOperations.approvePayouts": ops.Admin,
+	"admins.payoutOperations.rejectPayouts": ops.Admin, "admins.payoutOperations.listWallets": ops.Admin,
+	"admins.payoutOperations.getWalletTotals": ops.Admin,
+	"stores.payouts.getBankAccount":           ops.StoreOwner, "stores.payouts.setBankAccount": ops.StoreOwner,
+	"stores.wallet.getUpcomingReleases": ops.StoreOwnerOrAdmin, "stores.wallet.listStatementEntries": ops.StoreOwnerOrAdmin,
 
 	"stores.reviews.addReview": ops.Customer, "stores.reviews.updateReview": ops.Customer, "stores.reviews.deleteReview": ops.Customer,
 	"stores.reviews.getStoreReviews": ops.Public, "stores.reviews.getStoreReviewStats": ops.Public, "stores.reviews.getReview": ops.Public,

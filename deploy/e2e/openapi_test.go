@@ -579,20 +579,25 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	}
 	callOp(w.owner, "stores.orders.listStoreOrders", map[string]any{"status": nil})
 	callOp(w.owner, "stores.orders.updateOrderStatus", map[string]any{"orderId": w.ids["orders"], "status": "preparing"})
-	sh.fillCart(t)
-	cart := okAs[struct {
-		Subtotal float64 `json:"subtotal"`
-	}](t, s.Query(sh.user, "customers.cart.getMyCart", map[string]any{"storeId": sh.storeA}))
-	pay := sh.payment("pi_oa_cancel")
-	pay.AmountFils = inFils(cart.Subtotal) + 10_00 // standard delivery, under 100 AED
-	if cart.Subtotal >= 100 {
-		pay.AmountFils, pay.DeliveryFee = inFils(cart.Subtotal), "0.00"
+	// Orders of their own: one the customer cancels; one the store refunds
+	// (the generic walk's administrator refunded the world's order in full).
+	paidOrder := func(intent string) any {
+		sh.fillCart(t)
+		cart := okAs[struct {
+			Subtotal float64 `json:"subtotal"`
+		}](t, s.Query(sh.user, "customers.cart.getMyCart", map[string]any{"storeId": sh.storeA}))
+		pay := sh.payment(intent)
+		pay.AmountFils = inFils(cart.Subtotal) + 10_00 // standard delivery, under 100 AED
+		if cart.Subtotal >= 100 {
+			pay.AmountFils, pay.DeliveryFee = inFils(cart.Subtotal), "0.00"
+		}
+		if r := deliver(s, processor.Event("evt_"+intent, "payment_intent.succeeded", pay)); r.Status != 200 {
+			t.Fatalf("an order of its own: %d %s", r.Status, r.Body)
+		}
+		return okAs[map[string]any](t, s.Query(sh.user, "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": intent}))["_id"]
 	}
-	if r := deliver(s, processor.Event("evt_oa_cancel", "payment_intent.succeeded", pay)); r.Status != 200 {
-		t.Fatalf("an order to cancel: %d %s", r.Status, r.Body)
-	}
-	toCancel := okAs[map[string]any](t, s.Query(sh.user, "customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": "pi_oa_cancel"}))
-	callOp(w.customer, "customers.orders.cancelMyOrder", map[string]any{"orderId": toCancel["_id"]})
+	callOp(w.customer, "customers.orders.cancelMyOrder", map[string]any{"orderId": paidOrder("pi_oa_cancel")})
+	callOp(w.owner, "stores.orders.refundOrder", map[string]any{"orderId": paidOrder("pi_oa_refund")})
 	s.Mutation(w.customer.token, "customers.orders.cancelMyOrder", map[string]any{"orderId": w.ids["orders"]}) // preparing: refused
 	review := w.review(t)
 	callOp(w.customer, "stores.reviews.updateReview", map[string]any{"reviewId": review, "rating": 4})
