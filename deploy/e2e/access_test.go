@@ -151,6 +151,9 @@ var documentedAccess = map[string]ops.Access{
 	"admins.payoutOperations.sendPayoutThroughProcessor": ops.Admin, // docs/adr/0150
 	"admins.orders.refundOrder":                          ops.Admin, "stores.orders.refundOrder": ops.StoreOwnerOrAdmin, "customers.orders.cancelMyOrder": ops.Customer,
 	"stores.orders.listStoreOrders": ops.StoreOwnerOrAdmin,
+	// Finding orders and the order page (issue 32; docs/adr/0159, 0160).
+	"stores.orders.countStoreOrders": ops.StoreOwnerOrAdmin, "stores.orders.getOrder": ops.StoreOwnerOrAdmin,
+	"admins.orders.listOrders": ops.Admin, "admins.orders.countOrders": ops.Admin, "admins.customers.searchCustomers": ops.Admin,
 	// docs/adr/0149-refunds-and-disputes-at-the-processor.md
 	"admins.disputes.listDisputes": ops.Admin, "stores.disputes.listDisputes": ops.StoreOwnerOrAdmin,
 	// The console's and the portal's lists (issue 20; docs/adr/0133-console-rules-and-language.md).

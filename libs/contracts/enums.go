@@ -40,6 +40,19 @@ var Enums = []Enum{
 		{Value: customers.StatusDelivered, Meaning: "handed to the customer; its store earnings are credited (held, then released to the store's available balance)"},
 		{Value: customers.StatusCancelled, Meaning: "cancelled before delivery; it earns the store nothing"},
 	}},
+	// Order lists (issue 32; docs/adr/0159, 0160).
+	{Name: "orderSort", Values: []EnumValue{
+		{Value: "newest", Meaning: "by creation time, newest first"},
+		{Value: "oldest", Meaning: "by creation time, oldest first"},
+		{Value: "total_desc", Meaning: "by total, largest first"},
+		{Value: "total_asc", Meaning: "by total, smallest first"},
+	}},
+	{Name: "orderChangeRole", Values: []EnumValue{
+		{Value: "customer", Meaning: "the order's customer made the change (a cancellation)"},
+		{Value: "store", Meaning: "the store's owner made the change"},
+		{Value: "administrator", Meaning: "an administrator made the change"},
+		{Value: "system", Meaning: "the marketplace made the change (the payment that placed the order)"},
+	}},
 	{Name: "paymentStatus", Values: []EnumValue{
 		{Value: customers.PaymentPaid, Meaning: "the processor charged the order's total"},
 		{Value: customers.PaymentUnderReview, Meaning: "the processor charged an amount or currency other than the order's total: held for an administrator's review"},

@@ -51,7 +51,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("admins.catalog.updateStore", ops.Admin, "Change the given fields of a store (store.updated); returns the store.", s.updateStore),
 			ops.NewMutation("stores.catalog.updateMyStore", ops.StoreOwner, "The owner changes their store's name, phone or open flag; returns the store.", s.updateMyStore, ops.StoreArg("storeId")),
 			ops.NewQuery("stores.catalog.listMyStores", ops.Authenticated, "The caller's stores (those they own) by name, as listStores shows them (paginated).", s.listMyStores),
-			ops.NewQuery("catalog.stores.listStores", ops.Public, "Stores by name, optionally of a category, city or area (paginated).", s.listStores),
+			ops.NewQuery("catalog.stores.listStores", ops.Public, "Stores by name, optionally of a category, city or area, or whose name starts with search (any case; paginated).", s.listStores),
 			ops.NewQuery("catalog.stores.searchNearby", ops.Public, "Open stores within a radius of a point, nearest first, each with distanceKm.", s.searchNearby,
 				ops.Errors(apperr.FailedPrecondition)), // no configuration in force: no radius
 			ops.NewQuery("catalog.locations.listCities", ops.Public, "All cities by name.", s.listCities),
@@ -66,7 +66,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 				ops.StoreVia("productId", s.storeOfProduct)),
 			ops.NewQuery("catalog.categories.getCategories", ops.Internal, "Categories by id, in one call.", s.getCategories, ops.CalledBy("platformconfig")),
 			ops.NewMutation("catalog.categories.ensureByName", ops.Internal, "Find or create categories by name.", s.ensureCategories, ops.CalledBy("platformconfig")),
-			ops.NewQuery("catalog.locations.resolve", ops.Internal, "Cities and areas by id, in one call.", s.resolveLocations, ops.CalledBy("addresses")),
+			ops.NewQuery("catalog.locations.resolve", ops.Internal, "Cities and areas by id, in one call.", s.resolveLocations, ops.CalledBy("addresses", "customers")),
 			ops.NewQuery("catalog.products.getProducts", ops.Internal, "Products by id, in one call.", s.getProducts, ops.CalledBy("customers")),
 			ops.NewQuery(contract.OpGetStoreContacts, ops.Internal, "Stores by id with their owner's name and phone, as committed (the payouts service's listings; the store owners' access checks of payouts, customers, reviews and payments).", s.getStoreContacts,
 				ops.CalledBy("payouts", "customers", "reviews", "payments")),

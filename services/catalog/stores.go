@@ -210,11 +210,13 @@ type listStoresArgs struct {
 	CategoryID     *string   `json:"categoryId" op:"id=categories"`
 	City           *string   `json:"city" op:"id=cities"`
 	Area           *string   `json:"area" op:"id=areas"`
+	Search         *string   `json:"search" op:"nonblank,max=100"`
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
 }
 
 // listStores pages the stores by name (then id), open or not (each says),
-// filtered by primary category, city and area; a filter naming a missing
+// filtered by primary category, city and area, and by a prefix of the name
+// (its name key's: any case, runs of spaces as one); a filter naming a missing
 // record is NOT_FOUND, an area outside the given city INVALID_ARGUMENT.
 func (s *svc) listStores(ctx context.Context, a *listStoresArgs) (page.Result[contract.Store], error) {
 	var f storage.StoreFilter
@@ -241,6 +243,9 @@ func (s *svc) listStores(ctx context.Context, a *listStoresArgs) (page.Result[co
 			}
 		}
 		f.Area = *a.Area
+	}
+	if a.Search != nil {
+		f.NamePrefix = domain.NameKey(*a.Search)
 	}
 	r, err := s.stores.PageByName(ctx, f, a.PaginationOpts)
 	if err != nil {

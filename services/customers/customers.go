@@ -3,7 +3,9 @@ package customers
 
 import (
 	"context"
+	"fmt"
 
+	"marketplace/libs/cache"
 	"marketplace/libs/contracts/catalog"
 	contract "marketplace/libs/contracts/customers"
 	"marketplace/libs/contracts/payments"
@@ -17,7 +19,7 @@ import (
 )
 
 // Module is the customers service.
-var Module = service.Module{Name: contract.Service, Build: build, Publishes: []string{contract.TopicOrders},
+var Module = service.Module{Name: contract.Service, Build: build, Settings: func() any { s := DefaultSettings(); return &s }, Publishes: []string{contract.TopicOrders},
 	Consumes: []string{payments.Topic}, Calls: []string{catalog.Service, platformconfig.Service}}
 
 // Limits of a cart (domain.CanTake, domain.CheckNewLine hold them).
@@ -37,13 +39,18 @@ type svc struct {
 	profiles    *storage.Profiles
 	cart        *storage.Cart
 	orders      *storage.Orders
+	placeNames  *cache.TTL[string, domain.PlaceName]
+	set         Settings
 	status      *events.ConsumerStatus
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
 	s := &svc{env: env, catalog: catalog.NewClient(env.Calls), commissions: platformconfig.NewClient(env.Calls),
 		profiles: storage.NewProfiles(env.DB), cart: storage.NewCart(env.DB), orders: storage.NewOrders(env.DB),
-		status: events.NewConsumerStatus(0)}
+		placeNames: newPlaceNames(), set: DefaultSettings(), status: events.NewConsumerStatus(0)}
+	if p, ok := env.Settings.(*Settings); ok && p != nil {
+		s.set = *p
+	}
 	return &service.Built{
 		Registry: ops.NewRegistry("customers",
 			ops.NewMutation("customers.profile.upsertMyProfile", ops.Authenticated, "Create or update the caller's customer profile.", s.upsertMyProfile),
@@ -61,16 +68,24 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery(contract.OpGetMoneyTotals, ops.Internal, "Sums of the money of every order paid in AED (fils): captured, refunded, taken back by lost disputes, still with undelivered orders, paid beyond the total of delivered ones; for the platform's reconciliation.", s.getMoneyTotals, ops.CalledBy("payouts")),
 			ops.NewMutation("stores.orders.updateOrderStatus", ops.StoreOwnerOrAdmin, "Move an order along its status machine (store owner or administrator): one step at a time along pending, confirmed, preparing, out_for_delivery, delivered, or to cancelled from any status before delivered. Any other move is FAILED_PRECONDITION (details.reason status_not_allowed) naming the statuses allowed from the current one (details.current, details.requested, details.allowed).", s.updateOrderStatus,
 				ops.StoreVia("orderId", s.storeOfOrder)),
-			ops.NewQuery("stores.orders.listStoreOrders", ops.StoreOwnerOrAdmin, "A store's orders, newest first, optionally of one status (store owner or administrator).", s.listStoreOrders,
+			ops.NewQuery("stores.orders.listStoreOrders", ops.StoreOwnerOrAdmin, "A store's orders (store owner or administrator), newest first or as sort says (oldest, total_desc, total_asc; a cursor serves only its own sort), optionally of one status, created from..to (epoch ms, inclusive), of one order number (six hexadecimal digits, optionally after #: several orders may share one) or one customer; with the customer's name and the delivery places' names.", s.listStoreOrders,
 				ops.StoreArg("storeId")),
+			ops.NewQuery("stores.orders.countStoreOrders", ops.StoreOwnerOrAdmin, fmt.Sprintf("How many orders listStoreOrders lists with the same filters, up to %d (then capped: true).", domain.MaxCount), s.countStoreOrders,
+				ops.StoreArg("storeId")),
+			ops.NewQuery("stores.orders.getOrder", ops.StoreOwnerOrAdmin, "One order as its page shows it (store owner or administrator): the order with names, the commission's rate and fixed fee, its payment's disputes, and who moved it (statusHistory by and role: customer, store, administrator, system). An order held for review is NOT_FOUND to its store.", s.getOrder,
+				ops.StoreVia("orderId", s.storeOfOrder)),
+			ops.NewQuery("admins.orders.listOrders", ops.Admin, "Every order (administrators; held ones too), with listStoreOrders' filters and sorts, optionally of one store; the total sorts need storeId.", s.listOrders),
+			ops.NewQuery("admins.orders.countOrders", ops.Admin, fmt.Sprintf("How many orders listOrders lists with the same filters, up to %d (then capped: true).", domain.MaxCount), s.countOrders),
+			ops.NewQuery("admins.customers.searchCustomers", ops.Admin, fmt.Sprintf("Customers (administrators) by a name's prefix (any case), an exact phone, email, user id or profile id: query %d to %d characters; at most %d, by name.", domain.MinSearchLength, domain.MaxSearchLength, domain.MaxSearchHits), s.searchCustomers),
 			ops.NewMutation("admins.orders.refundOrder", ops.Admin, "Refund a paid order, fully or partly (administrators, any paid or held order, any time): amount in AED or lines (productId, quantity) priced as ordered, neither for all that is left to refund (the delivery fee goes with the last of the order), with a reason. The refund is reserved at once and asked of the processor; it takes effect when the processor confirms it (the order's refundedAmount and refundStatus). Above what is left to refund: FAILED_PRECONDITION (details.reason refund_exceeds_payment, details.refundableAmount; lines that complete the order are refunded with the delivery fee, and refused so when less is left: ask all that is left). Send an Idempotency-Key with each refund (a retry reuses it): a call without one that repeats a refund of the order still requested or already refunded, asked less than 10 minutes before by the same kind of caller with the same reason and the same amount, lines or all that is left, is taken for a retry and refused FAILED_PRECONDITION (details.reason refund_duplicate, details.refundId the earlier refund); a new key asks for another identical refund.", s.refundOrder),
 			ops.NewMutation("stores.orders.refundOrder", ops.StoreOwnerOrAdmin, "Refund one of the store's orders, fully or partly, as admins.orders.refundOrder does (store owner: paid orders not held by the platform, from confirmed until 14 days after delivery; later FAILED_PRECONDITION details.reason refund_window_closed with deliveredAt and refundableUntil).", s.refundOrder,
 				ops.StoreVia("orderId", s.storeOfOrder)),
 			ops.NewMutation("customers.orders.cancelMyOrder", ops.Customer, "Cancel the caller's order before the store prepares it (pending or confirmed); what was paid is refunded in full.", s.cancelMyOrder),
 			ops.NewQuery("admins.orders.listHeldOrders", ops.Admin, "Orders whose payment is held for review and not yet confirmed or cancelled, newest first, optionally of one store (administrators).", s.listHeldOrders),
 		).WithResolvers(ops.Resolvers{Customer: s.customerRef, Store: s.catalog.StoreRef}),
+		Routes:     s.routes(),
 		Indexes:    append(storage.Indexes(), events.ConsumerIndexes()...),
-		Background: []func(context.Context) error{s.consume},
+		Background: []func(context.Context) error{s.consume, s.backfill},
 		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
 	}, nil
 }

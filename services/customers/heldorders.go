@@ -31,5 +31,5 @@ func (s *svc) listHeldOrders(ctx context.Context, a *heldOrdersArgs) (page.Resul
 	if err != nil {
 		return page.Result[domain.OrderView]{}, err
 	}
-	return page.Map(r, func(o *domain.Order) domain.OrderView { return o.View(true) }), nil
+	return s.named(ctx, r, true)
 }

@@ -167,8 +167,7 @@ func (s *svc) getOrderByPaymentIntent(ctx context.Context, a *intentArgs) (*doma
 	if !o.VisibleTo(id.Sub, id.IsAdmin()) {
 		return nil, nil // another customer's payment: as for one that made no order
 	}
-	v := o.View(id.IsAdmin())
-	return &v, nil
+	return s.namedOne(ctx, o, id.IsAdmin())
 }
 
 type myOrdersArgs struct {
@@ -182,7 +181,7 @@ func (s *svc) getMyOrders(ctx context.Context, a *myOrdersArgs) (page.Result[dom
 	if err != nil {
 		return page.Result[domain.OrderView]{}, err
 	}
-	return page.Map(r, func(o *domain.Order) domain.OrderView { return o.View(false) }), nil
+	return s.named(ctx, r, false)
 }
 
 type updateStatusArgs struct {

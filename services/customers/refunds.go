@@ -99,16 +99,16 @@ func (s *svc) cancelMyOrder(ctx context.Context, a *cancelMyOrderArgs) (ops.Null
 	})
 }
 
-// cancel moves an order to cancelled after check, with its full refund when
-// it was paid: the move, the refund's reservation and both events commit
-// together.
+// cancel moves an order to cancelled for its customer after check, with its
+// full refund when it was paid: the move, the refund's reservation and both
+// events commit together.
 func (s *svc) cancel(ctx context.Context, orderID string, check func(*domain.Order) error) error {
 	caller := ops.Caller(ctx)
 	return s.move(ctx, orderID, func(o *domain.Order) (contract.OrderEvent, error) {
 		if err := check(o); err != nil {
 			return contract.OrderEvent{}, err
 		}
-		return o.Move(domain.StatusCancelled, caller.Sub, true, s.now())
+		return o.CancelAsCustomer(caller.Sub, s.now())
 	})
 }
 

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
@@ -51,9 +52,9 @@ func (r *Stores) Replace(ctx context.Context, before, st *domain.Store) error {
 	return nil
 }
 
-// StoreFilter selects stores by primary category, city and area (each ""
-// for any).
-type StoreFilter struct{ Category, City, Area string }
+// StoreFilter selects stores by primary category, city and area, and by a
+// prefix of their name key (each "" for any).
+type StoreFilter struct{ Category, City, Area, NamePrefix string }
 
 // PageByName pages the stores f selects by name, then id.
 func (r *Stores) PageByName(ctx context.Context, f StoreFilter, o page.Opts) (page.Result[domain.Store], error) {
@@ -66,6 +67,11 @@ func (r *Stores) PageByName(ctx context.Context, f StoreFilter, o page.Opts) (pa
 	}
 	if f.Area != "" {
 		filter["area"] = f.Area
+	}
+	if f.NamePrefix != "" {
+		// The name keys that start with the prefix: a range of the sort key
+		// itself, so every by-name index serves it.
+		filter["nameKey"] = bson.M{"$gte": f.NamePrefix, "$lt": f.NamePrefix + string(utf8.MaxRune)}
 	}
 	return r.page(ctx, filter, o)
 }

@@ -45,6 +45,9 @@ type StatusChange struct {
 	Status string `bson:"status"`
 	At     int64  `bson:"at"`
 	By     string `bson:"by"`
+	// Role is who By was (RoleCustomer, RoleStore, RoleAdministrator,
+	// RoleSystem); entries older than it get it from By (Order.RoleOf).
+	Role string `bson:"role,omitempty"`
 }
 
 // PaymentReview records why a paid order is held, and who settled it.
@@ -59,7 +62,10 @@ type PaymentReview struct {
 
 // Order is an order as stored.
 type Order struct {
-	ID                 string          `bson:"_id"`
+	ID string `bson:"_id"`
+	// Number is the order's short number (OrderNumber of its id), stored to
+	// be found; orders older than it get it from a background backfill.
+	Number             string          `bson:"number,omitempty"`
 	CustomerID         string          `bson:"customerId"`
 	CustomerUserID     string          `bson:"customerUserId"`
 	StoreID            string          `bson:"storeId"`
@@ -127,7 +133,7 @@ type Commission struct {
 func NewPaidOrder(id string, customer *Profile, st StoreRef, lines []CartItem, pay Payment, c Commission, now int64) Order {
 	amountPaid, currency := pay.AmountPaid, strings.ToLower(strings.TrimSpace(pay.Currency))
 	o := Order{
-		ID: id, CustomerID: customer.ID, CustomerUserID: customer.UserID, StoreID: st.ID, StoreName: st.Name,
+		ID: id, Number: OrderNumber(id), CustomerID: customer.ID, CustomerUserID: customer.UserID, StoreID: st.ID, StoreName: st.Name,
 		StoreOwnerUserID: st.OwnerUserID, DeliveryFee: pay.DeliveryFee, AmountPaid: &amountPaid, PaymentCurrency: currency,
 		DeliveryAddress: pay.DeliveryAddress, DeliveryType: pay.DeliveryType, PaymentMethod: "card", PaymentStatus: PaymentPaid,
 		PaymentIntentID: pay.IntentID, Status: StatusConfirmed, CreationTime: now, UpdatedAt: now,
@@ -145,7 +151,7 @@ func NewPaidOrder(id string, customer *Profile, st StoreRef, lines []CartItem, p
 		}
 		o.PlatformCommission, o.StoreEarnings, o.CommissionFixedFee, o.CommissionRate = c.Platform, c.StoreEarnings, c.FixedFee, c.Rate
 	}
-	o.StatusHistory = []StatusChange{{Status: o.Status, At: now, By: "payments"}}
+	o.StatusHistory = []StatusChange{{Status: o.Status, At: now, By: BySystemPayments, Role: RoleSystem}}
 	return o
 }
 
@@ -201,6 +207,21 @@ func (o *Order) NothingToDeliver() bool {
 // paid) or cancelling it, and an order whose payment found the cart empty
 // holds nothing to deliver: it can only be cancelled.
 func (o *Order) Move(to, by string, admin bool, now int64) (contract.OrderEvent, error) {
+	role := RoleStore
+	if admin {
+		role = RoleAdministrator
+	}
+	return o.move(to, StatusChange{By: by, Role: role}, admin, now)
+}
+
+// CancelAsCustomer cancels the order for its customer (CancelByCustomer
+// checked it before): the history says the customer did.
+func (o *Order) CancelAsCustomer(by string, now int64) (contract.OrderEvent, error) {
+	return o.move(StatusCancelled, StatusChange{By: by, Role: RoleCustomer}, true, now)
+}
+
+func (o *Order) move(to string, who StatusChange, admin bool, now int64) (contract.OrderEvent, error) {
+	by := who.By
 	if !CanMove(o.Status, to) {
 		return contract.OrderEvent{}, IllegalMove(o.Status, to)
 	}
@@ -227,7 +248,7 @@ func (o *Order) Move(to, by string, admin bool, now int64) (contract.OrderEvent,
 	}
 	from := o.Status
 	o.Status, o.UpdatedAt = to, now
-	o.StatusHistory = append(o.StatusHistory[:len(o.StatusHistory):len(o.StatusHistory)], StatusChange{Status: to, At: now, By: by})
+	o.StatusHistory = append(o.StatusHistory[:len(o.StatusHistory):len(o.StatusHistory)], StatusChange{Status: to, At: now, By: by, Role: who.Role})
 	ev := o.Event()
 	ev.From, ev.To, ev.ChangedBy = from, to, by
 	return ev, nil
@@ -301,6 +322,33 @@ type OrderItemView struct {
 type StatusChangeView struct {
 	Status string `json:"status"`
 	At     int64  `json:"at"`
+	// Who moved it, to administrators and the store: By is the user (or
+	// "payments"), Role what they were.
+	By   string `json:"by,omitempty"`
+	Role string `json:"role,omitempty" enum:"customer|store|administrator|system"`
+}
+
+// DeliveryAddressView is the delivery address with its places' names: City
+// and Area are as the payment carried them (ids of the catalog's places, or
+// text from older payments); the names are the catalog's for ids it knows,
+// absent otherwise.
+type DeliveryAddressView struct {
+	FullAddress    string `json:"fullAddress"`
+	City           string `json:"city"`
+	Area           string `json:"area"`
+	PhoneNumber    string `json:"phoneNumber"`
+	CityName       string `json:"cityName,omitempty"`
+	CityNameArabic string `json:"cityNameArabic,omitempty"`
+	AreaName       string `json:"areaName,omitempty"`
+}
+
+// DisputeView is a dispute of the order's payment, as the payments service
+// reported it (amount in its currency's major unit).
+type DisputeView struct {
+	ID       string  `json:"disputeId"`
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+	Status   string  `json:"status"`
 }
 
 // PaymentReviewView is a held payment as clients see it.
@@ -314,27 +362,32 @@ type PaymentReviewView struct {
 }
 
 type OrderView struct {
-	ID                 string             `json:"_id"`
-	CreationTime       int64              `json:"_creationTime"`
-	CustomerID         string             `json:"customerId"`
-	StoreID            string             `json:"storeId"`
-	StoreName          string             `json:"storeName"`
-	Items              []OrderItemView    `json:"items"`
-	Subtotal           float64            `json:"subtotal"`
-	DeliveryFee        float64            `json:"deliveryFee"`
-	Total              float64            `json:"total"`
-	PlatformCommission *float64           `json:"platformCommission,omitempty"` // administrators only
-	StoreEarnings      *float64           `json:"storeEarnings,omitempty"`      // administrators only
-	AmountPaid         *float64           `json:"amountPaid,omitempty"`
-	DeliveryAddress    DeliveryAddress    `json:"deliveryAddress"`
-	DeliveryType       string             `json:"deliveryType"`
-	PaymentMethod      string             `json:"paymentMethod"`
-	PaymentStatus      string             `json:"paymentStatus"`
-	PaymentIntentID    string             `json:"paymentIntentId"`
-	PaymentReview      *PaymentReviewView `json:"paymentReview,omitempty"`
-	Status             string             `json:"status"`
-	StatusHistory      []StatusChangeView `json:"statusHistory"`
-	UpdatedAt          int64              `json:"updatedAt"`
+	ID           string `json:"_id"`
+	CreationTime int64  `json:"_creationTime"`
+	// Number is the order's short number (OrderNumber).
+	Number     string `json:"number"`
+	CustomerID string `json:"customerId"`
+	// CustomerName is the customer's profile name now (absent when the
+	// profile is gone).
+	CustomerName       string              `json:"customerName,omitempty"`
+	StoreID            string              `json:"storeId"`
+	StoreName          string              `json:"storeName"`
+	Items              []OrderItemView     `json:"items"`
+	Subtotal           float64             `json:"subtotal"`
+	DeliveryFee        float64             `json:"deliveryFee"`
+	Total              float64             `json:"total"`
+	PlatformCommission *float64            `json:"platformCommission,omitempty"` // administrators only
+	StoreEarnings      *float64            `json:"storeEarnings,omitempty"`      // administrators only
+	AmountPaid         *float64            `json:"amountPaid,omitempty"`
+	DeliveryAddress    DeliveryAddressView `json:"deliveryAddress"`
+	DeliveryType       string              `json:"deliveryType"`
+	PaymentMethod      string              `json:"paymentMethod"`
+	PaymentStatus      string              `json:"paymentStatus"`
+	PaymentIntentID    string              `json:"paymentIntentId"`
+	PaymentReview      *PaymentReviewView  `json:"paymentReview,omitempty"`
+	Status             string              `json:"status"`
+	StatusHistory      []StatusChangeView  `json:"statusHistory"`
+	UpdatedAt          int64               `json:"updatedAt"`
 	// What the processor refunded (AED; the payment currency's major unit for
 	// an order paid in another), and the refund status once anything was.
 	RefundedAmount float64      `json:"refundedAmount"`
@@ -342,6 +395,37 @@ type OrderView struct {
 	Refunds        []RefundView `json:"refunds"`
 	// What may still be refunded: administrators and the store only.
 	RefundableAmount *float64 `json:"refundableAmount,omitempty"`
+	// The terms of the commission (administrators and the store only): the
+	// rate and the fixed fee (AED) in force when the order was made.
+	CommissionRate     *float64 `json:"commissionRate,omitempty"`
+	CommissionFixedFee *float64 `json:"commissionFixedFee,omitempty"`
+	// The disputes of its payment (administrators and the store only).
+	Disputes []DisputeView `json:"disputes,omitempty"`
+}
+
+// PlaceName is a city's or an area's names as the catalog has them.
+type PlaceName struct{ Name, NameArabic string }
+
+// Names are what order views show by name: customers' profile names by
+// profile id, places by id. Missing entries leave the names out.
+type Names struct {
+	Customers map[string]string
+	Places    map[string]PlaceName
+}
+
+// NamedView is View with the names: the customer's, and the delivery
+// address's city and area where they are ids the catalog knows (a city or
+// area given as text stays as it is, without names).
+func (o *Order) NamedView(withTerms bool, n Names) OrderView {
+	v := o.View(withTerms)
+	v.CustomerName = n.Customers[o.CustomerID]
+	if p, ok := n.Places[o.DeliveryAddress.City]; ok {
+		v.DeliveryAddress.CityName, v.DeliveryAddress.CityNameArabic = p.Name, p.NameArabic
+	}
+	if p, ok := n.Places[o.DeliveryAddress.Area]; ok {
+		v.DeliveryAddress.AreaName = p.Name
+	}
+	return v
 }
 
 // View is the order for its customer; the platform's commission and the
@@ -349,9 +433,10 @@ type OrderView struct {
 // shown with withTerms only (administrators, the store's own lists).
 func (o *Order) View(withTerms bool) OrderView {
 	v := OrderView{
-		ID: o.ID, CreationTime: o.CreationTime, CustomerID: o.CustomerID, StoreID: o.StoreID, StoreName: o.StoreName,
+		ID: o.ID, CreationTime: o.CreationTime, Number: OrderNumber(o.ID), CustomerID: o.CustomerID, StoreID: o.StoreID, StoreName: o.StoreName,
 		Subtotal: o.Subtotal.AED(), DeliveryFee: o.DeliveryFee.AED(), Total: o.Total.AED(),
-		DeliveryAddress: o.DeliveryAddress, DeliveryType: o.DeliveryType, PaymentMethod: o.PaymentMethod,
+		DeliveryAddress: DeliveryAddressView{FullAddress: o.DeliveryAddress.FullAddress, City: o.DeliveryAddress.City,
+			Area: o.DeliveryAddress.Area, PhoneNumber: o.DeliveryAddress.PhoneNumber}, DeliveryType: o.DeliveryType, PaymentMethod: o.PaymentMethod,
 		PaymentStatus: o.PaymentStatus, PaymentIntentID: o.PaymentIntentID, Status: o.Status, UpdatedAt: o.UpdatedAt,
 		Items: make([]OrderItemView, len(o.Items)), StatusHistory: make([]StatusChangeView, len(o.StatusHistory)),
 	}
@@ -367,12 +452,24 @@ func (o *Order) View(withTerms bool) OrderView {
 	if withTerms {
 		c, e, r := o.PlatformCommission.AED(), o.StoreEarnings.AED(), o.major(o.Refundable())
 		v.PlatformCommission, v.StoreEarnings, v.RefundableAmount = &c, &e, &r
+		rate, fee := o.CommissionRate, o.CommissionFixedFee.AED()
+		v.CommissionRate, v.CommissionFixedFee = &rate, &fee
+		for _, d := range o.Disputes {
+			cur := d.Currency
+			if cur == "" {
+				cur = o.Currency()
+			}
+			v.Disputes = append(v.Disputes, DisputeView{ID: d.ID, Amount: money.Major(int64(d.Amount), cur), Currency: cur, Status: d.Status})
+		}
 	}
 	for i, it := range o.Items {
 		v.Items[i] = OrderItemView{ProductID: it.ProductID, Name: it.Name, UnitPrice: it.UnitPrice.AED(), Quantity: it.Quantity, LineTotal: it.LineTotal.AED()}
 	}
 	for i, h := range o.StatusHistory {
 		v.StatusHistory[i] = StatusChangeView{Status: h.Status, At: h.At}
+		if withTerms {
+			v.StatusHistory[i].By, v.StatusHistory[i].Role = h.By, o.RoleOf(h)
+		}
 	}
 	return v
 }

@@ -64,7 +64,7 @@ func TestPaidOrderHeldUnlessPaidExactly(t *testing.T) {
 				t.Errorf("%s: %s/%s, review %+v; want held for %s", c.name, o.Status, o.PaymentStatus, r, c.reason)
 			}
 		}
-		if len(o.StatusHistory) != 1 || o.StatusHistory[0] != (StatusChange{Status: o.Status, At: 1000, By: "payments"}) {
+		if len(o.StatusHistory) != 1 || o.StatusHistory[0] != (StatusChange{Status: o.Status, At: 1000, By: "payments", Role: RoleSystem}) {
 			t.Errorf("%s: history %+v", c.name, o.StatusHistory)
 		}
 		if o.ID != "o1" || o.CustomerID != "cust1" || o.CustomerUserID != "user1" || o.StoreName != "Bakery" || o.StoreOwnerUserID != "owner1" ||
@@ -158,8 +158,12 @@ func TestMove(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
+		role := RoleStore
+		if c.admin {
+			role = RoleAdministrator
+		}
 		if o.Status != c.to || o.UpdatedAt != 2000 || o.PaymentStatus != c.wantPaid ||
-			!slices.Equal(o.StatusHistory, []StatusChange{first, {Status: c.to, At: 2000, By: "mover"}}) {
+			!slices.Equal(o.StatusHistory, []StatusChange{first, {Status: c.to, At: 2000, By: "mover", Role: role}}) {
 			t.Errorf("%s: %s/%s at %d, history %+v", c.name, o.Status, o.PaymentStatus, o.UpdatedAt, o.StatusHistory)
 		}
 		if ev.From != from || ev.To != c.to || ev.Status != c.to || ev.ChangedBy != "mover" || ev.PaymentStatus != c.wantPaid || ev.OrderID != "o1" || ev.Total != o.Total {

@@ -18,6 +18,7 @@ type Profile struct {
 	ID           string  `bson:"_id"`
 	UserID       string  `bson:"userId"`
 	Name         string  `bson:"name"`
+	NameKey      string  `bson:"nameKey,omitempty"` // NameKey(Name): what a search's prefix matches
 	Phone        *string `bson:"phone,omitempty"`
 	Email        *string `bson:"email,omitempty"`
 	CreationTime int64   `bson:"creationTime"`

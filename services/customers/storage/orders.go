@@ -116,19 +116,6 @@ func (r *Orders) PageOfCustomer(ctx context.Context, userID string, o page.Opts)
 	return r.newest(ctx, bson.M{"customerUserId": userID}, o)
 }
 
-// PageOfStore pages a store's orders, newest first, of one status when given;
-// without withHeld, those domain.Order.VisibleToStore shows.
-func (r *Orders) PageOfStore(ctx context.Context, storeID string, status *string, withHeld bool, o page.Opts) (page.Result[domain.Order], error) {
-	filter := bson.M{"storeId": storeID}
-	if status != nil {
-		filter["status"] = *status
-	}
-	if !withHeld {
-		filter["paymentStatus"] = bson.M{"$ne": domain.PaymentUnderReview}
-	}
-	return r.newest(ctx, filter, o)
-}
-
 // PageToSettle pages the held orders still to settle (domain.Order.ToSettle:
 // pending, payment under review), newest first, of one store when given.
 func (r *Orders) PageToSettle(ctx context.Context, storeID *string, o page.Opts) (page.Result[domain.Order], error) {

@@ -20,7 +20,7 @@ func NewProfiles(db *store.DB) *Profiles { return &Profiles{db: db} }
 // Upsert writes the user's profile edit at now, creating the profile on the
 // user's first call; it answers the profile's id.
 func (r *Profiles) Upsert(ctx context.Context, userID string, e domain.ProfileEdit, now int64) (string, error) {
-	set := bson.M{"name": e.Name, "updatedAt": now}
+	set := bson.M{"name": e.Name, "nameKey": domain.NameKey(e.Name), "updatedAt": now}
 	if e.Phone != nil {
 		set["phone"] = *e.Phone
 	}

@@ -8,6 +8,7 @@ import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { ConfirmAction } from "../ui/ConfirmAction";
 import { Loading } from "../ui/Loading";
+import { OrderNumber, Person, Place } from "../ui/names";
 import { RefundAction, RefundSummary } from "../ui/Refunds";
 import { useAllStores } from "./stores";
 
@@ -70,9 +71,10 @@ function HeldOrder({ order: o }: { order: Order }) {
         <Group justify="space-between">
           <Group gap="xs">
             <Title order={3} size="h5" id={`held-${o._id}`}>
-              {o.storeName}
+              <bdi>{o.storeName}</bdi>
             </Title>
-            <Text size="sm" ff="monospace" dir="ltr">
+            <OrderNumber order={o} />
+            <Text size="xs" ff="monospace" dir="ltr">
               {o._id}
             </Text>
           </Group>
@@ -99,13 +101,24 @@ function HeldOrder({ order: o }: { order: Order }) {
             <Table.Tr>
               <Table.Th>{t("held.items")}</Table.Th>
               <Table.Td>
-                {o.items.length === 0 ? "—" : o.items.map((i) => `${i.quantity} × ${i.name} (${money(i.lineTotal)})`).join(", ")}
+                {o.items.length === 0
+                  ? "—"
+                  : o.items.map((i, n) => (
+                      <span key={i.productId}>
+                        {n > 0 && ", "}
+                        {i.quantity} × <bdi>{i.name}</bdi> ({money(i.lineTotal)})
+                      </span>
+                    ))}
               </Table.Td>
             </Table.Tr>
             <Table.Tr>
               <Table.Th>{t("held.delivery")}</Table.Th>
               <Table.Td>
-                {o.deliveryAddress.fullAddress}, {o.deliveryAddress.area}, {o.deliveryAddress.city} ·{" "}
+                <Person name={o.customerName} id={o.customerId} />
+                <Text size="sm" dir="auto">
+                  {o.deliveryAddress.fullAddress}
+                </Text>
+                <Place address={o.deliveryAddress} />
                 <span dir="ltr">{o.deliveryAddress.phoneNumber}</span> · {money(o.deliveryFee)}
               </Table.Td>
             </Table.Tr>

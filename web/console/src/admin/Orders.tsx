@@ -1,32 +1,99 @@
 import { Alert, Button, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery, useQuery } from "convex/react";
-import { useState, type FormEvent } from "react";
+import { useQuery } from "convex/react";
+import { lazy, Suspense, useState, type FormEvent } from "react";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
+import { usePath } from "../app/router";
 import { OrderStatusBadge } from "../store/OrderStatusBadge";
 import { DataTable } from "../ui/DataTable";
 import { Loading } from "../ui/Loading";
-import { PAGE, PagedList } from "../ui/PagedList";
-import { orderNumber, RefundAction, RefundSummary, type RefundableOrder } from "../ui/Refunds";
+import { OrderNumber, Person, Place } from "../ui/names";
+import { periodOf, type DayRange } from "../app/days";
+import { DateRangeFilter, StatusFilter, useSort } from "../ui/ListTools";
+import { type OrderArgs, type OrderColumn, OrderPages, OrdersCsv, queryParam, thisMonth, useOrderPages } from "../ui/OrderList";
+import { ORDER_STATUSES } from "../store/orderStatus";
+import { RefundAction, RefundSummary, type RefundableOrder } from "../ui/Refunds";
 import { StorePicker, useAllStores } from "./stores";
 
-// Orders and refunds: a store's orders (stores.orders.listStoreOrders, which
-// administrators may read for any store), newest first and live, or one
-// order found by its payment intent; each with its refunds, and the refund
+const OrderPage = lazy(() => import("../ui/OrderPage"));
+
+// Orders and refunds: every order (admins.orders.listOrders, held ones too),
+// a page at a time and live, filtered by period, status, store (and the
+// customer a search chose), sorted by date (by total once a store is
+// chosen), with the page's totals and the same orders as CSV; or one order
+// found by its payment intent. Each row shows its refunds, and the refund
 // action on any paid or held order (admins.orders.refundOrder: an
-// administrator has no refund window).
+// administrator has no refund window). An order's number opens its page
+// (/admin/orders/<id>).
 export default function Orders() {
+  const path = usePath();
+  const id = /^\/admin\/orders\/([^/]+)$/.exec(path)?.[1];
+  if (id) {
+    return (
+      <Suspense fallback={<Loading />}>
+        <OrderPage orderId={id} />
+      </Suspense>
+    );
+  }
+  return <AllOrders />;
+}
+
+function AllOrders() {
   const { t } = useI18n();
   const stores = useAllStores();
-  const [storeId, setStoreId] = useState<string | null>(null);
+  const [storeId, setStoreId] = useState<string | null>(() => queryParam("storeId") ?? null);
+  const [customerId, setCustomerId] = useState<string | undefined>(() => queryParam("customerId"));
+  const [status, setStatus] = useState<string | null>(null);
+  const [range, setRange] = useState<DayRange>(thisMonth);
+  const [chosenSort, onSort] = useSort({ by: "date", dir: "desc" });
+  // Every store's orders sort by date only (the server serves totals per store).
+  const sort = !storeId && chosenSort.by === "total" ? { by: "date", dir: "desc" as const } : chosenSort;
+  const period = periodOf(range);
+  const args: OrderArgs = {
+    storeId: storeId ?? undefined,
+    status: (status ?? undefined) as OrderArgs["status"],
+    customerId,
+    ...(period ?? {}),
+  };
+  const pages = useOrderPages("admin", args, sort);
   return (
     <Stack>
       <Title order={2}>{t("adminOrders.title")}</Title>
-      <Text size="sm">{t("adminOrders.intro")}</Text>
+      <Text size="sm">{t("find.orders.introAdmin")}</Text>
       <FindByIntent />
-      <StorePicker stores={stores} value={storeId} onChange={setStoreId} testId="orders-store" />
-      {storeId && <StoreOrders storeId={storeId} key={storeId} />}
+      <Group align="flex-end" wrap="wrap" gap="md">
+        <StorePicker stores={stores} value={storeId} onChange={setStoreId} testId="orders-store" />
+        <StatusFilter value={status} onChange={setStatus} options={ORDER_STATUSES.map((s) => ({ value: s, label: t(`order.status.${s}` as MessageKey) }))} />
+      </Group>
+      <Group align="flex-end" justify="space-between" wrap="wrap" gap="md">
+        <DateRangeFilter value={range} onChange={setRange} testId="period" />
+        <OrdersCsv path="/api/admin/orders.csv" query={{ status: status ?? undefined, storeId: storeId ?? undefined }} range={range} period={period} name="orders" />
+      </Group>
+      {!storeId && (
+        <Text size="xs" c="dimmed">
+          {t("find.totalNeedsStore")}
+        </Text>
+      )}
+      {customerId && (
+        <Group gap="xs">
+          <Text size="sm" data-testid="orders-customer">
+            {t("find.customer", { name: "" }).trim()} <Text span ff="monospace" dir="ltr">{customerId}</Text>
+          </Text>
+          <Button size="compact-xs" variant="subtle" onClick={() => setCustomerId(undefined)}>
+            {t("find.customer.clear")}
+          </Button>
+        </Group>
+      )}
+      <OrderPages
+        pages={pages}
+        columns={[{ label: "orders.order", sort: "date" }, { label: "find.col.customer" }, { label: "orders.items" }, { label: "orders.total", sort: storeId ? "total" : undefined }, { label: "orders.payment" }, { label: "orders.status" }, { label: "orders.refunds" }] satisfies OrderColumn[]}
+        sort={sort}
+        onSort={onSort}
+        minWidth={1000}
+      >
+        {(results) => <OrderRows orders={results} showStore={!storeId} />}
+      </OrderPages>
     </Stack>
   );
 }
@@ -64,43 +131,44 @@ function FindByIntent() {
   );
 }
 
-function StoreOrders({ storeId }: { storeId: string }) {
-  const { t } = useI18n();
-  const pages = usePaginatedQuery(api.stores.orders.listStoreOrders, { storeId }, { initialNumItems: PAGE });
+const PAYMENTS = new Set(["paid", "under_review", "pending", "refunded"]);
+
+const COLUMNS: MessageKey[] = ["orders.order", "find.col.customer", "orders.items", "orders.total", "orders.payment", "orders.status", "orders.refunds"];
+
+function OrderTable({ orders, testId, showStore }: { orders: RefundableOrder[]; testId: string; showStore?: boolean }) {
   return (
-    <PagedList pages={pages} empty={t("orders.none")} emptyTestId="orders-empty">
-      {(results) => <OrderTable orders={results} testId="orders" />}
-    </PagedList>
+    <DataTable minWidth={1000} striped verticalSpacing="sm" data-testid={testId} columns={COLUMNS}>
+      <OrderRows orders={orders} showStore={showStore} />
+    </DataTable>
   );
 }
 
-const PAYMENTS = new Set(["paid", "under_review", "pending", "refunded"]);
-
-function OrderTable({ orders, testId, showStore }: { orders: RefundableOrder[]; testId: string; showStore?: boolean }) {
+function OrderRows({ orders, showStore }: { orders: RefundableOrder[]; showStore?: boolean }) {
   const { t, money, dateTime } = useI18n();
   return (
-    <DataTable
-      striped
-      verticalSpacing="sm"
-      data-testid={testId}
-      columns={["orders.order", "orders.items", "orders.total", "orders.payment", "orders.status", "orders.refunds"]}
-    >
+    <>
       {orders.map((o) => (
         <Table.Tr key={o._id} data-order={o._id} data-status={o.status} data-refund-status={o.refundStatus ?? "none"}>
           <Table.Td>
-            <Text fw={600} title={o._id} dir="ltr">
-              {orderNumber(o._id)}
-            </Text>
-            {showStore && <Text size="sm">{o.storeName}</Text>}
+            <OrderNumber order={o} />
+            {showStore && (
+              <Text size="sm">
+                <bdi>{o.storeName}</bdi>
+              </Text>
+            )}
             <Text size="xs">{dateTime(o._creationTime)}</Text>
             <Text size="xs" ff="monospace" dir="ltr">
               {o.paymentIntentId}
             </Text>
           </Table.Td>
           <Table.Td>
+            <Person name={o.customerName} id={o.customerId} />
+            <Place address={o.deliveryAddress} size="xs" />
+          </Table.Td>
+          <Table.Td>
             {o.items.map((it) => (
               <Text size="sm" key={it.productId}>
-                {it.quantity} × {it.name} <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
+                {it.quantity} × <bdi>{it.name}</bdi> <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
               </Text>
             ))}
           </Table.Td>
@@ -123,6 +191,6 @@ function OrderTable({ orders, testId, showStore }: { orders: RefundableOrder[]; 
           </Table.Td>
         </Table.Tr>
       ))}
-    </DataTable>
+    </>
   );
 }

@@ -18,6 +18,7 @@ import { StoreProvider, StorePicker } from "../store/StoreContext";
 import { areaOf, type AreaName } from "./areas";
 import { I18nProvider, useI18n } from "./i18n";
 import { LanguageSwitch } from "./LanguageSwitch";
+import { SearchBox } from "../admin/SearchBox";
 import { Shell } from "./Shell";
 import { SessionGate, useSession } from "./session";
 
@@ -99,7 +100,7 @@ function AdminArea() {
   const { identity } = useSession();
   const { t } = useI18n();
   if (!identity.roles.includes("admin")) return <Denied message={t("denied.admin", { sub: identity.sub })} />;
-  return <Shell area="admin" />;
+  return <Shell area="admin" headerExtra={<SearchBox />} />;
 }
 
 function StoreArea() {

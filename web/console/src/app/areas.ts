@@ -20,6 +20,7 @@ export const screens: Record<AreaName, Screen[]> = {
     { path: "moderation", label: "nav.moderation", load: () => import("../admin/Moderation") },
     { path: "held-payments", label: "nav.held", load: () => import("../admin/HeldPayments") },
     { path: "orders", label: "nav.adminOrders", load: () => import("../admin/Orders") },
+    { path: "search", label: "nav.search", load: () => import("../admin/Search") },
     { path: "disputes", label: "nav.disputes", load: () => import("../admin/Disputes") },
     { path: "wallets", label: "nav.wallets", load: () => import("../admin/Wallets") },
     { path: "commission", label: "nav.commission", load: () => import("../admin/Commission") },

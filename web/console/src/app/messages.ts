@@ -2,6 +2,7 @@
 // keys: the Arabic table must have every one (the type says so), so a screen
 // cannot ship half translated.
 import { adminAr, adminEn } from "../admin/messages";
+import { findAr, findEn } from "./findMessages";
 import { listAr, listEn } from "./listMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
 
@@ -234,6 +235,7 @@ export const en = {
   "tx.status.failed": "Failed",
   ...adminEn,
   ...moneyEn,
+  ...findEn,
   ...listEn,
 } as const;
 
@@ -468,5 +470,6 @@ export const ar: Record<MessageKey, string> = {
   "tx.status.failed": "فشلت",
   ...adminAr,
   ...moneyAr,
+  ...findAr,
   ...listAr,
 };

@@ -1,22 +1,33 @@
-import { Alert, Button, Group, Input, SegmentedControl, Stack, Table, Text, Title } from "@mantine/core";
+import { Group, Input, SegmentedControl, Stack, Table, Text, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery } from "convex/react";
-import type { FunctionReturnType } from "convex/server";
-import { useState } from "react";
-import { useActionForm } from "../app/action";
+import { lazy, Suspense, useState } from "react";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
-import { ConfirmAction } from "../ui/ConfirmAction";
-import { DataTable } from "../ui/DataTable";
-import { PagedList } from "../ui/PagedList";
-import { orderNumber, RefundAction, RefundSummary } from "../ui/Refunds";
+import { usePath } from "../app/router";
+import { Loading } from "../ui/Loading";
+import { periodOf, type DayRange } from "../app/days";
+import { DateRangeFilter, useSort } from "../ui/ListTools";
+import { OrderNumber, Person, Place } from "../ui/names";
+import { type ListedOrder, type OrderColumn, OrderPages, OrdersCsv, thisMonth, useOrderPages } from "../ui/OrderList";
+import { OrderMoves } from "../ui/OrderMoves";
+import { RefundAction, RefundSummary } from "../ui/Refunds";
 import { OrderStatusBadge } from "./OrderStatusBadge";
-import { nextStatuses, ORDER_STATUSES, type OrderStatus } from "./orderStatus";
+import { ORDER_STATUSES } from "./orderStatus";
 import { useStore } from "./StoreContext";
 
-type Order = FunctionReturnType<typeof api.stores.orders.listStoreOrders>["page"][number];
+const OrderPage = lazy(() => import("../ui/OrderPage"));
+
 const FILTERS = ["all", ...ORDER_STATUSES] as const;
-const ORDERS_PAGE = 25;
+const COLUMNS: OrderColumn[] = [
+  { label: "orders.order", sort: "date" },
+  { label: "orders.items" },
+  { label: "orders.total", sort: "total" },
+  { label: "orders.delivery" },
+  { label: "orders.payment" },
+  { label: "orders.status" },
+  { label: "orders.refunds" },
+  { label: "orders.next" },
+];
 const PAYMENTS = new Set(["paid", "under_review", "pending", "refunded"]);
 
 // A store refunds an order from confirmed on (the server refuses a
@@ -24,23 +35,39 @@ const PAYMENTS = new Set(["paid", "under_review", "pending", "refunded"]);
 // platform holds for review.
 const REFUNDABLE = new Set(["confirmed", "preparing", "out_for_delivery", "delivered"]);
 
-// The store's orders, live (new orders and every move appear by themselves),
-// with the moves the server allows as buttons; cancelling asks first.
+// The store's orders, a page at a time and live (new orders and every move
+// appear by themselves), filtered by period and status, sorted by date or
+// total, with the moves the server allows as buttons (cancelling asks
+// first) and the page's totals; the same orders as CSV. An order's number
+// opens its page (/store/orders/<id>).
 export default function Orders() {
+  const path = usePath();
+  const id = /^\/store\/orders\/([^/]+)$/.exec(path)?.[1];
+  if (id) {
+    return (
+      <Suspense fallback={<Loading />}>
+        <OrderPage orderId={id} />
+      </Suspense>
+    );
+  }
+  return <OrderList />;
+}
+
+function OrderList() {
   const { t } = useI18n();
   const { store } = useStore();
   const [filter, setFilter] = useState<(typeof FILTERS)[number]>("all");
-  const pages = usePaginatedQuery(
-    api.stores.orders.listStoreOrders,
-    { storeId: store._id, status: filter === "all" ? undefined : filter },
-    { initialNumItems: ORDERS_PAGE },
-  );
+  const [range, setRange] = useState<DayRange>(thisMonth);
+  const [sort, onSort] = useSort({ by: "date", dir: "desc" });
+  const status = filter === "all" ? undefined : filter;
+  const period = periodOf(range);
+  const pages = useOrderPages("store", { storeId: store._id, status, ...(period ?? {}) }, sort);
   return (
     <Stack>
       <Title order={2}>
-        {t("orders.title")}: {store.name}
+        {t("orders.title")}: <bdi>{store.name}</bdi>
       </Title>
-      <Text size="sm">{t("orders.intro")}</Text>
+      <Text size="sm">{t("find.orders.introStore")}</Text>
       <Stack gap={4}>
         <Input.Label id="order-filter-label" component="span">
           {t("orders.filter")}
@@ -54,39 +81,31 @@ export default function Orders() {
           style={{ flexWrap: "wrap" }}
         />
       </Stack>
-      <PagedList pages={pages} empty={t("orders.none")} emptyTestId="orders-empty" pageSize={ORDERS_PAGE}>
-        {(results) => (
-          <DataTable
-            striped
-            verticalSpacing="sm"
-            data-testid="orders"
-            columns={["orders.order", "orders.items", "orders.total", "orders.delivery", "orders.payment", "orders.status", "orders.refunds", "orders.next"]}
-          >
-            {results.map((o) => (
-              <OrderRow key={o._id} order={o} />
-            ))}
-          </DataTable>
-        )}
-      </PagedList>
+      <Group align="flex-end" justify="space-between" wrap="wrap" gap="md">
+        <DateRangeFilter value={range} onChange={setRange} testId="period" />
+        <OrdersCsv path={`/api/stores/${encodeURIComponent(store._id)}/orders.csv`} query={{ status }} range={range} period={period} name="orders" />
+      </Group>
+      <OrderPages pages={pages} columns={COLUMNS} sort={sort} onSort={onSort} minWidth={1180}>
+        {(results) => results.map((o) => <OrderRow key={o._id} order={o} />)}
+      </OrderPages>
     </Stack>
   );
 }
 
-function OrderRow({ order: o }: { order: Order }) {
+function OrderRow({ order: o }: { order: ListedOrder }) {
   const { t, money, dateTime } = useI18n();
   const payment = `payment.${o.paymentStatus}` as MessageKey;
   return (
-    <Table.Tr data-order={o._id} data-status={o.status} data-refund-status={o.refundStatus ?? "none"}>
+    <Table.Tr data-order={o._id} data-status={o.status} data-refund-status={o.refundStatus ?? "none"} data-total={o.total}>
       <Table.Td>
-        <Text fw={600} title={o._id} dir="ltr">
-          {orderNumber(o._id)}
-        </Text>
+        <OrderNumber order={o} />
         <Text size="xs">{dateTime(o._creationTime)}</Text>
+        <Person name={o.customerName} id={o.customerId} size="xs" />
       </Table.Td>
       <Table.Td>
         {o.items.map((it) => (
           <Text size="sm" key={it.productId}>
-            {it.quantity} × {it.name} <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
+            {it.quantity} × <bdi>{it.name}</bdi> <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
           </Text>
         ))}
       </Table.Td>
@@ -101,10 +120,10 @@ function OrderRow({ order: o }: { order: Order }) {
         )}
       </Table.Td>
       <Table.Td>
-        <Text size="sm">{o.deliveryAddress.fullAddress}</Text>
-        <Text size="xs">
-          {o.deliveryAddress.area}, {o.deliveryAddress.city}
+        <Text size="sm" dir="auto">
+          {o.deliveryAddress.fullAddress}
         </Text>
+        <Place address={o.deliveryAddress} size="xs" />
         <Text size="xs" dir="ltr">
           {o.deliveryAddress.phoneNumber}
         </Text>
@@ -124,67 +143,8 @@ function OrderRow({ order: o }: { order: Order }) {
         </Stack>
       </Table.Td>
       <Table.Td>
-        <Moves order={o} />
+        <OrderMoves order={o} />
       </Table.Td>
     </Table.Tr>
-  );
-}
-
-function Moves({ order }: { order: Order }) {
-  const { t } = useI18n();
-  const next = nextStatuses(order.status, order.paymentStatus);
-  if (order.paymentStatus === "under_review") {
-    return (
-      <Text size="xs" maw={220} data-testid="order-held">
-        {t("orders.held")}
-      </Text>
-    );
-  }
-  if (next.length === 0) return <Text size="sm">{t("orders.final")}</Text>;
-  return (
-    <Group gap="xs">
-      {next.map((s) => (s === "cancelled" ? <Cancel key={s} order={order} /> : <Move key={s} order={order} to={s} />))}
-    </Group>
-  );
-}
-
-function useMove(order: Order, to: OrderStatus) {
-  return useActionForm({
-    initial: {},
-    mutation: api.stores.orders.updateOrderStatus,
-    args: () => ({ orderId: order._id, status: to }),
-  });
-}
-
-// A step along the delivery path: one click. A refusal (the order moved
-// meanwhile, say) shows under the buttons and the row stays as it was.
-function Move({ order, to }: { order: Order; to: OrderStatus }) {
-  const { t } = useI18n();
-  const form = useMove(order, to);
-  return (
-    <Stack gap={4}>
-      <Button size="xs" onClick={() => void form.submit()} loading={form.pending} data-testid={`move-${to}`}>
-        {t(`order.move.${to}` as MessageKey)}
-      </Button>
-      {form.formError && (
-        <Alert color="red" role="alert" p="xs" maw={260}>
-          {form.formError.message}
-        </Alert>
-      )}
-    </Stack>
-  );
-}
-
-function Cancel({ order }: { order: Order }) {
-  const { t, money } = useI18n();
-  const form = useMove(order, "cancelled");
-  return (
-    <ConfirmAction
-      label={t("order.move.cancelled")}
-      title={t("order.cancel.title", { id: orderNumber(order._id), total: money(order.total) })}
-      form={form}
-      color="red"
-      testId="move-cancelled"
-    />
   );
 }
