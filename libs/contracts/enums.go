@@ -155,4 +155,20 @@ var Enums = []Enum{
 		{Value: "lowest_rating", Meaning: "by rating, lowest first"},
 		{Value: "most_helpful", Meaning: "by helpful votes, most first"},
 	}},
+	{Name: "payoutSort", Values: []EnumValue{
+		{Value: "newest", Meaning: "by request date, newest first"},
+		{Value: "oldest", Meaning: "by request date, oldest first"},
+		{Value: "amount_desc", Meaning: "by requested amount, largest first"},
+		{Value: "amount_asc", Meaning: "by requested amount, smallest first"},
+	}},
+	{Name: "walletSort", Values: []EnumValue{
+		{Value: "available_desc", Meaning: "by available balance, highest first"},
+		{Value: "available_asc", Meaning: "by available balance, lowest (most in debt) first"},
+		{Value: "pending_desc", Meaning: "by pending balance, highest first"},
+		{Value: "pending_asc", Meaning: "by pending balance, lowest first"},
+		{Value: "disputed_desc", Meaning: "by disputed balance, highest first"},
+		{Value: "disputed_asc", Meaning: "by disputed balance, lowest first"},
+		{Value: "updated_desc", Meaning: "by the wallet's last change, latest first"},
+		{Value: "updated_asc", Meaning: "by the wallet's last change, earliest first"},
+	}},
 }

@@ -39,6 +39,9 @@ type Settings struct {
 	// ReleaseInterval is how often held earnings that are due move from the
 	// pending to the available balance.
 	ReleaseInterval time.Duration `env:"PAYOUTS_RELEASE_INTERVAL" default:"1m"`
+	// CSVMaxRows caps the rows of a payouts or wallets CSV export (larger:
+	// FAILED_PRECONDITION too_many_rows).
+	CSVMaxRows int `env:"PAYOUTS_CSV_MAX_ROWS" default:"100000"`
 }
 
 // GroupID is the consumer group of the service's event consumer.
@@ -55,6 +58,7 @@ type svc struct {
 	orders      *storage.Orders
 	statement   *storage.Statement
 	fees        *storage.PlatformFees
+	accounts    *storage.Accounts
 	now         func() time.Time
 	catalog     *catalog.Client
 	// storeOf looks a store up in the catalog (nil when it does not exist);
@@ -66,6 +70,8 @@ type svc struct {
 	storeRef func(ctx context.Context, id string) (*ops.StoreRef, error)
 	status   *events.ConsumerStatus
 	interval time.Duration
+	// maxCSVRows caps an export's rows (defaultMaxCSVRows; lowered in tests).
+	maxCSVRows int
 	// settings reads the wallet settings in force (the platform
 	// configuration service; a stub in unit tests).
 	settings func(ctx context.Context) (*domain.WalletSettings, error)
@@ -105,6 +111,9 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 		settings = &Settings{ReleaseInterval: time.Minute}
 	}
 	s := newSvc(env, settings.ReleaseInterval)
+	if settings.CSVMaxRows > 0 {
+		s.maxCSVRows = settings.CSVMaxRows
+	}
 	pc := platformconfig.NewClient(env.Calls)
 	s.settings = func(ctx context.Context) (*domain.WalletSettings, error) {
 		w, err := pc.WalletSettings(ctx)
@@ -113,14 +122,16 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 		}
 		return settingsFromAED(w)
 	}
-	return &service.Built{
+	b := &service.Built{
 		Registry:   s.registry(),
 		Indexes:    append(storage.Indexes(), events.ConsumerIndexes()...),
 		Background: []func(context.Context) error{s.consume, s.releaseLoop, s.carryForward},
 		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
 		Routes: []ops.Route{{Method: fiber.MethodGet, Path: RouteStatementCSV, Access: ops.StoreOwnerOrAdmin, StoreParam: "storeId", Handler: s.statementCSVRoute,
 			Summary: "The store's wallet statement from `from` to `to` (query, epoch ms, at most 366 days) as CSV: the rows of stores.wallet.getStatement between an opening and a closing balance row. For the store's owner or an administrator."}},
-	}, nil
+	}
+	b.Routes = append(b.Routes, s.exportRoutes()...)
+	return b, nil
 }
 
 func newSvc(env service.Env, interval time.Duration) *svc {
@@ -131,10 +142,10 @@ func newSvc(env service.Env, interval time.Duration) *svc {
 	if interval <= 0 {
 		interval = time.Minute
 	}
-	s := &svc{env: env, now: now, catalog: catalog.NewClient(env.Calls), status: events.NewConsumerStatus(0), interval: interval}
+	s := &svc{env: env, now: now, catalog: catalog.NewClient(env.Calls), status: events.NewConsumerStatus(0), interval: interval, maxCSVRows: defaultMaxCSVRows}
 	r := storage.New(env.DB)
 	s.wallets, s.ledger, s.payouts, s.adjustments, s.totals = r.Wallets, r.Ledger, r.Payouts, r.Adjustments, r.Totals
-	s.orders, s.statement, s.fees = r.Orders, r.Statement, r.Fees
+	s.orders, s.statement, s.fees, s.accounts = r.Orders, r.Statement, r.Fees, r.Accounts
 	s.storeOf = s.catalog.Store
 	s.storeRef = s.catalog.StoreRef
 	s.orderFacts = customers.NewClient(env.Calls).OrderFacts
@@ -191,18 +202,36 @@ func (s *svc) registry() *ops.Registry {
 	return ops.NewRegistry(contract.Service,
 		// The store's owner.
 		ops.NewMutation("stores.payouts.requestPayout", ops.StoreOwner,
-			"Request a payout of the store's available balance to a UAE bank account; returns the payout id. The amount lies between the configuration's minPayoutAmount and maxPayoutAmount (defaults 100 and 50,000 AED) and exceeds the payoutProcessingFee (default 2 AED), which is kept from it; outside them, FAILED_PRECONDITION with the settings and the available balance in its message and details. Earnings reach the available balance pendingBalanceHoldDays (default 7) after delivery; until then a request they would cover is FAILED_PRECONDITION insufficient_balance, saying when the oldest held earning is released (details.nextReleaseAt). The amount leaves the available balance at once; the payout then goes requested, approved, processing, completed (or cancelled when rejected, failed).", s.requestPayout, ops.StoreArg("storeId")),
+			"Request a payout of the store's available balance to a UAE bank account; returns the payout id. The amount lies between the configuration's minPayoutAmount and maxPayoutAmount (defaults 100 and 50,000 AED) and exceeds the payoutProcessingFee (default 2 AED), which is kept from it; outside them, FAILED_PRECONDITION with the settings and the available balance in its message and details. Earnings reach the available balance pendingBalanceHoldDays (default 7) after delivery; until then a request they would cover is FAILED_PRECONDITION insufficient_balance, saying when the oldest held earning is released (details.nextReleaseAt). The amount leaves the available balance at once; the payout then goes requested, approved, processing, completed (or cancelled when rejected, failed). saveBankAccount: true also saves bankDetails as the store's bank account (stores.payouts.setBankAccount), in the same transaction.", s.requestPayout, ops.StoreArg("storeId")),
+		ops.NewQuery("stores.payouts.getBankAccount", ops.StoreOwner,
+			"The store's saved payout bank account (IBAN, ibanLast4, bankName, accountHolderName, updatedAt), null when none is saved or it was saved by someone who no longer owns the store (after a handover the former owner's account is never offered).", s.getBankAccount, ops.StoreArg("storeId")),
+		ops.NewMutation("stores.payouts.setBankAccount", ops.StoreOwner,
+			"Save the store's payout bank account (bankDetails as requestPayout's; the IBAN a valid UAE IBAN, else INVALID_ARGUMENT at bankDetails.IBAN); returns it. The store's owner is told (event payouts.bank_account_changed).", s.setBankAccount, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.payouts.listPayouts", ops.StoreOwnerOrAdmin,
 			"The store's payouts, newest first (paginated), with their history.", s.listPayouts, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.wallet.getWallet", ops.StoreOwnerOrAdmin,
 			"The store's wallet: balances and statistics. availableBalance may be negative after refunds or lost disputes (a debt, also as debt: later releases repay it first, and no payout can be requested meanwhile); disputedBalance is the store's share of open disputes.", s.getWallet, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.wallet.getStatement", ops.StoreOwnerOrAdmin,
 			"The store's wallet statement from `from` to `to` (epoch ms, inclusive; at most 366 days, else INVALID_ARGUMENT range_too_large; at most 5,000 entries, else FAILED_PRECONDITION too_many_entries): openingBalance, every change of the balances in order (earnings, releases, adjustments, payouts, refunds, disputes) with its signed amount and the running balance (available + pending + disputed, which may be negative: a debt), and closingBalance, in AED. A payout's entry shows the payout's status now. The same as CSV: GET /api/stores/{storeId}/statement.csv?from=&to=.", s.getStatement, ops.StoreArg("storeId")),
+		ops.NewQuery("stores.wallet.getUpcomingReleases", ops.StoreOwnerOrAdmin,
+			"What the store's pending balance will release, by Asia/Dubai calendar day of the release: releases [{day (YYYY-MM-DD), at (epoch ms of the earliest release that day), amount (AED still held of the earnings released that day, after early releases and deductions), count}], earliest day first. At most 5,000 held earnings are read, oldest first: more is true when there are others.", s.getUpcomingReleases, ops.StoreArg("storeId")),
+		ops.NewQuery("stores.wallet.listStatementEntries", ops.StoreOwnerOrAdmin,
+			"The store's statement entries, newest first (paginated): every change of its balances as stores.wallet.getStatement gives it (kind, signed changes of available, pending and disputed, the balances after it and their sum, the running balance; a payout's entry with the payout's status now), an earning's with releaseAt (when it is released). An administrator's early release (move_pending_to_available) is an entry too. Optional kind (an entry kind) and orderId (the entries of one order).", s.listStatementEntries, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.wallet.listTransactions", ops.StoreOwnerOrAdmin,
 			"The store's wallet transactions, newest first (paginated).", s.listTransactions, ops.StoreArg("storeId")),
 		// The administrators.
 		ops.NewQuery("admins.payoutOperations.getPendingPayouts", ops.Admin,
 			"Open payouts (requested, approved, processing), oldest request first. A payout whose store was handed to another owner after its request (admins.catalog.updateStore) is flagged: handedOver, and handedOverAt once this service has heard of the handover.", s.getPendingPayouts),
+		ops.NewQuery("admins.payoutOperations.listPayouts", ops.Admin,
+			"Every payout (paginated), of one status and one store when given, requested from `from` to `to` (epoch ms, inclusive) when given; sort newest (default), oldest, amount_desc or amount_asc (by requested amount; not with a date range: INVALID_ARGUMENT sort_with_range). With the store's owner and wallet figures, as getPayout.", s.listAllPayouts),
+		ops.NewMutation("admins.payoutOperations.approvePayouts", ops.Admin,
+			"Approve 1 to 50 requested payouts (payoutIds, each once) in one transaction: all or none. Whose store each payout's is now is asked first (the catalog unreachable: UNAVAILABLE, nothing changed); a payout of a store handed over since its request needs its id in confirmHandover, as approvePayout's confirmHandover. Any payout refused is FAILED_PRECONDITION bulk_refused and changes nothing: details.refused lists each refused payout {payoutId, code, reason, message}. Returns {payouts (after the move, in the order given), total (their requested amounts, AED)}.", s.approvePayouts),
+		ops.NewMutation("admins.payoutOperations.rejectPayouts", ops.Admin,
+			"Reject 1 to 50 requested payouts (payoutIds, each once) with one rejectionReason, in one transaction: all or none (their amounts return to the available balances). Any payout refused is FAILED_PRECONDITION bulk_refused and changes nothing: details.refused lists each {payoutId, code, reason, message}. Returns {payouts, total} as approvePayouts.", s.rejectPayouts),
+		ops.NewQuery("admins.payoutOperations.listWallets", ops.Admin,
+			"Every store's wallet (paginated), sorted by available_desc (default), available_asc, pending_desc|asc, disputed_desc|asc or updated_desc|asc; inDebt: only the wallets whose available balance is below zero (sorted by available balance). Each with its store's name and owner (the catalog's now, else the wallet's copy) and updatedAt.", s.listWallets),
+		ops.NewQuery("admins.payoutOperations.getWalletTotals", ops.Admin,
+			"Every wallet's figures summed (AED): wallets, availableBalance, pendingBalance, disputedBalance, debt (the sum of the debts) and inDebt (how many), totalEarnings, totalPayouts, totalOrders. Reads every wallet.", s.getWalletTotals),
 		ops.NewQuery("admins.payoutOperations.getPayoutStatistics", ops.Admin,
 			"Payout figures: open, processing, completed today and this month (Asia/Dubai), top stores.", s.getPayoutStatistics),
 		ops.NewQuery("admins.payoutOperations.getPayout", ops.Admin,

@@ -111,36 +111,50 @@ func (s *svc) getStatement(ctx context.Context, a *statementArgs) (*Statement, e
 			return apperr.New(apperr.FailedPrecondition, "the period has more than %d entries; ask for a shorter period", maxStatementEntries).
 				WithDetails(map[string]any{"reason": "too_many_entries", "maxEntries": maxStatementEntries})
 		}
-		statuses := map[string]string{}
-		for _, e := range es {
-			if id := e.Refs.PayoutID; id != "" && statuses[id] == "" {
-				p, err := s.payouts.Get(ctx, id)
-				if err != nil {
-					return err
-				}
-				statuses[id] = "unknown"
-				if p != nil {
-					statuses[id] = p.Status
-				}
-			}
+		views, err := s.entryViews(ctx, es)
+		if err != nil {
+			return err
 		}
+		out.Entries = append(out.Entries, views...)
 		out.ClosingBalance = out.OpeningBalance
-		for _, e := range es {
-			status := domain.TxCompleted
-			if e.Refs.PayoutID != "" {
-				status = statuses[e.Refs.PayoutID]
-			}
-			out.Entries = append(out.Entries, StatementEntryView{Seq: e.Seq, At: e.At, Kind: e.Kind, Description: e.Description,
-				Amount: e.Amount.AED(), Balance: e.Balance.AED(), AvailableChange: e.Change.Available.AED(), PendingChange: e.Change.Pending.AED(),
-				DisputedChange: e.Change.Disputed.AED(), AvailableBalance: e.After.Available.AED(), PendingBalance: e.After.Pending.AED(),
-				DisputedBalance: e.After.Disputed.AED(), Status: status, TransactionID: e.Refs.TransactionID, AdjustmentID: e.Refs.AdjustmentID,
-				PayoutID: e.Refs.PayoutID, OrderID: e.Refs.OrderID, RefundID: e.Refs.RefundID, DisputeID: e.Refs.DisputeID})
-			out.ClosingBalance = e.Balance.AED()
+		if len(es) > 0 {
+			out.ClosingBalance = es[len(es)-1].Balance.AED()
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// entryViews are the entries as the interface shows them, each payout's
+// with the payout's status now (read in the caller's transaction).
+func (s *svc) entryViews(ctx context.Context, es []domain.StatementEntry) ([]StatementEntryView, error) {
+	statuses := map[string]string{}
+	for _, e := range es {
+		if id := e.Refs.PayoutID; id != "" && statuses[id] == "" {
+			p, err := s.payouts.Get(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			statuses[id] = "unknown"
+			if p != nil {
+				statuses[id] = p.Status
+			}
+		}
+	}
+	out := make([]StatementEntryView, 0, len(es))
+	for _, e := range es {
+		status := domain.TxCompleted
+		if e.Refs.PayoutID != "" {
+			status = statuses[e.Refs.PayoutID]
+		}
+		out = append(out, StatementEntryView{Seq: e.Seq, At: e.At, Kind: e.Kind, Description: e.Description,
+			Amount: e.Amount.AED(), Balance: e.Balance.AED(), AvailableChange: e.Change.Available.AED(), PendingChange: e.Change.Pending.AED(),
+			DisputedChange: e.Change.Disputed.AED(), AvailableBalance: e.After.Available.AED(), PendingBalance: e.After.Pending.AED(),
+			DisputedBalance: e.After.Disputed.AED(), Status: status, TransactionID: e.Refs.TransactionID, AdjustmentID: e.Refs.AdjustmentID,
+			PayoutID: e.Refs.PayoutID, OrderID: e.Refs.OrderID, RefundID: e.Refs.RefundID, DisputeID: e.Refs.DisputeID})
 	}
 	return out, nil
 }

@@ -23,6 +23,8 @@ type requestPayoutArgs struct {
 	StoreID     string          `json:"storeId" op:"required,id=stores"`
 	Amount      money.Fils      `json:"amount" op:"required,min=0.01"`
 	BankDetails bankDetailsArgs `json:"bankDetails" op:"required"`
+	// SaveBankAccount: save bankDetails as the store's bank account too.
+	SaveBankAccount *bool `json:"saveBankAccount"`
 }
 
 // walletSettings are the wallet settings in force; a payout request is
@@ -45,9 +47,9 @@ func (s *svc) walletSettings(ctx context.Context) (*domain.WalletSettings, error
 // must be a valid UAE IBAN.
 func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, error) {
 	st := ops.StoreOf(ctx)
-	iban, err := domain.CheckUAEIBAN(a.BankDetails.IBAN)
+	bank, err := checkBank(a.BankDetails)
 	if err != nil {
-		return "", apperr.Invalid("bankDetails.IBAN", "%v", err)
+		return "", err
 	}
 	cfg, err := s.walletSettings(ctx)
 	if err != nil {
@@ -75,7 +77,7 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 	p, t := domain.NewPayout(domain.PayoutRequest{
 		ID: ids.New("payouts"), TransactionID: ids.New("walletTransactions"), StoreID: st.ID, StoreName: st.Name, OwnerUserID: st.OwnerUserID,
 		RequestedBy: caller.Sub, Amount: a.Amount,
-		Bank: domain.BankDetails{IBAN: iban, BankName: a.BankDetails.BankName, AccountHolderName: a.BankDetails.AccountHolderName},
+		Bank: bank,
 	}, cfg, s.nowMs())
 	d := domain.Balances{Available: -a.Amount}
 	err = s.tx(ctx, "the wallet", func(ctx context.Context) error {
@@ -106,6 +108,11 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 		}
 		if err := s.ledger.Insert(ctx, t); err != nil {
 			return err
+		}
+		if isTrue(a.SaveBankAccount) {
+			if _, err := s.saveBankAccount(ctx, bank); err != nil {
+				return err
+			}
 		}
 		_, err = s.env.Outbox.Add(ctx, contract.TopicPayouts, contract.EventPayoutRequested, p.ID, p.Event("", ""))
 		return err

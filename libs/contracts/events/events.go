@@ -114,6 +114,7 @@ var All = []Event{
 	ev(payouts.EventWalletDisputeHeld, payouts.TopicWallets, payouts.Service, 1, of[payouts.WalletMoveEvent]()),
 	ev(payouts.EventWalletDisputeRelease, payouts.TopicWallets, payouts.Service, 1, of[payouts.WalletMoveEvent]()),
 	ev(payouts.EventWalletDisputeDebited, payouts.TopicWallets, payouts.Service, 1, of[payouts.WalletMoveEvent]()),
+	ev(payouts.EventBankAccountChanged, payouts.TopicWallets, payouts.Service, 1, of[payouts.BankAccountChanged]()),
 
 	ev(platformconfig.EventConfigChanged, platformconfig.Topic, platformconfig.Service, 1, of[platformconfig.ConfigChanged]()),
 

@@ -37,6 +37,24 @@ const (
 	EventWalletAdjusted = "wallet.adjusted" // an administrator adjusted the balances
 )
 
+// EventBankAccountChanged is on TopicWallets, keyed by wallet id, and
+// carries a BankAccountChanged: the store's saved payout bank account was
+// set or changed (stores.payouts.setBankAccount, or requestPayout with
+// saveBankAccount). Its owner is told, against account takeover.
+const EventBankAccountChanged = "payouts.bank_account_changed"
+
+// BankAccountChanged is the data of EventBankAccountChanged: the store, its
+// wallet, its owner (who saved it is ChangedBy), the new IBAN's last four
+// characters only, and when (epoch ms).
+type BankAccountChanged struct {
+	StoreID     string `json:"storeId"`
+	WalletID    string `json:"walletId"`
+	OwnerUserID string `json:"ownerUserId"`
+	IBANLast4   string `json:"ibanLast4"`
+	ChangedBy   string `json:"changedBy"`
+	EventTime   int64  `json:"eventTime"`
+}
+
 // Payout statuses.
 const (
 	StatusRequested  = "requested"

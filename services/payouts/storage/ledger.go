@@ -52,6 +52,13 @@ func (r *Ledger) Held(ctx context.Context, walletID string) ([]domain.Transactio
 		options.Find().SetSort(oldestFirst).SetProjection(bson.M{"_id": 1, "heldRemaining": 1}))
 }
 
+// HeldWithRelease are at most limit of the wallet's earnings still held,
+// oldest first, with what they hold and when they are released.
+func (r *Ledger) HeldWithRelease(ctx context.Context, walletID string, limit int64) ([]domain.Transaction, error) {
+	return store.FindAll[domain.Transaction](ctx, r.db.Collection(TxColl), heldFilter(walletID),
+		options.Find().SetSort(oldestFirst).SetLimit(limit).SetProjection(bson.M{"_id": 1, "heldRemaining": 1, "releaseAt": 1}))
+}
+
 // Take records what the adjustment adjID takes from a held earning at now,
 // on the condition that the earning still holds what was read
 // (store.ErrConflict otherwise: the transaction runs again).

@@ -28,6 +28,20 @@ func (r *Payouts) StoreOf(ctx context.Context, id string) (string, error) {
 	return p.StoreID, nil
 }
 
+// StoresOf are the stores of the payouts ids that exist, by payout id.
+func (r *Payouts) StoresOf(ctx context.Context, ids []string) (map[string]string, error) {
+	ps, err := store.FindAll[domain.Payout](ctx, r.db.Collection(PayoutsColl), bson.M{"_id": bson.M{"$in": ids}},
+		options.Find().SetProjection(bson.M{"storeId": 1}))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(ps))
+	for _, p := range ps {
+		out[p.ID] = p.StoreID
+	}
+	return out, nil
+}
+
 // Insert records a new payout. It runs in the caller's transaction.
 func (r *Payouts) Insert(ctx context.Context, p *domain.Payout) error {
 	_, err := r.db.Collection(PayoutsColl).InsertOne(ctx, p)

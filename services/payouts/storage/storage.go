@@ -50,6 +50,19 @@ func Indexes() []store.Index {
 		{Collection: PayoutsColl, Keys: bson.D{{Key: "status", Value: 1}, {Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}, Name: "open_oldest"},
 		{Collection: PayoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}, Name: "store_open_oldest"},
 		{Collection: PayoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_store_by_creation"},
+		// Every payout (admins.payoutOperations.listPayouts) by request date
+		// or amount, of all stores or one, of any status or one.
+		{Collection: PayoutsColl, Keys: bson.D{{Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_request_date"},
+		{Collection: PayoutsColl, Keys: bson.D{{Key: "requestedAmount", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_amount"},
+		{Collection: PayoutsColl, Keys: bson.D{{Key: "status", Value: 1}, {Key: "requestedAmount", Value: 1}, {Key: "_id", Value: 1}}, Name: "status_by_amount"},
+		{Collection: PayoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "requestDate", Value: 1}, {Key: "_id", Value: 1}}, Name: "store_by_request_date"},
+		{Collection: PayoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "requestedAmount", Value: 1}, {Key: "_id", Value: 1}}, Name: "store_by_amount"},
+		{Collection: PayoutsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "status", Value: 1}, {Key: "requestedAmount", Value: 1}, {Key: "_id", Value: 1}}, Name: "store_status_by_amount"},
+		// Every wallet (listWallets) by a balance or its last change.
+		{Collection: WalletsColl, Keys: bson.D{{Key: "availableBalance", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_available"},
+		{Collection: WalletsColl, Keys: bson.D{{Key: "pendingBalance", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_pending"},
+		{Collection: WalletsColl, Keys: bson.D{{Key: "disputedBalance", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_disputed"},
+		{Collection: WalletsColl, Keys: bson.D{{Key: "updatedAt", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_updated"},
 		{Collection: DaysColl, Keys: bson.D{{Key: "month", Value: 1}}, Name: "by_month"},
 		{Collection: AdjustmentsColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "adjustmentType", Value: 1}}, Name: "by_wallet"},
 		// A move_pending_to_available (journal only) is recorded once per
@@ -59,6 +72,11 @@ func Indexes() []store.Index {
 		// walletId:seq, so one entry per change), and by time.
 		{Collection: StatementColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "seq", Value: 1}}, Unique: true, Name: "one_per_change"},
 		{Collection: StatementColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "at", Value: 1}, {Key: "seq", Value: 1}}, Name: "by_time"},
+		// A wallet's entries of one kind, or of one order, newest first
+		// (listStatementEntries; page.Find breaks ties by _id).
+		{Collection: StatementColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "kind", Value: 1}, {Key: "seq", Value: 1}, {Key: "_id", Value: 1}}, Name: "kind_by_change"},
+		{Collection: StatementColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "refs.orderId", Value: 1}, {Key: "seq", Value: 1}, {Key: "_id", Value: 1}}, Name: "order_by_change"},
+		{Collection: StatementColl, Keys: bson.D{{Key: "walletId", Value: 1}, {Key: "seq", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_change"},
 	}
 }
 
@@ -72,12 +90,13 @@ type Repos struct {
 	Orders      *Orders
 	Statement   *Statement
 	Fees        *PlatformFees
+	Accounts    *Accounts
 }
 
 // New opens the repositories on db.
 func New(db *store.DB) Repos {
 	return Repos{Wallets: &Wallets{db}, Ledger: &Ledger{db}, Payouts: &Payouts{db}, Adjustments: &Adjustments{db}, Totals: &Totals{db},
-		Orders: &Orders{db}, Statement: &Statement{db}, Fees: &PlatformFees{db}}
+		Orders: &Orders{db}, Statement: &Statement{db}, Fees: &PlatformFees{db}, Accounts: &Accounts{db}}
 }
 
 // tx runs fn in the caller's transaction when ctx is one (DB.Tx joins it,

@@ -243,10 +243,10 @@ journey("journey 4: the commission preview equals getCommissionPreview, before a
   await bothLanguages(admin, "commission");
 });
 
-journey("wallets: an adjustment with a reason, a refusal left in place, the ledger and reconciliation live", async () => {
+journey("wallets: an adjustment with a reason, a refusal left in place, the movements and reconciliation live", async () => {
   await nav("Wallets");
-  await admin.getByTestId("wallet-store").click();
-  await admin.getByRole("option", { name: "Bakery", exact: true }).click();
+  // The overview of every store's wallet; a row opens one.
+  await admin.getByRole("link", { name: "Open the wallet of Bakery", exact: true }).click();
   const available = admin.getByTestId("wallet-available");
   await available.waitFor(WAIT);
   const before = amountOf(await text(available));
@@ -276,7 +276,10 @@ journey("wallets: an adjustment with a reason, a refusal left in place, the ledg
     [Math.round((before + 25.5) * 100) / 100],
     WAIT,
   );
-  await admin.locator('[data-testid="ledger"] tr', { hasText: "Goodwill credit for a crushed box" }).filter({ hasText: "Added to available" }).waitFor(WAIT);
+  await admin
+    .locator('[data-testid="movements"] tr[data-kind="add_balance"]', { hasText: "Goodwill credit for a crushed box" })
+    .filter({ hasText: "Added to available by an administrator" })
+    .waitFor(WAIT);
   await admin.locator('[data-testid="reconcile"][data-consistent="true"]').waitFor(WAIT);
   await bothLanguages(admin, "wallets");
   console.log("ADJUSTED 25.50");

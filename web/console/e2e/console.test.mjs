@@ -181,8 +181,8 @@ test("journey 1: a payout requested in the portal is worked in the console, live
   await admin.getByText("No open payouts.").waitFor(WAIT);
   await owner.locator(`tr[data-payout="${payoutId}"][data-status="completed"]`).waitFor(WAIT);
   await owner.getByTestId("wallet-paid-out").filter({ hasText: "250.00" }).waitFor(WAIT);
-  // The portal's ledger is the console's table: the payout's row named in the chosen language, not by its code.
-  await owner.locator('[data-testid="ledger"] tr[data-type="payout"]').filter({ hasText: "صرف" }).waitFor(WAIT);
+  // The portal's movements are the console's table: the payout's row named in the chosen language, not by its code, with the payout's status.
+  await owner.locator('[data-testid="movements"] tr[data-kind="payout_request"]').filter({ hasText: "طلب صرف" }).filter({ has: owner.locator('[data-status="completed"]') }).waitFor(WAIT);
 
   // The Arabic portal is laid out right to left: the navigation on the right.
   const nav = await owner.locator("nav").first().boundingBox();

@@ -1,9 +1,9 @@
-import { Checkbox, Group, Input, SegmentedControl, Select, Stack, Table, Text, TextInput, Textarea, Title } from "@mantine/core";
+import { Alert, Checkbox, Group, Input, List, SegmentedControl, Select, Stack, Table, Text, TextInput, Textarea, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useMemo, useState } from "react";
-import { useActionForm } from "../app/action";
+import { useActionForm, type Refusal } from "../app/action";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { useSession } from "../app/session";
@@ -19,6 +19,9 @@ const LIMIT = 500;
 
 // The payout queue: open payouts (requested, approved, processing), live.
 // Each row's actions are the moves its status allows, each confirmed first.
+// Requested payouts can be ticked and approved or rejected together
+// (approvePayouts / rejectPayouts: all or none) behind one confirmation
+// that lists them and their total.
 export default function PayoutQueue() {
   const { t, money, dateTime } = useI18n();
   const [storeId, setStoreId] = useState<string | null>(null);
@@ -32,6 +35,18 @@ export default function PayoutQueue() {
     return [...m].map(([value, label]) => ({ value, label })).sort((a, b) => a.label.localeCompare(b.label));
   }, [all, storeId]);
   const rows = (storeId ? ofStore : all)?.filter((p) => status === "all" || p.status === status);
+  const [picked, setPicked] = useState<Set<string>>(new Set());
+  const [doneText, setDoneText] = useState<string | null>(null);
+  // Only what is shown and still requested stays selected.
+  const selected = (rows ?? []).filter((p) => p.status === "requested" && picked.has(p._id));
+  const requestedShown = (rows ?? []).filter((p) => p.status === "requested");
+  const toggle = (id: string, on: boolean) =>
+    setPicked((s) => {
+      const n = new Set(s);
+      if (on) n.add(id);
+      else n.delete(id);
+      return n;
+    });
 
   return (
     <Stack>
@@ -46,26 +61,54 @@ export default function PayoutQueue() {
           onChange={setStoreId}
           clearable
           searchable
-          w={260}
+          w={{ base: "100%", xs: 260 }}
           data-testid="filter-store"
         />
-        <Stack gap={4}>
+        <Stack gap={4} maw="100%">
           <Input.Label id="status-filter-label" component="span">
             {t("payouts.filterStatus")}
           </Input.Label>
           <SegmentedControl
+            style={{ maxWidth: "100%", overflowX: "auto" }}
             aria-labelledby="status-filter-label"
             value={status}
             onChange={(v) => setStatus(v as (typeof STATUSES)[number])}
             data={STATUSES.map((s) => ({ value: s, label: t(`status.${s}` as MessageKey) }))}
           />
         </Stack>
+        {requestedShown.length > 1 && (
+          <Checkbox
+            label={t("bulk.selectAll")}
+            checked={requestedShown.every((p) => picked.has(p._id))}
+            onChange={(e) => {
+              const on = e.currentTarget.checked;
+              setPicked((s) => {
+                const n = new Set(s);
+                for (const p of requestedShown) if (on) n.add(p._id);
+                else n.delete(p._id);
+                return n;
+              });
+            }}
+            data-testid="bulk-pick-all"
+          />
+        )}
         {rows && (
           <Text size="sm" data-testid="payout-count">
             {t("payouts.count", { n: rows.length })}
           </Text>
         )}
       </Group>
+      {selected.length > 0 && (
+        <Group data-testid="bulk-actions">
+          <BulkDecision kind="approve" payouts={selected} onDone={(n) => (setPicked(new Set()), setDoneText(t("bulk.approved", { n })))} />
+          <BulkDecision kind="reject" payouts={selected} onDone={(n) => (setPicked(new Set()), setDoneText(t("bulk.rejected", { n })))} />
+        </Group>
+      )}
+      {doneText && (
+        <Alert color="green" role="status" data-testid="bulk-done" withCloseButton onClose={() => setDoneText(null)} closeButtonLabel={t("close")}>
+          {doneText}
+        </Alert>
+      )}
       {rows === undefined ? (
         <Loading />
       ) : rows.length === 0 ? (
@@ -75,6 +118,15 @@ export default function PayoutQueue() {
           {rows.map((p) => (
             <Table.Tr key={p._id} data-payout={p._id} data-status={p.status}>
               <Table.Td>
+                {p.status === "requested" && (
+                  <Checkbox
+                    mb={4}
+                    aria-label={t("bulk.select", { amount: money(p.requestedAmount), store: p.storeName })}
+                    checked={picked.has(p._id)}
+                    onChange={(e) => toggle(p._id, e.currentTarget.checked)}
+                    data-testid="bulk-pick"
+                  />
+                )}
                 <Text fw={600} title={p.storeId}>
                   {p.storeName}
                 </Text>
@@ -228,6 +280,78 @@ function Fail({ payout }: { payout: Payout }) {
     <ConfirmAction label={t("action.fail")} title={useTitle("action.fail.title", payout)} form={form} color="red" testId="fail">
       <Textarea label={t("field.reason")} required {...form.input("failureReason")} />
       <Checkbox label={t("field.restoreBalance")} {...form.checkbox("restoreBalance")} />
+    </ConfirmAction>
+  );
+}
+
+// One confirmation for many payouts: the list with their amounts and the
+// total; a refusal of any (bulk_refused: nothing changed) lists each refused
+// payout with the server's reason.
+function BulkDecision({ kind, payouts, onDone }: { kind: "approve" | "reject"; payouts: Payout[]; onDone(n: number): void }) {
+  const { t, money } = useI18n();
+  const { identity } = useSession();
+  const ids = payouts.map((p) => p._id);
+  const total = payouts.reduce((s, p) => s + Math.round(p.requestedAmount * 100), 0) / 100;
+  const handedOver = payouts.filter((p) => p.handedOver);
+  const names = new Map(payouts.map((p) => [p._id, `${p.storeName} ${money(p.requestedAmount)}`]));
+  const describe = (r: Refusal) => {
+    const refused = r.reason === "bulk_refused" && Array.isArray(r.details.refused) ? (r.details.refused as { payoutId: string; message: string }[]) : null;
+    if (!refused) return null;
+    return [t("bulk.refused"), ...refused.map((x) => `${names.get(x.payoutId) ?? x.payoutId}: ${x.message}`)].join(" · ");
+  };
+  const approve = useActionForm({
+    initial: { adminNotes: "", confirmHandover: false },
+    mutation: api.admins.payoutOperations.approvePayouts,
+    args: (v) => ({
+      payoutIds: ids,
+      adminUserId: identity.sub,
+      adminNotes: optional(v.adminNotes),
+      confirmHandover: v.confirmHandover ? handedOver.map((p) => p._id) : undefined,
+    }),
+    describe,
+    onDone: (r) => onDone(r?.payouts.length ?? ids.length),
+  });
+  const reject = useActionForm({
+    initial: { rejectionReason: "" },
+    mutation: api.admins.payoutOperations.rejectPayouts,
+    validate: { rejectionReason: (v) => (v.trim() ? null : t("required")) },
+    args: (v) => ({ payoutIds: ids, adminUserId: identity.sub, rejectionReason: v.rejectionReason.trim() }),
+    describe,
+    onDone: (r) => onDone(r?.payouts.length ?? ids.length),
+  });
+  const list = (
+    <List size="sm" data-testid="bulk-list" data-total={total.toFixed(2)}>
+      {payouts.map((p) => (
+        <List.Item key={p._id} data-payout={p._id}>
+          {t("bulk.item", { store: p.storeName, amount: money(p.requestedAmount) })}
+        </List.Item>
+      ))}
+    </List>
+  );
+  if (kind === "approve")
+    return (
+      <ConfirmAction
+        label={t("bulk.approve", { n: payouts.length })}
+        title={t("bulk.approveTitle", { n: payouts.length, total: money(total) })}
+        form={approve}
+        color="teal"
+        testId="bulk-approve"
+      >
+        {list}
+        {handedOver.length > 0 && <Checkbox label={t("bulk.handedOver")} {...approve.checkbox("confirmHandover")} />}
+        <Textarea label={`${t("field.notes")} (${t("optional")})`} {...approve.input("adminNotes")} />
+      </ConfirmAction>
+    );
+  return (
+    <ConfirmAction
+      label={t("bulk.reject", { n: payouts.length })}
+      title={t("bulk.rejectTitle", { n: payouts.length, total: money(total) })}
+      form={reject}
+      color="red"
+      testId="bulk-reject"
+    >
+      {list}
+      <Textarea label={t("field.reason")} required {...reject.input("rejectionReason")} />
     </ConfirmAction>
   );
 }

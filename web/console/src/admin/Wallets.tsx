@@ -1,33 +1,151 @@
-import { Alert, Card, Group, List, Select, Stack, Text, TextInput, Textarea, Title } from "@mantine/core";
+import { Alert, Anchor, Card, Checkbox, Group, List, Select, Stack, Table, Text, TextInput, Textarea, Title, UnstyledButton } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { useQuery } from "convex/react";
+import { usePaginatedQuery, useQuery } from "convex/react";
 import { useState } from "react";
 import { useActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
+import type { MessageKey } from "../app/messages";
+import { Link, usePath } from "../app/router";
 import { useSession } from "../app/session";
 import { Balances } from "../ui/Balances";
 import { ConfirmAction } from "../ui/ConfirmAction";
-import { LedgerTable } from "../ui/LedgerTable";
+import { CsvButton } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
-import { StorePicker, useAllStores, type Store } from "./stores";
+import { Movements } from "../ui/Movements";
+import { PAGE, PagedList } from "../ui/PagedList";
+import { orderNumber } from "../ui/Refunds";
+import { useAllStores, type Store } from "./stores";
 
 const ADJUSTMENTS = ["add_balance", "deduct_balance", "add_pending", "deduct_pending", "move_pending_to_available"] as const;
 type Adjustment = (typeof ADJUSTMENTS)[number];
+type SortKey = "available" | "pending" | "disputed" | "updated";
+type Sort = `${SortKey}_${"desc" | "asc"}`;
 
-// Wallets: one store's balances, whether they agree with its ledger
-// (reconcileWallet), the five adjustments (each with a reason, confirmed),
-// and the ledger; all live.
+// Wallets: the overview of every store's wallet (sortable, the totals of
+// all, only those in debt, CSV), and at /admin/wallets/<storeId> one store's
+// balances, whether they agree with its ledger (reconcileWallet), the five
+// adjustments (each with a reason, confirmed) and its movements; all live.
 export default function Wallets() {
-  const { t } = useI18n();
-  const stores = useAllStores();
-  const [storeId, setStoreId] = useState<string | null>(null);
-  const store = stores?.find((s) => s._id === storeId) ?? null;
+  const path = usePath();
+  const storeId = path.startsWith("/admin/wallets/") ? decodeURIComponent(path.slice("/admin/wallets/".length)) : "";
+  return storeId ? <OneWallet storeId={storeId} key={storeId} /> : <Overview />;
+}
+
+function Overview() {
+  const { t, money, dateTime } = useI18n();
+  const [sort, setSort] = useState<Sort>("available_desc");
+  const [inDebt, setInDebt] = useState(false);
+  const args = inDebt ? { inDebt: true, sort: (sort.startsWith("available") ? sort : "available_asc") as Sort } : { sort };
+  const pages = usePaginatedQuery(api.admins.payoutOperations.listWallets, args, { initialNumItems: PAGE });
+  const totals = useQuery(api.admins.payoutOperations.getWalletTotals, {});
+  const header = (key: SortKey, label: MessageKey, wide = false) => {
+    const active = args.sort.startsWith(key);
+    const dir = active && args.sort.endsWith("asc") ? "ascending" : active ? "descending" : "none";
+    const disabled = inDebt && key !== "available";
+    return (
+      <Table.Th aria-sort={dir} visibleFrom={wide ? "sm" : undefined}>
+        <UnstyledButton
+          disabled={disabled}
+          onClick={() => setSort(active && args.sort.endsWith("desc") ? `${key}_asc` : `${key}_desc`)}
+          data-testid={`sort-${key}`}
+          fw={600}
+          fz="sm"
+        >
+          {t(label)} {active ? (dir === "ascending" ? "↑" : "↓") : ""}
+        </UnstyledButton>
+      </Table.Th>
+    );
+  };
+  const shown = pages.results;
   return (
     <Stack>
-      <Title order={2}>{t("wallets.title")}</Title>
-      <Text size="sm">{t("wallets.intro")}</Text>
-      <StorePicker stores={stores} value={storeId} onChange={setStoreId} testId="wallet-store" />
-      {store && <StoreWallet store={store} key={store._id} />}
+      <Title order={2}>{t("ov.title")}</Title>
+      <Text size="sm">{t("ov.intro")}</Text>
+      {totals === undefined ? (
+        <Loading />
+      ) : (
+        totals && (
+          <Card withBorder data-testid="wallet-totals" data-available={totals.availableBalance.toFixed(2)} data-pending={totals.pendingBalance.toFixed(2)} data-wallets={totals.wallets}>
+            <Text fw={600}>{t("ov.totals", { n: totals.wallets })}</Text>
+            <Text size="sm">
+              {t("ov.totalsLine", {
+                available: money(totals.availableBalance),
+                pending: money(totals.pendingBalance),
+                disputed: money(totals.disputedBalance),
+                inDebt: totals.inDebt,
+                debt: money(totals.debt),
+              })}
+            </Text>
+          </Card>
+        )
+      )}
+      <Group align="flex-end" justify="space-between" wrap="wrap">
+        <Checkbox label={t("ov.inDebt")} checked={inDebt} onChange={(e) => setInDebt(e.currentTarget.checked)} data-testid="in-debt" />
+        <CsvButton path="/api/admin/wallets.csv" filename="wallets.csv" testId="csv-wallets" />
+      </Group>
+      <PagedList pages={pages} empty={t("ov.none")} emptyTestId="wallets-empty">
+        {(results) => (
+          <Table striped highlightOnHover data-testid="wallets-overview">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t("ov.store")}</Table.Th>
+                {header("available", "ov.available")}
+                {header("pending", "ov.pending")}
+                {header("disputed", "ov.disputed", true)}
+                {header("updated", "ov.updated", true)}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {results.map((w) => (
+                <Table.Tr key={w._id} data-store={w.storeId} data-available={w.availableBalance.toFixed(2)}>
+                  <Table.Td>
+                    <Anchor component={Link} to={`/admin/wallets/${w.storeId}`} aria-label={t("ov.open", { store: w.storeName })}>
+                      <bdi>{w.storeName || w.storeId}</bdi>
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td c={w.availableBalance < 0 ? "var(--mantine-color-error)" : undefined} style={{ whiteSpace: "nowrap" }}>
+                    <bdi>{money(w.availableBalance)}</bdi>
+                  </Table.Td>
+                  <Table.Td style={{ whiteSpace: "nowrap" }}>
+                    <bdi>{money(w.pendingBalance)}</bdi>
+                  </Table.Td>
+                  <Table.Td style={{ whiteSpace: "nowrap" }} visibleFrom="sm">
+                    <bdi>{money(w.disputedBalance)}</bdi>
+                  </Table.Td>
+                  <Table.Td visibleFrom="sm">
+                    <Text size="xs">{dateTime(w.updatedAt)}</Text>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+      </PagedList>
+      {shown.length > 0 && (
+        <Text size="sm" data-testid="wallets-page-total">
+          {t("ov.pageTotal", {
+            available: money(shown.reduce((s, w) => s + w.availableBalance, 0)),
+            pending: money(shown.reduce((s, w) => s + w.pendingBalance, 0)),
+          })}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+function OneWallet({ storeId }: { storeId: string }) {
+  const { t } = useI18n();
+  const stores = useAllStores();
+  const store = stores?.find((s) => s._id === storeId);
+  return (
+    <Stack>
+      <Anchor component={Link} to="/admin/wallets" w="fit-content" data-testid="wallets-back">
+        {t("ov.back")}
+      </Anchor>
+      <Title order={2}>
+        {t("wallets.title")}: <bdi>{store?.name ?? storeId}</bdi>
+      </Title>
+      {stores === undefined ? <Loading /> : store ? <StoreWallet store={store} /> : <Text>{t("wallet.none")}</Text>}
     </Stack>
   );
 }
@@ -44,7 +162,7 @@ function StoreWallet({ store }: { store: Store }) {
         <Adjust store={store} walletId={wallet._id} />
       </Group>
       <Reconciliation storeId={store._id} />
-      <LedgerTable storeId={store._id} />
+      <Movements storeId={store._id} />
     </Stack>
   );
 }
@@ -132,7 +250,7 @@ function Reconciliation({ storeId }: { storeId: string }) {
             <List size="sm">
               {r.unconfirmedEarnings.map((u) => (
                 <List.Item key={u.transactionId}>
-                  {u.orderId}: {money(u.amount)} ({u.reason})
+                  {orderNumber(u.orderId)}: {money(u.amount)} (<bdi>{u.reason}</bdi>)
                 </List.Item>
               ))}
             </List>

@@ -16,6 +16,7 @@ export type AreaName = "admin" | "store";
 export const screens: Record<AreaName, Screen[]> = {
   admin: [
     { path: "payouts", label: "nav.payouts", load: () => import("../admin/PayoutQueue") },
+    { path: "all-payouts", label: "nav.allPayouts", load: () => import("../admin/Payouts") },
     { path: "payout-stats", label: "nav.payoutStats", load: () => import("../admin/PayoutStats") },
     { path: "moderation", label: "nav.moderation", load: () => import("../admin/Moderation") },
     { path: "held-payments", label: "nav.held", load: () => import("../admin/HeldPayments") },

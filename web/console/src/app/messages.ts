@@ -5,6 +5,7 @@ import { adminAr, adminEn } from "../admin/messages";
 import { findAr, findEn } from "./findMessages";
 import { listAr, listEn } from "./listMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
+import { money2Ar, money2En } from "./moneyMessages2";
 
 export const en = {
   "app.title": "Marketplace",
@@ -236,6 +237,7 @@ export const en = {
   ...adminEn,
   ...moneyEn,
   ...findEn,
+  ...money2En,
   ...listEn,
 } as const;
 
@@ -471,5 +473,6 @@ export const ar: Record<MessageKey, string> = {
   ...adminAr,
   ...moneyAr,
   ...findAr,
+  ...money2Ar,
   ...listAr,
 };

@@ -4,10 +4,11 @@ import { useQuery } from "convex/react";
 import { useState } from "react";
 import { dayAt, monthOf, periodOf } from "../app/days";
 import { useI18n } from "../app/i18n";
-import type { MessageKey } from "../app/messages";
 import { DataTable } from "../ui/DataTable";
 import { CsvButton } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
+import { BY_ADMIN, movementLabel } from "../ui/Movements";
+import { UserText } from "../ui/UserText";
 import { StatusBadge } from "../ui/StatusBadge";
 import { useStore } from "./StoreContext";
 
@@ -66,16 +67,10 @@ export default function Statement() {
 }
 
 function StatementTable({ storeId, from, to }: { storeId: string; from: number; to: number }) {
-  const { t, money, signedMoney, dateTime, lang } = useI18n();
+  const { t, money, signedMoney, dateTime } = useI18n();
   const statement = useQuery(api.stores.wallet.getStatement, { storeId, from, to });
   if (statement === undefined) return <Loading />;
   if (statement === null) return <Text>{t("wallet.none")}</Text>;
-  // A kind this screen has no words for shows as the server names it.
-  const kind = (k: string) => {
-    const s = t(`kind.${k}` as MessageKey);
-    return s === `kind.${k}` ? k : s;
-  };
-  const serverLang = lang === "ar" ? { lang: "en", dir: "ltr" as const } : {};
   const figure = { style: { whiteSpace: "nowrap" as const } };
   return (
     <Stack>
@@ -103,11 +98,13 @@ function StatementTable({ storeId, from, to }: { storeId: string; from: number; 
               <Table.Td {...figure}>{dateTime(e.at)}</Table.Td>
               <Table.Td>
                 <Text size="sm" fw={600}>
-                  {kind(e.kind)}
+                  {movementLabel(e, t)}
                 </Text>
-                <Text size="xs" {...serverLang}>
-                  {e.description}
-                </Text>
+                {BY_ADMIN.has(e.kind) && e.description && (
+                  <Text size="xs" dir="auto">
+                    {t("mv.reason")}: <UserText>{e.description}</UserText>
+                  </Text>
+                )}
               </Table.Td>
               <Table.Td {...figure} c={e.amount < 0 ? "var(--mantine-color-error)" : undefined}>
                 <bdi>{signedMoney(e.amount)}</bdi>

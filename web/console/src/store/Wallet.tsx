@@ -1,21 +1,29 @@
-import { SimpleGrid, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { Alert, Button, Checkbox, SimpleGrid, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { usePaginatedQuery, useQuery } from "convex/react";
+import type { FunctionReturnType } from "convex/server";
+import { useState } from "react";
 import { useActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
 import { Balances } from "../ui/Balances";
-import { DataTable } from "../ui/DataTable";
 import { FormCard, useSubmitAndEmpty } from "../ui/FormCard";
-import { LedgerTable } from "../ui/LedgerTable";
+import { addDays, dayAt, periodOf } from "../app/days";
+import { FormDialog } from "../ui/FormDialog";
+import { DataTable } from "../ui/DataTable";
+import { CsvButton } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
+import { Movements } from "../ui/Movements";
 import { PAGE, PagedList } from "../ui/PagedList";
 import { Section } from "../ui/Section";
 import { StatusBadge } from "../ui/StatusBadge";
 import { checkUAEIBAN, normalizeIBAN } from "./iban";
 import { useStore } from "./StoreContext";
 
-// The store's wallet, a payout request, its payouts (each status as it
-// happens) and its ledger: every part live.
+type Account = FunctionReturnType<typeof api.stores.payouts.getBankAccount>;
+
+// The store's wallet, its saved bank account, a payout request (filled with
+// that account), its payouts (each status as it happens) and its movements:
+// every part live.
 export default function Wallet() {
   const { t } = useI18n();
   const { store } = useStore();
@@ -25,9 +33,9 @@ export default function Wallet() {
         {t("wallet.title")}: {store.name}
       </Title>
       <StoreBalances storeId={store._id} />
-      <RequestPayout storeId={store._id} key={store._id} />
+      <WalletForms storeId={store._id} key={store._id} />
       <PayoutList storeId={store._id} />
-      <LedgerTable storeId={store._id} />
+      <Movements storeId={store._id} />
     </Stack>
   );
 }
@@ -40,15 +48,101 @@ function StoreBalances({ storeId }: { storeId: string }) {
   return <Balances wallet={wallet} />;
 }
 
-function RequestPayout({ storeId }: { storeId: string }) {
+// The saved account and the request form: the form comes filled with the
+// account (mounted again when it changes), so it waits for it.
+function WalletForms({ storeId }: { storeId: string }) {
+  const account = useQuery(api.stores.payouts.getBankAccount, { storeId });
+  if (account === undefined) return <Loading />;
+  return (
+    <>
+      <BankAccount storeId={storeId} account={account} />
+      <RequestPayout storeId={storeId} account={account} key={account ? `${account.IBAN}:${account.updatedAt}` : "none"} />
+    </>
+  );
+}
+
+const bankFields = { "bankDetails.IBAN": "IBAN", "bankDetails.bankName": "bankName", "bankDetails.accountHolderName": "accountHolderName" } as const;
+
+function bankValidators(t: ReturnType<typeof useI18n>["t"]) {
+  return {
+    IBAN: (v: string) => {
+      const p = checkUAEIBAN(v);
+      return p ? t(`iban.${p}`) : null;
+    },
+    bankName: (v: string) => (v.trim() ? null : t("required")),
+    accountHolderName: (v: string) => (v.trim() ? null : t("required")),
+  };
+}
+
+/** An IBAN shown masked: its country and check digits, then its last four. */
+const masked = (iban: string) => `${iban.slice(0, 4)} •••• ${iban.slice(-4)}`;
+
+// The saved payout bank account, masked, and a dialog that changes it.
+function BankAccount({ storeId, account }: { storeId: string; account: Account }) {
+  const { t, dateTime } = useI18n();
+  const [open, setOpen] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const form = useActionForm({
+    initial: { IBAN: account?.IBAN ?? "", bankName: account?.bankName ?? "", accountHolderName: account?.accountHolderName ?? "" },
+    mutation: api.stores.payouts.setBankAccount,
+    fields: bankFields,
+    validate: bankValidators(t),
+    args: (v) => ({ storeId, bankDetails: { IBAN: normalizeIBAN(v.IBAN), bankName: v.bankName.trim(), accountHolderName: v.accountHolderName.trim() } }),
+    onDone: () => {
+      setOpen(false);
+      setSaved(true);
+    },
+  });
+  return (
+    <Section
+      id="bank-title"
+      title={t("bank.title")}
+      action={
+        <Button variant="light" onClick={() => (setSaved(false), setOpen(true))} data-testid="bank-change">
+          {t(account ? "bank.change" : "bank.add")}
+        </Button>
+      }
+    >
+      {account ? (
+        <Stack gap={2} data-testid="bank-account" data-last4={account.ibanLast4}>
+          <Text ff="monospace" dir="ltr" ta="start">
+            {masked(account.IBAN)}
+          </Text>
+          <Text size="sm">
+            <bdi>{account.bankName}</bdi> · <bdi>{account.accountHolderName}</bdi>
+          </Text>
+          <Text size="xs" c="dimmed">
+            {t("bank.updated", { date: dateTime(account.updatedAt) })}
+          </Text>
+        </Stack>
+      ) : (
+        <Text size="sm" data-testid="bank-none">
+          {t("bank.none")}
+        </Text>
+      )}
+      {saved && (
+        <Alert color="green" role="status" data-testid="bank-saved">
+          {t("bank.saved")}
+        </Alert>
+      )}
+      <FormDialog opened={open} onClose={() => setOpen(false)} title={t("bank.dialog")} submitLabel={t("bank.save")} onSubmit={form.submit} form={form}>
+        <TextInput label={t("request.iban")} description={t("request.ibanHint")} required dir="ltr" spellCheck={false} {...form.input("IBAN")} data-testid="bank-iban" />
+        <TextInput label={t("request.bankName")} required {...form.input("bankName")} data-testid="bank-name" />
+        <TextInput label={t("request.holder")} required {...form.input("accountHolderName")} data-testid="bank-holder" />
+      </FormDialog>
+    </Section>
+  );
+}
+
+function RequestPayout({ storeId, account }: { storeId: string; account: Account }) {
   const { t, money } = useI18n();
   const config = useQuery(api.admins.platformAdmin.getActivePlatformConfig, {});
   const wallet = useQuery(api.stores.wallet.getWallet, { storeId });
   const ws = config?.walletSettings;
   const form = useActionForm({
-    initial: { amount: "", IBAN: "", bankName: "", accountHolderName: "" },
+    initial: { amount: "", IBAN: account?.IBAN ?? "", bankName: account?.bankName ?? "", accountHolderName: account?.accountHolderName ?? "", save: false },
     mutation: api.stores.payouts.requestPayout,
-    fields: { "bankDetails.IBAN": "IBAN", "bankDetails.bankName": "bankName", "bankDetails.accountHolderName": "accountHolderName" },
+    fields: bankFields,
     validate: {
       amount: (v) => {
         const n = Number(v);
@@ -59,18 +153,14 @@ function RequestPayout({ storeId }: { storeId: string }) {
         if (wallet && n > wallet.availableBalance) return t("request.aboveAvailable", { available: money(wallet.availableBalance) });
         return null;
       },
-      IBAN: (v) => {
-        const p = checkUAEIBAN(v);
-        return p ? t(`iban.${p}`) : null;
-      },
-      bankName: (v) => (v.trim() ? null : t("required")),
-      accountHolderName: (v) => (v.trim() ? null : t("required")),
+      ...bankValidators(t),
     },
-    args: (v) => ({
-      storeId,
-      amount: Number(v.amount),
-      bankDetails: { IBAN: normalizeIBAN(v.IBAN), bankName: v.bankName.trim(), accountHolderName: v.accountHolderName.trim() },
-    }),
+    args: (v) => {
+      const bankDetails = { IBAN: normalizeIBAN(v.IBAN), bankName: v.bankName.trim(), accountHolderName: v.accountHolderName.trim() };
+      // Saved only when asked and different from the saved account.
+      const same = account && account.IBAN === bankDetails.IBAN && account.bankName === bankDetails.bankName && account.accountHolderName === bankDetails.accountHolderName;
+      return { storeId, amount: Number(v.amount), bankDetails, saveBankAccount: v.save && !same ? true : undefined };
+    },
     describe: (r) => {
       if (!ws) return null;
       switch (r.reason) {
@@ -120,6 +210,12 @@ function RequestPayout({ storeId }: { storeId: string }) {
         <TextInput label={t("request.bankName")} required {...form.input("bankName")} />
         <TextInput label={t("request.holder")} required {...form.input("accountHolderName")} />
       </SimpleGrid>
+      {account && (
+        <Text size="xs" c="dimmed" data-testid="request-filled">
+          {t("request.filled")}
+        </Text>
+      )}
+      <Checkbox label={t("request.saveAccount")} {...form.checkbox("save")} data-testid="request-save-account" />
     </FormCard>
   );
 }
@@ -127,23 +223,48 @@ function RequestPayout({ storeId }: { storeId: string }) {
 function PayoutList({ storeId }: { storeId: string }) {
   const { t, money, dateTime } = useI18n();
   const pages = usePaginatedQuery(api.stores.payouts.listPayouts, { storeId }, { initialNumItems: PAGE });
+  // The last twelve months of Dubai days, today included (at most 366 days: the export's limit).
+  const [year] = useState(() => periodOf({ from: addDays(dayAt(Date.now()), -364), to: dayAt(Date.now()) })!);
   return (
-    <Section id="payouts-title" title={t("history.title")}>
+    <Section
+      id="payouts-title"
+      title={t("history.title")}
+      action={
+        <CsvButton
+          path={`/api/stores/${encodeURIComponent(storeId)}/payouts.csv?from=${year.from}&to=${year.to}`}
+          filename={`payouts-${storeId}.csv`}
+          label={t("csv.lastYear")}
+          testId="csv-payouts"
+        />
+      }
+    >
       <PagedList pages={pages} empty={t("history.none")}>
         {(results) => (
-          <DataTable data-testid="payout-list" columns={["payouts.date", "payouts.requested", "payouts.net", "payouts.bank", "payouts.status"]}>
+          <DataTable data-testid="payout-list" striped columns={["payouts.date", "payouts.requested", "payouts.net", "payouts.bank", "payouts.status"]}>
             {results.map((p) => (
               <Table.Tr key={p._id} data-payout={p._id} data-status={p.status}>
                 <Table.Td>{dateTime(p.requestDate)}</Table.Td>
-                <Table.Td>{money(p.requestedAmount)}</Table.Td>
-                <Table.Td>{money(p.netAmount)}</Table.Td>
+                <Table.Td style={{ whiteSpace: "nowrap" }}>
+                  <bdi>{money(p.requestedAmount)}</bdi>
+                </Table.Td>
+                <Table.Td style={{ whiteSpace: "nowrap" }}>
+                  <bdi>{money(p.netAmount)}</bdi>
+                </Table.Td>
                 <Table.Td dir="ltr" ff="monospace">
                   {p.bankDetails.IBAN}
                 </Table.Td>
                 <Table.Td>
                   <StatusBadge status={p.status} />
-                  {p.rejectionReason && <Text size="xs">{p.rejectionReason}</Text>}
-                  {p.failureReason && <Text size="xs">{p.failureReason}</Text>}
+                  {p.rejectionReason && (
+                    <Text size="xs" dir="auto">
+                      {p.rejectionReason}
+                    </Text>
+                  )}
+                  {p.failureReason && (
+                    <Text size="xs" dir="auto">
+                      {p.failureReason}
+                    </Text>
+                  )}
                 </Table.Td>
               </Table.Tr>
             ))}

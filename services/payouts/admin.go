@@ -1,0 +1,234 @@
+package payouts
+
+// The administrators' overviews (docs/adr/0161, 0163): every payout with
+// filters and sorts, every wallet with its store's name, the wallets'
+// totals; and a store's statement entries, paged, for the console's
+// movements.
+
+import (
+	"context"
+	"strings"
+
+	"marketplace/libs/apperr"
+	"marketplace/libs/money"
+	"marketplace/libs/ops"
+	"marketplace/libs/page"
+	"marketplace/services/payouts/domain"
+	"marketplace/services/payouts/storage"
+)
+
+type adminPayoutsArgs struct {
+	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
+	Status         *string   `json:"status" op:"enum=requested|approved|processing|completed|cancelled|failed"`
+	StoreID        *string   `json:"storeId" op:"id=stores"`
+	From           *int64    `json:"from" op:"min=0"`
+	To             *int64    `json:"to" op:"min=0"`
+	Sort           *string   `json:"sort" op:"enum=newest|oldest|amount_desc|amount_asc"`
+}
+
+// payoutSort is the field and direction of a listPayouts sort (default
+// newest first).
+func payoutSort(sort *string) (field string, desc bool) {
+	switch {
+	case sort == nil || *sort == "newest":
+		return "requestDate", true
+	case *sort == "oldest":
+		return "requestDate", false
+	case *sort == "amount_desc":
+		return "requestedAmount", true
+	}
+	return "requestedAmount", false
+}
+
+// checkRange refuses a reversed range and, with a sort by amount, a date
+// range (no index serves a range on one field sorted by another: the list
+// would read every payout of the range before its first page).
+func checkRange(from, to *int64, field string) error {
+	if from != nil && to != nil && *from > *to {
+		return apperr.Invalid("to", "must not be before from (%d > %d)", *from, *to)
+	}
+	if field == "requestedAmount" && (from != nil || to != nil) {
+		return apperr.Invalid("sort", "a date range lists by date (newest or oldest); sort by amount lists every date").
+			WithDetails(map[string]any{"field": "sort", "reason": "sort_with_range"})
+	}
+	return nil
+}
+
+// listAllPayouts pages every payout (the admin list), with the store's
+// owner and wallet figures.
+func (s *svc) listAllPayouts(ctx context.Context, a *adminPayoutsArgs) (page.Result[Payout], error) {
+	field, desc := payoutSort(a.Sort)
+	if err := checkRange(a.From, a.To, field); err != nil {
+		return page.Result[Payout]{}, err
+	}
+	r, err := s.payouts.ListPayouts(ctx, storage.PayoutFilter{Status: a.Status, StoreID: a.StoreID, From: a.From, To: a.To}, field, desc, a.PaginationOpts)
+	if err != nil {
+		return page.Result[Payout]{}, err
+	}
+	wallets, err := s.walletsOf(ctx, r.Page)
+	if err != nil {
+		return page.Result[Payout]{}, err
+	}
+	out := page.Map(r, func(p *domain.Payout) Payout { return payoutDetail(p, wallets[p.WalletID], true) })
+	if err := s.nameStoresOf(ctx, out.Page, false); err != nil {
+		return page.Result[Payout]{}, err
+	}
+	return out, nil
+}
+
+type listWalletsArgs struct {
+	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
+	Sort           *string   `json:"sort" op:"enum=available_desc|available_asc|pending_desc|pending_asc|disputed_desc|disputed_asc|updated_desc|updated_asc"`
+	InDebt         *bool     `json:"inDebt"`
+}
+
+// WalletItem is an item of listWallets: the wallet, its store's name and
+// owner (the catalog's now, else the wallet's copy) and when it last
+// changed.
+type WalletItem struct {
+	WalletView
+	StoreName   string `json:"storeName"`
+	OwnerUserID string `json:"ownerUserId"`
+	OwnerName   string `json:"ownerName"`
+	UpdatedAt   int64  `json:"updatedAt"`
+}
+
+var walletSortFields = map[string]string{"available": "availableBalance", "pending": "pendingBalance", "disputed": "disputedBalance", "updated": "updatedAt"}
+
+func (s *svc) listWallets(ctx context.Context, a *listWalletsArgs) (page.Result[WalletItem], error) {
+	sort := "available_desc"
+	if a.Sort != nil {
+		sort = *a.Sort
+	}
+	key, dir, _ := strings.Cut(sort, "_")
+	field := walletSortFields[key]
+	inDebt := a.InDebt != nil && *a.InDebt
+	if inDebt && field != "availableBalance" {
+		return page.Result[WalletItem]{}, apperr.Invalid("sort", "the wallets in debt are listed by available balance (available_asc or available_desc)").
+			WithDetails(map[string]any{"field": "sort", "reason": "sort_with_in_debt"})
+	}
+	r, err := s.wallets.ListWallets(ctx, inDebt, field, dir == "desc", a.PaginationOpts)
+	if err != nil {
+		return page.Result[WalletItem]{}, err
+	}
+	out := page.Map(r, func(w *domain.Wallet) WalletItem {
+		return WalletItem{WalletView: walletView(w), StoreName: w.StoreName, OwnerUserID: w.OwnerUserID, OwnerName: w.OwnerName, UpdatedAt: w.UpdatedAt}
+	})
+	if len(out.Page) > 0 {
+		storeIDs := make([]string, len(out.Page))
+		for i, it := range out.Page {
+			storeIDs[i] = it.StoreID
+		}
+		cctx, cancel := context.WithTimeout(ctx, contactsTimeout)
+		defer cancel()
+		if contacts, err := s.contacts(cctx, storeIDs); err != nil {
+			s.env.Logger.WarnContext(ctx, "payouts: the catalog did not name the wallets' stores; showing the wallets' copies", "err", err)
+		} else {
+			for i := range out.Page {
+				if c, ok := contacts[out.Page[i].StoreID]; ok {
+					out.Page[i].StoreName, out.Page[i].OwnerUserID, out.Page[i].OwnerName = c.Name, c.OwnerUserID, c.OwnerName
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// WalletTotals are every wallet's figures summed (AED): the overview's
+// totals line. Debt is the sum of the wallets' debts, InDebt how many are.
+type WalletTotals struct {
+	Wallets          int     `json:"wallets"`
+	AvailableBalance float64 `json:"availableBalance"`
+	PendingBalance   float64 `json:"pendingBalance"`
+	DisputedBalance  float64 `json:"disputedBalance"`
+	Debt             float64 `json:"debt"`
+	InDebt           int     `json:"inDebt"`
+	TotalEarnings    float64 `json:"totalEarnings"`
+	TotalPayouts     float64 `json:"totalPayouts"`
+	TotalOrders      int64   `json:"totalOrders"`
+}
+
+// SumWallets sums the wallets' figures in fils.
+func SumWallets(ws []domain.Wallet) WalletTotals {
+	var avail, pend, disp, debt, earn, paid money.Fils
+	out := WalletTotals{Wallets: len(ws)}
+	for _, w := range ws {
+		avail += w.AvailableBalance
+		pend += w.PendingBalance
+		disp += w.DisputedBalance
+		earn += w.TotalEarnings
+		paid += w.TotalPayouts
+		out.TotalOrders += w.TotalOrders
+		if d := w.Debt(); d > 0 {
+			debt += d
+			out.InDebt++
+		}
+	}
+	out.AvailableBalance, out.PendingBalance, out.DisputedBalance, out.Debt = avail.AED(), pend.AED(), disp.AED(), debt.AED()
+	out.TotalEarnings, out.TotalPayouts = earn.AED(), paid.AED()
+	return out
+}
+
+type walletTotalsArgs struct{}
+
+// getWalletTotals reads every wallet (one scan, bounded by the number of
+// stores).
+func (s *svc) getWalletTotals(ctx context.Context, _ *walletTotalsArgs) (*WalletTotals, error) {
+	var ws []domain.Wallet
+	if err := s.wallets.EachWithTotals(ctx, func(w *domain.Wallet) { ws = append(ws, *w) }); err != nil {
+		return nil, err
+	}
+	t := SumWallets(ws)
+	return &t, nil
+}
+
+type statementEntriesArgs struct {
+	StoreID        string    `json:"storeId" op:"required,id=stores"`
+	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
+	Kind           *string   `json:"kind" op:"nonblank,max=40"`
+	OrderID        *string   `json:"orderId" op:"id=orders"`
+}
+
+// StatementEntryItem is an item of listStatementEntries: the entry as
+// getStatement gives it, and an earning's release time (ReleaseAt).
+type StatementEntryItem struct {
+	StatementEntryView
+	ReleaseAt *int64 `json:"releaseAt,omitempty"`
+}
+
+// listStatementEntries pages the store's statement entries, newest first,
+// read in one transaction with the payouts' statuses and the earnings'
+// release times.
+func (s *svc) listStatementEntries(ctx context.Context, a *statementEntriesArgs) (page.Result[StatementEntryItem], error) {
+	st := ops.StoreOf(ctx)
+	var out page.Result[StatementEntryItem]
+	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
+		r, err := s.statement.Page(ctx, domain.WalletIDOf(st.ID), a.Kind, a.OrderID, a.PaginationOpts)
+		if err != nil {
+			return err
+		}
+		views, err := s.entryViews(ctx, r.Page)
+		if err != nil {
+			return err
+		}
+		var earnings []string
+		for _, e := range r.Page {
+			if e.Kind == domain.KindEarning && e.Refs.TransactionID != "" {
+				earnings = append(earnings, e.Refs.TransactionID)
+			}
+		}
+		release, err := s.ledger.ReleaseTimes(ctx, earnings)
+		if err != nil {
+			return err
+		}
+		out = page.Result[StatementEntryItem]{Page: make([]StatementEntryItem, len(views)), IsDone: r.IsDone, ContinueCursor: r.ContinueCursor}
+		for i, v := range views {
+			out.Page[i].StatementEntryView = v
+			if at, ok := release[v.TransactionID]; ok && v.Kind == domain.KindEarning && at != 0 {
+				out.Page[i].ReleaseAt = &at
+			}
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,137 @@
+package storage
+
+// The administrators' lists (docs/adr/0161, 0163): every payout by status,
+// store and request date, sorted by date or amount; every wallet sorted by
+// a balance or its last change; a wallet's statement entries newest first.
+// Each filter and sort they allow has its index (Indexes).
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"marketplace/libs/page"
+	"marketplace/libs/store"
+	"marketplace/services/payouts/domain"
+)
+
+// PayoutFilter narrows ListPayouts: each field when set.
+type PayoutFilter struct {
+	Status, StoreID *string
+	From, To        *int64 // requestDate, inclusive
+}
+
+func (f PayoutFilter) filter() bson.M {
+	filter := bson.M{}
+	if f.Status != nil {
+		filter["status"] = *f.Status
+	}
+	if f.StoreID != nil {
+		filter["storeId"] = *f.StoreID
+	}
+	if f.From != nil || f.To != nil {
+		rng := bson.M{}
+		if f.From != nil {
+			rng["$gte"] = *f.From
+		}
+		if f.To != nil {
+			rng["$lte"] = *f.To
+		}
+		filter["requestDate"] = rng
+	}
+	return filter
+}
+
+// ListPayouts pages the payouts matching f, by field (requestDate or
+// requestedAmount), descending when desc.
+func (r *Payouts) ListPayouts(ctx context.Context, f PayoutFilter, field string, desc bool, o page.Opts) (page.Result[domain.Payout], error) {
+	filter := f.filter()
+	return page.Find(ctx, r.db.Collection(PayoutsColl), filter, page.Sort{Field: field, Desc: desc}, o, func(p *domain.Payout) (any, string) {
+		if field == "requestedAmount" {
+			return int64(p.RequestedAmount), p.ID
+		}
+		return p.RequestDate, p.ID
+	})
+}
+
+// ListWallets pages the wallets by field (availableBalance,
+// pendingBalance, disputedBalance or updatedAt), descending when desc; only
+// those in debt (available below zero) when inDebt (then field is
+// availableBalance).
+func (r *Wallets) ListWallets(ctx context.Context, inDebt bool, field string, desc bool, o page.Opts) (page.Result[domain.Wallet], error) {
+	filter := bson.M{}
+	if inDebt {
+		filter["availableBalance"] = bson.M{"$lt": 0}
+	}
+	return page.Find(ctx, r.db.Collection(WalletsColl), filter, page.Sort{Field: field, Desc: desc}, o, func(w *domain.Wallet) (any, string) {
+		switch field {
+		case "availableBalance":
+			return int64(w.AvailableBalance), w.ID
+		case "pendingBalance":
+			return int64(w.PendingBalance), w.ID
+		case "disputedBalance":
+			return int64(w.DisputedBalance), w.ID
+		}
+		return w.UpdatedAt, w.ID
+	})
+}
+
+// EachWithTotals runs fn on every wallet, with its balances and totals.
+func (r *Wallets) EachWithTotals(ctx context.Context, fn func(*domain.Wallet)) error {
+	return each(ctx, r.db, WalletsColl, bson.M{}, bson.M{"availableBalance": 1, "pendingBalance": 1, "disputedBalance": 1,
+		"totalEarnings": 1, "totalPayouts": 1, "totalOrders": 1}, fn)
+}
+
+// Page pages the wallet's statement entries newest first (by seq), of one
+// kind and one order when given.
+func (r *Statement) Page(ctx context.Context, walletID string, kind, orderID *string, o page.Opts) (page.Result[domain.StatementEntry], error) {
+	filter := bson.M{"walletId": walletID}
+	if kind != nil {
+		filter["kind"] = *kind
+	}
+	if orderID != nil {
+		filter["refs.orderId"] = *orderID
+	}
+	return page.Find(ctx, r.db.Collection(StatementColl), filter, page.Sort{Field: "seq", Desc: true}, o,
+		func(e *domain.StatementEntry) (any, string) { return e.Seq, e.ID })
+}
+
+// ReleaseTimes are the release times of the earnings ids, by id.
+func (r *Ledger) ReleaseTimes(ctx context.Context, ids []string) (map[string]int64, error) {
+	out := map[string]int64{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	ts, err := store.FindAll[domain.Transaction](ctx, r.db.Collection(TxColl), bson.M{"_id": bson.M{"$in": ids}},
+		options.Find().SetProjection(bson.M{"releaseAt": 1}))
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		out[t.ID] = t.ReleaseAt
+	}
+	return out, nil
+}
+
+// CountPayouts counts the payouts matching f, up to limit (reading their
+// ids on the index ListPayouts by date uses).
+func (r *Payouts) CountPayouts(ctx context.Context, f PayoutFilter, limit int64) (int64, error) {
+	res, err := r.ListPayoutIDs(ctx, f, limit)
+	return int64(len(res)), err
+}
+
+// ListPayoutIDs are the ids of at most limit payouts matching f, newest
+// request first.
+func (r *Payouts) ListPayoutIDs(ctx context.Context, f PayoutFilter, limit int64) ([]domain.Payout, error) {
+	filter := f.filter()
+	return store.FindAll[domain.Payout](ctx, r.db.Collection(PayoutsColl), filter, options.Find().
+		SetSort(bson.D{{Key: "requestDate", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(limit).SetProjection(bson.M{"_id": 1}))
+}
+
+// CountAll counts the wallets, up to limit (their ids along by_available).
+func (r *Wallets) CountAll(ctx context.Context, limit int64) (int64, error) {
+	ws, err := store.FindAll[domain.Wallet](ctx, r.db.Collection(WalletsColl), bson.M{}, options.Find().
+		SetSort(bson.D{{Key: "availableBalance", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(limit).SetProjection(bson.M{"_id": 1}))
+	return int64(len(ws)), err
+}

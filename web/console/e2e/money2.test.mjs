@@ -1,0 +1,199 @@
+// Bulk payout decisions, the saved bank account and the movements (issue
+// 32) in a real browser (deploy/e2e TestMoneyListsInBrowser starts the
+// system and fills it): three requested payouts ticked in the console's
+// queue, "Approve selected (3)" behind one confirmation listing them and
+// their total, all approved live in the queue and in the owner's portal;
+// the owner saves a bank account once, the request form comes filled with
+// it and the payout carries that IBAN; an administrator's early release is
+// a signed "released early" movement and the newest movement's running
+// balance is the wallet's; the all-payouts screen and the wallets overview
+// agree with the API. Every screen and dialog is checked by axe-core, in
+// both languages and at 1280 and 390 px.
+import assert from "node:assert/strict";
+import { after, before } from "node:test";
+import { accessible, bothLanguages, call, counted, env, journeys, launch, open, settled, shot, text, until, WAIT } from "./browser.mjs";
+
+const STORE = env("STORE_ID");
+const IBAN = env("IBAN");
+const PAYOUTS = env("PAYOUT_IDS").split(",");
+const ownerToken = env("OWNER_TOKEN");
+const adminToken = env("ADMIN_TOKEN");
+
+const ownerHome = { path: "/store/wallet", ready: (page) => page.getByRole("heading", { name: /^Wallet/ }).waitFor(WAIT) };
+const adminHome = { path: "/admin/payouts", ready: (page) => page.getByRole("heading", { name: "Payout queue" }).waitFor(WAIT) };
+let ownerBrowser;
+let adminBrowser;
+let owner;
+let admin;
+before(async () => {
+  ownerBrowser = await launch();
+  owner = await open(ownerBrowser, ownerHome.path, ownerToken);
+  await ownerHome.ready(owner);
+  await owner.evaluate(() => (window.__sameDocument = true));
+  adminBrowser = await launch();
+  admin = await open(adminBrowser, adminHome.path, adminToken);
+  await adminHome.ready(admin);
+  await admin.evaluate(() => (window.__sameDocument = true));
+});
+after(async () => {
+  try {
+    for (const page of [owner, admin]) {
+      if (!page) continue;
+      assert.deepEqual(page.problems, []);
+      assert.equal(await page.evaluate(() => window.__sameDocument), true, `${page.url()} reloaded`);
+    }
+  } finally {
+    await ownerBrowser?.close();
+    await adminBrowser?.close();
+  }
+});
+
+const ownerJourney = journeys(() => owner, ownerHome);
+const adminJourney = journeys(() => admin, adminHome);
+const nav = (page, name) => page.getByRole("navigation").getByRole("link", { name, exact: true }).click();
+const fils = (aed) => Math.round(aed * 100);
+
+/** At 390 px the page does not scroll sideways (else: what sticks out), and axe finds nothing; then back to 1280. */
+async function narrow(page, what) {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await settled(page, `${what} at 390 px`);
+    const [scroll, client, wide] = await page.evaluate(() => {
+      const w = document.documentElement.clientWidth;
+      const out = [];
+      for (const el of document.querySelectorAll("body *")) {
+        const r = el.getBoundingClientRect();
+        if (r.right > w + 1 && getComputedStyle(el).position !== "fixed" && out.length < 5) out.push(`${el.tagName.toLowerCase()}.${String(el.className).slice(0, 60)} ${Math.round(r.right)}`);
+      }
+      return [document.documentElement.scrollWidth, w, out];
+    });
+    assert.ok(scroll <= client + 1, `${what} at 390 px scrolls sideways (${scroll} > ${client}): ${wide.join("; ")}`);
+    await accessible(page, `${what} at 390 px`);
+    await shot(page, `${what}-en-390`);
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 860 });
+  }
+}
+
+adminJourney("queue: three payouts ticked, approved together behind one confirmation, live in both areas", async () => {
+  for (const id of PAYOUTS) await admin.locator(`tr[data-payout="${id}"][data-status="requested"]`).waitFor(WAIT);
+  for (const id of PAYOUTS) await admin.locator(`tr[data-payout="${id}"]`).getByTestId("bulk-pick").check();
+  const approve = admin.getByTestId("bulk-approve");
+  assert.equal(await text(approve), "Approve selected (3)");
+  await approve.click();
+  const dialog = admin.getByRole("dialog");
+  const list = dialog.getByTestId("bulk-list");
+  await counted(list.locator("li"), 3, "the payouts listed in the confirmation");
+  const owed = await Promise.all(PAYOUTS.map((id) => call("query", adminToken, "admins.payoutOperations.getPayout", { payoutId: id })));
+  const total = owed.reduce((s, p) => s + fils(p.requestedAmount), 0);
+  assert.equal(fils(Number(await list.getAttribute("data-total"))), total, "the confirmation's total");
+  assert.match(await text(dialog), /Approve 3 payouts: AED [\d,.]+ in all/);
+  await accessible(admin, "bulk approval dialog");
+  await shot(admin, "payouts-bulk-approve-en", { fullPage: false });
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await dialog.waitFor({ state: "hidden", ...WAIT });
+  await admin.getByTestId("bulk-done").waitFor(WAIT);
+  for (const id of PAYOUTS) {
+    await admin.locator(`tr[data-payout="${id}"][data-status="approved"]`).waitFor(WAIT);
+    await owner.locator(`[data-testid=payout-list] tr[data-payout="${id}"][data-status="approved"]`).waitFor(WAIT);
+  }
+  for (const id of PAYOUTS) {
+    const p = await call("query", adminToken, "admins.payoutOperations.getPayout", { payoutId: id });
+    assert.equal(p.status, "approved", `payout ${id}`);
+    assert.equal(p.history.at(-1).action, "approvePayout");
+  }
+  await bothLanguages(admin, "payouts-queue-bulk");
+  await narrow(admin, "payouts-queue-bulk");
+});
+
+ownerJourney("wallet: a bank account saved once; the request form comes filled; the payout carries that IBAN", async () => {
+  await owner.getByTestId("bank-none").waitFor(WAIT);
+  await owner.getByTestId("bank-change").click();
+  const dialog = owner.getByRole("dialog");
+  await dialog.getByTestId("bank-iban").fill(IBAN.replace(/(.{4})/g, "$1 ").trim());
+  await dialog.getByTestId("bank-name").fill("Emirates NBD");
+  await dialog.getByTestId("bank-holder").fill("سارة المري");
+  await accessible(owner, "bank account dialog");
+  await dialog.getByRole("button", { name: "Save account" }).click();
+  await dialog.waitFor({ state: "hidden", ...WAIT });
+  const account = owner.getByTestId("bank-account");
+  await account.waitFor(WAIT);
+  assert.equal(await account.getAttribute("data-last4"), IBAN.slice(-4));
+  assert.ok(!(await text(account)).includes(IBAN), "the saved IBAN is shown whole");
+  const saved = await call("query", ownerToken, "stores.payouts.getBankAccount", { storeId: STORE });
+  assert.equal(saved.IBAN, IBAN);
+
+  const form = owner.locator("form", { has: owner.locator('input[name="amount"]') });
+  await owner.getByTestId("request-filled").waitFor(WAIT);
+  assert.equal(await form.locator('input[name="IBAN"]').inputValue(), IBAN);
+  assert.equal(await form.locator('input[name="accountHolderName"]').inputValue(), "سارة المري");
+  await form.locator('input[name="amount"]').fill("120");
+  await form.getByRole("button", { name: "Request payout" }).click();
+  await owner.getByText("Payout requested.").waitFor(WAIT);
+  const page = await call("query", ownerToken, "stores.payouts.listPayouts", { storeId: STORE, paginationOpts: { numItems: 1, cursor: null } });
+  const newest = page.page[0];
+  assert.equal(newest.requestedAmount, 120);
+  assert.equal(newest.bankDetails.IBAN, IBAN, "the payout's IBAN is the saved one");
+  await owner.locator(`[data-testid=payout-list] tr[data-payout="${newest._id}"]`).waitFor(WAIT);
+  // The form is filled again for the next one.
+  await until(async () => await form.locator('input[name="IBAN"]').inputValue(), IBAN, "the form filled again");
+  await bothLanguages(owner, "wallet-bank-account");
+  await narrow(owner, "wallet-bank-account");
+});
+
+ownerJourney("movements: the early release is a signed release, the running balance is the wallet's", async () => {
+  const early = owner.locator('[data-testid=movements] tr[data-kind="move_pending_to_available"]');
+  await early.waitFor(WAIT);
+  assert.equal(await early.getAttribute("data-available-change"), "30.00");
+  assert.equal(await early.getAttribute("data-pending-change"), "-30.00");
+  assert.equal(await text(early.getByTestId("movement-label")), "Released to available early, by an administrator");
+  assert.match(await text(early.getByTestId("movement-change")), /\+AED\s?30\.00/);
+  assert.equal(await text(early.getByTestId("movement-reason")), "Reason: Released for the journey");
+  const w = await call("query", ownerToken, "stores.wallet.getWallet", { storeId: STORE });
+  await until(
+    async () => fils(Number(await owner.locator("[data-testid=movements] tr[data-seq]").first().getAttribute("data-balance"))),
+    fils(w.availableBalance + w.pendingBalance + w.disputedBalance),
+    "the newest movement's balance is the wallet's",
+  );
+  // A payout's movement carries the payout's status now.
+  const approved = owner.locator(`[data-testid=movements] tr[data-kind="payout_request"]`).filter({ has: owner.locator('[data-status="approved"]') });
+  await counted(approved, PAYOUTS.length, "the approved payouts' movements");
+  await bothLanguages(owner, "wallet-movements", async (lang) => {
+    if (lang === "ar") assert.equal(await text(early.getByTestId("movement-label")), "تحرير مبكر إلى المتاح من قِبل مسؤول");
+  });
+});
+
+adminJourney("all payouts and the wallets overview agree with the API", async () => {
+  await nav(admin, "All payouts");
+  await admin.getByRole("heading", { name: "All payouts" }).waitFor(WAIT);
+  const api = await call("query", adminToken, "admins.payoutOperations.listPayouts", { paginationOpts: { numItems: 20, cursor: null } });
+  await counted(admin.locator("[data-testid=all-payouts] tr[data-payout]"), api.page.length, "every payout listed");
+  const ids = await admin.locator("[data-testid=all-payouts] tr[data-payout]").evaluateAll((els) => els.map((e) => e.dataset.payout));
+  assert.deepEqual(ids, api.page.map((p) => p._id), "the list's order (newest first)");
+  await admin.getByRole("button", { name: "Sort by Amount" }).click();
+  const byAmount = await call("query", adminToken, "admins.payoutOperations.listPayouts", { sort: "amount_desc", paginationOpts: { numItems: 20, cursor: null } });
+  await until(
+    async () => (await admin.locator("[data-testid=all-payouts] tr[data-payout]").evaluateAll((els) => els.map((e) => e.dataset.payout))).join(),
+    byAmount.page.map((p) => p._id).join(),
+    "sorted by amount",
+  );
+  assert.equal(await admin.locator('th[data-sort="amount"]').getAttribute("aria-sort"), "descending");
+  await bothLanguages(admin, "all-payouts");
+  await narrow(admin, "all-payouts");
+
+  await nav(admin, "Wallets");
+  const totals = admin.getByTestId("wallet-totals");
+  await totals.waitFor(WAIT);
+  const t = await call("query", adminToken, "admins.payoutOperations.getWalletTotals", {});
+  assert.equal(Number(await totals.getAttribute("data-available")), t.availableBalance);
+  assert.equal(Number(await totals.getAttribute("data-wallets")), t.wallets);
+  await admin.locator(`[data-testid=wallets-overview] tr[data-store="${STORE}"]`).waitFor(WAIT);
+  await bothLanguages(admin, "wallets-overview");
+  await narrow(admin, "wallets-overview");
+  await admin.getByRole("link", { name: "Open the wallet of Bakery", exact: true }).click();
+  await admin.locator('[data-testid=movements] tr[data-kind="move_pending_to_available"]').waitFor(WAIT);
+  await accessible(admin, "one wallet");
+  await admin.getByTestId("wallets-back").click();
+  await totals.waitFor(WAIT);
+  await nav(admin, "Payout queue");
+});

@@ -1,0 +1,126 @@
+import { Badge, Group, Stack, Table, Text } from "@mantine/core";
+import { api } from "@marketplace/api";
+import { usePaginatedQuery } from "convex/react";
+import type { FunctionReturnType } from "convex/server";
+import { useI18n, type I18n } from "../app/i18n";
+import type { MessageKey } from "../app/messages";
+import { PAGE, PagedList } from "./PagedList";
+import { orderNumber } from "./Refunds";
+import { Section } from "./Section";
+import { StatusBadge } from "./StatusBadge";
+
+export type Movement = FunctionReturnType<typeof api.stores.wallet.listStatementEntries>["page"][number];
+
+// The kinds whose description is the administrator's reason (user text).
+export const BY_ADMIN = new Set(["add_balance", "deduct_balance", "add_pending", "deduct_pending", "move_pending_to_available"]);
+const WITH_ORDER = new Set(["earning", "refund", "dispute_hold", "dispute_release", "dispute_loss", "dispute_fee"]);
+
+/** A movement's label in the viewer's language, from its kind and references. */
+export function movementLabel(m: Pick<Movement, "kind" | "orderId">, t: I18n["t"]): string {
+  const order = m.orderId ? orderNumber(m.orderId) : "";
+  if (m.kind === "move_pending_to_available") return t("mv.early");
+  if (m.kind === "release") return order ? t("mv.release", { order }) : t("mv.releaseAny");
+  if (WITH_ORDER.has(m.kind) && order) return t(`mv.${m.kind}` as MessageKey, { order });
+  const key = `mv.${m.kind}` as MessageKey;
+  const s = t(key);
+  return s === key || WITH_ORDER.has(m.kind) ? t("mv.other", { kind: m.kind }) : s;
+}
+
+// A store's movements (stores.wallet.listStatementEntries, live), newest
+// first: every change of its balances, an administrator's early release
+// included, each labelled from its kind and references in the viewer's
+// language, its signed change (and of which balance), the running balance
+// after it (red and called a debt below zero), a payout's status as the
+// payout has it now, an earning's release date, an adjustment's reason as
+// the administrator typed it.
+export function Movements({ storeId }: { storeId: string }) {
+  const { t, money, signedMoney, dateTime } = useI18n();
+  const pages = usePaginatedQuery(api.stores.wallet.listStatementEntries, { storeId }, { initialNumItems: PAGE });
+  const now = Date.now();
+  return (
+    <Section id="movements-title" title={t("mv.title")}>
+      <Text size="sm">{t("mv.intro")}</Text>
+      <PagedList pages={pages} empty={t("mv.none")} emptyTestId="movements-empty">
+        {(results) => (
+          <Table data-testid="movements" striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th visibleFrom="sm">{t("mv.date")}</Table.Th>
+                <Table.Th>{t("mv.what")}</Table.Th>
+                <Table.Th>{t("mv.change")}</Table.Th>
+                <Table.Th>{t("mv.balance")}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+            {results.map((m) => {
+              const parts: string[] = [];
+              if (m.availableChange !== 0) parts.push(t("mv.parts.available", { amount: signedMoney(m.availableChange) }));
+              if (m.pendingChange !== 0) parts.push(t("mv.parts.pending", { amount: signedMoney(m.pendingChange) }));
+              if (m.disputedChange !== 0) parts.push(t("mv.parts.disputed", { amount: signedMoney(m.disputedChange) }));
+              return (
+                <Table.Tr
+                  key={m.seq}
+                  data-seq={m.seq}
+                  data-kind={m.kind}
+                  data-amount={m.amount.toFixed(2)}
+                  data-available-change={m.availableChange.toFixed(2)}
+                  data-pending-change={m.pendingChange.toFixed(2)}
+                  data-balance={m.balance.toFixed(2)}
+                >
+                  <Table.Td visibleFrom="sm">
+                    <Text size="sm">{dateTime(m.at)}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Stack gap={2}>
+                      <Text size="xs" c="dimmed" hiddenFrom="sm">
+                        {dateTime(m.at)}
+                      </Text>
+                      <Group gap="xs" wrap="wrap">
+                        <Text size="sm" fw={600} data-testid="movement-label">
+                          {movementLabel(m, t)}
+                        </Text>
+                        {m.payoutId && <StatusBadge status={m.status} />}
+                      </Group>
+                      {BY_ADMIN.has(m.kind) && m.description && (
+                        <Text size="xs" dir="auto" data-testid="movement-reason">
+                          {t("mv.reason")}: <bdi>{m.description}</bdi>
+                        </Text>
+                      )}
+                      {m.kind === "earning" && m.releaseAt != null && (
+                        <Text size="xs" data-testid="movement-release">
+                          {t(m.releaseAt > now ? "mv.heldUntil" : "mv.releasedOn", { date: dateTime(m.releaseAt) })}
+                        </Text>
+                      )}
+                      {m.amount !== 0 && parts.length > 1 ? (
+                        <Text size="xs" c="dimmed">
+                          <bdi>{parts.join(" · ")}</bdi>
+                        </Text>
+                      ) : null}
+                    </Stack>
+                  </Table.Td>
+                  <Table.Td style={{ whiteSpace: "nowrap" }} c={m.amount < 0 ? "var(--mantine-color-error)" : undefined}>
+                    {/* A move between balances (an early release) changes no total: its parts are its change. */}
+                    <bdi data-testid="movement-change">{m.amount !== 0 || parts.length === 0 ? signedMoney(m.amount) : parts.join(" · ")}</bdi>
+                  </Table.Td>
+                  <Table.Td style={{ whiteSpace: "nowrap" }}>
+                    <Group gap={4} wrap="nowrap">
+                      <Text size="sm" fw={600} c={m.balance < 0 ? "var(--mantine-color-error)" : undefined}>
+                        <bdi data-testid="movement-balance">{money(m.balance)}</bdi>
+                      </Text>
+                      {m.balance < 0 && (
+                        <Badge color="red" variant="light" data-testid="movement-debt">
+                          {t("mv.debt")}
+                        </Badge>
+                      )}
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              );
+            })}
+            </Table.Tbody>
+          </Table>
+        )}
+      </PagedList>
+    </Section>
+  );
+}
