@@ -171,6 +171,9 @@ var documentedAccess = map[string]ops.Access{
 	"admins.platformAdmin.getCommissionPreview": ops.Authenticated,
 
 	"notifications.inbox.list": ops.Authenticated, "notifications.inbox.markRead": ops.Authenticated,
+	// The owner's dashboard and notifications rendered from params (issue 32; docs/adr/0164, 0165).
+	"stores.orders.getSalesSummary": ops.StoreOwnerOrAdmin, "stores.reviews.getRatingHistory": ops.StoreOwnerOrAdmin,
+	"notifications.inbox.countUnread": ops.Authenticated, "stores.notifications.listForOrder": ops.StoreOwnerOrAdmin,
 
 	"stores.payouts.requestPayout": ops.StoreOwner, "stores.wallet.getWallet": ops.StoreOwnerOrAdmin,
 	"stores.wallet.listTransactions":            ops.StoreOwnerOrAdmin,

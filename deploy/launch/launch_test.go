@@ -190,7 +190,7 @@ func TestRunsEveryProgramWithItsSettings(t *testing.T) {
 			t.Errorf("%s: INTERNAL_CALLERS=%q, want %q", n, callers, want)
 		}
 	}
-	if c := recs["catalog"][0].Env["INTERNAL_CALLERS"]; c != "addresses,customers,payments,payouts,platformconfig,reviews" {
+	if c := recs["catalog"][0].Env["INTERNAL_CALLERS"]; c != "addresses,customers,notifications,payments,payouts,platformconfig,reviews" {
 		t.Errorf("catalog: INTERNAL_CALLERS=%q", c)
 	}
 	for _, n := range services {

@@ -261,7 +261,7 @@ func TestComposeCallersAreTheDeclaredOnes(t *testing.T) {
 }
 
 func TestCallers(t *testing.T) {
-	if got := Callers(All, "catalog"); !slices.Equal(got, []string{"addresses", "customers", "payments", "payouts", "platformconfig", "reviews"}) {
+	if got := Callers(All, "catalog"); !slices.Equal(got, []string{"addresses", "customers", "notifications", "payments", "payouts", "platformconfig", "reviews"}) {
 		t.Errorf("catalog's callers %v", got)
 	}
 	if got := Callers(All, "notifications"); len(got) != 0 {

@@ -171,4 +171,8 @@ var Enums = []Enum{
 		{Value: "updated_desc", Meaning: "by the wallet's last change, latest first"},
 		{Value: "updated_asc", Meaning: "by the wallet's last change, earliest first"},
 	}},
+	{Name: "salesGranularity", Values: []EnumValue{
+		{Value: "day", Meaning: "one bucket per Asia/Dubai calendar day, from midnight"},
+		{Value: "week", Meaning: "one bucket per week, from Monday midnight in Asia/Dubai"},
+	}},
 }

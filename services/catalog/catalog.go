@@ -69,7 +69,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("catalog.locations.resolve", ops.Internal, "Cities and areas by id, in one call.", s.resolveLocations, ops.CalledBy("addresses", "customers")),
 			ops.NewQuery("catalog.products.getProducts", ops.Internal, "Products by id, in one call.", s.getProducts, ops.CalledBy("customers")),
 			ops.NewQuery(contract.OpGetStoreContacts, ops.Internal, "Stores by id with their owner's name and phone, as committed (the payouts service's listings; the store owners' access checks of payouts, customers, reviews and payments).", s.getStoreContacts,
-				ops.CalledBy("payouts", "customers", "reviews", "payments")),
+				ops.CalledBy("payouts", "customers", "reviews", "payments", "notifications")),
 		).WithResolvers(ops.Resolvers{Store: s.storeRef}),
 		Indexes: append(storage.Indexes(), events.ConsumerIndexes()...),
 	}, nil

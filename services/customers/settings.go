@@ -15,11 +15,14 @@ type Settings struct {
 	// OrdersExportMaxRows bounds the rows of an orders export, counted before
 	// its first byte (beyond: FAILED_PRECONDITION too_many_rows).
 	OrdersExportMaxRows int64 `env:"ORDERS_EXPORT_MAX_ROWS" default:"100000"`
+	// SalesMaxOrders bounds getSalesSummary's read: a period with more of
+	// the store's orders is FAILED_PRECONDITION too_many_orders (sales.go).
+	SalesMaxOrders int `env:"SALES_SUMMARY_MAX_ORDERS" default:"20000"`
 }
 
 // DefaultSettings are the settings with every default.
 func DefaultSettings() Settings {
-	return Settings{OrdersCountMax: domain.MaxCount, OrdersExportMaxRows: domain.MaxExportRows}
+	return Settings{OrdersCountMax: domain.MaxCount, OrdersExportMaxRows: domain.MaxExportRows, SalesMaxOrders: domain.MaxSalesOrders}
 }
 
 // Validate refuses numbers that would turn a limit off by accident.
@@ -29,6 +32,9 @@ func (s *Settings) Validate() error {
 	}
 	if s.OrdersExportMaxRows < 1 || s.OrdersExportMaxRows > domain.MaxExportRows {
 		return fmt.Errorf("ORDERS_EXPORT_MAX_ROWS must be 1 to %d, not %d", domain.MaxExportRows, s.OrdersExportMaxRows)
+	}
+	if s.SalesMaxOrders < 1 || s.SalesMaxOrders > domain.MaxSalesOrders {
+		return fmt.Errorf("SALES_SUMMARY_MAX_ORDERS must be 1 to %d, not %d", domain.MaxSalesOrders, s.SalesMaxOrders)
 	}
 	return nil
 }

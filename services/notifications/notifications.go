@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"marketplace/libs/contracts/catalog"
 	"marketplace/libs/contracts/customers"
 	"marketplace/libs/contracts/payments"
 	payouts "marketplace/libs/contracts/payouts"
@@ -21,7 +22,8 @@ import (
 )
 
 // Module is the notifications service.
-var Module = service.Module{Name: "notifications", Build: build, Consumes: Topics}
+// It calls the catalog for a store's owner now (listForOrder's access).
+var Module = service.Module{Name: "notifications", Build: build, Consumes: Topics, Calls: []string{catalog.Service}}
 
 // GroupID is the consumer group of the service's event consumer.
 const GroupID = "notifications"
@@ -36,6 +38,7 @@ var handles = events.Versions{
 	domain.EventPayoutCompleted: {1}, domain.EventPayoutFailed: {1}, domain.EventPayoutCancelled: {1}, domain.EventWalletAdjusted: {1},
 	domain.EventReviewStoreResponded: {1}, domain.EventReviewHidden: {1}, domain.EventReviewShown: {1},
 	domain.EventOrderRefunded: {1}, domain.EventRefundFailed: {1}, domain.EventDisputeOpened: {1},
+	domain.EventBankAccountChanged: {1},
 }
 
 // Notification is an inbox item as clients see it.
@@ -46,13 +49,15 @@ type svc struct {
 	status        *events.ConsumerStatus
 	clock         *inboxClock
 	notifications *storage.Notifications
+	catalog       *catalog.Client
 }
 
 func newSvc(env service.Env) *svc {
 	if env.Now == nil {
 		env.Now = time.Now
 	}
-	return &svc{env: env, status: events.NewConsumerStatus(0), clock: newInboxClock(), notifications: storage.NewNotifications(env.DB)}
+	return &svc{env: env, status: events.NewConsumerStatus(0), clock: newInboxClock(), notifications: storage.NewNotifications(env.DB),
+		catalog: catalog.NewClient(env.Calls)}
 }
 
 func build(_ context.Context, env service.Env) (*service.Built, error) {
@@ -65,7 +70,12 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 				"The caller's notifications, newest first; administrators also see the admin inbox.", s.list),
 			ops.NewMutation("notifications.inbox.markRead", ops.Authenticated,
 				"Mark one of the caller's notifications (or, for administrators, an admin-inbox one) read.", s.markRead),
-		),
+			ops.NewQuery("notifications.inbox.countUnread", ops.Authenticated,
+				"How many of the caller's notifications are unread (administrators: with the admin inbox's), counted up to 100: {count, more} (more: there are more than 100).", s.countUnread),
+			ops.NewQuery("stores.notifications.listForOrder", ops.StoreOwnerOrAdmin,
+				"The notifications sent about one of the store's orders (store owner or administrator), newest first, at most 50: type, title and body (English), params, recipientRole (customer, store_owner, admin), eventTime, read.", s.listForOrder,
+				ops.StoreArg("storeId")),
+		).WithResolvers(ops.Resolvers{Store: s.catalog.StoreRef}),
 		Indexes: append(storage.Indexes(), events.ConsumerIndexes()...),
 	}, nil
 }
@@ -147,4 +157,34 @@ func (s *svc) markRead(ctx context.Context, a *markReadArgs) (ops.Null, error) {
 		return nil, err
 	}
 	return nil, s.notifications.MarkRead(ctx, n)
+}
+
+func (s *svc) countUnread(ctx context.Context, _ *ops.NoArgs) (domain.UnreadCount, error) {
+	caller := ops.Caller(ctx)
+	n, err := s.notifications.CountUnread(ctx, caller.Sub, caller.IsAdmin(), domain.MaxUnreadCount+1)
+	if err != nil {
+		return domain.UnreadCount{}, err
+	}
+	return domain.CountOf(n), nil
+}
+
+type listForOrderArgs struct {
+	StoreID string `json:"storeId" op:"required,id=stores"`
+	OrderID string `json:"orderId" op:"required,id=orders"`
+}
+
+// listForOrder: the notifications about one order of the store (the
+// registry checked the caller owns the store or is an administrator); those
+// of another store's order are not listed (data.storeId is part of the
+// filter), so naming someone else's order shows nothing.
+func (s *svc) listForOrder(ctx context.Context, a *listForOrderArgs) ([]domain.OrderNote, error) {
+	ns, err := s.notifications.OfOrder(ctx, ops.StoreOf(ctx).ID, a.OrderID, domain.MaxOrderNotes)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.OrderNote, len(ns))
+	for i := range ns {
+		out[i] = ns[i].Note()
+	}
+	return out, nil
 }

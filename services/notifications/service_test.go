@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"marketplace/libs/serviceauth"
 	"net"
 	"net/http"
 	"slices"
@@ -39,6 +40,10 @@ type harness struct {
 
 // startService runs the module with service.Run on an in-memory store, an
 // embedded broker and a loopback listener, until the test ends.
+// testServiceKey proves the service's calls (to the catalog: listForOrder's
+// store owner); these tests make none.
+var testServiceKey, _ = serviceauth.GenerateKey()
+
 func startService(t *testing.T) *harness {
 	t.Helper()
 	broker, err := events.StartBroker("", Topics...)
@@ -63,7 +68,7 @@ func startService(t *testing.T) *harness {
 		done <- service.Run(ctx, service.Options{
 			Module: Module, Listener: ln, DB: store.Options{Memory: true}, Brokers: broker.Brokers(), Verifier: verifier,
 			Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
-			HTTP:   cfg, Ready: ready,
+			HTTP:   cfg, Ready: ready, Credentials: serviceauth.Credentials{Key: testServiceKey},
 		})
 	}()
 	pub := events.NewKafkaPublisher(broker.Brokers(), nil)

@@ -13,7 +13,7 @@ import (
 // anyEventData fills the fields the mapped events require, whatever their type.
 const anyEventData = `{"orderId":"ord_1","to":"delivered","from":"pending","customerUserId":"u_c","storeOwnerUserId":"u_o",
 	"storeId":"sto_1","storeName":"Falafel House","paymentIntentId":"pi_1","flagId":"flg_1","reviewId":"rev_1","payoutId":"pay_1",
-	"walletId":"wal_1","comment":"Thanks","refundId":"rfd_1","disputeId":"dp_1"`
+	"walletId":"wal_1","ownerUserId":"u_o","comment":"Thanks","refundId":"rfd_1","disputeId":"dp_1"`
 
 // The consumer declares exactly the event types it maps (a type mapped but
 // not declared would be acknowledged without a notification), each in the

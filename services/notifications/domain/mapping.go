@@ -83,6 +83,20 @@ const (
 	EventDisputeOpened      = payments.EventDisputeOpened
 )
 
+// A store's bank account for payouts changed (the payouts service's event):
+// its owner hears of it at once, with the account's last four digits and the
+// time, so that a change they did not make (an account taken over) is seen.
+const (
+	TypeBankAccountChanged  = "bank_account_changed"
+	EventBankAccountChanged = payouts.EventBankAccountChanged
+)
+
+// BankAccountChanged is payouts.bank_account_changed's payload.
+type BankAccountChanged = payouts.BankAccountChanged
+
+// dubai is the platform's time zone (UTC+4 all year) for times in English text.
+var dubai = time.FixedZone("Dubai", 4*60*60)
+
 // Reviews: a delivered order invites its customer to review the store; the
 // review's author hears when the store responds and when the moderators hide
 // or show the review.
@@ -113,12 +127,21 @@ type Notification struct {
 	Body            string            `bson:"body"`
 	Priority        string            `bson:"priority"`
 	Data            map[string]string `bson:"data"`
-	EventID         string            `bson:"eventId"`
-	EventType       string            `bson:"eventType"`
-	EventTime       int64             `bson:"eventTime"`
-	Read            bool              `bson:"read"`
-	ReadAt          *int64            `bson:"readAt,omitempty"`
-	CreationTime    int64             `bson:"creationTime"`
+	// Params are what the console renders the title and body from in the
+	// viewer's language (docs/adr/0165): names, amounts (decimal major
+	// units), statuses, reasons, times (epoch ms). Title and Body stay the
+	// English text, for API clients and older consoles. Absent on
+	// notifications written before.
+	Params map[string]string `bson:"params,omitempty"`
+	// RecipientRole is what the recipient is to the subject: customer,
+	// store_owner or admin (absent on notifications written before).
+	RecipientRole string `bson:"recipientRole,omitempty"`
+	EventID       string `bson:"eventId"`
+	EventType     string `bson:"eventType"`
+	EventTime     int64  `bson:"eventTime"`
+	Read          bool   `bson:"read"`
+	ReadAt        *int64 `bson:"readAt,omitempty"`
+	CreationTime  int64  `bson:"creationTime"`
 }
 
 // statusLabels name order statuses in notification text.
@@ -207,6 +230,87 @@ func idMap(kv ...string) map[string]string {
 	return m
 }
 
+// Recipient roles.
+const (
+	RoleCustomer   = "customer"
+	RoleStoreOwner = "store_owner"
+	RoleAdmin      = "admin"
+)
+
+// ParamKeys are the params each type carries, every key always present
+// (values may be empty): what the console renders a notification from
+// (web/console/src/app/noteMessages.ts). Amounts are decimals of the major
+// unit of currency (AED when a type has no currency), times epoch ms,
+// flags "true" or "false".
+var ParamKeys = map[string][]string{
+	TypeOrderCreated:       {"storeName", "total"},
+	TypeNewOrder:           {"storeName", "total"},
+	TypeOrderPaymentReview: {"storeName", "paid", "currency", "total", "reviewReason"},
+	TypePaymentReview:      {"storeName", "paid", "currency", "total", "reviewReason"},
+	TypeOrderStatus:        {"storeName", "status", "previousStatus"},
+	TypeReviewInvitation:   {"storeName"},
+	TypeReviewResponse:     {"storeName", "comment", "updated"},
+	TypeReviewHidden:       {"storeName"},
+	TypeReviewShown:        {"storeName"},
+	TypeOrderRefunded:      {"amount", "currency", "refundedAmount", "whole"},
+	TypeRefundFailed:       {"amount", "currency", "failureReason"},
+	TypeDisputeOpened:      {"amount", "currency", "reason", "dueBy"},
+	TypePaymentFailed:      {"amount", "currency", "failureMessage"},
+	TypeReviewFlagged:      {"reason", "description"},
+	TypePayoutRequested:    payoutKeys,
+	TypePayoutApproved:     payoutKeys,
+	TypePayoutRejected:     payoutKeys,
+	TypePayoutProcessing:   payoutKeys,
+	TypePayoutCompleted:    payoutKeys,
+	TypePayoutFailed:       payoutKeys,
+	TypePayoutCancelled:    payoutKeys,
+	TypeWalletAdjusted:     {"amount", "adjustmentType", "reason", "storeName"},
+	TypeBankAccountChanged: {"ibanLast4", "changedAt", "byOwner"},
+}
+
+var payoutKeys = []string{"storeName", "requestedAmount", "netAmount", "processingFee", "reason", "method", "reference", "balanceRestored", "requestedBy"}
+
+// params keeps every key of key/value pairs, empty values too: each type's
+// params always carry the same keys (ParamKeys).
+func params(kv ...string) map[string]string {
+	m := make(map[string]string, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
+}
+
+// with gives n its recipient role and params.
+func with(n Notification, role string, p map[string]string) Notification {
+	n.RecipientRole, n.Params = role, p
+	return n
+}
+
+// amount is an amount in the minor units of currency as a decimal of its
+// major unit ("125.50"), AED when the currency is not said.
+func amount(x money.Fils, currency string) string {
+	cur := strings.ToUpper(clip(currency, 8))
+	if cur == "" {
+		cur = "AED"
+	}
+	return fmt.Sprintf("%.*f", money.MinorUnits(cur), money.Major(int64(x), cur))
+}
+
+// currencyOf is currency as the params carry it: upper case, AED when not said.
+func currencyOf(currency string) string {
+	if cur := strings.ToUpper(clip(currency, 8)); cur != "" {
+		return cur
+	}
+	return "AED"
+}
+
+func flag(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
 // ErrNotHandled: For does not map the event's type.
 var ErrNotHandled = errors.New("notifications: event type not handled")
 
@@ -238,38 +342,41 @@ func For(env Event) ([]Notification, error) {
 		if d.PaymentStatus == customers.PaymentUnderReview {
 			// Held: nothing for the store until an administrator confirms it.
 			paid := fmt.Sprintf("%s %.*f", strings.ToUpper(clip(d.Currency, 8)), money.MinorUnits(d.Currency), money.Major(int64(d.AmountPaid), d.Currency))
+			p := params("storeName", clip(d.StoreName, maxName), "paid", amount(d.AmountPaid, d.Currency), "currency", currencyOf(d.Currency),
+				"total", amount(d.Total, "aed"), "reviewReason", clip(d.ReviewReason, maxName))
 			if d.ReviewReason == customers.ReviewCartEmpty {
 				// Paid with nothing of the store in the cart: an order of nothing,
 				// which an administrator cancels (the payment is refunded).
 				if u := strings.TrimSpace(d.CustomerUserID); u != "" {
-					out = append(out, base(RecipientUser, u, TypeOrderPaymentReview, "Payment received: nothing to order",
+					out = append(out, with(base(RecipientUser, u, TypeOrderPaymentReview, "Payment received: nothing to order",
 						fmt.Sprintf("We received your payment of %s at %s, but your cart held no items of that store when it arrived (they may have been ordered with another payment). Our team is reviewing it and will contact you about a refund.",
-							paid, storeName(d.StoreName)), PriorityNormal, data))
+							paid, storeName(d.StoreName)), PriorityNormal, data), RoleCustomer, p))
 				}
-				out = append(out, base(RecipientAdmin, "", TypePaymentReview, "Payment without items",
+				out = append(out, with(base(RecipientAdmin, "", TypePaymentReview, "Payment without items",
 					fmt.Sprintf("A payment of %s at %s found no items of the store in the customer's cart (a second payment of the same cart, or a cart emptied before paying): cancel the order and refund the payment.",
-						paid, storeName(d.StoreName)), PriorityHigh, data))
+						paid, storeName(d.StoreName)), PriorityHigh, data), RoleAdmin, p))
 				break
 			}
 			if u := strings.TrimSpace(d.CustomerUserID); u != "" {
-				out = append(out, base(RecipientUser, u, TypeOrderPaymentReview, "Order received: payment under review",
+				out = append(out, with(base(RecipientUser, u, TypeOrderPaymentReview, "Order received: payment under review",
 					fmt.Sprintf("We received your payment of %s for your order from %s, which does not match its total of %s. Our team is reviewing it and will contact you.",
-						paid, storeName(d.StoreName), aed(d.Total)), PriorityNormal, data))
+						paid, storeName(d.StoreName), aed(d.Total)), PriorityNormal, data), RoleCustomer, p))
 			}
-			out = append(out, base(RecipientAdmin, "", TypePaymentReview, "Payment does not match its order",
+			out = append(out, with(base(RecipientAdmin, "", TypePaymentReview, "Payment does not match its order",
 				fmt.Sprintf("Order at %s was paid %s for a total of %s: confirm or cancel it.", storeName(d.StoreName), paid, aed(d.Total)),
-				PriorityHigh, data))
+				PriorityHigh, data), RoleAdmin, p))
 			break
 		}
+		p := params("storeName", clip(d.StoreName, maxName), "total", amount(d.Total, "aed"))
 		if u := strings.TrimSpace(d.CustomerUserID); u != "" {
-			out = append(out, base(RecipientUser, u, TypeOrderCreated, "Order confirmed",
+			out = append(out, with(base(RecipientUser, u, TypeOrderCreated, "Order confirmed",
 				fmt.Sprintf("Your order from %s for %s is confirmed.", storeName(d.StoreName), aed(d.Total)),
-				PriorityNormal, data))
+				PriorityNormal, data), RoleCustomer, p))
 		}
 		if u := strings.TrimSpace(d.StoreOwnerUserID); u != "" {
-			out = append(out, base(RecipientUser, u, TypeNewOrder, "New order",
+			out = append(out, with(base(RecipientUser, u, TypeNewOrder, "New order",
 				fmt.Sprintf("New order for %s at %s.", aed(d.Total), storeName(d.StoreName)),
-				PriorityNormal, data))
+				PriorityNormal, data), RoleStoreOwner, params("storeName", clip(d.StoreName, maxName), "total", amount(d.Total, "aed"))))
 		}
 	case EventOrderStatusChanged:
 		var d customers.OrderEvent
@@ -281,21 +388,23 @@ func For(env Event) ([]Notification, error) {
 		}
 		if u := strings.TrimSpace(d.CustomerUserID); u != "" {
 			label := statusLabel(d.To)
-			out = append(out, base(RecipientUser, u, TypeOrderStatus, "Order "+label,
+			out = append(out, with(base(RecipientUser, u, TypeOrderStatus, "Order "+label,
 				fmt.Sprintf("Your order from %s is now %s.", storeName(d.StoreName), label),
-				PriorityNormal, idMap("orderId", d.OrderID, "storeId", d.StoreID, "status", d.To, "previousStatus", d.From)))
+				PriorityNormal, idMap("orderId", d.OrderID, "storeId", d.StoreID, "status", d.To, "previousStatus", d.From)),
+				RoleCustomer, params("storeName", clip(d.StoreName, maxName), "status", clip(d.To, maxName), "previousStatus", clip(d.From, maxName))))
 		}
 		// A delivered order invites its customer to review the store.
 		if u := strings.TrimSpace(d.CustomerUserID); u != "" && d.To == customers.StatusDelivered {
-			out = append(out, base(RecipientUser, u, TypeReviewInvitation, "How was "+storeName(d.StoreName)+"?",
+			out = append(out, with(base(RecipientUser, u, TypeReviewInvitation, "How was "+storeName(d.StoreName)+"?",
 				fmt.Sprintf("Your order from %s was delivered. Rate the store and help other customers choose.", storeName(d.StoreName)),
-				PriorityNormal, idMap("orderId", d.OrderID, "storeId", d.StoreID)))
+				PriorityNormal, idMap("orderId", d.OrderID, "storeId", d.StoreID)), RoleCustomer, params("storeName", clip(d.StoreName, maxName))))
 		}
 		// An order confirmed from pending (a held payment an administrator
 		// accepted) reaches its store now.
 		if u := strings.TrimSpace(d.StoreOwnerUserID); u != "" && d.From == customers.StatusPending && d.To == customers.StatusConfirmed {
-			out = append(out, base(RecipientUser, u, TypeNewOrder, "New order",
-				fmt.Sprintf("New order at %s.", storeName(d.StoreName)), PriorityNormal, idMap("orderId", d.OrderID, "storeId", d.StoreID)))
+			out = append(out, with(base(RecipientUser, u, TypeNewOrder, "New order",
+				fmt.Sprintf("New order at %s.", storeName(d.StoreName)), PriorityNormal, idMap("orderId", d.OrderID, "storeId", d.StoreID)),
+				RoleStoreOwner, params("storeName", clip(d.StoreName, maxName), "total", amount(d.Total, "aed"))))
 		}
 	case EventOrderRefunded:
 		var d customers.OrderRefunded
@@ -305,19 +414,20 @@ func For(env Event) ([]Notification, error) {
 		if err := required(env, "orderId", d.OrderID, "refundId", d.RefundID); err != nil {
 			return nil, err
 		}
-		amount, data := inCurrency(d.Amount, d.Currency), idMap("orderId", d.OrderID, "storeId", d.StoreID, "refundId", d.RefundID)
+		text, data := inCurrency(d.Amount, d.Currency), idMap("orderId", d.OrderID, "storeId", d.StoreID, "refundId", d.RefundID)
 		whole := d.RefundStatus == customers.OrderRefundFull
+		p := params("amount", amount(d.Amount, d.Currency), "currency", currencyOf(d.Currency), "refundedAmount", amount(d.RefundedAmount, d.Currency), "whole", flag(whole))
 		if u := strings.TrimSpace(d.CustomerUserID); u != "" {
-			body := fmt.Sprintf("%s was refunded to your card for your order", amount)
+			body := fmt.Sprintf("%s was refunded to your card for your order", text)
 			if whole {
 				body += "; everything you paid for it is refunded"
 			}
-			out = append(out, base(RecipientUser, u, TypeOrderRefunded, "Refund of "+amount, body+". It may take a few days to show on your statement.", PriorityNormal, data))
+			out = append(out, with(base(RecipientUser, u, TypeOrderRefunded, "Refund of "+text, body+". It may take a few days to show on your statement.", PriorityNormal, data), RoleCustomer, p))
 		}
 		if u := strings.TrimSpace(d.StoreOwnerUserID); u != "" {
-			out = append(out, base(RecipientUser, u, TypeOrderRefunded, "Order refunded",
-				fmt.Sprintf("An order was refunded %s (%s refunded in all); the store's share of it is taken back from its wallet.", amount, inCurrency(d.RefundedAmount, d.Currency)),
-				PriorityNormal, data))
+			out = append(out, with(base(RecipientUser, u, TypeOrderRefunded, "Order refunded",
+				fmt.Sprintf("An order was refunded %s (%s refunded in all); the store's share of it is taken back from its wallet.", text, inCurrency(d.RefundedAmount, d.Currency)),
+				PriorityNormal, data), RoleStoreOwner, p))
 		}
 	case EventRefundFailed:
 		var d customers.RefundFailed
@@ -331,8 +441,9 @@ func For(env Event) ([]Notification, error) {
 		if r := clip(d.FailureReason, maxText); r != "" {
 			body += ": " + strings.TrimRight(r, ".")
 		}
-		out = append(out, base(RecipientAdmin, "", TypeRefundFailed, "Refund failed", body+". Nothing was refunded; refund it again or contact the customer.",
-			PriorityHigh, idMap("orderId", d.OrderID, "storeId", d.StoreID, "refundId", d.RefundID)))
+		out = append(out, with(base(RecipientAdmin, "", TypeRefundFailed, "Refund failed", body+". Nothing was refunded; refund it again or contact the customer.",
+			PriorityHigh, idMap("orderId", d.OrderID, "storeId", d.StoreID, "refundId", d.RefundID)), RoleAdmin,
+			params("amount", amount(d.Amount, d.Currency), "currency", currencyOf(d.Currency), "failureReason", strings.TrimRight(clip(d.FailureReason, maxText), "."))))
 	case EventDisputeOpened:
 		var d payments.Dispute
 		if err := decode(env, &d); err != nil {
@@ -348,8 +459,13 @@ func For(env Event) ([]Notification, error) {
 		if d.DueBy > 0 {
 			body += "; evidence is due by " + time.UnixMilli(d.DueBy).UTC().Format("2 Jan 2006 15:04 UTC")
 		}
-		out = append(out, base(RecipientAdmin, "", TypeDisputeOpened, "Payment disputed", body+".", PriorityHigh,
-			idMap("disputeId", d.DisputeID, "orderId", d.OrderID, "storeId", d.StoreID, "paymentIntentId", d.PaymentIntentID)))
+		dueBy := ""
+		if d.DueBy > 0 {
+			dueBy = fmt.Sprint(d.DueBy)
+		}
+		out = append(out, with(base(RecipientAdmin, "", TypeDisputeOpened, "Payment disputed", body+".", PriorityHigh,
+			idMap("disputeId", d.DisputeID, "orderId", d.OrderID, "storeId", d.StoreID, "paymentIntentId", d.PaymentIntentID)), RoleAdmin,
+			params("amount", amount(d.Amount, d.Currency), "currency", currencyOf(d.Currency), "reason", clip(d.Reason, maxName), "dueBy", dueBy)))
 	case EventPaymentFailed:
 		var d payments.PaymentFailed
 		if err := decode(env, &d); err != nil {
@@ -368,8 +484,9 @@ func For(env Event) ([]Notification, error) {
 				body += ": " + strings.TrimRight(m, ".")
 			}
 			body += ". Your cart was kept, so you can try again."
-			out = append(out, base(RecipientUser, u, TypePaymentFailed, "Payment failed", body,
-				PriorityHigh, idMap("paymentIntentId", d.PaymentIntentID, "storeId", d.StoreID)))
+			out = append(out, with(base(RecipientUser, u, TypePaymentFailed, "Payment failed", body,
+				PriorityHigh, idMap("paymentIntentId", d.PaymentIntentID, "storeId", d.StoreID)), RoleCustomer,
+				params("amount", amount(d.Amount, d.Currency), "currency", currencyOf(d.Currency), "failureMessage", strings.TrimRight(clip(d.FailureMessage, maxText), "."))))
 		}
 	case EventReviewFlagRaised:
 		var d reviews.FlagRaised
@@ -390,8 +507,9 @@ func For(env Event) ([]Notification, error) {
 		if desc := clip(d.Description, maxText); desc != "" {
 			body += ": " + desc
 		}
-		out = append(out, base(RecipientAdmin, "", TypeReviewFlagged, "Review flagged", body, priority,
-			idMap("flagId", d.FlagID, "reviewId", d.ReviewID, "storeId", d.StoreID, "reason", d.Reason, "flaggedByUserId", d.FlaggedByUserID)))
+		out = append(out, with(base(RecipientAdmin, "", TypeReviewFlagged, "Review flagged", body, priority,
+			idMap("flagId", d.FlagID, "reviewId", d.ReviewID, "storeId", d.StoreID, "reason", d.Reason, "flaggedByUserId", d.FlaggedByUserID)), RoleAdmin,
+			params("reason", clip(d.Reason, maxName), "description", clip(d.Description, maxText))))
 	case EventPayoutRequested, EventPayoutApproved, EventPayoutRejected, EventPayoutProcessing, EventPayoutCompleted, EventPayoutFailed, EventPayoutCancelled:
 		var d payouts.PayoutEvent
 		if err := decode(env, &d); err != nil {
@@ -410,8 +528,10 @@ func For(env Event) ([]Notification, error) {
 			return nil, err
 		}
 		if u := strings.TrimSpace(d.StoreOwnerUserID); u != "" {
-			out = append(out, base(RecipientUser, u, TypeWalletAdjusted, "Wallet adjusted", walletAdjustedBody(d), PriorityNormal,
-				idMap("walletId", d.WalletID, "storeId", d.StoreID, "adjustmentType", d.AdjustmentType)))
+			out = append(out, with(base(RecipientUser, u, TypeWalletAdjusted, "Wallet adjusted", walletAdjustedBody(d), PriorityNormal,
+				idMap("walletId", d.WalletID, "storeId", d.StoreID, "adjustmentType", d.AdjustmentType)), RoleStoreOwner,
+				params("amount", amount(d.Amount, "aed"), "adjustmentType", clip(d.AdjustmentType, maxName), "reason", strings.TrimRight(clip(d.Reason, maxText), "."),
+					"storeName", clip(d.StoreName, maxName))))
 		}
 	case EventReviewStoreResponded:
 		var d reviews.StoreResponded
@@ -430,8 +550,9 @@ func For(env Event) ([]Notification, error) {
 			if c := clip(d.Comment, maxText); c != "" {
 				body = title + ": " + c
 			}
-			out = append(out, base(RecipientUser, u, TypeReviewResponse, title, body, PriorityNormal,
-				idMap("reviewId", d.ReviewID, "storeId", d.StoreID)))
+			out = append(out, with(base(RecipientUser, u, TypeReviewResponse, title, body, PriorityNormal,
+				idMap("reviewId", d.ReviewID, "storeId", d.StoreID)), RoleCustomer,
+				params("storeName", clip(d.StoreName, maxName), "comment", clip(d.Comment, maxText), "updated", flag(d.Updated))))
 		}
 	case EventReviewHidden, EventReviewShown:
 		var d reviews.Review
@@ -448,7 +569,35 @@ func For(env Event) ([]Notification, error) {
 				typ, title = TypeReviewShown, "Your review is visible again"
 				body = fmt.Sprintf("Your review of %s is visible to other customers again.", storeName(d.StoreName))
 			}
-			out = append(out, base(RecipientUser, u, typ, title, body, PriorityNormal, idMap("reviewId", d.ReviewID, "storeId", d.StoreID)))
+			out = append(out, with(base(RecipientUser, u, typ, title, body, PriorityNormal, idMap("reviewId", d.ReviewID, "storeId", d.StoreID)),
+				RoleCustomer, params("storeName", clip(d.StoreName, maxName))))
+		}
+	case EventBankAccountChanged:
+		var d BankAccountChanged
+		if err := decode(env, &d); err != nil {
+			return nil, err
+		}
+		if err := required(env, "walletId", d.WalletID); err != nil {
+			return nil, err
+		}
+		if u := strings.TrimSpace(d.OwnerUserID); u != "" {
+			at := d.EventTime
+			if at == 0 {
+				at = eventTime
+			}
+			last4 := clip(d.IBANLast4, 8)
+			byOwner := strings.TrimSpace(d.ChangedBy) == "" || strings.TrimSpace(d.ChangedBy) == u
+			body := fmt.Sprintf("The bank account your payouts are paid to was changed to the account ending %s", last4)
+			if at > 0 {
+				body += " on " + time.UnixMilli(at).In(dubai).Format("2 Jan 2006 at 15:04") + " (Dubai time)"
+			}
+			if !byOwner {
+				body += " by an administrator"
+			}
+			body += ". If you did not make or ask for this change, contact us at once: payouts go to the new account."
+			out = append(out, with(base(RecipientUser, u, TypeBankAccountChanged, "Bank account changed", body, PriorityHigh,
+				idMap("walletId", d.WalletID, "storeId", d.StoreID)), RoleStoreOwner,
+				params("ibanLast4", last4, "changedAt", fmt.Sprint(at), "byOwner", flag(byOwner))))
 		}
 	default:
 		return nil, ErrNotHandled
@@ -462,10 +611,11 @@ func payoutNotifications(eventType string, d payouts.PayoutEvent, base func(reci
 	data := idMap("payoutId", d.PayoutID, "storeId", d.StoreID, "status", d.Status)
 	store := storeName(d.StoreName)
 	amount := aed(d.RequestedAmount)
+	p := payoutParams(d)
 	if eventType == EventPayoutRequested {
-		return []Notification{base(RecipientAdmin, "", TypePayoutRequested, "Payout requested",
+		return []Notification{with(base(RecipientAdmin, "", TypePayoutRequested, "Payout requested",
 			fmt.Sprintf("%s requested a payout of %s (%s after the %s fee).", store, amount, aed(d.NetAmount), aed(d.ProcessingFee)),
-			PriorityNormal, data)}
+			PriorityNormal, data), RoleAdmin, p)}
 	}
 	if eventType == EventPayoutCancelled {
 		return payoutCancelledNotifications(d, data, base)
@@ -513,7 +663,7 @@ func payoutNotifications(eventType string, d payouts.PayoutEvent, base func(reci
 			body += ". Our team will contact you about the amount."
 		}
 	}
-	return []Notification{base(RecipientUser, owner, typ, title, body, priority, data)}
+	return []Notification{with(base(RecipientUser, owner, typ, title, body, priority, data), RoleStoreOwner, p)}
 }
 
 // payoutCancelledNotifications: a payout the store's handover cancelled. Its
@@ -535,15 +685,24 @@ func payoutCancelledNotifications(d payouts.PayoutEvent, data map[string]string,
 		by, former = " requested by "+requester, requester+", the store's former owner"
 		data["requestedBy"] = requester
 	}
-	out := []Notification{base(RecipientAdmin, "", TypePayoutCancelled, "Payout cancelled: "+reason,
+	p := payoutParams(d)
+	p["requestedBy"] = requester
+	out := []Notification{with(base(RecipientAdmin, "", TypePayoutCancelled, "Payout cancelled: "+reason,
 		fmt.Sprintf("The payout of %s from %s%s was cancelled (%s): the amount is back in the store's available balance. Settle it with %s.",
-			amount, store, by, reason, former), PriorityHigh, data)}
+			amount, store, by, reason, former), PriorityHigh, data), RoleAdmin, p)}
 	if owner := strings.TrimSpace(d.StoreOwnerUserID); owner != "" {
-		out = append(out, base(RecipientUser, owner, TypePayoutCancelled, "Payout cancelled",
+		out = append(out, with(base(RecipientUser, owner, TypePayoutCancelled, "Payout cancelled",
 			fmt.Sprintf("Your payout of %s from %s was cancelled: %s. It will not be paid to your account; the amount went back to the store's available balance. Contact us to settle it.",
-				amount, store, reason), PriorityHigh, data))
+				amount, store, reason), PriorityHigh, data), RoleStoreOwner, p))
 	}
 	return out
+}
+
+// payoutParams are the params of every payout notification.
+func payoutParams(d payouts.PayoutEvent) map[string]string {
+	return params("storeName", clip(d.StoreName, maxName), "requestedAmount", amount(d.RequestedAmount, "aed"), "netAmount", amount(d.NetAmount, "aed"),
+		"processingFee", amount(d.ProcessingFee, "aed"), "reason", strings.TrimRight(clip(d.Reason, maxText), "."), "method", clip(d.ProcessingMethod, maxName),
+		"reference", clip(d.TransactionReference, maxName), "balanceRestored", flag(d.BalanceRestored), "requestedBy", clip(d.RequestedBy, maxName))
 }
 
 var methodLabels = map[string]string{

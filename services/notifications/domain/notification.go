@@ -89,6 +89,10 @@ type View struct {
 	Body          string            `json:"body"`
 	Priority      string            `json:"priority"`
 	Data          map[string]string `json:"data"`
+	// Params render the title and body in the viewer's language (absent on
+	// notifications written before they were kept: show Title and Body).
+	Params        map[string]string `json:"params,omitempty"`
+	RecipientRole string            `json:"recipientRole,omitempty"`
 	Read          bool              `json:"read"`
 	ReadAt        *int64            `json:"readAt,omitempty"`
 	EventTime     int64             `json:"eventTime"`
@@ -102,6 +106,68 @@ func (n *Notification) View() View {
 	}
 	return View{
 		ID: n.ID, CreationTime: n.CreationTime, RecipientType: n.RecipientType, Type: n.Type, Title: n.Title,
-		Body: n.Body, Priority: n.Priority, Data: data, Read: n.Read, ReadAt: n.ReadAt, EventTime: n.EventTime,
+		Body: n.Body, Priority: n.Priority, Data: data, Params: n.Params, RecipientRole: n.Role(), Read: n.Read, ReadAt: n.ReadAt, EventTime: n.EventTime,
 	}
+}
+
+// ownerTypes are the types only a store's owner receives.
+var ownerTypes = map[string]bool{
+	TypeNewOrder: true, TypePayoutApproved: true, TypePayoutRejected: true, TypePayoutProcessing: true, TypePayoutCompleted: true,
+	TypePayoutFailed: true, TypePayoutCancelled: true, TypeWalletAdjusted: true, TypeBankAccountChanged: true,
+}
+
+// Role is what n's recipient is to its subject: as stored, or for a
+// notification written before roles were kept, what its recipient and type
+// say ("" when they do not: a refund went to the customer and the owner).
+func (n *Notification) Role() string {
+	switch {
+	case n.RecipientRole != "":
+		return n.RecipientRole
+	case n.RecipientType == RecipientAdmin:
+		return RoleAdmin
+	case ownerTypes[n.Type]:
+		return RoleStoreOwner
+	case n.Type == TypeOrderRefunded:
+		return ""
+	}
+	return RoleCustomer
+}
+
+// MaxOrderNotes is how many notifications of an order listForOrder shows.
+const MaxOrderNotes = 50
+
+// OrderNote is a notification about an order, as its store sees it among
+// the order's: what was said to whom, and whether it was read.
+type OrderNote struct {
+	ID            string            `json:"_id"`
+	Type          string            `json:"type"`
+	Title         string            `json:"title"`
+	Body          string            `json:"body"`
+	Params        map[string]string `json:"params,omitempty"`
+	RecipientRole string            `json:"recipientRole"`
+	EventTime     int64             `json:"eventTime"`
+	Read          bool              `json:"read"`
+}
+
+// Note is n among its order's notifications.
+func (n *Notification) Note() OrderNote {
+	return OrderNote{ID: n.ID, Type: n.Type, Title: n.Title, Body: n.Body, Params: n.Params, RecipientRole: n.Role(), EventTime: n.EventTime, Read: n.Read}
+}
+
+// MaxUnreadCount is where countUnread stops counting (more: true).
+const MaxUnreadCount = 100
+
+// UnreadCount is countUnread's answer: at most MaxUnreadCount, more when
+// there are more.
+type UnreadCount struct {
+	Count int  `json:"count"`
+	More  bool `json:"more"`
+}
+
+// CountOf caps n unread notifications at MaxUnreadCount.
+func CountOf(n int64) UnreadCount {
+	if n > MaxUnreadCount {
+		return UnreadCount{Count: MaxUnreadCount, More: true}
+	}
+	return UnreadCount{Count: int(n)}
 }

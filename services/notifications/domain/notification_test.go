@@ -107,8 +107,38 @@ func TestView(t *testing.T) {
 	n := Notification{ID: "ntf_1", CreationTime: 5, RecipientType: RecipientUser, RecipientUserID: "u1", Type: TypeOrderStatus,
 		Title: "T", Body: "B", Priority: PriorityHigh, EventID: "e", EventType: "x", EventTime: 3, Read: true, ReadAt: &at}
 	want := View{ID: "ntf_1", CreationTime: 5, RecipientType: RecipientUser, Type: TypeOrderStatus, Title: "T", Body: "B",
-		Priority: PriorityHigh, Data: map[string]string{}, Read: true, ReadAt: &at, EventTime: 3}
+		Priority: PriorityHigh, Data: map[string]string{}, RecipientRole: RoleCustomer, Read: true, ReadAt: &at, EventTime: 3}
 	if got := n.View(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("%+v", got)
+	}
+	n.Params, n.RecipientRole = map[string]string{"storeName": "S"}, RoleStoreOwner
+	if v := n.View(); v.Params["storeName"] != "S" || v.RecipientRole != RoleStoreOwner {
+		t.Errorf("params and role not shown: %+v", v)
+	}
+}
+
+// A notification written before roles were kept gets one from its recipient
+// and type, none when they do not tell (a refund went to both sides).
+func TestRoleOfOlderNotifications(t *testing.T) {
+	for _, c := range []struct {
+		recipient, typ, stored, want string
+	}{
+		{RecipientUser, TypeOrderStatus, "", RoleCustomer},
+		{RecipientUser, TypeNewOrder, "", RoleStoreOwner},
+		{RecipientUser, TypePayoutFailed, "", RoleStoreOwner},
+		{RecipientAdmin, TypePaymentReview, "", RoleAdmin},
+		{RecipientUser, TypeOrderRefunded, "", ""},
+		{RecipientUser, TypeOrderRefunded, RoleStoreOwner, RoleStoreOwner},
+	} {
+		n := Notification{RecipientType: c.recipient, Type: c.typ, RecipientRole: c.stored}
+		if got := n.Role(); got != c.want {
+			t.Errorf("%s %s %q: %q, want %q", c.recipient, c.typ, c.stored, got, c.want)
+		}
+	}
+	if c := CountOf(100); c.Count != 100 || c.More {
+		t.Errorf("100: %+v", c)
+	}
+	if c := CountOf(101); c.Count != 100 || !c.More {
+		t.Errorf("101: %+v", c)
 	}
 }

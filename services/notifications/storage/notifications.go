@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/page"
 	"marketplace/libs/store"
@@ -24,6 +25,11 @@ func Indexes() []store.Index {
 		// Inboxes newest first: by creation time (ids are random), the id breaking ties.
 		{Collection: coll, Keys: bson.D{{Key: "recipientUserId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "user_inbox_by_creation"},
 		{Collection: coll, Keys: bson.D{{Key: "recipientType", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "admin_inbox_by_creation"},
+		// Unread counts (countUnread): a user's, the admin inbox's.
+		{Collection: coll, Keys: bson.D{{Key: "recipientUserId", Value: 1}, {Key: "read", Value: 1}}, Name: "user_unread"},
+		{Collection: coll, Keys: bson.D{{Key: "recipientType", Value: 1}, {Key: "read", Value: 1}}, Name: "admin_unread"},
+		// An order's notifications, newest first (listForOrder).
+		{Collection: coll, Keys: bson.D{{Key: "data.orderId", Value: 1}, {Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_order_newest"},
 	}
 }
 
@@ -96,4 +102,24 @@ func (r *Notifications) Inbox(ctx context.Context, userID string, admin, unreadO
 	}
 	return page.Find(ctx, r.db.Collection(coll), filter, page.Sort{Field: "creationTime", Desc: true}, o,
 		func(n *domain.Notification) (any, string) { return n.CreationTime, n.ID })
+}
+
+// CountUnread counts userID's unread notifications and, with admin, the
+// admin inbox's, stopping past limit (each count is a range of user_unread
+// or admin_unread).
+func (r *Notifications) CountUnread(ctx context.Context, userID string, admin bool, limit int64) (int64, error) {
+	n, err := r.db.Collection(coll).CountDocuments(ctx, bson.M{"recipientUserId": userID, "read": false, "recipientType": domain.RecipientUser},
+		options.Count().SetLimit(limit))
+	if err != nil || !admin || n >= limit {
+		return n, err
+	}
+	m, err := r.db.Collection(coll).CountDocuments(ctx, bson.M{"recipientType": domain.RecipientAdmin, "read": false}, options.Count().SetLimit(limit-n))
+	return n + m, err
+}
+
+// OfOrder is the newest notifications (at most limit) about an order of a
+// store: a range of by_order_newest.
+func (r *Notifications) OfOrder(ctx context.Context, storeID, orderID string, limit int) ([]domain.Notification, error) {
+	return store.FindAll[domain.Notification](ctx, r.db.Collection(coll), bson.M{"data.orderId": orderID, "data.storeId": storeID},
+		options.Find().SetSort(bson.D{{Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(int64(limit)))
 }

@@ -368,9 +368,11 @@ journey("notifications: the admin inbox, high priority marked, each notice openi
   await admin.locator('[data-testid="inbox"] article[data-type="payout_requested"]').first().waitFor(WAIT);
   await bothLanguages(admin, "inbox", async (lang) => {
     if (lang !== "ar") return;
-    // The title by its type in Arabic; the server's English body marked as such.
-    assert.match(await text(held), /دفع لا يطابق طلبه/);
-    assert.equal(await held.locator('[lang="en"][dir="ltr"]').count(), 1);
+    // Title and body in Arabic, from the notification's type and params (docs/adr/0165).
+    // (A held payment: of another amount than its order's, or finding the cart without items.)
+    assert.match(await text(held.getByTestId("note-title")), /^(دفع لا يطابق طلبه|دفع بلا منتجات)$/);
+    assert.match(await text(held.getByTestId("note-body")), /(أكّد الطلب أو ألغِه|ألغِ الطلب واسترد المبلغ)\.$/);
+    assert.equal(await held.locator('[lang="en"]').count(), 0);
   });
   const id = await held.getAttribute("data-notification");
   await held.getByTestId("mark-read").click();

@@ -70,7 +70,7 @@ test("a screen a role may not use says so", async () => {
 
 test("journey 1: a payout requested in the portal is worked in the console, live on both sides", async () => {
   const admin = await open("/admin/", env("ADMIN_TOKEN"));
-  const owner = await open("/store/", env("OWNER_TOKEN"));
+  const owner = await open("/store/wallet", env("OWNER_TOKEN"));
 
   // First load of the console: the script it fetched (gzipped, as sent).
   let scriptBytes = 0;
@@ -209,7 +209,7 @@ test("an expired session signs in again over the screen, and the form keeps what
   let ttl = 15;
   for (;;) {
     const expires = Date.now() + ttl * 1000;
-    owner = await open("/store/", mint("owner-1", [], ttl));
+    owner = await open("/store/wallet", mint("owner-1", [], ttl));
     form = owner.locator("form", { has: owner.locator('input[name="IBAN"]') });
     const filled = await (async () => {
       await form.locator('input[name="amount"]').waitFor({ timeout: ttl * 1000 });

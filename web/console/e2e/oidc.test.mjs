@@ -99,7 +99,8 @@ test("a store owner signs in through the provider and reaches the portal; the co
   await signIn(page, "owner@marketplace.test");
   await page.getByTestId("store-name").filter({ hasText: "Al Noor Bakery" }).waitFor(WAIT);
   await page.getByTestId("signed-in-as").filter({ hasText: "owner-1" }).waitFor(WAIT);
-  await page.getByTestId("wallet-available").or(page.getByText("This store has no wallet yet")).first().waitFor(WAIT);
+  // The portal's first screen, the dashboard.
+  await page.getByTestId("card-today").waitFor(WAIT);
   await accessible(page, "portal signed in through the provider");
 
   // The same tab at the console: a screen the role may not use says so.

@@ -15,8 +15,7 @@ const screenOf: Record<string, { path: string; label: MessageKey }> = {
 
 // The administrators' inbox (the admin inbox and the caller's own notices),
 // newest first, live: high priority marked, each notice linked to the
-// screen that acts on it, marked read in place. In Arabic a notice's title
-// is its type's for the types the admin inbox receives.
+// screen that acts on it, marked read in place, in the viewer's language.
 export default function Inbox() {
   const { t } = useI18n();
   return (
@@ -25,7 +24,6 @@ export default function Inbox() {
       <Text size="sm">{t("inbox.intro")}</Text>
       <NotificationList
         testId="inbox"
-        typeTitle={(type) => (Object.hasOwn(screenOf, type) ? (`inbox.type.${type}` as MessageKey) : null)}
         badge={(n) =>
           n.priority === "high" && (
             <Badge color="red" variant="light" data-testid="high-priority">

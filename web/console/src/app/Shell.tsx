@@ -115,6 +115,7 @@ function NavList({ area, list, current, onChoose }: { area: AreaName; list: Scre
           component={Link}
           to={`/${area}/${s.path}`}
           label={t(s.label)}
+          rightSection={s.badge && <s.badge />}
           active={current?.path === s.path}
           aria-current={current?.path === s.path ? "page" : undefined}
           onClick={onChoose}

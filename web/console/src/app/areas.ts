@@ -1,4 +1,5 @@
 import type { ComponentType } from "react";
+import { UnreadBadge } from "../ui/UnreadBadge";
 import type { MessageKey } from "./messages";
 
 // The screens of each area. A new screen is one entry here and one
@@ -9,6 +10,8 @@ export interface Screen {
   path: string;
   label: MessageKey;
   load(): Promise<{ default: ComponentType }>;
+  /** Shown beside the label in the navigation (an unread count, say). */
+  badge?: ComponentType;
 }
 
 export type AreaName = "admin" | "store";
@@ -26,16 +29,17 @@ export const screens: Record<AreaName, Screen[]> = {
     { path: "wallets", label: "nav.wallets", load: () => import("../admin/Wallets") },
     { path: "commission", label: "nav.commission", load: () => import("../admin/Commission") },
     { path: "catalog", label: "nav.catalog", load: () => import("../admin/Catalog") },
-    { path: "notifications", label: "nav.inbox", load: () => import("../admin/Inbox") },
+    { path: "notifications", label: "nav.inbox", load: () => import("../admin/Inbox"), badge: UnreadBadge },
   ],
   store: [
+    { path: "dashboard", label: "nav.dashboard", load: () => import("../store/Dashboard") },
     { path: "wallet", label: "nav.wallet", load: () => import("../store/Wallet") },
     { path: "orders", label: "nav.orders", load: () => import("../store/Orders") },
     { path: "statement", label: "nav.statement", load: () => import("../store/Statement") },
     { path: "disputes", label: "nav.disputes", load: () => import("../store/Disputes") },
     { path: "reviews", label: "nav.reviews", load: () => import("../store/Reviews") },
     { path: "products", label: "nav.products", load: () => import("../store/Products") },
-    { path: "notifications", label: "nav.notifications", load: () => import("../store/Notifications") },
+    { path: "notifications", label: "nav.notifications", load: () => import("../store/Notifications"), badge: UnreadBadge },
   ],
 };
 

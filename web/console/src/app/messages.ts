@@ -6,6 +6,8 @@ import { findAr, findEn } from "./findMessages";
 import { listAr, listEn } from "./listMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
 import { money2Ar, money2En } from "./moneyMessages2";
+import { noteAr, noteEn } from "./noteMessages";
+import { dashboardAr, dashboardEn } from "./dashboardMessages";
 
 export const en = {
   "app.title": "Marketplace",
@@ -238,6 +240,8 @@ export const en = {
   ...moneyEn,
   ...findEn,
   ...money2En,
+  ...noteEn,
+  ...dashboardEn,
   ...listEn,
 } as const;
 
@@ -474,5 +478,7 @@ export const ar: Record<MessageKey, string> = {
   ...moneyAr,
   ...findAr,
   ...money2Ar,
+  ...noteAr,
+  ...dashboardAr,
   ...listAr,
 };
