@@ -355,3 +355,36 @@ func TestRequestOvertakenByTheHandover(t *testing.T) {
 	}
 	ts.reconciled(t, w.store)
 }
+
+// TestBankAccountSaveOvertakenByTheHandover: setBankAccount checked for the
+// former owner, whose transaction runs after the handover reached the
+// wallet, is refused PERMISSION_DENIED store_handed_over and saves nothing
+// (it would record the former owner as savedBy); the new owner saves.
+func TestBankAccountSaveOvertakenByTheHandover(t *testing.T) {
+	ts := newTestSvc(t)
+	store := ids.New("stores")
+	ts.deliver(t, catalog.EventStoreCreated, catalog.StoreCreated{StoreID: store, Name: "Bakery", OwnerUserID: "owner-1", Version: 1})
+	args := func() *setBankAccountArgs {
+		return &setBankAccountArgs{StoreID: store, BankDetails: payoutArgsOf(store, 0).BankDetails}
+	}
+	if _, err := ts.setBankAccount(ownerCtxAt(store, "owner-1", 1), args()); err != nil {
+		t.Fatalf("the owner's save: %v", err)
+	}
+	ts.deliver(t, catalog.EventStoreUpdated, catalog.StoreUpdated{StoreID: store, Name: "Bakery", OwnerUserID: "owner-2", Version: 2})
+	args2 := args()
+	args2.BankDetails.AccountHolderName = "Sara Al Marri"
+	_, err := ts.setBankAccount(ownerCtxAt(store, "owner-1", 1), args2)
+	if e := apperr.From(err); e.Code != apperr.PermissionDenied || e.Details["reason"] != "store_handed_over" {
+		t.Fatalf("a save checked before the handover: %v", err)
+	}
+	if n := ts.count(t, storage.AccountsColl, bson.M{"savedBy": "owner-1", "accountHolderName": "Sara"}); n != 1 {
+		t.Fatalf("the refused save wrote (%d of the first left)", n)
+	}
+	v, err := ts.setBankAccount(ownerCtxAt(store, "owner-2", 2), args2)
+	if err != nil || v == nil {
+		t.Fatalf("the new owner's save: %v", err)
+	}
+	if n := ts.count(t, storage.AccountsColl, bson.M{"savedBy": "owner-2"}); n != 1 {
+		t.Fatalf("the new owner's account: %d", n)
+	}
+}

@@ -206,7 +206,7 @@ func (s *svc) registry() *ops.Registry {
 		ops.NewQuery("stores.payouts.getBankAccount", ops.StoreOwner,
 			"The store's saved payout bank account (IBAN, ibanLast4, bankName, accountHolderName, updatedAt), null when none is saved or it was saved by someone who no longer owns the store (after a handover the former owner's account is never offered).", s.getBankAccount, ops.StoreArg("storeId")),
 		ops.NewMutation("stores.payouts.setBankAccount", ops.StoreOwner,
-			"Save the store's payout bank account (bankDetails as requestPayout's; the IBAN a valid UAE IBAN, else INVALID_ARGUMENT at bankDetails.IBAN); returns it. The store's owner is told (event payouts.bank_account_changed).", s.setBankAccount, ops.StoreArg("storeId")),
+			"Save the store's payout bank account (bankDetails as requestPayout's; the IBAN a valid UAE IBAN, else INVALID_ARGUMENT at bankDetails.IBAN); returns it. The store's owner is told (event payouts.bank_account_changed). A save whose access check the store's handover to another owner overtook is PERMISSION_DENIED (details.reason store_handed_over), as requestPayout.", s.setBankAccount, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.payouts.listPayouts", ops.StoreOwnerOrAdmin,
 			"The store's payouts, newest first (paginated), with their history.", s.listPayouts, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.wallet.getWallet", ops.StoreOwnerOrAdmin,
