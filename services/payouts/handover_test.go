@@ -388,3 +388,43 @@ func TestBankAccountSaveOvertakenByTheHandover(t *testing.T) {
 		t.Fatalf("the new owner's account: %d", n)
 	}
 }
+
+// TestExportCounts: the exports' counts stop at the limit asked (the cap
+// plus one) and count what the filter selects.
+func TestExportCounts(t *testing.T) {
+	w := newHandoverWorld(t)
+	ctx := context.Background()
+	other, requested := "stores_none", domain.StatusRequested
+	for _, c := range []struct {
+		name  string
+		f     storage.PayoutFilter
+		limit int64
+		want  int64
+	}{
+		{"all", storage.PayoutFilter{}, 100, 6},
+		{"stops at the limit", storage.PayoutFilter{}, 4, 4},
+		{"the store's", storage.PayoutFilter{StoreID: &w.store}, 7, 6},
+		{"another store's", storage.PayoutFilter{StoreID: &other}, 7, 0},
+		{"requested", storage.PayoutFilter{Status: &requested}, 7, 2},
+	} {
+		n, err := w.ts.payouts.CountPayouts(ctx, c.f, c.limit)
+		if err != nil || n != c.want {
+			t.Errorf("%s: %d %v, want %d", c.name, n, err, c.want)
+		}
+	}
+	for limit, want := range map[int64]int64{1: 1, 5: 1} {
+		if n, err := w.ts.wallets.CountAll(ctx, limit); err != nil || n != want {
+			t.Errorf("wallets up to %d: %d %v", limit, n, err)
+		}
+	}
+}
+
+// TestCSVMaxRowsSetting: PAYOUTS_CSV_MAX_ROWS is 1 to 100,000; 0 or less
+// would turn the cap off by accident, and more passes the exports' bound.
+func TestCSVMaxRowsSetting(t *testing.T) {
+	for n, ok := range map[int]bool{-1: false, 0: false, 1: true, 100_000: true, 100_001: false} {
+		if err := (&Settings{CSVMaxRows: n}).Validate(); (err == nil) != ok {
+			t.Errorf("PAYOUTS_CSV_MAX_ROWS=%d: %v", n, err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package payouts
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +43,16 @@ type Settings struct {
 	// CSVMaxRows caps the rows of a payouts or wallets CSV export (larger:
 	// FAILED_PRECONDITION too_many_rows).
 	CSVMaxRows int `env:"PAYOUTS_CSV_MAX_ROWS" default:"100000"`
+}
+
+// Validate refuses a cap that would turn the export's limit off by accident
+// (as the customers service's ORDERS_EXPORT_MAX_ROWS): 1 to
+// defaultMaxCSVRows.
+func (s *Settings) Validate() error {
+	if s.CSVMaxRows < 1 || s.CSVMaxRows > defaultMaxCSVRows {
+		return fmt.Errorf("PAYOUTS_CSV_MAX_ROWS must be 1 to %d, not %d", defaultMaxCSVRows, s.CSVMaxRows)
+	}
+	return nil
 }
 
 // GroupID is the consumer group of the service's event consumer.
