@@ -33,7 +33,9 @@ const (
 func CanMove(from, to string) bool { return domain.CanMove(from, to) }
 
 type svc struct {
-	env         service.Env
+	env service.Env
+	// exports: one CSV export per caller at a time (ADR 0157).
+	exports     httpserver.ExportSlots
 	catalog     *catalog.Client
 	commissions *platformconfig.Client
 	profiles    *storage.Profiles

@@ -83,6 +83,8 @@ type svc struct {
 	interval time.Duration
 	// maxCSVRows caps an export's rows (defaultMaxCSVRows; lowered in tests).
 	maxCSVRows int
+	// exports: one CSV export per caller at a time (ADR 0157).
+	exports httpserver.ExportSlots
 	// settings reads the wallet settings in force (the platform
 	// configuration service; a stub in unit tests).
 	settings func(ctx context.Context) (*domain.WalletSettings, error)
