@@ -120,8 +120,10 @@ func (r *Payouts) CountPayouts(ctx context.Context, f PayoutFilter, limit int64)
 	return r.db.Collection(PayoutsColl).CountDocuments(ctx, f.filter(), options.Count().SetLimit(limit))
 }
 
-// CountAll counts the wallets, up to limit (a count that stops at limit,
-// reading no document).
+// CountAll counts the wallets, up to limit (their ids along by_available:
+// a count without a filter would be a collection scan).
 func (r *Wallets) CountAll(ctx context.Context, limit int64) (int64, error) {
-	return r.db.Collection(WalletsColl).CountDocuments(ctx, bson.M{}, options.Count().SetLimit(limit))
+	ws, err := store.FindAll[domain.Wallet](ctx, r.db.Collection(WalletsColl), bson.M{}, options.Find().
+		SetSort(bson.D{{Key: "availableBalance", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(limit).SetProjection(bson.M{"_id": 1}))
+	return int64(len(ws)), err
 }
