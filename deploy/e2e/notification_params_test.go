@@ -150,6 +150,28 @@ func TestOrderNotificationsListed(t *testing.T) {
 	}
 	expectError(t, list(s.Token("owner-2"), sh.storeA, o1), "PERMISSION_DENIED")
 	expectError(t, list(sh.user, sh.storeA, o1), "PERMISSION_DENIED")
+
+	// A payment that does not match its order: the administrators' notice
+	// (payment_review, with the amounts) is theirs; the store's owner sees
+	// the order's other notices only.
+	held := sh.orderOfBread(t, "pi_notes_held", 1, 100)
+	var adminNotes []paramNote
+	eventually(t, "the held order's notices", func() bool {
+		adminNotes = okAs[[]paramNote](t, list(sh.admin, sh.storeA, held.ID))
+		return noteOf(adminNotes, "payment_review") != nil && noteOf(adminNotes, "order_payment_review") != nil
+	})
+	if n := noteOf(adminNotes, "payment_review"); n.RecipientRole != "admin" {
+		t.Errorf("the administrators' notice: %+v", n)
+	}
+	ownerNotes := okAs[[]paramNote](t, list(sh.owner, sh.storeA, held.ID))
+	for _, n := range ownerNotes {
+		if n.RecipientRole == "admin" {
+			t.Errorf("the owner sees the administrators' notice %+v", n)
+		}
+	}
+	if noteOf(ownerNotes, "order_payment_review") == nil || len(ownerNotes) != len(adminNotes)-1 {
+		t.Errorf("the owner's notices %+v, the administrators' %+v", ownerNotes, adminNotes)
+	}
 }
 
 // TestBankAccountChangedNotifiesTheOwner: saving the store's payout bank

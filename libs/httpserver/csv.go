@@ -50,13 +50,21 @@ func CSVRowsOf(rows [][]string) CSVRows {
 // quotes, its quotes doubled) and each cell guarded by CSVCell. The body is
 // streamed: each 32 KiB goes out as it is written. Refusals come before:
 // check access, the period (ParsePeriod) and the row cap before calling it.
-func StreamCSV(c *fiber.Ctx, filename string, header []string, rows CSVRows) error {
+// release (an ExportSlots claim, optional) is called once the rows are
+// written, cut short by an error or by the client going away.
+func StreamCSV(c *fiber.Ctx, filename string, header []string, rows CSVRows, release ...func()) error {
 	c.Set(fiber.HeaderContentType, CSVContentType)
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+safeFilename(filename)+`"`)
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	pr, pw := io.Pipe()
 	go func() {
-		pw.CloseWithError(WriteCSV(pw, header, rows)) // nil: the end of the body
+		err := WriteCSV(pw, header, rows)
+		// Released before the body ends: a client that saw the end may ask
+		// again at once.
+		for _, r := range release {
+			r()
+		}
+		pw.CloseWithError(err) // nil: the end of the body
 	}()
 	// A reader's error (rows failed) makes fasthttp end the connection
 	// without the chunked body's last chunk; when the client goes away

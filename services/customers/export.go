@@ -93,20 +93,31 @@ func (s *svc) adminOrdersCSV(c *fiber.Ctx) error {
 // exportOrders counts the rows first (over ORDERS_EXPORT_MAX_ROWS: refused,
 // before any byte), then streams them newest first, a keyset page at a time
 // with the page's names.
+//
+// One export per caller at a time (s.exports, ADR 0157): another while one
+// is written is RATE_LIMITED export_in_progress.
 func (s *svc) exportOrders(c *fiber.Ctx, filename string, f domain.OrderFilter) error {
 	ctx := c.UserContext()
+	return s.exports.StreamCSV(c, ops.Caller(ctx).Sub, filename, domain.OrdersCSVHeader, func() (httpserver.CSVRows, error) {
+		return s.orderRows(ctx, f)
+	})
+}
+
+// orderRows counts the export's rows (refused over the cap) and returns
+// them, to write after the answer started.
+func (s *svc) orderRows(ctx context.Context, f domain.OrderFilter) (httpserver.CSVRows, error) {
 	limit := s.set.OrdersExportMaxRows
 	n, err := s.orders.Count(ctx, f, limit)
 	if err != nil {
-		return httpserver.WriteError(c, err)
+		return nil, err
 	}
 	if n > limit {
-		return httpserver.WriteError(c, httpserver.TooManyRows(int(limit)))
+		return nil, httpserver.TooManyRows(int(limit))
 	}
-	// The rows are written after the handler returned: the request's context
-	// may end with it; the export's own bounds its reads.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), exportTime)
-	return httpserver.StreamCSV(c, filename, domain.OrdersCSVHeader, func(row func(...string) error) error {
+	return func(row func(...string) error) error {
+		// The rows are written after the handler returned: the request's
+		// context may end with it; the export's own bounds its reads.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), exportTime)
 		defer cancel()
 		return s.orders.Each(rctx, f, func(os []domain.Order) error {
 			names, err := s.names(rctx, os)
@@ -120,5 +131,5 @@ func (s *svc) exportOrders(c *fiber.Ctx, filename string, f domain.OrderFilter) 
 			}
 			return nil
 		})
-	})
+	}, nil
 }

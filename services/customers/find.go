@@ -126,7 +126,8 @@ type storeOrdersArgs struct {
 }
 
 // listStoreOrders pages a store's orders for its owner or an administrator
-// (the registry checked): newest first unless sort says otherwise, of one
+// (the registry checked): newest first unless sort says otherwise (by total
+// only without the other filters: domain.OrderFilter.CheckSort), of one
 // status, created from..to (epoch ms, inclusive), of one number (the
 // backfilled numbers of older orders too, once the backfill reached them) or
 // one customer when given. The commission and the store's earnings are
@@ -139,7 +140,11 @@ func (s *svc) listStoreOrders(ctx context.Context, a *storeOrdersArgs) (page.Res
 	if err != nil {
 		return page.Result[domain.OrderView]{}, err
 	}
-	r, err := s.orders.Find(ctx, f, domain.SortOf(a.Sort), a.PaginationOpts)
+	srt := domain.SortOf(a.Sort)
+	if err := f.CheckSort(srt); err != nil {
+		return page.Result[domain.OrderView]{}, err
+	}
+	r, err := s.orders.Find(ctx, f, srt, a.PaginationOpts)
 	if err != nil {
 		return page.Result[domain.OrderView]{}, err
 	}
@@ -226,9 +231,10 @@ func (s *svc) adminFilter(ctx context.Context, storeID *string, a *orderFilterAr
 }
 
 // listOrders pages every order for administrators, with listStoreOrders'
-// filters and sorts plus storeId. The total sorts need storeId: an index per
-// store serves them, and every store's orders by total over a period would
-// be sorted in memory (INVALID_ARGUMENT naming sort).
+// filters and sorts plus storeId. The total sorts need storeId and no other
+// filter: an index per store serves them, and every store's orders by total
+// over a period would be sorted in memory (INVALID_ARGUMENT naming sort;
+// with a filter, sort_with_filter: domain.OrderFilter.CheckSort).
 func (s *svc) listOrders(ctx context.Context, a *adminOrdersArgs) (page.Result[domain.OrderView], error) {
 	srt := domain.SortOf(a.Sort)
 	if srt.Field == "total" && a.StoreID == nil {
@@ -236,6 +242,9 @@ func (s *svc) listOrders(ctx context.Context, a *adminOrdersArgs) (page.Result[d
 	}
 	f, err := s.adminFilter(ctx, a.StoreID, a.filters())
 	if err != nil {
+		return page.Result[domain.OrderView]{}, err
+	}
+	if err := f.CheckSort(srt); err != nil {
 		return page.Result[domain.OrderView]{}, err
 	}
 	r, err := s.orders.Find(ctx, f, srt, a.PaginationOpts)

@@ -73,7 +73,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("notifications.inbox.countUnread", ops.Authenticated,
 				"How many of the caller's notifications are unread (administrators: with the admin inbox's), counted up to 100: {count, more} (more: there are more than 100).", s.countUnread),
 			ops.NewQuery("stores.notifications.listForOrder", ops.StoreOwnerOrAdmin,
-				"The notifications sent about one of the store's orders (store owner or administrator), newest first, at most 50: type, title and body (English), params, recipientRole (customer, store_owner, admin), eventTime, read.", s.listForOrder,
+				"The notifications sent about one of the store's orders (store owner or administrator), newest first, at most 50: type, title and body (English), params, recipientRole (customer, store_owner, admin), eventTime, read. Those to the administrators' inbox (recipientRole admin) are listed to administrators only.", s.listForOrder,
 				ops.StoreArg("storeId")),
 		).WithResolvers(ops.Resolvers{Store: s.catalog.StoreRef}),
 		Indexes: append(storage.Indexes(), events.ConsumerIndexes()...),
@@ -176,9 +176,12 @@ type listForOrderArgs struct {
 // listForOrder: the notifications about one order of the store (the
 // registry checked the caller owns the store or is an administrator); those
 // of another store's order are not listed (data.storeId is part of the
-// filter), so naming someone else's order shows nothing.
+// filter), so naming someone else's order shows nothing. The notices to the
+// administrators' inbox (a payment under review with its reason, a failed
+// refund with its reason) are the platform's: only an administrator sees
+// them.
 func (s *svc) listForOrder(ctx context.Context, a *listForOrderArgs) ([]domain.OrderNote, error) {
-	ns, err := s.notifications.OfOrder(ctx, ops.StoreOf(ctx).ID, a.OrderID, domain.MaxOrderNotes)
+	ns, err := s.notifications.OfOrder(ctx, ops.StoreOf(ctx).ID, a.OrderID, ops.Caller(ctx).IsAdmin(), domain.MaxOrderNotes)
 	if err != nil {
 		return nil, err
 	}

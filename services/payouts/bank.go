@@ -83,6 +83,17 @@ func (s *svc) setBankAccount(ctx context.Context, a *setBankAccountArgs) (*BankA
 func (s *svc) saveBankAccount(ctx context.Context, b domain.BankDetails) (*domain.BankAccount, error) {
 	st, caller := ops.StoreOf(ctx), ops.Caller(ctx)
 	walletID := domain.WalletIDOf(st.ID)
+	// As requestPayout: an access check the wallet's copy of the store has
+	// overtaken with another owner (a handover between the check and this
+	// transaction) would record the former owner as savedBy.
+	w, err := s.wallets.Get(ctx, walletID)
+	if err != nil {
+		return nil, err
+	}
+	if w != nil && domain.HandedOverSinceCheck(st.OwnerUserID, st.Version, w.OwnerUserID, w.StoreVersion) {
+		return nil, apperr.New(apperr.PermissionDenied, "the store's bank account is its owner's to save: store %s was handed to another owner", st.ID).
+			WithDetails(map[string]any{"reason": "store_handed_over"})
+	}
 	old, err := s.accounts.Get(ctx, walletID)
 	if err != nil {
 		return nil, err

@@ -163,29 +163,27 @@ func (s *svc) walletsExport(ctx context.Context) (httpserver.CSVRows, error) {
 	}, nil
 }
 
+// callerKey is the key of the caller's export slot (svc.exports): one
+// export per caller at a time (ADR 0157).
+func callerKey(c *fiber.Ctx) string { return ops.Caller(c.UserContext()).Sub }
+
 func (s *svc) storePayoutsCSVRoute(c *fiber.Ctx) error {
 	st := ops.StoreOf(c.UserContext())
-	rows, err := s.payoutsExport(c.UserContext(), st.ID, "", c.Query("status"), c.Query("from"), c.Query("to"))
-	if err != nil {
-		return httpserver.WriteError(c, err)
-	}
-	return httpserver.StreamCSV(c, "payouts-"+st.ID+".csv", payoutsCSVHeader, rows)
+	return s.exports.StreamCSV(c, callerKey(c), "payouts-"+st.ID+".csv", payoutsCSVHeader, func() (httpserver.CSVRows, error) {
+		return s.payoutsExport(c.UserContext(), st.ID, "", c.Query("status"), c.Query("from"), c.Query("to"))
+	})
 }
 
 func (s *svc) adminPayoutsCSVRoute(c *fiber.Ctx) error {
-	rows, err := s.payoutsExport(c.UserContext(), "", c.Query("storeId"), c.Query("status"), c.Query("from"), c.Query("to"))
-	if err != nil {
-		return httpserver.WriteError(c, err)
-	}
-	return httpserver.StreamCSV(c, "payouts.csv", payoutsCSVHeader, rows)
+	return s.exports.StreamCSV(c, callerKey(c), "payouts.csv", payoutsCSVHeader, func() (httpserver.CSVRows, error) {
+		return s.payoutsExport(c.UserContext(), "", c.Query("storeId"), c.Query("status"), c.Query("from"), c.Query("to"))
+	})
 }
 
 func (s *svc) adminWalletsCSVRoute(c *fiber.Ctx) error {
-	rows, err := s.walletsExport(c.UserContext())
-	if err != nil {
-		return httpserver.WriteError(c, err)
-	}
-	return httpserver.StreamCSV(c, "wallets.csv", walletsCSVHeader, rows)
+	return s.exports.StreamCSV(c, callerKey(c), "wallets.csv", walletsCSVHeader, func() (httpserver.CSVRows, error) {
+		return s.walletsExport(c.UserContext())
+	})
 }
 
 // exportRoutes are the payouts and wallets exports' routes.

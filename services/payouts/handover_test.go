@@ -355,3 +355,76 @@ func TestRequestOvertakenByTheHandover(t *testing.T) {
 	}
 	ts.reconciled(t, w.store)
 }
+
+// TestBankAccountSaveOvertakenByTheHandover: setBankAccount checked for the
+// former owner, whose transaction runs after the handover reached the
+// wallet, is refused PERMISSION_DENIED store_handed_over and saves nothing
+// (it would record the former owner as savedBy); the new owner saves.
+func TestBankAccountSaveOvertakenByTheHandover(t *testing.T) {
+	ts := newTestSvc(t)
+	store := ids.New("stores")
+	ts.deliver(t, catalog.EventStoreCreated, catalog.StoreCreated{StoreID: store, Name: "Bakery", OwnerUserID: "owner-1", Version: 1})
+	args := func() *setBankAccountArgs {
+		return &setBankAccountArgs{StoreID: store, BankDetails: payoutArgsOf(store, 0).BankDetails}
+	}
+	if _, err := ts.setBankAccount(ownerCtxAt(store, "owner-1", 1), args()); err != nil {
+		t.Fatalf("the owner's save: %v", err)
+	}
+	ts.deliver(t, catalog.EventStoreUpdated, catalog.StoreUpdated{StoreID: store, Name: "Bakery", OwnerUserID: "owner-2", Version: 2})
+	args2 := args()
+	args2.BankDetails.AccountHolderName = "Sara Al Marri"
+	_, err := ts.setBankAccount(ownerCtxAt(store, "owner-1", 1), args2)
+	if e := apperr.From(err); e.Code != apperr.PermissionDenied || e.Details["reason"] != "store_handed_over" {
+		t.Fatalf("a save checked before the handover: %v", err)
+	}
+	if n := ts.count(t, storage.AccountsColl, bson.M{"savedBy": "owner-1", "accountHolderName": "Sara"}); n != 1 {
+		t.Fatalf("the refused save wrote (%d of the first left)", n)
+	}
+	v, err := ts.setBankAccount(ownerCtxAt(store, "owner-2", 2), args2)
+	if err != nil || v == nil {
+		t.Fatalf("the new owner's save: %v", err)
+	}
+	if n := ts.count(t, storage.AccountsColl, bson.M{"savedBy": "owner-2"}); n != 1 {
+		t.Fatalf("the new owner's account: %d", n)
+	}
+}
+
+// TestExportCounts: the exports' counts stop at the limit asked (the cap
+// plus one) and count what the filter selects.
+func TestExportCounts(t *testing.T) {
+	w := newHandoverWorld(t)
+	ctx := context.Background()
+	other, requested := "stores_none", domain.StatusRequested
+	for _, c := range []struct {
+		name  string
+		f     storage.PayoutFilter
+		limit int64
+		want  int64
+	}{
+		{"all", storage.PayoutFilter{}, 100, 6},
+		{"stops at the limit", storage.PayoutFilter{}, 4, 4},
+		{"the store's", storage.PayoutFilter{StoreID: &w.store}, 7, 6},
+		{"another store's", storage.PayoutFilter{StoreID: &other}, 7, 0},
+		{"requested", storage.PayoutFilter{Status: &requested}, 7, 2},
+	} {
+		n, err := w.ts.payouts.CountPayouts(ctx, c.f, c.limit)
+		if err != nil || n != c.want {
+			t.Errorf("%s: %d %v, want %d", c.name, n, err, c.want)
+		}
+	}
+	for limit, want := range map[int64]int64{1: 1, 5: 1} {
+		if n, err := w.ts.wallets.CountAll(ctx, limit); err != nil || n != want {
+			t.Errorf("wallets up to %d: %d %v", limit, n, err)
+		}
+	}
+}
+
+// TestCSVMaxRowsSetting: PAYOUTS_CSV_MAX_ROWS is 1 to 100,000; 0 or less
+// would turn the cap off by accident, and more passes the exports' bound.
+func TestCSVMaxRowsSetting(t *testing.T) {
+	for n, ok := range map[int]bool{-1: false, 0: false, 1: true, 100_000: true, 100_001: false} {
+		if err := (&Settings{CSVMaxRows: n}).Validate(); (err == nil) != ok {
+			t.Errorf("PAYOUTS_CSV_MAX_ROWS=%d: %v", n, err)
+		}
+	}
+}

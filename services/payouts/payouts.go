@@ -2,6 +2,7 @@ package payouts
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +45,16 @@ type Settings struct {
 	CSVMaxRows int `env:"PAYOUTS_CSV_MAX_ROWS" default:"100000"`
 }
 
+// Validate refuses a cap that would turn the export's limit off by accident
+// (as the customers service's ORDERS_EXPORT_MAX_ROWS): 1 to
+// defaultMaxCSVRows.
+func (s *Settings) Validate() error {
+	if s.CSVMaxRows < 1 || s.CSVMaxRows > defaultMaxCSVRows {
+		return fmt.Errorf("PAYOUTS_CSV_MAX_ROWS must be 1 to %d, not %d", defaultMaxCSVRows, s.CSVMaxRows)
+	}
+	return nil
+}
+
 // GroupID is the consumer group of the service's event consumer.
 const GroupID = "payouts"
 
@@ -72,6 +83,8 @@ type svc struct {
 	interval time.Duration
 	// maxCSVRows caps an export's rows (defaultMaxCSVRows; lowered in tests).
 	maxCSVRows int
+	// exports: one CSV export per caller at a time (ADR 0157).
+	exports httpserver.ExportSlots
 	// settings reads the wallet settings in force (the platform
 	// configuration service; a stub in unit tests).
 	settings func(ctx context.Context) (*domain.WalletSettings, error)
@@ -206,7 +219,7 @@ func (s *svc) registry() *ops.Registry {
 		ops.NewQuery("stores.payouts.getBankAccount", ops.StoreOwner,
 			"The store's saved payout bank account (IBAN, ibanLast4, bankName, accountHolderName, updatedAt), null when none is saved or it was saved by someone who no longer owns the store (after a handover the former owner's account is never offered).", s.getBankAccount, ops.StoreArg("storeId")),
 		ops.NewMutation("stores.payouts.setBankAccount", ops.StoreOwner,
-			"Save the store's payout bank account (bankDetails as requestPayout's; the IBAN a valid UAE IBAN, else INVALID_ARGUMENT at bankDetails.IBAN); returns it. The store's owner is told (event payouts.bank_account_changed).", s.setBankAccount, ops.StoreArg("storeId")),
+			"Save the store's payout bank account (bankDetails as requestPayout's; the IBAN a valid UAE IBAN, else INVALID_ARGUMENT at bankDetails.IBAN); returns it. The store's owner is told (event payouts.bank_account_changed). A save whose access check the store's handover to another owner overtook is PERMISSION_DENIED (details.reason store_handed_over), as requestPayout.", s.setBankAccount, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.payouts.listPayouts", ops.StoreOwnerOrAdmin,
 			"The store's payouts, newest first (paginated), with their history.", s.listPayouts, ops.StoreArg("storeId")),
 		ops.NewQuery("stores.wallet.getWallet", ops.StoreOwnerOrAdmin,

@@ -197,9 +197,8 @@ func (s *svc) statementCSV(ctx context.Context, from, to string) ([][]string, er
 // statementCSVRoute answers GET RouteStatementCSV?from=&to= (access
 // StoreOwnerOrAdmin on the path's storeId, checked before it runs).
 func (s *svc) statementCSVRoute(c *fiber.Ctx) error {
-	rows, err := s.statementCSV(c.UserContext(), c.Query("from"), c.Query("to"))
-	if err != nil {
-		return httpserver.WriteError(c, err)
-	}
-	return httpserver.StreamCSV(c, "statement-"+ops.StoreOf(c.UserContext()).ID+".csv", statementCSVHeader, httpserver.CSVRowsOf(rows))
+	return s.exports.StreamCSV(c, callerKey(c), "statement-"+ops.StoreOf(c.UserContext()).ID+".csv", statementCSVHeader, func() (httpserver.CSVRows, error) {
+		rows, err := s.statementCSV(c.UserContext(), c.Query("from"), c.Query("to"))
+		return httpserver.CSVRowsOf(rows), err
+	})
 }

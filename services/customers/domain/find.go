@@ -148,6 +148,31 @@ func (f OrderFilter) Matches(o *Order) bool {
 		(f.WithHeld || o.VisibleToStore())
 }
 
+// CheckSort refuses a sort by total with any filter but the store: the
+// index by_store_total {storeId, total, _id} serves a store's orders by
+// total, and with a period, a status, a number or a customer the listing
+// would walk the store's whole index for the few that match (INVALID_ARGUMENT
+// on sort, details.reason sort_with_filter, details.filters naming them).
+func (f OrderFilter) CheckSort(s OrderSort) error {
+	if s.Field != "total" {
+		return nil
+	}
+	var with []string
+	if f.From != nil || f.To != nil {
+		with = append(with, "from/to")
+	}
+	for _, c := range []struct{ name, v string }{{"status", f.Status}, {"number", f.Number}, {"customerId", f.CustomerID}} {
+		if c.v != "" {
+			with = append(with, c.name)
+		}
+	}
+	if len(with) == 0 {
+		return nil
+	}
+	return apperr.Invalid("sort", "a sort by total goes with storeId only, not with %s: filter with newest or oldest", strings.Join(with, ", ")).
+		WithDetails(map[string]any{"field": "sort", "reason": "sort_with_filter", "filters": with})
+}
+
 // Limits of the counts and exports of orders.
 const (
 	// MaxCount bounds a count of orders: beyond, the count says capped.

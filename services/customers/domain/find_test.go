@@ -2,6 +2,7 @@ package domain
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"marketplace/libs/apperr"
@@ -244,6 +245,43 @@ func TestOrderCSVRow(t *testing.T) {
 	for i := range want {
 		if row[i] != want[i] {
 			t.Errorf("%s = %q, want %q", OrdersCSVHeader[i], row[i], want[i])
+		}
+	}
+}
+
+// TestTotalSortWithFilter: a sort by total goes with the store alone; any
+// other filter is refused (sort_with_filter, naming the filters), since the
+// index by_store_total would be walked whole for the few orders that match.
+func TestTotalSortWithFilter(t *testing.T) {
+	from, to := int64(1), int64(2)
+	for _, c := range []struct {
+		name    string
+		f       OrderFilter
+		sort    *string
+		filters []string
+	}{
+		{"store alone by total", OrderFilter{StoreID: "s"}, ptr(SortTotalDesc), nil},
+		{"held ones too by total", OrderFilter{StoreID: "s", WithHeld: true}, ptr(SortTotalAsc), nil},
+		{"period by date", OrderFilter{StoreID: "s", From: &from, To: &to, Status: "pending"}, ptr(SortOldest), nil},
+		{"filters by newest", OrderFilter{StoreID: "s", Number: "ABC123", CustomerID: "c"}, nil, nil},
+		{"from", OrderFilter{StoreID: "s", From: &from}, ptr(SortTotalDesc), []string{"from/to"}},
+		{"to", OrderFilter{StoreID: "s", To: &to}, ptr(SortTotalAsc), []string{"from/to"}},
+		{"status", OrderFilter{StoreID: "s", Status: "pending"}, ptr(SortTotalDesc), []string{"status"}},
+		{"number", OrderFilter{StoreID: "s", Number: "ABC123"}, ptr(SortTotalDesc), []string{"number"}},
+		{"customer", OrderFilter{StoreID: "s", CustomerID: "c"}, ptr(SortTotalAsc), []string{"customerId"}},
+		{"all", OrderFilter{StoreID: "s", From: &from, To: &to, Status: "pending", Number: "ABC123", CustomerID: "c"}, ptr(SortTotalAsc), []string{"from/to", "status", "number", "customerId"}},
+	} {
+		err := c.f.CheckSort(SortOf(c.sort))
+		if c.filters == nil {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		e := apperr.From(err)
+		if err == nil || e.Code != apperr.InvalidArgument || e.Details["reason"] != "sort_with_filter" || e.Details["field"] != "sort" ||
+			!reflect.DeepEqual(e.Details["filters"], c.filters) {
+			t.Errorf("%s: %v %+v", c.name, err, e)
 		}
 	}
 }

@@ -130,7 +130,26 @@ func (s *sums) add(o *Order) {
 	s.gross += o.Total
 	s.earnings += o.StoreEarnings
 	s.commission += o.PlatformCommission
-	s.refunds += o.RefundedAmount
+	if r, ok := o.RefundedAED(); ok {
+		s.refunds += r
+	}
+}
+
+// RefundedAED is what was refunded of the order in AED (fils): the refunds
+// themselves for an order paid in AED; for one paid in another currency
+// (RefundedAmount in its minor units) their AED counterpart at the rate the
+// administrator accepted, as the payouts service reverses them
+// (aedCounterpart, docs/adr/0153). An order in another currency without its
+// amount paid has no counterpart (payouts reverses nothing of it): ok
+// false, left out of the sales' refunded.
+func (o *Order) RefundedAED() (money.Fils, bool) {
+	if o.Currency() == "aed" {
+		return o.RefundedAmount, true
+	}
+	if o.AmountPaid == nil || *o.AmountPaid <= 0 {
+		return 0, false
+	}
+	return aedCounterpart(o.Total, *o.AmountPaid, o.RefundedAmount), true
 }
 
 func (s sums) figures() SalesFigures {

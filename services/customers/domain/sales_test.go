@@ -156,3 +156,43 @@ func TestSummarizeSalesEmptyDaysAndTopTen(t *testing.T) {
 		t.Errorf("empty %+v", e)
 	}
 }
+
+// TestSalesRefundedInAED: refunded sums AED: an AED order's refunds as they
+// are; one paid in another currency (RefundedAmount in its minor units) by
+// its AED counterpart at the accepted rate (ADR 0153); one in another
+// currency without its amount paid is left out.
+func TestSalesRefundedInAED(t *testing.T) {
+	day := DubaiDayStart(time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC).UnixMilli())
+	paid := func(currency string, amount money.Fils) func(*Order) {
+		return func(o *Order) {
+			o.PaymentCurrency = currency
+			if amount > 0 {
+				o.AmountPaid = &amount
+			}
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		refunded money.Fils
+		with     func(*Order)
+		want     float64
+		counted  bool
+	}{
+		{"AED, recorded currency", 2500, paid("aed", 9000), 25, true},
+		{"AED, before the currency was recorded", 2500, paid("", 0), 25, true},
+		{"USD: half of 24.50 USD is half the 90.00 AED total", 1225, paid("usd", 2450), 45, true},
+		{"USD: a cent is 3.67 fils, rounded once", 1, paid("usd", 2450), 0.04, true},
+		{"USD: all of it is the whole total", 2450, paid("usd", 2450), 90, true},
+		{"USD without its amount paid: left out", 1225, paid("usd", 0), 0, false},
+	} {
+		o := order("o1", StatusDelivered, day+1000, 9000, 8350, 650, c.refunded)
+		c.with(&o)
+		if _, ok := o.RefundedAED(); ok != c.counted {
+			t.Errorf("%s: counted %v", c.name, ok)
+		}
+		got := SummarizeSales([]Order{o}, day, day+dayMs-1, GranularityDay)
+		if got.Totals.Refunded != c.want || got.Buckets[0].Refunded != c.want {
+			t.Errorf("%s: refunded %v (bucket %v), want %v", c.name, got.Totals.Refunded, got.Buckets[0].Refunded, c.want)
+		}
+	}
+}

@@ -20,5 +20,5 @@ func (r *Orders) SalesOf(ctx context.Context, storeID string, from, to int64, li
 	return store.FindAll[domain.Order](ctx, r.db.Collection(orders), filter, options.Find().
 		SetSort(bson.D{{Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(int64(limit)).
 		SetProjection(bson.M{"status": 1, "paymentStatus": 1, "creationTime": 1, "total": 1, "storeEarnings": 1,
-			"platformCommission": 1, "refundedAmount": 1, "items": 1}))
+			"platformCommission": 1, "refundedAmount": 1, "paymentCurrency": 1, "amountPaid": 1, "items": 1}))
 }

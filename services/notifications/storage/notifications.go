@@ -118,8 +118,14 @@ func (r *Notifications) CountUnread(ctx context.Context, userID string, admin bo
 }
 
 // OfOrder is the newest notifications (at most limit) about an order of a
-// store: a range of by_order_newest.
-func (r *Notifications) OfOrder(ctx context.Context, storeID, orderID string, limit int) ([]domain.Notification, error) {
-	return store.FindAll[domain.Notification](ctx, r.db.Collection(coll), bson.M{"data.orderId": orderID, "data.storeId": storeID},
+// store: a range of by_order_newest. Without admin, the notices to the
+// administrators' inbox are left out (their review and failure reasons are
+// the platform's).
+func (r *Notifications) OfOrder(ctx context.Context, storeID, orderID string, admin bool, limit int) ([]domain.Notification, error) {
+	filter := bson.M{"data.orderId": orderID, "data.storeId": storeID}
+	if !admin {
+		filter["recipientType"] = bson.M{"$ne": domain.RecipientAdmin}
+	}
+	return store.FindAll[domain.Notification](ctx, r.db.Collection(coll), filter,
 		options.Find().SetSort(bson.D{{Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(int64(limit)))
 }

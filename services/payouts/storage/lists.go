@@ -114,22 +114,14 @@ func (r *Ledger) ReleaseTimes(ctx context.Context, ids []string) (map[string]int
 	return out, nil
 }
 
-// CountPayouts counts the payouts matching f, up to limit (reading their
-// ids on the index ListPayouts by date uses).
+// CountPayouts counts the payouts matching f, up to limit: a count that
+// stops at limit (an export asks its cap plus one), reading no document.
 func (r *Payouts) CountPayouts(ctx context.Context, f PayoutFilter, limit int64) (int64, error) {
-	res, err := r.ListPayoutIDs(ctx, f, limit)
-	return int64(len(res)), err
+	return r.db.Collection(PayoutsColl).CountDocuments(ctx, f.filter(), options.Count().SetLimit(limit))
 }
 
-// ListPayoutIDs are the ids of at most limit payouts matching f, newest
-// request first.
-func (r *Payouts) ListPayoutIDs(ctx context.Context, f PayoutFilter, limit int64) ([]domain.Payout, error) {
-	filter := f.filter()
-	return store.FindAll[domain.Payout](ctx, r.db.Collection(PayoutsColl), filter, options.Find().
-		SetSort(bson.D{{Key: "requestDate", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(limit).SetProjection(bson.M{"_id": 1}))
-}
-
-// CountAll counts the wallets, up to limit (their ids along by_available).
+// CountAll counts the wallets, up to limit (their ids along by_available:
+// a count without a filter would be a collection scan).
 func (r *Wallets) CountAll(ctx context.Context, limit int64) (int64, error) {
 	ws, err := store.FindAll[domain.Wallet](ctx, r.db.Collection(WalletsColl), bson.M{}, options.Find().
 		SetSort(bson.D{{Key: "availableBalance", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(limit).SetProjection(bson.M{"_id": 1}))

@@ -20,9 +20,8 @@ const OrderPage = lazy(() => import("../ui/OrderPage"));
 
 // Orders and refunds: every order (admins.orders.listOrders, held ones too),
 // a page at a time and live, filtered by period, status, store (and the
-// customer a search chose), sorted by date (by total once a store is
-// chosen), with the page's totals and the same orders as CSV; or one order
-// found by its payment intent. Each row shows its refunds, and the refund
+// customer a search chose), sorted by date, with the page's totals and the
+// same orders as CSV; or one order found by its payment intent. Each row shows its refunds, and the refund
 // action on any paid or held order (admins.orders.refundOrder: an
 // administrator has no refund window). An order's number opens its page
 // (/admin/orders/<id>).
@@ -47,8 +46,10 @@ function AllOrders() {
   const [status, setStatus] = useState<string | null>(null);
   const [range, setRange] = useState<DayRange>(thisMonth);
   const [chosenSort, onSort] = useSort({ by: "date", dir: "desc" });
-  // Every store's orders sort by date only (the server serves totals per store).
-  const sort = !storeId && chosenSort.by === "total" ? { by: "date", dir: "desc" as const } : chosenSort;
+  // Orders sort by date only: the server sorts by total only a store's
+  // orders with no other filter (sort_with_filter), and this list always
+  // has a period.
+  const sort = chosenSort.by === "total" ? { by: "date", dir: "desc" as const } : chosenSort;
   const period = periodOf(range);
   const args: OrderArgs = {
     storeId: storeId ?? undefined,
@@ -70,11 +71,6 @@ function AllOrders() {
         <DateRangeFilter value={range} onChange={setRange} testId="period" />
         <OrdersCsv path="/api/admin/orders.csv" query={{ status: status ?? undefined, storeId: storeId ?? undefined }} range={range} period={period} name="orders" />
       </Group>
-      {!storeId && (
-        <Text size="xs" c="dimmed">
-          {t("find.totalNeedsStore")}
-        </Text>
-      )}
       {customerId && (
         <Group gap="xs">
           <Text size="sm" data-testid="orders-customer">
@@ -87,7 +83,7 @@ function AllOrders() {
       )}
       <OrderPages
         pages={pages}
-        columns={[{ label: "orders.order", sort: "date" }, { label: "find.col.customer" }, { label: "orders.items" }, { label: "orders.total", sort: storeId ? "total" : undefined }, { label: "orders.payment" }, { label: "orders.status" }, { label: "orders.refunds" }] satisfies OrderColumn[]}
+        columns={[{ label: "orders.order", sort: "date" }, { label: "find.col.customer" }, { label: "orders.items" }, { label: "orders.total" }, { label: "orders.payment" }, { label: "orders.status" }, { label: "orders.refunds" }] satisfies OrderColumn[]}
         sort={sort}
         onSort={onSort}
         minWidth={1000}

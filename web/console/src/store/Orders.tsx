@@ -21,7 +21,9 @@ const FILTERS = ["all", ...ORDER_STATUSES] as const;
 const COLUMNS: OrderColumn[] = [
   { label: "orders.order", sort: "date" },
   { label: "orders.items" },
-  { label: "orders.total", sort: "total" },
+  // Not sortable: the server sorts by total only without a period or a
+  // status (sort_with_filter), and this list always has a period.
+  { label: "orders.total" },
   { label: "orders.delivery" },
   { label: "orders.payment" },
   { label: "orders.status" },
@@ -36,8 +38,7 @@ const PAYMENTS = new Set(["paid", "under_review", "pending", "refunded"]);
 const REFUNDABLE = new Set(["confirmed", "preparing", "out_for_delivery", "delivered"]);
 
 // The store's orders, a page at a time and live (new orders and every move
-// appear by themselves), filtered by period and status, sorted by date or
-// total, with the moves the server allows as buttons (cancelling asks
+// appear by themselves), filtered by period and status, sorted by date, with the moves the server allows as buttons (cancelling asks
 // first) and the page's totals; the same orders as CSV. An order's number
 // opens its page (/store/orders/<id>).
 export default function Orders() {
