@@ -82,11 +82,11 @@ func TestOfOrderKeepsToTheStore(t *testing.T) {
 	if err := r.Insert(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	got, err := r.OfOrder(ctx, "sto_a", "ord_1", 3)
+	got, err := r.OfOrder(ctx, "sto_a", "ord_1", true, 3)
 	if err != nil || len(got) != 3 || got[0].ID != "ntf_3" || got[2].ID != "ntf_1" {
 		t.Fatalf("%v %+v", err, got)
 	}
-	if got, _ := r.OfOrder(ctx, "sto_b", "ord_1", 50); len(got) != 1 || got[0].ID != "ntf_4" {
+	if got, _ := r.OfOrder(ctx, "sto_b", "ord_1", true, 50); len(got) != 1 || got[0].ID != "ntf_4" {
 		t.Errorf("store B: %+v", got)
 	}
 }
