@@ -156,6 +156,31 @@ export declare const api: {
         } | null
       >;
     };
+    customers: {
+      /**
+       * Customers (administrators) by a name's prefix (any case), an exact
+       * phone, email, user id or profile id: query 2 to 100 characters; at
+       * most 20, by name.
+       *
+       * Query; access `admin`. Runs as `admins/customers:searchCustomers` (POST /api/run/admins/customers/searchCustomers).
+       */
+      searchCustomers: FunctionReference<
+        "query",
+        "public",
+        {
+          query: string;
+        },
+        Array<{
+          _id: string;
+          userId: string;
+          name: string;
+          phone?: string | null;
+          email?: string | null;
+          _creationTime: number;
+          updatedAt: number;
+        }>
+      >;
+    };
     disputes: {
       /**
        * Customers' disputes of charges, every store's (paginated), optionally
@@ -228,6 +253,28 @@ export declare const api: {
     };
     orders: {
       /**
+       * How many orders listOrders lists with the same filters, up to 10000
+       * (then capped: true).
+       *
+       * Query; access `admin`. Runs as `admins/orders:countOrders` (POST /api/run/admins/orders/countOrders).
+       */
+      countOrders: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId?: string | null;
+          status?: "pending" | "confirmed" | "preparing" | "out_for_delivery" | "delivered" | "cancelled" | null;
+          from?: number | null;
+          to?: number | null;
+          number?: string | null;
+          customerId?: string | null;
+        },
+        {
+          count: number;
+          capped: boolean;
+        }
+      >;
+      /**
        * Orders whose payment is held for review and not yet confirmed or
        * cancelled, newest first, optionally of one store (administrators).
        *
@@ -243,7 +290,9 @@ export declare const api: {
         PaginationResult<{
           _id: string;
           _creationTime: number;
+          number: string;
           customerId: string;
+          customerName?: string;
           storeId: string;
           storeName: string;
           items: Array<{
@@ -264,6 +313,9 @@ export declare const api: {
             city: string;
             area: string;
             phoneNumber: string;
+            cityName?: string;
+            cityNameArabic?: string;
+            areaName?: string;
           };
           deliveryType: string;
           paymentMethod: string;
@@ -281,6 +333,8 @@ export declare const api: {
           statusHistory: Array<{
             status: string;
             at: number;
+            by?: string;
+            role?: "customer" | "store" | "administrator" | "system";
           }>;
           updatedAt: number;
           refundedAmount: number;
@@ -300,6 +354,112 @@ export declare const api: {
             settledAt?: number;
           }>;
           refundableAmount?: number | null;
+          commissionRate?: number | null;
+          commissionFixedFee?: number | null;
+          disputes?: Array<{
+            disputeId: string;
+            amount: number;
+            currency: string;
+            status: string;
+          }>;
+        }>
+      >;
+      /**
+       * Every order (administrators; held ones too), with listStoreOrders'
+       * filters and sorts, optionally of one store; the total sorts need
+       * storeId and no other filter (INVALID_ARGUMENT sort_with_filter, as
+       * listStoreOrders).
+       *
+       * Query; access `admin`. Runs as `admins/orders:listOrders` (POST /api/run/admins/orders/listOrders).
+       */
+      listOrders: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId?: string | null;
+          status?: "pending" | "confirmed" | "preparing" | "out_for_delivery" | "delivered" | "cancelled" | null;
+          from?: number | null;
+          to?: number | null;
+          number?: string | null;
+          customerId?: string | null;
+          sort?: "newest" | "oldest" | "total_desc" | "total_asc" | null;
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          _id: string;
+          _creationTime: number;
+          number: string;
+          customerId: string;
+          customerName?: string;
+          storeId: string;
+          storeName: string;
+          items: Array<{
+            productId: string;
+            name: string;
+            unitPrice: number;
+            quantity: number;
+            lineTotal: number;
+          }>;
+          subtotal: number;
+          deliveryFee: number;
+          total: number;
+          platformCommission?: number | null;
+          storeEarnings?: number | null;
+          amountPaid?: number | null;
+          deliveryAddress: {
+            fullAddress: string;
+            city: string;
+            area: string;
+            phoneNumber: string;
+            cityName?: string;
+            cityNameArabic?: string;
+            areaName?: string;
+          };
+          deliveryType: string;
+          paymentMethod: string;
+          paymentStatus: string;
+          paymentIntentId: string;
+          paymentReview?: {
+            reason: string;
+            expectedAmount: number;
+            amountPaid: number;
+            currency: string;
+            resolvedBy?: string;
+            resolvedAt?: number;
+          } | null;
+          status: string;
+          statusHistory: Array<{
+            status: string;
+            at: number;
+            by?: string;
+            role?: "customer" | "store" | "administrator" | "system";
+          }>;
+          updatedAt: number;
+          refundedAmount: number;
+          refundStatus?: "partially_refunded" | "refunded";
+          refunds: Array<{
+            refundId: string;
+            amount: number;
+            lines?: Array<{
+              productId: string;
+              quantity: number;
+            }>;
+            reason: string;
+            origin: "admin" | "store" | "cancellation" | "processor";
+            status: "requested" | "succeeded" | "failed";
+            failureReason?: string;
+            requestedAt: number;
+            settledAt?: number;
+          }>;
+          refundableAmount?: number | null;
+          commissionRate?: number | null;
+          commissionFixedFee?: number | null;
+          disputes?: Array<{
+            disputeId: string;
+            amount: number;
+            currency: string;
+            status: string;
+          }>;
         }>
       >;
       /**
@@ -446,6 +606,82 @@ export declare const api: {
             restoreBalance?: boolean | null;
             handoverConfirmed?: boolean | null;
           }>;
+        } | null
+      >;
+      /**
+       * Approve 1 to 50 requested payouts (payoutIds, each once) in one
+       * transaction: all or none. Whose store each payout's is now is asked
+       * first (the catalog unreachable: UNAVAILABLE, nothing changed); a
+       * payout of a store handed over since its request needs its id in
+       * confirmHandover, as approvePayout's confirmHandover. Any payout
+       * refused is FAILED_PRECONDITION bulk_refused and changes nothing:
+       * details.refused lists each refused payout {payoutId, code, reason,
+       * message}. Returns {payouts (after the move, in the order given), total
+       * (their requested amounts, AED)}.
+       *
+       * Mutation; access `admin`. Runs as `admins/payoutOperations:approvePayouts` (POST /api/run/admins/payoutOperations/approvePayouts).
+       */
+      approvePayouts: FunctionReference<
+        "mutation",
+        "public",
+        {
+          payoutIds: Array<string>;
+          adminUserId: string;
+          /** multi-line text */
+          adminNotes?: string | null;
+          confirmHandover?: Array<string> | null;
+        },
+        {
+          payouts: Array<{
+            _id: string;
+            _creationTime: number;
+            storeId: string;
+            storeName: string;
+            storeOwnerName: string;
+            storeOwnerPhone: string;
+            requestedAmount: number;
+            processingFee: number;
+            netAmount: number;
+            bankDetails: {
+              IBAN: string;
+              bankName: string;
+              accountHolderName: string;
+            };
+            status: string;
+            requestDate: number;
+            approvedDate: number | null;
+            requestedBy: string;
+            currentWalletBalance: number;
+            totalEarnings: number;
+            totalOrders: number;
+            handedOverAt: number | null;
+            handedOver: boolean;
+            approvedBy: string | null;
+            processingDate: number | null;
+            processingMethod: string | null;
+            transactionReference: string | null;
+            completedDate: number | null;
+            rejectedDate: number | null;
+            rejectionReason: string | null;
+            failedDate: number | null;
+            failureReason: string | null;
+            balanceRestored: boolean;
+            adminNotes?: string | null;
+            history: Array<{
+              action: string;
+              from: string | null;
+              to: string;
+              by: string;
+              at: number;
+              notes?: string | null;
+              reason?: string | null;
+              method?: string | null;
+              reference?: string | null;
+              restoreBalance?: boolean | null;
+              handoverConfirmed?: boolean | null;
+            }>;
+          }>;
+          total: number;
         } | null
       >;
       /**
@@ -652,6 +888,134 @@ export declare const api: {
           totalOrders: number;
           handedOverAt: number | null;
           handedOver: boolean;
+        }>
+      >;
+      /**
+       * Every wallet's figures summed (AED): wallets, availableBalance,
+       * pendingBalance, disputedBalance, debt (the sum of the debts) and
+       * inDebt (how many), totalEarnings, totalPayouts, totalOrders. Reads
+       * every wallet.
+       *
+       * Query; access `admin`. Runs as `admins/payoutOperations:getWalletTotals` (POST /api/run/admins/payoutOperations/getWalletTotals).
+       */
+      getWalletTotals: FunctionReference<
+        "query",
+        "public",
+        Record<string, never>,
+        {
+          wallets: number;
+          availableBalance: number;
+          pendingBalance: number;
+          disputedBalance: number;
+          debt: number;
+          inDebt: number;
+          totalEarnings: number;
+          totalPayouts: number;
+          totalOrders: number;
+        } | null
+      >;
+      /**
+       * Every payout (paginated), of one status and one store when given,
+       * requested from `from` to `to` (epoch ms, inclusive) when given; sort
+       * newest (default), oldest, amount_desc or amount_asc (by requested
+       * amount; not with a date range: INVALID_ARGUMENT sort_with_range). With
+       * the store's owner and wallet figures, as getPayout.
+       *
+       * Query; access `admin`. Runs as `admins/payoutOperations:listPayouts` (POST /api/run/admins/payoutOperations/listPayouts).
+       */
+      listPayouts: FunctionReference<
+        "query",
+        "public",
+        {
+          paginationOpts: PaginationOptions;
+          status?: "requested" | "approved" | "processing" | "completed" | "cancelled" | "failed" | null;
+          storeId?: string | null;
+          from?: number | null;
+          to?: number | null;
+          sort?: "newest" | "oldest" | "amount_desc" | "amount_asc" | null;
+        },
+        PaginationResult<{
+          _id: string;
+          _creationTime: number;
+          storeId: string;
+          storeName: string;
+          storeOwnerName: string;
+          storeOwnerPhone: string;
+          requestedAmount: number;
+          processingFee: number;
+          netAmount: number;
+          bankDetails: {
+            IBAN: string;
+            bankName: string;
+            accountHolderName: string;
+          };
+          status: string;
+          requestDate: number;
+          approvedDate: number | null;
+          requestedBy: string;
+          currentWalletBalance: number;
+          totalEarnings: number;
+          totalOrders: number;
+          handedOverAt: number | null;
+          handedOver: boolean;
+          approvedBy: string | null;
+          processingDate: number | null;
+          processingMethod: string | null;
+          transactionReference: string | null;
+          completedDate: number | null;
+          rejectedDate: number | null;
+          rejectionReason: string | null;
+          failedDate: number | null;
+          failureReason: string | null;
+          balanceRestored: boolean;
+          adminNotes?: string | null;
+          history: Array<{
+            action: string;
+            from: string | null;
+            to: string;
+            by: string;
+            at: number;
+            notes?: string | null;
+            reason?: string | null;
+            method?: string | null;
+            reference?: string | null;
+            restoreBalance?: boolean | null;
+            handoverConfirmed?: boolean | null;
+          }>;
+        }>
+      >;
+      /**
+       * Every store's wallet (paginated), sorted by available_desc (default),
+       * available_asc, pending_desc|asc, disputed_desc|asc or
+       * updated_desc|asc; inDebt: only the wallets whose available balance is
+       * below zero (sorted by available balance). Each with its store's name
+       * and owner (the catalog's now, else the wallet's copy) and updatedAt.
+       *
+       * Query; access `admin`. Runs as `admins/payoutOperations:listWallets` (POST /api/run/admins/payoutOperations/listWallets).
+       */
+      listWallets: FunctionReference<
+        "query",
+        "public",
+        {
+          paginationOpts: PaginationOptions;
+          sort?: "available_desc" | "available_asc" | "pending_desc" | "pending_asc" | "disputed_desc" | "disputed_asc" | "updated_desc" | "updated_asc" | null;
+          inDebt?: boolean | null;
+        },
+        PaginationResult<{
+          _id: string;
+          storeId: string;
+          availableBalance: number;
+          pendingBalance: number;
+          totalEarnings: number;
+          totalPayouts: number;
+          lastPayoutDate: number | null;
+          totalOrders: number;
+          disputedBalance: number;
+          debt: number;
+          storeName: string;
+          ownerUserId: string;
+          ownerName: string;
+          updatedAt: number;
         }>
       >;
       /**
@@ -900,6 +1264,80 @@ export declare const api: {
             restoreBalance?: boolean | null;
             handoverConfirmed?: boolean | null;
           }>;
+        } | null
+      >;
+      /**
+       * Reject 1 to 50 requested payouts (payoutIds, each once) with one
+       * rejectionReason, in one transaction: all or none (their amounts return
+       * to the available balances). Any payout refused is FAILED_PRECONDITION
+       * bulk_refused and changes nothing: details.refused lists each
+       * {payoutId, code, reason, message}. Returns {payouts, total} as
+       * approvePayouts.
+       *
+       * Mutation; access `admin`. Runs as `admins/payoutOperations:rejectPayouts` (POST /api/run/admins/payoutOperations/rejectPayouts).
+       */
+      rejectPayouts: FunctionReference<
+        "mutation",
+        "public",
+        {
+          payoutIds: Array<string>;
+          adminUserId: string;
+          /** multi-line text */
+          rejectionReason: string;
+          /** multi-line text */
+          adminNotes?: string | null;
+        },
+        {
+          payouts: Array<{
+            _id: string;
+            _creationTime: number;
+            storeId: string;
+            storeName: string;
+            storeOwnerName: string;
+            storeOwnerPhone: string;
+            requestedAmount: number;
+            processingFee: number;
+            netAmount: number;
+            bankDetails: {
+              IBAN: string;
+              bankName: string;
+              accountHolderName: string;
+            };
+            status: string;
+            requestDate: number;
+            approvedDate: number | null;
+            requestedBy: string;
+            currentWalletBalance: number;
+            totalEarnings: number;
+            totalOrders: number;
+            handedOverAt: number | null;
+            handedOver: boolean;
+            approvedBy: string | null;
+            processingDate: number | null;
+            processingMethod: string | null;
+            transactionReference: string | null;
+            completedDate: number | null;
+            rejectedDate: number | null;
+            rejectionReason: string | null;
+            failedDate: number | null;
+            failureReason: string | null;
+            balanceRestored: boolean;
+            adminNotes?: string | null;
+            history: Array<{
+              action: string;
+              from: string | null;
+              to: string;
+              by: string;
+              at: number;
+              notes?: string | null;
+              reason?: string | null;
+              method?: string | null;
+              reference?: string | null;
+              restoreBalance?: boolean | null;
+              handoverConfirmed?: boolean | null;
+            }>;
+          }>;
+          total: number;
         } | null
       >;
       /**
@@ -1466,7 +1904,8 @@ export declare const api: {
     };
     stores: {
       /**
-       * Stores by name, optionally of a category, city or area (paginated).
+       * Stores by name, optionally of a category, city or area, or whose name
+       * starts with search (any case; paginated).
        *
        * Query; access `public`. Runs as `catalog/stores:listStores` (POST /api/run/catalog/stores/listStores).
        */
@@ -1477,6 +1916,7 @@ export declare const api: {
           categoryId?: string | null;
           city?: string | null;
           area?: string | null;
+          search?: string | null;
           paginationOpts: PaginationOptions;
         },
         PaginationResult<{
@@ -1791,7 +2231,9 @@ export declare const api: {
         PaginationResult<{
           _id: string;
           _creationTime: number;
+          number: string;
           customerId: string;
+          customerName?: string;
           storeId: string;
           storeName: string;
           items: Array<{
@@ -1812,6 +2254,9 @@ export declare const api: {
             city: string;
             area: string;
             phoneNumber: string;
+            cityName?: string;
+            cityNameArabic?: string;
+            areaName?: string;
           };
           deliveryType: string;
           paymentMethod: string;
@@ -1829,6 +2274,8 @@ export declare const api: {
           statusHistory: Array<{
             status: string;
             at: number;
+            by?: string;
+            role?: "customer" | "store" | "administrator" | "system";
           }>;
           updatedAt: number;
           refundedAmount: number;
@@ -1848,6 +2295,14 @@ export declare const api: {
             settledAt?: number;
           }>;
           refundableAmount?: number | null;
+          commissionRate?: number | null;
+          commissionFixedFee?: number | null;
+          disputes?: Array<{
+            disputeId: string;
+            amount: number;
+            currency: string;
+            status: string;
+          }>;
         }>
       >;
       /**
@@ -1865,7 +2320,9 @@ export declare const api: {
         {
           _id: string;
           _creationTime: number;
+          number: string;
           customerId: string;
+          customerName?: string;
           storeId: string;
           storeName: string;
           items: Array<{
@@ -1886,6 +2343,9 @@ export declare const api: {
             city: string;
             area: string;
             phoneNumber: string;
+            cityName?: string;
+            cityNameArabic?: string;
+            areaName?: string;
           };
           deliveryType: string;
           paymentMethod: string;
@@ -1903,6 +2363,8 @@ export declare const api: {
           statusHistory: Array<{
             status: string;
             at: number;
+            by?: string;
+            role?: "customer" | "store" | "administrator" | "system";
           }>;
           updatedAt: number;
           refundedAmount: number;
@@ -1922,6 +2384,14 @@ export declare const api: {
             settledAt?: number;
           }>;
           refundableAmount?: number | null;
+          commissionRate?: number | null;
+          commissionFixedFee?: number | null;
+          disputes?: Array<{
+            disputeId: string;
+            amount: number;
+            currency: string;
+            status: string;
+          }>;
         } | null
       >;
     };
@@ -1965,6 +2435,22 @@ export declare const api: {
   notifications: {
     inbox: {
       /**
+       * How many of the caller's notifications are unread (administrators:
+       * with the admin inbox's), counted up to 100: {count, more} (more: there
+       * are more than 100).
+       *
+       * Query; access `authenticated`. Runs as `notifications/inbox:countUnread` (POST /api/run/notifications/inbox/countUnread).
+       */
+      countUnread: FunctionReference<
+        "query",
+        "public",
+        Record<string, never>,
+        {
+          count: number;
+          more: boolean;
+        }
+      >;
+      /**
        * The caller's notifications, newest first; administrators also see the
        * admin inbox.
        *
@@ -1986,6 +2472,8 @@ export declare const api: {
           body: string;
           priority: string;
           data: Record<string, string>;
+          params?: Record<string, string>;
+          recipientRole?: string;
           read: boolean;
           readAt?: number | null;
           eventTime: number;
@@ -2129,25 +2617,79 @@ export declare const api: {
         }>
       >;
     };
+    notifications: {
+      /**
+       * The notifications sent about one of the store's orders (store owner or
+       * administrator), newest first, at most 50: type, title and body
+       * (English), params, recipientRole (customer, store_owner, admin),
+       * eventTime, read. Those to the administrators' inbox (recipientRole
+       * admin) are listed to administrators only.
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/notifications:listForOrder` (POST /api/run/stores/notifications/listForOrder).
+       */
+      listForOrder: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          orderId: string;
+        },
+        Array<{
+          _id: string;
+          type: string;
+          title: string;
+          body: string;
+          params?: Record<string, string>;
+          recipientRole: string;
+          eventTime: number;
+          read: boolean;
+        }>
+      >;
+    };
     orders: {
       /**
-       * A store's orders, newest first, optionally of one status (store owner
-       * or administrator).
+       * How many orders listStoreOrders lists with the same filters, up to
+       * 10000 (then capped: true).
        *
-       * Query; access `store_owner_or_admin`. Runs as `stores/orders:listStoreOrders` (POST /api/run/stores/orders/listStoreOrders).
+       * Query; access `store_owner_or_admin`. Runs as `stores/orders:countStoreOrders` (POST /api/run/stores/orders/countStoreOrders).
        */
-      listStoreOrders: FunctionReference<
+      countStoreOrders: FunctionReference<
         "query",
         "public",
         {
           storeId: string;
           status?: "pending" | "confirmed" | "preparing" | "out_for_delivery" | "delivered" | "cancelled" | null;
-          paginationOpts: PaginationOptions;
+          from?: number | null;
+          to?: number | null;
+          number?: string | null;
+          customerId?: string | null;
         },
-        PaginationResult<{
+        {
+          count: number;
+          capped: boolean;
+        }
+      >;
+      /**
+       * One order as its page shows it (store owner or administrator): the
+       * order with names, the commission's rate and fixed fee, its payment's
+       * disputes, and who moved it (statusHistory by and role: customer,
+       * store, administrator, system). An order held for review is NOT_FOUND
+       * to its store.
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/orders:getOrder` (POST /api/run/stores/orders/getOrder).
+       */
+      getOrder: FunctionReference<
+        "query",
+        "public",
+        {
+          orderId: string;
+        },
+        {
           _id: string;
           _creationTime: number;
+          number: string;
           customerId: string;
+          customerName?: string;
           storeId: string;
           storeName: string;
           items: Array<{
@@ -2168,6 +2710,9 @@ export declare const api: {
             city: string;
             area: string;
             phoneNumber: string;
+            cityName?: string;
+            cityNameArabic?: string;
+            areaName?: string;
           };
           deliveryType: string;
           paymentMethod: string;
@@ -2185,6 +2730,8 @@ export declare const api: {
           statusHistory: Array<{
             status: string;
             at: number;
+            by?: string;
+            role?: "customer" | "store" | "administrator" | "system";
           }>;
           updatedAt: number;
           refundedAmount: number;
@@ -2204,6 +2751,171 @@ export declare const api: {
             settledAt?: number;
           }>;
           refundableAmount?: number | null;
+          commissionRate?: number | null;
+          commissionFixedFee?: number | null;
+          disputes?: Array<{
+            disputeId: string;
+            amount: number;
+            currency: string;
+            status: string;
+          }>;
+        } | null
+      >;
+      /**
+       * A store's sales (store owner or administrator) of the orders placed
+       * from `from` to `to` (epoch ms, inclusive; at most 366 days, else
+       * INVALID_ARGUMENT range_too_large) by Dubai day or week (granularity
+       * day|week, weeks from Monday; default day), computed from the orders:
+       * buckets {start, orders, gross, earnings, commission, refunded,
+       * cancelled} (AED; cancelled orders counted apart and in no sum; orders
+       * held for review left out; refunded of an order paid in another
+       * currency is its AED counterpart at the accepted rate, left out when
+       * the order has no amount paid), totals, byStatus (the period's orders
+       * by their status now) and topProducts (10 by revenue: productId, name,
+       * quantity, revenue). More than 20,000 orders in the period:
+       * FAILED_PRECONDITION too_many_orders.
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/orders:getSalesSummary` (POST /api/run/stores/orders/getSalesSummary).
+       */
+      getSalesSummary: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          from: number;
+          to: number;
+          granularity?: "day" | "week" | null;
+        },
+        {
+          from: number;
+          to: number;
+          granularity: string;
+          buckets: Array<{
+            start: number;
+            orders: number;
+            gross: number;
+            earnings: number;
+            commission: number;
+            refunded: number;
+            cancelled: number;
+          }>;
+          totals: {
+            orders: number;
+            gross: number;
+            earnings: number;
+            commission: number;
+            refunded: number;
+            cancelled: number;
+          };
+          byStatus: Record<string, number>;
+          topProducts: Array<{
+            productId: string;
+            name: string;
+            quantity: number;
+            revenue: number;
+          }>;
+        } | null
+      >;
+      /**
+       * A store's orders (store owner or administrator), newest first or as
+       * sort says (oldest, total_desc, total_asc; a cursor serves only its own
+       * sort; the total sorts go with no other filter: with status, from/to,
+       * number or customerId INVALID_ARGUMENT details.reason sort_with_filter,
+       * details.filters naming them), optionally of one status, created
+       * from..to (epoch ms, inclusive), of one order number (six hexadecimal
+       * digits, optionally after #: several orders may share one) or one
+       * customer; with the customer's name and the delivery places' names.
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/orders:listStoreOrders` (POST /api/run/stores/orders/listStoreOrders).
+       */
+      listStoreOrders: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          status?: "pending" | "confirmed" | "preparing" | "out_for_delivery" | "delivered" | "cancelled" | null;
+          from?: number | null;
+          to?: number | null;
+          number?: string | null;
+          customerId?: string | null;
+          sort?: "newest" | "oldest" | "total_desc" | "total_asc" | null;
+          paginationOpts: PaginationOptions;
+        },
+        PaginationResult<{
+          _id: string;
+          _creationTime: number;
+          number: string;
+          customerId: string;
+          customerName?: string;
+          storeId: string;
+          storeName: string;
+          items: Array<{
+            productId: string;
+            name: string;
+            unitPrice: number;
+            quantity: number;
+            lineTotal: number;
+          }>;
+          subtotal: number;
+          deliveryFee: number;
+          total: number;
+          platformCommission?: number | null;
+          storeEarnings?: number | null;
+          amountPaid?: number | null;
+          deliveryAddress: {
+            fullAddress: string;
+            city: string;
+            area: string;
+            phoneNumber: string;
+            cityName?: string;
+            cityNameArabic?: string;
+            areaName?: string;
+          };
+          deliveryType: string;
+          paymentMethod: string;
+          paymentStatus: string;
+          paymentIntentId: string;
+          paymentReview?: {
+            reason: string;
+            expectedAmount: number;
+            amountPaid: number;
+            currency: string;
+            resolvedBy?: string;
+            resolvedAt?: number;
+          } | null;
+          status: string;
+          statusHistory: Array<{
+            status: string;
+            at: number;
+            by?: string;
+            role?: "customer" | "store" | "administrator" | "system";
+          }>;
+          updatedAt: number;
+          refundedAmount: number;
+          refundStatus?: "partially_refunded" | "refunded";
+          refunds: Array<{
+            refundId: string;
+            amount: number;
+            lines?: Array<{
+              productId: string;
+              quantity: number;
+            }>;
+            reason: string;
+            origin: "admin" | "store" | "cancellation" | "processor";
+            status: "requested" | "succeeded" | "failed";
+            failureReason?: string;
+            requestedAt: number;
+            settledAt?: number;
+          }>;
+          refundableAmount?: number | null;
+          commissionRate?: number | null;
+          commissionFixedFee?: number | null;
+          disputes?: Array<{
+            disputeId: string;
+            amount: number;
+            currency: string;
+            status: string;
+          }>;
         }>
       >;
       /**
@@ -2255,6 +2967,28 @@ export declare const api: {
       >;
     };
     payouts: {
+      /**
+       * The store's saved payout bank account (IBAN, ibanLast4, bankName,
+       * accountHolderName, updatedAt), null when none is saved or it was saved
+       * by someone who no longer owns the store (after a handover the former
+       * owner's account is never offered).
+       *
+       * Query; access `store_owner`. Runs as `stores/payouts:getBankAccount` (POST /api/run/stores/payouts/getBankAccount).
+       */
+      getBankAccount: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+        },
+        {
+          IBAN: string;
+          ibanLast4: string;
+          bankName: string;
+          accountHolderName: string;
+          updatedAt: number;
+        } | null
+      >;
       /**
        * The store's payouts, newest first (paginated), with their history.
        *
@@ -2329,7 +3063,9 @@ export declare const api: {
        * insufficient_balance, saying when the oldest held earning is released
        * (details.nextReleaseAt). The amount leaves the available balance at
        * once; the payout then goes requested, approved, processing, completed
-       * (or cancelled when rejected, failed).
+       * (or cancelled when rejected, failed). saveBankAccount: true also saves
+       * bankDetails as the store's bank account
+       * (stores.payouts.setBankAccount), in the same transaction.
        *
        * Mutation; access `store_owner`. Runs as `stores/payouts:requestPayout` (POST /api/run/stores/payouts/requestPayout).
        */
@@ -2345,8 +3081,38 @@ export declare const api: {
             bankName: string;
             accountHolderName: string;
           };
+          saveBankAccount?: boolean | null;
         },
         string
+      >;
+      /**
+       * Save the store's payout bank account (bankDetails as requestPayout's;
+       * the IBAN a valid UAE IBAN, else INVALID_ARGUMENT at bankDetails.IBAN);
+       * returns it. The store's owner is told (event
+       * payouts.bank_account_changed). A save whose access check the store's
+       * handover to another owner overtook is PERMISSION_DENIED
+       * (details.reason store_handed_over), as requestPayout.
+       *
+       * Mutation; access `store_owner`. Runs as `stores/payouts:setBankAccount` (POST /api/run/stores/payouts/setBankAccount).
+       */
+      setBankAccount: FunctionReference<
+        "mutation",
+        "public",
+        {
+          storeId: string;
+          bankDetails: {
+            IBAN: string;
+            bankName: string;
+            accountHolderName: string;
+          };
+        },
+        {
+          IBAN: string;
+          ibanLast4: string;
+          bankName: string;
+          accountHolderName: string;
+          updatedAt: number;
+        } | null
       >;
     };
     products: {
@@ -2576,6 +3342,34 @@ export declare const api: {
           }>;
           orderId?: string;
         }>
+      >;
+      /**
+       * A store's rating by week (store owner or administrator): the visible
+       * reviews written from `from` to `to` (epoch ms, inclusive; at most 366
+       * days, else INVALID_ARGUMENT range_too_large) by Dubai week from
+       * Monday, weeks {weekStart, count, average (null without reviews)}. More
+       * than 20,000 reviews in the period: FAILED_PRECONDITION
+       * too_many_reviews.
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/reviews:getRatingHistory` (POST /api/run/stores/reviews/getRatingHistory).
+       */
+      getRatingHistory: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          from: number;
+          to: number;
+        },
+        {
+          from: number;
+          to: number;
+          weeks: Array<{
+            weekStart: number;
+            count: number;
+            average: number | null;
+          }>;
+        } | null
       >;
       /**
        * One review with its customer, store, photo URLs, canEdit, canDelete
@@ -2863,6 +3657,32 @@ export declare const api: {
         } | null
       >;
       /**
+       * What the store's pending balance will release, by Asia/Dubai calendar
+       * day of the release: releases [{day (YYYY-MM-DD), at (epoch ms of the
+       * earliest release that day), amount (AED still held of the earnings
+       * released that day, after early releases and deductions), count}],
+       * earliest day first. At most 5,000 held earnings are read, oldest
+       * first: more is true when there are others.
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/wallet:getUpcomingReleases` (POST /api/run/stores/wallet/getUpcomingReleases).
+       */
+      getUpcomingReleases: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+        },
+        {
+          releases: Array<{
+            day: string;
+            at: number;
+            amount: number;
+            count: number;
+          }>;
+          more: boolean;
+        } | null
+      >;
+      /**
        * The store's wallet: balances and statistics. availableBalance may be
        * negative after refunds or lost disputes (a debt, also as debt: later
        * releases repay it first, and no payout can be requested meanwhile);
@@ -2888,6 +3708,50 @@ export declare const api: {
           disputedBalance: number;
           debt: number;
         } | null
+      >;
+      /**
+       * The store's statement entries, newest first (paginated): every change
+       * of its balances as stores.wallet.getStatement gives it (kind, signed
+       * changes of available, pending and disputed, the balances after it and
+       * their sum, the running balance; a payout's entry with the payout's
+       * status now), an earning's with releaseAt (when it is released). An
+       * administrator's early release (move_pending_to_available) is an entry
+       * too. Optional kind (an entry kind) and orderId (the entries of one
+       * order).
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/wallet:listStatementEntries` (POST /api/run/stores/wallet/listStatementEntries).
+       */
+      listStatementEntries: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          paginationOpts: PaginationOptions;
+          kind?: string | null;
+          orderId?: string | null;
+        },
+        PaginationResult<{
+          seq: number;
+          at: number;
+          kind: string;
+          description: string;
+          amount: number;
+          balance: number;
+          availableChange: number;
+          pendingChange: number;
+          disputedChange: number;
+          availableBalance: number;
+          pendingBalance: number;
+          disputedBalance: number;
+          status: string;
+          transactionId?: string;
+          adjustmentId?: string;
+          payoutId?: string;
+          orderId?: string;
+          refundId?: string;
+          disputeId?: string;
+          releaseAt?: number | null;
+        }>
       >;
       /**
        * The store's wallet transactions, newest first (paginated).
