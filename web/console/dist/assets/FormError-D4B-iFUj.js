@@ -1,1 +1,0 @@
-import{i as e}from"./action-C2H4R3UB.js";import{C as t}from"./i18n-DebFafpI.js";var n=t();function r({form:t}){return t.formError?(0,n.jsx)(e,{color:`red`,role:`alert`,title:t.formError.code,children:t.formError.message}):null}export{r as t};

@@ -1,1 +1,0 @@
-import{C as e,p as t,y as n}from"./i18n-DebFafpI.js";import{n as r}from"./Modal-EF1XqPqa.js";var i=e(),a=t(e=>{let t=n([`Input`,`InputWrapper`,`TextInput`],null,e);return(0,i.jsx)(r,{component:`input`,...t,__staticSelector:`TextInput`})});a.classes=r.classes,a.displayName=`@mantine/core/TextInput`;export{a as t};
