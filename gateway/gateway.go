@@ -783,7 +783,7 @@ func (g *Gateway) forward(c *fiber.Ctx, service, uri string, style ops.ErrorStyl
 	}
 	if body := resp.BodyStream(); body != nil {
 		streamed = true
-		c.Response().SetBodyStream(&upstreamBody{r: body, resp: resp}, resp.Header.ContentLength())
+		c.Response().SetBodyStream(&upstreamBody{r: body, resp: resp, client: c.Context().Conn()}, resp.Header.ContentLength())
 		return nil
 	}
 	// Copy: resp goes back to its pool when this function returns, before Fiber
@@ -798,11 +798,19 @@ type upstreamBody struct {
 	r     io.Reader
 	resp  *fasthttp.Response
 	ended bool // read to its end
+	// client is the caller's connection, whose write deadline (the server's
+	// write timeout, one deadline for the whole answer, set before its first
+	// byte) moves with each piece read: a file that streams for longer than
+	// the timeout is not cut; the window bounds a client that stopped reading.
+	client interface{ SetWriteDeadline(time.Time) error }
 }
 
 func (u *upstreamBody) Read(p []byte) (int, error) {
 	n, err := u.r.Read(p)
 	u.ended = u.ended || err == io.EOF
+	if n > 0 && u.client != nil {
+		_ = u.client.SetWriteDeadline(time.Now().Add(httpserver.StreamWriteWindow))
+	}
 	return n, err
 }
 

@@ -85,12 +85,17 @@ func fakeService(t *testing.T, seen chan<- http.Header) (url string, stop func()
 }
 
 func startGateway(t *testing.T, cfg Config, res ops.Resolver) string {
+	h := httpserver.Defaults()
+	h.AccessLog = false
+	return startGatewayServing(t, cfg, res, h)
+}
+
+// startGatewayServing is startGateway with the server's limits h.
+func startGatewayServing(t *testing.T, cfg Config, res ops.Resolver, h httpserver.Config) string {
 	v, _ := auth.NewHS256(secret, auth.Options{})
 	logger := slog.New(slog.DiscardHandler)
 	g := New(cfg, res, v, logger)
 	_ = g.Refresh(context.Background())
-	h := httpserver.Defaults()
-	h.AccessLog = false
 	app := g.App(h, logger)
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	go app.Listener(ln)

@@ -126,3 +126,29 @@ func (s *slowReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// TestStreamedCSVOutlastsTheGatewaysWriteTimeout: the gateway's write
+// timeout is one deadline for the whole answer; a file its service streams
+// for longer still reaches the client whole, the deadline moving with each
+// piece.
+func TestStreamedCSVOutlastsTheGatewaysWriteTimeout(t *testing.T) {
+	timeout := time.Second
+	url := csvService(t, timeout/10)
+	h := httpserver.Defaults()
+	h.AccessLog, h.WriteTimeout = false, timeout/2
+	gw := startGatewayServing(t, Config{Services: []string{"csv"}, UpstreamTimeout: timeout, RefreshInterval: time.Hour},
+		discovery.NewStatic(map[string]string{"csv": url}), h)
+	start := time.Now()
+	resp, err := http.Get(gw + "/slow/20000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := csv.NewReader(resp.Body).ReadAll()
+	resp.Body.Close()
+	if err != nil || len(got) != 20_001 {
+		t.Fatalf("%d rows after %v (write timeout %v): %v", len(got), time.Since(start), h.WriteTimeout, err)
+	}
+	if time.Since(start) < 2*h.WriteTimeout {
+		t.Fatalf("the file took %v, not longer than the write timeout: the test proves nothing", time.Since(start))
+	}
+}

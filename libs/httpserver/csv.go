@@ -14,6 +14,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -57,8 +58,16 @@ func StreamCSV(c *fiber.Ctx, filename string, header []string, rows CSVRows, rel
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+safeFilename(filename)+`"`)
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	pr, pw := io.Pipe()
+	// The server's write timeout is one deadline for the whole answer, set
+	// before its first byte: a file still streaming then would be cut. Each
+	// chunk handed on moves the deadline, so it bounds a silence (a client
+	// that stopped reading), not a file.
+	var w io.Writer = pw
+	if conn := c.Context().Conn(); conn != nil {
+		w = deadlineWriter{pw, conn}
+	}
 	go func() {
-		err := WriteCSV(pw, header, rows)
+		err := WriteCSV(w, header, rows)
 		// Released before the body ends: a client that saw the end may ask
 		// again at once.
 		for _, r := range release {
@@ -71,6 +80,21 @@ func StreamCSV(c *fiber.Ctx, filename string, header []string, rows CSVRows, rel
 	// fasthttp closes pr, and the writer's next write fails.
 	c.Status(fiber.StatusOK).Response().SetBodyStream(pr, -1)
 	return nil
+}
+
+// StreamWriteWindow is how long a streamed file's next chunk may take to
+// leave, the server's write deadline moved at each chunk (StreamCSV).
+const StreamWriteWindow = 30 * time.Second
+
+// deadlineWriter moves the connection's write deadline before each chunk.
+type deadlineWriter struct {
+	w    io.Writer
+	conn interface{ SetWriteDeadline(time.Time) error }
+}
+
+func (d deadlineWriter) Write(p []byte) (int, error) {
+	_ = d.conn.SetWriteDeadline(time.Now().Add(StreamWriteWindow))
+	return d.w.Write(p)
 }
 
 // WriteCSV writes the header and rows to w as StreamCSV sends them.

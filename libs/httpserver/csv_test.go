@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -202,5 +204,44 @@ func TestParsePeriod(t *testing.T) {
 	e := apperr.From(TooManyRows(10))
 	if e.Code != apperr.FailedPrecondition || e.Details["reason"] != "too_many_rows" || !strings.Contains(fmt.Sprint(e.Details["maxRows"]), "10") {
 		t.Fatalf("%+v", e)
+	}
+}
+
+// TestStreamCSVOutlastsTheWriteTimeout: the server's write timeout is one
+// deadline for the whole answer; a file that streams for longer (rows read
+// slowly, a slow line) still arrives whole, the deadline moving at each
+// chunk.
+func TestStreamCSVOutlastsTheWriteTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Defaults()
+	cfg.WriteTimeout, cfg.AccessLog = 300*time.Millisecond, false
+	app := New("csv", cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	const batches, perBatch = 8, 2000 // about 40 KiB a batch: each flushes a chunk
+	app.Get("/slow.csv", func(c *fiber.Ctx) error {
+		return StreamCSV(c, "slow.csv", []string{"n", "note"}, func(row func(...string) error) error {
+			for b := 0; b < batches; b++ {
+				for i := 0; i < perBatch; i++ {
+					if err := row(strconv.Itoa(b*perBatch+i), "a row of about twenty"); err != nil {
+						return err
+					}
+				}
+				time.Sleep(150 * time.Millisecond) // 1.2 s in all: four write timeouts
+			}
+			return nil
+		})
+	})
+	go func() { _ = app.Listener(ln) }()
+	t.Cleanup(func() { _ = app.Shutdown() })
+	resp, err := http.Get("http://" + ln.Addr().String() + "/slow.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := csv.NewReader(resp.Body).ReadAll()
+	if err != nil || len(got) != batches*perBatch+1 {
+		t.Fatalf("%d rows of %d, %v: the file was cut at the write timeout", len(got), batches*perBatch+1, err)
 	}
 }
