@@ -67,13 +67,21 @@ func StreamCSV(c *fiber.Ctx, filename string, header []string, rows CSVRows, rel
 		w = deadlineWriter{pw, conn}
 	}
 	go func() {
-		err := WriteCSV(w, header, rows)
-		// Released before the body ends: a client that saw the end may ask
-		// again at once.
-		for _, r := range release {
-			r()
-		}
-		pw.CloseWithError(err) // nil: the end of the body
+		var err error
+		defer func() {
+			// A panic while making rows cuts this file short, not the
+			// process: no recoverer watches this goroutine.
+			if p := recover(); p != nil {
+				err = fmt.Errorf("httpserver: the CSV's rows panicked: %v", p)
+			}
+			// Released before the body ends: a client that saw the end may
+			// ask again at once.
+			for _, r := range release {
+				r()
+			}
+			pw.CloseWithError(err) // nil: the end of the body
+		}()
+		err = WriteCSV(w, header, rows)
 	}()
 	// A reader's error (rows failed) makes fasthttp end the connection
 	// without the chunked body's last chunk; when the client goes away

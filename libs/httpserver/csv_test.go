@@ -245,3 +245,40 @@ func TestStreamCSVOutlastsTheWriteTimeout(t *testing.T) {
 		t.Fatalf("%d rows of %d, %v: the file was cut at the write timeout", len(got), batches*perBatch+1, err)
 	}
 }
+
+// TestStreamCSVPanickingRowsCutTheFileNotTheProcess: rows that panic end
+// that file short (the client reads an error) and release its claim; the
+// process goes on (a panic in the writer's goroutine would end it).
+func TestStreamCSVPanickingRowsCutTheFileNotTheProcess(t *testing.T) {
+	released := make(chan struct{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Get("/x.csv", func(c *fiber.Ctx) error {
+		return StreamCSV(c, "x.csv", []string{"n"}, func(row func(...string) error) error {
+			for i := 0; i < 50_000; i++ { // several chunks out before the panic
+				if err := row(strconv.Itoa(i)); err != nil {
+					return err
+				}
+			}
+			panic("a row's data is not what it should be")
+		}, func() { close(released) })
+	})
+	go func() { _ = app.Listener(ln) }()
+	t.Cleanup(func() { _ = app.Shutdown() })
+	resp, err := http.Get("http://" + ln.Addr().String() + "/x.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.ReadAll(resp.Body); err == nil {
+		t.Fatal("a file whose rows panicked read as complete")
+	}
+	select {
+	case <-released:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the export's claim was not released")
+	}
+}
