@@ -484,8 +484,8 @@ func (c *syncClient) next() map[string]any {
 				continue
 			}
 			return m
-		case <-time.After(5 * time.Second):
-			c.t.Fatal("no message within 5s")
+		case <-time.After(15 * time.Second):
+			c.t.Fatal("no message within 15s")
 		}
 	}
 }

@@ -1,4 +1,5 @@
 import { Alert, Button, Group, Select, SegmentedControl, Stack, Table, Text, TextInput, UnstyledButton } from "@mantine/core";
+import { useMediaQuery } from "@mantine/hooks";
 import { useState, type ReactNode } from "react";
 import { refusalOf } from "../app/action";
 import { PRESETS, dayAt, periodOf, presetOf, presetRange, type DayRange, type Preset } from "../app/days";
@@ -26,9 +27,12 @@ export function DateRangeFilter({ value, onChange, testId = "range" }: { value: 
   const [custom, setCustom] = useState(() => presetOf(value, now) === null);
   const mode: Preset | "custom" = custom ? "custom" : (presetOf(value, now) ?? "custom");
   const valid = periodOf(value) !== null;
+  // On a phone the five presets do not fit a row: they stack.
+  const phone = useMediaQuery("(max-width: 47.99em)") ?? false;
   return (
-    <Stack gap={6} data-testid={testId}>
+    <Stack gap={6} data-testid={testId} style={{ minWidth: 0, maxWidth: "100%" }}>
       <SegmentedControl
+        orientation={phone ? "vertical" : "horizontal"}
         aria-label={t("range.label")}
         value={mode}
         onChange={(m) => {
@@ -37,7 +41,7 @@ export function DateRangeFilter({ value, onChange, testId = "range" }: { value: 
           onChange(presetRange(m as Preset, Date.now()));
         }}
         data={[...PRESETS.map((p) => ({ value: p, label: t(`range.${p}` as MessageKey) })), { value: "custom", label: t("range.custom") }]}
-        style={{ maxWidth: "100%", overflowX: "auto" }}
+        style={{ maxWidth: "100%" }}
       />
       {mode === "custom" && (
         <Group gap="xs" wrap="wrap" align="flex-end">
