@@ -389,6 +389,41 @@ func TestDisputeBeforeTheCredit(t *testing.T) {
 	w.expect(t, "released at the earning's own time", domain.Balances{Available: 8350})
 }
 
+// A dispute closed before the order is credited: nothing of the order was
+// in the wallet, so nothing was held. Lost, its store share lowers the
+// credit, as a refund before the delivery does, and only the fee leaves
+// available now (the share is not also taken from available). Won,
+// nothing moves and the credit is the whole earning.
+func TestDisputeClosedBeforeTheCredit(t *testing.T) {
+	w := newMoneyWorld(t)
+	ctx := context.Background()
+	o := w.order(customers.StatusOutForDelivery)
+	w.dispute(t, "dp_1", o, 3000, payments.DisputeOpen)
+	w.expect(t, "opened before the credit: nothing held", domain.Balances{})
+	w.dispute(t, "dp_1", o, 3000, payments.DisputeLost)
+	w.dispute(t, "dp_1", o, 3000, payments.DisputeLost)
+	w.expect(t, "lost before the credit: only the fee", domain.Balances{Available: -1500})
+	w.deliverOrder(t, o)
+	w.expect(t, "the credit lowered by the share 2783", domain.Balances{Available: -1500, Pending: 8350 - 2783})
+	om, _ := w.svc.orders.Get(ctx, o)
+	if e, _ := w.ledger.Get(ctx, om.EarningID); e == nil || e.Amount != 8350-2783 || e.ReversedBeforeCredit != 2783 {
+		t.Fatalf("earning %+v", e)
+	}
+	w.refund(t, o, 6000, customers.RefundStatusSucceeded)
+	w.expect(t, "the rest refunded: the earning exactly emptied", domain.Balances{Available: -1500})
+	om, _ = w.svc.orders.Get(ctx, o)
+	if om.Reversed != 9000 || om.CommissionReversed != 650 || om.StoreBeforeCredit != 2783 {
+		t.Fatalf("%+v", om)
+	}
+
+	p := w.order(customers.StatusOutForDelivery)
+	w.dispute(t, "dp_2", p, 3000, payments.DisputeOpen)
+	w.dispute(t, "dp_2", p, 3000, payments.DisputeWon)
+	w.expect(t, "won before the credit: nothing moves", domain.Balances{Available: -1500})
+	w.deliverOrder(t, p)
+	w.expect(t, "the whole earning credited, nothing held", domain.Balances{Available: -1500, Pending: 8350})
+}
+
 // A won dispute's share goes back where it was held from: what came from
 // the order's held earning back to that earning (pending, released at the
 // earning's release time), what came from available back to available. An

@@ -463,6 +463,8 @@ var walletRules = map[string]walletRule{
 	// in R: the store's D1 share leaves (what was held from disputed, any
 	// more from available, any less back as a win's: from the held earning
 	// to it, the rest to available) and the fee is taken from available.
+	// Before the credit nothing was held: won, nothing moves; lost, the
+	// share lowers the credit (as a refund's) and only the fee leaves.
 	opDisputeClose: func(s walletState, in walletInput, _ walletOutput) verdict {
 		o := s.orders[in.Order]
 		if o.Dispute != disputeOpen {
@@ -480,7 +482,12 @@ var walletRules = map[string]walletRule{
 			store := split(in.Total, in.Commission, o.Reversed, a)
 			o.Reversed += a
 			if !o.Credited {
+				// Nothing of the order is in the wallet (nothing was
+				// held): the share lowers the credit, as a refund's
+				// does, and only the fee leaves.
 				o.StoreBefore += store
+				s = s.plus(walletFigures{Available: -in.Fee})
+				break
 			}
 			// Held beyond the share (R moved since the opening): back as
 			// a win's, the part from the held earning to it.

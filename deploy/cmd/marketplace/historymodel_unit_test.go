@@ -217,6 +217,41 @@ func TestWalletModelAcceptsLinearizableHistories(t *testing.T) {
 			applied(8, 41, 50, closeOp(disputeLost, 0)),
 			hop(0, 51, 60, readOp(), wallet3(-18_00, 18_00, 0)),
 		},
+		// Before the credit nothing of the order is in the wallet: a
+		// dispute of 30.00 opened and lost then lowers the credit by its
+		// share 27.00 (commissionCum(30.00) = 3.00), as a refund does, and
+		// only the fee 15.00 leaves available. The credit is 63.00.
+		"a dispute lost before the credit lowers the credit": {
+			applied(8, 0, 10, orderOp(opDisputeOpen, 30_00)),
+			hop(0, 11, 20, readOp(), wallet3(0, 0, 0)),
+			applied(8, 21, 30, closeOp(disputeLost, 15_00)),
+			hop(0, 31, 40, readOp(), wallet3(-15_00, 0, 0)),
+			applied(9, 41, 50, orderOp(opCredit, 0)),
+			hop(0, 51, 60, readOp(), wallet3(-15_00, 63_00, 0)),
+			// A refund of the rest after the credit takes the store's
+			// share 63.00 of 70.00 from the held earning: nothing is left.
+			applied(8, 61, 70, orderOp(opRefund, 70_00)),
+			hop(0, 71, 80, readOp(), wallet3(-15_00, 0, 0)),
+		},
+		// Won before the credit, nothing was held and nothing moves: the
+		// credit is the whole earning, with nothing held for the dispute.
+		"a dispute won before the credit": {
+			applied(8, 0, 10, orderOp(opDisputeOpen, 40_00)),
+			applied(8, 11, 20, closeOp(disputeWon, 15_00)),
+			hop(0, 21, 30, readOp(), wallet3(0, 0, 0)),
+			applied(9, 31, 40, orderOp(opCredit, 0)),
+			hop(0, 41, 50, readOp(), wallet3(0, 90_00, 0)),
+		},
+		// Still open at the credit, its share 36.00 is held then, from the
+		// earning just credited; lost after, it leaves disputed and the
+		// fee leaves available.
+		"a dispute open at the credit, lost after it": {
+			applied(8, 0, 10, orderOp(opDisputeOpen, 40_00)),
+			applied(9, 11, 20, orderOp(opCredit, 0)),
+			hop(0, 21, 30, readOp(), wallet3(0, 54_00, 36_00)),
+			applied(8, 31, 40, closeOp(disputeLost, 15_00)),
+			hop(0, 41, 50, readOp(), wallet3(-15_00, 54_00, 0)),
+		},
 		// A store's operations do not touch another's wallet.
 		"two wallets": append(funded(),
 			hop(1, 5, 15, walletInput{Store: "s2", Kind: opAdjust, Adjust: "add_balance", Amount: 1_00}, wallet(1_00, 0)),
@@ -318,6 +353,52 @@ func TestWalletModelRejectsNonLinearizableHistories(t *testing.T) {
 			applied(8, 11, 20, orderOp(opDisputeOpen, 40_00)),
 			applied(8, 31, 40, closeOp(disputeWon, 15_00)),
 			hop(0, 41, 50, readOp(), wallet3(36_00, 54_00, 0)),
+		},
+		// A dispute lost before the credit: its share 27.00 both lowers
+		// the credit and leaves available (counted twice), or does neither.
+		"a dispute lost before the credit taken twice": {
+			applied(8, 0, 10, orderOp(opDisputeOpen, 30_00)),
+			applied(8, 11, 20, closeOp(disputeLost, 15_00)),
+			applied(9, 21, 30, orderOp(opCredit, 0)),
+			hop(0, 31, 40, readOp(), wallet3(-42_00, 63_00, 0)),
+		},
+		"a dispute lost before the credit taken from available, not the credit": {
+			applied(8, 0, 10, orderOp(opDisputeOpen, 30_00)),
+			applied(8, 11, 20, closeOp(disputeLost, 15_00)),
+			applied(9, 21, 30, orderOp(opCredit, 0)),
+			hop(0, 31, 40, readOp(), wallet3(-42_00, 90_00, 0)),
+		},
+		"a dispute lost before the credit never reversed": {
+			applied(8, 0, 10, orderOp(opDisputeOpen, 30_00)),
+			applied(8, 11, 20, closeOp(disputeLost, 15_00)),
+			applied(9, 21, 30, orderOp(opCredit, 0)),
+			hop(0, 31, 40, readOp(), wallet3(-15_00, 90_00, 0)),
+		},
+		// A refund before the credit: its share 27.00 lowers the credit; it
+		// does not also leave available, and is not forgotten.
+		"a refund before the credit taken twice": {
+			applied(8, 0, 10, orderOp(opRefund, 30_00)),
+			applied(9, 11, 20, orderOp(opCredit, 0)),
+			hop(0, 21, 30, readOp(), wallet3(-27_00, 63_00, 0)),
+		},
+		"a refund before the credit never reversed": {
+			applied(8, 0, 10, orderOp(opRefund, 30_00)),
+			applied(9, 11, 20, orderOp(opCredit, 0)),
+			hop(0, 21, 30, readOp(), wallet3(0, 90_00, 0)),
+		},
+		// A dispute won before the credit holds nothing at the credit, and
+		// charges no fee.
+		"a dispute won before the credit held at the credit": {
+			applied(8, 0, 10, orderOp(opDisputeOpen, 40_00)),
+			applied(8, 11, 20, closeOp(disputeWon, 15_00)),
+			applied(9, 21, 30, orderOp(opCredit, 0)),
+			hop(0, 31, 40, readOp(), wallet3(0, 54_00, 36_00)),
+		},
+		"a dispute won before the credit charged the fee": {
+			applied(8, 0, 10, orderOp(opDisputeOpen, 40_00)),
+			applied(8, 11, 20, closeOp(disputeWon, 15_00)),
+			applied(9, 21, 30, orderOp(opCredit, 0)),
+			hop(0, 31, 40, readOp(), wallet3(-15_00, 90_00, 0)),
 		},
 		"one payout id twice": append(funded(),
 			hop(0, 40, 50, requestOp(2, 100_00), walletOutput{PayoutID: "p1"}),

@@ -168,6 +168,18 @@ func (r *historyRun) order(client int, rng *rand.Rand, n, i int, customer, addre
 		return false
 	}
 	from := time.Now().Add(-time.Minute).UnixMilli()
+	left := in.Total
+	// The second order of every four: a third of it disputed and lost
+	// before its delivery (its share lowers the credit; only the fee
+	// leaves available).
+	early := n%4 == 1
+	if early {
+		lost, ok := r.disputeLostBeforeCredit(client, st, in, pi, getenv, from)
+		if !ok {
+			return true // the order stays undelivered: nothing more of it reaches the wallet
+		}
+		left -= lost
+	}
 	var credit int64
 	for _, status := range []string{"preparing", "out_for_delivery", "delivered"} {
 		if status == "delivered" {
@@ -202,7 +214,6 @@ func (r *historyRun) order(client int, rng *rand.Rand, n, i int, customer, addre
 		}
 	}
 	refunds := 0
-	left := in.Total
 	for left > 0 && rng.Intn(4) != 0 {
 		amount := left
 		args := fmt.Sprintf(`{"orderId":%q,"reason":"history"}`, id)
@@ -232,7 +243,7 @@ func (r *historyRun) order(client int, rng *rand.Rand, n, i int, customer, addre
 		left -= amount
 		call(walletInput{Kind: opRequest, Amount: 100_00}) // refused in debt, if it is
 	}
-	if left > 0 && rng.Intn(2) == 0 {
+	if left > 0 && rng.Intn(2) == 0 && !early { // (one dispute an order)
 		r.disputeOrder(client, rng, st, in, pi, left, getenv)
 	}
 	return true
@@ -281,6 +292,66 @@ func (r *historyRun) disputeOrder(client int, rng *rand.Rand, st historyStore, i
 		}
 	}
 	r.record(porcupine.Operation{ClientId: client, Input: closing, Call: at, Output: walletOutput{Applied: true}, Return: r.now()}, nil)
+}
+
+// disputeLostBeforeCredit opens a dispute of a third of the order (at
+// least 1.00) before it is delivered and closes it lost, both applied when
+// the statement shows the dispute's fee (nothing else of it shows before
+// the credit), then waits until the customers service counts the loss in
+// what is left to refund. It answers the amount lost; false when the
+// opening was cut by a kill (recorded unanswered: the dispute may or may
+// not be there; the order is left undelivered) or the wallet never showed
+// the loss (the run fails). A closing cut by a kill is asked again: a
+// dispute closed already is refused dispute_already_closed.
+func (r *historyRun) disputeLostBeforeCredit(client int, st historyStore, in walletInput, pi string, getenv func(string) string, from int64) (int64, bool) {
+	amount := max(in.Total/3, 1_00)
+	open := in
+	open.Kind, open.Amount = opDisputeOpen, amount
+	closing := in
+	closing.Kind, closing.Outcome, closing.Fee = opDisputeClose, disputeLost, 15_00
+	at := r.now()
+	var out bytes.Buffer
+	err := dispute(context.Background(), []string{"-intent", pi, "-amount", fils(amount)}, getenv, &out)
+	dp, _ := jsonField(out.String(), "disputeId").(string)
+	if err != nil && dp == "" { // (a webhook not delivered yet is retried: the dispute is there)
+		r.record(porcupine.Operation{ClientId: client, Input: open, Call: at, Output: walletOutput{}, Return: math.MaxInt64}, nil)
+		return 0, false
+	}
+	if got, _ := jsonField(out.String(), "amount").(float64); toFils(got) != amount {
+		r.orderFail("dispute of %s before the delivery: %s, want %s", pi, out.String(), fils(amount))
+		return 0, false
+	}
+	atClose := r.now()
+	for deadline := time.Now().Add(time.Minute); ; {
+		out.Reset()
+		err := dispute(context.Background(), []string{"-close", dp, "-outcome", disputeLost}, getenv, &out)
+		if err == nil || jsonField(out.String(), "status") == disputeLost || strings.Contains(err.Error(), "dispute_already_closed") {
+			break
+		}
+		if time.Now().After(deadline) {
+			r.orderFail("dispute %s: never closed: %v", dp, err)
+			return 0, false
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if !r.seen(st, from, func(e statementEntry) bool { return e.Kind == "dispute_fee" && e.DisputeID == dp }, 1) {
+		r.orderFail("dispute %s lost before the delivery: no dispute_fee entry", dp)
+		return 0, false
+	}
+	seen := r.now()
+	r.record(porcupine.Operation{ClientId: client, Input: open, Call: at, Output: walletOutput{Applied: true}, Return: seen}, nil)
+	r.record(porcupine.Operation{ClientId: client, Input: closing, Call: atClose, Output: walletOutput{Applied: true}, Return: seen}, nil)
+	want := in.Total - amount
+	for range 600 {
+		a, ok := r.callUntil(r.admin, "customers.orders.getOrderByPaymentIntent", fmt.Sprintf(`{"paymentIntentId":%q}`, pi), "")
+		if left, _ := jsonField(a.body, "refundableAmount").(float64); ok && a.status == 200 && toFils(left) == want {
+			r.t.Logf("order of %s: %s disputed (%s) and lost before its delivery", pi, fils(amount), dp)
+			return amount, true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.orderFail("order of %s: the loss of dispute %s never counted in what is left to refund", pi, dp)
+	return 0, false
 }
 
 type statementEntry struct{ Kind, OrderID, RefundID, DisputeID string }
