@@ -99,10 +99,13 @@ type PayoutItem struct {
 
 // HistoryView is one move of a payout as shown.
 type HistoryView struct {
-	Action         string  `json:"action"`
-	From           *string `json:"from"`
-	To             string  `json:"to"`
-	By             string  `json:"by"`
+	Action string  `json:"action"`
+	From   *string `json:"from"`
+	To     string  `json:"to"`
+	By     string  `json:"by"`
+	// ByName is who moved it by name, when their token stated one
+	// (docs/adr/0168): omitted otherwise, for the system and on older entries.
+	ByName         *string `json:"byName,omitempty"`
 	At             int64   `json:"at"`
 	Notes          *string `json:"notes,omitempty"` // administrators only
 	Reason         *string `json:"reason,omitempty"`
@@ -119,7 +122,10 @@ type HistoryView struct {
 // for the store's owner).
 type Payout struct {
 	PayoutItem
-	ApprovedBy           *string       `json:"approvedBy"`
+	ApprovedBy *string `json:"approvedBy"`
+	// ApprovedByName is the approving administrator's name when their token
+	// stated one (docs/adr/0168): omitted otherwise and on older payouts.
+	ApprovedByName       *string       `json:"approvedByName,omitempty"`
 	ProcessingDate       *int64        `json:"processingDate"`
 	ProcessingMethod     *string       `json:"processingMethod"`
 	TransactionReference *string       `json:"transactionReference"`
@@ -163,7 +169,7 @@ func payoutItem(p *domain.Payout, w *domain.Wallet) PayoutItem {
 // detail is p with everything recorded on it; admin notes only for admin.
 func payoutDetail(p *domain.Payout, w *domain.Wallet, admin bool) Payout {
 	d := Payout{
-		PayoutItem: payoutItem(p, w), ApprovedBy: strPtr(p.ApprovedBy), ProcessingDate: p.ProcessingDate,
+		PayoutItem: payoutItem(p, w), ApprovedBy: strPtr(p.ApprovedBy), ApprovedByName: strPtr(p.ApprovedByName), ProcessingDate: p.ProcessingDate,
 		ProcessingMethod: strPtr(p.ProcessingMethod), TransactionReference: strPtr(p.TransactionReference),
 		CompletedDate: p.CompletedDate, RejectedDate: p.RejectedDate, RejectionReason: strPtr(p.RejectionReason),
 		FailedDate: p.FailedDate, FailureReason: strPtr(p.FailureReason), BalanceRestored: p.BalanceRestored,
@@ -173,7 +179,7 @@ func payoutDetail(p *domain.Payout, w *domain.Wallet, admin bool) Payout {
 		d.AdminNotes = strPtr(p.AdminNotes)
 	}
 	for _, h := range p.History {
-		hv := HistoryView{Action: h.Action, From: strPtr(h.From), To: h.To, By: h.By, At: h.At, Reason: h.Reason,
+		hv := HistoryView{Action: h.Action, From: strPtr(h.From), To: h.To, By: h.By, ByName: strPtr(h.ByName), At: h.At, Reason: h.Reason,
 			Method: h.Method, Reference: h.Reference, RestoreBalance: h.RestoreBalance, HandoverConfirmed: h.HandoverConfirmed}
 		if admin {
 			hv.Notes = h.Notes

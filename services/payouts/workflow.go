@@ -76,7 +76,7 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 	walletID := domain.WalletIDOf(st.ID)
 	p, t := domain.NewPayout(domain.PayoutRequest{
 		ID: ids.New("payouts"), TransactionID: ids.New("walletTransactions"), StoreID: st.ID, StoreName: st.Name, OwnerUserID: st.OwnerUserID,
-		RequestedBy: caller.Sub, Amount: a.Amount,
+		RequestedBy: caller.Sub, RequestedByName: caller.Name, Amount: a.Amount,
 		Bank: bank,
 	}, cfg, s.nowMs())
 	d := domain.Balances{Available: -a.Amount}
@@ -184,30 +184,30 @@ type moveArgs struct {
 }
 
 func (s *svc) approvePayout(ctx context.Context, a *payoutArgs) (*Payout, error) {
-	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveApprove, AdminID: a.AdminUserID, Notes: a.AdminNotes,
+	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveApprove, AdminID: a.AdminUserID, AdminName: ops.ActingName(ctx, a.AdminUserID), Notes: a.AdminNotes,
 		ConfirmHandover: isTrue(a.ConfirmHandover)}})
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
 
 func (s *svc) rejectPayout(ctx context.Context, a *rejectArgs) (*Payout, error) {
-	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveReject, AdminID: a.AdminUserID, Notes: a.AdminNotes,
+	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveReject, AdminID: a.AdminUserID, AdminName: ops.ActingName(ctx, a.AdminUserID), Notes: a.AdminNotes,
 		Reason: &a.RejectionReason}})
 }
 
 func (s *svc) markPayoutAsProcessing(ctx context.Context, a *processingArgs) (*Payout, error) {
-	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveProcessing, AdminID: a.AdminUserID, Notes: a.AdminNotes,
+	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveProcessing, AdminID: a.AdminUserID, AdminName: ops.ActingName(ctx, a.AdminUserID), Notes: a.AdminNotes,
 		Method: &a.ProcessingMethod, Ref: a.TransactionReference, ConfirmHandover: isTrue(a.ConfirmHandover)}})
 }
 
 func (s *svc) completePayout(ctx context.Context, a *completeArgs) (*Payout, error) {
-	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveComplete, AdminID: a.AdminUserID, Notes: a.AdminNotes,
+	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveComplete, AdminID: a.AdminUserID, AdminName: ops.ActingName(ctx, a.AdminUserID), Notes: a.AdminNotes,
 		Ref: a.TransactionReference, ConfirmHandover: isTrue(a.ConfirmHandover)}})
 }
 
 func (s *svc) markPayoutAsFailed(ctx context.Context, a *failArgs) (*Payout, error) {
 	restore := a.RestoreBalance != nil && *a.RestoreBalance
-	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveFail, AdminID: a.AdminUserID, Notes: a.AdminNotes,
+	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveFail, AdminID: a.AdminUserID, AdminName: ops.ActingName(ctx, a.AdminUserID), Notes: a.AdminNotes,
 		Reason: &a.FailureReason, Restore: restore}})
 }
 
