@@ -67,23 +67,25 @@ type BankDetailsView struct {
 // PayoutItem is a payout as getPendingPayouts returns it (section 2.6).
 // currentWalletBalance is the store's available balance now.
 type PayoutItem struct {
-	ID                   string          `json:"_id"`
-	CreationTime         int64           `json:"_creationTime"`
-	StoreID              string          `json:"storeId"`
-	StoreName            string          `json:"storeName"`
-	StoreOwnerName       string          `json:"storeOwnerName"`
-	StoreOwnerPhone      string          `json:"storeOwnerPhone"`
-	RequestedAmount      float64         `json:"requestedAmount"`
-	ProcessingFee        float64         `json:"processingFee"`
-	NetAmount            float64         `json:"netAmount"`
-	BankDetails          BankDetailsView `json:"bankDetails"`
-	Status               string          `json:"status"`
-	RequestDate          int64           `json:"requestDate"`
-	ApprovedDate         *int64          `json:"approvedDate"`
-	RequestedBy          string          `json:"requestedBy"`
-	CurrentWalletBalance float64         `json:"currentWalletBalance"`
-	TotalEarnings        float64         `json:"totalEarnings"`
-	TotalOrders          int64           `json:"totalOrders"`
+	ID              string          `json:"_id"`
+	CreationTime    int64           `json:"_creationTime"`
+	StoreID         string          `json:"storeId"`
+	StoreName       string          `json:"storeName"`
+	StoreOwnerName  string          `json:"storeOwnerName"`
+	StoreOwnerPhone string          `json:"storeOwnerPhone"`
+	RequestedAmount float64         `json:"requestedAmount"`
+	ProcessingFee   float64         `json:"processingFee"`
+	NetAmount       float64         `json:"netAmount"`
+	BankDetails     BankDetailsView `json:"bankDetails"`
+	Status          string          `json:"status"`
+	RequestDate     int64           `json:"requestDate"`
+	ApprovedDate    *int64          `json:"approvedDate"`
+	RequestedBy     string          `json:"requestedBy"`
+	// RequestedByName is the requester's name when known (docs/adr/0168).
+	RequestedByName      *string `json:"requestedByName,omitempty"`
+	CurrentWalletBalance float64 `json:"currentWalletBalance"`
+	TotalEarnings        float64 `json:"totalEarnings"`
+	TotalOrders          int64   `json:"totalOrders"`
 	// HandedOverAt is when the payouts service learnt that the store was
 	// handed to another owner after the request (null: not handed over).
 	// HandedOver says the same of an open payout as the catalog has the store
@@ -154,7 +156,7 @@ func payoutItem(p *domain.Payout, w *domain.Wallet) PayoutItem {
 		RequestedAmount: p.RequestedAmount.AED(), ProcessingFee: p.ProcessingFee.AED(), NetAmount: p.NetAmount.AED(),
 		BankDetails: BankDetailsView{IBAN: p.BankDetails.IBAN, BankName: p.BankDetails.BankName, AccountHolderName: p.BankDetails.AccountHolderName},
 		Status:      p.Status, RequestDate: p.RequestDate, ApprovedDate: p.ApprovedDate, RequestedBy: p.RequestedBy,
-		HandedOverAt: p.HandedOverAt, HandedOver: p.HandedOverAt != nil, ownerAtRequest: p.Owner(),
+		RequestedByName: strPtr(p.RequestedByName), HandedOverAt: p.HandedOverAt, HandedOver: p.HandedOverAt != nil, ownerAtRequest: p.Owner(),
 	}
 	if w != nil {
 		it.StoreOwnerName, it.StoreOwnerPhone = w.OwnerName, w.OwnerPhone

@@ -164,9 +164,12 @@ type Payout struct {
 	Status          string      `bson:"status"`
 	RequestDate     int64       `bson:"requestDate"`
 	RequestedBy     string      `bson:"requestedBy"`
-	TransactionID   string      `bson:"transactionId"` // its payout wallet transaction
-	ApprovedDate    *int64      `bson:"approvedDate"`
-	ApprovedBy      string      `bson:"approvedBy,omitempty"`
+	// RequestedByName is the requester's name (RequesterName) when known,
+	// "" on payouts requested before names were recorded (docs/adr/0168).
+	RequestedByName string `bson:"requestedByName,omitempty"`
+	TransactionID   string `bson:"transactionId"` // its payout wallet transaction
+	ApprovedDate    *int64 `bson:"approvedDate"`
+	ApprovedBy      string `bson:"approvedBy,omitempty"`
 	// ApprovedByName is the approving administrator's name as their token
 	// stated it ("" when it had none, and on payouts approved before names
 	// were recorded: docs/adr/0168).

@@ -11,7 +11,7 @@ type PayoutRequest struct {
 	ID, TransactionID               string // new ids
 	StoreID, StoreName, OwnerUserID string // the store as the access check read it
 	RequestedBy                     string // the caller
-	RequestedByName                 string // the caller's name, "" when the token states none
+	RequestedByName                 string // the caller's name (RequesterName), "" when unknown
 	Amount                          money.Fils
 	Bank                            BankDetails // its IBAN normalised (CheckUAEIBAN)
 }
@@ -24,7 +24,7 @@ func NewPayout(r PayoutRequest, cfg *WalletSettings, now int64) (*Payout, *Trans
 	p := &Payout{
 		ID: r.ID, StoreID: r.StoreID, WalletID: walletID, StoreName: r.StoreName, OwnerUserID: r.OwnerUserID,
 		RequestedAmount: r.Amount, ProcessingFee: cfg.ProcessingFee, NetAmount: r.Amount - cfg.ProcessingFee,
-		BankDetails: r.Bank, Status: StatusRequested, RequestDate: now, RequestedBy: r.RequestedBy, TransactionID: r.TransactionID,
+		BankDetails: r.Bank, Status: StatusRequested, RequestDate: now, RequestedBy: r.RequestedBy, RequestedByName: r.RequestedByName, TransactionID: r.TransactionID,
 		History:      []HistoryEntry{{Action: "requestPayout", To: StatusRequested, By: r.RequestedBy, ByName: r.RequestedByName, At: now}},
 		CreationTime: now, UpdatedAt: now,
 	}
@@ -32,6 +32,19 @@ func NewPayout(r PayoutRequest, cfg *WalletSettings, now int64) (*Payout, *Trans
 		Description: "Payout " + p.ID, SourceKey: "payout:" + p.ID, CreatedAt: now, UpdatedAt: now,
 		Metadata: map[string]string{"payoutId": p.ID, "requestedBy": r.RequestedBy, "processingFee": AEDText(p.ProcessingFee), "netAmount": AEDText(p.NetAmount)}}
 	return p, t
+}
+
+// RequesterName is the name a payout request records for its requester
+// (sub): the name their token states, else the store owner's name the wallet
+// holds when the requester is that owner, else "" (docs/adr/0168).
+func RequesterName(tokenName, sub string, w *Wallet) string {
+	if tokenName != "" {
+		return tokenName
+	}
+	if w != nil && w.OwnerUserID == sub {
+		return w.OwnerName
+	}
+	return ""
 }
 
 // MoveArgs are what a move gives: an administrator's (AdminID), or the
@@ -198,11 +211,12 @@ func (p *Payout) FlagHandover(now int64) bool {
 	return true
 }
 
-// Event is the event data of p's latest move, from status from.
-func (p *Payout) Event(from, adminID string) contract.PayoutEvent {
+// Event is the event data of p's latest move, from status from, by
+// administrator adminID named adminName ("" for none).
+func (p *Payout) Event(from, adminID, adminName string) contract.PayoutEvent {
 	ev := contract.PayoutEvent{
 		PayoutID: p.ID, StoreID: p.StoreID, StoreName: p.StoreName, WalletID: p.WalletID, StoreOwnerUserID: p.OwnerUserID,
-		RequestedBy: p.RequestedBy, RequestedAmount: p.RequestedAmount, ProcessingFee: p.ProcessingFee, NetAmount: p.NetAmount,
+		RequestedBy: p.RequestedBy, RequestedByName: p.RequestedByName, AdminName: adminName, RequestedAmount: p.RequestedAmount, ProcessingFee: p.ProcessingFee, NetAmount: p.NetAmount,
 		Status: p.Status, From: from, AdminUserID: adminID, ProcessingMethod: p.ProcessingMethod,
 		TransactionReference: p.TransactionReference, BalanceRestored: p.BalanceRestored,
 	}

@@ -332,3 +332,23 @@ func TestNewPayoutNamesTheRequester(t *testing.T) {
 		}
 	}
 }
+
+// The requester's name: the token's, else the wallet's owner name when the
+// requester is that owner, else none.
+func TestRequesterName(t *testing.T) {
+	w := &Wallet{OwnerUserID: "u1", OwnerName: "Noor Hassan"}
+	for _, c := range []struct {
+		token, sub string
+		w          *Wallet
+		want       string
+	}{
+		{"Noor H.", "u1", w, "Noor H."},
+		{"", "u1", w, "Noor Hassan"},
+		{"", "u2", w, ""},
+		{"", "u1", nil, ""},
+	} {
+		if got := RequesterName(c.token, c.sub, c.w); got != c.want {
+			t.Errorf("RequesterName(%q, %q) = %q, want %q", c.token, c.sub, got, c.want)
+		}
+	}
+}
