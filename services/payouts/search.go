@@ -63,11 +63,12 @@ func (s *svc) searchPayouts(ctx context.Context, a *searchPayoutsArgs) (*PayoutH
 			add(p, domain.MatchedID)
 		}
 	} else {
-		ps, err := s.payouts.Newest(ctx, domain.MaxSearchScan)
+		ps, err := s.payouts.Newest(ctx, domain.MaxSearchScan+1) // one more: are there older ones?
 		if err != nil {
 			return nil, err
 		}
-		out.Partial = len(ps) == domain.MaxSearchScan
+		out.Partial = len(ps) > domain.MaxSearchScan
+		ps = ps[:min(len(ps), domain.MaxSearchScan)]
 		for i := range ps {
 			if by := q.Match(&ps[i]); by != "" {
 				add(&ps[i], by)
