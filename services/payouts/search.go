@@ -40,12 +40,12 @@ type PayoutHits struct {
 	Partial bool        `json:"partial"`
 }
 
-func (s *svc) searchPayouts(ctx context.Context, a *searchPayoutsArgs) (*PayoutHits, error) {
+func (s *svc) searchPayouts(ctx context.Context, a *searchPayoutsArgs) (PayoutHits, error) {
 	q, err := domain.NewPayoutQuery(a.Query)
 	if err != nil {
-		return nil, err
+		return PayoutHits{}, err
 	}
-	out := &PayoutHits{Payouts: []PayoutHit{}}
+	out := PayoutHits{Payouts: []PayoutHit{}}
 	seen := map[string]bool{}
 	add := func(p *domain.Payout, by string) {
 		if !seen[p.ID] && len(out.Payouts) < domain.MaxSearchHits {
@@ -57,7 +57,7 @@ func (s *svc) searchPayouts(ctx context.Context, a *searchPayoutsArgs) (*PayoutH
 	if q.ID != "" {
 		p, err := s.payouts.Get(ctx, q.ID)
 		if err != nil {
-			return nil, err
+			return PayoutHits{}, err
 		}
 		if p != nil {
 			add(p, domain.MatchedID)
@@ -65,7 +65,7 @@ func (s *svc) searchPayouts(ctx context.Context, a *searchPayoutsArgs) (*PayoutH
 	} else {
 		ps, err := s.payouts.Newest(ctx, domain.MaxSearchScan+1) // one more: are there older ones?
 		if err != nil {
-			return nil, err
+			return PayoutHits{}, err
 		}
 		out.Partial = len(ps) > domain.MaxSearchScan
 		ps = ps[:min(len(ps), domain.MaxSearchScan)]
@@ -79,7 +79,7 @@ func (s *svc) searchPayouts(ctx context.Context, a *searchPayoutsArgs) (*PayoutH
 	for _, id := range slices.Compact(slices.Sorted(slices.Values(a.StoreIDs))) {
 		ps, err := s.payouts.NewestOfStore(ctx, id, domain.MaxSearchHits)
 		if err != nil {
-			return nil, err
+			return PayoutHits{}, err
 		}
 		ofStores = append(ofStores, ps...)
 	}

@@ -38,16 +38,16 @@ type ReviewHits struct {
 	Partial bool        `json:"partial"`
 }
 
-func (s *svc) searchReviews(ctx context.Context, a *searchReviewsArgs) (*ReviewHits, error) {
+func (s *svc) searchReviews(ctx context.Context, a *searchReviewsArgs) (ReviewHits, error) {
 	q, err := domain.NewReviewQuery(a.Query)
 	if err != nil {
-		return nil, err
+		return ReviewHits{}, err
 	}
 	rs, err := s.reviews.Newest(ctx, domain.MaxSearchScan+1) // one more: are there older ones?
 	if err != nil {
-		return nil, err
+		return ReviewHits{}, err
 	}
-	out := &ReviewHits{Reviews: []ReviewHit{}, Partial: len(rs) > domain.MaxSearchScan}
+	out := ReviewHits{Reviews: []ReviewHit{}, Partial: len(rs) > domain.MaxSearchScan}
 	rs = rs[:min(len(rs), domain.MaxSearchScan)]
 	for i := range rs {
 		r := &rs[i]
