@@ -44,7 +44,19 @@ func TestFindInBrowser(t *testing.T) {
 	order := pay("pi_find_2", 2*1235+1000)
 	okID(t, s.Mutation(sh.user, "customers.cart.addItem", map[string]any{"productId": sh.productA2, "quantity": 1}))
 	third := pay("pi_find_3", 4000+1000)
-	st.MustOK(t, s.Mutation(sh.owner, "stores.orders.updateOrderStatus", map[string]any{"orderId": order, "status": "preparing"}))
+	// The owner moves it with a token that states a name: the timeline names them.
+	ownerNamed := s.NamedToken("owner-1", "Sara Al Marri")
+	st.MustOK(t, s.Mutation(ownerNamed, "stores.orders.updateOrderStatus", map[string]any{"orderId": order, "status": "preparing"}))
+	// A payout to find by its reference and number, approved by a named
+	// administrator; a review to find by its words.
+	w := &payoutsWorld{s: s, admin: sh.admin, owner: sh.owner, store: sh.storeA}
+	w.wallet = w.getWallet(t, sh.owner, sh.storeA).ID
+	w.credit(t, w.store, w.wallet, 900)
+	payout := okID(t, w.request(sh.owner, sh.storeA, 250))
+	mariam := s.NamedToken("admin-1", "Mariam Al Mansoori", "admin")
+	st.MustOK(t, s.Mutation(mariam, opApprove, map[string]any{"payoutId": payout, "adminUserId": "admin-1"}))
+	st.MustOK(t, s.Mutation(mariam, opProcessing, map[string]any{"payoutId": payout, "adminUserId": "admin-1", "processingMethod": "bank_transfer", "transactionReference": "ENBD-55510"}))
+	review := addReviewOK(t, s, sh.user, map[string]any{"storeId": sh.storeA, "rating": 5, "comment": "Crusty sourdough, still warm at the door."})
 	o := okAs[foundOrder](t, s.Query(sh.admin, opGetOrder, map[string]any{"orderId": order}))
 	if o.CustomerName != "Noor Hassan" || o.DeliveryAddress.AreaName != "Jumeirah" || o.PlatformCommission == nil {
 		t.Fatalf("the order to find: %+v", o)
@@ -60,5 +72,7 @@ func TestFindInBrowser(t *testing.T) {
 		"ORDER_NUMBER="+o.Number,
 		"ORDER_COMMISSION="+strconv.FormatFloat(*o.PlatformCommission, 'f', 2, 64),
 		"OTHER_ORDERS="+strings.Join([]string{first, third}, ","),
+		"PAYOUT_ID="+payout,
+		"REVIEW_ID="+review,
 	), node, "--test", "--test-reporter=spec", filepath.Join("e2e", "find.test.mjs"))
 }

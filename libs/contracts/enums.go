@@ -175,4 +175,14 @@ var Enums = []Enum{
 		{Value: "updated_desc", Meaning: "by the wallet's last change, latest first"},
 		{Value: "updated_asc", Meaning: "by the wallet's last change, earliest first"},
 	}},
+	// The administrators' search (docs/adr/0169): what a hit matched.
+	{Name: "payoutSearchMatch", Values: []EnumValue{
+		{Value: "id", Meaning: "the payout's id is the query, or ends with it (its number)"},
+		{Value: "reference", Meaning: "the payout's transaction reference contains the query (any case)"},
+		{Value: "store", Meaning: "the payout is of a store the caller named (storeIds)"},
+	}},
+	{Name: "reviewSearchMatch", Values: []EnumValue{
+		{Value: "name", Meaning: "the reviewer's name holds every word of the query"},
+		{Value: "comment", Meaning: "the review's title and comment hold every word of the query"},
+	}},
 }

@@ -203,7 +203,7 @@ func (s *svc) storeOfOrder(ctx context.Context, orderID string) (string, error) 
 func (s *svc) updateOrderStatus(ctx context.Context, a *updateStatusArgs) (ops.Null, error) {
 	caller := ops.Caller(ctx)
 	return nil, s.move(ctx, a.OrderID, func(o *domain.Order) (contract.OrderEvent, error) {
-		return o.Move(a.Status, caller.Sub, caller.IsAdmin(), s.now())
+		return o.MoveNamed(a.Status, caller.Sub, caller.Name, caller.IsAdmin(), s.now())
 	})
 }
 

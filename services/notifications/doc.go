@@ -146,8 +146,9 @@
 //	                   cancelled: <reason>. It will not be paid to your account; the amount went
 //	                   back to the store's available balance. Contact us to settle it."; to the
 //	                   admin inbox: "The payout of AED <amount> from <storeName> requested by
-//	                   <requestedBy> was cancelled (<reason>): the amount is back in the store's
-//	                   available balance. Settle it with <requestedBy>, the store's former owner."
+//	                   <requester> was cancelled (<reason>): the amount is back in the store's
+//	                   available balance. Settle it with <requester>, the store's former owner."
+//	                   (<requester>: the event's requestedByName, else requestedBy)
 //	wallet_adjusted    "AED <amount> was added to / deducted from the available / pending balance of
 //	                   <storeName>: <reason>." ("AED <amount> of the pending balance of <storeName>
 //	                   is now available: <reason>." for a move)

@@ -14,6 +14,7 @@ import (
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/money"
+	"marketplace/libs/ops"
 	"marketplace/services/payouts/domain"
 )
 
@@ -81,9 +82,10 @@ func (s *svc) approvePayouts(ctx context.Context, a *bulkApproveArgs) (*BulkDeci
 		return nil, err
 	}
 	moves := make([]moveArgs, len(a.PayoutIDs))
+	name := ops.ActingName(ctx, a.AdminUserID)
 	for i, id := range a.PayoutIDs {
 		owner, asked := owners[id]
-		moves[i] = moveArgs{payoutID: id, MoveArgs: domain.MoveArgs{Move: domain.MoveApprove, AdminID: a.AdminUserID, Notes: a.AdminNotes,
+		moves[i] = moveArgs{payoutID: id, MoveArgs: domain.MoveArgs{Move: domain.MoveApprove, AdminID: a.AdminUserID, AdminName: name, Notes: a.AdminNotes,
 			ConfirmHandover: slices.Contains(a.ConfirmHandover, id), OwnerNow: owner, OwnerAsked: asked}}
 	}
 	return s.moveAll(ctx, moves)
@@ -94,8 +96,9 @@ func (s *svc) rejectPayouts(ctx context.Context, a *bulkRejectArgs) (*BulkDecisi
 		return nil, err
 	}
 	moves := make([]moveArgs, len(a.PayoutIDs))
+	name := ops.ActingName(ctx, a.AdminUserID)
 	for i, id := range a.PayoutIDs {
-		moves[i] = moveArgs{payoutID: id, MoveArgs: domain.MoveArgs{Move: domain.MoveReject, AdminID: a.AdminUserID, Notes: a.AdminNotes,
+		moves[i] = moveArgs{payoutID: id, MoveArgs: domain.MoveArgs{Move: domain.MoveReject, AdminID: a.AdminUserID, AdminName: name, Notes: a.AdminNotes,
 			Reason: &a.RejectionReason}}
 	}
 	return s.moveAll(ctx, moves)

@@ -29,6 +29,7 @@ import (
 	"marketplace/libs/contracts/payments"
 	"marketplace/libs/events"
 	"marketplace/libs/ids"
+	"marketplace/libs/ops"
 	"marketplace/services/payouts/domain"
 )
 
@@ -47,7 +48,7 @@ type sendArgs struct {
 // (see the top of this file) and returns the payout after it.
 func (s *svc) sendPayoutThroughProcessor(ctx context.Context, a *sendArgs) (*Payout, error) {
 	method := domain.MethodThirdParty
-	m := domain.MoveArgs{Move: domain.MoveProcessing, AdminID: a.AdminUserID, Notes: a.AdminNotes, Method: &method, ConfirmHandover: isTrue(a.ConfirmHandover)}
+	m := domain.MoveArgs{Move: domain.MoveProcessing, AdminID: a.AdminUserID, AdminName: ops.ActingName(ctx, a.AdminUserID), Notes: a.AdminNotes, Method: &method, ConfirmHandover: isTrue(a.ConfirmHandover)}
 	var err error
 	if m.OwnerNow, m.OwnerAsked, err = s.ownerNowOfPayout(ctx, a.PayoutID); err != nil {
 		return nil, err

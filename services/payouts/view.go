@@ -67,23 +67,25 @@ type BankDetailsView struct {
 // PayoutItem is a payout as getPendingPayouts returns it (section 2.6).
 // currentWalletBalance is the store's available balance now.
 type PayoutItem struct {
-	ID                   string          `json:"_id"`
-	CreationTime         int64           `json:"_creationTime"`
-	StoreID              string          `json:"storeId"`
-	StoreName            string          `json:"storeName"`
-	StoreOwnerName       string          `json:"storeOwnerName"`
-	StoreOwnerPhone      string          `json:"storeOwnerPhone"`
-	RequestedAmount      float64         `json:"requestedAmount"`
-	ProcessingFee        float64         `json:"processingFee"`
-	NetAmount            float64         `json:"netAmount"`
-	BankDetails          BankDetailsView `json:"bankDetails"`
-	Status               string          `json:"status"`
-	RequestDate          int64           `json:"requestDate"`
-	ApprovedDate         *int64          `json:"approvedDate"`
-	RequestedBy          string          `json:"requestedBy"`
-	CurrentWalletBalance float64         `json:"currentWalletBalance"`
-	TotalEarnings        float64         `json:"totalEarnings"`
-	TotalOrders          int64           `json:"totalOrders"`
+	ID              string          `json:"_id"`
+	CreationTime    int64           `json:"_creationTime"`
+	StoreID         string          `json:"storeId"`
+	StoreName       string          `json:"storeName"`
+	StoreOwnerName  string          `json:"storeOwnerName"`
+	StoreOwnerPhone string          `json:"storeOwnerPhone"`
+	RequestedAmount float64         `json:"requestedAmount"`
+	ProcessingFee   float64         `json:"processingFee"`
+	NetAmount       float64         `json:"netAmount"`
+	BankDetails     BankDetailsView `json:"bankDetails"`
+	Status          string          `json:"status"`
+	RequestDate     int64           `json:"requestDate"`
+	ApprovedDate    *int64          `json:"approvedDate"`
+	RequestedBy     string          `json:"requestedBy"`
+	// RequestedByName is the requester's name when known (docs/adr/0168).
+	RequestedByName      *string `json:"requestedByName,omitempty"`
+	CurrentWalletBalance float64 `json:"currentWalletBalance"`
+	TotalEarnings        float64 `json:"totalEarnings"`
+	TotalOrders          int64   `json:"totalOrders"`
 	// HandedOverAt is when the payouts service learnt that the store was
 	// handed to another owner after the request (null: not handed over).
 	// HandedOver says the same of an open payout as the catalog has the store
@@ -99,10 +101,13 @@ type PayoutItem struct {
 
 // HistoryView is one move of a payout as shown.
 type HistoryView struct {
-	Action         string  `json:"action"`
-	From           *string `json:"from"`
-	To             string  `json:"to"`
-	By             string  `json:"by"`
+	Action string  `json:"action"`
+	From   *string `json:"from"`
+	To     string  `json:"to"`
+	By     string  `json:"by"`
+	// ByName is who moved it by name, when their token stated one
+	// (docs/adr/0168): omitted otherwise, for the system and on older entries.
+	ByName         *string `json:"byName,omitempty"`
 	At             int64   `json:"at"`
 	Notes          *string `json:"notes,omitempty"` // administrators only
 	Reason         *string `json:"reason,omitempty"`
@@ -119,7 +124,10 @@ type HistoryView struct {
 // for the store's owner).
 type Payout struct {
 	PayoutItem
-	ApprovedBy           *string       `json:"approvedBy"`
+	ApprovedBy *string `json:"approvedBy"`
+	// ApprovedByName is the approving administrator's name when their token
+	// stated one (docs/adr/0168): omitted otherwise and on older payouts.
+	ApprovedByName       *string       `json:"approvedByName,omitempty"`
 	ProcessingDate       *int64        `json:"processingDate"`
 	ProcessingMethod     *string       `json:"processingMethod"`
 	TransactionReference *string       `json:"transactionReference"`
@@ -148,7 +156,7 @@ func payoutItem(p *domain.Payout, w *domain.Wallet) PayoutItem {
 		RequestedAmount: p.RequestedAmount.AED(), ProcessingFee: p.ProcessingFee.AED(), NetAmount: p.NetAmount.AED(),
 		BankDetails: BankDetailsView{IBAN: p.BankDetails.IBAN, BankName: p.BankDetails.BankName, AccountHolderName: p.BankDetails.AccountHolderName},
 		Status:      p.Status, RequestDate: p.RequestDate, ApprovedDate: p.ApprovedDate, RequestedBy: p.RequestedBy,
-		HandedOverAt: p.HandedOverAt, HandedOver: p.HandedOverAt != nil, ownerAtRequest: p.Owner(),
+		RequestedByName: strPtr(p.RequestedByName), HandedOverAt: p.HandedOverAt, HandedOver: p.HandedOverAt != nil, ownerAtRequest: p.Owner(),
 	}
 	if w != nil {
 		it.StoreOwnerName, it.StoreOwnerPhone = w.OwnerName, w.OwnerPhone
@@ -163,7 +171,7 @@ func payoutItem(p *domain.Payout, w *domain.Wallet) PayoutItem {
 // detail is p with everything recorded on it; admin notes only for admin.
 func payoutDetail(p *domain.Payout, w *domain.Wallet, admin bool) Payout {
 	d := Payout{
-		PayoutItem: payoutItem(p, w), ApprovedBy: strPtr(p.ApprovedBy), ProcessingDate: p.ProcessingDate,
+		PayoutItem: payoutItem(p, w), ApprovedBy: strPtr(p.ApprovedBy), ApprovedByName: strPtr(p.ApprovedByName), ProcessingDate: p.ProcessingDate,
 		ProcessingMethod: strPtr(p.ProcessingMethod), TransactionReference: strPtr(p.TransactionReference),
 		CompletedDate: p.CompletedDate, RejectedDate: p.RejectedDate, RejectionReason: strPtr(p.RejectionReason),
 		FailedDate: p.FailedDate, FailureReason: strPtr(p.FailureReason), BalanceRestored: p.BalanceRestored,
@@ -173,7 +181,7 @@ func payoutDetail(p *domain.Payout, w *domain.Wallet, admin bool) Payout {
 		d.AdminNotes = strPtr(p.AdminNotes)
 	}
 	for _, h := range p.History {
-		hv := HistoryView{Action: h.Action, From: strPtr(h.From), To: h.To, By: h.By, At: h.At, Reason: h.Reason,
+		hv := HistoryView{Action: h.Action, From: strPtr(h.From), To: h.To, By: h.By, ByName: strPtr(h.ByName), At: h.At, Reason: h.Reason,
 			Method: h.Method, Reference: h.Reference, RestoreBalance: h.RestoreBalance, HandoverConfirmed: h.HandoverConfirmed}
 		if admin {
 			hv.Notes = h.Notes

@@ -58,7 +58,8 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 	// A wallet in debt (refunds or disputes took more than it held) can
 	// request no payout: said before the amount rules, so the answer names
 	// the debt (docs/adr/0147). The transaction below refuses it too.
-	if w, err := s.wallet(ctx, st.ID); err != nil {
+	w, err := s.wallet(ctx, st.ID)
+	if err != nil {
 		return "", err
 	} else if err := domain.InDebt(w); err != nil {
 		return "", err
@@ -76,7 +77,7 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 	walletID := domain.WalletIDOf(st.ID)
 	p, t := domain.NewPayout(domain.PayoutRequest{
 		ID: ids.New("payouts"), TransactionID: ids.New("walletTransactions"), StoreID: st.ID, StoreName: st.Name, OwnerUserID: st.OwnerUserID,
-		RequestedBy: caller.Sub, Amount: a.Amount,
+		RequestedBy: caller.Sub, RequestedByName: domain.RequesterName(caller.Name, caller.Sub, w), Amount: a.Amount,
 		Bank: bank,
 	}, cfg, s.nowMs())
 	d := domain.Balances{Available: -a.Amount}
@@ -114,7 +115,7 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 				return err
 			}
 		}
-		_, err = s.env.Outbox.Add(ctx, contract.TopicPayouts, contract.EventPayoutRequested, p.ID, p.Event("", ""))
+		_, err = s.env.Outbox.Add(ctx, contract.TopicPayouts, contract.EventPayoutRequested, p.ID, p.Event("", "", ""))
 		return err
 	})
 	if err != nil {
@@ -184,30 +185,30 @@ type moveArgs struct {
 }
 
 func (s *svc) approvePayout(ctx context.Context, a *payoutArgs) (*Payout, error) {
-	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveApprove, AdminID: a.AdminUserID, Notes: a.AdminNotes,
+	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveApprove, AdminID: a.AdminUserID, AdminName: ops.ActingName(ctx, a.AdminUserID), Notes: a.AdminNotes,
 		ConfirmHandover: isTrue(a.ConfirmHandover)}})
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
 
 func (s *svc) rejectPayout(ctx context.Context, a *rejectArgs) (*Payout, error) {
-	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveReject, AdminID: a.AdminUserID, Notes: a.AdminNotes,
+	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveReject, AdminID: a.AdminUserID, AdminName: ops.ActingName(ctx, a.AdminUserID), Notes: a.AdminNotes,
 		Reason: &a.RejectionReason}})
 }
 
 func (s *svc) markPayoutAsProcessing(ctx context.Context, a *processingArgs) (*Payout, error) {
-	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveProcessing, AdminID: a.AdminUserID, Notes: a.AdminNotes,
+	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveProcessing, AdminID: a.AdminUserID, AdminName: ops.ActingName(ctx, a.AdminUserID), Notes: a.AdminNotes,
 		Method: &a.ProcessingMethod, Ref: a.TransactionReference, ConfirmHandover: isTrue(a.ConfirmHandover)}})
 }
 
 func (s *svc) completePayout(ctx context.Context, a *completeArgs) (*Payout, error) {
-	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveComplete, AdminID: a.AdminUserID, Notes: a.AdminNotes,
+	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveComplete, AdminID: a.AdminUserID, AdminName: ops.ActingName(ctx, a.AdminUserID), Notes: a.AdminNotes,
 		Ref: a.TransactionReference, ConfirmHandover: isTrue(a.ConfirmHandover)}})
 }
 
 func (s *svc) markPayoutAsFailed(ctx context.Context, a *failArgs) (*Payout, error) {
 	restore := a.RestoreBalance != nil && *a.RestoreBalance
-	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveFail, AdminID: a.AdminUserID, Notes: a.AdminNotes,
+	return s.movePayout(ctx, moveArgs{payoutID: a.PayoutID, MoveArgs: domain.MoveArgs{Move: domain.MoveFail, AdminID: a.AdminUserID, AdminName: ops.ActingName(ctx, a.AdminUserID), Notes: a.AdminNotes,
 		Reason: &a.FailureReason, Restore: restore}})
 }
 
@@ -289,11 +290,11 @@ func (s *svc) applyMove(ctx context.Context, payoutID string, m domain.MoveArgs)
 			return nil, nil, apperr.New(apperr.Internal, "payout %s: its wallet transaction %s is missing or not open; nothing was changed", p.ID, p.TransactionID)
 		}
 	}
-	eventAdmin := m.AdminID
+	eventAdmin, eventName := m.AdminID, m.AdminName
 	if m.Move == domain.MoveHandover || m.AdminID == domain.ProcessorActor {
-		eventAdmin = "" // no administrator moved it
+		eventAdmin, eventName = "", "" // no administrator moved it
 	}
-	if _, err := s.env.Outbox.Add(ctx, contract.TopicPayouts, m.Move.Event(), p.ID, p.Event(from, eventAdmin)); err != nil {
+	if _, err := s.env.Outbox.Add(ctx, contract.TopicPayouts, m.Move.Event(), p.ID, p.Event(from, eventAdmin, eventName)); err != nil {
 		return nil, nil, err
 	}
 	return p, w, nil

@@ -118,7 +118,7 @@ type resolveArgs struct {
 // updated, its author notified through review.hidden) and every pending flag
 // of it is resolved; one review.flag_resolved goes out per flag.
 func (s *svc) resolveFlag(ctx context.Context, a *resolveArgs) (ops.Null, error) {
-	d := domain.Decision{Action: a.Action, AdminUserID: a.AdminUserID, AdminNotes: orEmpty(domain.CleanText(a.AdminNotes))}
+	d := domain.Decision{Action: a.Action, AdminUserID: a.AdminUserID, AdminName: ops.ActingName(ctx, a.AdminUserID), AdminNotes: orEmpty(domain.CleanText(a.AdminNotes))}
 	err := s.atomically(ctx, func(ctx context.Context) error {
 		f, err := s.flags.Get(ctx, a.FlagID)
 		if err != nil {
@@ -222,7 +222,7 @@ func (s *svc) setReviewVisibility(ctx context.Context, a *visibilityArgs) (ops.N
 		if !changed {
 			return nil
 		}
-		m, res := domain.VisibilityDecision(a.Visible, a.AdminUserID, notes, s.now())
+		m, res := domain.VisibilityDecision(a.Visible, a.AdminUserID, ops.ActingName(ctx, a.AdminUserID), notes, s.now())
 		return s.hide(ctx, r.ID, res, !a.Visible, m)
 	})
 	if err != nil {

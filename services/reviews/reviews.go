@@ -144,6 +144,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("admins.reviewModeration.listFlags", ops.Admin, "Review flags, oldest first, optionally of one status, each with its review (paginated).", s.listFlags),
 			ops.NewMutation("admins.reviewModeration.resolveFlag", ops.Admin, "Decide a pending flag: dismiss it (the review stays) or hide the review (its pending flags are resolved, its author notified).", s.resolveFlag),
 			ops.NewMutation("admins.reviewModeration.setReviewVisibility", ops.Admin, "Hide a review or show it again.", s.setReviewVisibility),
+			ops.NewQuery("admins.reviewModeration.searchReviews", ops.Admin, fmt.Sprintf("Reviews of every store, hidden ones too (administrators), by query: %d to %d characters, at most %d words (else INVALID_ARGUMENT), every word found (any case, any part of a word) in the reviewer's name or in the title and comment; among the newest %d reviews (partial: true when there are older ones). At most %d, newest first, each with matchedBy (name or comment).", domain.MinSearchLength, domain.MaxSearchLength, domain.MaxSearchWords, domain.MaxSearchScan, domain.MaxSearchHits), s.searchReviews),
 		).WithResolvers(ops.Resolvers{Customer: s.customers.CustomerRef, Store: s.catalog.StoreRef}),
 		Indexes: storage.Indexes(),
 	}, nil

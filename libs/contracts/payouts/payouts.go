@@ -88,18 +88,23 @@ const (
 // back to the store's available balance (payout.rejected always,
 // payout.failed when the administrator asked for it).
 type PayoutEvent struct {
-	PayoutID             string     `json:"payoutId"`
-	StoreID              string     `json:"storeId"`
-	StoreName            string     `json:"storeName"`
-	WalletID             string     `json:"walletId"`
-	StoreOwnerUserID     string     `json:"storeOwnerUserId"`
-	RequestedBy          string     `json:"requestedBy"`
+	PayoutID         string `json:"payoutId"`
+	StoreID          string `json:"storeId"`
+	StoreName        string `json:"storeName"`
+	WalletID         string `json:"walletId"`
+	StoreOwnerUserID string `json:"storeOwnerUserId"`
+	RequestedBy      string `json:"requestedBy"`
+	// RequestedByName is the requester's name when the payouts service knew
+	// it (docs/adr/0168); AdminName the administrator's (AdminUserID) when
+	// their token stated one. Both omitted otherwise.
+	RequestedByName      string     `json:"requestedByName,omitempty"`
 	RequestedAmount      money.Fils `json:"requestedAmountFils"`
 	ProcessingFee        money.Fils `json:"processingFeeFils"`
 	NetAmount            money.Fils `json:"netAmountFils"`
 	Status               string     `json:"status" enum:"requested|approved|processing|completed|cancelled|failed"`
 	From                 string     `json:"from,omitempty" enum:"requested|approved|processing|completed|cancelled|failed"`
 	AdminUserID          string     `json:"adminUserId,omitempty"`
+	AdminName            string     `json:"adminName,omitempty"`
 	Reason               string     `json:"reason,omitempty"`
 	ProcessingMethod     string     `json:"processingMethod,omitempty" enum:"bank_transfer|manual|third_party"`
 	TransactionReference string     `json:"transactionReference,omitempty"`

@@ -71,7 +71,7 @@ func TestMovesRecordWho(t *testing.T) {
 	if _, err := o.Move(StatusPreparing, "owner", false, 2); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := o.Move(StatusOutForDelivery, "adm", true, 3); err != nil {
+	if _, err := o.MoveNamed(StatusOutForDelivery, "adm", "Mariam", true, 3); err != nil {
 		t.Fatal(err)
 	}
 	c := &Order{ID: "ord_2", Status: StatusConfirmed, PaymentStatus: PaymentPaid, CustomerUserID: "cust"}
@@ -82,14 +82,14 @@ func TestMovesRecordWho(t *testing.T) {
 		t.Errorf("customer's cancellation recorded %+v", got)
 	}
 	v := o.View(true)
-	want := []StatusChangeView{{StatusConfirmed, 0, BySystemPayments, RoleSystem}, {StatusPreparing, 2, "owner", RoleStore}, {StatusOutForDelivery, 3, "adm", RoleAdministrator}}
+	want := []StatusChangeView{{StatusConfirmed, 0, BySystemPayments, RoleSystem, ""}, {StatusPreparing, 2, "owner", RoleStore, ""}, {StatusOutForDelivery, 3, "adm", RoleAdministrator, "Mariam"}}
 	for i, w := range want {
 		if v.StatusHistory[i] != w {
 			t.Errorf("history[%d] = %+v, want %+v", i, v.StatusHistory[i], w)
 		}
 	}
 	for _, h := range o.View(false).StatusHistory {
-		if h.By != "" || h.Role != "" {
+		if h.By != "" || h.Role != "" || h.ByName != "" {
 			t.Errorf("the customer's view shows who moved it: %+v", h)
 		}
 	}

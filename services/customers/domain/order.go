@@ -45,6 +45,10 @@ type StatusChange struct {
 	Status string `bson:"status"`
 	At     int64  `bson:"at"`
 	By     string `bson:"by"`
+	// ByName is By's name as their token stated it, recorded for the moves
+	// of administrators and store owners ("" when the token stated none, and
+	// on older entries: docs/adr/0168).
+	ByName string `bson:"byName,omitempty"`
 	// Role is who By was (RoleCustomer, RoleStore, RoleAdministrator,
 	// RoleSystem); entries older than it get it from By (Order.RoleOf).
 	Role string `bson:"role,omitempty"`
@@ -207,11 +211,17 @@ func (o *Order) NothingToDeliver() bool {
 // paid) or cancelling it, and an order whose payment found the cart empty
 // holds nothing to deliver: it can only be cancelled.
 func (o *Order) Move(to, by string, admin bool, now int64) (contract.OrderEvent, error) {
+	return o.MoveNamed(to, by, "", admin, now)
+}
+
+// MoveNamed is Move recording the mover's name (byName, "" for none) beside
+// their id in the status history (docs/adr/0168).
+func (o *Order) MoveNamed(to, by, byName string, admin bool, now int64) (contract.OrderEvent, error) {
 	role := RoleStore
 	if admin {
 		role = RoleAdministrator
 	}
-	return o.move(to, StatusChange{By: by, Role: role}, admin, now)
+	return o.move(to, StatusChange{By: by, ByName: byName, Role: role}, admin, now)
 }
 
 // CancelAsCustomer cancels the order for its customer (CancelByCustomer
@@ -248,7 +258,7 @@ func (o *Order) move(to string, who StatusChange, admin bool, now int64) (contra
 	}
 	from := o.Status
 	o.Status, o.UpdatedAt = to, now
-	o.StatusHistory = append(o.StatusHistory[:len(o.StatusHistory):len(o.StatusHistory)], StatusChange{Status: to, At: now, By: by, Role: who.Role})
+	o.StatusHistory = append(o.StatusHistory[:len(o.StatusHistory):len(o.StatusHistory)], StatusChange{Status: to, At: now, By: by, ByName: who.ByName, Role: who.Role})
 	ev := o.Event()
 	ev.From, ev.To, ev.ChangedBy = from, to, by
 	return ev, nil
@@ -326,6 +336,9 @@ type StatusChangeView struct {
 	// "payments"), Role what they were.
 	By   string `json:"by,omitempty"`
 	Role string `json:"role,omitempty" enum:"customer|store|administrator|system"`
+	// ByName is By's name when their token stated one as they moved it
+	// (docs/adr/0168): omitted otherwise and on older entries.
+	ByName string `json:"byName,omitempty"`
 }
 
 // DeliveryAddressView is the delivery address with its places' names: City
@@ -468,7 +481,7 @@ func (o *Order) View(withTerms bool) OrderView {
 	for i, h := range o.StatusHistory {
 		v.StatusHistory[i] = StatusChangeView{Status: h.Status, At: h.At}
 		if withTerms {
-			v.StatusHistory[i].By, v.StatusHistory[i].Role = h.By, o.RoleOf(h)
+			v.StatusHistory[i].By, v.StatusHistory[i].Role, v.StatusHistory[i].ByName = h.By, o.RoleOf(h), h.ByName
 		}
 	}
 	return v

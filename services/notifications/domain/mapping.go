@@ -268,7 +268,7 @@ var ParamKeys = map[string][]string{
 	TypeBankAccountChanged: {"ibanLast4", "changedAt", "byOwner"},
 }
 
-var payoutKeys = []string{"storeName", "requestedAmount", "netAmount", "processingFee", "reason", "method", "reference", "balanceRestored", "requestedBy"}
+var payoutKeys = []string{"storeName", "requestedAmount", "netAmount", "processingFee", "reason", "method", "reference", "balanceRestored", "requestedBy", "requestedByName"}
 
 // params keeps every key of key/value pairs, empty values too: each type's
 // params always carry the same keys (ParamKeys).
@@ -680,9 +680,15 @@ func payoutCancelledNotifications(d payouts.PayoutEvent, data map[string]string,
 	if requester == "" {
 		requester = clip(d.StoreOwnerUserID, maxName)
 	}
+	// Who requested it, by name when the payouts service knew it (the id
+	// stays in data and params for a person who needs to copy it).
+	named := clip(d.RequestedByName, maxName)
+	if named == "" {
+		named = requester
+	}
 	by, former := "", "the store's former owner"
 	if requester != "" {
-		by, former = " requested by "+requester, requester+", the store's former owner"
+		by, former = " requested by "+named, named+", the store's former owner"
 		data["requestedBy"] = requester
 	}
 	p := payoutParams(d)
@@ -702,7 +708,8 @@ func payoutCancelledNotifications(d payouts.PayoutEvent, data map[string]string,
 func payoutParams(d payouts.PayoutEvent) map[string]string {
 	return params("storeName", clip(d.StoreName, maxName), "requestedAmount", amount(d.RequestedAmount, "aed"), "netAmount", amount(d.NetAmount, "aed"),
 		"processingFee", amount(d.ProcessingFee, "aed"), "reason", strings.TrimRight(clip(d.Reason, maxText), "."), "method", clip(d.ProcessingMethod, maxName),
-		"reference", clip(d.TransactionReference, maxName), "balanceRestored", flag(d.BalanceRestored), "requestedBy", clip(d.RequestedBy, maxName))
+		"reference", clip(d.TransactionReference, maxName), "balanceRestored", flag(d.BalanceRestored), "requestedBy", clip(d.RequestedBy, maxName),
+		"requestedByName", clip(d.RequestedByName, maxName))
 }
 
 var methodLabels = map[string]string{

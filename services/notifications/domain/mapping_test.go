@@ -321,6 +321,19 @@ func TestNotificationsFor(t *testing.T) {
 			},
 		},
 		{
+			name: "a cancelled payout names its requester when the payouts service knew the name (the id stays in data)",
+			env: envelope(EventPayoutCancelled, `{"payoutId":"pay_1","storeId":"sto_1","storeName":"Bakery","storeOwnerUserId":"u_former",
+				"requestedBy":"u_former","requestedByName":"Noor Hassan","requestedAmountFils":50000,"status":"cancelled","from":"requested","reason":"store handed over","balanceRestored":true}`),
+			want: []want{
+				{RecipientAdmin, "", TypePayoutCancelled, "Payout cancelled: store handed over", PriorityHigh,
+					[]string{"AED 500.00 from Bakery requested by Noor Hassan was cancelled (store handed over)", "Settle it with Noor Hassan, the store's former owner"},
+					map[string]string{"payoutId": "pay_1", "storeId": "sto_1", "status": "cancelled", "requestedBy": "u_former"}},
+				{RecipientUser, "u_former", TypePayoutCancelled, "Payout cancelled", PriorityHigh,
+					[]string{"Your payout of AED 500.00 from Bakery was cancelled: store handed over."},
+					map[string]string{"payoutId": "pay_1", "storeId": "sto_1", "status": "cancelled", "requestedBy": "u_former"}},
+			},
+		},
+		{
 			name: "a cancelled payout without an owner still reaches the administrators",
 			env:  envelope(EventPayoutCancelled, `{"payoutId":"pay_1","requestedAmountFils":50000,"status":"cancelled","reason":"store handed over"}`),
 			want: []want{{RecipientAdmin, "", TypePayoutCancelled, "Payout cancelled: store handed over", PriorityHigh,

@@ -127,7 +127,7 @@ func TestParamValues(t *testing.T) {
 		"dispute_opened/admin":             {"amount": "90.00", "currency": "AED", "reason": "product_not_received", "dueBy": "1796104800000"},
 		"payment_failed/customer":          {"amount": "57.50", "currency": "AED", "failureMessage": "Your card was declined"},
 		"review_flagged/admin":             {"reason": "offensive", "description": "Rude words"},
-		"payout_requested/admin":           {"storeName": "Bakery", "requestedAmount": "1000.00", "netAmount": "995.00", "processingFee": "5.00", "reason": "", "method": "", "reference": "", "balanceRestored": "false", "requestedBy": "u_owner"},
+		"payout_requested/admin":           {"storeName": "Bakery", "requestedAmount": "1000.00", "netAmount": "995.00", "processingFee": "5.00", "reason": "", "method": "", "reference": "", "balanceRestored": "false", "requestedBy": "u_owner", "requestedByName": ""},
 		"wallet_adjusted/store_owner":      {"amount": "25.00", "adjustmentType": "add_balance", "reason": "Goodwill", "storeName": "Bakery"},
 		"review_response/customer":         {"storeName": "Bakery", "comment": "Thank you!", "updated": "true"},
 		"bank_account_changed/store_owner": {"ibanLast4": "4321", "changedAt": "1795975200000", "byOwner": "true"},

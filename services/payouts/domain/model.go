@@ -132,10 +132,13 @@ type BankDetails struct {
 
 // HistoryEntry is one move of a payout: who, when, and what they gave.
 type HistoryEntry struct {
-	Action         string  `bson:"action"` // the operation: requestPayout, approvePayout, ...
-	From           string  `bson:"from,omitempty"`
-	To             string  `bson:"to"`
-	By             string  `bson:"by"`
+	Action string `bson:"action"` // the operation: requestPayout, approvePayout, ...
+	From   string `bson:"from,omitempty"`
+	To     string `bson:"to"`
+	By     string `bson:"by"`
+	// ByName is who moved it by name, as their token stated it ("" when it
+	// had none, for the system's moves, and on older entries: docs/adr/0168).
+	ByName         string  `bson:"byName,omitempty"`
 	At             int64   `bson:"at"`
 	Notes          *string `bson:"notes,omitempty"`
 	Reason         *string `bson:"reason,omitempty"`
@@ -149,21 +152,28 @@ type HistoryEntry struct {
 
 // Payout is a payout request (record kind payouts).
 type Payout struct {
-	ID                   string         `bson:"_id"`
-	StoreID              string         `bson:"storeId"`
-	WalletID             string         `bson:"walletId"`
-	StoreName            string         `bson:"storeName"`
-	OwnerUserID          string         `bson:"ownerUserId"`
-	RequestedAmount      money.Fils     `bson:"requestedAmount"`
-	ProcessingFee        money.Fils     `bson:"processingFee"`
-	NetAmount            money.Fils     `bson:"netAmount"`
-	BankDetails          BankDetails    `bson:"BankDetails"`
-	Status               string         `bson:"status"`
-	RequestDate          int64          `bson:"requestDate"`
-	RequestedBy          string         `bson:"requestedBy"`
-	TransactionID        string         `bson:"transactionId"` // its payout wallet transaction
-	ApprovedDate         *int64         `bson:"approvedDate"`
-	ApprovedBy           string         `bson:"approvedBy,omitempty"`
+	ID              string      `bson:"_id"`
+	StoreID         string      `bson:"storeId"`
+	WalletID        string      `bson:"walletId"`
+	StoreName       string      `bson:"storeName"`
+	OwnerUserID     string      `bson:"ownerUserId"`
+	RequestedAmount money.Fils  `bson:"requestedAmount"`
+	ProcessingFee   money.Fils  `bson:"processingFee"`
+	NetAmount       money.Fils  `bson:"netAmount"`
+	BankDetails     BankDetails `bson:"BankDetails"`
+	Status          string      `bson:"status"`
+	RequestDate     int64       `bson:"requestDate"`
+	RequestedBy     string      `bson:"requestedBy"`
+	// RequestedByName is the requester's name (RequesterName) when known,
+	// "" on payouts requested before names were recorded (docs/adr/0168).
+	RequestedByName string `bson:"requestedByName,omitempty"`
+	TransactionID   string `bson:"transactionId"` // its payout wallet transaction
+	ApprovedDate    *int64 `bson:"approvedDate"`
+	ApprovedBy      string `bson:"approvedBy,omitempty"`
+	// ApprovedByName is the approving administrator's name as their token
+	// stated it ("" when it had none, and on payouts approved before names
+	// were recorded: docs/adr/0168).
+	ApprovedByName       string         `bson:"approvedByName,omitempty"`
 	ProcessingDate       *int64         `bson:"processingDate,omitempty"`
 	ProcessingMethod     string         `bson:"processingMethod,omitempty"`
 	TransactionReference string         `bson:"transactionReference,omitempty"`

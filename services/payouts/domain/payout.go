@@ -11,6 +11,7 @@ type PayoutRequest struct {
 	ID, TransactionID               string // new ids
 	StoreID, StoreName, OwnerUserID string // the store as the access check read it
 	RequestedBy                     string // the caller
+	RequestedByName                 string // the caller's name (RequesterName), "" when unknown
 	Amount                          money.Fils
 	Bank                            BankDetails // its IBAN normalised (CheckUAEIBAN)
 }
@@ -23,8 +24,8 @@ func NewPayout(r PayoutRequest, cfg *WalletSettings, now int64) (*Payout, *Trans
 	p := &Payout{
 		ID: r.ID, StoreID: r.StoreID, WalletID: walletID, StoreName: r.StoreName, OwnerUserID: r.OwnerUserID,
 		RequestedAmount: r.Amount, ProcessingFee: cfg.ProcessingFee, NetAmount: r.Amount - cfg.ProcessingFee,
-		BankDetails: r.Bank, Status: StatusRequested, RequestDate: now, RequestedBy: r.RequestedBy, TransactionID: r.TransactionID,
-		History:      []HistoryEntry{{Action: "requestPayout", To: StatusRequested, By: r.RequestedBy, At: now}},
+		BankDetails: r.Bank, Status: StatusRequested, RequestDate: now, RequestedBy: r.RequestedBy, RequestedByName: r.RequestedByName, TransactionID: r.TransactionID,
+		History:      []HistoryEntry{{Action: "requestPayout", To: StatusRequested, By: r.RequestedBy, ByName: r.RequestedByName, At: now}},
 		CreationTime: now, UpdatedAt: now,
 	}
 	t := &Transaction{ID: p.TransactionID, WalletID: walletID, StoreID: r.StoreID, Type: TxPayout, Amount: r.Amount, Status: TxPending,
@@ -33,11 +34,27 @@ func NewPayout(r PayoutRequest, cfg *WalletSettings, now int64) (*Payout, *Trans
 	return p, t
 }
 
+// RequesterName is the name a payout request records for its requester
+// (sub): the name their token states, else the store owner's name the wallet
+// holds when the requester is that owner, else "" (docs/adr/0168).
+func RequesterName(tokenName, sub string, w *Wallet) string {
+	if tokenName != "" {
+		return tokenName
+	}
+	if w != nil && w.OwnerUserID == sub {
+		return w.OwnerName
+	}
+	return ""
+}
+
 // MoveArgs are what a move gives: an administrator's (AdminID), or the
 // handover's (AdminID HandoverActor).
 type MoveArgs struct {
-	Move                       Move
-	AdminID                    string
+	Move    Move
+	AdminID string
+	// AdminName is the acting administrator's name (ops.ActingName: "" when
+	// the token states none), recorded beside AdminID (docs/adr/0168).
+	AdminName                  string
 	Notes, Reason, Method, Ref *string
 	Restore                    bool
 	// ConfirmHandover is the administrator's confirmation that a payout of
@@ -96,7 +113,7 @@ func (p *Payout) Apply(m MoveArgs, now int64) (from string, err error) {
 	if !CanMove(m.Move, from) {
 		return "", Refusal(m.Move, p.ID, from)
 	}
-	h := HistoryEntry{Action: string(m.Move), From: from, To: m.Move.To(), By: m.AdminID, At: now, Notes: m.Notes}
+	h := HistoryEntry{Action: string(m.Move), From: from, To: m.Move.To(), By: m.AdminID, ByName: m.AdminName, At: now, Notes: m.Notes}
 	if m.TransferID != "" {
 		if p.TransferID != "" && p.TransferID != m.TransferID {
 			return "", OtherTransfer(p, m.TransferID)
@@ -118,7 +135,7 @@ func (p *Payout) Apply(m MoveArgs, now int64) (from string, err error) {
 	}
 	switch m.Move {
 	case MoveApprove:
-		p.ApprovedDate, p.ApprovedBy = &now, m.AdminID
+		p.ApprovedDate, p.ApprovedBy, p.ApprovedByName = &now, m.AdminID, m.AdminName
 	case MoveReject:
 		p.RejectedDate, p.RejectionReason, p.BalanceRestored = &now, *m.Reason, true
 		h.Reason = m.Reason
@@ -194,11 +211,12 @@ func (p *Payout) FlagHandover(now int64) bool {
 	return true
 }
 
-// Event is the event data of p's latest move, from status from.
-func (p *Payout) Event(from, adminID string) contract.PayoutEvent {
+// Event is the event data of p's latest move, from status from, by
+// administrator adminID named adminName ("" for none).
+func (p *Payout) Event(from, adminID, adminName string) contract.PayoutEvent {
 	ev := contract.PayoutEvent{
 		PayoutID: p.ID, StoreID: p.StoreID, StoreName: p.StoreName, WalletID: p.WalletID, StoreOwnerUserID: p.OwnerUserID,
-		RequestedBy: p.RequestedBy, RequestedAmount: p.RequestedAmount, ProcessingFee: p.ProcessingFee, NetAmount: p.NetAmount,
+		RequestedBy: p.RequestedBy, RequestedByName: p.RequestedByName, AdminName: adminName, RequestedAmount: p.RequestedAmount, ProcessingFee: p.ProcessingFee, NetAmount: p.NetAmount,
 		Status: p.Status, From: from, AdminUserID: adminID, ProcessingMethod: p.ProcessingMethod,
 		TransactionReference: p.TransactionReference, BalanceRestored: p.BalanceRestored,
 	}

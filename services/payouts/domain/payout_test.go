@@ -15,7 +15,7 @@ func ptr[T any](v T) *T { return &v }
 // argsFor are a move's arguments as the operations give them, the catalog
 // answering that owner "u1" (the requester) owns the store.
 func argsFor(m Move) MoveArgs {
-	a := MoveArgs{Move: m, AdminID: "admin", Notes: ptr("n"), OwnerNow: "u1", OwnerAsked: true}
+	a := MoveArgs{Move: m, AdminID: "admin", AdminName: "Mariam", Notes: ptr("n"), OwnerNow: "u1", OwnerAsked: true}
 	switch m {
 	case MoveReject, MoveFail, MoveHandover:
 		a.Reason = ptr("why")
@@ -53,7 +53,7 @@ func TestPayoutApplyChecksTheMove(t *testing.T) {
 				continue
 			}
 			h := p.History[len(p.History)-1]
-			if len(p.History) != 2 || h.Action != string(m) || h.From != status || h.To != m.To() || h.By != "admin" || h.At != 1000 || *h.Notes != "n" {
+			if len(p.History) != 2 || h.Action != string(m) || h.From != status || h.To != m.To() || h.By != "admin" || h.ByName != "Mariam" || h.At != 1000 || *h.Notes != "n" {
 				t.Errorf("%s: history %+v", m, p.History)
 			}
 			if p.AdminNotes != "n" {
@@ -70,11 +70,18 @@ func TestPayoutApplyChecksTheMove(t *testing.T) {
 // What each move records on the payout.
 func TestPayoutApplyRecordsTheMove(t *testing.T) {
 	p := payoutIn(StatusRequested)
-	if _, err := p.Apply(argsFor(MoveApprove), 10); err != nil || *p.ApprovedDate != 10 || p.ApprovedBy != "admin" {
+	if _, err := p.Apply(argsFor(MoveApprove), 10); err != nil || *p.ApprovedDate != 10 || p.ApprovedBy != "admin" || p.ApprovedByName != "Mariam" {
 		t.Fatalf("approve: %+v %v", p, err)
 	}
 	a := argsFor(MoveProcessing)
-	a.Ref = ptr("ref-1")
+	a.Ref, a.AdminName = ptr("ref-1"), "" // a token without a name: the id alone
+	if _, err := p.Apply(a, 20); err != nil || p.History[len(p.History)-1].ByName != "" || p.ApprovedByName != "Mariam" {
+		t.Fatalf("processing without a name: %+v %v", p, err)
+	}
+	p = payoutIn(StatusRequested)
+	if _, err := p.Apply(argsFor(MoveApprove), 10); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := p.Apply(a, 20); err != nil || *p.ProcessingDate != 20 || p.ProcessingMethod != "manual" || p.TransactionReference != "ref-1" {
 		t.Fatalf("processing: %+v %v", p, err)
 	}
@@ -311,5 +318,37 @@ func TestReconcileFindsABalanceOff(t *testing.T) {
 	r, bad := Reconcile(w, txs, nil, nil)
 	if r.Available != 9_99 || len(bad) != 1 {
 		t.Fatalf("%+v %v", r, bad)
+	}
+}
+
+// A request records its requester by name beside the id when the token
+// stated one (docs/adr/0168), and the id alone when it did not.
+func TestNewPayoutNamesTheRequester(t *testing.T) {
+	cfg := &WalletSettings{ProcessingFee: 5_00}
+	for _, name := range []string{"Noor Hassan", ""} {
+		p, _ := NewPayout(PayoutRequest{ID: "pay_1", TransactionID: "tx_1", StoreID: "sto_1", RequestedBy: "u1", RequestedByName: name, OwnerUserID: "u1", Amount: 100_00}, cfg, 10)
+		if h := p.History[0]; h.By != "u1" || h.ByName != name {
+			t.Errorf("named %q: history %+v", name, h)
+		}
+	}
+}
+
+// The requester's name: the token's, else the wallet's owner name when the
+// requester is that owner, else none.
+func TestRequesterName(t *testing.T) {
+	w := &Wallet{OwnerUserID: "u1", OwnerName: "Noor Hassan"}
+	for _, c := range []struct {
+		token, sub string
+		w          *Wallet
+		want       string
+	}{
+		{"Noor H.", "u1", w, "Noor H."},
+		{"", "u1", w, "Noor Hassan"},
+		{"", "u2", w, ""},
+		{"", "u1", nil, ""},
+	} {
+		if got := RequesterName(c.token, c.sub, c.w); got != c.want {
+			t.Errorf("RequesterName(%q, %q) = %q, want %q", c.token, c.sub, got, c.want)
+		}
 	}
 }

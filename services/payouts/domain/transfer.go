@@ -73,7 +73,7 @@ func (p *Payout) AskTransfer(m MoveArgs, now int64) (send bool, err error) {
 	if p.TransferAskedAt == nil {
 		p.TransferAskedAt, p.UpdatedAt = &now, now
 		method := MethodThirdParty
-		h := HistoryEntry{Action: ActionSendThroughProcessor, From: p.Status, To: p.Status, By: m.AdminID, At: now, Notes: m.Notes, Method: &method}
+		h := HistoryEntry{Action: ActionSendThroughProcessor, From: p.Status, To: p.Status, By: m.AdminID, ByName: m.AdminName, At: now, Notes: m.Notes, Method: &method}
 		if confirmed {
 			h.HandoverConfirmed = &confirmed
 		}

@@ -99,13 +99,13 @@ func TestProcessorMoveApplies(t *testing.T) {
 // a store handed over needs the confirmation; the first ask is recorded
 // once.
 func TestAskTransfer(t *testing.T) {
-	send := MoveArgs{Move: MoveProcessing, AdminID: "admin", Method: ptr(MethodThirdParty), OwnerNow: "u1", OwnerAsked: true}
+	send := MoveArgs{Move: MoveProcessing, AdminID: "admin", AdminName: "Mariam", Method: ptr(MethodThirdParty), OwnerNow: "u1", OwnerAsked: true}
 	for _, status := range allStatuses {
 		p := payoutIn(status)
 		ok, err := p.AskTransfer(send, 1000)
 		if status == StatusApproved {
 			if !ok || err != nil || p.TransferAskedAt == nil || *p.TransferAskedAt != 1000 || len(p.History) != 2 ||
-				p.History[1].Action != ActionSendThroughProcessor || p.History[1].By != "admin" || p.Status != StatusApproved {
+				p.History[1].Action != ActionSendThroughProcessor || p.History[1].By != "admin" || p.History[1].ByName != "Mariam" || p.Status != StatusApproved {
 				t.Fatalf("approved: %v %v %+v", ok, err, p)
 			}
 			if ok, err := p.AskTransfer(send, 2000); !ok || err != nil || *p.TransferAskedAt != 1000 || len(p.History) != 2 {

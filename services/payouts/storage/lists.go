@@ -127,3 +127,20 @@ func (r *Wallets) CountAll(ctx context.Context, limit int64) (int64, error) {
 		SetSort(bson.D{{Key: "availableBalance", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(limit).SetProjection(bson.M{"_id": 1}))
 	return int64(len(ws)), err
 }
+
+// searchFields are what a search of payouts reads and answers.
+var searchFields = bson.M{"storeId": 1, "storeName": 1, "status": 1, "requestedAmount": 1, "requestDate": 1, "transactionReference": 1}
+
+// Newest are the newest payouts by request date, at most limit, with what a
+// search reads (searchFields): the bound of a search (docs/adr/0169).
+func (r *Payouts) Newest(ctx context.Context, limit int) ([]domain.Payout, error) {
+	return store.FindAll[domain.Payout](ctx, r.db.Collection(PayoutsColl), bson.M{}, options.Find().
+		SetSort(bson.D{{Key: "requestDate", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(int64(limit)).SetProjection(searchFields))
+}
+
+// NewestOfStore are the store's newest payouts by request date, at most
+// limit, with what a search reads.
+func (r *Payouts) NewestOfStore(ctx context.Context, storeID string, limit int) ([]domain.Payout, error) {
+	return store.FindAll[domain.Payout](ctx, r.db.Collection(PayoutsColl), bson.M{"storeId": storeID}, options.Find().
+		SetSort(bson.D{{Key: "requestDate", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(int64(limit)).SetProjection(searchFields))
+}

@@ -44,8 +44,11 @@ type Flag struct {
 type Resolution struct {
 	Action      string `bson:"action" json:"action"`
 	AdminUserID string `bson:"adminUserId" json:"adminUserId"`
-	ResolvedAt  int64  `bson:"resolvedAt" json:"resolvedAt"`
-	AdminNotes  string `bson:"adminNotes,omitempty" json:"adminNotes,omitempty"`
+	// AdminName is the administrator's name as their token stated it ("" when
+	// it stated none, and on older resolutions: docs/adr/0168).
+	AdminName  string `bson:"adminName,omitempty" json:"adminName,omitempty"`
+	ResolvedAt int64  `bson:"resolvedAt" json:"resolvedAt"`
+	AdminNotes string `bson:"adminNotes,omitempty" json:"adminNotes,omitempty"`
 	// Through: how the decision came (resolveFlag, resolveFlag of another flag
 	// of the review, setReviewVisibility).
 	Through string `bson:"through" json:"through"`
@@ -104,6 +107,7 @@ func (f *Flag) Settled() contract.FlagResolved {
 type Decision struct {
 	Action      string // contract.ActionDismiss or contract.ActionHideReview
 	AdminUserID string
+	AdminName   string // "" when the token stated none
 	AdminNotes  string
 }
 
@@ -112,7 +116,7 @@ type Decision struct {
 // resolution of the review's other pending flags and the moderation that
 // hides the review (hide true).
 func (f *Flag) Decide(d Decision, now int64) (hide bool, others Resolution, m Moderation, err error) {
-	res := Resolution{Action: d.Action, AdminUserID: d.AdminUserID, ResolvedAt: now, AdminNotes: d.AdminNotes, Through: ThroughResolveFlag}
+	res := Resolution{Action: d.Action, AdminUserID: d.AdminUserID, AdminName: d.AdminName, ResolvedAt: now, AdminNotes: d.AdminNotes, Through: ThroughResolveFlag}
 	if d.Action == contract.ActionDismiss {
 		return false, Resolution{}, Moderation{}, f.Settle(contract.FlagStatusDismissed, res)
 	}
@@ -139,10 +143,10 @@ func ResolveByHiding(pending []Flag, res Resolution) ([]Flag, error) {
 
 // VisibilityDecision is setReviewVisibility's: an administrator hides a
 // review or shows it again. Hiding resolves its pending flags with the
-// resolution it gives.
-func VisibilityDecision(visible bool, adminUserID, notes string, now int64) (Moderation, Resolution) {
+// resolution it gives (naming the administrator adminName, "" for none).
+func VisibilityDecision(visible bool, adminUserID, adminName, notes string, now int64) (Moderation, Resolution) {
 	return Moderation{Visible: visible, ByUserID: adminUserID, At: now, AdminNotes: notes},
-		Resolution{Action: contract.ActionHideReview, AdminUserID: adminUserID, ResolvedAt: now, AdminNotes: notes, Through: ThroughVisibility}
+		Resolution{Action: contract.ActionHideReview, AdminUserID: adminUserID, AdminName: adminName, ResolvedAt: now, AdminNotes: notes, Through: ThroughVisibility}
 }
 
 // StoreStats are a store's statistics over its visible reviews (collection

@@ -395,16 +395,16 @@ func TestDecideFlag(t *testing.T) {
 		return &Flag{ID: id, ReviewID: "rev_1", StoreID: "sto_1", UserID: "usr_2", Reason: "spam", Status: contract.FlagStatusPending}
 	}
 	f := pending("flg_1")
-	hide, _, _, err := f.Decide(Decision{Action: contract.ActionDismiss, AdminUserID: "adm", AdminNotes: "fine"}, 500)
-	if err != nil || hide || f.Status != contract.FlagStatusDismissed || f.Resolution.Through != ThroughResolveFlag || f.Resolution.ResolvedAt != 500 {
+	hide, _, _, err := f.Decide(Decision{Action: contract.ActionDismiss, AdminUserID: "adm", AdminName: "Mariam", AdminNotes: "fine"}, 500)
+	if err != nil || hide || f.Resolution.AdminName != "Mariam" || f.Status != contract.FlagStatusDismissed || f.Resolution.Through != ThroughResolveFlag || f.Resolution.ResolvedAt != 500 {
 		t.Fatalf("dismiss: %+v %v", f, err)
 	}
 	_, _, _, err = f.Decide(Decision{Action: contract.ActionHideReview}, 600)
 	wantErr(t, "decided twice", err, apperr.FailedPrecondition, "flag flg_1 was already dismissed")
 
 	f = pending("flg_2")
-	hide, others, m, err := f.Decide(Decision{Action: contract.ActionHideReview, AdminUserID: "adm", AdminNotes: "spam"}, 700)
-	if err != nil || !hide || f.Status != contract.FlagStatusResolved || others.ByFlag != "flg_2" || m.Visible || m.FlagID != "flg_2" || m.At != 700 {
+	hide, others, m, err := f.Decide(Decision{Action: contract.ActionHideReview, AdminUserID: "adm", AdminName: "Mariam", AdminNotes: "spam"}, 700)
+	if err != nil || !hide || others.AdminName != "Mariam" || f.Status != contract.FlagStatusResolved || others.ByFlag != "flg_2" || m.Visible || m.FlagID != "flg_2" || m.At != 700 {
 		t.Fatalf("hide: %+v %+v %+v %v", f, others, m, err)
 	}
 	if ev := f.Settled(); ev.Status != contract.FlagStatusResolved || ev.Action != contract.ActionHideReview || ev.FlaggedByUserID != "usr_2" || ev.ResolvedAt != 700 {
@@ -415,12 +415,12 @@ func TestDecideFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range settled {
-		if s.Status != contract.FlagStatusResolved || s.Resolution.Action != contract.ActionHideReview || s.Resolution.ByFlag != "flg_2" {
+		if s.Status != contract.FlagStatusResolved || s.Resolution.Action != contract.ActionHideReview || s.Resolution.ByFlag != "flg_2" || s.Resolution.AdminName != "Mariam" {
 			t.Fatalf("%+v", s)
 		}
 	}
-	mv, res := VisibilityDecision(false, "adm", "n", 800)
-	if mv.Visible || mv.ByUserID != "adm" || res.Through != ThroughVisibility || res.Action != contract.ActionHideReview {
+	mv, res := VisibilityDecision(false, "adm", "Noor", "n", 800)
+	if mv.Visible || mv.ByUserID != "adm" || res.AdminName != "Noor" || res.Through != ThroughVisibility || res.Action != contract.ActionHideReview {
 		t.Fatalf("%+v %+v", mv, res)
 	}
 }

@@ -226,3 +226,11 @@ func (r *Reviews) PageOfCustomer(ctx context.Context, customerID string, opts pa
 	return findPage(ctx, r.db.Collection(reviewsColl), bson.M{"customerId": customerID},
 		customerOrder, fingerprint(customerOrder, customerID), opts, reviewKeys)
 }
+
+// Newest are the newest reviews of every store, hidden ones too, at most
+// limit, with what a search reads and answers (docs/adr/0169).
+func (r *Reviews) Newest(ctx context.Context, limit int) ([]domain.Review, error) {
+	return store.FindAll[domain.Review](ctx, r.db.Collection(reviewsColl), bson.M{}, options.Find().
+		SetSort(bson.D{{Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(int64(limit)).
+		SetProjection(bson.M{"storeId": 1, "storeName": 1, "customerId": 1, "customerName": 1, "rating": 1, "title": 1, "comment": 1, "hidden": 1, "createdAt": 1}))
+}

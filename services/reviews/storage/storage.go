@@ -41,6 +41,9 @@ func Indexes() []store.Index {
 		{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "rating", Value: 1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_rating_lowest"},
 		{Collection: reviewsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "hidden", Value: 1}, {Key: "wilson", Value: -1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "store_helpful"},
 		{Collection: reviewsColl, Keys: bson.D{{Key: "customerId", Value: 1}, {Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "by_customer"},
+		// Every review newest first: the bound of the administrators' search
+		// (Newest, docs/adr/0169).
+		{Collection: reviewsColl, Keys: bson.D{{Key: "createdAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "newest"},
 		// One vote and one flag per customer per review.
 		{Collection: votesColl, Keys: bson.D{{Key: "reviewId", Value: 1}, {Key: "customerId", Value: 1}}, Unique: true, Name: "one_vote_per_customer"},
 		{Collection: votesColl, Keys: bson.D{{Key: "userId", Value: 1}, {Key: "reviewId", Value: 1}}, Name: "by_user"},

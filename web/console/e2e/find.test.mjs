@@ -4,7 +4,10 @@
 // its page (customer, address by name, items, commission, timeline with who
 // moved it); the owner reaches the same page from the portal's orders; the
 // administrator's orders CSV of today downloads and holds exactly the rows
-// the API lists for the same period. Every page is checked by axe-core, at
+// the API lists for the same period; the search finds a payout by its
+// transaction reference and its number, and a review by words of its
+// comment, and the payouts screen names the administrator who moved it
+// (the order's timeline names the owner who moved it). Every page is checked by axe-core, at
 // 1280 and 390 px, in both languages where cheap.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -80,6 +83,11 @@ async function checkOrderPage(page, who) {
   await timeline.locator('[data-status="confirmed"][data-role="system"]').waitFor(WAIT);
   await timeline.locator('[data-status="preparing"][data-role="store"]').waitFor(WAIT);
   assert.match(await text(timeline), /Preparing[\s\S]*by the store/, `${who}: who moved it`);
+  // By name (their token's), isolated, the id as secondary text.
+  const mover = timeline.locator('[data-status="preparing"]').getByTestId("actor");
+  assert.equal(await text(mover.getByTestId("actor-name")), "Sara Al Marri", `${who}: the mover by name`);
+  assert.equal(await mover.locator("bdi").count(), 1, `${who}: the name isolated`);
+  assert.equal(await text(mover.getByTestId("actor-id")), "owner-1", `${who}: the mover's id`);
   // The notifications sent about it: at least the owner's new-order notice.
   await page.getByTestId("order-notes").locator("tbody tr").first().waitFor(WAIT);
 }
@@ -132,6 +140,50 @@ adminJourney("a text search finds customers and stores; the search screen works 
     await accessible(admin, "the search at 390 px");
     await shot(admin, "find-search-en-390");
   });
+  await admin.getByRole("navigation").getByRole("link", { name: "Orders and refunds", exact: true }).click();
+  await adminHome.ready(admin);
+});
+
+const PAYOUT = env("PAYOUT_ID");
+const REVIEW = env("REVIEW_ID");
+
+adminJourney("the search finds a payout and a review; the payouts screen names who moved the payout", async () => {
+  const box = admin.getByTestId("header-search");
+  const search = async (q) => {
+    await box.fill(q);
+    await box.press("Enter");
+    await admin.waitForURL(/\/admin\/search\?q=/, WAIT);
+    await admin.getByTestId("search-for").locator("bdi", { hasText: q }).waitFor(WAIT);
+  };
+  await search("enbd-555");
+  const payouts = admin.getByTestId("search-payouts").getByTestId("search-result");
+  await payouts.first().waitFor(WAIT);
+  assert.equal(await payouts.count(), 1, "one payout has this reference");
+  assert.equal(await payouts.first().getAttribute("data-payout"), PAYOUT);
+  assert.equal(await payouts.first().getAttribute("data-matched"), "reference");
+  const short = `#${PAYOUT.slice(-6).toUpperCase()}`;
+  assert.equal(await text(payouts.first().getByTestId("search-payout-link")), short, "the payout's number");
+  await search(short);
+  await admin.getByTestId("search-payouts").locator(`[data-payout="${PAYOUT}"][data-matched="id"]`).waitFor(WAIT);
+  await search("sourdough WARM");
+  const reviews = admin.getByTestId("search-reviews").getByTestId("search-result");
+  await reviews.first().waitFor(WAIT);
+  assert.equal(await reviews.count(), 1, "one review has these words");
+  assert.equal(await reviews.first().getAttribute("data-review"), REVIEW);
+  assert.equal(await reviews.first().getByTestId("search-review-text").getAttribute("dir"), "auto", "the comment isolated");
+  await accessible(admin, "the search's payouts and reviews");
+  await shot(admin, "find-search-payouts-reviews-en");
+  // The payouts screen, filtered to the payout's store: who moved it, by name.
+  await search("enbd-555");
+  await payouts.first().getByTestId("search-payout-link").click();
+  await admin.waitForURL(/\/admin\/all-payouts\?storeId=/, WAIT);
+  const row = admin.locator(`tr[data-payout="${PAYOUT}"]`);
+  await row.waitFor(WAIT);
+  const by = row.getByTestId("payout-decided-by");
+  assert.equal(await text(by.getByTestId("actor-name")), "Mariam Al Mansoori", "the administrator by name");
+  assert.equal(await text(by.getByTestId("actor-id")), "admin-1", "the administrator's id");
+  assert.equal(await text(row.getByTestId("payout-number")), short);
+  await accessible(admin, "the payouts screen of a store");
   await admin.getByRole("navigation").getByRole("link", { name: "Orders and refunds", exact: true }).click();
   await adminHome.ready(admin);
 });

@@ -10,6 +10,7 @@ import { useSession } from "../app/session";
 import { ConfirmAction } from "../ui/ConfirmAction";
 import { DataTable } from "../ui/DataTable";
 import { Loading } from "../ui/Loading";
+import { Actor } from "../ui/names";
 import { UserParagraph, UserText } from "../ui/UserText";
 
 type Flag = FunctionReturnType<typeof api.admins.reviewModeration.listFlags>["page"][number];
@@ -211,7 +212,7 @@ function History() {
                 {t("mod.flaggedAt")}: {dateTime(f._creationTime)}
               </Text>
             </Table.Td>
-            <Table.Td>{f.resolution?.adminUserId}</Table.Td>
+            <Table.Td>{f.resolution && <Actor id={f.resolution.adminUserId} name={f.resolution.adminName} />}</Table.Td>
             <Table.Td>{f.resolution?.adminNotes && <UserParagraph size="sm">{f.resolution.adminNotes}</UserParagraph>}</Table.Td>
           </Table.Tr>
         ))}

@@ -7,6 +7,8 @@ import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { CsvButton, DateRangeFilter, PageTotals, SortableTh, StatusFilter, useSort } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
+import { Actor, payoutNumber } from "../ui/names";
+import { queryParam } from "../ui/OrderList";
 import { Pager, usePager } from "../ui/Pager";
 import { StatusBadge } from "../ui/StatusBadge";
 import { UserText } from "../ui/UserText";
@@ -26,7 +28,7 @@ export default function Payouts() {
   const { t, money, dateTime } = useI18n();
   const stores = useAllStores();
   const [status, setStatus] = useState<Status | null>(null);
-  const [storeId, setStoreId] = useState<string | null>(null);
+  const [storeId, setStoreId] = useState<string | null>(() => queryParam("storeId") ?? null);
   const [dated, setDated] = useState(false);
   const [range, setRange] = useState<DayRange>(() => monthOf(Date.now()));
   const [sort, onSort] = useSort({ by: "date", dir: "desc" });
@@ -84,6 +86,9 @@ export default function Payouts() {
               <Table.Tr key={p._id} data-payout={p._id} data-status={p.status} data-amount={p.requestedAmount.toFixed(2)}>
                 <Table.Td>
                   <Text size="sm">{dateTime(p.requestDate)}</Text>
+                  <Text size="xs" c="dimmed" ff="monospace" dir="ltr" title={p._id} data-testid="payout-number">
+                    {payoutNumber(p._id)}
+                  </Text>
                 </Table.Td>
                 <Table.Td>
                   <Text size="sm" fw={600}>
@@ -102,6 +107,7 @@ export default function Payouts() {
                 </Table.Td>
                 <Table.Td visibleFrom="sm">
                   <StatusBadge status={p.status} />
+                  <DecidedBy payout={p} />
                 </Table.Td>
               </Table.Tr>
             ))}
@@ -111,5 +117,16 @@ export default function Payouts() {
       {rows.length > 0 && <PageTotals rows={rows.length} figures={[{ label: t("all.amount"), value: money(pageTotal), key: pageTotal.toFixed(2) }]} testId="all-page-total" />}
       <Pager pager={pager} page={page ?? undefined} pageSize={PAGE_SIZE} />
     </Stack>
+  );
+}
+
+/** The latest move an administrator made of a payout, by whom (names: docs/adr/0168). */
+function DecidedBy({ payout }: { payout: { history: { action: string; by: string; byName?: string | null }[] } }) {
+  const move = [...payout.history].reverse().find((h) => h.action !== "requestPayout" && h.by !== "system" && h.by !== "processor");
+  if (!move) return null;
+  return (
+    <div data-testid="payout-decided-by">
+      <Actor id={move.by} name={move.byName} />
+    </div>
   );
 }

@@ -1,4 +1,4 @@
-import { Anchor, Button, Card, Group as Row, Stack, Text, TextInput, Title } from "@mantine/core";
+import { Anchor, Badge, Button, Card, Group as Row, Stack, Text, TextInput, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { useQuery } from "convex/react";
 import { useEffect, useState, type FormEvent, type ReactNode } from "react";
@@ -6,7 +6,9 @@ import { useI18n } from "../app/i18n";
 import { Link, usePath } from "../app/router";
 import { OrderStatusBadge } from "../store/OrderStatusBadge";
 import { Loading } from "../ui/Loading";
-import { numberOf, OrderNumber, orderPath, Person, Place } from "../ui/names";
+import { numberOf, OrderNumber, orderPath, payoutNumber, Person, Place } from "../ui/names";
+import { StatusBadge } from "../ui/StatusBadge";
+import { UserParagraph } from "../ui/UserText";
 import { openSearch } from "./SearchBox";
 
 // The administrators' search (/admin/search?q=), fanned out by what was
@@ -15,7 +17,11 @@ import { openSearch } from "./SearchBox";
 // (every order with that number: numbers may repeat); an order id to its
 // page; anything else of at least two characters to
 // admins.customers.searchCustomers (a name's prefix, a phone, an email) and
-// catalog.stores.listStores (a name's prefix). Results grouped by kind.
+// catalog.stores.listStores (a name's prefix); an order number or anything
+// else also to admins.payoutOperations.searchPayouts (a payout's id, its
+// short form, a transaction reference, the payouts of the stores found by
+// name) and text to admins.reviewModeration.searchReviews (words of a
+// review or its reviewer's name): docs/adr/0169. Results grouped by kind.
 
 const NUMBER = /^#?[0-9a-fA-F]{6}$/;
 const ORDER_ID = /^ord_[0-9a-f]{24}$/;
@@ -74,6 +80,8 @@ export default function Search() {
       )}
       {isText && <Customers query={q} />}
       {isText && <Stores search={q} />}
+      {(isNumber || isText) && <Payouts query={q} storeSearch={isText ? q : null} />}
+      {isText && <Reviews query={q} />}
     </Stack>
   );
 }
@@ -192,6 +200,102 @@ function Stores({ search }: { search: string }) {
           </Line>
         ))
       )}
+    </Group>
+  );
+}
+
+const SEARCH_SCAN = 2000; // the newest payouts and reviews a search reads (the services' MaxSearchScan)
+
+function Partial() {
+  const { t, number } = useI18n();
+  return (
+    <Text size="xs" c="dimmed" data-testid="search-partial">
+      {t("search.partial", { n: number(SEARCH_SCAN) })}
+    </Text>
+  );
+}
+
+function Payouts({ query, storeSearch }: { query: string; storeSearch: string | null }) {
+  const { t, money, dateTime } = useI18n();
+  // The stores found by name (the same query as the stores' group: asked once).
+  const stores = useQuery(api.catalog.stores.listStores, storeSearch ? { search: storeSearch, paginationOpts: { numItems: 20, cursor: null } } : "skip");
+  const storeIds = stores?.page.slice(0, 10).map((s) => s._id) ?? [];
+  const waiting = storeSearch !== null && stores === undefined;
+  const found = useQuery(api.admins.payoutOperations.searchPayouts, waiting ? "skip" : { query, ...(storeIds.length > 0 ? { storeIds } : {}) });
+  return (
+    <Group title={t("search.payouts")} testId="search-payouts">
+      {found === undefined ? (
+        <Loading />
+      ) : found.payouts.length === 0 ? (
+        <None />
+      ) : (
+        found.payouts.map((p) => (
+          <Stack key={p._id} gap={0} data-testid="search-result" data-payout={p._id} data-matched={p.matchedBy}>
+            <Line>
+              <Anchor component={Link} to={`/admin/all-payouts?storeId=${encodeURIComponent(p.storeId)}`} fw={600} dir="ltr" title={p._id} data-testid="search-payout-link">
+                {payoutNumber(p._id)}
+              </Anchor>
+              <StatusBadge status={p.status} />
+              <Text size="sm">
+                <bdi>{money(p.requestedAmount)}</bdi>
+              </Text>
+            </Line>
+            <Text size="xs">
+              {dateTime(p.requestDate)} · <bdi>{p.storeName}</bdi>
+              {p.transactionReference && (
+                <>
+                  {" · "}
+                  {t("search.reference", { ref: p.transactionReference })}
+                </>
+              )}
+            </Text>
+          </Stack>
+        ))
+      )}
+      {found?.partial && <Partial />}
+    </Group>
+  );
+}
+
+function Reviews({ query }: { query: string }) {
+  const { t, dateTime } = useI18n();
+  const found = useQuery(api.admins.reviewModeration.searchReviews, { query });
+  return (
+    <Group title={t("search.reviews")} testId="search-reviews">
+      {found === undefined ? (
+        <Loading />
+      ) : found.reviews.length === 0 ? (
+        <None />
+      ) : (
+        found.reviews.map((r) => (
+          <Stack key={r._id} gap={0} data-testid="search-result" data-review={r._id} data-matched={r.matchedBy}>
+            <Line>
+              <Text span c="orange.9" fw={700} role="img" aria-label={t("search.rating", { n: r.rating })}>
+                {"★".repeat(r.rating)}
+                {"☆".repeat(Math.max(0, 5 - r.rating))}
+              </Text>
+              <Text size="sm">
+                <bdi>{r.storeName}</bdi>
+              </Text>
+              {r.hidden && (
+                <Badge color="gray" variant="light">
+                  {t("search.hidden")}
+                </Badge>
+              )}
+              <Anchor component={Link} to="/admin/moderation" size="sm" data-testid="search-review-moderation">
+                {t("search.moderation")}
+              </Anchor>
+            </Line>
+            <UserParagraph size="sm" lineClamp={2} data-testid="search-review-text">
+              {r.title ? `${r.title}: ${r.comment}` : r.comment}
+            </UserParagraph>
+            <Text size="xs">
+              {t("search.reviewBy", { name: r.customerName })} · {dateTime(r._creationTime)}
+            </Text>
+          </Stack>
+        ))
+      )}
+      {found?.partial && <Partial />}
     </Group>
   );
 }

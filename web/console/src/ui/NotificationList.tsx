@@ -114,7 +114,7 @@ export function noteText(n: NoteSource, i18n: I18n): { title: string; body: stri
         reason: part("note.part.reason", p.reason),
         method: p.method && t(method) !== method ? t("note.part.by", { text: t(method) }) : "",
         reference: part("note.part.reference", p.reference),
-        by: p.requestedBy || "?",
+        by: p.requestedByName || p.requestedBy || "?",
       };
       let body = k("body");
       if (n.type === "payout_failed" && p.balanceRestored !== "true") body = k("kept.body");

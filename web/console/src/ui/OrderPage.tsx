@@ -9,7 +9,7 @@ import { Link } from "../app/router";
 import { OrderStatusBadge } from "../store/OrderStatusBadge";
 import { ErrorBoundary } from "./ErrorBoundary";
 import { Loading } from "./Loading";
-import { numberOf, Person, Place, useArea } from "./names";
+import { Actor, numberOf, Person, Place, useArea } from "./names";
 import { OrderMoves } from "./OrderMoves";
 import { RefundAction, RefundSummary } from "./Refunds";
 import OrderNotes from "./OrderNotes";
@@ -237,6 +237,7 @@ function History({ order: o }: { order: Order }) {
               <bdi>{dateTime(h.at)}</bdi>
               {h.role && ROLES.has(h.role) && ` · ${t(`orderPage.by.${h.role}` as MessageKey)}`}
             </Text>
+            {h.by && h.byName && <Actor id={h.by} name={h.byName} />}
           </Timeline.Item>
         ))}
       </Timeline>

@@ -1,4 +1,4 @@
-import { Anchor, Text } from "@mantine/core";
+import { Anchor, Stack, Text } from "@mantine/core";
 import { useI18n } from "../app/i18n";
 import { Link, usePath } from "../app/router";
 
@@ -68,5 +68,37 @@ export function Person({ name, id, size = "sm" }: { name?: string; id: string; s
     <Text size={size} ff="monospace" dir="ltr" data-testid="person">
       {id}
     </Text>
+  );
+}
+
+/** A payout's short form, as the search finds it: its id's last six characters. */
+export const payoutNumber = (id: string) => `#${id.slice(-6).toUpperCase()}`;
+
+/**
+ * Who acted (an administrator, a store's owner) by the name their token
+ * stated then, isolated, with the id as secondary text to copy; records
+ * from before names were kept (docs/adr/0168) show the id alone.
+ */
+export function Actor({ id, name, inline = false }: { id: string; name?: string | null; inline?: boolean }) {
+  const idText = (
+    <Text span={inline} size="xs" c="dimmed" ff="monospace" dir="ltr" data-testid="actor-id">
+      {id}
+    </Text>
+  );
+  if (!name) return idText;
+  if (inline) {
+    return (
+      <span data-testid="actor" data-actor={id}>
+        <bdi data-testid="actor-name">{name}</bdi> {idText}
+      </span>
+    );
+  }
+  return (
+    <Stack gap={0} data-testid="actor" data-actor={id}>
+      <Text size="sm">
+        <bdi data-testid="actor-name">{name}</bdi>
+      </Text>
+      {idText}
+    </Stack>
   );
 }
