@@ -8,6 +8,7 @@ import { moneyAr, moneyEn } from "./moneyMessages";
 import { noteAr, noteEn } from "./noteMessages";
 import { dashboardAr, dashboardEn } from "./dashboardMessages";
 import { money2Ar, money2En } from "./moneyMessages2";
+import { moneyListAr, moneyListEn } from "./moneyListMessages";
 
 export const en = {
   "app.title": "Marketplace",
@@ -242,6 +243,7 @@ export const en = {
   ...dashboardEn,
   ...findEn,
   ...money2En,
+  ...moneyListEn,
   ...listEn,
 } as const;
 
@@ -480,5 +482,6 @@ export const ar: Record<MessageKey, string> = {
   ...dashboardAr,
   ...findAr,
   ...money2Ar,
+  ...moneyListAr,
   ...listAr,
 };
