@@ -168,7 +168,7 @@ func disputeView(d *domain.Dispute) DisputeView {
 }
 
 type disputesArgs struct {
-	Status         *string   `json:"status" op:"enum=open|won|lost"`
+	Status         *string   `json:"status" op:"enum=open|won|lost|closed"`
 	StoreID        *string   `json:"storeId" op:"id=stores"`
 	From           *int64    `json:"from" op:"min=0"`
 	To             *int64    `json:"to" op:"min=0"`
@@ -178,7 +178,7 @@ type disputesArgs struct {
 
 type storeDisputesArgs struct {
 	StoreID        string    `json:"storeId" op:"required,id=stores"`
-	Status         *string   `json:"status" op:"enum=open|won|lost"`
+	Status         *string   `json:"status" op:"enum=open|won|lost|closed"`
 	From           *int64    `json:"from" op:"min=0"`
 	To             *int64    `json:"to" op:"min=0"`
 	Sort           *string   `json:"sort" op:"enum=due|newest|oldest"`

@@ -316,6 +316,7 @@ func TestListDisputesFilteredAndSorted(t *testing.T) {
 		domain.Dispute{ID: "dp_b", StoreID: other, Status: domain.DisputeOpen, DueBy: 1000, OpenedAt: 300, Amount: 2000, Currency: "aed"},
 		domain.Dispute{ID: "dp_c", StoreID: testStore, Status: domain.DisputeOpen, DueBy: 2000, OpenedAt: 200, Amount: 1250, Currency: "aed"},
 		domain.Dispute{ID: "dp_d", StoreID: testStore, Status: domain.DisputeLost, DueBy: 500, OpenedAt: 400, ClosedAt: 900, Amount: 500, Currency: "aed"},
+		domain.Dispute{ID: "dp_e", StoreID: other, Status: domain.DisputeWon, DueBy: 600, OpenedAt: 50, ClosedAt: 700, Amount: 300, Currency: "aed"},
 	)
 	c := h.opsClient(t)
 	admin := []string{auth.RoleAdmin}
@@ -346,15 +347,18 @@ func TestListDisputesFilteredAndSorted(t *testing.T) {
 		args map[string]any
 		want []string
 	}{
-		{"oldest", map[string]any{"sort": "oldest"}, []string{"dp_a", "dp_c", "dp_b", "dp_d"}},
+		{"oldest", map[string]any{"sort": "oldest"}, []string{"dp_e", "dp_a", "dp_c", "dp_b", "dp_d"}},
 		{"open, newest", map[string]any{"status": "open", "sort": "newest"}, []string{"dp_b", "dp_c", "dp_a"}},
 		{"open, due", map[string]any{"status": "open", "sort": "due"}, []string{"dp_b", "dp_c", "dp_a"}},
 		{"range (inclusive)", map[string]any{"from": 200, "to": 400}, []string{"dp_d", "dp_b", "dp_c"}},
 		{"range, oldest", map[string]any{"from": 150, "sort": "oldest"}, []string{"dp_c", "dp_b", "dp_d"}},
 		{"open in a range (newest by default)", map[string]any{"status": "open", "to": 250}, []string{"dp_c", "dp_a"}},
-		{"one store", map[string]any{"storeId": other}, []string{"dp_b"}},
+		{"one store", map[string]any{"storeId": other}, []string{"dp_b", "dp_e"}},
 		{"one store, open, due", map[string]any{"storeId": testStore, "status": "open", "sort": "due"}, []string{"dp_c", "dp_a"}},
 		{"nothing in range", map[string]any{"from": 401}, nil},
+		{"closed (won or lost)", map[string]any{"status": "closed"}, []string{"dp_d", "dp_e"}},
+		{"won", map[string]any{"status": "won"}, []string{"dp_e"}},
+		{"closed, oldest, in a range", map[string]any{"status": "closed", "sort": "oldest", "from": 100, "to": 400}, []string{"dp_d"}},
 	} {
 		if got := all("admin-1", admin, "admins.disputes.listDisputes", tc.args); !slices.Equal(got, tc.want) {
 			t.Errorf("admins, %s: %v, want %v", tc.name, got, tc.want)
@@ -370,6 +374,7 @@ func TestListDisputesFilteredAndSorted(t *testing.T) {
 	}{
 		{"due without status open", map[string]any{"sort": "due"}, "due_needs_open"},
 		{"due of the lost ones", map[string]any{"status": "lost", "sort": "due"}, "due_needs_open"},
+		{"due of the closed ones", map[string]any{"status": "closed", "sort": "due"}, "due_needs_open"},
 		{"due with a range", map[string]any{"status": "open", "sort": "due", "from": 1}, "sort_with_range"},
 		{"over 366 days", map[string]any{"from": 0, "to": 366*24*3600*1000 + 1}, "range_too_large"},
 		{"reversed", map[string]any{"from": 5, "to": 4}, ""},

@@ -70,8 +70,11 @@ func (r *Disputes) Save(ctx context.Context, before *domain.Dispute, d domain.Di
 	return nil
 }
 
+// ClosedDisputes is the status filter of the won and lost disputes.
+const ClosedDisputes = "closed"
+
 // DisputeFilter narrows Disputes.Page: each field when set (StoreID and
-// Status when not empty; From and To on openedAt, inclusive).
+// Status when not empty, Status closed: won or lost; From and To on openedAt, inclusive).
 type DisputeFilter struct {
 	StoreID, Status string
 	From, To        *int64
@@ -85,7 +88,11 @@ func (r *Disputes) Page(ctx context.Context, f DisputeFilter, byDue, desc bool, 
 	if f.StoreID != "" {
 		filter["storeId"] = f.StoreID
 	}
-	if f.Status != "" {
+	switch f.Status {
+	case "":
+	case ClosedDisputes:
+		filter["status"] = bson.M{"$in": bson.A{domain.DisputeWon, domain.DisputeLost}}
+	default:
 		filter["status"] = f.Status
 	}
 	if f.From != nil || f.To != nil {
