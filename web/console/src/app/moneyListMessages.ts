@@ -28,6 +28,7 @@ export const moneyListEn = {
   "ml.disputed": "Disputed",
   "ml.selectAllCapped": "Select the first {n}",
   "ml.capNote": "At most {n} payouts are decided together.",
+  "ml.orderTotal": "Orders' total",
 } as const;
 
 export const moneyListAr: Record<keyof typeof moneyListEn, string> = {
@@ -56,4 +57,5 @@ export const moneyListAr: Record<keyof typeof moneyListEn, string> = {
   "ml.disputed": "المتنازع عليه",
   "ml.selectAllCapped": "تحديد أول {n}",
   "ml.capNote": "يمكن البت في {n} عملية صرف كحد أقصى معاً.",
+  "ml.orderTotal": "إجمالي الطلبات",
 };
