@@ -184,6 +184,7 @@ var documentedAccess = map[string]ops.Access{
 	"admins.payoutOperations.markPayoutAsFailed": ops.Admin, "admins.payoutOperations.adjustWalletBalance": ops.Admin,
 	// Ours (docs/adr/0062-wallet-adjustments-and-listings.md).
 	"stores.payouts.listPayouts": ops.StoreOwnerOrAdmin, "admins.payoutOperations.getPayout": ops.Admin,
+	"stores.payouts.countPayouts":             ops.StoreOwnerOrAdmin,
 	"admins.payoutOperations.reconcileWallet": ops.Admin, "admins.payoutOperations.releaseDueEarnings": ops.Admin,
 	"admins.finance.reconcilePlatform": ops.Admin, // docs/adr/0151
 	// Issue 32: docs/adr/0161 (bulk decisions, lists), 0162 (bank account), 0163 (movements, wallets).

@@ -14,7 +14,8 @@ import (
 // of issue 32 (web/console/e2e/money2.test.mjs) in Debian's Chromium
 // against the whole system: owner-1's Bakery with 1,000 AED available and
 // three payouts requested, and 80 AED added to pending of which 30 released
-// early by an administrator. The browser approves the three together,
+// early by an administrator, after twenty credits of 1 AED (the movements
+// fill two pages). The browser approves the three together,
 // saves a bank account and requests a payout with it; the API then confirms
 // what the browser did.
 func TestMoneyListsInBrowser(t *testing.T) {
@@ -23,6 +24,10 @@ func TestMoneyListsInBrowser(t *testing.T) {
 	chromium := webtest.Chromium(t)
 	s := st.Start(t)
 	w := newPayoutsWorld(t, s, true)
+	// Twenty small credits first: the movements then fill two pages.
+	for range 20 {
+		w.credit(t, w.store, w.wallet, 1)
+	}
 	w.credit(t, w.store, w.wallet, 1000)
 	st.MustOK(t, w.adjust(w.store, w.wallet, "add_pending", 80))
 	st.MustOK(t, s.Mutation(w.admin, opAdjust, map[string]any{"storeId": w.store, "walletId": w.wallet, "adjustmentType": "move_pending_to_available",

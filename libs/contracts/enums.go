@@ -165,6 +165,18 @@ var Enums = []Enum{
 		{Value: "amount_desc", Meaning: "by requested amount, largest first"},
 		{Value: "amount_asc", Meaning: "by requested amount, smallest first"},
 	}},
+	// Disputes lists (issue 32; docs/adr/0171).
+	{Name: "disputeStatusFilter", Values: []EnumValue{
+		{Value: payments.DisputeOpen, Meaning: "the open disputes"},
+		{Value: payments.DisputeWon, Meaning: "the disputes won"},
+		{Value: payments.DisputeLost, Meaning: "the disputes lost"},
+		{Value: "closed", Meaning: "the closed disputes: won or lost"},
+	}},
+	{Name: "disputeSort", Values: []EnumValue{
+		{Value: "due", Meaning: "by the deadline at the processor, soonest first (open disputes only)"},
+		{Value: "newest", Meaning: "by the time opened, newest first"},
+		{Value: "oldest", Meaning: "by the time opened, oldest first"},
+	}},
 	{Name: "walletSort", Values: []EnumValue{
 		{Value: "available_desc", Meaning: "by available balance, highest first"},
 		{Value: "available_asc", Meaning: "by available balance, lowest (most in debt) first"},

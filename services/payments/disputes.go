@@ -18,6 +18,7 @@ import (
 	"marketplace/libs/ops"
 	"marketplace/libs/page"
 	"marketplace/services/payments/domain"
+	"marketplace/services/payments/storage"
 )
 
 // Plain-text bodies of the dispute events' 200 answers.
@@ -167,19 +168,71 @@ func disputeView(d *domain.Dispute) DisputeView {
 }
 
 type disputesArgs struct {
-	Status         *string   `json:"status" op:"enum=open|won|lost"`
+	Status         *string   `json:"status" op:"enum=open|won|lost|closed"`
+	StoreID        *string   `json:"storeId" op:"id=stores"`
+	From           *int64    `json:"from" op:"min=0"`
+	To             *int64    `json:"to" op:"min=0"`
+	Sort           *string   `json:"sort" op:"enum=due|newest|oldest"`
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
 }
 
 type storeDisputesArgs struct {
 	StoreID        string    `json:"storeId" op:"required,id=stores"`
-	Status         *string   `json:"status" op:"enum=open|won|lost"`
+	Status         *string   `json:"status" op:"enum=open|won|lost|closed"`
+	From           *int64    `json:"from" op:"min=0"`
+	To             *int64    `json:"to" op:"min=0"`
+	Sort           *string   `json:"sort" op:"enum=due|newest|oldest"`
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
+}
+
+// maxDisputeDays is the longest openedAt range a list takes.
+const maxDisputeDays = 366
+
+// DisputeOrder is how a disputes list is sorted, from its arguments
+// (docs/adr/0171): by deadline (due) only the open ones, and without a
+// date range (no index serves a range of openedAt sorted by dueBy); the
+// default is due for the open ones, newest otherwise. A reversed range or
+// one over 366 days is refused. All INVALID_ARGUMENT.
+func DisputeOrder(status, sort *string, from, to *int64) (byDue, desc bool, err error) {
+	if from != nil && to != nil {
+		if *from > *to {
+			return false, false, apperr.Invalid("to", "must not be before from (%d > %d)", *from, *to)
+		}
+		if *to-*from > maxDisputeDays*24*60*60*1000 {
+			return false, false, apperr.Invalid("to", "a list's date range covers at most %d days", maxDisputeDays).
+				WithDetails(map[string]any{"field": "to", "reason": "range_too_large", "maxDays": maxDisputeDays})
+		}
+	}
+	open := status != nil && *status == domain.DisputeOpen
+	ranged := from != nil || to != nil
+	s := deref(sort)
+	if s == "" {
+		if open && !ranged {
+			return true, false, nil
+		}
+		return false, true, nil
+	}
+	if s == "due" {
+		if !open {
+			return false, false, apperr.Invalid("sort", "only the open disputes are listed by deadline (status open)").
+				WithDetails(map[string]any{"field": "sort", "reason": "due_needs_open"})
+		}
+		if ranged {
+			return false, false, apperr.Invalid("sort", "a date range lists by the date opened (newest or oldest)").
+				WithDetails(map[string]any{"field": "sort", "reason": "sort_with_range"})
+		}
+		return true, false, nil
+	}
+	return false, s == "newest", nil
 }
 
 // listDisputes pages every store's disputes (admins.disputes.listDisputes).
 func (s *svc) listDisputes(ctx context.Context, a *disputesArgs) (page.Result[DisputeView], error) {
-	r, err := s.disputes.Page(ctx, "", deref(a.Status), a.PaginationOpts)
+	byDue, desc, err := DisputeOrder(a.Status, a.Sort, a.From, a.To)
+	if err != nil {
+		return page.Result[DisputeView]{}, err
+	}
+	r, err := s.disputes.Page(ctx, storage.DisputeFilter{StoreID: deref(a.StoreID), Status: deref(a.Status), From: a.From, To: a.To}, byDue, desc, a.PaginationOpts)
 	if err != nil {
 		return page.Result[DisputeView]{}, err
 	}
@@ -188,7 +241,11 @@ func (s *svc) listDisputes(ctx context.Context, a *disputesArgs) (page.Result[Di
 
 // listStoreDisputes pages one store's disputes (stores.disputes.listDisputes).
 func (s *svc) listStoreDisputes(ctx context.Context, a *storeDisputesArgs) (page.Result[DisputeView], error) {
-	r, err := s.disputes.Page(ctx, ops.StoreOf(ctx).ID, deref(a.Status), a.PaginationOpts)
+	byDue, desc, err := DisputeOrder(a.Status, a.Sort, a.From, a.To)
+	if err != nil {
+		return page.Result[DisputeView]{}, err
+	}
+	r, err := s.disputes.Page(ctx, storage.DisputeFilter{StoreID: ops.StoreOf(ctx).ID, Status: deref(a.Status), From: a.From, To: a.To}, byDue, desc, a.PaginationOpts)
 	if err != nil {
 		return page.Result[DisputeView]{}, err
 	}

@@ -303,3 +303,96 @@ func TestMoneyFacts(t *testing.T) {
 		t.Fatalf("callers %v %v", callers, ok)
 	}
 }
+
+// TestListDisputesFilteredAndSorted: the disputes lists' date range on
+// openedAt (inclusive), sort (due, newest, oldest) and the admin's store
+// filter, the server's, paged; due without status open, due with a range,
+// a reversed range, one over 366 days and an unknown sort refused.
+func TestListDisputesFilteredAndSorted(t *testing.T) {
+	h := newHarness(t, testSecret)
+	other := ids.New("stores")
+	h.seedDisputes(t,
+		domain.Dispute{ID: "dp_a", StoreID: testStore, Status: domain.DisputeOpen, DueBy: 3000, OpenedAt: 100, Amount: 1000, Currency: "aed"},
+		domain.Dispute{ID: "dp_b", StoreID: other, Status: domain.DisputeOpen, DueBy: 1000, OpenedAt: 300, Amount: 2000, Currency: "aed"},
+		domain.Dispute{ID: "dp_c", StoreID: testStore, Status: domain.DisputeOpen, DueBy: 2000, OpenedAt: 200, Amount: 1250, Currency: "aed"},
+		domain.Dispute{ID: "dp_d", StoreID: testStore, Status: domain.DisputeLost, DueBy: 500, OpenedAt: 400, ClosedAt: 900, Amount: 500, Currency: "aed"},
+		domain.Dispute{ID: "dp_e", StoreID: other, Status: domain.DisputeWon, DueBy: 600, OpenedAt: 50, ClosedAt: 700, Amount: 300, Currency: "aed"},
+	)
+	c := h.opsClient(t)
+	admin := []string{auth.RoleAdmin}
+	// all walks the list two at a time.
+	all := func(sub string, roles []string, op string, args map[string]any) []string {
+		t.Helper()
+		var out []string
+		var cursor any
+		for {
+			a := map[string]any{"paginationOpts": map[string]any{"numItems": 2, "cursor": cursor}}
+			for k, v := range args {
+				a[k] = v
+			}
+			status, body := c.query(t, sub, roles, op, a)
+			if status != 200 {
+				t.Fatalf("%s %v: %d %s", op, args, status, body)
+			}
+			got, r := disputeIDs(t, body)
+			out = append(out, got...)
+			if r.IsDone {
+				return out
+			}
+			cursor = r.ContinueCursor
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want []string
+	}{
+		{"oldest", map[string]any{"sort": "oldest"}, []string{"dp_e", "dp_a", "dp_c", "dp_b", "dp_d"}},
+		{"open, newest", map[string]any{"status": "open", "sort": "newest"}, []string{"dp_b", "dp_c", "dp_a"}},
+		{"open, due", map[string]any{"status": "open", "sort": "due"}, []string{"dp_b", "dp_c", "dp_a"}},
+		{"range (inclusive)", map[string]any{"from": 200, "to": 400}, []string{"dp_d", "dp_b", "dp_c"}},
+		{"range, oldest", map[string]any{"from": 150, "sort": "oldest"}, []string{"dp_c", "dp_b", "dp_d"}},
+		{"open in a range (newest by default)", map[string]any{"status": "open", "to": 250}, []string{"dp_c", "dp_a"}},
+		{"one store", map[string]any{"storeId": other}, []string{"dp_b", "dp_e"}},
+		{"one store, open, due", map[string]any{"storeId": testStore, "status": "open", "sort": "due"}, []string{"dp_c", "dp_a"}},
+		{"nothing in range", map[string]any{"from": 401}, nil},
+		{"closed (won or lost)", map[string]any{"status": "closed"}, []string{"dp_d", "dp_e"}},
+		{"won", map[string]any{"status": "won"}, []string{"dp_e"}},
+		{"closed, oldest, in a range", map[string]any{"status": "closed", "sort": "oldest", "from": 100, "to": 400}, []string{"dp_d"}},
+	} {
+		if got := all("admin-1", admin, "admins.disputes.listDisputes", tc.args); !slices.Equal(got, tc.want) {
+			t.Errorf("admins, %s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if got := all(testOwner, nil, "stores.disputes.listDisputes", map[string]any{"storeId": testStore, "from": 150, "to": 400, "sort": "oldest"}); !slices.Equal(got, []string{"dp_c", "dp_d"}) {
+		t.Errorf("the store's, range, oldest: %v", got)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   map[string]any
+		reason string
+	}{
+		{"due without status open", map[string]any{"sort": "due"}, "due_needs_open"},
+		{"due of the lost ones", map[string]any{"status": "lost", "sort": "due"}, "due_needs_open"},
+		{"due of the closed ones", map[string]any{"status": "closed", "sort": "due"}, "due_needs_open"},
+		{"due with a range", map[string]any{"status": "open", "sort": "due", "from": 1}, "sort_with_range"},
+		{"over 366 days", map[string]any{"from": 0, "to": 366*24*3600*1000 + 1}, "range_too_large"},
+		{"reversed", map[string]any{"from": 5, "to": 4}, ""},
+		{"unknown sort", map[string]any{"sort": "amount"}, ""},
+		{"negative from", map[string]any{"from": -1}, ""},
+	} {
+		for _, op := range []string{"admins.disputes.listDisputes", "stores.disputes.listDisputes"} {
+			a := map[string]any{"storeId": testStore, "paginationOpts": map[string]any{"numItems": 2}}
+			for k, v := range tc.args {
+				a[k] = v
+			}
+			status, body := c.query(t, "admin-1", admin, op, a)
+			if status != 400 || !bytes.Contains(body, []byte("INVALID_ARGUMENT")) || (tc.reason != "" && !bytes.Contains(body, []byte(`"reason":"`+tc.reason+`"`))) {
+				t.Errorf("%s, %s: %d %s", op, tc.name, status, body)
+			}
+		}
+	}
+	if status, body := c.query(t, "someone-else", nil, "stores.disputes.listDisputes", map[string]any{"storeId": testStore, "from": 1, "paginationOpts": map[string]any{"numItems": 2}}); status != 403 {
+		t.Errorf("another user: %d %s", status, body)
+	}
+}

@@ -144,10 +144,10 @@ func (s *svc) built() *service.Built {
 				s.getMoneyFacts, ops.CalledBy("payouts")),
 			// Disputes (disputes.go).
 			ops.NewQuery("admins.disputes.listDisputes", ops.Admin,
-				"Customers' disputes of charges, every store's (paginated), optionally of one status: open ones by their deadline at the processor (dueBy, epoch ms), soonest first; otherwise the newest opened first. Amounts in AED.",
+				"Customers' disputes of charges, every store's (paginated), optionally of one status (open, won, lost, or closed: won or lost) and one storeId, opened from `from` to `to` when given (epoch ms, inclusive; at most 366 days, else INVALID_ARGUMENT range_too_large). sort: due (by their deadline at the processor, dueBy, soonest first; only with status open, else INVALID_ARGUMENT due_needs_open, and not with a date range: sort_with_range), newest or oldest (by openedAt). By default open ones by due without a range, otherwise newest. Amounts in AED.",
 				s.listDisputes),
 			ops.NewQuery("stores.disputes.listDisputes", ops.StoreOwnerOrAdmin,
-				"The store's disputes (paginated), optionally of one status, ordered as admins.disputes.listDisputes.",
+				"The store's disputes (paginated), optionally of one status and opened from `from` to `to`, sorted as admins.disputes.listDisputes (sort due, newest or oldest, with the same rules).",
 				s.listStoreDisputes, ops.StoreArg("storeId")),
 		).WithResolvers(ops.Resolvers{Customer: s.customers.CustomerRef, Store: s.catalog.StoreRef}),
 		// The orders' refund requests (refunds.go).

@@ -187,6 +187,9 @@ type statementEntriesArgs struct {
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
 	Kind           *string   `json:"kind" op:"nonblank,max=40"`
 	OrderID        *string   `json:"orderId" op:"id=orders"`
+	From           *int64    `json:"from" op:"min=0"`
+	To             *int64    `json:"to" op:"min=0"`
+	Sort           *string   `json:"sort" op:"enum=newest|oldest"`
 }
 
 // StatementEntryItem is an item of listStatementEntries: the entry as
@@ -196,14 +199,21 @@ type StatementEntryItem struct {
 	ReleaseAt *int64 `json:"releaseAt,omitempty"`
 }
 
-// listStatementEntries pages the store's statement entries, newest first,
-// read in one transaction with the payouts' statuses and the earnings'
+// listStatementEntries pages the store's statement entries, newest first
+// (oldest with sort oldest), of one kind, one order and made from..to when
+// given (storage.Statement.Page: the range becomes a range of the entries'
+// numbers), read in one transaction with the payouts' statuses and the earnings'
 // release times.
 func (s *svc) listStatementEntries(ctx context.Context, a *statementEntriesArgs) (page.Result[StatementEntryItem], error) {
 	st := ops.StoreOf(ctx)
+	if err := listPeriod(a.From, a.To); err != nil {
+		return page.Result[StatementEntryItem]{}, err
+	}
+	f := storage.EntryFilter{Kind: a.Kind, OrderID: a.OrderID, From: a.From, To: a.To}
+	oldest := a.Sort != nil && *a.Sort == "oldest"
 	var out page.Result[StatementEntryItem]
 	err := s.env.DB.Tx(ctx, func(ctx context.Context) error {
-		r, err := s.statement.Page(ctx, domain.WalletIDOf(st.ID), a.Kind, a.OrderID, a.PaginationOpts)
+		r, err := s.statement.Page(ctx, domain.WalletIDOf(st.ID), f, !oldest, a.PaginationOpts)
 		if err != nil {
 			return err
 		}

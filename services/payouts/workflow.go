@@ -9,7 +9,6 @@ import (
 	"marketplace/libs/ids"
 	"marketplace/libs/money"
 	"marketplace/libs/ops"
-	"marketplace/libs/page"
 	"marketplace/services/payouts/domain"
 )
 
@@ -367,26 +366,6 @@ func (s *svc) getPayout(ctx context.Context, a *getPayoutArgs) (*Payout, error) 
 		return nil, err
 	}
 	return &d, nil
-}
-
-// listPayouts pages the store's payouts, newest first; admin notes are for
-// administrators only.
-func (s *svc) listPayouts(ctx context.Context, a *storePageArgs) (page.Result[Payout], error) {
-	st := ops.StoreOf(ctx)
-	r, err := s.payouts.Page(ctx, st.ID, a.PaginationOpts)
-	if err != nil {
-		return page.Result[Payout]{}, err
-	}
-	w, err := s.wallet(ctx, st.ID)
-	if err != nil {
-		return page.Result[Payout]{}, err
-	}
-	admin := ops.Caller(ctx).IsAdmin()
-	out := page.Map(r, func(p *domain.Payout) Payout { return payoutDetail(p, w, admin) })
-	if err := s.nameStoresOf(ctx, out.Page, true); err != nil {
-		return page.Result[Payout]{}, err
-	}
-	return out, nil
 }
 
 type dateRangeArgs struct {

@@ -368,3 +368,12 @@ func TestBrowserChecks(t *testing.T) {
 	webtest.Run(t, dir, 5*time.Minute, []string{"CHROMIUM=" + chromium, "SCREENSHOTS=" + t.TempDir()},
 		node, "--test", "--test-reporter=spec", filepath.Join("e2e", "checks.test.mjs"))
 }
+
+// TestConsoleRules runs the unit tests of the console's pure rules
+// (e2e/rules.test.mjs: the payout queue's ticks never pass the server's
+// bulk bound). Node only, no browser.
+func TestConsoleRules(t *testing.T) {
+	dir := webtest.Install(t)
+	node, _ := webtest.Node(t)
+	webtest.Run(t, dir, 2*time.Minute, nil, node, "--test", "--test-reporter=spec", filepath.Join("e2e", "rules.test.mjs"))
+}

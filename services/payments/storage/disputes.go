@@ -70,21 +70,45 @@ func (r *Disputes) Save(ctx context.Context, before *domain.Dispute, d domain.Di
 	return nil
 }
 
-// Page is one page of the disputes of storeID ("" every store's), of status
-// ("" any): open ones by their deadline, soonest first; otherwise the newest
-// opened first.
-func (r *Disputes) Page(ctx context.Context, storeID, status string, o page.Opts) (page.Result[domain.Dispute], error) {
+// ClosedDisputes is the status filter of the won and lost disputes.
+const ClosedDisputes = "closed"
+
+// DisputeFilter narrows Disputes.Page: each field when set (StoreID and
+// Status when not empty, Status closed: won or lost; From and To on openedAt, inclusive).
+type DisputeFilter struct {
+	StoreID, Status string
+	From, To        *int64
+}
+
+// Page is one page of the disputes matching f: by their deadline, soonest
+// first, when byDue (only with status open: by_status_due serves it);
+// otherwise by the time they were opened, newest first when desc.
+func (r *Disputes) Page(ctx context.Context, f DisputeFilter, byDue, desc bool, o page.Opts) (page.Result[domain.Dispute], error) {
 	filter := bson.M{}
-	if storeID != "" {
-		filter["storeId"] = storeID
+	if f.StoreID != "" {
+		filter["storeId"] = f.StoreID
 	}
-	if status != "" {
-		filter["status"] = status
+	switch f.Status {
+	case "":
+	case ClosedDisputes:
+		filter["status"] = bson.M{"$in": bson.A{domain.DisputeWon, domain.DisputeLost}}
+	default:
+		filter["status"] = f.Status
 	}
-	if status == domain.DisputeOpen {
+	if f.From != nil || f.To != nil {
+		rng := bson.M{}
+		if f.From != nil {
+			rng["$gte"] = *f.From
+		}
+		if f.To != nil {
+			rng["$lte"] = *f.To
+		}
+		filter["openedAt"] = rng
+	}
+	if byDue {
 		return page.Find(ctx, r.db.Collection(DisputesCollection), filter, page.Sort{Field: "dueBy"}, o,
 			func(d *domain.Dispute) (any, string) { return d.DueBy, d.ID })
 	}
-	return page.Find(ctx, r.db.Collection(DisputesCollection), filter, page.Sort{Field: "openedAt", Desc: true}, o,
+	return page.Find(ctx, r.db.Collection(DisputesCollection), filter, page.Sort{Field: "openedAt", Desc: desc}, o,
 		func(d *domain.Dispute) (any, string) { return d.OpenedAt, d.ID })
 }

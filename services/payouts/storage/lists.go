@@ -83,18 +83,59 @@ func (r *Wallets) EachWithTotals(ctx context.Context, fn func(*domain.Wallet)) e
 		"totalEarnings": 1, "totalPayouts": 1, "totalOrders": 1}, fn)
 }
 
-// Page pages the wallet's statement entries newest first (by seq), of one
-// kind and one order when given.
-func (r *Statement) Page(ctx context.Context, walletID string, kind, orderID *string, o page.Opts) (page.Result[domain.StatementEntry], error) {
+// EntryFilter narrows Statement.Page: each field when set (From and To on
+// the entry's time, inclusive).
+type EntryFilter struct {
+	Kind, OrderID *string
+	From, To      *int64
+}
+
+// Page pages the wallet's statement entries by their number (seq), newest
+// first when desc, of one kind, one order and made from..to when given. A
+// wallet's entries are numbered in the order they are made, at a time that
+// does not go back, so a period is a range of numbers: its first and last
+// entries are found along by_time, and the page is read along by_change
+// (or kind_by_change, order_by_change) within them, never walking the
+// wallet's whole statement for a period.
+func (r *Statement) Page(ctx context.Context, walletID string, f EntryFilter, desc bool, o page.Opts) (page.Result[domain.StatementEntry], error) {
 	filter := bson.M{"walletId": walletID}
-	if kind != nil {
-		filter["kind"] = *kind
+	if f.Kind != nil {
+		filter["kind"] = *f.Kind
 	}
-	if orderID != nil {
-		filter["refs.orderId"] = *orderID
+	if f.OrderID != nil {
+		filter["refs.orderId"] = *f.OrderID
 	}
-	return page.Find(ctx, r.db.Collection(StatementColl), filter, page.Sort{Field: "seq", Desc: true}, o,
+	if f.From != nil || f.To != nil {
+		seqs := bson.M{}
+		if f.From != nil {
+			first, err := r.edge(ctx, walletID, bson.M{"$gte": *f.From}, 1)
+			if err != nil || first == nil {
+				return page.Result[domain.StatementEntry]{IsDone: true}, err
+			}
+			seqs["$gte"] = first.Seq
+		}
+		if f.To != nil {
+			last, err := r.edge(ctx, walletID, bson.M{"$lte": *f.To}, -1)
+			if err != nil || last == nil {
+				return page.Result[domain.StatementEntry]{IsDone: true}, err
+			}
+			seqs["$lte"] = last.Seq
+		}
+		filter["seq"] = seqs
+	}
+	return page.Find(ctx, r.db.Collection(StatementColl), filter, page.Sort{Field: "seq", Desc: desc}, o,
 		func(e *domain.StatementEntry) (any, string) { return e.Seq, e.ID })
+}
+
+// edge is the wallet's first (dir 1) or last (dir -1) entry whose time
+// matches at, along by_time; nil when none does.
+func (r *Statement) edge(ctx context.Context, walletID string, at bson.M, dir int) (*domain.StatementEntry, error) {
+	es, err := store.FindAll[domain.StatementEntry](ctx, r.db.Collection(StatementColl), bson.M{"walletId": walletID, "at": at},
+		options.Find().SetSort(bson.D{{Key: "at", Value: dir}, {Key: "seq", Value: dir}}).SetLimit(1).SetProjection(bson.M{"seq": 1}))
+	if err != nil || len(es) == 0 {
+		return nil, err
+	}
+	return &es[0], nil
 }
 
 // ReleaseTimes are the release times of the earnings ids, by id.

@@ -152,6 +152,34 @@ ownerJourney("movements: the early release is a signed release, the running bala
   await bothLanguages(owner, "wallet-movements", async (lang) => {
     if (lang === "ar") assert.equal(await text(early.getByTestId("movement-label")), "تحرير مبكر إلى المتاح من قِبل مسؤول");
   });
+  // The server's kind filter, the oldest first by the date header, and page 2.
+  const rows = owner.locator("[data-testid=movements] tr[data-seq]");
+  const kinds = () => rows.evaluateAll((els) => [...new Set(els.map((e) => e.dataset.kind))].join());
+  await owner.getByTestId("movements-kind").click();
+  await owner.getByRole("option", { name: "Added by an administrator", exact: true }).click();
+  await until(kinds, "add_balance", "only the administrators' additions");
+  await counted(rows, 20, "a page of additions");
+  await owner.getByTestId("movements").getByRole("button", { name: "Sort by Date" }).click();
+  assert.equal(await owner.locator('[data-testid=movements] th[data-sort="date"]').getAttribute("aria-sort"), "ascending");
+  await until(async () => await rows.first().getAttribute("data-amount"), "1.00", "the oldest addition first");
+  assert.equal(await owner.getByTestId("movements-page-total").locator("[data-total]").getAttribute("data-total"), "20.00");
+  await owner.getByTestId("movements-pager").getByTestId("pager-next").click();
+  await counted(rows, 1, "page 2 of the additions");
+  assert.equal(await rows.first().getAttribute("data-amount"), "1000.00");
+  assert.equal(await owner.getByTestId("movements-pager").getAttribute("data-page"), "2");
+  await accessible(owner, "movements, page 2");
+  await narrow(owner, "wallet-movements-filtered");
+  await owner.getByTestId("movements-pager").getByTestId("pager-page-1").click();
+  await counted(rows, 20, "page 1 again");
+
+  // The owner's payouts: the server's status filter, by amount, the page's total.
+  const payouts = owner.locator("[data-testid=payout-list] tr[data-payout]");
+  await owner.getByTestId("payouts-status").click();
+  await owner.getByRole("option", { name: "Approved", exact: true }).click();
+  await counted(payouts, PAYOUTS.length, "the approved payouts");
+  await owner.getByTestId("payout-list").getByRole("button", { name: "Sort by Requested", exact: true }).click();
+  await until(async () => (await payouts.evaluateAll((els) => els.map((e) => e.dataset.amount))).join(), "250.00,200.00,150.00", "largest first");
+  assert.equal(await owner.getByTestId("payouts-page-total").locator("[data-total]").first().getAttribute("data-total"), "600.00");
 });
 
 adminJourney("all payouts and the wallets overview agree with the API", async () => {
@@ -178,6 +206,15 @@ adminJourney("all payouts and the wallets overview agree with the API", async ()
   const t = await call("query", adminToken, "admins.payoutOperations.getWalletTotals", {});
   assert.equal(Number(await totals.getAttribute("data-available")), t.availableBalance);
   assert.equal(Number(await totals.getAttribute("data-wallets")), t.wallets);
+  await admin.locator(`[data-testid=wallets-overview] tr[data-store="${STORE}"]`).waitFor(WAIT);
+  // Sorted by pending (the server's), the page's totals, and only those in debt (none).
+  await admin.getByTestId("sort-pending").click();
+  assert.equal(await admin.locator("[data-testid=wallets-overview] th", { has: admin.getByTestId("sort-pending") }).getAttribute("aria-sort"), "descending");
+  const shown = await admin.locator("[data-testid=wallets-overview] tr[data-store]").count();
+  assert.equal(await admin.getByTestId("wallets-page-total").getAttribute("data-rows"), String(shown));
+  await admin.getByTestId("in-debt").check();
+  await admin.getByTestId("wallets-empty").waitFor(WAIT);
+  await admin.getByTestId("in-debt").uncheck();
   await admin.locator(`[data-testid=wallets-overview] tr[data-store="${STORE}"]`).waitFor(WAIT);
   await bothLanguages(admin, "wallets-overview");
   await narrow(admin, "wallets-overview");

@@ -1,13 +1,15 @@
-import { Badge, Button, Card, Group, Select, Stack, Table, Text, Title } from "@mantine/core";
+import { Badge, Card, Group, Select, Stack, Table, Text, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery } from "convex/react";
+import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useState } from "react";
 import { useActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { ConfirmAction } from "../ui/ConfirmAction";
+import { PageTotals } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
+import { Pager, usePager } from "../ui/Pager";
 import { OrderNumber, Person, Place } from "../ui/names";
 import { RefundAction, RefundSummary } from "../ui/Refunds";
 import { useAllStores } from "./stores";
@@ -15,16 +17,20 @@ import { useAllStores } from "./stores";
 type Order = FunctionReturnType<typeof api.admins.orders.listHeldOrders>["page"][number];
 
 // Held payments: orders whose payment did not match (paymentStatus
-// under_review), to confirm or cancel, newest first, optionally of one store.
+// under_review), to confirm or cancel, newest first, optionally of one store,
+// a page at a time over the keyset cursors (Pager) with the page's total.
 // admins.orders.listHeldOrders answers exactly the still-held orders, live: a
 // new held order arrives by itself and a decided one leaves the list.
 const PAGE = 50;
 
 export default function HeldPayments() {
-  const { t } = useI18n();
+  const { t, money } = useI18n();
   const stores = useAllStores();
   const [storeId, setStoreId] = useState<string | null>(null);
-  const { results, status, loadMore } = usePaginatedQuery(api.admins.orders.listHeldOrders, storeId ? { storeId } : {}, { initialNumItems: PAGE });
+  const pager = usePager(storeId ?? "");
+  const page = useQuery(api.admins.orders.listHeldOrders, { ...(storeId ? { storeId } : {}), paginationOpts: { numItems: PAGE, cursor: pager.cursor } });
+  const results = page?.page ?? [];
+  const total = results.reduce((s, o) => s + Math.round(o.total * 100), 0) / 100;
   return (
     <Stack>
       <Title order={2}>{t("held.title")}</Title>
@@ -41,7 +47,7 @@ export default function HeldPayments() {
         data-testid="held-filter-store"
         comboboxProps={{ withinPortal: false }}
       />
-      {status === "LoadingFirstPage" ? (
+      {page === undefined ? (
         <Loading />
       ) : (
         <Stack data-testid="held-payments">
@@ -49,11 +55,8 @@ export default function HeldPayments() {
             <HeldOrder key={o._id} order={o} />
           ))}
           {results.length === 0 && <Text data-testid="held-empty">{t("held.none")}</Text>}
-          {status === "CanLoadMore" && (
-            <Button variant="default" onClick={() => loadMore(PAGE)} w="fit-content">
-              {t("history.more")}
-            </Button>
-          )}
+          {results.length > 0 && <PageTotals rows={results.length} figures={[{ label: t("ml.orderTotal"), value: money(total), key: total.toFixed(2) }]} testId="held-page-total" />}
+          <Pager pager={pager} page={page} pageSize={PAGE} testId="held-pager" />
         </Stack>
       )}
     </Stack>

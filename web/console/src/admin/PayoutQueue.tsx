@@ -11,6 +11,8 @@ import { ConfirmAction } from "../ui/ConfirmAction";
 import { DataTable } from "../ui/DataTable";
 import { Loading } from "../ui/Loading";
 import { StatusBadge } from "../ui/StatusBadge";
+import { UserText } from "../ui/UserText";
+import { MAX_BULK, allPicked, pickAll, pickOne, ticked } from "./bulkPick";
 
 type Payout = FunctionReturnType<typeof api.admins.payoutOperations.getPendingPayouts>[number];
 
@@ -37,16 +39,14 @@ export default function PayoutQueue() {
   const rows = (storeId ? ofStore : all)?.filter((p) => status === "all" || p.status === status);
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const [doneText, setDoneText] = useState<string | null>(null);
-  // Only what is shown and still requested stays selected.
-  const selected = (rows ?? []).filter((p) => p.status === "requested" && picked.has(p._id));
+  // Only what is shown and still requested stays selected, and never more
+  // than the server's bulk bound (bulkPick.ts).
   const requestedShown = (rows ?? []).filter((p) => p.status === "requested");
-  const toggle = (id: string, on: boolean) =>
-    setPicked((s) => {
-      const n = new Set(s);
-      if (on) n.add(id);
-      else n.delete(id);
-      return n;
-    });
+  const shownIds = requestedShown.map((p) => p._id);
+  const pickedShown = new Set(ticked(picked, shownIds));
+  const selected = requestedShown.filter((p) => pickedShown.has(p._id));
+  const full = selected.length >= MAX_BULK;
+  const toggle = (id: string, on: boolean) => setPicked((s) => pickOne(s, shownIds, id, on));
 
   return (
     <Stack>
@@ -78,16 +78,11 @@ export default function PayoutQueue() {
         </Stack>
         {requestedShown.length > 1 && (
           <Checkbox
-            label={t("bulk.selectAll")}
-            checked={requestedShown.every((p) => picked.has(p._id))}
+            label={requestedShown.length > MAX_BULK ? t("ml.selectAllCapped", { n: MAX_BULK }) : t("bulk.selectAll")}
+            checked={allPicked(picked, shownIds)}
             onChange={(e) => {
               const on = e.currentTarget.checked;
-              setPicked((s) => {
-                const n = new Set(s);
-                for (const p of requestedShown) if (on) n.add(p._id);
-                else n.delete(p._id);
-                return n;
-              });
+              setPicked((s) => pickAll(s, shownIds, on));
             }}
             data-testid="bulk-pick-all"
           />
@@ -98,6 +93,11 @@ export default function PayoutQueue() {
           </Text>
         )}
       </Group>
+      {full && (
+        <Text size="sm" data-testid="bulk-cap">
+          {t("ml.capNote", { n: MAX_BULK })}
+        </Text>
+      )}
       {selected.length > 0 && (
         <Group data-testid="bulk-actions">
           <BulkDecision kind="approve" payouts={selected} onDone={(n) => (setPicked(new Set()), setDoneText(t("bulk.approved", { n })))} />
@@ -122,17 +122,20 @@ export default function PayoutQueue() {
                   <Checkbox
                     mb={4}
                     aria-label={t("bulk.select", { amount: money(p.requestedAmount), store: p.storeName })}
-                    checked={picked.has(p._id)}
+                    checked={pickedShown.has(p._id)}
+                    disabled={full && !pickedShown.has(p._id)}
                     onChange={(e) => toggle(p._id, e.currentTarget.checked)}
                     data-testid="bulk-pick"
                   />
                 )}
                 <Text fw={600} title={p.storeId}>
-                  {p.storeName}
+                  <UserText>{p.storeName}</UserText>
                 </Text>
               </Table.Td>
               <Table.Td>
-                <Text>{p.storeOwnerName}</Text>
+                <Text>
+                  <UserText>{p.storeOwnerName}</UserText>
+                </Text>
                 <Text size="xs" dir="ltr">
                   {p.storeOwnerPhone}
                 </Text>
@@ -152,8 +155,12 @@ export default function PayoutQueue() {
                 <Text size="sm" ff="monospace" dir="ltr">
                   {p.bankDetails.IBAN}
                 </Text>
-                <Text size="sm">{p.bankDetails.bankName}</Text>
-                <Text size="sm">{p.bankDetails.accountHolderName}</Text>
+                <Text size="sm">
+                  <UserText>{p.bankDetails.bankName}</UserText>
+                </Text>
+                <Text size="sm">
+                  <UserText>{p.bankDetails.accountHolderName}</UserText>
+                </Text>
               </Table.Td>
               <Table.Td>
                 <Text size="sm">{dateTime(p.requestDate)}</Text>

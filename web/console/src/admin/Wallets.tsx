@@ -1,6 +1,6 @@
 import { Alert, Anchor, Card, Checkbox, Group, List, Select, Stack, Table, Text, TextInput, Textarea, Title, UnstyledButton } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery, useQuery } from "convex/react";
+import { useQuery } from "convex/react";
 import { useState } from "react";
 import { useActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
@@ -9,10 +9,11 @@ import { Link, usePath } from "../app/router";
 import { useSession } from "../app/session";
 import { Balances } from "../ui/Balances";
 import { ConfirmAction } from "../ui/ConfirmAction";
-import { CsvButton } from "../ui/ListTools";
+import { CsvButton, PageTotals } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
 import { Movements } from "../ui/Movements";
-import { PAGE, PagedList } from "../ui/PagedList";
+import { PAGE } from "../ui/PagedList";
+import { Pager, usePager } from "../ui/Pager";
 import { orderNumber } from "../ui/Refunds";
 import { useAllStores, type Store } from "./stores";
 
@@ -36,8 +37,11 @@ function Overview() {
   const [sort, setSort] = useState<Sort>("available_desc");
   const [inDebt, setInDebt] = useState(false);
   const args = inDebt ? { inDebt: true, sort: (sort.startsWith("available") ? sort : "available_asc") as Sort } : { sort };
-  const pages = usePaginatedQuery(api.admins.payoutOperations.listWallets, args, { initialNumItems: PAGE });
+  const pager = usePager(JSON.stringify(args));
+  const page = useQuery(api.admins.payoutOperations.listWallets, { ...args, paginationOpts: { numItems: PAGE, cursor: pager.cursor } });
   const totals = useQuery(api.admins.payoutOperations.getWalletTotals, {});
+  // The totals count every wallet and those in debt: the pager's "of m".
+  const count = totals ? (inDebt ? totals.inDebt : totals.wallets) : undefined;
   const header = (key: SortKey, label: MessageKey, wide = false) => {
     const active = args.sort.startsWith(key);
     const dir = active && args.sort.endsWith("asc") ? "ascending" : active ? "descending" : "none";
@@ -56,7 +60,9 @@ function Overview() {
       </Table.Th>
     );
   };
-  const shown = pages.results;
+  const shown = page?.page ?? [];
+  const sum = (f: (w: (typeof shown)[number]) => number) => shown.reduce((s, w) => s + Math.round(f(w) * 100), 0) / 100;
+  const [available, pending, disputed] = [sum((w) => w.availableBalance), sum((w) => w.pendingBalance), sum((w) => w.disputedBalance)];
   return (
     <Stack>
       <Title order={2}>{t("ov.title")}</Title>
@@ -83,8 +89,11 @@ function Overview() {
         <Checkbox label={t("ov.inDebt")} checked={inDebt} onChange={(e) => setInDebt(e.currentTarget.checked)} data-testid="in-debt" />
         <CsvButton path="/api/admin/wallets.csv" filename="wallets.csv" testId="csv-wallets" />
       </Group>
-      <PagedList pages={pages} empty={t("ov.none")} emptyTestId="wallets-empty">
-        {(results) => (
+      {page === undefined ? (
+        <Loading />
+      ) : shown.length === 0 ? (
+        <Text data-testid="wallets-empty">{t("ov.none")}</Text>
+      ) : (
           <Table striped highlightOnHover data-testid="wallets-overview">
             <Table.Thead>
               <Table.Tr>
@@ -96,7 +105,7 @@ function Overview() {
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {results.map((w) => (
+              {shown.map((w) => (
                 <Table.Tr key={w._id} data-store={w.storeId} data-available={w.availableBalance.toFixed(2)}>
                   <Table.Td>
                     <Anchor component={Link} to={`/admin/wallets/${w.storeId}`} aria-label={t("ov.open", { store: w.storeName })}>
@@ -119,16 +128,19 @@ function Overview() {
               ))}
             </Table.Tbody>
           </Table>
-        )}
-      </PagedList>
-      {shown.length > 0 && (
-        <Text size="sm" data-testid="wallets-page-total">
-          {t("ov.pageTotal", {
-            available: money(shown.reduce((s, w) => s + w.availableBalance, 0)),
-            pending: money(shown.reduce((s, w) => s + w.pendingBalance, 0)),
-          })}
-        </Text>
       )}
+      {shown.length > 0 && (
+        <PageTotals
+          rows={shown.length}
+          figures={[
+            { label: t("ml.available"), value: money(available), key: available.toFixed(2) },
+            { label: t("ml.pending"), value: money(pending), key: pending.toFixed(2) },
+            { label: t("ml.disputed"), value: money(disputed), key: disputed.toFixed(2) },
+          ]}
+          testId="wallets-page-total"
+        />
+      )}
+      <Pager pager={pager} page={page ?? undefined} count={count} pageSize={PAGE} testId="wallets-pager" />
     </Stack>
   );
 }

@@ -9,6 +9,7 @@ import { noteAr, noteEn } from "./noteMessages";
 import { dashboardAr, dashboardEn } from "./dashboardMessages";
 import { money2Ar, money2En } from "./moneyMessages2";
 import { namesAr, namesEn } from "./namesMessages";
+import { moneyListAr, moneyListEn } from "./moneyListMessages";
 
 export const en = {
   "app.title": "Marketplace",
@@ -244,6 +245,7 @@ export const en = {
   ...findEn,
   ...money2En,
   ...namesEn,
+  ...moneyListEn,
   ...listEn,
 } as const;
 
@@ -483,5 +485,6 @@ export const ar: Record<MessageKey, string> = {
   ...findAr,
   ...money2Ar,
   ...namesAr,
+  ...moneyListAr,
   ...listAr,
 };

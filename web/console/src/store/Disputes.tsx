@@ -1,9 +1,8 @@
 import { Stack, Text, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery } from "convex/react";
+import { useQuery } from "convex/react";
 import { useI18n } from "../app/i18n";
-import { DisputeLists } from "../ui/Disputes";
-import { PAGE } from "../ui/PagedList";
+import { DisputeLists, type DisputeArgs } from "../ui/Disputes";
 import { useStore } from "./StoreContext";
 
 // The store's disputes (stores.disputes.listDisputes), live: open ones by
@@ -11,15 +10,15 @@ import { useStore } from "./StoreContext";
 export default function Disputes() {
   const { t } = useI18n();
   const { store } = useStore();
-  const open = usePaginatedQuery(api.stores.disputes.listDisputes, { storeId: store._id, status: "open" }, { initialNumItems: PAGE });
-  const all = usePaginatedQuery(api.stores.disputes.listDisputes, { storeId: store._id }, { initialNumItems: PAGE });
+  // The store's disputes, a page of the list the section asks for (a hook, called by each section).
+  const useDisputes = (args: DisputeArgs) => useQuery(api.stores.disputes.listDisputes, { storeId: store._id, ...args });
   return (
     <Stack>
       <Title order={2}>
         {t("disputes.title")}: {store.name}
       </Title>
       <Text size="sm">{t("disputes.intro")}</Text>
-      <DisputeLists open={open} all={all} />
+      <DisputeLists useDisputes={useDisputes} />
     </Stack>
   );
 }

@@ -1,18 +1,20 @@
-import { Alert, Button, Checkbox, SimpleGrid, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { Alert, Button, Checkbox, Group, SimpleGrid, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery, useQuery } from "convex/react";
+import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useState } from "react";
 import { useActionForm } from "../app/action";
 import { useI18n } from "../app/i18n";
 import { Balances } from "../ui/Balances";
 import { FormCard, useSubmitAndEmpty } from "../ui/FormCard";
-import { addDays, dayAt, periodOf } from "../app/days";
+import { addDays, dayAt, monthOf, periodOf, type DayRange } from "../app/days";
+import type { MessageKey } from "../app/messages";
 import { FormDialog } from "../ui/FormDialog";
-import { CsvButton } from "../ui/ListTools";
+import { CsvButton, DateRangeFilter, PageTotals, SortableTh, StatusFilter, useSort } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
 import { Movements } from "../ui/Movements";
-import { PAGE, PagedList } from "../ui/PagedList";
+import { PAGE } from "../ui/PagedList";
+import { Pager, usePager } from "../ui/Pager";
 import { Section } from "../ui/Section";
 import { StatusBadge } from "../ui/StatusBadge";
 import { checkUAEIBAN, normalizeIBAN } from "./iban";
@@ -219,9 +221,31 @@ function RequestPayout({ storeId, account }: { storeId: string; account: Account
   );
 }
 
+const PAYOUT_STATUSES = ["requested", "approved", "processing", "completed", "cancelled", "failed"] as const;
+
+// The store's payouts, a page at a time over the keyset cursors (Pager),
+// each page live: of one status, requested within a period (the server's
+// filters), sorted by date or amount (a period sorts by date: the server
+// refuses an amount sort within one), the page's totals, "Page n of m"
+// from countPayouts.
 function PayoutList({ storeId }: { storeId: string }) {
   const { t, money, dateTime } = useI18n();
-  const pages = usePaginatedQuery(api.stores.payouts.listPayouts, { storeId }, { initialNumItems: PAGE });
+  const [status, setStatus] = useState<string | null>(null);
+  const [dated, setDated] = useState(false);
+  const [range, setRange] = useState<DayRange>(() => monthOf(Date.now()));
+  const [sort, onSort] = useSort({ by: "date", dir: "desc" });
+  const period = dated ? periodOf(range) : null;
+  const bySort = dated && sort.by === "amount" ? { by: "date", dir: sort.dir } : sort;
+  const sortArg = (bySort.by === "amount" ? (bySort.dir === "asc" ? "amount_asc" : "amount_desc") : bySort.dir === "asc" ? "oldest" : "newest") as "newest" | "oldest" | "amount_desc" | "amount_asc";
+  const filters = { storeId, ...(status ? { status: status as (typeof PAYOUT_STATUSES)[number] } : {}), ...(period ?? {}) };
+  const pager = usePager(JSON.stringify({ ...filters, sortArg }));
+  const skip = dated && period === null;
+  const page = useQuery(api.stores.payouts.listPayouts, skip ? "skip" : { ...filters, sort: sortArg, paginationOpts: { numItems: PAGE, cursor: pager.cursor } });
+  const count = useQuery(api.stores.payouts.countPayouts, skip ? "skip" : filters);
+  const rows = page?.page ?? [];
+  const fils = (f: (p: (typeof rows)[number]) => number) => rows.reduce((s, p) => s + Math.round(f(p) * 100), 0) / 100;
+  const requested = fils((p) => p.requestedAmount);
+  const net = fils((p) => p.netAmount);
   // The last twelve months of Dubai days, today included (at most 366 days: the export's limit).
   const [year] = useState(() => periodOf({ from: addDays(dayAt(Date.now()), -364), to: dayAt(Date.now()) })!);
   return (
@@ -237,21 +261,34 @@ function PayoutList({ storeId }: { storeId: string }) {
         />
       }
     >
-      <PagedList pages={pages} empty={t("history.none")}>
-        {(results) => (
+      <Group align="flex-end" wrap="wrap">
+        <StatusFilter value={status} onChange={setStatus} options={PAYOUT_STATUSES.map((s) => ({ value: s, label: t(`status.${s}` as MessageKey) }))} testId="payouts-status" />
+        <Checkbox label={t("ml.byRequestDate")} checked={dated} onChange={(e) => setDated(e.currentTarget.checked)} data-testid="payouts-dated" />
+      </Group>
+      {dated && <DateRangeFilter value={range} onChange={setRange} testId="payouts-range" />}
+      {dated && (
+        <Text size="xs" c="dimmed">
+          {t("ml.rangeSortsByDate")}
+        </Text>
+      )}
+      {skip ? null : page === undefined ? (
+        <Loading />
+      ) : rows.length === 0 ? (
+        <Text data-testid="payouts-empty">{t("history.none")}</Text>
+      ) : (
           <Table data-testid="payout-list" striped>
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>{t("payouts.date")}</Table.Th>
-                <Table.Th>{t("payouts.requested")}</Table.Th>
+                <SortableTh label={t("payouts.date")} column="date" sort={bySort} onSort={onSort} />
+                {dated ? <Table.Th>{t("payouts.requested")}</Table.Th> : <SortableTh label={t("payouts.requested")} column="amount" sort={bySort} onSort={onSort} />}
                 <Table.Th visibleFrom="sm">{t("payouts.net")}</Table.Th>
                 <Table.Th visibleFrom="md">{t("payouts.bank")}</Table.Th>
                 <Table.Th>{t("payouts.status")}</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {results.map((p) => (
-                <Table.Tr key={p._id} data-payout={p._id} data-status={p.status}>
+              {rows.map((p) => (
+                <Table.Tr key={p._id} data-payout={p._id} data-status={p.status} data-amount={p.requestedAmount.toFixed(2)}>
                   <Table.Td>{dateTime(p.requestDate)}</Table.Td>
                   <Table.Td style={{ whiteSpace: "nowrap" }}>
                     <bdi>{money(p.requestedAmount)}</bdi>
@@ -279,8 +316,18 @@ function PayoutList({ storeId }: { storeId: string }) {
               ))}
             </Table.Tbody>
           </Table>
-        )}
-      </PagedList>
+      )}
+      {rows.length > 0 && (
+        <PageTotals
+          rows={rows.length}
+          figures={[
+            { label: t("ml.requested"), value: money(requested), key: requested.toFixed(2) },
+            { label: t("ml.net"), value: money(net), key: net.toFixed(2) },
+          ]}
+          testId="payouts-page-total"
+        />
+      )}
+      <Pager pager={pager} page={page ?? undefined} count={count?.count} capped={count?.capped} pageSize={PAGE} testId="payouts-pager" />
     </Section>
   );
 }

@@ -1,18 +1,25 @@
-import { Badge, Group, Stack, Table, Text } from "@mantine/core";
+import { Badge, Checkbox, Group, Select, Stack, Table, Text } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery } from "convex/react";
+import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
+import { useState } from "react";
+import { monthOf, periodOf, type DayRange } from "../app/days";
 import { useI18n, type I18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
-import { PAGE, PagedList } from "./PagedList";
+import { DateRangeFilter, PageTotals, SortableTh, useSort } from "./ListTools";
+import { PAGE } from "./PagedList";
+import { Pager, usePager } from "./Pager";
 import { orderNumber } from "./Refunds";
 import { Section } from "./Section";
 import { StatusBadge } from "./StatusBadge";
+import { Loading } from "./Loading";
 
 export type Movement = FunctionReturnType<typeof api.stores.wallet.listStatementEntries>["page"][number];
 
 // The kinds whose description is the administrator's reason (user text).
 export const BY_ADMIN = new Set(["add_balance", "deduct_balance", "add_pending", "deduct_pending", "move_pending_to_available"]);
+// The kinds a store's movements can be filtered by (the statement's and the adjustments').
+const KINDS = ["earning", "release", "payout_request", "payout_returned", "refund", "dispute_hold", "dispute_release", "dispute_loss", "dispute_fee", "add_balance", "deduct_balance", "move_pending_to_available"] as const;
 const WITH_ORDER = new Set(["earning", "refund", "dispute_hold", "dispute_release", "dispute_loss", "dispute_fee"]);
 
 /** A movement's label in the viewer's language, from its kind and references. */
@@ -26,8 +33,10 @@ export function movementLabel(m: Pick<Movement, "kind" | "orderId">, t: I18n["t"
   return s === key || WITH_ORDER.has(m.kind) ? t("mv.other", { kind: m.kind }) : s;
 }
 
-// A store's movements (stores.wallet.listStatementEntries, live), newest
-// first: every change of its balances, an administrator's early release
+// A store's movements (stores.wallet.listStatementEntries), a page at a
+// time over the keyset cursors (Pager), each page live, newest first (or
+// oldest: the date header sorts), of one kind and within a period when
+// chosen (the server's filters), with the page's net change: every change of its balances, an administrator's early release
 // included, each labelled from its kind and references in the viewer's
 // language, its signed change (and of which balance), the running balance
 // after it (red and called a debt below zero), a payout's status as the
@@ -35,17 +44,43 @@ export function movementLabel(m: Pick<Movement, "kind" | "orderId">, t: I18n["t"
 // the administrator typed it.
 export function Movements({ storeId }: { storeId: string }) {
   const { t, money, signedMoney, dateTime } = useI18n();
-  const pages = usePaginatedQuery(api.stores.wallet.listStatementEntries, { storeId }, { initialNumItems: PAGE });
+  const [kind, setKind] = useState<string | null>(null);
+  const [dated, setDated] = useState(false);
+  const [range, setRange] = useState<DayRange>(() => monthOf(Date.now()));
+  const [sort, onSort] = useSort({ by: "date", dir: "desc" });
+  const period = dated ? periodOf(range) : null;
+  const filters = { storeId, ...(kind ? { kind } : {}), ...(period ?? {}), sort: sort.dir === "asc" ? ("oldest" as const) : ("newest" as const) };
+  const pager = usePager(JSON.stringify(filters));
+  const skip = dated && period === null;
+  const page = useQuery(api.stores.wallet.listStatementEntries, skip ? "skip" : { ...filters, paginationOpts: { numItems: PAGE, cursor: pager.cursor } });
+  const results = page?.page ?? [];
+  const net = results.reduce((s, m) => s + Math.round(m.amount * 100), 0) / 100;
   const now = Date.now();
   return (
     <Section id="movements-title" title={t("mv.title")}>
       <Text size="sm">{t("mv.intro")}</Text>
-      <PagedList pages={pages} empty={t("mv.none")} emptyTestId="movements-empty">
-        {(results) => (
+      <Group align="flex-end" wrap="wrap">
+        <Select
+          label={t("ml.kind")}
+          data={[{ value: "", label: t("ml.allKinds") }, ...KINDS.map((k) => ({ value: k, label: t(`ml.kind.${k}` as MessageKey) }))]}
+          value={kind ?? ""}
+          onChange={(v) => setKind(v ? v : null)}
+          allowDeselect={false}
+          w={{ base: "100%", xs: 260 }}
+          data-testid="movements-kind"
+        />
+        <Checkbox label={t("ml.byDate")} checked={dated} onChange={(e) => setDated(e.currentTarget.checked)} data-testid="movements-dated" />
+      </Group>
+      {dated && <DateRangeFilter value={range} onChange={setRange} testId="movements-range" />}
+      {skip ? null : page === undefined ? (
+        <Loading />
+      ) : results.length === 0 ? (
+        <Text data-testid="movements-empty">{t("mv.none")}</Text>
+      ) : (
           <Table data-testid="movements" striped>
             <Table.Thead>
               <Table.Tr>
-                <Table.Th visibleFrom="sm">{t("mv.date")}</Table.Th>
+                <SortableTh label={t("mv.date")} column="date" sort={sort} onSort={onSort} />
                 <Table.Th>{t("mv.what")}</Table.Th>
                 <Table.Th>{t("mv.change")}</Table.Th>
                 <Table.Th>{t("mv.balance")}</Table.Th>
@@ -67,14 +102,11 @@ export function Movements({ storeId }: { storeId: string }) {
                   data-pending-change={m.pendingChange.toFixed(2)}
                   data-balance={m.balance.toFixed(2)}
                 >
-                  <Table.Td visibleFrom="sm">
-                    <Text size="sm">{dateTime(m.at)}</Text>
+                  <Table.Td>
+                    <Text size="xs">{dateTime(m.at)}</Text>
                   </Table.Td>
                   <Table.Td>
                     <Stack gap={2}>
-                      <Text size="xs" c="dimmed" hiddenFrom="sm">
-                        {dateTime(m.at)}
-                      </Text>
                       <Group gap="xs" wrap="wrap">
                         <Text size="sm" fw={600} data-testid="movement-label">
                           {movementLabel(m, t)}
@@ -119,8 +151,9 @@ export function Movements({ storeId }: { storeId: string }) {
             })}
             </Table.Tbody>
           </Table>
-        )}
-      </PagedList>
+      )}
+      {results.length > 0 && <PageTotals rows={results.length} figures={[{ label: t("ml.netChange"), value: signedMoney(net), key: net.toFixed(2) }]} testId="movements-page-total" />}
+      <Pager pager={pager} page={page ?? undefined} pageSize={PAGE} testId="movements-pager" />
     </Section>
   );
 }
