@@ -77,6 +77,12 @@ func (r *Wallets) ListWallets(ctx context.Context, inDebt bool, field string, de
 	})
 }
 
+// ListWalletsByID pages every wallet in the order of its id: an order no
+// balance change moves (the wallets export).
+func (r *Wallets) ListWalletsByID(ctx context.Context, o page.Opts) (page.Result[domain.Wallet], error) {
+	return page.Find(ctx, r.db.Collection(WalletsColl), bson.M{}, page.Sort{Field: "_id"}, o, func(w *domain.Wallet) (any, string) { return w.ID, w.ID })
+}
+
 // EachWithTotals runs fn on every wallet, with its balances and totals.
 func (r *Wallets) EachWithTotals(ctx context.Context, fn func(*domain.Wallet)) error {
 	return each(ctx, r.db, WalletsColl, bson.M{}, bson.M{"availableBalance": 1, "pendingBalance": 1, "disputedBalance": 1,
