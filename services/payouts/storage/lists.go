@@ -103,6 +103,24 @@ func (r *Statement) Page(ctx context.Context, walletID string, kind, orderID *st
 		func(e *domain.StatementEntry) (any, string) { return e.Seq, e.ID })
 }
 
+// EarningStatuses are the statuses of the earnings ids, by id (pending
+// while held, completed once released).
+func (r *Ledger) EarningStatuses(ctx context.Context, ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	ts, err := store.FindAll[domain.Transaction](ctx, r.db.Collection(TxColl), bson.M{"_id": bson.M{"$in": ids}},
+		options.Find().SetProjection(bson.M{"status": 1}))
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		out[t.ID] = t.Status
+	}
+	return out, nil
+}
+
 // ReleaseTimes are the release times of the earnings ids, by id.
 func (r *Ledger) ReleaseTimes(ctx context.Context, ids []string) (map[string]int64, error) {
 	out := map[string]int64{}

@@ -7,6 +7,7 @@ import { listAr, listEn } from "./listMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
 import { noteAr, noteEn } from "./noteMessages";
 import { dashboardAr, dashboardEn } from "./dashboardMessages";
+import { heldAr, heldEn } from "./heldMessages";
 import { money2Ar, money2En } from "./moneyMessages2";
 
 export const en = {
@@ -240,6 +241,7 @@ export const en = {
   ...moneyEn,
   ...noteEn,
   ...dashboardEn,
+  ...heldEn,
   ...findEn,
   ...money2En,
   ...listEn,
@@ -478,6 +480,7 @@ export const ar: Record<MessageKey, string> = {
   ...moneyAr,
   ...noteAr,
   ...dashboardAr,
+  ...heldAr,
   ...findAr,
   ...money2Ar,
   ...listAr,
