@@ -1,10 +1,11 @@
-import { Stack, Text, Title } from "@mantine/core";
+import { Stack, Text } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { usePaginatedQuery } from "convex/react";
 import { useI18n } from "../app/i18n";
 import { DisputeLists } from "../ui/Disputes";
 import { PAGE } from "../ui/PagedList";
 import { useStore } from "./StoreContext";
+import { ScreenTitle } from "../ui/ScreenTitle";
 
 // The store's disputes (stores.disputes.listDisputes), live: open ones by
 // their deadline, soonest first; then the closed ones.
@@ -15,9 +16,7 @@ export default function Disputes() {
   const all = usePaginatedQuery(api.stores.disputes.listDisputes, { storeId: store._id }, { initialNumItems: PAGE });
   return (
     <Stack>
-      <Title order={2}>
-        {t("disputes.title")}: {store.name}
-      </Title>
+      <ScreenTitle screen={t("disputes.title")} name={store.name} />
       <Text size="sm">{t("disputes.intro")}</Text>
       <DisputeLists open={open} all={all} />
     </Stack>
