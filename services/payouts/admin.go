@@ -225,14 +225,14 @@ func (s *svc) listStatementEntries(ctx context.Context, a *statementEntriesArgs)
 				earnings = append(earnings, e.Refs.TransactionID)
 			}
 		}
-		release, err := s.ledger.ReleaseTimes(ctx, earnings)
+		release, err := s.ledger.Earnings(ctx, earnings)
 		if err != nil {
 			return err
 		}
 		out = page.Result[StatementEntryItem]{Page: make([]StatementEntryItem, len(views)), IsDone: r.IsDone, ContinueCursor: r.ContinueCursor}
 		for i, v := range views {
 			out.Page[i].StatementEntryView = v
-			if at, ok := release[v.TransactionID]; ok && v.Kind == domain.KindEarning && at != 0 {
+			if at := release[v.TransactionID].ReleaseAt; v.Kind == domain.KindEarning && at != 0 {
 				out.Page[i].ReleaseAt = &at
 			}
 		}

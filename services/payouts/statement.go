@@ -153,7 +153,7 @@ func (s *svc) entryViews(ctx context.Context, es []domain.StatementEntry) ([]Sta
 			}
 		}
 	}
-	held, err := s.ledger.EarningStatuses(ctx, earnings)
+	held, err := s.ledger.Earnings(ctx, earnings)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (s *svc) entryViews(ctx context.Context, es []domain.StatementEntry) ([]Sta
 		if e.Refs.PayoutID != "" {
 			status = statuses[e.Refs.PayoutID]
 		}
-		if e.Kind == domain.KindEarning && held[e.Refs.TransactionID] == domain.TxPending {
+		if e.Kind == domain.KindEarning && held[e.Refs.TransactionID].Status == domain.TxPending {
 			status = EntryHeld
 		}
 		out = append(out, StatementEntryView{Seq: e.Seq, At: e.At, Kind: e.Kind, Description: e.Description,

@@ -103,37 +103,20 @@ func (r *Statement) Page(ctx context.Context, walletID string, kind, orderID *st
 		func(e *domain.StatementEntry) (any, string) { return e.Seq, e.ID })
 }
 
-// EarningStatuses are the statuses of the earnings ids, by id (pending
-// while held, completed once released).
-func (r *Ledger) EarningStatuses(ctx context.Context, ids []string) (map[string]string, error) {
-	out := map[string]string{}
+// Earnings are the earnings ids by id, with their status (pending while
+// held, completed once released) and release time only.
+func (r *Ledger) Earnings(ctx context.Context, ids []string) (map[string]domain.Transaction, error) {
+	out := map[string]domain.Transaction{}
 	if len(ids) == 0 {
 		return out, nil
 	}
 	ts, err := store.FindAll[domain.Transaction](ctx, r.db.Collection(TxColl), bson.M{"_id": bson.M{"$in": ids}},
-		options.Find().SetProjection(bson.M{"status": 1}))
+		options.Find().SetProjection(bson.M{"status": 1, "releaseAt": 1}))
 	if err != nil {
 		return nil, err
 	}
 	for _, t := range ts {
-		out[t.ID] = t.Status
-	}
-	return out, nil
-}
-
-// ReleaseTimes are the release times of the earnings ids, by id.
-func (r *Ledger) ReleaseTimes(ctx context.Context, ids []string) (map[string]int64, error) {
-	out := map[string]int64{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	ts, err := store.FindAll[domain.Transaction](ctx, r.db.Collection(TxColl), bson.M{"_id": bson.M{"$in": ids}},
-		options.Find().SetProjection(bson.M{"releaseAt": 1}))
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range ts {
-		out[t.ID] = t.ReleaseAt
+		out[t.ID] = t
 	}
 	return out, nil
 }
