@@ -155,7 +155,7 @@ function OrderTable({ orders, testId, showStore }: { orders: RefundableOrder[]; 
 }
 
 function OrderRows({ orders, showStore }: { orders: RefundableOrder[]; showStore?: boolean }) {
-  const { t, money, dateTime } = useI18n();
+  const { t, money, number, dateTime } = useI18n();
   return (
     <>
       {orders.map((o) => (
@@ -179,7 +179,7 @@ function OrderRows({ orders, showStore }: { orders: RefundableOrder[]; showStore
           <Table.Td>
             {o.items.map((it) => (
               <Text size="sm" key={it.productId}>
-                {it.quantity} × <bdi>{it.name}</bdi> <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
+                {number(it.quantity)} × <bdi>{it.name}</bdi> <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
               </Text>
             ))}
           </Table.Td>

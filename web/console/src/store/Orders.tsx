@@ -104,7 +104,7 @@ function OrderList() {
 }
 
 function OrderRow({ order: o }: { order: ListedOrder }) {
-  const { t, money, dateTime } = useI18n();
+  const { t, money, number, dateTime } = useI18n();
   const payment = `payment.${o.paymentStatus}` as MessageKey;
   return (
     <Table.Tr data-order={o._id} data-status={o.status} data-refund-status={o.refundStatus ?? "none"} data-total={o.total}>
@@ -116,7 +116,7 @@ function OrderRow({ order: o }: { order: ListedOrder }) {
       <Table.Td>
         {o.items.map((it) => (
           <Text size="sm" key={it.productId}>
-            {it.quantity} × <bdi>{it.name}</bdi> <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
+            {number(it.quantity)} × <bdi>{it.name}</bdi> <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
           </Text>
         ))}
       </Table.Td>
