@@ -29,7 +29,9 @@ func TestDashboardInBrowser(t *testing.T) {
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)
-	s := st.Start(t)
+	// The sales summary's cap lowered to 3: Bakery's 3 orders are read,
+	// Busy's 4 refused (too_many_orders), its dashboard partial.
+	s := st.Start(t, st.WithEnv("SALES_SUMMARY_MAX_ORDERS", "3"))
 	admin, owner, user := s.Token("admin-1", "admin"), s.Token("owner-7"), s.Token("user-7")
 	initConfig(t, s)
 	store := newStore(t, s, admin, "Bakery", "owner-7", "", "")
@@ -38,7 +40,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	tea, cake := product("Karak tea", 4.5), product("كعكة Saffron", 40)
 	customer := okID(t, s.Mutation(user, "customers.profile.upsertMyProfile", map[string]any{"name": "Noor", "phone": "+971501111111"}))
-	order := func(intent string, fils int64, lines ...any) *orderView {
+	placeOrder := func(store, intent string, fils int64, lines ...any) *orderView {
 		t.Helper()
 		for i := 0; i < len(lines); i += 2 {
 			okID(t, s.Mutation(user, "customers.cart.addItem", map[string]any{"productId": lines[i], "quantity": lines[i+1]}))
@@ -56,6 +58,9 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Fatalf("order %s: %+v", intent, o)
 		}
 		return o
+	}
+	order := func(intent string, fils int64, lines ...any) *orderView {
+		return placeOrder(store, intent, fils, lines...)
 	}
 	delivered := order("pi_dash_1", 6350, tea, 3, cake, 1) // 13.50 + 40.00 + 10.00
 	preparing := order("pi_dash_2", 1900, tea, 2)          // 9.00 + 10.00
@@ -77,6 +82,12 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		return noteOf(ns, "bank_account_changed") != nil && news == 3
 	})
+	// Busy: 4 orders today, one over the cap.
+	busy := newStore(t, s, admin, "Busy", "owner-8", "", "")
+	bun := okID(t, s.Mutation(s.Token("owner-8"), "stores.products.createProduct", map[string]any{"storeId": busy, "name": "Bun", "price": 5}))
+	for i := range 4 {
+		placeOrder(busy, fmt.Sprintf("pi_busy_%d", i), 1500, bun, 1) // 5.00 + 10.00
+	}
 	gross := math.Round((delivered.Total+preparing.Total)*100) / 100
 	status, _ := json.Marshal(map[string]int{"pending": 0, "confirmed": 0, "preparing": 1, "out_for_delivery": 0, "delivered": 1, "cancelled": 1})
 
@@ -84,6 +95,8 @@ func TestDashboardInBrowser(t *testing.T) {
 		"CONSOLE_URL="+s.BaseURL,
 		"CHROMIUM="+chromium,
 		"OWNER_TOKEN="+owner,
+		"BUSY_OWNER_TOKEN="+s.Token("owner-8"),
+		"PREPARING_ORDER="+preparing.ID,
 		"STORE_ID="+store,
 		fmt.Sprintf("TODAY_GROSS=%.2f", gross),
 		"TODAY_ORDERS=2",

@@ -91,6 +91,8 @@ func TestOrdersCSV(t *testing.T) {
 			{"an administrator's store", sh.admin, storePath, period(), opListStoreOrders, map[string]any{"storeId": sh.storeA}},
 			{"store A, every order", sh.admin, "/api/admin/orders.csv", period("storeId", sh.storeA), opListOrders, map[string]any{"storeId": sh.storeA}},
 			{"every pending", sh.admin, "/api/admin/orders.csv", period("status", "pending"), opListOrders, map[string]any{"status": "pending"}},
+			{"the customer's", sh.admin, "/api/admin/orders.csv", period("customerId", sh.customer, "status", "confirmed"), opListOrders,
+				map[string]any{"customerId": sh.customer, "status": "confirmed"}},
 			{"every order of the period", sh.admin, "/api/admin/orders.csv", url.Values{"from": {fmt.Sprint(o1.CreationTime)}, "to": {fmt.Sprint(held.CreationTime)}},
 				opListOrders, map[string]any{"from": o1.CreationTime, "to": held.CreationTime}},
 		} {
@@ -105,6 +107,19 @@ func TestOrdersCSV(t *testing.T) {
 			if c.what == "the owner's store" && slices.Contains(csvIDs(rows), held.ID) {
 				t.Errorf("the owner's CSV holds the held order")
 			}
+		}
+	})
+
+	t.Run("another customer's", func(t *testing.T) {
+		// A customer without orders: the export filters by customerId as
+		// the list does, so both are empty (the period has 5 orders).
+		other := okID(t, s.Mutation(s.Token("user-2"), "customers.profile.upsertMyProfile", map[string]any{"name": "Sara"}))
+		status, rows, r := getCSV(t, s, sh.admin, "/api/admin/orders.csv", period("customerId", other))
+		if status != 200 || len(rows) != 1 {
+			t.Fatalf("another customer's CSV: %d %d rows %s", status, len(rows), r.Body)
+		}
+		if l := list(sh.admin, opListOrders, map[string]any{"customerId": other}); len(l) != 0 {
+			t.Errorf("another customer's list %v", l)
 		}
 	})
 
@@ -162,6 +177,8 @@ func TestOrdersCSV(t *testing.T) {
 			{"a status that is none", sh.owner, storePath, period("status", "lost"), 400, "INVALID_ARGUMENT", ""},
 			{"a store id that is none", sh.admin, "/api/admin/orders.csv", period("storeId", "nope"), 400, "INVALID_ARGUMENT", ""},
 			{"a store that does not exist", sh.admin, "/api/admin/orders.csv", period("storeId", missingLike(sh.storeA)), 404, "NOT_FOUND", ""},
+			{"a customer id that is none", sh.admin, "/api/admin/orders.csv", period("customerId", "nope"), 400, "INVALID_ARGUMENT", ""},
+			{"a customer who does not exist", sh.admin, "/api/admin/orders.csv", period("customerId", missingLike(sh.customer)), 404, "NOT_FOUND", ""},
 			{"5 rows over 4", sh.admin, "/api/admin/orders.csv", period(), 409, "FAILED_PRECONDITION", "too_many_rows"},
 		} {
 			status, _, r := getCSV(t, s, c.token, c.path, c.q)

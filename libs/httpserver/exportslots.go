@@ -1,7 +1,9 @@
 package httpserver
 
 import (
+	"context"
 	"sync"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -73,4 +75,27 @@ func (s *ExportSlots) StreamCSV(c *fiber.Ctx, key, filename string, header []str
 	}
 	streaming = true
 	return StreamCSV(c, filename, header, rows, release)
+}
+
+// CountedRows are an export's rows, counted before the answer starts:
+// count answers how many rows there are, or any number over max when there
+// are more (read max+1 at most); more than max is refused (TooManyRows)
+// before any byte.
+// Else write writes the rows once the answer started, under a context of
+// its own bounded by timeout (the request's may end when the handler
+// returns). The prepare of StreamCSV.
+func CountedRows(ctx context.Context, max int64, timeout time.Duration, count func(max int64) (int64, error),
+	write func(ctx context.Context, row func(...string) error) error) (CSVRows, error) {
+	n, err := count(max)
+	if err != nil {
+		return nil, err
+	}
+	if n > max {
+		return nil, TooManyRows(int(max))
+	}
+	return func(row func(...string) error) error {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		defer cancel()
+		return write(ctx, row)
+	}, nil
 }

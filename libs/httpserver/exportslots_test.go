@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -135,4 +136,49 @@ func TestStreamCSVReleasesItsClaim(t *testing.T) {
 		resp.Body.Close()
 		freed(t, &s, "client gone")
 	})
+}
+
+// TestCountedRows: more rows than the cap is TooManyRows before any row
+// (the count is asked with the cap), exactly the cap is allowed, a count's
+// error is returned as is; the rows are written under a context of their
+// own that outlives the request's and ends after the timeout.
+func TestCountedRows(t *testing.T) {
+	write := func(ctx context.Context, row func(...string) error) error { return row("a") }
+	for _, c := range []struct {
+		n      int64
+		err    error
+		refuse string
+	}{{5, nil, "too_many_rows"}, {4, nil, ""}, {0, errors.New("down"), "down"}} {
+		var asked int64
+		rows, err := CountedRows(context.Background(), 4, time.Minute, func(max int64) (int64, error) { asked = max; return c.n, c.err }, write)
+		if asked != 4 {
+			t.Errorf("count asked with %d, want the cap 4", asked)
+		}
+		switch {
+		case c.refuse == "too_many_rows":
+			if e := apperr.From(err); e.Code != apperr.FailedPrecondition || e.Details["reason"] != "too_many_rows" {
+				t.Errorf("%d rows over 4: %v", c.n, err)
+			}
+		case c.refuse != "":
+			if err != c.err {
+				t.Errorf("count's error: %v", err)
+			}
+		default:
+			var got []string
+			if err != nil || rows(func(cells ...string) error { got = append(got, cells...); return nil }) != nil || len(got) != 1 {
+				t.Errorf("4 rows of 4: %v %v", err, got)
+			}
+		}
+	}
+	req, cancel := context.WithCancel(context.Background())
+	var alive, deadline bool
+	rows, err := CountedRows(req, 4, time.Minute, func(int64) (int64, error) { return 1, nil }, func(ctx context.Context, row func(...string) error) error {
+		_, deadline = ctx.Deadline()
+		alive = ctx.Err() == nil
+		return nil
+	})
+	cancel() // the handler returned
+	if err != nil || rows(func(...string) error { return nil }) != nil || !alive || !deadline {
+		t.Fatalf("rows after the request ended: %v, alive %v, deadline %v", err, alive, deadline)
+	}
 }

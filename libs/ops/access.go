@@ -101,7 +101,7 @@ func (op *Op) resolveAccess(ctx context.Context, res *Resolvers, a reflect.Value
 		}
 		return WithCustomer(ctx, c), nil
 	case StoreOwner, StoreOwnerOrAdmin:
-		id := a.Field(op.storeField)
+		id := a.FieldByIndex(op.storeField)
 		if id.Kind() == reflect.Pointer {
 			id = id.Elem()
 		}

@@ -55,7 +55,7 @@ type rules struct {
 
 type field struct {
 	name  string
-	index int
+	index []int // reflect's index path: a field of an embedded struct has two or more
 	rules rules
 }
 
@@ -75,14 +75,23 @@ func specOf(t reflect.Type) *structSpec {
 	s := &structSpec{byName: map[string]*field{}}
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if sf.Anonymous && name == "" && sf.Type.Kind() == reflect.Struct {
+			// An embedded struct without a json name: its fields are the
+			// outer struct's, as encoding/json reads them (arguments several
+			// operations share, declared once).
+			for _, f := range specOf(sf.Type).fields {
+				s.fields = append(s.fields, field{name: f.name, index: append([]int{i}, f.index...), rules: f.rules})
+			}
+			continue
+		}
 		if !sf.IsExported() {
 			continue
 		}
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		if name == "" || name == "-" {
 			panic(fmt.Sprintf("ops: %s.%s has no json name", t, sf.Name))
 		}
-		f := field{name: name, index: i, rules: parseRules(t, sf)}
+		f := field{name: name, index: []int{i}, rules: parseRules(t, sf)}
 		k := sf.Type.Kind()
 		if !f.rules.required && k != reflect.Pointer && k != reflect.Slice {
 			panic(fmt.Sprintf("ops: %s.%s is optional, so it must be a pointer or a slice", t, sf.Name))
@@ -91,6 +100,9 @@ func specOf(t reflect.Type) *structSpec {
 		s.fields = append(s.fields, f)
 	}
 	for i := range s.fields {
+		if s.byName[s.fields[i].name] != nil {
+			panic(fmt.Sprintf("ops: %s has two arguments named %s", t, s.fields[i].name))
+		}
 		s.byName[s.fields[i].name] = &s.fields[i]
 	}
 	specs.Store(t, s)
@@ -255,7 +267,7 @@ func decodeStruct(raw []byte, v reflect.Value, path string) error {
 			}
 			continue
 		}
-		if err := decodeValue(bytes.TrimSpace(fr), v.Field(f.index), fp, &f.rules); err != nil {
+		if err := decodeValue(bytes.TrimSpace(fr), v.FieldByIndex(f.index), fp, &f.rules); err != nil {
 			return err
 		}
 	}

@@ -211,3 +211,56 @@ func TestDecodeAmountsAreExactAndZeroIsPositive(t *testing.T) {
 		t.Fatalf("12.50: %v %v", *a.Amount, err)
 	}
 }
+
+// sharedFilter is arguments two operations share, embedded in each.
+type sharedFilter struct {
+	Status *string `json:"status" op:"enum=open|closed"`
+	From   *int64  `json:"from" op:"min=0"`
+}
+
+type embeddingArgs struct {
+	StoreID string `json:"storeId" op:"required,id=stores"`
+	sharedFilter
+	Sort *string `json:"sort" op:"enum=newest|oldest"`
+}
+
+// TestDecodeEmbeddedArguments: an embedded struct's fields are the outer
+// struct's arguments, in place, with their rules (an unknown key is still
+// refused); two arguments of one name panic at registration.
+func TestDecodeEmbeddedArguments(t *testing.T) {
+	store := ids.New("stores")
+	var a embeddingArgs
+	if err := Decode([]byte(`{"storeId":"`+store+`","status":"open","from":5,"sort":"oldest"}`), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.StoreID != store || a.Status == nil || *a.Status != "open" || a.From == nil || *a.From != 5 || a.Sort == nil || *a.Sort != "oldest" {
+		t.Fatalf("decoded %+v", a)
+	}
+	var names []string
+	for _, f := range specOf(typeOf[embeddingArgs]()).fields {
+		names = append(names, f.name)
+	}
+	if strings.Join(names, ",") != "storeId,status,from,sort" {
+		t.Fatalf("arguments %v", names)
+	}
+	for _, c := range []struct{ raw, field string }{
+		{`{"storeId":"` + store + `","status":"lost"}`, "status"},
+		{`{"storeId":"` + store + `","from":-1}`, "from"},
+		{`{"storeId":"` + store + `","to":1}`, "to"},
+	} {
+		var b embeddingArgs
+		if e := apperr.From(Decode([]byte(c.raw), &b)); e == nil || e.Code != apperr.InvalidArgument || !strings.HasPrefix(e.Message, c.field+": ") {
+			t.Errorf("%s: %+v", c.raw, e)
+		}
+	}
+	type twice struct {
+		sharedFilter
+		Status *string `json:"status"`
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("two arguments named status: no panic")
+		}
+	}()
+	specOf(typeOf[twice]())
+}

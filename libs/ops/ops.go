@@ -53,9 +53,9 @@ type Op struct {
 	argsType    reflect.Type
 	resultType  reflect.Type  // what the handler returns (or what Returns declares)
 	errors      []apperr.Code // codes declared with Errors, beside those of the access level
-	adminField  int           // index of the adminUserId argument, or -1
+	adminField  []int         // index of the adminUserId argument, or nil
 	storeArg    string
-	storeField  int // index of the storeArg argument
+	storeField  []int // index of the storeArg argument
 	storeLookup func(ctx context.Context, value string) (string, error)
 	run         func(ctx context.Context, raw []byte, res *Resolvers) (any, error)
 	// callers are the services that may call an internal operation
@@ -77,7 +77,7 @@ func declare[A, R any](kind Kind, path string, access Access, summary string, h 
 	}
 	spec := specOf(t) // validates the declaration now, not on the first call
 	rt := reflect.TypeOf((*R)(nil)).Elem()
-	op := Op{Path: path, Kind: kind, Access: access, Summary: summary, argsType: t, resultType: rt, adminField: -1}
+	op := Op{Path: path, Kind: kind, Access: access, Summary: summary, argsType: t, resultType: rt}
 	if f, ok := spec.byName["adminUserId"]; ok {
 		op.adminField = f.index
 	}
@@ -90,7 +90,7 @@ func declare[A, R any](kind Kind, path string, access Access, summary string, h 
 	}
 	if isStoreAccess(access) {
 		f, ok := spec.byName[op.storeArg]
-		if !ok || !f.rules.required || derefKind(t.Field(f.index).Type) != reflect.String {
+		if !ok || !f.rules.required || derefKind(t.FieldByIndex(f.index).Type) != reflect.String {
 			panic("ops: " + path + " is a store operation: name its required store argument with StoreArg or StoreVia")
 		}
 		op.storeField = f.index
@@ -103,8 +103,8 @@ func declare[A, R any](kind Kind, path string, access Access, summary string, h 
 		if err := Decode(raw, a); err != nil {
 			return nil, err
 		}
-		if access == Admin && op.adminField >= 0 {
-			acting := reflect.ValueOf(a).Elem().Field(op.adminField).String()
+		if access == Admin && op.adminField != nil {
+			acting := reflect.ValueOf(a).Elem().FieldByIndex(op.adminField).String()
 			if id := auth.FromContext(ctx); id == nil || acting != id.Sub {
 				return nil, apperr.New(apperr.PermissionDenied, "adminUserId must be the calling administrator")
 			}
@@ -294,7 +294,7 @@ func argDoc(f field, sf reflect.StructField) ArgDoc {
 	}
 	if t.Kind() == reflect.Struct {
 		for _, nf := range specOf(t).fields {
-			d.Fields = append(d.Fields, argDoc(nf, t.Field(nf.index)))
+			d.Fields = append(d.Fields, argDoc(nf, t.FieldByIndex(nf.index)))
 		}
 	}
 	return d
@@ -309,7 +309,7 @@ func (r *Registry) Describe() []Descriptor {
 			Callers: slices.Clone(op.callers), Deprecated: op.deprecated}
 		t := op.argsType
 		for _, f := range specOf(t).fields {
-			sf := t.Field(f.index)
+			sf := t.FieldByIndex(f.index)
 			d.Args = append(d.Args, argDoc(f, sf))
 		}
 		declareNext(&d)
@@ -334,7 +334,7 @@ func typeName(t reflect.Type) string {
 			if f.rules.required {
 				opt = ""
 			}
-			parts = append(parts, fmt.Sprintf("%s%s: %s", f.name, opt, typeName(t.Field(f.index).Type)))
+			parts = append(parts, fmt.Sprintf("%s%s: %s", f.name, opt, typeName(t.FieldByIndex(f.index).Type)))
 		}
 		return "{ " + strings.Join(parts, ", ") + " }"
 	case t.Kind() == reflect.Float64, t.Kind() == reflect.Int, t.Kind() == reflect.Int64:

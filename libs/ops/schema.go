@@ -311,7 +311,7 @@ func argStruct(t reflect.Type) *Schema {
 		s.Title = TitlePaginationOpts
 	}
 	for _, f := range specOf(t).fields {
-		fs := argValue(t.Field(f.index).Type, &f.rules)
+		fs := argValue(t.FieldByIndex(f.index).Type, &f.rules)
 		if f.rules.required {
 			s.Required = append(s.Required, f.name)
 		} else {

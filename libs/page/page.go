@@ -163,3 +163,26 @@ func Map[T, U any](r Result[T], f func(*T) U) Result[U] {
 	}
 	return out
 }
+
+// Each reads every page find gives, from the first (NumItems MaxItems),
+// following the cursors, and runs fn on each page's items in order; fn's
+// or find's error stops it. One page is held at a time.
+func Each[T any](find func(o Opts) (Result[T], error), fn func([]T) error) error {
+	o := Opts{NumItems: MaxItems}
+	for {
+		r, err := find(o)
+		if err != nil {
+			return err
+		}
+		if len(r.Page) > 0 {
+			if err := fn(r.Page); err != nil {
+				return err
+			}
+		}
+		if r.IsDone {
+			return nil
+		}
+		c := r.ContinueCursor
+		o.Cursor = &c
+	}
+}

@@ -148,3 +148,39 @@ func TestForgedCursorValuesAreRefused(t *testing.T) {
 		t.Fatalf("a plain cursor: %+v %v", r.Page, err)
 	}
 }
+
+// TestEach: every page in order, following each page's cursor from none;
+// an empty page is not handed on; fn's error and find's stop it.
+func TestEach(t *testing.T) {
+	pages := map[string]Result[int]{
+		"":  {Page: []int{1, 2}, ContinueCursor: "a"},
+		"a": {Page: []int{}, ContinueCursor: "b"},
+		"b": {Page: []int{3}, IsDone: true},
+	}
+	find := func(o Opts) (Result[int], error) {
+		if o.NumItems != MaxItems {
+			t.Errorf("NumItems %d", o.NumItems)
+		}
+		c := ""
+		if o.Cursor != nil {
+			c = *o.Cursor
+		}
+		if c == "x" {
+			return Result[int]{}, fmt.Errorf("down")
+		}
+		return pages[c], nil
+	}
+	var got []int
+	calls := 0
+	if err := Each(find, func(p []int) error { calls++; got = append(got, p...); return nil }); err != nil || fmt.Sprint(got) != "[1 2 3]" || calls != 2 {
+		t.Fatalf("Each: %v %v, %d calls", err, got, calls)
+	}
+	stop := fmt.Errorf("stop")
+	if err := Each(find, func([]int) error { return stop }); err != stop {
+		t.Fatalf("fn's error: %v", err)
+	}
+	pages["b"] = Result[int]{Page: []int{3}, ContinueCursor: "x"}
+	if err := Each(find, func([]int) error { return nil }); err == nil || err.Error() != "down" {
+		t.Fatalf("find's error: %v", err)
+	}
+}

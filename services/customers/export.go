@@ -34,7 +34,7 @@ func (s *svc) routes() []ops.Route {
 		{Method: fiber.MethodGet, Path: RouteStoreOrdersCSV, Access: ops.StoreOwnerOrAdmin, StoreParam: "storeId", Handler: s.storeOrdersCSV,
 			Summary: "A store's orders of a period as CSV (the store's owner or an administrator). " + fmt.Sprintf(doc, "", "stores.orders.listStoreOrders")},
 		{Method: fiber.MethodGet, Path: RouteAdminOrdersCSV, Access: ops.Admin, Handler: s.adminOrdersCSV,
-			Summary: "Every order of a period as CSV (administrators; held ones too). " + fmt.Sprintf(doc, ", storeId (optional)", "admins.orders.listOrders")},
+			Summary: "Every order of a period as CSV (administrators; held ones too). " + fmt.Sprintf(doc, ", storeId and customerId (optional; one that does not exist: 404 NOT_FOUND)", "admins.orders.listOrders")},
 	}
 }
 
@@ -69,7 +69,7 @@ func (s *svc) storeOrdersCSV(c *fiber.Ctx) error {
 }
 
 // adminOrdersCSV answers GET RouteAdminOrdersCSV: every order (of one store
-// when given) as listOrders lists them.
+// and of one customer when given) as listOrders lists them.
 func (s *svc) adminOrdersCSV(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	from, to, status, err := exportQuery(c)
@@ -83,7 +83,14 @@ func (s *svc) adminOrdersCSV(c *fiber.Ctx) error {
 		}
 		storeID = &v
 	}
-	f, err := s.adminFilter(ctx, storeID, &orderFilterArgs{Status: status, From: &from, To: &to})
+	var customerID *string
+	if v := c.Query("customerId"); v != "" {
+		if !ids.Valid("customers", v) {
+			return httpserver.WriteError(c, apperr.Invalid("customerId", "is not a customer id"))
+		}
+		customerID = &v
+	}
+	f, err := s.adminFilter(ctx, storeID, &orderFilterArgs{Status: status, CustomerID: customerID, From: &from, To: &to})
 	if err != nil {
 		return httpserver.WriteError(c, err)
 	}
@@ -106,21 +113,10 @@ func (s *svc) exportOrders(c *fiber.Ctx, filename string, f domain.OrderFilter) 
 // orderRows counts the export's rows (refused over the cap) and returns
 // them, to write after the answer started.
 func (s *svc) orderRows(ctx context.Context, f domain.OrderFilter) (httpserver.CSVRows, error) {
-	limit := s.set.OrdersExportMaxRows
-	n, err := s.orders.Count(ctx, f, limit)
-	if err != nil {
-		return nil, err
-	}
-	if n > limit {
-		return nil, httpserver.TooManyRows(int(limit))
-	}
-	return func(row func(...string) error) error {
-		// The rows are written after the handler returned: the request's
-		// context may end with it; the export's own bounds its reads.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), exportTime)
-		defer cancel()
-		return s.orders.Each(rctx, f, func(os []domain.Order) error {
-			names, err := s.names(rctx, os)
+	count := func(max int64) (int64, error) { return s.orders.Count(ctx, f, max) }
+	return httpserver.CountedRows(ctx, s.set.OrdersExportMaxRows, exportTime, count, func(ctx context.Context, row func(...string) error) error {
+		return s.orders.Each(ctx, f, func(os []domain.Order) error {
+			names, err := s.names(ctx, os)
 			if err != nil {
 				return err
 			}
@@ -131,5 +127,5 @@ func (s *svc) orderRows(ctx context.Context, f domain.OrderFilter) (httpserver.C
 			}
 			return nil
 		})
-	}, nil
+	})
 }

@@ -103,24 +103,21 @@ func (s *svc) namedOne(ctx context.Context, o *domain.Order, withTerms bool) (*d
 	return &v, nil
 }
 
-// orderFilterArgs are the filters listStoreOrders and listOrders share
-// (domain.NewOrderFilter); each operation's arguments repeat them.
+// orderFilterArgs are the filters the order lists and counts share
+// (listStoreOrders, countStoreOrders, listOrders, countOrders; the
+// operations' arguments embed them; domain.NewOrderFilter checks them
+// together).
 type orderFilterArgs struct {
-	Status, Number, CustomerID *string
-	From, To                   *int64
-}
-
-func (a *storeOrdersArgs) filters() *orderFilterArgs {
-	return &orderFilterArgs{Status: a.Status, Number: a.Number, CustomerID: a.CustomerID, From: a.From, To: a.To}
+	Status     *string `json:"status" op:"enum=pending|confirmed|preparing|out_for_delivery|delivered|cancelled"`
+	From       *int64  `json:"from" op:"min=0"`
+	To         *int64  `json:"to" op:"min=0"`
+	Number     *string `json:"number" op:"max=20"`
+	CustomerID *string `json:"customerId" op:"id=customers"`
 }
 
 type storeOrdersArgs struct {
-	StoreID        string    `json:"storeId" op:"required,id=stores"`
-	Status         *string   `json:"status" op:"enum=pending|confirmed|preparing|out_for_delivery|delivered|cancelled"`
-	From           *int64    `json:"from" op:"min=0"`
-	To             *int64    `json:"to" op:"min=0"`
-	Number         *string   `json:"number" op:"max=20"`
-	CustomerID     *string   `json:"customerId" op:"id=customers"`
+	StoreID string `json:"storeId" op:"required,id=stores"`
+	orderFilterArgs
 	Sort           *string   `json:"sort" op:"enum=newest|oldest|total_desc|total_asc"`
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
 }
@@ -136,7 +133,7 @@ type storeOrdersArgs struct {
 // sees it only once an administrator confirmed it
 // (domain.Order.VisibleToStore; administrators see every order).
 func (s *svc) listStoreOrders(ctx context.Context, a *storeOrdersArgs) (page.Result[domain.OrderView], error) {
-	f, err := a.filters().filter(ops.StoreOf(ctx).ID, ops.Caller(ctx).IsAdmin())
+	f, err := a.filter(ops.StoreOf(ctx).ID, ops.Caller(ctx).IsAdmin())
 	if err != nil {
 		return page.Result[domain.OrderView]{}, err
 	}
@@ -159,23 +156,15 @@ func (a *orderFilterArgs) filter(storeID string, withHeld bool) (domain.OrderFil
 	return domain.NewOrderFilter(st, a.Status, a.CustomerID, a.From, a.To, a.Number, withHeld)
 }
 
-func (a *countStoreOrdersArgs) filters() *orderFilterArgs {
-	return &orderFilterArgs{Status: a.Status, Number: a.Number, CustomerID: a.CustomerID, From: a.From, To: a.To}
-}
-
 type countStoreOrdersArgs struct {
-	StoreID    string  `json:"storeId" op:"required,id=stores"`
-	Status     *string `json:"status" op:"enum=pending|confirmed|preparing|out_for_delivery|delivered|cancelled"`
-	From       *int64  `json:"from" op:"min=0"`
-	To         *int64  `json:"to" op:"min=0"`
-	Number     *string `json:"number" op:"max=20"`
-	CustomerID *string `json:"customerId" op:"id=customers"`
+	StoreID string `json:"storeId" op:"required,id=stores"`
+	orderFilterArgs
 }
 
 // countStoreOrders counts what listStoreOrders lists with the same filters,
 // up to ORDERS_COUNT_MAX (domain.MaxCount; then capped): the console's page numbers.
 func (s *svc) countStoreOrders(ctx context.Context, a *countStoreOrdersArgs) (domain.Count, error) {
-	f, err := a.filters().filter(ops.StoreOf(ctx).ID, ops.Caller(ctx).IsAdmin())
+	f, err := a.filter(ops.StoreOf(ctx).ID, ops.Caller(ctx).IsAdmin())
 	if err != nil {
 		return domain.Count{}, err
 	}
@@ -190,17 +179,9 @@ func (s *svc) count(ctx context.Context, f domain.OrderFilter) (domain.Count, er
 	return domain.CountOf(n, s.set.OrdersCountMax), nil
 }
 
-func (a *adminOrdersArgs) filters() *orderFilterArgs {
-	return &orderFilterArgs{Status: a.Status, Number: a.Number, CustomerID: a.CustomerID, From: a.From, To: a.To}
-}
-
 type adminOrdersArgs struct {
-	StoreID        *string   `json:"storeId" op:"id=stores"`
-	Status         *string   `json:"status" op:"enum=pending|confirmed|preparing|out_for_delivery|delivered|cancelled"`
-	From           *int64    `json:"from" op:"min=0"`
-	To             *int64    `json:"to" op:"min=0"`
-	Number         *string   `json:"number" op:"max=20"`
-	CustomerID     *string   `json:"customerId" op:"id=customers"`
+	StoreID *string `json:"storeId" op:"id=stores"`
+	orderFilterArgs
 	Sort           *string   `json:"sort" op:"enum=newest|oldest|total_desc|total_asc"`
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
 }
@@ -240,7 +221,7 @@ func (s *svc) listOrders(ctx context.Context, a *adminOrdersArgs) (page.Result[d
 	if srt.Field == "total" && a.StoreID == nil {
 		return page.Result[domain.OrderView]{}, apperr.Invalid("sort", "by total needs storeId (the orders of one store)")
 	}
-	f, err := s.adminFilter(ctx, a.StoreID, a.filters())
+	f, err := s.adminFilter(ctx, a.StoreID, &a.orderFilterArgs)
 	if err != nil {
 		return page.Result[domain.OrderView]{}, err
 	}
@@ -254,23 +235,15 @@ func (s *svc) listOrders(ctx context.Context, a *adminOrdersArgs) (page.Result[d
 	return s.named(ctx, r, true)
 }
 
-func (a *adminCountArgs) filters() *orderFilterArgs {
-	return &orderFilterArgs{Status: a.Status, Number: a.Number, CustomerID: a.CustomerID, From: a.From, To: a.To}
-}
-
 type adminCountArgs struct {
-	StoreID    *string `json:"storeId" op:"id=stores"`
-	Status     *string `json:"status" op:"enum=pending|confirmed|preparing|out_for_delivery|delivered|cancelled"`
-	From       *int64  `json:"from" op:"min=0"`
-	To         *int64  `json:"to" op:"min=0"`
-	Number     *string `json:"number" op:"max=20"`
-	CustomerID *string `json:"customerId" op:"id=customers"`
+	StoreID *string `json:"storeId" op:"id=stores"`
+	orderFilterArgs
 }
 
 // countOrders counts what listOrders lists with the same filters, up to
 // domain.MaxCount (then capped).
 func (s *svc) countOrders(ctx context.Context, a *adminCountArgs) (domain.Count, error) {
-	f, err := s.adminFilter(ctx, a.StoreID, a.filters())
+	f, err := s.adminFilter(ctx, a.StoreID, &a.orderFilterArgs)
 	if err != nil {
 		return domain.Count{}, err
 	}

@@ -148,37 +148,45 @@ type WalletTotals struct {
 	TotalOrders      int64   `json:"totalOrders"`
 }
 
-// SumWallets sums the wallets' figures in fils.
-func SumWallets(ws []domain.Wallet) WalletTotals {
-	var avail, pend, disp, debt, earn, paid money.Fils
-	out := WalletTotals{Wallets: len(ws)}
-	for _, w := range ws {
-		avail += w.AvailableBalance
-		pend += w.PendingBalance
-		disp += w.DisputedBalance
-		earn += w.TotalEarnings
-		paid += w.TotalPayouts
-		out.TotalOrders += w.TotalOrders
-		if d := w.Debt(); d > 0 {
-			debt += d
-			out.InDebt++
-		}
+// WalletSum adds wallets' figures up in fils, one wallet at a time (no
+// wallet held): the zero value is an empty sum.
+type WalletSum struct {
+	wallets, inDebt                     int
+	avail, pend, disp, debt, earn, paid money.Fils
+	orders                              int64
+}
+
+// Add adds w's figures.
+func (s *WalletSum) Add(w *domain.Wallet) {
+	s.wallets++
+	s.avail += w.AvailableBalance
+	s.pend += w.PendingBalance
+	s.disp += w.DisputedBalance
+	s.earn += w.TotalEarnings
+	s.paid += w.TotalPayouts
+	s.orders += w.TotalOrders
+	if d := w.Debt(); d > 0 {
+		s.debt += d
+		s.inDebt++
 	}
-	out.AvailableBalance, out.PendingBalance, out.DisputedBalance, out.Debt = avail.AED(), pend.AED(), disp.AED(), debt.AED()
-	out.TotalEarnings, out.TotalPayouts = earn.AED(), paid.AED()
-	return out
+}
+
+// Totals are the sum so far, in AED.
+func (s *WalletSum) Totals() WalletTotals {
+	return WalletTotals{Wallets: s.wallets, AvailableBalance: s.avail.AED(), PendingBalance: s.pend.AED(), DisputedBalance: s.disp.AED(),
+		Debt: s.debt.AED(), InDebt: s.inDebt, TotalEarnings: s.earn.AED(), TotalPayouts: s.paid.AED(), TotalOrders: s.orders}
 }
 
 type walletTotalsArgs struct{}
 
 // getWalletTotals reads every wallet (one scan, bounded by the number of
-// stores).
+// stores), adding each up as it is read: none is held.
 func (s *svc) getWalletTotals(ctx context.Context, _ *walletTotalsArgs) (*WalletTotals, error) {
-	var ws []domain.Wallet
-	if err := s.wallets.EachWithTotals(ctx, func(w *domain.Wallet) { ws = append(ws, *w) }); err != nil {
+	var sum WalletSum
+	if err := s.wallets.EachWithTotals(ctx, sum.Add); err != nil {
 		return nil, err
 	}
-	t := SumWallets(ws)
+	t := sum.Totals()
 	return &t, nil
 }
 
@@ -227,14 +235,14 @@ func (s *svc) listStatementEntries(ctx context.Context, a *statementEntriesArgs)
 				earnings = append(earnings, e.Refs.TransactionID)
 			}
 		}
-		release, err := s.ledger.ReleaseTimes(ctx, earnings)
+		release, err := s.ledger.Earnings(ctx, earnings)
 		if err != nil {
 			return err
 		}
 		out = page.Result[StatementEntryItem]{Page: make([]StatementEntryItem, len(views)), IsDone: r.IsDone, ContinueCursor: r.ContinueCursor}
 		for i, v := range views {
 			out.Page[i].StatementEntryView = v
-			if at, ok := release[v.TransactionID]; ok && v.Kind == domain.KindEarning && at != 0 {
+			if at := release[v.TransactionID].ReleaseAt; v.Kind == domain.KindEarning && at != 0 {
 				out.Page[i].ReleaseAt = &at
 			}
 		}

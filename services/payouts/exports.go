@@ -86,81 +86,58 @@ func (s *svc) payoutsExport(ctx context.Context, storeID, storeText, statusText,
 			return nil, apperr.Invalid("status", "must be one of requested, approved, processing, completed, cancelled, failed")
 		}
 	}
-	max := s.maxCSVRows
-	n, err := s.payouts.CountPayouts(ctx, f, int64(max)+1)
-	if err != nil {
-		return nil, err
-	}
-	if n > int64(max) {
-		return nil, httpserver.TooManyRows(max)
-	}
-	return func(row func(...string) error) error {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), exportTimeout)
-		defer cancel()
-		o := page.Opts{NumItems: page.MaxItems}
-		for {
-			r, err := s.payouts.ListPayouts(ctx, f, "requestDate", true, o)
-			if err != nil {
-				return err
-			}
-			for i := range r.Page {
-				if err := row(payoutRow(&r.Page[i])...); err != nil {
-					return err
+	count := func(max int64) (int64, error) { return s.payouts.CountPayouts(ctx, f, max+1) }
+	return httpserver.CountedRows(ctx, int64(s.maxCSVRows), exportTimeout, count, func(ctx context.Context, row func(...string) error) error {
+		return page.Each(func(o page.Opts) (page.Result[domain.Payout], error) {
+			return s.payouts.ListPayouts(ctx, f, "requestDate", true, o)
+		},
+			func(ps []domain.Payout) error {
+				for i := range ps {
+					if err := row(payoutRow(&ps[i])...); err != nil {
+						return err
+					}
 				}
-			}
-			if r.IsDone {
 				return nil
-			}
-			o.Cursor = &r.ContinueCursor
-		}
-	}, nil
+			})
+	})
 }
 
 // walletsExport checks the wallets export (row cap) and returns its rows:
-// every wallet, highest available balance first, named by the catalog
-// (else the wallet's copy).
+// every wallet in the order of its id, named by the catalog (else the
+// wallet's copy). The id never changes: a balance that moves while the
+// export runs (an earning, a payout) neither skips a wallet nor writes it
+// twice, as paging on the balance would (ADR 0175).
 func (s *svc) walletsExport(ctx context.Context) (httpserver.CSVRows, error) {
-	max := s.maxCSVRows
-	n, err := s.wallets.CountAll(ctx, int64(max)+1)
-	if err != nil {
-		return nil, err
+	count := func(max int64) (int64, error) { return s.wallets.CountAll(ctx, max+1) }
+	return httpserver.CountedRows(ctx, int64(s.maxCSVRows), exportTimeout, count, func(ctx context.Context, row func(...string) error) error {
+		return page.Each(func(o page.Opts) (page.Result[domain.Wallet], error) { return s.wallets.ListWalletsByID(ctx, o) }, func(ws []domain.Wallet) error {
+			return s.walletRows(ctx, ws, row)
+		})
+	})
+}
+
+// walletRows writes the wallets' rows, named by the catalog (else the
+// wallet's copy).
+func (s *svc) walletRows(ctx context.Context, ws []domain.Wallet, row func(...string) error) error {
+	storeIDs := make([]string, len(ws))
+	for i, w := range ws {
+		storeIDs[i] = w.StoreID
 	}
-	if n > int64(max) {
-		return nil, httpserver.TooManyRows(max)
-	}
-	return func(row func(...string) error) error {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), exportTimeout)
-		defer cancel()
-		o := page.Opts{NumItems: page.MaxItems}
-		for {
-			r, err := s.wallets.ListWallets(ctx, false, "availableBalance", true, o)
-			if err != nil {
-				return err
-			}
-			storeIDs := make([]string, len(r.Page))
-			for i, w := range r.Page {
-				storeIDs[i] = w.StoreID
-			}
-			cctx, ccancel := context.WithTimeout(ctx, contactsTimeout)
-			contacts, cerr := s.contacts(cctx, storeIDs)
-			ccancel()
-			for i := range r.Page {
-				w := &r.Page[i]
-				name, owner := w.StoreName, w.OwnerUserID
-				if c, ok := contacts[w.StoreID]; ok && cerr == nil {
-					name, owner = c.Name, c.OwnerUserID
-				}
-				if err := row(w.ID, w.StoreID, name, owner, aed(w.AvailableBalance), aed(w.PendingBalance), aed(w.DisputedBalance), aed(w.Debt()),
-					aed(w.TotalEarnings), aed(w.TotalPayouts), strconv.FormatInt(w.TotalOrders, 10), strconv.FormatInt(w.UpdatedAt, 10)); err != nil {
-					return err
-				}
-			}
-			if r.IsDone {
-				return nil
-			}
-			o.Cursor = &r.ContinueCursor
+	cctx, ccancel := context.WithTimeout(ctx, contactsTimeout)
+	contacts, cerr := s.contacts(cctx, storeIDs)
+	ccancel()
+	for i := range ws {
+		w := &ws[i]
+		name, owner := w.StoreName, w.OwnerUserID
+		if c, ok := contacts[w.StoreID]; ok && cerr == nil {
+			name, owner = c.Name, c.OwnerUserID
 		}
-	}, nil
+		if err := row(w.ID, w.StoreID, name, owner, aed(w.AvailableBalance), aed(w.PendingBalance), aed(w.DisputedBalance), aed(w.Debt()),
+			aed(w.TotalEarnings), aed(w.TotalPayouts), strconv.FormatInt(w.TotalOrders, 10), strconv.FormatInt(w.UpdatedAt, 10)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // callerKey is the key of the caller's export slot (svc.exports): one
@@ -194,6 +171,6 @@ func (s *svc) exportRoutes() []ops.Route {
 		{Method: fiber.MethodGet, Path: RouteAdminPayoutsCSV, Access: ops.Admin, Handler: s.adminPayoutsCSVRoute,
 			Summary: "Every payout requested from `from` to `to` (query, epoch ms, inclusive, at most 366 days), of one `status` and one `storeId` when given, newest first, as CSV: the rows of admins.payoutOperations.listPayouts for the same filters. At most 100,000 rows (else FAILED_PRECONDITION too_many_rows). For administrators."},
 		{Method: fiber.MethodGet, Path: RouteAdminWalletsCSV, Access: ops.Admin, Handler: s.adminWalletsCSVRoute,
-			Summary: "Every store's wallet, highest available balance first, as CSV: the rows of admins.payoutOperations.listWallets (sort available_desc), with debt, totals and updatedAt. At most 100,000 rows (else FAILED_PRECONDITION too_many_rows). For administrators."},
+			Summary: "Every store's wallet, in the order of the wallets' ids (stable while balances change), as CSV: the items of admins.payoutOperations.listWallets, with debt, totals and updatedAt. At most 100,000 rows (else FAILED_PRECONDITION too_many_rows). For administrators."},
 	}
 }

@@ -1,6 +1,7 @@
 package payouts
 
 import (
+	"context"
 	"io"
 	"net/http/httptest"
 	"strings"
@@ -8,8 +9,13 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"go.mongodb.org/mongo-driver/bson"
+
 	"marketplace/libs/httpserver"
 	"marketplace/libs/ids"
+	"marketplace/libs/money"
+	"marketplace/services/payouts/domain"
+	"marketplace/services/payouts/storage"
 )
 
 // TestOneExportPerCaller: while an export of owner-1's is being written
@@ -56,5 +62,79 @@ func TestOneExportPerCaller(t *testing.T) {
 		if code, body := get("owner-1", period); code != 200 {
 			t.Fatalf("owner-1's export %d after the first ended: %d %s", i, code, body)
 		}
+	}
+}
+
+// TestWalletsExportWhileBalancesMove: the wallets export writes every wallet
+// exactly once although every balance changes while it runs (the order of
+// the balances reversed after its first row, when its first page of 100 is
+// read and the second is not): it pages on the wallets' ids, which no
+// balance moves. Paging on the balance, the second page would repeat
+// wallets of the first and miss others.
+func TestWalletsExportWhileBalancesMove(t *testing.T) {
+	ts := newTestSvc(t)
+	ctx := context.Background()
+	const n = 150
+	wallets := ts.db.Collection(storage.WalletsColl)
+	var ids_ []string
+	for i := 0; i < n; i++ {
+		store := ids.New("stores")
+		if err := ts.wallets.Open(ctx, domain.StoreInfo{ID: store, Name: "S"}, 1); err != nil {
+			t.Fatal(err)
+		}
+		id := domain.WalletIDOf(store)
+		ids_ = append(ids_, id)
+		if _, err := wallets.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$set": bson.M{"availableBalance": money.Fils(i * 100)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := ts.walletsExport(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	err = rows(func(cells ...string) error {
+		if len(seen) == 0 {
+			for i, id := range ids_ {
+				if _, err := wallets.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$set": bson.M{"availableBalance": money.Fils((n - i) * 100)}}); err != nil {
+					return err
+				}
+			}
+		}
+		seen[cells[0]]++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids_ {
+		if seen[id] != 1 {
+			t.Errorf("wallet %s written %d times", id, seen[id])
+		}
+	}
+	if len(seen) != n {
+		t.Errorf("%d wallets written, want %d", len(seen), n)
+	}
+}
+
+// TestWalletSumAddsAsItReads: the totals of wallets added one at a time
+// (getWalletTotals' scan, holding none) are their figures summed in fils,
+// the debts only of the wallets below zero.
+func TestWalletSumAddsAsItReads(t *testing.T) {
+	var sum WalletSum
+	if got := sum.Totals(); got != (WalletTotals{}) {
+		t.Fatalf("empty sum %+v", got)
+	}
+	for _, w := range []domain.Wallet{
+		{AvailableBalance: 10_10, PendingBalance: 5_00, TotalEarnings: 20_00, TotalPayouts: 4_90, TotalOrders: 3},
+		{AvailableBalance: -2_05, DisputedBalance: 1_00, TotalEarnings: 1_00, TotalOrders: 1},
+		{AvailableBalance: 0_01, PendingBalance: 0_02},
+	} {
+		sum.Add(&w)
+	}
+	want := WalletTotals{Wallets: 3, AvailableBalance: 8.06, PendingBalance: 5.02, DisputedBalance: 1, Debt: 2.05, InDebt: 1,
+		TotalEarnings: 21, TotalPayouts: 4.9, TotalOrders: 4}
+	if got := sum.Totals(); got != want {
+		t.Fatalf("totals %+v, want %+v", got, want)
 	}
 }

@@ -29,6 +29,9 @@ const (
 // RouteStatementCSV is the statement's CSV route.
 const RouteStatementCSV = "/api/stores/:storeId/statement.csv"
 
+// EntryHeld is the status of a statement's earning while it is held.
+const EntryHeld = "held"
+
 type statementArgs struct {
 	StoreID string `json:"storeId" op:"required,id=stores"`
 	From    int64  `json:"from" op:"required,min=0"`
@@ -36,7 +39,8 @@ type statementArgs struct {
 }
 
 // StatementEntryView is one entry of a statement (AED). Status is a payout
-// entry's payout's status now (it agrees with the payout), "completed" for
+// entry's payout's status now (it agrees with the payout), an earning's
+// "held" while it is held (until its release; ADR 0175), "completed" for
 // the others.
 type StatementEntryView struct {
 	Seq              int64   `json:"seq"`
@@ -129,10 +133,15 @@ func (s *svc) getStatement(ctx context.Context, a *statementArgs) (*Statement, e
 }
 
 // entryViews are the entries as the interface shows them, each payout's
-// with the payout's status now (read in the caller's transaction).
+// with the payout's status now and each earning's held or not (read in the
+// caller's transaction).
 func (s *svc) entryViews(ctx context.Context, es []domain.StatementEntry) ([]StatementEntryView, error) {
 	statuses := map[string]string{}
+	var earnings []string
 	for _, e := range es {
+		if e.Kind == domain.KindEarning && e.Refs.TransactionID != "" {
+			earnings = append(earnings, e.Refs.TransactionID)
+		}
 		if id := e.Refs.PayoutID; id != "" && statuses[id] == "" {
 			p, err := s.payouts.Get(ctx, id)
 			if err != nil {
@@ -144,11 +153,18 @@ func (s *svc) entryViews(ctx context.Context, es []domain.StatementEntry) ([]Sta
 			}
 		}
 	}
+	held, err := s.ledger.Earnings(ctx, earnings)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]StatementEntryView, 0, len(es))
 	for _, e := range es {
 		status := domain.TxCompleted
 		if e.Refs.PayoutID != "" {
 			status = statuses[e.Refs.PayoutID]
+		}
+		if e.Kind == domain.KindEarning && held[e.Refs.TransactionID].Status == domain.TxPending {
+			status = EntryHeld
 		}
 		out = append(out, StatementEntryView{Seq: e.Seq, At: e.At, Kind: e.Kind, Description: e.Description,
 			Amount: e.Amount.AED(), Balance: e.Balance.AED(), AvailableChange: e.Change.Available.AED(), PendingChange: e.Change.Pending.AED(),

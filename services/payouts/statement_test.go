@@ -15,6 +15,7 @@ import (
 	"marketplace/libs/httpserver"
 	"marketplace/libs/money"
 	"marketplace/libs/ops"
+	"marketplace/libs/page"
 	"marketplace/services/payouts/domain"
 )
 
@@ -165,5 +166,41 @@ func TestStatementCSV(t *testing.T) {
 		if _, err := w.statementCSV(sctx, c.from, c.to); apperr.CodeOf(err) != apperr.InvalidArgument {
 			t.Fatalf("%+v: %v", c, err)
 		}
+	}
+}
+
+// TestStatementEarningHeldUntilReleased: a delivered order's earning reads
+// "held" on the statement (and listStatementEntries) while its hold runs,
+// "completed" once released; the release's own entry is completed.
+func TestStatementEarningHeldUntilReleased(t *testing.T) {
+	w := newMoneyWorld(t)
+	ctx := context.Background()
+	start := w.clock.Now().UnixMilli()
+	w.deliverOrder(t, w.order(customers.StatusOutForDelivery))
+	statuses := func() map[string]string {
+		out := map[string]string{}
+		for _, e := range w.statementOf(t, ctx, start, w.clock.Now().UnixMilli()).Entries {
+			out[e.Kind] = e.Status
+		}
+		r, err := w.listStatementEntries(ownerCtx(ctx, w.store), &statementEntriesArgs{StoreID: w.store, PaginationOpts: page.Opts{NumItems: 10}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range r.Page {
+			if out[e.Kind] != e.Status {
+				t.Errorf("%s: statement %q, listStatementEntries %q", e.Kind, out[e.Kind], e.Status)
+			}
+		}
+		return out
+	}
+	if s := statuses(); s[domain.KindEarning] != EntryHeld {
+		t.Fatalf("a held earning reads %v", s)
+	}
+	w.clock.Advance(7 * day)
+	if n, _ := w.releaseNow(t); n != 1 {
+		t.Fatalf("released %d", n)
+	}
+	if s := statuses(); s[domain.KindEarning] != domain.TxCompleted || s[domain.KindRelease] != domain.TxCompleted {
+		t.Fatalf("after the release %v", s)
 	}
 }

@@ -87,23 +87,7 @@ func (r *Orders) Count(ctx context.Context, f domain.OrderFilter, limit int64) (
 // Each runs fn on the orders f selects, newest first, reading them by keyset
 // in pages (at most page.MaxItems each); fn's error stops it.
 func (r *Orders) Each(ctx context.Context, f domain.OrderFilter, fn func([]domain.Order) error) error {
-	o := page.Opts{NumItems: page.MaxItems}
-	for {
-		res, err := r.Find(ctx, f, domain.SortOf(nil), o)
-		if err != nil {
-			return err
-		}
-		if len(res.Page) > 0 {
-			if err := fn(res.Page); err != nil {
-				return err
-			}
-		}
-		if res.IsDone {
-			return nil
-		}
-		c := res.ContinueCursor
-		o.Cursor = &c
-	}
+	return page.Each(func(o page.Opts) (page.Result[domain.Order], error) { return r.Find(ctx, f, domain.SortOf(nil), o) }, fn)
 }
 
 // Get is the order with id, or nil.

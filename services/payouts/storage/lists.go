@@ -77,6 +77,12 @@ func (r *Wallets) ListWallets(ctx context.Context, inDebt bool, field string, de
 	})
 }
 
+// ListWalletsByID pages every wallet in the order of its id: an order no
+// balance change moves (the wallets export).
+func (r *Wallets) ListWalletsByID(ctx context.Context, o page.Opts) (page.Result[domain.Wallet], error) {
+	return page.Find(ctx, r.db.Collection(WalletsColl), bson.M{}, page.Sort{Field: "_id"}, o, func(w *domain.Wallet) (any, string) { return w.ID, w.ID })
+}
+
 // EachWithTotals runs fn on every wallet, with its balances and totals.
 func (r *Wallets) EachWithTotals(ctx context.Context, fn func(*domain.Wallet)) error {
 	return each(ctx, r.db, WalletsColl, bson.M{}, bson.M{"availableBalance": 1, "pendingBalance": 1, "disputedBalance": 1,
@@ -138,19 +144,20 @@ func (r *Statement) edge(ctx context.Context, walletID string, at bson.M, dir in
 	return &es[0], nil
 }
 
-// ReleaseTimes are the release times of the earnings ids, by id.
-func (r *Ledger) ReleaseTimes(ctx context.Context, ids []string) (map[string]int64, error) {
-	out := map[string]int64{}
+// Earnings are the earnings ids by id, with their status (pending while
+// held, completed once released) and release time only.
+func (r *Ledger) Earnings(ctx context.Context, ids []string) (map[string]domain.Transaction, error) {
+	out := map[string]domain.Transaction{}
 	if len(ids) == 0 {
 		return out, nil
 	}
 	ts, err := store.FindAll[domain.Transaction](ctx, r.db.Collection(TxColl), bson.M{"_id": bson.M{"$in": ids}},
-		options.Find().SetProjection(bson.M{"releaseAt": 1}))
+		options.Find().SetProjection(bson.M{"status": 1, "releaseAt": 1}))
 	if err != nil {
 		return nil, err
 	}
 	for _, t := range ts {
-		out[t.ID] = t.ReleaseAt
+		out[t.ID] = t
 	}
 	return out, nil
 }

@@ -98,6 +98,41 @@ test("the dashboard's figures are the orders'", async () => {
     if (lang === "ar") assert.equal(await page.locator("html").getAttribute("dir"), "rtl");
   });
   await atPhoneWidth("portal-dashboard", () => page.getByTestId("card-today").waitFor(WAIT));
+
+  // A by-status link lands on the Orders screen filtered by that status, kept in the address.
+  await page.locator('[data-testid="dash-by-status"] [data-status="preparing"]').getByRole("link").click();
+  await page.waitForURL(/\/store\/orders\?status=preparing$/);
+  const listed = page.locator('[data-testid="orders"] tr[data-order]');
+  await until(async () => [await listed.count(), await attr(listed.first(), "data-status")], [1, "preparing"], "the preparing orders");
+  assert.equal(await attr(listed.first(), "data-order"), env("PREPARING_ORDER"));
+  assert.equal(await page.getByTestId("order-filter").locator("input:checked").getAttribute("value"), "preparing");
+  // The screen's title names the store, isolated (FSI … PDI in the document's title).
+  assert.equal(await page.title(), "Orders: \u2068Bakery\u2069");
+  await page.getByTestId("order-filter").getByText("All", { exact: true }).click();
+  await until(() => listed.count(), 3, "every order");
+  assert.match(page.url(), /\/store\/orders$/);
+});
+
+test("a store over the sales summary's cap gets a partial dashboard: each refused part says why, the others show", async () => {
+  const busy = await open(browser, "/store/dashboard", env("BUSY_OWNER_TOKEN"));
+  try {
+    const refused = busy.getByTestId("dash-refused");
+    await until(() => refused.count(), 4, "the refused parts");
+    const parts = [];
+    for (let i = 0; i < 4; i++) {
+      assert.equal(await attr(refused.nth(i), "data-reason"), "too_many_orders");
+      assert.match(await text(refused.nth(i)), /more than 3 orders/);
+      parts.push(await attr(refused.nth(i), "data-part"));
+    }
+    assert.deepEqual(parts.sort(), ["card-title", "dash-chart", "dash-status-title", "dash-top-title"]);
+    // The rating and the releases do not depend on the orders' count: shown.
+    await busy.getByTestId("dash-rating").waitFor(WAIT);
+    await busy.getByTestId("dash-releases-empty").waitFor(WAIT);
+    await accessible(busy, "a partial dashboard");
+    await shot(busy, "portal-dashboard-partial");
+  } finally {
+    await busy.context().close();
+  }
 });
 
 test("the owner's notifications read in Arabic, Latin only in isolated names and figures; the unread badge counts", async () => {

@@ -11,7 +11,7 @@ import { Loading } from "../ui/Loading";
 import { OrderNumber, Person, Place } from "../ui/names";
 import { periodOf, type DayRange } from "../app/days";
 import { DateRangeFilter, StatusFilter, useSort } from "../ui/ListTools";
-import { type OrderArgs, type OrderColumn, OrderPages, OrdersCsv, queryParam, thisMonth, useOrderPages } from "../ui/OrderList";
+import { type OrderArgs, type OrderColumn, OrderPages, OrdersCsv, queryParam, setQueryParam, thisMonth, useOrderPages } from "../ui/OrderList";
 import { ORDER_STATUSES } from "../store/orderStatus";
 import { RefundAction, RefundSummary, type RefundableOrder } from "../ui/Refunds";
 import { StorePicker, useAllStores } from "./stores";
@@ -41,9 +41,24 @@ export default function Orders() {
 function AllOrders() {
   const { t } = useI18n();
   const stores = useAllStores();
-  const [storeId, setStoreId] = useState<string | null>(() => queryParam("storeId") ?? null);
-  const [customerId, setCustomerId] = useState<string | undefined>(() => queryParam("customerId"));
-  const [status, setStatus] = useState<string | null>(null);
+  // The filters are kept in the address (?storeId=, ?customerId=,
+  // ?status=): a link (the search's) opens the list filtered, and a reload
+  // keeps it.
+  const [storeId, setStore] = useState<string | null>(() => queryParam("storeId") ?? null);
+  const [customerId, setCustomer] = useState<string | undefined>(() => queryParam("customerId"));
+  const [status, setStatusOnly] = useState<string | null>(() => ORDER_STATUSES.find((s) => s === queryParam("status")) ?? null);
+  const setStoreId = (v: string | null) => {
+    setStore(v);
+    setQueryParam("storeId", v ?? undefined);
+  };
+  const setCustomerId = (v: string | undefined) => {
+    setCustomer(v);
+    setQueryParam("customerId", v);
+  };
+  const setStatus = (v: string | null) => {
+    setStatusOnly(v);
+    setQueryParam("status", v ?? undefined);
+  };
   const [range, setRange] = useState<DayRange>(thisMonth);
   const [chosenSort, onSort] = useSort({ by: "date", dir: "desc" });
   // Orders sort by date only: the server sorts by total only a store's
@@ -69,7 +84,7 @@ function AllOrders() {
       </Group>
       <Group align="flex-end" justify="space-between" wrap="wrap" gap="md">
         <DateRangeFilter value={range} onChange={setRange} testId="period" />
-        <OrdersCsv path="/api/admin/orders.csv" query={{ status: status ?? undefined, storeId: storeId ?? undefined }} range={range} period={period} name="orders" />
+        <OrdersCsv path="/api/admin/orders.csv" query={{ status: status ?? undefined, storeId: storeId ?? undefined, customerId }} range={range} period={period} name="orders" />
       </Group>
       {customerId && (
         <Group gap="xs">
@@ -140,7 +155,7 @@ function OrderTable({ orders, testId, showStore }: { orders: RefundableOrder[]; 
 }
 
 function OrderRows({ orders, showStore }: { orders: RefundableOrder[]; showStore?: boolean }) {
-  const { t, money, dateTime } = useI18n();
+  const { t, money, number, dateTime } = useI18n();
   return (
     <>
       {orders.map((o) => (
@@ -164,7 +179,7 @@ function OrderRows({ orders, showStore }: { orders: RefundableOrder[]; showStore
           <Table.Td>
             {o.items.map((it) => (
               <Text size="sm" key={it.productId}>
-                {it.quantity} × <bdi>{it.name}</bdi> <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
+                {number(it.quantity)} × <bdi>{it.name}</bdi> <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
               </Text>
             ))}
           </Table.Td>

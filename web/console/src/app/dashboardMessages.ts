@@ -42,6 +42,9 @@ export const dashboardEn = {
   "dash.col.amount": "Amount",
   "dash.col.count": "Earnings",
   "dash.releasesMore": "More earnings are held than listed here.",
+  "dash.cards": "Sales",
+  "dash.tooMany": "This part is not shown: the period has more than {max} orders, more than the dashboard adds up at once. Choose a shorter period, or see the orders in the Orders screen.",
+  "dash.retry": "Try again",
 };
 
 export const dashboardAr: Record<keyof typeof dashboardEn, string> = {
@@ -86,4 +89,7 @@ export const dashboardAr: Record<keyof typeof dashboardEn, string> = {
   "dash.col.amount": "المبلغ",
   "dash.col.count": "الأرباح",
   "dash.releasesMore": "الأرباح المعلّقة أكثر مما يظهر هنا.",
+  "dash.cards": "المبيعات",
+  "dash.tooMany": "هذا الجزء غير معروض: في الفترة أكثر من {max} طلب، وهو أكثر مما تجمعه لوحة المعلومات في مرة واحدة. اختر فترة أقصر، أو اطّلع على الطلبات في شاشة الطلبات.",
+  "dash.retry": "إعادة المحاولة",
 };

@@ -20,6 +20,7 @@ export interface I18n {
    * sentence's: a name, a figure or a date keeps its own direction inside the
    * sentence, whatever the language of either.
    */
+  /** The message in the viewer's language; each {param} isolated, a number one in the locale's form (number()). */
   t(key: MessageKey, params?: Record<string, string | number>): string;
   money(aed: number): string;
   /** A count or other plain number in the locale's form (grouped). */
@@ -54,7 +55,8 @@ export function makeI18n(lang: Lang, setLang: (l: Lang) => void): I18n {
     setLang,
     t: (key, params) => {
       let s: string = table[key] ?? en[key] ?? key;
-      if (params) for (const [k, v] of Object.entries(params)) s = s.replaceAll(`{${k}}`, isolateIn(lang, String(v)));
+      // A number (a count) in the locale's form, as number() writes it.
+      if (params) for (const [k, v] of Object.entries(params)) s = s.replaceAll(`{${k}}`, isolateIn(lang, typeof v === "number" ? plain.format(v) : v));
       return s;
     },
     money: (aed) => money.format(aed),

@@ -7,6 +7,7 @@ import { listAr, listEn } from "./listMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
 import { noteAr, noteEn } from "./noteMessages";
 import { dashboardAr, dashboardEn } from "./dashboardMessages";
+import { heldAr, heldEn } from "./heldMessages";
 import { money2Ar, money2En } from "./moneyMessages2";
 import { namesAr, namesEn } from "./namesMessages";
 import { moneyListAr, moneyListEn } from "./moneyListMessages";
@@ -242,6 +243,7 @@ export const en = {
   ...moneyEn,
   ...noteEn,
   ...dashboardEn,
+  ...heldEn,
   ...findEn,
   ...money2En,
   ...namesEn,
@@ -482,6 +484,7 @@ export const ar: Record<MessageKey, string> = {
   ...moneyAr,
   ...noteAr,
   ...dashboardAr,
+  ...heldAr,
   ...findAr,
   ...money2Ar,
   ...namesAr,

@@ -1,11 +1,13 @@
-import { Anchor, Badge, Card, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Card, Group, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
-import { lazy, Suspense, useMemo, useState } from "react";
+import { lazy, Suspense, useMemo, useState, type ReactNode } from "react";
+import { refusalOf } from "../app/action";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { Link } from "../app/router";
+import { ErrorBoundary } from "../ui/ErrorBoundary";
 import { Loading } from "../ui/Loading";
 import { Section } from "../ui/Section";
 import { UserText } from "../ui/UserText";
@@ -15,6 +17,7 @@ import { useStore } from "./StoreContext";
 // Recharts is large: the charts are a chunk of their own, fetched after the
 // figures show (as the payout statistics' are).
 const Charts = lazy(() => import("./DashboardCharts"));
+const RatingChart = lazy(() => import("./DashboardCharts").then((m) => ({ default: m.RatingChart })));
 
 const DAY_MS = 86_400_000;
 const DUBAI_MS = 4 * 3_600_000; // the UAE keeps UTC+4 all year
@@ -40,6 +43,12 @@ const isoDay = (ms: number) => new Date(ms + DUBAI_MS).toISOString().slice(0, 10
 // the pending balance releases when. Every figure is the server's, live
 // (stores.orders.getSalesSummary, stores.reviews.getRatingHistory,
 // stores.wallet.getUpcomingReleases), computed on read (docs/adr/0164).
+//
+// Each part asks its own query inside its own error boundary (ADR 0174): a
+// store with more orders in a period than getSalesSummary reads (20,000,
+// FAILED_PRECONDITION too_many_orders) sees that part's refusal in words,
+// and the parts that can answer (the rating, the releases, a shorter
+// period's chart) still show.
 export default function Dashboard() {
   const { t } = useI18n();
   const { store } = useStore();
@@ -49,17 +58,16 @@ export default function Dashboard() {
   const [granularity, setGranularity] = useState<"day" | "week">("day");
   const today = dayStart(now);
   const end = today + DAY_MS - 1;
-  const cardsFrom = Math.min(weekStart(now), monthStart(now));
-  const cards = useQuery(api.stores.orders.getSalesSummary, { storeId: store._id, from: cardsFrom, to: end, granularity: "day" });
   const from = today - (Number(range) - 1) * DAY_MS;
-  const chartFrom = granularity === "week" ? weekStart(from) : from;
-  const sales = useQuery(api.stores.orders.getSalesSummary, { storeId: store._id, from: chartFrom, to: end, granularity });
-  const ratings = useQuery(api.stores.reviews.getRatingHistory, { storeId: store._id, from: weekStart(today - 89 * DAY_MS), to: end });
+  const sales: SalesArgs = { storeId: store._id, from: granularity === "week" ? weekStart(from) : from, to: end, granularity };
+  const salesKey = JSON.stringify(sales);
   return (
     <Stack>
       <Title order={2}>{t("dash.title")}</Title>
       <Text size="sm">{t("dash.intro")}</Text>
-      {cards ? <Cards buckets={cards.buckets} today={today} week={weekStart(now)} month={monthStart(now)} /> : <Loading />}
+      <Part id="card-title" title={t("dash.cards")} resetKey={store._id}>
+        <Cards storeId={store._id} now={now} />
+      </Part>
       <Section
         id="dash-chart-title"
         title={t("dash.chart")}
@@ -70,7 +78,7 @@ export default function Dashboard() {
               aria-label={t("dash.range")}
               value={range}
               onChange={(v) => setRange(v as (typeof RANGES)[number])}
-              data={RANGES.map((r) => ({ value: r, label: t("dash.days", { n: r }) }))}
+              data={RANGES.map((r) => ({ value: r, label: t("dash.days", { n: Number(r) }) }))}
               data-testid="dash-range"
             />
             <SegmentedControl
@@ -87,13 +95,59 @@ export default function Dashboard() {
           </Group>
         }
       >
-        {sales ? <Sales summary={sales} ratings={ratings?.weeks} week={granularity === "week"} /> : <Loading />}
+        <ErrorBoundary resetKey={salesKey} fallback={(e, retry) => <Refused error={e} retry={retry} part="dash-chart" />}>
+          <Sales args={sales} />
+        </ErrorBoundary>
       </Section>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
-        {sales ? <ByStatus byStatus={sales.byStatus} /> : <Loading />}
-        {sales ? <TopProducts top={sales.topProducts} /> : <Loading />}
+        <Part id="dash-status-title" title={t("dash.status")} resetKey={salesKey}>
+          <ByStatus args={sales} />
+        </Part>
+        <Part id="dash-top-title" title={t("dash.top")} resetKey={salesKey}>
+          <TopProducts args={sales} />
+        </Part>
       </SimpleGrid>
-      <Releases storeId={store._id} />
+      <Part id="dash-rating-title" title={t("dash.rating")} resetKey={store._id}>
+        <Rating storeId={store._id} today={today} end={end} />
+      </Part>
+      <Part id="dash-releases-title" title={t("dash.releases")} resetKey={store._id}>
+        <Releases storeId={store._id} />
+      </Part>
+    </Stack>
+  );
+}
+
+type SalesArgs = { storeId: string; from: number; to: number; granularity: "day" | "week" };
+
+/** A part of the dashboard in its own error boundary: refused, its title and the refusal in words. */
+function Part({ id, title, resetKey, children }: { id: string; title: string; resetKey: unknown; children: ReactNode }) {
+  return (
+    <ErrorBoundary
+      resetKey={resetKey}
+      fallback={(e, retry) => (
+        <Section id={id} title={title}>
+          <Refused error={e} retry={retry} part={id} />
+        </Section>
+      )}
+    >
+      {children}
+    </ErrorBoundary>
+  );
+}
+
+/** A part's refusal, in words: too many orders in the period says so and what to do. */
+function Refused({ error, retry, part }: { error: unknown; retry(): void; part: string }) {
+  const { t, number } = useI18n();
+  const r = refusalOf(error);
+  const max = Number(r.details.maxOrders);
+  return (
+    <Stack gap="xs" data-testid="dash-refused" data-part={part} data-reason={r.reason ?? r.code}>
+      <Alert color="yellow" role="alert">
+        {r.reason === "too_many_orders" ? t("dash.tooMany", { max: number(Number.isFinite(max) ? max : 20_000) }) : t("error.generic", { message: r.message })}
+      </Alert>
+      <Button variant="light" size="xs" onClick={retry} w="fit-content">
+        {t("dash.retry")}
+      </Button>
     </Stack>
   );
 }
@@ -111,8 +165,14 @@ function sum(bs: Bucket[]) {
   return { gross: Math.round(r.gross * 100) / 100, orders: r.orders, earnings: Math.round(r.earnings * 100) / 100 };
 }
 
-function Cards({ buckets, today, week, month }: { buckets: Bucket[]; today: number; week: number; month: number }) {
+function Cards({ storeId, now }: { storeId: string; now: number }) {
   const { t, money } = useI18n();
+  const today = dayStart(now);
+  const week = weekStart(now);
+  const month = monthStart(now);
+  const summary = useQuery(api.stores.orders.getSalesSummary, { storeId, from: Math.min(week, month), to: today + DAY_MS - 1, granularity: "day" });
+  if (!summary) return <Loading />;
+  const buckets = summary.buckets;
   const cards: [string, MessageKey, ReturnType<typeof sum>][] = [
     ["today", "dash.today", sum(buckets.filter((b) => b.start === today))],
     ["week", "dash.week", sum(buckets.filter((b) => b.start >= week))],
@@ -136,11 +196,18 @@ function Cards({ buckets, today, week, month }: { buckets: Bucket[]; today: numb
   );
 }
 
-function Sales({ summary, ratings, week }: { summary: Summary; ratings?: { weekStart: number; count: number; average: number | null }[]; week: boolean }) {
-  const { t, money, lang } = useI18n();
-  const label = useMemo(() => new Intl.DateTimeFormat(lang === "ar" ? "ar-AE-u-nu-latn" : "en-AE", { timeZone: "Asia/Dubai", day: "numeric", month: "short" }), [lang]);
+/** The day's or week's label on a chart's axis. */
+function useDayLabel() {
+  const { lang } = useI18n();
+  return useMemo(() => new Intl.DateTimeFormat(lang === "ar" ? "ar-AE-u-nu-latn" : "en-AE", { timeZone: "Asia/Dubai", day: "numeric", month: "short" }), [lang]);
+}
+
+function Sales({ args }: { args: SalesArgs }) {
+  const { t, money } = useI18n();
+  const label = useDayLabel();
+  const summary = useQuery(api.stores.orders.getSalesSummary, args);
+  if (!summary) return <Loading />;
   const points: Point[] = summary.buckets.map((b) => ({ day: isoDay(b.start), label: label.format(b.start), gross: b.gross, earnings: b.earnings, orders: b.orders }));
-  const rating: RatingPoint[] = (ratings ?? []).map((w) => ({ day: isoDay(w.weekStart), label: label.format(w.weekStart), average: w.average, count: w.count }));
   const tot = summary.totals;
   return (
     <Stack>
@@ -154,14 +221,29 @@ function Sales({ summary, ratings, week }: { summary: Summary; ratings?: { weekS
         })}
       </Text>
       <Suspense fallback={<Loading />}>
-        <Charts points={points} rating={rating} week={week} />
+        <Charts points={points} week={args.granularity === "week"} />
       </Suspense>
     </Stack>
   );
 }
 
-function ByStatus({ byStatus }: { byStatus: Record<string, number> }) {
-  const { t } = useI18n();
+function Rating({ storeId, today, end }: { storeId: string; today: number; end: number }) {
+  const label = useDayLabel();
+  const ratings = useQuery(api.stores.reviews.getRatingHistory, { storeId, from: weekStart(today - 89 * DAY_MS), to: end });
+  if (!ratings) return <Loading />;
+  const rating: RatingPoint[] = ratings.weeks.map((w) => ({ day: isoDay(w.weekStart), label: label.format(w.weekStart), average: w.average, count: w.count }));
+  return (
+    <Suspense fallback={<Loading />}>
+      <RatingChart rating={rating} />
+    </Suspense>
+  );
+}
+
+function ByStatus({ args }: { args: SalesArgs }) {
+  const { t, number } = useI18n();
+  const summary = useQuery(api.stores.orders.getSalesSummary, args);
+  if (!summary) return <Loading />;
+  const byStatus: Record<string, number> = summary.byStatus;
   return (
     <Section id="dash-status-title" title={t("dash.status")}>
       <Text size="sm">{t("dash.statusIntro")}</Text>
@@ -172,7 +254,7 @@ function ByStatus({ byStatus }: { byStatus: Record<string, number> }) {
               {t(`order.status.${s}` as MessageKey)}
             </Anchor>
             <Badge variant="light" color={s === "cancelled" ? "gray" : "blue"}>
-              {byStatus[s] ?? 0}
+              {number(byStatus[s] ?? 0)}
             </Badge>
           </Group>
         ))}
@@ -181,8 +263,11 @@ function ByStatus({ byStatus }: { byStatus: Record<string, number> }) {
   );
 }
 
-function TopProducts({ top }: { top: Summary["topProducts"] }) {
-  const { t, money } = useI18n();
+function TopProducts({ args }: { args: SalesArgs }) {
+  const { t, money, number } = useI18n();
+  const summary = useQuery(api.stores.orders.getSalesSummary, args);
+  if (!summary) return <Loading />;
+  const top = summary.topProducts;
   return (
     <Section id="dash-top-title" title={t("dash.top")}>
       {top.length === 0 ? (
@@ -202,7 +287,7 @@ function TopProducts({ top }: { top: Summary["topProducts"] }) {
                 <Table.Td>
                   <UserText>{p.name}</UserText>
                 </Table.Td>
-                <Table.Td>{p.quantity}</Table.Td>
+                <Table.Td>{number(p.quantity)}</Table.Td>
                 <Table.Td>
                   <bdi>{money(p.revenue)}</bdi>
                 </Table.Td>
@@ -216,7 +301,7 @@ function TopProducts({ top }: { top: Summary["topProducts"] }) {
 }
 
 function Releases({ storeId }: { storeId: string }) {
-  const { t, money, lang } = useI18n();
+  const { t, money, number, lang } = useI18n();
   const r = useQuery(api.stores.wallet.getUpcomingReleases, { storeId });
   const day = useMemo(() => new Intl.DateTimeFormat(lang === "ar" ? "ar-AE-u-nu-latn" : "en-AE", { timeZone: "Asia/Dubai", dateStyle: "medium" }), [lang]);
   return (
@@ -245,7 +330,7 @@ function Releases({ storeId }: { storeId: string }) {
                   <Table.Td>
                     <bdi>{money(x.amount)}</bdi>
                   </Table.Td>
-                  <Table.Td>{x.count}</Table.Td>
+                  <Table.Td>{number(x.count)}</Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -1,9 +1,10 @@
-import { Stack, Text, Title } from "@mantine/core";
+import { Stack, Text } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { useQuery } from "convex/react";
 import { useI18n } from "../app/i18n";
 import { DisputeLists, type DisputeArgs } from "../ui/Disputes";
 import { useStore } from "./StoreContext";
+import { ScreenTitle } from "../ui/ScreenTitle";
 
 // The store's disputes (stores.disputes.listDisputes), live: open ones by
 // their deadline, soonest first; then the closed ones.
@@ -14,9 +15,7 @@ export default function Disputes() {
   const useDisputes = (args: DisputeArgs) => useQuery(api.stores.disputes.listDisputes, { storeId: store._id, ...args });
   return (
     <Stack>
-      <Title order={2}>
-        {t("disputes.title")}: {store.name}
-      </Title>
+      <ScreenTitle screen={t("disputes.title")} name={store.name} />
       <Text size="sm">{t("disputes.intro")}</Text>
       <DisputeLists useDisputes={useDisputes} />
     </Stack>

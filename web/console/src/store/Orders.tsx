@@ -1,14 +1,15 @@
-import { Group, Input, SegmentedControl, Stack, Table, Text, Title } from "@mantine/core";
+import { Group, Input, SegmentedControl, Stack, Table, Text } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { lazy, Suspense, useState } from "react";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { usePath } from "../app/router";
 import { Loading } from "../ui/Loading";
+import { ScreenTitle } from "../ui/ScreenTitle";
 import { periodOf, type DayRange } from "../app/days";
 import { DateRangeFilter, useSort } from "../ui/ListTools";
 import { OrderNumber, Person, Place } from "../ui/names";
-import { type ListedOrder, type OrderColumn, OrderPages, OrdersCsv, thisMonth, useOrderPages } from "../ui/OrderList";
+import { type ListedOrder, type OrderColumn, OrderPages, OrdersCsv, queryParam, setQueryParam, thisMonth, useOrderPages } from "../ui/OrderList";
 import { OrderMoves } from "../ui/OrderMoves";
 import { RefundAction, RefundSummary } from "../ui/Refunds";
 import { OrderStatusBadge } from "./OrderStatusBadge";
@@ -18,6 +19,13 @@ import { useStore } from "./StoreContext";
 const OrderPage = lazy(() => import("../ui/OrderPage"));
 
 const FILTERS = ["all", ...ORDER_STATUSES] as const;
+type Filter = (typeof FILTERS)[number];
+
+/** The status of the address (?status=, the dashboard's links), else all. */
+function statusParam(): Filter {
+  const s = queryParam("status");
+  return FILTERS.find((f) => f === s) ?? "all";
+}
 const COLUMNS: OrderColumn[] = [
   { label: "orders.order", sort: "date" },
   { label: "orders.items" },
@@ -57,7 +65,11 @@ export default function Orders() {
 function OrderList() {
   const { t } = useI18n();
   const { store } = useStore();
-  const [filter, setFilter] = useState<(typeof FILTERS)[number]>("all");
+  const [filter, setFilter] = useState<Filter>(statusParam);
+  const choose = (f: Filter) => {
+    setFilter(f);
+    setQueryParam("status", f === "all" ? undefined : f);
+  };
   const [range, setRange] = useState<DayRange>(thisMonth);
   const [sort, onSort] = useSort({ by: "date", dir: "desc" });
   const status = filter === "all" ? undefined : filter;
@@ -65,9 +77,7 @@ function OrderList() {
   const pages = useOrderPages("store", { storeId: store._id, status, ...(period ?? {}) }, sort);
   return (
     <Stack>
-      <Title order={2}>
-        {t("orders.title")}: <bdi>{store.name}</bdi>
-      </Title>
+      <ScreenTitle screen={t("orders.title")} name={store.name} />
       <Text size="sm">{t("find.orders.introStore")}</Text>
       <Stack gap={4}>
         <Input.Label id="order-filter-label" component="span">
@@ -76,7 +86,7 @@ function OrderList() {
         <SegmentedControl
           aria-labelledby="order-filter-label"
           value={filter}
-          onChange={(v) => setFilter(v as (typeof FILTERS)[number])}
+          onChange={(v) => choose(v as Filter)}
           data={FILTERS.map((s) => ({ value: s, label: s === "all" ? t("orders.all") : t(`order.status.${s}` as MessageKey) }))}
           data-testid="order-filter"
           style={{ flexWrap: "wrap" }}
@@ -94,7 +104,7 @@ function OrderList() {
 }
 
 function OrderRow({ order: o }: { order: ListedOrder }) {
-  const { t, money, dateTime } = useI18n();
+  const { t, money, number, dateTime } = useI18n();
   const payment = `payment.${o.paymentStatus}` as MessageKey;
   return (
     <Table.Tr data-order={o._id} data-status={o.status} data-refund-status={o.refundStatus ?? "none"} data-total={o.total}>
@@ -106,7 +116,7 @@ function OrderRow({ order: o }: { order: ListedOrder }) {
       <Table.Td>
         {o.items.map((it) => (
           <Text size="sm" key={it.productId}>
-            {it.quantity} × <bdi>{it.name}</bdi> <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
+            {number(it.quantity)} × <bdi>{it.name}</bdi> <span style={{ whiteSpace: "nowrap" }}>({money(it.lineTotal)})</span>
           </Text>
         ))}
       </Table.Td>

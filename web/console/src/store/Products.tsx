@@ -11,6 +11,7 @@ import { FormDialog } from "../ui/FormDialog";
 import { Loading } from "../ui/Loading";
 import { PagedList } from "../ui/PagedList";
 import { useStore } from "./StoreContext";
+import { ScreenTitle } from "../ui/ScreenTitle";
 
 type Product = FunctionReturnType<typeof api.stores.products.listProductsPaginated>["page"][number];
 
@@ -24,9 +25,7 @@ export default function Products() {
   const { store } = useStore();
   return (
     <Stack>
-      <Title order={2}>
-        {t("products.title")}: {store.name}
-      </Title>
+      <ScreenTitle screen={t("products.title")} name={store.name} />
       <StoreFacts storeId={store._id} />
       <NewProduct storeId={store._id} key={store._id} />
       <ProductList storeId={store._id} />

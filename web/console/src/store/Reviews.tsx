@@ -11,6 +11,7 @@ import { Loading } from "../ui/Loading";
 import { PAGE, PagedList } from "../ui/PagedList";
 import { UserParagraph, UserText } from "../ui/UserText";
 import { useStore } from "./StoreContext";
+import { ScreenTitle } from "../ui/ScreenTitle";
 
 type Review = FunctionReturnType<typeof api.stores.reviews.getStoreReviews>["page"][number];
 const SORTS = ["newest", "oldest", "highest_rating", "lowest_rating", "most_helpful"] as const;
@@ -23,9 +24,7 @@ export default function Reviews() {
   const { store } = useStore();
   return (
     <Stack>
-      <Title order={2}>
-        {t("reviews.title")}: {store.name}
-      </Title>
+      <ScreenTitle screen={t("reviews.title")} name={store.name} />
       <Stats storeId={store._id} />
       <ReviewList storeId={store._id} />
     </Stack>

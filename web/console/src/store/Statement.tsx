@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { Alert, Button, Group, Stack, Table, Text, TextInput } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { useQuery } from "convex/react";
 import { useState } from "react";
@@ -11,6 +11,7 @@ import { BY_ADMIN, movementLabel } from "../ui/Movements";
 import { UserText } from "../ui/UserText";
 import { StatusBadge } from "../ui/StatusBadge";
 import { useStore } from "./StoreContext";
+import { ScreenTitle } from "../ui/ScreenTitle";
 
 // The store's statement over a period (stores.wallet.getStatement, live):
 // the opening balance, every change of the balance in order with its signed
@@ -27,9 +28,7 @@ export default function Statement() {
   const bounds = periodOf(period);
   return (
     <Stack>
-      <Title order={2}>
-        {t("statement.title")}: {store.name}
-      </Title>
+      <ScreenTitle screen={t("statement.title")} name={store.name} />
       <Text size="sm">{t("statement.intro")}</Text>
       <Group align="flex-end" wrap="wrap">
         <TextInput

@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Group, SimpleGrid, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { Alert, Button, Checkbox, Group, SimpleGrid, Stack, Table, Text, TextInput } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
@@ -19,6 +19,7 @@ import { Section } from "../ui/Section";
 import { StatusBadge } from "../ui/StatusBadge";
 import { checkUAEIBAN, normalizeIBAN } from "./iban";
 import { useStore } from "./StoreContext";
+import { ScreenTitle } from "../ui/ScreenTitle";
 
 type Account = FunctionReturnType<typeof api.stores.payouts.getBankAccount>;
 
@@ -30,9 +31,7 @@ export default function Wallet() {
   const { store } = useStore();
   return (
     <Stack>
-      <Title order={2}>
-        {t("wallet.title")}: {store.name}
-      </Title>
+      <ScreenTitle screen={t("wallet.title")} name={store.name} />
       <StoreBalances storeId={store._id} />
       <WalletForms storeId={store._id} key={store._id} />
       <PayoutList storeId={store._id} />

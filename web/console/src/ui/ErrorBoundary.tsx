@@ -4,8 +4,9 @@ import { refusalOf } from "../app/action";
 import { useI18n } from "../app/i18n";
 
 // A query that fails (useQuery throws its error) shows here, in place of
-// its screen, with the server's words; the rest of the console goes on.
-export class ErrorBoundary extends Component<{ children: ReactNode; resetKey?: unknown }, { error: unknown }> {
+// its screen (or of its part: fallback, given the error and a retry), with
+// the server's words; the rest of the console goes on.
+export class ErrorBoundary extends Component<{ children: ReactNode; resetKey?: unknown; fallback?: (error: unknown, retry: () => void) => ReactNode }, { error: unknown }> {
   state = { error: null as unknown };
   static getDerivedStateFromError(error: unknown) {
     return { error };
@@ -14,7 +15,10 @@ export class ErrorBoundary extends Component<{ children: ReactNode; resetKey?: u
     if (prev.resetKey !== this.props.resetKey && this.state.error) this.setState({ error: null });
   }
   render() {
-    if (this.state.error) return <Failure error={this.state.error} retry={() => this.setState({ error: null })} />;
+    if (this.state.error) {
+      const retry = () => this.setState({ error: null });
+      return this.props.fallback ? this.props.fallback(this.state.error, retry) : <Failure error={this.state.error} retry={retry} />;
+    }
     return this.props.children;
   }
 }

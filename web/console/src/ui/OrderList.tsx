@@ -120,7 +120,19 @@ export function OrdersCsv({ path, query, range, period, name }: { path: string; 
 /** The list's first period: this month (in Dubai). */
 export const thisMonth = (): DayRange => presetRange("thisMonth", Date.now());
 
-/** A query parameter of the page's address (the search's links carry filters). */
+/** A query parameter of the page's address (the search's and the dashboard's links carry filters). */
 export function queryParam(name: string): string | undefined {
   return new URLSearchParams(window.location.search).get(name) ?? undefined;
+}
+
+/**
+ * Keeps a filter in the page's address (undefined: removes it), replacing
+ * the history entry: a reload or a copied link shows the same list.
+ */
+export function setQueryParam(name: string, value: string | undefined) {
+  const q = new URLSearchParams(window.location.search);
+  if (value) q.set(name, value);
+  else q.delete(name);
+  const search = q.toString();
+  window.history.replaceState(window.history.state, "", window.location.pathname + (search ? `?${search}` : ""));
 }

@@ -200,7 +200,7 @@ function Amounts({ order: o }: { order: Order }) {
 }
 
 function Items({ order: o }: { order: Order }) {
-  const { t, money } = useI18n();
+  const { t, money, number } = useI18n();
   return (
     <Section title={t("orderPage.items")} testId="order-items">
       {o.items.length === 0 ? (
@@ -210,7 +210,7 @@ function Items({ order: o }: { order: Order }) {
           {o.items.map((it) => (
             <Group key={it.productId} justify="space-between" wrap="nowrap" gap="sm" data-item={it.productId}>
               <Text size="sm">
-                {it.quantity} × <bdi>{it.name}</bdi>{" "}
+                {number(it.quantity)} × <bdi>{it.name}</bdi>{" "}
                 <Text span size="xs">
                   (<bdi>{money(it.unitPrice)}</bdi>)
                 </Text>

@@ -52,19 +52,22 @@ export function usePager(resetKey = ""): PagerState {
 /**
  * The pager's controls: previous, the pages seen by number, next (while the
  * server has more), and "Page 3 of 12" when the list's count is given
- * (capped: the count stopped at its cap, "of more than 10,000").
+ * (capped: the count stopped at its cap, "of more than 400" pages of 25
+ * for a cap of 10,000), every number in the locale's form.
  */
 export function Pager(props: { pager: PagerState; page: PageAnswer | undefined; count?: number; capped?: boolean; pageSize: number; testId?: string }) {
   const { t, number } = useI18n();
   const { pager, page, count, capped, pageSize } = props;
+  // Pages, not rows: capped, the count stopped at its cap, so there are
+  // more than that many pages' worth ("of more than 400" at 25 a page).
   const total = count === undefined ? undefined : Math.max(1, Math.ceil(count / pageSize));
   const hasNext = page !== undefined && !page.isDone;
   if (pager.page === 1 && !hasNext && (total === undefined || total <= 1)) return null;
   const numbers = Array.from({ length: pager.seen }, (_, i) => i + 1);
   const where =
     total === undefined
-      ? t("pager.page", { n: pager.page })
-      : t(capped ? "pager.pageOfMore" : "pager.pageOf", { n: pager.page, total: number(capped ? (count ?? 0) : total) });
+      ? t("pager.page", { n: number(pager.page) })
+      : t(capped ? "pager.pageOfMore" : "pager.pageOf", { n: number(pager.page), total: number(total) });
   return (
     <Group component="nav" aria-label={t("pager.label")} gap="xs" wrap="wrap" data-testid={props.testId ?? "pager"} data-page={pager.page} data-pages={total}>
       <Button variant="default" size="xs" disabled={pager.page <= 1} onClick={() => pager.go(pager.page - 1)} data-testid="pager-previous">
@@ -76,11 +79,11 @@ export function Pager(props: { pager: PagerState; page: PageAnswer | undefined; 
           size="xs"
           variant={n === pager.page ? "filled" : "default"}
           aria-current={n === pager.page ? "page" : undefined}
-          aria-label={t("pager.goTo", { n })}
+          aria-label={t("pager.goTo", { n: number(n) })}
           onClick={() => pager.go(n)}
           data-testid={`pager-page-${n}`}
         >
-          {n}
+          {number(n)}
         </Button>
       ))}
       <Button

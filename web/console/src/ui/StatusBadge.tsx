@@ -7,6 +7,7 @@ const colors: Record<string, string> = {
   approved: "teal",
   processing: "orange",
   completed: "green",
+  held: "yellow",
   rejected: "gray",
   failed: "red",
   cancelled: "gray",

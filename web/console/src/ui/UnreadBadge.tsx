@@ -9,10 +9,10 @@ import { useI18n } from "../app/i18n";
 // Hidden from the link's accessible name (which stays the screen's name):
 // its title says the count in words.
 export function UnreadBadge() {
-  const { t } = useI18n();
+  const { t, number } = useI18n();
   const c = useQuery(api.notifications.inbox.countUnread, {});
   if (!c || c.count === 0) return null;
-  const n = c.more ? `${c.count}+` : String(c.count);
+  const n = c.more ? `${number(c.count)}+` : number(c.count);
   return (
     <Badge size="sm" circle={n.length < 3} variant="filled" color="red" data-testid="unread-count" data-count={c.count} aria-hidden="true" title={t("nav.unread", { n })}>
       {n}

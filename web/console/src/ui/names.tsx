@@ -38,19 +38,25 @@ export interface AddressNames {
 }
 
 /** The address's area and city by name (the city in Arabic where it has an Arabic name), or as the payment gave them. */
-export function usePlace(a: AddressNames): string {
+export function usePlace(a: AddressNames): { area: string; city: string; separator: string } {
   const { lang } = useI18n();
   const city = lang === "ar" && a.cityNameArabic ? a.cityNameArabic : a.cityName || a.city;
   const area = a.areaName || a.area;
-  return lang === "ar" ? `${area}، ${city}` : `${area}, ${city}`;
+  return { area, city, separator: lang === "ar" ? "، " : ", " };
 }
 
-/** The delivery places, isolated. */
+/**
+ * The delivery place, "area, city": each name isolated on its own (one
+ * <bdi> around both would order an Arabic area and a Latin city as one
+ * run, the comma between them misplaced).
+ */
 export function Place({ address, size = "sm" }: { address: AddressNames; size?: string }) {
-  const place = usePlace(address);
+  const { area, city, separator } = usePlace(address);
   return (
     <Text size={size} data-testid="order-place">
-      <bdi>{place}</bdi>
+      <bdi>{area}</bdi>
+      {separator}
+      <bdi>{city}</bdi>
     </Text>
   );
 }
