@@ -11,7 +11,7 @@
 // both languages and at 1280 and 390 px.
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
-import { accessible, bothLanguages, call, counted, env, journeys, launch, noSideScroll, open, settled, shot, text, until, WAIT } from "./browser.mjs";
+import { accessible, bothLanguages, call, closeAreas, counted, env, journeys, noSideScroll, openArea, settled, shot, text, until, WAIT } from "./browser.mjs";
 
 const STORE = env("STORE_ID");
 const IBAN = env("IBAN");
@@ -21,32 +21,14 @@ const adminToken = env("ADMIN_TOKEN");
 
 const ownerHome = { path: "/store/wallet", ready: (page) => page.getByRole("heading", { name: /^Wallet/ }).waitFor(WAIT) };
 const adminHome = { path: "/admin/payouts", ready: (page) => page.getByRole("heading", { name: "Payout queue" }).waitFor(WAIT) };
-let ownerBrowser;
-let adminBrowser;
+// Each area in a browser of its own (browser.mjs openArea, closeAreas).
 let owner;
 let admin;
 before(async () => {
-  ownerBrowser = await launch();
-  owner = await open(ownerBrowser, ownerHome.path, ownerToken);
-  await ownerHome.ready(owner);
-  await owner.evaluate(() => (window.__sameDocument = true));
-  adminBrowser = await launch();
-  admin = await open(adminBrowser, adminHome.path, adminToken);
-  await adminHome.ready(admin);
-  await admin.evaluate(() => (window.__sameDocument = true));
+  owner = await openArea(ownerHome, ownerToken);
+  admin = await openArea(adminHome, adminToken);
 });
-after(async () => {
-  try {
-    for (const page of [owner, admin]) {
-      if (!page) continue;
-      assert.deepEqual(page.problems, []);
-      assert.equal(await page.evaluate(() => window.__sameDocument), true, `${page.url()} reloaded`);
-    }
-  } finally {
-    await ownerBrowser?.close();
-    await adminBrowser?.close();
-  }
-});
+after(() => closeAreas(owner, admin));
 
 const ownerJourney = journeys(() => owner, ownerHome);
 const adminJourney = journeys(() => admin, adminHome);
