@@ -18,6 +18,7 @@ import (
 // saves a bank account and requests a payout with it; the API then confirms
 // what the browser did.
 func TestMoneyListsInBrowser(t *testing.T) {
+	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)

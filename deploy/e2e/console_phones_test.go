@@ -18,6 +18,7 @@ import (
 // px in a dark system, axe-clean. The owner's store has one paid, delivered
 // order, so lists show a row as a card.
 func TestPhonesInBrowser(t *testing.T) {
+	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)
