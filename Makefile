@@ -60,6 +60,15 @@ run-distributed:
 	$(GO) build -buildvcs=auto -o bin/ $(DIST_PKGS)
 	DB_EMBEDDED=$${DB_EMBEDDED:-true} ./$(BIN) run-distributed -bin bin
 
+# deploy/e2e's browser journeys (Chromium driven by node --test on the
+# console's e2e/*.test.mjs, each against a system of its own): make test runs
+# them in a go test of their own, after every other test, two at a time
+# (t.Parallel) and without the race detector, which stays on every other test,
+# those that call the same server code over the API (ADR 0176;
+# TestBrowserJourneysAreSplitOff keeps this pattern to the tests that drive
+# Chromium).
+BROWSER_JOURNEYS := InBrowser$$
+
 ## test: every module's tests (unit, fuzz seed corpora, black-box through the gateway), after the published contracts' check (contracts-check) and the CI workflows' (actionlint)
 test:
 	@bash .ci/check-large-files
@@ -68,7 +77,8 @@ test:
 	@$(MAKE) --no-print-directory contracts-check
 	@$(MAKE) --no-print-directory workflows-check
 	cd tools/shape && GOWORK=off $(GO) test -count=1 ./...
-	$(GO) test -race -count=1 -timeout 45m $(PKGS)
+	$(GO) test -race -count=1 -timeout 45m -skip '$(BROWSER_JOURNEYS)' $(PKGS)
+	$(GO) test -count=1 -timeout 45m -run '$(BROWSER_JOURNEYS)' ./deploy/e2e
 
 ## vet: go vet over every module of the workspace (`go vet ./...` at the root does not work here: the root is not a module, go.work lists the modules); make test runs it first
 vet:

@@ -123,21 +123,10 @@ type payoutPage struct {
 func allPayouts(t *testing.T, s *st.Sys, token string, args map[string]any) []string {
 	t.Helper()
 	var out []string
-	var cursor any
-	for {
-		a := map[string]any{"paginationOpts": map[string]any{"numItems": 2, "cursor": cursor}}
-		for k, v := range args {
-			a[k] = v
-		}
-		p := okAs[payoutPage](t, s.Query(token, opListAllPayouts, a))
-		for _, x := range p.Page {
-			out = append(out, x.ID)
-		}
-		if p.IsDone {
-			return out
-		}
-		cursor = p.ContinueCursor
+	for _, p := range everyPage[payoutView](t, s, token, opListAllPayouts, args) {
+		out = append(out, p.ID)
 	}
+	return out
 }
 
 // TestAdminPayoutList: every payout of every store, paged, newest first by

@@ -27,6 +27,7 @@ import (
 // administrators' inbox (high priority marked, read, opening its screen). axe-core checks every screen in both languages. This
 // test then confirms each outcome through the API.
 func TestConsoleAdminInBrowser(t *testing.T) {
+	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)

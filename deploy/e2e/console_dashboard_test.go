@@ -26,6 +26,7 @@ import (
 // isolated names and figures; the unread badge counts as the API does;
 // axe-core on each page, at 1280 and 390 px wide.
 func TestDashboardInBrowser(t *testing.T) {
+	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)

@@ -23,6 +23,7 @@ import (
 // orders listOrders answers for the same period. Every page visited is
 // checked by axe-core, at 1280 and 390 px wide, in English and Arabic.
 func TestFindInBrowser(t *testing.T) {
+	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)

@@ -15,10 +15,12 @@ import (
 // against the whole system: owner-1's Bakery with 1,000 AED available and
 // three payouts requested, and 80 AED added to pending of which 30 released
 // early by an administrator, after twenty credits of 1 AED (the movements
-// fill two pages). The browser approves the three together,
-// saves a bank account and requests a payout with it; the API then confirms
-// what the browser did.
+// fill two pages). The browser approves the three together, saves a bank
+// account and requests a payout with it, and downloads the payouts and
+// wallets CSVs through their buttons, compared with the API's lists; the
+// API then confirms what the browser did.
 func TestMoneyListsInBrowser(t *testing.T) {
+	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)

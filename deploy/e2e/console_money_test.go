@@ -30,6 +30,7 @@ import (
 // with the same rows. axe-core checks every screen and dialog in both
 // languages. The API then confirms what the browser did.
 func TestMoneyInBrowser(t *testing.T) {
+	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)

@@ -62,7 +62,7 @@ func startOpenIDProvider(t *testing.T) string {
 	}
 }
 
-// TestConsoleSignInWithOpenIDProvider: production sign-in, tested against a
+// TestConsoleSignInWithOpenIDProviderInBrowser: production sign-in, tested against a
 // real OpenID provider on loopback. The system verifies tokens through the
 // provider's keys (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE: no development
 // secret), and the console names it (CONSOLE_OIDC_ISSUER,
@@ -78,7 +78,8 @@ func startOpenIDProvider(t *testing.T) string {
 // system that verifies the provider's tokens without naming the provider to
 // the console: outside development mode only the OpenID flow signs in (the
 // development links are tested in TestConsoleInBrowser).
-func TestConsoleSignInWithOpenIDProvider(t *testing.T) {
+func TestConsoleSignInWithOpenIDProviderInBrowser(t *testing.T) {
+	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)

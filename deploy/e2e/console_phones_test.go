@@ -16,8 +16,10 @@ import (
 // the navigation drawer closing once a screen is chosen; the skip link as
 // the first Tab stop, focusing the content; and every screen again at 1280
 // px in a dark system, axe-clean. The owner's store has one paid, delivered
-// order, so lists show a row as a card.
+// order, so lists show a row as a card; on both Orders lists that card, the
+// period, the status and the sort are checked at 390 px in both languages.
 func TestPhonesInBrowser(t *testing.T) {
+	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)

@@ -19,6 +19,7 @@ import (
 // computed), nothing scrolls sideways, axe finds nothing, and the Arabic
 // screens are photographed (rtl-review-ar, rtl-review-ar-390).
 func TestRightToLeftInBrowser(t *testing.T) {
+	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)

@@ -26,6 +26,7 @@ import (
 // UPDATE_SCREENSHOTS=1 or for a picture missing there). Skipped, loudly, without node 20.19+ (failed in CI: webtest.Node); Chromium
 // is installed when missing and the test runs as root (webtest.Chromium).
 func TestConsoleInBrowser(t *testing.T) {
+	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)

@@ -121,6 +121,7 @@ func TestAPIDocsServed(t *testing.T) {
 // checked the same way, leads to it. Skipped, loudly, without node 20.19+
 // (failed in CI: webtest.Node).
 func TestAPIDocsInBrowser(t *testing.T) {
+	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)

@@ -133,6 +133,33 @@ func newPayoutsWorld(t *testing.T, s *st.Sys, withConfig bool) *payoutsWorld {
 	return w
 }
 
+// everyPage walks a paged query (paginationOpts, page, isDone,
+// continueCursor) with args, two items at a time so that the cursors are
+// used, and returns every item in order: the payouts world's lists (the
+// statement's entries, the wallets overview, every store's payouts).
+func everyPage[T any](t testing.TB, s *st.Sys, token, op string, args map[string]any) []T {
+	t.Helper()
+	var out []T
+	var cursor any
+	for {
+		a := map[string]any{"paginationOpts": map[string]any{"numItems": 2, "cursor": cursor}}
+		for k, v := range args {
+			a[k] = v
+		}
+		var p struct {
+			Page           []T    `json:"page"`
+			IsDone         bool   `json:"isDone"`
+			ContinueCursor string `json:"continueCursor"`
+		}
+		st.MustOK(t, s.Query(token, op, a)).Decode(t, &p)
+		out = append(out, p.Page...)
+		if p.IsDone {
+			return out
+		}
+		cursor = p.ContinueCursor
+	}
+}
+
 func (w *payoutsWorld) getWallet(t testing.TB, token, store string) walletView {
 	t.Helper()
 	return okAs[walletView](t, w.s.Query(token, opGetWallet, map[string]any{"storeId": store}))

@@ -25,6 +25,7 @@ import (
 // Arabic names. axe-core checks every screen in both languages, and each is
 // photographed (webtest.Screenshots). The API confirms what the browser did.
 func TestPortalInBrowser(t *testing.T) {
+	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
 	node, _ := webtest.Node(t)
 	chromium := webtest.Chromium(t)

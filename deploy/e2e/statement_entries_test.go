@@ -23,25 +23,7 @@ type entryItem struct {
 
 func allEntries(t *testing.T, s *st.Sys, token string, args map[string]any) []entryItem {
 	t.Helper()
-	var out []entryItem
-	var cursor any
-	for {
-		a := map[string]any{"paginationOpts": map[string]any{"numItems": 2, "cursor": cursor}}
-		for k, v := range args {
-			a[k] = v
-		}
-		var p struct {
-			Page           []entryItem `json:"page"`
-			IsDone         bool        `json:"isDone"`
-			ContinueCursor string      `json:"continueCursor"`
-		}
-		st.MustOK(t, s.Query(token, "stores.wallet.listStatementEntries", a)).Decode(t, &p)
-		out = append(out, p.Page...)
-		if p.IsDone {
-			return out
-		}
-		cursor = p.ContinueCursor
-	}
+	return everyPage[entryItem](t, s, token, "stores.wallet.listStatementEntries", args)
 }
 
 // TestStatementEntriesPaged: a delivered order's earning, an early release

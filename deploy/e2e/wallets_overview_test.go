@@ -30,25 +30,7 @@ type walletTotals struct {
 
 func allWallets(t *testing.T, s *st.Sys, token string, args map[string]any) []walletItem {
 	t.Helper()
-	var out []walletItem
-	var cursor any
-	for {
-		a := map[string]any{"paginationOpts": map[string]any{"numItems": 2, "cursor": cursor}}
-		for k, v := range args {
-			a[k] = v
-		}
-		var p struct {
-			Page           []walletItem `json:"page"`
-			IsDone         bool         `json:"isDone"`
-			ContinueCursor string       `json:"continueCursor"`
-		}
-		st.MustOK(t, s.Query(token, "admins.payoutOperations.listWallets", a)).Decode(t, &p)
-		out = append(out, p.Page...)
-		if p.IsDone {
-			return out
-		}
-		cursor = p.ContinueCursor
-	}
+	return everyPage[walletItem](t, s, token, "admins.payoutOperations.listWallets", args)
 }
 
 // TestWalletsOverview: every store's wallet, with its store's name, paged

@@ -3,7 +3,7 @@
 // pages that record their errors, axe-core, screenshots, both languages, and
 // calls to the API as other clients make them.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { AxeBuilder } from "@axe-core/playwright";
@@ -249,6 +249,79 @@ async function startOver(page, { path, ready }) {
   } finally {
     page.startingOver = false;
   }
+}
+
+/**
+ * A page of one area signed in with token, in a browser of its own (a
+ * failing journey starts its page over and closes the other contexts of its
+ * browser, which must not be another area's page): opened at home.path,
+ * ready (home.ready), and marked __sameDocument, which closeAreas checks.
+ * The browser is closed again if the page does not open.
+ */
+export async function openArea(home, token) {
+  const browser = await launch();
+  try {
+    const page = await open(browser, home.path, token);
+    await home.ready(page);
+    await page.evaluate(() => (window.__sameDocument = true));
+    return page;
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
+}
+
+/**
+ * The end of a file of journeys over pages of openArea (in after()): no
+ * page recorded an error or was loaded again; their browsers are closed
+ * either way. A page not opened (undefined) is passed over.
+ */
+export async function closeAreas(...pages) {
+  try {
+    for (const page of pages) {
+      if (!page) continue;
+      assert.deepEqual(page.problems, []);
+      assert.equal(await page.evaluate(() => window.__sameDocument), true, `${page.url()} reloaded`);
+    }
+  } finally {
+    for (const page of pages) await page?.context().browser().close();
+  }
+}
+
+/** RFC 4180 rows (quoted cells, doubled quotes, CRLF). */
+export function parseCSV(s) {
+  const rows = [];
+  let row = [];
+  let cell = "";
+  let quoted = false;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i];
+    if (quoted) {
+      if (ch === '"' && s[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ",") {
+      row.push(cell);
+      cell = "";
+    } else if (ch === "\n" || ch === "\r") {
+      if (ch === "\r" && s[i + 1] === "\n") i++;
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = "";
+    } else cell += ch;
+  }
+  if (cell !== "" || row.length > 0) rows.push([...row, cell]);
+  return rows;
+}
+
+/** Clicks a CSV button (CsvButton) and reads the file the browser saves: its name and its rows (parseCSV). */
+export async function downloadCSV(page, button) {
+  const [download] = await Promise.all([page.waitForEvent("download", WAIT), button.click()]);
+  return { name: download.suggestedFilename(), rows: parseCSV(readFileSync(await download.path(), "utf8")) };
 }
 
 /** An operation through the gateway's HTTP API, as any client calls it. */

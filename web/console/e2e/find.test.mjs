@@ -10,41 +10,22 @@
 // (the order's timeline names the owner who moved it). Every page is checked by axe-core, at
 // 1280 and 390 px, in both languages where cheap.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { after, before } from "node:test";
-import { accessible, bothLanguages, call, env, journeys, launch, open, shot, text, WAIT } from "./browser.mjs";
+import { accessible, bothLanguages, call, closeAreas, downloadCSV, env, journeys, openArea, shot, text, WAIT } from "./browser.mjs";
 
 const ORDER = env("ORDER_ID");
 const NUMBER = env("ORDER_NUMBER");
 const adminHome = { path: "/admin/orders", ready: (page) => page.getByRole("heading", { name: "Orders and refunds" }).waitFor(WAIT) };
 const ownerHome = { path: "/store/orders", ready: (page) => page.getByRole("heading", { name: /^Orders: Bakery/ }).waitFor(WAIT) };
 
-let adminBrowser;
-let ownerBrowser;
+// Each area in a browser of its own (browser.mjs openArea, closeAreas).
 let admin;
 let owner;
 before(async () => {
-  adminBrowser = await launch();
-  admin = await open(adminBrowser, adminHome.path, env("ADMIN_TOKEN"));
-  await adminHome.ready(admin);
-  await admin.evaluate(() => (window.__sameDocument = true));
-  ownerBrowser = await launch();
-  owner = await open(ownerBrowser, ownerHome.path, env("OWNER_TOKEN"));
-  await ownerHome.ready(owner);
-  await owner.evaluate(() => (window.__sameDocument = true));
+  admin = await openArea(adminHome, env("ADMIN_TOKEN"));
+  owner = await openArea(ownerHome, env("OWNER_TOKEN"));
 });
-after(async () => {
-  try {
-    for (const page of [admin, owner]) {
-      if (!page) continue;
-      assert.deepEqual(page.problems, []);
-      assert.equal(await page.evaluate(() => window.__sameDocument), true, `${page.url()} reloaded`);
-    }
-  } finally {
-    await adminBrowser?.close();
-    await ownerBrowser?.close();
-  }
-});
+after(() => closeAreas(admin, owner));
 
 const adminJourney = journeys(() => admin, adminHome);
 const ownerJourney = journeys(() => owner, ownerHome);
@@ -204,41 +185,10 @@ ownerJourney("the owner opens the same order's page from the portal's orders", a
   await ownerHome.ready(owner);
 });
 
-/** RFC 4180 rows (quoted cells, doubled quotes, CRLF). */
-function parseCSV(s) {
-  const rows = [];
-  let row = [];
-  let cell = "";
-  let quoted = false;
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i];
-    if (quoted) {
-      if (ch === '"' && s[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ",") {
-      row.push(cell);
-      cell = "";
-    } else if (ch === "\n" || ch === "\r") {
-      if (ch === "\r" && s[i + 1] === "\n") i++;
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = "";
-    } else cell += ch;
-  }
-  if (cell !== "" || row.length > 0) rows.push([...row, cell]);
-  return rows;
-}
-
 adminJourney("today's orders as CSV: the API's rows for the same period", async () => {
   await admin.getByTestId("period").getByText("Today", { exact: true }).click();
-  const [download] = await Promise.all([admin.waitForEvent("download", WAIT), admin.getByTestId("orders-csv").click()]);
-  assert.match(download.suggestedFilename(), /^orders-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
-  const rows = parseCSV(readFileSync(await download.path(), "utf8"));
+  const { name, rows } = await downloadCSV(admin, admin.getByTestId("orders-csv"));
+  assert.match(name, /^orders-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
   assert.deepEqual(rows[0], ["number", "id", "date", "store", "customer", "city", "area", "items", "subtotal", "delivery_fee", "total", "commission", "earnings", "payment", "status", "refunded"]);
   const day = new Intl.DateTimeFormat("en-CA", { timeZone: "Asia/Dubai", year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date());
   const from = Date.parse(`${day}T00:00:00.000+04:00`);

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before } from "node:test";
-import { accessible, amountOf, bothLanguages, call, counted, env, journeys, launch, open, shot, text, until, WAIT } from "./browser.mjs";
+import { accessible, amountOf, bothLanguages, call, closeAreas, counted, env, journeys, openArea, shot, text, until, WAIT } from "./browser.mjs";
 
 const STORE = env("STORE_ID");
 const PORTAL = env("PORTAL_ORDER");
@@ -21,34 +21,14 @@ const DISPUTE = env("DISPUTE_ID");
 
 const ownerHome = { path: "/store/orders", ready: (page) => page.getByRole("heading", { name: /^Orders: Bakery/ }).waitFor(WAIT) };
 const adminHome = { path: "/admin/orders", ready: (page) => page.getByRole("heading", { name: "Orders and refunds" }).waitFor(WAIT) };
-// Two browsers: a failing journey starts its page over and closes the other
-// contexts of its browser, which must not be the other area's page.
-let ownerBrowser;
-let adminBrowser;
+// Each area in a browser of its own (browser.mjs openArea, closeAreas).
 let owner;
 let admin;
 before(async () => {
-  ownerBrowser = await launch();
-  owner = await open(ownerBrowser, ownerHome.path, env("OWNER_TOKEN"));
-  await ownerHome.ready(owner);
-  await owner.evaluate(() => (window.__sameDocument = true));
-  adminBrowser = await launch();
-  admin = await open(adminBrowser, adminHome.path, env("ADMIN_TOKEN"));
-  await adminHome.ready(admin);
-  await admin.evaluate(() => (window.__sameDocument = true));
+  owner = await openArea(ownerHome, env("OWNER_TOKEN"));
+  admin = await openArea(adminHome, env("ADMIN_TOKEN"));
 });
-after(async () => {
-  try {
-    for (const page of [owner, admin]) {
-      if (!page) continue;
-      assert.deepEqual(page.problems, []);
-      assert.equal(await page.evaluate(() => window.__sameDocument), true, `${page.url()} reloaded`);
-    }
-  } finally {
-    await ownerBrowser?.close();
-    await adminBrowser?.close();
-  }
-});
+after(() => closeAreas(owner, admin));
 
 const ownerJourney = journeys(() => owner, ownerHome);
 const adminJourney = journeys(() => admin, adminHome);

@@ -11,7 +11,7 @@
 // both languages and at 1280 and 390 px.
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
-import { accessible, bothLanguages, call, counted, env, journeys, launch, noSideScroll, open, settled, shot, text, until, WAIT } from "./browser.mjs";
+import { accessible, bothLanguages, call, closeAreas, counted, downloadCSV, env, journeys, noSideScroll, openArea, settled, shot, text, until, WAIT } from "./browser.mjs";
 
 const STORE = env("STORE_ID");
 const IBAN = env("IBAN");
@@ -21,32 +21,14 @@ const adminToken = env("ADMIN_TOKEN");
 
 const ownerHome = { path: "/store/wallet", ready: (page) => page.getByRole("heading", { name: /^Wallet/ }).waitFor(WAIT) };
 const adminHome = { path: "/admin/payouts", ready: (page) => page.getByRole("heading", { name: "Payout queue" }).waitFor(WAIT) };
-let ownerBrowser;
-let adminBrowser;
+// Each area in a browser of its own (browser.mjs openArea, closeAreas).
 let owner;
 let admin;
 before(async () => {
-  ownerBrowser = await launch();
-  owner = await open(ownerBrowser, ownerHome.path, ownerToken);
-  await ownerHome.ready(owner);
-  await owner.evaluate(() => (window.__sameDocument = true));
-  adminBrowser = await launch();
-  admin = await open(adminBrowser, adminHome.path, adminToken);
-  await adminHome.ready(admin);
-  await admin.evaluate(() => (window.__sameDocument = true));
+  owner = await openArea(ownerHome, ownerToken);
+  admin = await openArea(adminHome, adminToken);
 });
-after(async () => {
-  try {
-    for (const page of [owner, admin]) {
-      if (!page) continue;
-      assert.deepEqual(page.problems, []);
-      assert.equal(await page.evaluate(() => window.__sameDocument), true, `${page.url()} reloaded`);
-    }
-  } finally {
-    await ownerBrowser?.close();
-    await adminBrowser?.close();
-  }
-});
+after(() => closeAreas(owner, admin));
 
 const ownerJourney = journeys(() => owner, ownerHome);
 const adminJourney = journeys(() => admin, adminHome);
@@ -223,5 +205,75 @@ adminJourney("all payouts and the wallets overview agree with the API", async ()
   await accessible(admin, "one wallet");
   await admin.getByTestId("wallets-back").click();
   await totals.waitFor(WAIT);
+  await nav(admin, "Payout queue");
+});
+
+adminJourney("the payouts and wallets CSVs, downloaded through their buttons, hold the API's rows", async () => {
+  const toFils = (cell) => fils(Number(cell));
+  // All payouts: the CSV needs a period (by request date, this month).
+  await nav(admin, "All payouts");
+  await admin.getByRole("heading", { name: "All payouts" }).waitFor(WAIT);
+  await admin.getByTestId("filter-dated").check();
+  const payoutsButton = admin.getByTestId("csv-payouts");
+  await until(() => payoutsButton.isEnabled(), true, "the payouts CSV button enabled with a period");
+  const payouts = await downloadCSV(admin, payoutsButton);
+  const [, fromDay, toDay] = payouts.name.match(/^payouts-(\d{4}-\d{2}-\d{2})-(\d{4}-\d{2}-\d{2})\.csv$/) ?? [];
+  assert.ok(fromDay && toDay, `the payouts CSV's name: ${payouts.name}`);
+  const period = { from: Date.parse(`${fromDay}T00:00:00.000+04:00`), to: Date.parse(`${toDay}T23:59:59.999+04:00`) };
+  const listed = await call("query", adminToken, "admins.payoutOperations.listPayouts", { ...period, paginationOpts: { numItems: 100, cursor: null } });
+  assert.equal(listed.isDone, true, "every payout in one page of the API");
+  const [head, ...rows] = payouts.rows;
+  assert.deepEqual(head.slice(0, 8), ["payoutId", "requestDate", "storeId", "storeName", "status", "requestedAmount", "processingFee", "netAmount"]);
+  const col = (name) => head.indexOf(name);
+  assert.deepEqual(
+    rows.map((r) => r[col("payoutId")]),
+    listed.page.map((p) => p._id),
+    "the CSV's payouts are the API's, newest first",
+  );
+  assert.ok(rows.length === PAYOUTS.length + 1, `the three approved and the one requested in the browser: ${rows.length} rows`);
+  for (const [i, p] of listed.page.entries()) {
+    const r = rows[i];
+    const what = `the payouts CSV's row of ${p._id}`;
+    assert.equal(r[col("storeId")], STORE, what);
+    assert.equal(r[col("storeName")], "Bakery", what);
+    assert.equal(r[col("status")], p.status, what);
+    assert.equal(toFils(r[col("requestedAmount")]), fils(p.requestedAmount), what);
+    assert.equal(Number(r[col("requestDate")]), p.requestDate, what);
+    assert.equal(r[col("IBAN")], p.bankDetails.IBAN, what);
+    assert.equal(r[col("accountHolderName")], p.bankDetails.accountHolderName, what);
+  }
+  assert.equal(rows[0][col("IBAN")], IBAN, "the newest payout carries the saved IBAN");
+  assert.equal(rows[0][col("accountHolderName")], "سارة المري", "the holder's Arabic name, whole");
+
+  // The wallets overview: every wallet, the API's order, summing to the totals.
+  await nav(admin, "Wallets");
+  await admin.getByTestId("wallet-totals").waitFor(WAIT);
+  const wallets = await downloadCSV(admin, admin.getByTestId("csv-wallets"));
+  assert.equal(wallets.name, "wallets.csv");
+  const [whead, ...wrows] = wallets.rows;
+  assert.deepEqual(whead.slice(0, 8), ["walletId", "storeId", "storeName", "ownerUserId", "availableBalance", "pendingBalance", "disputedBalance", "debt"]);
+  const wcol = (name) => whead.indexOf(name);
+  const api = await call("query", adminToken, "admins.payoutOperations.listWallets", { sort: "available_desc", paginationOpts: { numItems: 100, cursor: null } });
+  assert.equal(api.isDone, true, "every wallet in one page of the API");
+  assert.deepEqual(
+    wrows.map((r) => r[wcol("walletId")]),
+    api.page.map((w) => w._id),
+    "the CSV's wallets are the API's, the most available first",
+  );
+  for (const [i, w] of api.page.entries()) {
+    const r = wrows[i];
+    const what = `the wallets CSV's row of ${w._id}`;
+    assert.equal(r[wcol("storeId")], w.storeId, what);
+    assert.equal(r[wcol("storeName")], w.storeName, what);
+    for (const k of ["availableBalance", "pendingBalance", "disputedBalance", "debt"]) assert.equal(toFils(r[wcol(k)]), fils(w[k]), `${what}: ${k}`);
+  }
+  assert.ok(wrows.some((r) => r[wcol("storeId")] === STORE), "the Bakery's wallet in the CSV");
+  const t = await call("query", adminToken, "admins.payoutOperations.getWalletTotals", {});
+  const sum = (k) => wrows.reduce((s, r) => s + toFils(r[wcol(k)]), 0);
+  assert.deepEqual(
+    { wallets: wrows.length, available: sum("availableBalance"), pending: sum("pendingBalance"), disputed: sum("disputedBalance") },
+    { wallets: t.wallets, available: fils(t.availableBalance), pending: fils(t.pendingBalance), disputed: fils(t.disputedBalance) },
+    "the wallets CSV sums to the totals",
+  );
   await nav(admin, "Payout queue");
 });

@@ -1,7 +1,7 @@
 // Production sign-in in a real browser: OpenID Connect authorization code
 // with PKCE (oidc-client-ts) against a real OpenID provider on loopback
 // (deploy/oidcprovider, zitadel/oidc's example server issuing the platform's
-// tokens), driven by deploy/e2e TestConsoleSignInWithOpenIDProvider. The
+// tokens), driven by deploy/e2e TestConsoleSignInWithOpenIDProviderInBrowser. The
 // gateway verifies the tokens through the provider's keys (AUTH_JWKS_URL);
 // development tokens are not accepted there.
 import assert from "node:assert/strict";

@@ -69,6 +69,11 @@ export function StatusFilter({ value, onChange, options, testId = "status-filter
       onChange={(v) => onChange(v ? v : null)}
       allowDeselect={false}
       w={{ base: "100%", xs: 220 }}
+      // Open, the options stay inside the page's landmarks (not a portal at
+      // the body's end), with no scroll area: a few statuses need no scroll,
+      // and a scrollable box that cannot take focus is an axe violation.
+      comboboxProps={{ withinPortal: false }}
+      withScrollArea={false}
       data-testid={testId}
     />
   );
