@@ -189,7 +189,7 @@ func TestListsReviewsFlagsInbox(t *testing.T) {
 		if len(old.Page) != 3 || old.Page[0].ID != flagged.Page[2].ID || old.Page[0].CreationTime != at(5) {
 			t.Errorf("oldest first %+v", old.Page)
 		}
-		if p := list(rs.admin, pageArgs(10, nil, "kind", "reviews", "from", at(6), "to", at(6))); len(p.Page) != 2 {
+		if p := list(rs.admin, pageArgs(10, nil, "kind", "reviews", "from", at(6), "to", at(7))); len(p.Page) != 2 {
 			t.Errorf("day 6: %+v", p.Page)
 		}
 		if p := list(rs.admin, pageArgs(10, nil, "kind", "payouts")); len(p.Page) != 0 {

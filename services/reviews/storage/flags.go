@@ -88,7 +88,8 @@ func (f *Flags) Page(ctx context.Context, l FlagList, opts page.Opts) (page.Resu
 	return findPage(ctx, f.db.Collection(flagsColl), filter, o, fingerprint(o, l.Status, from, to), opts, flagKeys)
 }
 
-// Count counts the list's flags, stopping at limit.
+// Count counts the list's flags, stopping at limit: a range of by_status
+// or oldest, or (neither a status nor a period) the first limit flags.
 func (f *Flags) Count(ctx context.Context, l FlagList, limit int64) (int64, error) {
 	filter := bson.M{}
 	if l.Status != "" {
@@ -96,6 +97,9 @@ func (f *Flags) Count(ctx context.Context, l FlagList, limit int64) (int64, erro
 	}
 	if r := l.Period.Range(); r != nil {
 		filter["createdAt"] = bson.M(r)
+	}
+	if len(filter) == 0 {
+		ctx = store.Scan(ctx, "every flag counted, stopping at the count's cap (limit records read at most)")
 	}
 	return f.db.Collection(flagsColl).CountDocuments(ctx, filter, options.Count().SetLimit(limit))
 }
