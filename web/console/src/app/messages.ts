@@ -4,6 +4,7 @@
 import { adminAr, adminEn } from "../admin/messages";
 import { findAr, findEn } from "./findMessages";
 import { listAr, listEn } from "./listMessages";
+import { listsAr, listsEn } from "./listsMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
 import { noteAr, noteEn } from "./noteMessages";
 import { dashboardAr, dashboardEn } from "./dashboardMessages";
@@ -243,6 +244,7 @@ export const en = {
   ...findEn,
   ...money2En,
   ...listEn,
+  ...listsEn,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -481,4 +483,5 @@ export const ar: Record<MessageKey, string> = {
   ...findAr,
   ...money2Ar,
   ...listAr,
+  ...listsAr,
 };
