@@ -280,3 +280,73 @@ func TestListsCommissionHistory(t *testing.T) {
 	expectError(t, s.Query(admin, pcHistory, map[string]any{"configId": id, "sort": "seq", "paginationOpts": map[string]any{"numItems": 1}}), "INVALID_ARGUMENT", "sort")
 	expectError(t, s.Query(s.Token("owner-1"), pcHistory, map[string]any{"configId": id, "from": at(0), "paginationOpts": map[string]any{"numItems": 1}}), "PERMISSION_DENIED")
 }
+
+// TestListsProducts: a store's products by price either way and newest
+// first, of one availability, and by a part of the name in any case (a
+// pattern's characters taken literally), in pages; bad values refused.
+func TestListsProducts(t *testing.T) {
+	s := st.Start(t)
+	admin := s.Token("admin-1", "admin")
+	owner := s.Token("owner-lists")
+	store := newStore(t, s, admin, "Lists", "owner-lists", "", "")
+	other := newStore(t, s, admin, "Elsewhere", "owner-else", "", "")
+	okID(t, s.Mutation(s.Token("owner-else"), "stores.products.createProduct", map[string]any{"storeId": other, "name": "Date cake", "price": 1}))
+	var ids []string
+	for i, p := range []struct {
+		name  string
+		price float64
+	}{{"Date cake", 30}, {"Rose box", 10}, {"Mini DATE cake", 20}, {"Cake (date)", 40}, {"Datecake", 5}} {
+		time.Sleep(2 * time.Millisecond)
+		ids = append(ids, okID(t, s.Mutation(owner, "stores.products.createProduct", map[string]any{"storeId": store, "name": p.name, "price": p.price})))
+		if i == 2 {
+			st.MustOK(t, s.Mutation(owner, "stores.products.updateProduct", map[string]any{"productId": ids[i], "isAvailable": false}))
+		}
+	}
+	list := func(n int, cursor any, kv ...any) productPage {
+		a := pageArgs(n, cursor, kv...)
+		a["storeId"] = store
+		return okAs[productPage](t, s.Query("", "stores.products.listProductsPaginated", a))
+	}
+	pick := func(is ...int) []string {
+		var out []string
+		for _, i := range is {
+			out = append(out, ids[i])
+		}
+		return out
+	}
+	for _, c := range []struct {
+		args []any
+		want []string
+	}{
+		{nil, pick(0, 1, 2, 3, 4)},
+		{[]any{"sort", "newest"}, pick(4, 3, 2, 1, 0)},
+		{[]any{"sort", "price"}, pick(4, 1, 2, 0, 3)},
+		{[]any{"sort", "price_desc"}, pick(3, 0, 2, 1, 4)},
+		{[]any{"available", false}, pick(2)},
+		{[]any{"available", true, "sort", "price"}, pick(4, 1, 0, 3)},
+		{[]any{"search", "date cake"}, pick(0, 2)},
+		{[]any{"search", "  DATE   Cake ", "sort", "price_desc"}, pick(0, 2)},
+		{[]any{"search", "(date)"}, pick(3)},
+		{[]any{"search", "date", "available", true}, pick(0, 3, 4)},
+		{[]any{"search", "zz"}, nil},
+	} {
+		if got := idsOfProducts(list(10, nil, c.args...).Page); !slices.Equal(got, c.want) {
+			t.Errorf("%v: %v, want %v", c.args, got, c.want)
+		}
+	}
+	// Pages of a search: two, then one, then done.
+	p := list(2, nil, "search", "date", "sort", "price")
+	p2 := list(2, p.ContinueCursor, "search", "date", "sort", "price")
+	if got := idsOfProducts(slices.Concat(p.Page, p2.Page)); !slices.Equal(got, pick(4, 2, 0, 3)) || p.IsDone || !p2.IsDone {
+		t.Errorf("pages of a search: %v (done %v, %v)", got, p.IsDone, p2.IsDone)
+	}
+	bad := func(field string, kv ...any) {
+		a := pageArgs(2, nil, kv...)
+		a["storeId"] = store
+		expectError(t, s.Query("", "stores.products.listProductsPaginated", a), "INVALID_ARGUMENT", field)
+	}
+	bad("sort", "sort", "name")
+	bad("search", "search", "x")
+	bad("available", "available", "yes")
+	bad("cursor", "sort", "price", "paginationOpts", map[string]any{"numItems": 2, "cursor": list(1, nil).ContinueCursor})
+}
