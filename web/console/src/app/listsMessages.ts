@@ -24,6 +24,7 @@ export const listsEn = {
   "mod.status.dismissed": "Dismissed",
   "mod.status.resolved": "Review hidden",
   "mod.raised": "Reported",
+  "lists.productSearch": "Search by name",
 };
 
 export const listsAr: Record<keyof typeof listsEn, string> = {
@@ -48,4 +49,5 @@ export const listsAr: Record<keyof typeof listsEn, string> = {
   "mod.status.dismissed": "مرفوض",
   "mod.status.resolved": "أُخفي التقييم",
   "mod.raised": "تاريخ البلاغ",
+  "lists.productSearch": "البحث بالاسم",
 };
