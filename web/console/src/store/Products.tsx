@@ -146,7 +146,7 @@ function ProductList({ storeId }: { storeId: string }) {
         <TextInput type="search" label={t("lists.productSearch")} value={search} onChange={(e) => setSearch(e.currentTarget.value)} w={{ base: "100%", xs: 260 }} data-testid="product-search" />
         <ChoiceFilter
           label={t("products.available")}
-          all={t("lists.read.all")}
+          all={t("lists.all")}
           value={available}
           onChange={setAvailable}
           options={[
