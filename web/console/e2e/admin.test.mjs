@@ -97,13 +97,13 @@ journey("journey 2: a review flagged through the API appears live; hidden, it le
   const list = await call("query", ADMIN, "stores.reviews.getStoreReviews", { storeId: env("STORE_ID"), paginationOpts: { numItems: 50, cursor: null } });
   assert.ok(!list.page.some((r) => r._id === env("REVIEW_ID")), "the hidden review is still in the store's reviews");
 
-  await admin.getByText("Decisions", { exact: true }).click();
+  await admin.getByTestId("moderation-tab").getByText("Decisions", { exact: true }).click();
   const decided = admin.locator('[data-testid="moderation-history"] tr[data-status="resolved"]');
   await decided.waitFor(WAIT);
   const decidedText = await text(decided);
   for (const part of ["Review hidden", "admin-1", "Bakery", "Reported as fake"]) assert.ok(decidedText.includes(part), `the decision lacks ${part}: ${decidedText}`);
   await bothLanguages(admin, "moderation-history");
-  await admin.getByText("Pending", { exact: true }).click();
+  await admin.getByTestId("moderation-tab").getByText("Pending", { exact: true }).click();
 });
 
 journey("lists: the inbox, the store's reviews and the decisions, filtered, sorted and paged by the server", async () => {
@@ -155,8 +155,8 @@ journey("lists: the inbox, the store's reviews and the decisions, filtered, sort
   await closePortal(owner);
 
   // The decisions: the dismissed reports, page 2, and the oldest report first from the header.
-  await nav("Moderation");
-  await admin.getByText("Decisions", { exact: true }).click();
+  await nav("Moderation queue");
+  await admin.getByTestId("moderation-tab").getByText("Decisions", { exact: true }).click();
   await admin.getByTestId("moderation-status").click();
   await admin.getByRole("option", { name: "Dismissed", exact: true }).click();
   const dismissed = admin.locator('[data-testid="moderation-history"] tr[data-status="dismissed"]');
@@ -170,7 +170,7 @@ journey("lists: the inbox, the store's reviews and the decisions, filtered, sort
   const first = await call("query", ADMIN, "admins.reviewModeration.listFlags", { status: "dismissed", sort: "oldest", paginationOpts: { numItems: 20, cursor: null } });
   await until(async () => (await ids(dismissed, "data-flag")).join(), first.page.map((f) => f._id).join(), "the dismissed reports, oldest first, from page 1");
   await accessible(admin, "the decisions filtered");
-  await admin.getByText("Pending", { exact: true }).click();
+  await admin.getByTestId("moderation-tab").getByText("Pending", { exact: true }).click();
 });
 
 journey("journey 3: a held payment is confirmed, leaves the list and appears in the portal's orders", async () => {
