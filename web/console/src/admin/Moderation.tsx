@@ -17,7 +17,7 @@ import { UserParagraph, UserText } from "../ui/UserText";
 
 type Flag = FunctionReturnType<typeof api.admins.reviewModeration.listFlags>["page"][number];
 
-const PAGE = 50;
+const PAGE = 20;
 
 // The moderation queue: pending flags grouped by their review (the review,
 // its photos, every reporter's reason), live; dismiss one report or hide the
