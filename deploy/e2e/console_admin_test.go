@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -35,6 +36,23 @@ func TestConsoleAdminInBrowser(t *testing.T) {
 	rs := newReviewShop(t, s) // admin-1; owner-1's Bakery and Florist; user-1 (Noor) with a confirmed order of Bakery
 	rs.deliverOrder(t, rs.orderA)
 
+	// Older reviews of the Bakery (more than a page of the portal's 20), and
+	// 24 reports of the first, dismissed: more than a page of the inbox's
+	// review notices and of the moderation decisions (ADR 0172).
+	readers, _ := makeCustomers(t, s, "reader", 25)
+	var older []string
+	for i := range 21 {
+		older = append(older, addReviewOK(t, s, readers[i], reviewArgs(rs.storeA, 2+i%4, "comment", fmt.Sprintf("Older review %d", i+1))))
+	}
+	for _, r := range st.Concurrently(24, func(i int) st.Result {
+		return s.Mutation(readers[i+1], opFlag, map[string]any{"reviewId": older[0], "reason": "irrelevant"})
+	}) {
+		var f struct {
+			FlagID string `json:"flagId"`
+		}
+		st.MustOK(t, r).Decode(t, &f)
+		st.MustOK(t, s.Mutation(rs.admin, opResolveFlag, map[string]any{"flagId": f.FlagID, "adminUserId": "admin-1", "action": "dismiss"}))
+	}
 	// A review of the Bakery with two photos, to be flagged in the journey.
 	imgs := tinyImages(t)
 	photos := []string{storageID(t, upload(s, rs.user, "image/png", imgs["image/png"])), storageID(t, upload(s, rs.user, "image/jpeg", imgs["image/jpeg"]))}

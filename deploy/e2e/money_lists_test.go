@@ -29,11 +29,6 @@ func pagedIDs(t *testing.T, s *st.Sys, token, op string, args map[string]any) []
 	}
 }
 
-type listCount struct {
-	Count  int64 `json:"count"`
-	Capped bool  `json:"capped"`
-}
-
 // TestStorePayoutList: the owner's payouts (stores.payouts.listPayouts),
 // paged, newest first by default, oldest, by amount both ways; by status
 // and an inclusive request-date range, the server's (another store's
@@ -77,7 +72,7 @@ func TestStorePayoutList(t *testing.T) {
 		}
 		delete(a, "sort")
 		n := okAs[listCount](t, s.Query(w.owner, count, a))
-		if n.Count != int64(len(want)) || n.Capped {
+		if n.Count != len(want) || n.Capped {
 			t.Fatalf("%s: count %+v, want %d", what, n, len(want))
 		}
 	}

@@ -197,4 +197,21 @@ var Enums = []Enum{
 		{Value: "name", Meaning: "the reviewer's name holds every word of the query"},
 		{Value: "comment", Meaning: "the review's title and comment hold every word of the query"},
 	}},
+	// Inboxes and products (issue 32; docs/adr/0172, 0173).
+	{Name: "notificationReadFilter", Values: []EnumValue{
+		{Value: "read", Meaning: "only the notifications marked read"},
+		{Value: "unread", Meaning: "only the notifications not marked read"},
+	}},
+	{Name: "notificationKind", Values: []EnumValue{
+		{Value: "orders", Meaning: "about orders: placed, moved, held for a payment review"},
+		{Value: "payments", Meaning: "about payments: failed, refunded, refunds failed, disputed"},
+		{Value: "payouts", Meaning: "about payouts, wallet adjustments and the bank account"},
+		{Value: "reviews", Meaning: "about reviews: invitations, responses, flags, hidden or shown"},
+	}},
+	{Name: "productSort", Values: []EnumValue{
+		{Value: "added", Meaning: "by creation time, first added first"},
+		{Value: "newest", Meaning: "by creation time, newest first"},
+		{Value: "price", Meaning: "by price, lowest first"},
+		{Value: "price_desc", Meaning: "by price, highest first"},
+	}},
 }

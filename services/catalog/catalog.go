@@ -59,7 +59,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewQuery("catalog.categories.listCategories", ops.Public, "All categories by name.", s.listCategories),
 			ops.NewQuery("stores.catalog.getStore", ops.Public, "A store, or null.", s.getStore),
 			ops.NewMutation("stores.products.createProduct", ops.StoreOwner, fmt.Sprintf("Add a product to the caller's store (a store keeps at most %d products: beyond, FAILED_PRECONDITION with details.reason too_many_products).", MaxProductsPerStore), s.createProduct, ops.StoreArg("storeId")),
-			ops.NewQuery("stores.products.listProductsPaginated", ops.Public, "A store's products in the order they were added (paginated).", s.listProductsPaginated),
+			ops.NewQuery("stores.products.listProductsPaginated", ops.Public, "A store's products in the order they were added (paginated); optional: sort (added, newest, price, price_desc), available (true or false), search (a part of the name, any case, 2 to 100 characters).", s.listProductsPaginated),
 			ops.NewQuery("stores.products.listProducts", ops.Public, fmt.Sprintf("A store's products in the order they were added, all in one array: at most %d (the products a store keeps).", MaxProductsPerStore), s.listProducts,
 				ops.Deprecated("replaced by stores.products.listProductsPaginated (the same products, in pages); kept at least 30 days after the release that added it and until no client calls it, then removed in a major release of the public contract")),
 			ops.NewMutation("stores.products.updateProduct", ops.StoreOwner, "Change a product's name, price or availability (orders and cart lines keep their prices); returns the product.", s.updateProduct,
@@ -274,15 +274,24 @@ func (s *svc) listProducts(ctx context.Context, a *storeArgs) ([]ProductView, er
 type listProductsPaginatedArgs struct {
 	StoreID        string    `json:"storeId" op:"required,id=stores"`
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
+	Search         *string   `json:"search" op:"max=400"`
+	Available      *bool     `json:"available"`
+	Sort           *string   `json:"sort" op:"enum=added|newest|price|price_desc"`
 }
 
 // listProductsPaginated pages a store's products in the order they were
-// added (creation time, then id), at most page.MaxItems a page.
+// added (creation time, then id) unless sort says otherwise, at most
+// page.MaxItems a page; of one availability, and whose name holds search
+// (any case), when given (domain.ProductList).
 func (s *svc) listProductsPaginated(ctx context.Context, a *listProductsPaginatedArgs) (page.Result[ProductView], error) {
+	l, err := domain.NewProductList(a.Search, a.Available, a.Sort)
+	if err != nil {
+		return page.Result[ProductView]{}, err
+	}
 	if _, err := s.stores.Get(ctx, a.StoreID); err != nil {
 		return page.Result[ProductView]{}, err
 	}
-	r, err := s.products.PageOfStore(ctx, a.StoreID, a.PaginationOpts)
+	r, err := s.products.ListOfStore(ctx, a.StoreID, l, a.PaginationOpts)
 	if err != nil {
 		return page.Result[ProductView]{}, err
 	}

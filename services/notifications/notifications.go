@@ -67,7 +67,9 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
 		Registry: ops.NewRegistry("notifications",
 			ops.NewQuery("notifications.inbox.list", ops.Authenticated,
-				"The caller's notifications, newest first; administrators also see the admin inbox.", s.list),
+				"The caller's notifications, newest first (sort oldest: oldest first); administrators also see the admin inbox. Optional filters: read (read|unread; unreadOnly true is read=unread), kind (orders|payments|payouts|reviews), from and to (creation time, epoch ms, inclusive; at most 366 days apart, else INVALID_ARGUMENT range_too_large).", s.list),
+			ops.NewQuery("notifications.inbox.count", ops.Authenticated,
+				"How many notifications notifications.inbox.list lists with the same filters (read, kind, from, to), counted up to 10,000: {count, capped} (capped: there are more).", s.count),
 			ops.NewMutation("notifications.inbox.markRead", ops.Authenticated,
 				"Mark one of the caller's notifications (or, for administrators, an admin-inbox one) read.", s.markRead),
 			ops.NewQuery("notifications.inbox.countUnread", ops.Authenticated,
@@ -131,15 +133,49 @@ func (s *svc) insert(ctx context.Context, ns []domain.Notification) error {
 type listArgs struct {
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
 	UnreadOnly     *bool     `json:"unreadOnly"`
+	Read           *string   `json:"read" op:"enum=read|unread"`
+	Kind           *string   `json:"kind" op:"enum=orders|payments|payouts|reviews"`
+	From           *int64    `json:"from" op:"min=0"`
+	To             *int64    `json:"to" op:"min=0"`
+	Sort           *string   `json:"sort" op:"enum=newest|oldest"`
 }
 
+// list pages the caller's inbox (administrators: with the admin inbox) as
+// the optional filters select it (domain.InboxFilter), newest first unless
+// sort is oldest.
 func (s *svc) list(ctx context.Context, a *listArgs) (page.Result[Notification], error) {
+	f, err := domain.NewInboxFilter(a.Read, a.Kind, a.Sort, a.UnreadOnly, a.From, a.To)
+	if err != nil {
+		return page.Result[Notification]{}, err
+	}
 	caller := ops.Caller(ctx)
-	res, err := s.notifications.Inbox(ctx, caller.Sub, caller.IsAdmin(), a.UnreadOnly != nil && *a.UnreadOnly, a.PaginationOpts)
+	res, err := s.notifications.Inbox(ctx, caller.Sub, caller.IsAdmin(), f, a.PaginationOpts)
 	if err != nil {
 		return page.Result[Notification]{}, err
 	}
 	return page.Map(res, func(n *domain.Notification) Notification { return n.View() }), nil
+}
+
+type countArgs struct {
+	Read *string `json:"read" op:"enum=read|unread"`
+	Kind *string `json:"kind" op:"enum=orders|payments|payouts|reviews"`
+	From *int64  `json:"from" op:"min=0"`
+	To   *int64  `json:"to" op:"min=0"`
+}
+
+// count counts what list lists with the same filters, up to
+// domain.MaxInboxCount (then capped): the console's page numbers.
+func (s *svc) count(ctx context.Context, a *countArgs) (domain.InboxCount, error) {
+	f, err := domain.NewInboxFilter(a.Read, a.Kind, nil, nil, a.From, a.To)
+	if err != nil {
+		return domain.InboxCount{}, err
+	}
+	caller := ops.Caller(ctx)
+	n, err := s.notifications.Count(ctx, caller.Sub, caller.IsAdmin(), f, domain.MaxInboxCount+1)
+	if err != nil {
+		return domain.InboxCount{}, err
+	}
+	return domain.InboxCountOf(n), nil
 }
 
 type markReadArgs struct {

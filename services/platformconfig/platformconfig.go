@@ -50,7 +50,7 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 			ops.NewMutation("admins.platformAdmin.updatePlatformConfig", ops.Admin, "Change the provided fields of a configuration.", s.update),
 			ops.NewMutation("admins.platformAdmin.addCategoryCommission", ops.Admin, "Add or replace a category's commission entry.", s.addCategoryCommission),
 			ops.NewMutation("admins.platformAdmin.setTierCommission", ops.Admin, "Replace a store tier's commission entry; returns the updated configuration.", s.setTierCommission),
-			ops.NewQuery("admins.platformAdmin.getConfigHistory", ops.Admin, "A configuration's change history, newest first (paginated).", s.getConfigHistory),
+			ops.NewQuery("admins.platformAdmin.getConfigHistory", ops.Admin, "A configuration's change history, newest first (sort oldest: oldest first; paginated), the changes made from `from` to `to` when given (epoch ms, inclusive; at most 366 days apart, else INVALID_ARGUMENT range_too_large).", s.getConfigHistory),
 			ops.NewQuery("admins.platformAdmin.getCommissionPreview", ops.Authenticated, "The commission of an order of a store.", s.preview,
 				ops.Errors(apperr.FailedPrecondition)), // no configuration in force
 			// The same calculation for other services (orders freeze it at creation).

@@ -10,6 +10,7 @@ import (
 	"marketplace/libs/page"
 	"marketplace/libs/store"
 	"marketplace/services/reviews/domain"
+	"marketplace/services/reviews/storage"
 )
 
 // Flags and moderation. A flag is created pending and goes out as
@@ -76,13 +77,31 @@ func (s *svc) flagReview(ctx context.Context, a *flagArgs) (*Flagged, error) {
 
 type listFlagsArgs struct {
 	Status         *string   `json:"status" op:"enum=pending|dismissed|resolved"`
+	From           *int64    `json:"from" op:"min=0"`
+	To             *int64    `json:"to" op:"min=0"`
+	Sort           *string   `json:"sort" op:"enum=oldest|newest"`
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
 }
 
-// listFlags pages the flags, oldest first (a queue), optionally of one
-// status, each with its review as administrators see it.
+// flagList is listFlags' and countFlags' list (the period checked:
+// page.NewPeriod).
+func flagList(status *string, from, to *int64, sort *string) (storage.FlagList, error) {
+	p, err := page.NewPeriod(from, to)
+	if err != nil {
+		return storage.FlagList{}, err
+	}
+	return storage.FlagList{Status: orEmpty(status), Period: p, Newest: orEmpty(sort) == "newest"}, nil
+}
+
+// listFlags pages the flags, oldest first (a queue) unless sort is newest,
+// optionally of one status and raised from..to (epoch ms, inclusive), each
+// with its review as administrators see it.
 func (s *svc) listFlags(ctx context.Context, a *listFlagsArgs) (page.Result[FlagView], error) {
-	res, err := s.flags.Page(ctx, orEmpty(a.Status), a.PaginationOpts)
+	l, err := flagList(a.Status, a.From, a.To, a.Sort)
+	if err != nil {
+		return page.Result[FlagView]{}, err
+	}
+	res, err := s.flags.Page(ctx, l, a.PaginationOpts)
 	if err != nil {
 		return page.Result[FlagView]{}, err
 	}
@@ -103,6 +122,38 @@ func (s *svc) listFlags(ctx context.Context, a *listFlagsArgs) (page.Result[Flag
 		}
 		return v
 	}), nil
+}
+
+type countFlagsArgs struct {
+	Status *string `json:"status" op:"enum=pending|dismissed|resolved"`
+	From   *int64  `json:"from" op:"min=0"`
+	To     *int64  `json:"to" op:"min=0"`
+}
+
+// MaxFlagCount is where countFlags stops counting (capped).
+const MaxFlagCount = 10_000
+
+// FlagCount is countFlags' answer.
+type FlagCount struct {
+	Count  int  `json:"count"`
+	Capped bool `json:"capped"` // more than MaxFlagCount; Count is MaxFlagCount
+}
+
+// countFlags counts what listFlags lists with the same filters, up to
+// MaxFlagCount: the console's page numbers.
+func (s *svc) countFlags(ctx context.Context, a *countFlagsArgs) (FlagCount, error) {
+	l, err := flagList(a.Status, a.From, a.To, nil)
+	if err != nil {
+		return FlagCount{}, err
+	}
+	n, err := s.flags.Count(ctx, l, MaxFlagCount+1)
+	if err != nil {
+		return FlagCount{}, err
+	}
+	if n > MaxFlagCount {
+		return FlagCount{Count: MaxFlagCount, Capped: true}, nil
+	}
+	return FlagCount{Count: int(n)}, nil
 }
 
 type resolveArgs struct {

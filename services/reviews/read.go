@@ -17,6 +17,8 @@ type listArgs struct {
 	SortBy         *string   `json:"sortBy" op:"enum=newest|oldest|highest_rating|lowest_rating|most_helpful"`
 	RatingFilter   *int      `json:"ratingFilter" op:"min=1,max=5"`
 	VerifiedOnly   *bool     `json:"verifiedOnly"`
+	From           *int64    `json:"from" op:"min=0"`
+	To             *int64    `json:"to" op:"min=0"`
 }
 
 // checkStore answers NOT_FOUND for a store the catalog does not have.
@@ -40,7 +42,14 @@ func (s *svc) checkStore(ctx context.Context, storeID string) error {
 // too). What was computed is kept only when the version read after computing
 // it is the one read before (no change committed meanwhile).
 func (s *svc) getStoreReviews(ctx context.Context, a *listArgs) (page.Result[ReviewItem], error) {
-	l := storage.StoreList{StoreID: a.StoreID, SortBy: orEmpty(a.SortBy), Rating: a.RatingFilter, VerifiedOnly: a.VerifiedOnly != nil && *a.VerifiedOnly}
+	period, err := page.NewPeriod(a.From, a.To)
+	if err != nil {
+		return page.Result[ReviewItem]{}, err
+	}
+	if err := domain.CheckListSort(orEmpty(a.SortBy), period.IsSet()); err != nil {
+		return page.Result[ReviewItem]{}, err
+	}
+	l := storage.StoreList{StoreID: a.StoreID, SortBy: orEmpty(a.SortBy), Rating: a.RatingFilter, VerifiedOnly: a.VerifiedOnly != nil && *a.VerifiedOnly, Period: period}
 	fp := l.Query()
 	opts := a.PaginationOpts
 	opts.NumItems = min(max(opts.NumItems, 1), page.MaxItems)

@@ -84,11 +84,26 @@ func (r *Products) OfStore(ctx context.Context, storeID string, limit int64) ([]
 		options.Find().SetSort(bson.D{{Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}).SetLimit(limit))
 }
 
-// PageOfStore pages the store's products in the order they were added
-// (creation time, then id).
-func (r *Products) PageOfStore(ctx context.Context, storeID string, o page.Opts) (page.Result[domain.Product], error) {
-	return page.Find(ctx, r.db.Collection(productsColl), bson.M{"storeId": storeID}, page.Sort{Field: "creationTime"}, o,
-		func(p *domain.Product) (any, string) { return p.CreationTime, p.ID })
+// ListOfStore is a page of the store's products as l lists them: a range of
+// store_by_creation or store_by_price, the availability checked on its
+// records and the search (a part of the name in any case, which the
+// database cannot index) by page.FindWhere; a store keeps at most
+// MaxProductsPerStore products, so no page reads more.
+func (r *Products) ListOfStore(ctx context.Context, storeID string, l domain.ProductList, o page.Opts) (page.Result[domain.Product], error) {
+	filter := bson.M{"storeId": storeID}
+	if l.Available != nil {
+		filter["isAvailable"] = *l.Available
+	}
+	srt := domain.ProductSorts[l.Sort]
+	s := page.Sort{Field: srt.Field, Desc: srt.Desc}
+	key := func(p *domain.Product) (any, string) { return p.CreationTime, p.ID }
+	if srt.Field == "price" {
+		key = func(p *domain.Product) (any, string) { return int64(p.Price), p.ID }
+	}
+	if l.Search == "" {
+		return page.Find(ctx, r.db.Collection(productsColl), filter, s, o, key)
+	}
+	return page.FindWhere(ctx, r.db.Collection(productsColl), filter, s, o, key, l.Matches, domain.MaxProductsPerStore)
 }
 
 // ByID loads products by id (those that exist).

@@ -49,6 +49,8 @@ func Indexes() []store.Index {
 		{Collection: storesColl, Keys: bson.D{{Key: "area", Value: 1}, {Key: "primaryCategoryId", Value: 1}, {Key: "nameKey", Value: 1}, {Key: "_id", Value: 1}}, Name: "area_category_by_name"},
 		// A store's products in the order they were added (ids are random).
 		{Collection: productsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "creationTime", Value: 1}, {Key: "_id", Value: 1}}, Name: "store_by_creation"},
+		// listProductsPaginated by price (either direction).
+		{Collection: productsColl, Keys: bson.D{{Key: "storeId", Value: 1}, {Key: "price", Value: 1}, {Key: "_id", Value: 1}}, Name: "store_by_price"},
 		{Collection: settingsColl, Keys: bson.D{{Key: "isActive", Value: 1}, {Key: "effectiveDate", Value: -1}, {Key: "_id", Value: -1}}, Name: "in_force"},
 	}
 }

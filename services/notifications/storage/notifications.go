@@ -89,19 +89,45 @@ func (r *Notifications) MarkRead(ctx context.Context, n *domain.Notification) er
 	return err
 }
 
-// Inbox is one page of userID's notifications, newest first; with admin, the
-// admin inbox's too; with unreadOnly, only those not read.
-func (r *Notifications) Inbox(ctx context.Context, userID string, admin, unreadOnly bool, o page.Opts) (page.Result[domain.Notification], error) {
+// inboxQuery is userID's inbox (with admin, the admin inbox's too) as f
+// selects it (domain.InboxFilter.Matches): a range of user_inbox_by_creation
+// (and admin_inbox_by_creation) by creation time, the read mark and the kind
+// checked on the records of that range.
+func inboxQuery(userID string, admin bool, f domain.InboxFilter) bson.M {
 	own := bson.M{"recipientType": domain.RecipientUser, "recipientUserId": userID}
 	filter := own
 	if admin {
 		filter = bson.M{"$or": bson.A{own, bson.M{"recipientType": domain.RecipientAdmin}}}
 	}
-	if unreadOnly {
-		filter = bson.M{"$and": bson.A{filter, bson.M{"read": false}}}
+	and := bson.A{filter}
+	switch f.Read {
+	case "read":
+		and = append(and, bson.M{"read": true})
+	case "unread":
+		and = append(and, bson.M{"read": false})
 	}
-	return page.Find(ctx, r.db.Collection(coll), filter, page.Sort{Field: "creationTime", Desc: true}, o,
+	if f.Kind != "" {
+		and = append(and, bson.M{"type": bson.M{"$in": domain.TypesOf(f.Kind)}})
+	}
+	if r := f.Period.Range(); r != nil {
+		and = append(and, bson.M{"creationTime": bson.M(r)})
+	}
+	if len(and) == 1 {
+		return filter
+	}
+	return bson.M{"$and": and}
+}
+
+// Inbox is one page of userID's notifications as f selects them, newest
+// first (f.Oldest: oldest first); with admin, the admin inbox's too.
+func (r *Notifications) Inbox(ctx context.Context, userID string, admin bool, f domain.InboxFilter, o page.Opts) (page.Result[domain.Notification], error) {
+	return page.Find(ctx, r.db.Collection(coll), inboxQuery(userID, admin, f), page.Sort{Field: "creationTime", Desc: !f.Oldest}, o,
 		func(n *domain.Notification) (any, string) { return n.CreationTime, n.ID })
+}
+
+// Count counts what Inbox lists with f, stopping at limit.
+func (r *Notifications) Count(ctx context.Context, userID string, admin bool, f domain.InboxFilter, limit int64) (int64, error) {
+	return r.db.Collection(coll).CountDocuments(ctx, inboxQuery(userID, admin, f), options.Count().SetLimit(limit))
 }
 
 // CountUnread counts userID's unread notifications and, with admin, the

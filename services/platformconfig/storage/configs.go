@@ -30,6 +30,9 @@ func Indexes() []store.Index {
 		// The pages (libs/page breaks ties by _id, which MongoDB cannot know
 		// never happen here).
 		{Collection: historyColl, Keys: bson.D{{Key: "configId", Value: 1}, {Key: "seq", Value: -1}, {Key: "_id", Value: -1}}, Name: "history_pages"},
+		// A period of a configuration's history (getConfigHistory's from/to):
+		// one range by the time of the change, in either direction.
+		{Collection: historyColl, Keys: bson.D{{Key: "configId", Value: 1}, {Key: "changedAt", Value: -1}, {Key: "_id", Value: -1}}, Name: "history_by_time"},
 	}
 }
 

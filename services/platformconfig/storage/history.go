@@ -70,10 +70,20 @@ func (h *storedEntry) entry() (domain.HistoryEntry, error) {
 	return e, nil
 }
 
-// Page is one page of a configuration's entries, newest first.
-func (r *History) Page(ctx context.Context, configID string, o page.Opts) (page.Result[domain.HistoryEntry], error) {
-	res, err := page.Find(ctx, r.db.Collection(historyColl), bson.M{"configId": configID},
-		page.Sort{Field: "seq", Desc: true}, o, func(h *storedEntry) (any, string) { return h.Seq, h.ID })
+// Page is one page of a configuration's entries, newest first (oldest:
+// oldest first). Without a period, by change number (history_pages); with
+// one, by the time of the change, a range of history_by_time (a cursor of
+// one is INVALID_ARGUMENT for the other).
+func (r *History) Page(ctx context.Context, configID string, p page.Period, oldest bool, o page.Opts) (page.Result[domain.HistoryEntry], error) {
+	filter := bson.M{"configId": configID}
+	sort := page.Sort{Field: "seq", Desc: !oldest}
+	key := func(h *storedEntry) (any, string) { return h.Seq, h.ID }
+	if r := p.Range(); r != nil {
+		filter["changedAt"] = bson.M(r)
+		sort.Field = "changedAt"
+		key = func(h *storedEntry) (any, string) { return h.ChangedAt, h.ID }
+	}
+	res, err := page.Find(ctx, r.db.Collection(historyColl), filter, sort, o, key)
 	if err != nil {
 		return page.Result[domain.HistoryEntry]{}, err
 	}

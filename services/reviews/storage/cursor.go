@@ -60,6 +60,7 @@ const (
 var (
 	customerOrder = ordering{"customer_newest", []sortKey{{"createdAt", true}, {"_id", true}}}
 	flagOrder     = ordering{"flags_oldest", []sortKey{{"createdAt", false}, {"_id", false}}} // a queue: the longest waiting first
+	flagNewest    = ordering{"flags_newest", []sortKey{{"createdAt", true}, {"_id", true}}}
 )
 
 // sortSpec is the order for the database.

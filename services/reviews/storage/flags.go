@@ -2,8 +2,10 @@ package storage
 
 import (
 	"context"
+	"strconv"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"marketplace/libs/apperr"
 	contract "marketplace/libs/contracts/reviews"
@@ -54,12 +56,50 @@ func (f *Flags) Pending(ctx context.Context, reviewID string) ([]domain.Flag, er
 	return store.FindAll[domain.Flag](ctx, f.db.Collection(flagsColl), bson.M{"reviewId": reviewID, "status": contract.FlagStatusPending})
 }
 
-// Page is a page of the flags of the status ("": all), oldest first (a
-// queue).
-func (f *Flags) Page(ctx context.Context, status string, opts page.Opts) (page.Result[domain.Flag], error) {
+// FlagList is a list of flags (listFlags): of one status ("": all),
+// raised in a period, oldest first (a queue) unless Newest.
+type FlagList struct {
+	Status string
+	Period page.Period
+	Newest bool
+}
+
+// Page is a page of the list: a range of by_status (with a status) or of
+// oldest (without), in either direction.
+func (f *Flags) Page(ctx context.Context, l FlagList, opts page.Opts) (page.Result[domain.Flag], error) {
 	filter := bson.M{}
-	if status != "" {
-		filter["status"] = status
+	if l.Status != "" {
+		filter["status"] = l.Status
 	}
-	return findPage(ctx, f.db.Collection(flagsColl), filter, flagOrder, fingerprint(flagOrder, status), opts, flagKeys)
+	if r := l.Period.Range(); r != nil {
+		filter["createdAt"] = bson.M(r)
+	}
+	o := flagOrder
+	if l.Newest {
+		o = flagNewest
+	}
+	from, to := "", ""
+	if l.Period.From != nil {
+		from = strconv.FormatInt(*l.Period.From, 10)
+	}
+	if l.Period.To != nil {
+		to = strconv.FormatInt(*l.Period.To, 10)
+	}
+	return findPage(ctx, f.db.Collection(flagsColl), filter, o, fingerprint(o, l.Status, from, to), opts, flagKeys)
+}
+
+// Count counts the list's flags, stopping at limit: a range of by_status
+// or oldest, or (neither a status nor a period) the first limit flags.
+func (f *Flags) Count(ctx context.Context, l FlagList, limit int64) (int64, error) {
+	filter := bson.M{}
+	if l.Status != "" {
+		filter["status"] = l.Status
+	}
+	if r := l.Period.Range(); r != nil {
+		filter["createdAt"] = bson.M(r)
+	}
+	if len(filter) == 0 {
+		ctx = store.Scan(ctx, "every flag counted, stopping at the count's cap (limit records read at most)")
+	}
+	return f.db.Collection(flagsColl).CountDocuments(ctx, filter, options.Count().SetLimit(limit))
 }

@@ -186,6 +186,7 @@ type StoreList struct {
 	SortBy       string // one of the Sort values; "" is DefaultSort
 	Rating       *int   // only reviews of this rating
 	VerifiedOnly bool
+	Period       page.Period // written in it (createdAt); only with newest or oldest (domain.CheckListSort)
 }
 
 func (l StoreList) order() ordering {
@@ -205,7 +206,14 @@ func (l StoreList) Query() string {
 	if l.VerifiedOnly {
 		verified = "verified"
 	}
-	return fingerprint(l.order(), l.StoreID, rating, verified)
+	from, to := "", ""
+	if l.Period.From != nil {
+		from = strconv.FormatInt(*l.Period.From, 10)
+	}
+	if l.Period.To != nil {
+		to = strconv.FormatInt(*l.Period.To, 10)
+	}
+	return fingerprint(l.order(), l.StoreID, rating, verified, from, to)
 }
 
 // PageOfStore is a page of the list after the cursor of opts.
@@ -216,6 +224,9 @@ func (r *Reviews) PageOfStore(ctx context.Context, l StoreList, opts page.Opts) 
 	}
 	if l.VerifiedOnly {
 		filter["isVerifiedPurchase"] = true
+	}
+	if r := l.Period.Range(); r != nil {
+		filter["createdAt"] = bson.M(r) // a range of store_newest, or of store_rating after its rating
 	}
 	return findPage(ctx, r.db.Collection(reviewsColl), filter, l.order(), l.Query(), opts, reviewKeys)
 }

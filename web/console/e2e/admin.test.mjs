@@ -97,13 +97,80 @@ journey("journey 2: a review flagged through the API appears live; hidden, it le
   const list = await call("query", ADMIN, "stores.reviews.getStoreReviews", { storeId: env("STORE_ID"), paginationOpts: { numItems: 50, cursor: null } });
   assert.ok(!list.page.some((r) => r._id === env("REVIEW_ID")), "the hidden review is still in the store's reviews");
 
-  await admin.getByText("Decisions", { exact: true }).click();
+  await admin.getByTestId("moderation-tab").getByText("Decisions", { exact: true }).click();
   const decided = admin.locator('[data-testid="moderation-history"] tr[data-status="resolved"]');
   await decided.waitFor(WAIT);
   const decidedText = await text(decided);
   for (const part of ["Review hidden", "admin-1", "Bakery", "Reported as fake"]) assert.ok(decidedText.includes(part), `the decision lacks ${part}: ${decidedText}`);
   await bothLanguages(admin, "moderation-history");
-  await admin.getByText("Pending", { exact: true }).click();
+  await admin.getByTestId("moderation-tab").getByText("Pending", { exact: true }).click();
+});
+
+journey("lists: the inbox, the store's reviews and the decisions, filtered, sorted and paged by the server", async () => {
+  const ids = (loc, attr) => loc.evaluateAll((els, a) => els.map((e) => e.getAttribute(a)), attr);
+  // The inbox: the review notices only (24 dismissed reports and the journey's), a page of 20, then page 2.
+  await nav("Notifications");
+  const notes = admin.locator('[data-testid="inbox"] article');
+  await notes.first().waitFor(WAIT);
+  await admin.getByTestId("kind-filter").click();
+  await admin.getByRole("option", { name: "Reviews", exact: true }).click();
+  const flagged = admin.locator('[data-testid="inbox"] article[data-type="review_flagged"]');
+  await counted(flagged, 20, "a page of review notices");
+  assert.equal(await admin.locator('[data-testid="inbox"] article:not([data-type="review_flagged"])').count(), 0, "another kind listed");
+  const api = await call("query", ADMIN, "notifications.inbox.list", { kind: "reviews", paginationOpts: { numItems: 20, cursor: null } });
+  assert.deepEqual(await ids(notes, "data-notification"), api.page.map((n) => n._id), "the inbox's first page");
+  await admin.getByTestId("pager-next").click();
+  await admin.locator('[data-testid="pager"][data-page="2"]').waitFor(WAIT);
+  const total = (await call("query", ADMIN, "notifications.inbox.count", { kind: "reviews" })).count;
+  await counted(flagged, total - 20, "the review notices of page 2");
+  assert.equal(await text(admin.getByTestId("pager-where")), `Page 2 of ${Math.ceil(total / 20)}`);
+  // Oldest first (page 1 again), and a period: this month has them all.
+  await admin.getByTestId("date-order").getByText("Oldest first").click();
+  await admin.locator('[data-testid="inbox"][data-order="oldest"]').waitFor(WAIT);
+  const oldest = await call("query", ADMIN, "notifications.inbox.list", { kind: "reviews", sort: "oldest", paginationOpts: { numItems: 20, cursor: null } });
+  await until(async () => (await ids(notes, "data-notification")).join(), oldest.page.map((n) => n._id).join(), "the inbox oldest first");
+  await admin.getByTestId("range-any").click();
+  await admin.getByTestId("range").waitFor(WAIT);
+  await counted(flagged, 20, "this month's review notices");
+  await accessible(admin, "the inbox filtered");
+
+  // The store's reviews in the portal: 4 stars, then a period and oldest first, then page 2.
+  const owner = await portal("/store/reviews");
+  const cards = owner.locator('[data-testid="reviews"] article[data-review]');
+  await counted(cards, 20, "a page of reviews");
+  await owner.getByTestId("pager-next").click();
+  await owner.locator('[data-testid="pager"][data-page="2"]').waitFor(WAIT);
+  const all = await call("query", ADMIN, "stores.reviews.getStoreReviews", { storeId: env("STORE_ID"), paginationOpts: { numItems: 100, cursor: null } });
+  await counted(cards, all.page.length - 20, "the reviews of page 2");
+  await owner.getByTestId("review-rating").click();
+  await owner.getByRole("option", { name: "4 stars", exact: true }).click();
+  const fours = all.page.filter((r) => r.rating === 4);
+  await counted(cards, fours.length, "the 4-star reviews");
+  await owner.getByTestId("reviews-range-any").click();
+  await owner.getByTestId("review-sort").click();
+  await owner.getByRole("option", { name: "Oldest", exact: true }).click();
+  await owner.locator('[data-testid="reviews"][data-sort="oldest"]').waitFor(WAIT);
+  await until(async () => (await ids(cards, "data-review")).join(), [...fours].reverse().map((r) => r._id).join(), "the 4-star reviews of this month, oldest first");
+  await accessible(owner, "the store's reviews filtered");
+  await closePortal(owner);
+
+  // The decisions: the dismissed reports, page 2, and the oldest report first from the header.
+  await nav("Moderation queue");
+  await admin.getByTestId("moderation-tab").getByText("Decisions", { exact: true }).click();
+  await admin.getByTestId("moderation-status").click();
+  await admin.getByRole("option", { name: "Dismissed", exact: true }).click();
+  const dismissed = admin.locator('[data-testid="moderation-history"] tr[data-status="dismissed"]');
+  await counted(dismissed, 20, "a page of dismissed reports");
+  assert.equal(await admin.locator('[data-testid="moderation-history"] tr:not([data-status="dismissed"])').count(), 0, "another status listed");
+  assert.equal(await text(admin.getByTestId("pager-where")), "Page 1 of 2");
+  await admin.getByTestId("pager-next").click();
+  await counted(dismissed, 4, "the dismissed reports of page 2");
+  await admin.getByRole("button", { name: "Sort by Reports" }).click();
+  await admin.locator('th[data-sort="raised"][aria-sort="ascending"]').waitFor(WAIT);
+  const first = await call("query", ADMIN, "admins.reviewModeration.listFlags", { status: "dismissed", sort: "oldest", paginationOpts: { numItems: 20, cursor: null } });
+  await until(async () => (await ids(dismissed, "data-flag")).join(), first.page.map((f) => f._id).join(), "the dismissed reports, oldest first, from page 1");
+  await accessible(admin, "the decisions filtered");
+  await admin.getByTestId("moderation-tab").getByText("Pending", { exact: true }).click();
 });
 
 journey("journey 3: a held payment is confirmed, leaves the list and appears in the portal's orders", async () => {

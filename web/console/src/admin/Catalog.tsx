@@ -12,6 +12,7 @@ import { FormError } from "../ui/FormError";
 import { Loading } from "../ui/Loading";
 import { Section } from "../ui/Section";
 import { useAllStores, type Store } from "./stores";
+import { UserText } from "../ui/UserText";
 
 type City = FunctionReturnType<typeof api.catalog.locations.listCities>[number];
 type Area = FunctionReturnType<typeof api.catalog.locations.listAreas>[number];
@@ -66,9 +67,11 @@ function AddForm({ form, testId, submitLabel, children }: { form: ActionForm<any
 function NameCells({ rec }: { rec: { name: string; nameArabic?: string | null } }) {
   return (
     <>
-      <Table.Td>{rec.name}</Table.Td>
-      <Table.Td dir="rtl" lang="ar">
-        {rec.nameArabic}
+      <Table.Td>
+        <UserText>{rec.name}</UserText>
+      </Table.Td>
+      <Table.Td lang="ar">
+        <bdi dir="rtl">{rec.nameArabic}</bdi>
       </Table.Td>
     </>
   );
@@ -154,7 +157,9 @@ function Areas({ city }: { city: City }) {
           <Table.Tbody>
             {areas.map((a) => (
               <Table.Tr key={a._id} data-area={a._id}>
-                <Table.Td>{a.name}</Table.Td>
+                <Table.Td>
+                  <UserText>{a.name}</UserText>
+                </Table.Td>
                 <Table.Td>
                   <RenameArea area={a} />
                 </Table.Td>
@@ -246,16 +251,24 @@ function Stores() {
       <DataTable striped data-testid="stores" columns={["catalog.name", "payouts.owner", "comm.category", "comm.tier", "catalog.city", "payouts.status", "payouts.actions"]}>
         {stores.map((s) => (
           <Table.Tr key={s._id} data-store={s._id}>
-            <Table.Td fw={600}>{s.name}</Table.Td>
+            <Table.Td fw={600}>
+              <UserText>{s.name}</UserText>
+            </Table.Td>
             <Table.Td>
-              <Text size="sm">{s.ownerName}</Text>
+              <Text size="sm">
+                <UserText>{s.ownerName}</UserText>
+              </Text>
               <Text size="xs" ff="monospace" dir="ltr">
                 {s.ownerUserId} · {s.ownerPhone}
               </Text>
             </Table.Td>
-            <Table.Td>{label(categories, s.primaryCategoryId)}</Table.Td>
+            <Table.Td>
+              <UserText>{label(categories, s.primaryCategoryId)}</UserText>
+            </Table.Td>
             <Table.Td>{t(`comm.tier.${s.tier}` as MessageKey)}</Table.Td>
-            <Table.Td>{label(cities, s.city)}</Table.Td>
+            <Table.Td>
+              <UserText>{label(cities, s.city)}</UserText>
+            </Table.Td>
             <Table.Td>
               <Badge variant="light" color={s.isOpen ? "green" : "gray"}>
                 {s.isOpen ? t("catalog.open") : t("catalog.closed")}

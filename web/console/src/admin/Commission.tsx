@@ -1,6 +1,6 @@
 import { Badge, Card, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { useQuery, usePaginatedQuery } from "convex/react";
+import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useEffect, useState } from "react";
 import { useActionForm, type ActionForm } from "../app/action";
@@ -12,7 +12,9 @@ import { DataTable } from "../ui/DataTable";
 import { FormCard } from "../ui/FormCard";
 import { FormDialog } from "../ui/FormDialog";
 import { Loading } from "../ui/Loading";
-import { PAGE, PagedList } from "../ui/PagedList";
+import { OptionalPeriodFilter, periodArgs, type OptionalRange } from "../ui/ListFilters";
+import { useSort } from "../ui/ListTools";
+import { Pager, usePager } from "../ui/Pager";
 import { Section } from "../ui/Section";
 import { percentOfRate, preview, rateOfPercent, type Config, type Preview as PreviewFigures } from "./commission";
 import { describeChanges, operationLabel, type Describe } from "./commissionHistory";
@@ -402,11 +404,20 @@ function EditTier({ configId, tier, entry }: { configId: string; tier: (typeof T
   );
 }
 
+const HISTORY_PAGE = 20;
+
+// The changes, newest first unless the date header says otherwise, of a
+// period when chosen (the server filters), a page at a time.
 function History({ configId }: { configId: string }) {
   const i18n = useI18n();
   const { t, dateTime, name } = i18n;
   const categories = useQuery(api.catalog.categories.listCategories, {});
-  const pages = usePaginatedQuery(api.admins.platformAdmin.getConfigHistory, { configId }, { initialNumItems: PAGE });
+  const [range, setRange] = useState<OptionalRange>(null);
+  const [sort, onSort] = useSort({ by: "changedAt", dir: "desc" });
+  const period = periodArgs(range);
+  const args = { configId, sort: sort.dir === "asc" ? ("oldest" as const) : ("newest" as const), ...(period ?? {}) };
+  const pager = usePager(JSON.stringify(args));
+  const page = useQuery(api.admins.platformAdmin.getConfigHistory, period ? { ...args, paginationOpts: { numItems: HISTORY_PAGE, cursor: pager.cursor } } : "skip");
   const d: Describe = {
     t,
     money: i18n.money,
@@ -418,10 +429,21 @@ function History({ configId }: { configId: string }) {
   };
   return (
     <Section id="history-title" title={t("comm.history")}>
-      <PagedList pages={pages} empty={t("comm.historyNone")}>
-        {(results) => (
-          <DataTable striped data-testid="config-history" columns={["comm.changedAt", "comm.changedBy", "comm.operation", "comm.changes"]}>
-            {results.map((h) => (
+      <OptionalPeriodFilter value={range} onChange={setRange} testId="history-range" />
+      {period === null ? null : page === undefined ? (
+        <Loading />
+      ) : page.page.length === 0 ? (
+        <Text data-testid="config-history-empty">{t("comm.historyNone")}</Text>
+      ) : (
+        <Stack gap="sm">
+          <Pager pager={pager} page={page} pageSize={HISTORY_PAGE} testId="history-pager" />
+          <DataTable
+            striped
+            data-testid="config-history"
+            columns={["comm.changedAt", "comm.changedBy", "comm.operation", "comm.changes"]}
+            sort={{ fields: { "comm.changedAt": "changedAt" }, value: sort, onSort }}
+          >
+            {page.page.map((h) => (
               <Table.Tr key={h._id} data-operation={h.operation}>
                 <Table.Td>{dateTime(h.changedAt)}</Table.Td>
                 <Table.Td data-changed-by={h.changedBy}>
@@ -449,8 +471,8 @@ function History({ configId }: { configId: string }) {
               </Table.Tr>
             ))}
           </DataTable>
-        )}
-      </PagedList>
+        </Stack>
+      )}
     </Section>
   );
 }

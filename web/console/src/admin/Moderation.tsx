@@ -1,6 +1,6 @@
-import { Badge, Button, Card, Group, Image, SegmentedControl, SimpleGrid, Stack, Table, Text, Textarea, Title } from "@mantine/core";
+import { Badge, Card, Group, Image, SegmentedControl, SimpleGrid, Stack, Table, Text, Textarea, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery } from "convex/react";
+import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useMemo, useState } from "react";
 import { useActionForm } from "../app/action";
@@ -9,13 +9,16 @@ import type { MessageKey } from "../app/messages";
 import { useSession } from "../app/session";
 import { ConfirmAction } from "../ui/ConfirmAction";
 import { DataTable } from "../ui/DataTable";
+import { ChoiceFilter, OptionalPeriodFilter, periodArgs, type OptionalRange } from "../ui/ListFilters";
+import { useSort } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
 import { Actor } from "../ui/names";
+import { Pager, usePager } from "../ui/Pager";
 import { UserParagraph, UserText } from "../ui/UserText";
 
 type Flag = FunctionReturnType<typeof api.admins.reviewModeration.listFlags>["page"][number];
 
-const PAGE = 50;
+const PAGE = 20;
 
 // The moderation queue: pending flags grouped by their review (the review,
 // its photos, every reporter's reason), live; dismiss one report or hide the
@@ -43,30 +46,49 @@ export default function Moderation() {
   );
 }
 
-function useAllPages(status: "pending" | "dismissed" | "resolved") {
-  const q = usePaginatedQuery(api.admins.reviewModeration.listFlags, { status }, { initialNumItems: PAGE });
-  return q;
+type FlagStatus = "pending" | "dismissed" | "resolved";
+
+// A page of flags as the server filters and sorts them (a status, a period
+// of the days they were raised: any date unless chosen; oldest or newest
+// first), with the count for "page 2 of 7".
+function useFlagPages(status: FlagStatus | null, range: OptionalRange, sort: "oldest" | "newest") {
+  const period = periodArgs(range);
+  const filters = { ...(status ? { status } : {}), ...(period ?? {}) };
+  const pager = usePager(JSON.stringify([filters, sort]));
+  const page = useQuery(api.admins.reviewModeration.listFlags, period ? { ...filters, sort, paginationOpts: { numItems: PAGE, cursor: pager.cursor } } : "skip");
+  const count = useQuery(api.admins.reviewModeration.countFlags, period ? filters : "skip");
+  return { pager, page, count, valid: period !== null };
 }
 
+function FlagPager({ pages }: { pages: ReturnType<typeof useFlagPages> }) {
+  return <Pager pager={pages.pager} page={pages.page} count={pages.count?.count} capped={pages.count?.capped} pageSize={PAGE} />;
+}
+
+// The queue: the pending reports, oldest first (the longest waiting), of a
+// period when chosen, a page at a time, grouped by their review.
 function Pending() {
   const { t } = useI18n();
-  const { results, status, loadMore } = useAllPages("pending");
+  const [range, setRange] = useState<OptionalRange>(null);
+  const pages = useFlagPages("pending", range, "oldest");
+  const results = pages.page?.page;
   const groups = useMemo(() => {
     const m = new Map<string, Flag[]>();
-    for (const f of results) m.set(f.reviewId, [...(m.get(f.reviewId) ?? []), f]);
+    for (const f of results ?? []) m.set(f.reviewId, [...(m.get(f.reviewId) ?? []), f]);
     return [...m.values()];
   }, [results]);
-  if (status === "LoadingFirstPage") return <Loading />;
   return (
     <Stack data-testid="moderation-queue">
-      {groups.length === 0 && <Text data-testid="moderation-empty">{t("mod.none")}</Text>}
-      {groups.map((flags) => (
-        <FlaggedReview key={flags[0].reviewId} flags={flags} />
-      ))}
-      {status === "CanLoadMore" && (
-        <Button variant="default" onClick={() => loadMore(PAGE)} w="fit-content">
-          {t("history.more")}
-        </Button>
+      <OptionalPeriodFilter value={range} onChange={setRange} testId="moderation-range" />
+      {!pages.valid ? null : pages.page === undefined ? (
+        <Loading />
+      ) : (
+        <>
+          <FlagPager pages={pages} />
+          {groups.length === 0 && <Text data-testid="moderation-empty">{t("mod.none")}</Text>}
+          {groups.map((flags) => (
+            <FlaggedReview key={flags[0].reviewId} flags={flags} />
+          ))}
+        </>
       )}
     </Stack>
   );
@@ -175,19 +197,49 @@ function Decide({ flag, action }: { flag: Flag; action: "dismiss" | "hide_review
   );
 }
 
+// The decisions: reports of one status (hidden reviews unless another is
+// chosen), of a period when chosen, newest report first unless the header
+// says otherwise, a page at a time.
 function History() {
   const { t, dateTime } = useI18n();
-  const dismissed = useAllPages("dismissed");
-  const resolved = useAllPages("resolved");
-  const rows = useMemo(
-    () => [...dismissed.results, ...resolved.results].sort((a, b) => (b.resolution?.resolvedAt ?? 0) - (a.resolution?.resolvedAt ?? 0)),
-    [dismissed.results, resolved.results],
+  const [status, setStatus] = useState<string | null>("resolved");
+  const [range, setRange] = useState<OptionalRange>(null);
+  const [sort, onSort] = useSort({ by: "raised", dir: "desc" });
+  const pages = useFlagPages(status as FlagStatus | null, range, sort.dir === "asc" ? "oldest" : "newest");
+  const filters = (
+    <Group gap="md" align="flex-end" wrap="wrap">
+      <ChoiceFilter
+        label={t("filter.status")}
+        all={t("filter.allStatuses")}
+        value={status}
+        onChange={setStatus}
+        options={(["resolved", "dismissed", "pending"] as const).map((v) => ({ value: v, label: t(`mod.status.${v}`) }))}
+        testId="moderation-status"
+      />
+      <OptionalPeriodFilter value={range} onChange={setRange} testId="moderation-history-range" />
+    </Group>
   );
-  if (dismissed.status === "LoadingFirstPage" || resolved.status === "LoadingFirstPage") return <Loading />;
-  if (rows.length === 0) return <Text data-testid="moderation-history-empty">{t("mod.noHistory")}</Text>;
+  if (!pages.valid) return filters;
+  if (pages.page === undefined) return <Loading />;
+  const rows = pages.page.page;
+  if (rows.length === 0)
+    return (
+      <Stack>
+        {filters}
+        <Text data-testid="moderation-history-empty">{t("mod.noHistory")}</Text>
+      </Stack>
+    );
   return (
     <Stack>
-      <DataTable striped verticalSpacing="sm" data-testid="moderation-history" columns={["mod.decidedAt", "mod.decision", "payouts.store", "mod.reports", "mod.decidedBy", "field.notes"]}>
+      {filters}
+      <FlagPager pages={pages} />
+      <DataTable
+        sort={{ fields: { "mod.reports": "raised" }, value: sort, onSort }}
+        striped
+        verticalSpacing="sm"
+        data-testid="moderation-history"
+        columns={["mod.decidedAt", "mod.decision", "payouts.store", "mod.reports", "mod.decidedBy", "field.notes"]}
+      >
         {rows.map((f) => (
           <Table.Tr key={f._id} data-flag={f._id} data-status={f.status}>
             <Table.Td>{dateTime(f.resolution?.resolvedAt)}</Table.Td>
@@ -217,18 +269,6 @@ function History() {
           </Table.Tr>
         ))}
       </DataTable>
-      {(dismissed.status === "CanLoadMore" || resolved.status === "CanLoadMore") && (
-        <Button
-          variant="default"
-          w="fit-content"
-          onClick={() => {
-            if (dismissed.status === "CanLoadMore") dismissed.loadMore(PAGE);
-            if (resolved.status === "CanLoadMore") resolved.loadMore(PAGE);
-          }}
-        >
-          {t("history.more")}
-        </Button>
-      )}
     </Stack>
   );
 }

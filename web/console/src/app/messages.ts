@@ -4,6 +4,7 @@
 import { adminAr, adminEn } from "../admin/messages";
 import { findAr, findEn } from "./findMessages";
 import { listAr, listEn } from "./listMessages";
+import { listsAr, listsEn } from "./listsMessages";
 import { moneyAr, moneyEn } from "./moneyMessages";
 import { noteAr, noteEn } from "./noteMessages";
 import { dashboardAr, dashboardEn } from "./dashboardMessages";
@@ -249,6 +250,7 @@ export const en = {
   ...namesEn,
   ...moneyListEn,
   ...listEn,
+  ...listsEn,
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -490,4 +492,5 @@ export const ar: Record<MessageKey, string> = {
   ...namesAr,
   ...moneyListAr,
   ...listAr,
+  ...listsAr,
 };

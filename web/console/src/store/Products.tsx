@@ -1,6 +1,6 @@
 import { Badge, Button, Card, Checkbox, Group, SimpleGrid, Stack, Switch, Table, Text, TextInput, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery, useQuery } from "convex/react";
+import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useState } from "react";
 import { useActionForm, type Refusal } from "../app/action";
@@ -9,7 +9,10 @@ import { DataTable } from "../ui/DataTable";
 import { FormCard, useSubmitAndEmpty } from "../ui/FormCard";
 import { FormDialog } from "../ui/FormDialog";
 import { Loading } from "../ui/Loading";
-import { PagedList } from "../ui/PagedList";
+import { ChoiceFilter } from "../ui/ListFilters";
+import { useSort } from "../ui/ListTools";
+import { Pager, usePager } from "../ui/Pager";
+import { UserText } from "../ui/UserText";
 import { useStore } from "./StoreContext";
 import { ScreenTitle } from "../ui/ScreenTitle";
 
@@ -119,33 +122,72 @@ function NewProduct({ storeId }: { storeId: string }) {
   );
 }
 
-// Products a page of the list shows, and "Show more" adds (a store keeps at
-// most 1,000).
+// Products a page of the list shows (a store keeps at most 1,000).
 const PRODUCTS_PAGE = 50;
 
+// The products as the server lists them: a part of the name (any case), one
+// availability, in the order added, newest first or by price from the
+// headers; numbered pages over its cursors.
 function ProductList({ storeId }: { storeId: string }) {
   const { t, money, dateTime } = useI18n();
-  const pages = usePaginatedQuery(api.stores.products.listProductsPaginated, { storeId }, { initialNumItems: PRODUCTS_PAGE });
+  const [search, setSearch] = useState("");
+  const [available, setAvailable] = useState<string | null>(null);
+  const [sort, onSort] = useSort({ by: "added", dir: "asc" }, (by) => (by === "price" ? "asc" : "desc"));
+  const q = search.trim().replace(/\s+/g, " ");
+  const serverSort = sort.by === "price" ? (sort.dir === "asc" ? "price" : "price_desc") : sort.dir === "asc" ? "added" : "newest";
+  const args = { storeId, sort: serverSort as "added" | "newest" | "price" | "price_desc", ...(q.length >= 2 ? { search: q } : {}), ...(available ? { available: available === "yes" } : {}) };
+  const pager = usePager(JSON.stringify(args));
+  const page = useQuery(api.stores.products.listProductsPaginated, { ...args, paginationOpts: { numItems: PRODUCTS_PAGE, cursor: pager.cursor } });
+  const filtered = q.length >= 2 || available !== null;
   return (
-    <PagedList pages={pages} empty={t("products.none")} emptyTestId="products-empty" pageSize={PRODUCTS_PAGE}>
-      {(products) => (
-        <DataTable striped verticalSpacing="sm" data-testid="products" columns={["products.name", "products.price", "products.available", "products.added", "products.edit"]}>
-          {products.map((p) => (
-            <Table.Tr key={p._id} data-product={p._id} data-available={p.isAvailable}>
-              <Table.Td>{p.name}</Table.Td>
-              <Table.Td>{money(p.price)}</Table.Td>
-              <Table.Td>
-                <Availability product={p} />
-              </Table.Td>
-              <Table.Td>{dateTime(p._creationTime)}</Table.Td>
-              <Table.Td>
-                <EditProduct product={p} />
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </DataTable>
+    <Stack gap="sm">
+      <Group gap="md" align="flex-end" wrap="wrap">
+        <TextInput type="search" label={t("lists.productSearch")} value={search} onChange={(e) => setSearch(e.currentTarget.value)} w={{ base: "100%", xs: 260 }} data-testid="product-search" />
+        <ChoiceFilter
+          label={t("products.available")}
+          all={t("lists.all")}
+          value={available}
+          onChange={setAvailable}
+          options={[
+            { value: "yes", label: t("products.available") },
+            { value: "no", label: t("products.unavailable") },
+          ]}
+          testId="product-available"
+        />
+      </Group>
+      {page === undefined ? (
+        <Loading />
+      ) : page.page.length === 0 ? (
+        <Text data-testid="products-empty">{filtered ? t("lists.none") : t("products.none")}</Text>
+      ) : (
+        <>
+          <Pager pager={pager} page={page} pageSize={PRODUCTS_PAGE} />
+          <DataTable
+            striped
+            verticalSpacing="sm"
+            data-testid="products"
+            columns={["products.name", "products.price", "products.available", "products.added", "products.edit"]}
+            sort={{ fields: { "products.price": "price", "products.added": "added" }, value: sort, onSort }}
+          >
+            {page.page.map((p) => (
+              <Table.Tr key={p._id} data-product={p._id} data-available={p.isAvailable}>
+                <Table.Td>
+                  <UserText>{p.name}</UserText>
+                </Table.Td>
+                <Table.Td>{money(p.price)}</Table.Td>
+                <Table.Td>
+                  <Availability product={p} />
+                </Table.Td>
+                <Table.Td>{dateTime(p._creationTime)}</Table.Td>
+                <Table.Td>
+                  <EditProduct product={p} />
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </DataTable>
+        </>
       )}
-    </PagedList>
+    </Stack>
   );
 }
 

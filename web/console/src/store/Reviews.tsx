@@ -1,6 +1,6 @@
 import { Badge, Button, Card, Group, Image, Progress, Select, SimpleGrid, Stack, Text, Textarea, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery, useQuery } from "convex/react";
+import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useState } from "react";
 import { useActionForm } from "../app/action";
@@ -8,13 +8,15 @@ import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { FormError } from "../ui/FormError";
 import { Loading } from "../ui/Loading";
-import { PAGE, PagedList } from "../ui/PagedList";
+import { OptionalPeriodFilter, periodArgs, type OptionalRange } from "../ui/ListFilters";
+import { Pager, usePager } from "../ui/Pager";
 import { UserParagraph, UserText } from "../ui/UserText";
 import { useStore } from "./StoreContext";
 import { ScreenTitle } from "../ui/ScreenTitle";
 
 type Review = FunctionReturnType<typeof api.stores.reviews.getStoreReviews>["page"][number];
 const SORTS = ["newest", "oldest", "highest_rating", "lowest_rating", "most_helpful"] as const;
+const PAGE = 20;
 
 // The store's reviews: statistics (counts by rating, the plain and the
 // weighted average) and the reviews, each with the store's reply, added or
@@ -109,25 +111,31 @@ function Stats({ storeId }: { storeId: string }) {
   );
 }
 
+// The reviews, by the server's filters (a rating, a period of the days they
+// were written: any date unless chosen) and sort, in numbered pages over the
+// server's cursors. The sorts by rating or helpfulness go with any date only
+// (the server refuses them with a period: no index serves both).
 function ReviewList({ storeId }: { storeId: string }) {
   const { t } = useI18n();
   const [sortBy, setSortBy] = useState<(typeof SORTS)[number]>("newest");
   const [rating, setRating] = useState<string | null>(null);
-  const pages = usePaginatedQuery(
-    api.stores.reviews.getStoreReviews,
-    { storeId, sortBy, ratingFilter: rating ? Number(rating) : undefined },
-    { initialNumItems: PAGE },
-  );
+  const [range, setRange] = useState<OptionalRange>(null);
+  const period = periodArgs(range);
+  const byDate = sortBy === "newest" || sortBy === "oldest";
+  const args = { storeId, sortBy, ratingFilter: rating ? Number(rating) : undefined, ...(period ?? {}) };
+  const pager = usePager(JSON.stringify(args));
+  const page = useQuery(api.stores.reviews.getStoreReviews, period ? { ...args, paginationOpts: { numItems: PAGE, cursor: pager.cursor } } : "skip");
   return (
     <Stack>
-      <Group align="flex-end">
+      <Group align="flex-end" wrap="wrap">
         <Select
           label={t("reviews.sort")}
-          data={SORTS.map((s) => ({ value: s, label: t(`reviews.sort.${s}` as MessageKey) }))}
+          data={SORTS.map((s) => ({ value: s, label: t(`reviews.sort.${s}` as MessageKey), disabled: range !== null && s !== "newest" && s !== "oldest" }))}
           value={sortBy}
           onChange={(v) => v && setSortBy(v as (typeof SORTS)[number])}
           allowDeselect={false}
-          w={200}
+          w={{ base: "100%", xs: 200 }}
+          data-testid="review-sort"
         />
         <Select
           label={t("reviews.rating")}
@@ -136,18 +144,35 @@ function ReviewList({ storeId }: { storeId: string }) {
           value={rating}
           onChange={setRating}
           clearable
-          w={200}
+          w={{ base: "100%", xs: 200 }}
+          data-testid="review-rating"
         />
       </Group>
-      <PagedList pages={pages} empty={t("reviews.none")} emptyTestId="reviews-empty">
-        {(results) => (
-          <Stack data-testid="reviews">
-            {results.map((r) => (
-              <ReviewCard key={r._id} review={r} />
-            ))}
-          </Stack>
-        )}
-      </PagedList>
+      <OptionalPeriodFilter
+        value={range}
+        onChange={(r) => {
+          setRange(r);
+          if (r !== null && !byDate) setSortBy("newest");
+        }}
+        testId="reviews-range"
+      />
+      {!byDate && <Text size="xs">{t("lists.ratingSortNoPeriod")}</Text>}
+      {period === null ? null : page === undefined ? (
+        <Loading />
+      ) : (
+        <Stack gap="sm">
+          <Pager pager={pager} page={page} pageSize={PAGE} />
+          {page.page.length === 0 ? (
+            <Text data-testid="reviews-empty">{t("reviews.none")}</Text>
+          ) : (
+            <Stack data-testid="reviews" data-sort={sortBy}>
+              {page.page.map((r) => (
+                <ReviewCard key={r._id} review={r} />
+              ))}
+            </Stack>
+          )}
+        </Stack>
+      )}
     </Stack>
   );
 }

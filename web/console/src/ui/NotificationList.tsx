@@ -1,12 +1,17 @@
 import { Alert, Badge, Button, Card, Group, Stack, Switch, Text } from "@mantine/core";
 import { api } from "@marketplace/api";
-import { usePaginatedQuery } from "convex/react";
+import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useState, type ReactNode } from "react";
 import { useActionForm } from "../app/action";
 import { useI18n, type I18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
-import { PAGE, PagedList } from "./PagedList";
+import { ChoiceFilter, DateOrderControl, OptionalPeriodFilter, periodArgs, type DateOrder, type OptionalRange } from "./ListFilters";
+import { Loading } from "./Loading";
+import { Pager, usePager } from "./Pager";
+
+const PAGE = 20;
+const KINDS = ["orders", "payments", "payouts", "reviews"] as const;
 
 export type Note = FunctionReturnType<typeof api.notifications.inbox.list>["page"][number];
 
@@ -136,9 +141,12 @@ export function noteText(n: NoteSource, i18n: I18n): { title: string; body: stri
 }
 
 // The caller's notifications (the administrators' inbox, a store owner's),
-// newest first, live, filterable to the unread ones; each marked read in
-// place. Each reads in the viewer's language from its type and params; one
-// written before params were kept shows the server's English, marked so.
+// newest first or oldest first, live, filtered by the server: unread only,
+// of one kind, of a period (any date unless chosen); numbered pages over the
+// server's cursors with "page 2 of 7" from notifications.inbox.count. Each
+// is marked read in place and reads in the viewer's language from its type
+// and params; one written before params were kept shows the server's
+// English, marked so.
 export function NotificationList(props: {
   /** The list's test id; the empty list's is `${testId}-empty`. */
   testId: string;
@@ -149,19 +157,50 @@ export function NotificationList(props: {
 }) {
   const { t } = useI18n();
   const [unreadOnly, setUnreadOnly] = useState(false);
-  const pages = usePaginatedQuery(api.notifications.inbox.list, { unreadOnly }, { initialNumItems: PAGE });
+  const [kind, setKind] = useState<string | null>(null);
+  const [range, setRange] = useState<OptionalRange>(null);
+  const [order, setOrder] = useState<DateOrder>("newest");
+  const period = periodArgs(range);
+  const filters = {
+    ...(unreadOnly ? { read: "unread" as const } : {}),
+    ...(kind ? { kind: kind as (typeof KINDS)[number] } : {}),
+    ...(period ?? {}),
+  };
+  const pager = usePager(JSON.stringify([filters, order]));
+  const page = useQuery(api.notifications.inbox.list, period ? { ...filters, sort: order, paginationOpts: { numItems: PAGE, cursor: pager.cursor } } : "skip");
+  const count = useQuery(api.notifications.inbox.count, period ? filters : "skip");
+  const filtered = unreadOnly || kind !== null || range !== null;
   return (
     <>
-      <Switch label={t("notifications.unreadOnly")} checked={unreadOnly} onChange={(e) => setUnreadOnly(e.currentTarget.checked)} data-testid="unread-only" />
-      <PagedList pages={pages} empty={t("notifications.none")} emptyTestId={`${props.testId}-empty`}>
-        {(results) => (
-          <Stack data-testid={props.testId}>
-            {results.map((n) => (
-              <NoteCard key={n._id} note={n} badge={props.badge?.(n)} action={props.action?.(n)} />
-            ))}
-          </Stack>
-        )}
-      </PagedList>
+      <Group gap="md" align="flex-end" wrap="wrap">
+        <Switch label={t("notifications.unreadOnly")} checked={unreadOnly} onChange={(e) => setUnreadOnly(e.currentTarget.checked)} data-testid="unread-only" />
+        <ChoiceFilter
+          label={t("lists.kind")}
+          all={t("lists.kind.all")}
+          value={kind}
+          onChange={setKind}
+          options={KINDS.map((k) => ({ value: k, label: t(`lists.kind.${k}` as MessageKey) }))}
+          testId="kind-filter"
+        />
+        <DateOrderControl value={order} onChange={setOrder} />
+      </Group>
+      <OptionalPeriodFilter value={range} onChange={setRange} />
+      {period === null ? null : page === undefined ? (
+        <Loading />
+      ) : (
+        <Stack gap="sm">
+          <Pager pager={pager} page={page} count={count?.count} capped={count?.capped} pageSize={PAGE} />
+          {page.page.length === 0 ? (
+            <Text data-testid={`${props.testId}-empty`}>{filtered ? t("lists.none") : t("notifications.none")}</Text>
+          ) : (
+            <Stack data-testid={props.testId} data-order={order}>
+              {page.page.map((n) => (
+                <NoteCard key={n._id} note={n} badge={props.badge?.(n)} action={props.action?.(n)} />
+              ))}
+            </Stack>
+          )}
+        </Stack>
+      )}
     </>
   );
 }
