@@ -184,9 +184,13 @@ export declare const api: {
     disputes: {
       /**
        * Customers' disputes of charges, every store's (paginated), optionally
-       * of one status: open ones by their deadline at the processor (dueBy,
-       * epoch ms), soonest first; otherwise the newest opened first. Amounts
-       * in AED.
+       * of one status (open, won, lost, or closed: won or lost) and one
+       * storeId, opened from `from` to `to` when given (epoch ms, inclusive;
+       * at most 366 days, else INVALID_ARGUMENT range_too_large). sort: due
+       * (by their deadline at the processor, dueBy, soonest first; only with
+       * status open, else INVALID_ARGUMENT due_needs_open, and not with a date
+       * range: sort_with_range), newest or oldest (by openedAt). By default
+       * open ones by due without a range, otherwise newest. Amounts in AED.
        *
        * Query; access `admin`. Runs as `admins/disputes:listDisputes` (POST /api/run/admins/disputes/listDisputes).
        */
@@ -194,7 +198,11 @@ export declare const api: {
         "query",
         "public",
         {
-          status?: "open" | "won" | "lost" | null;
+          status?: "open" | "won" | "lost" | "closed" | null;
+          storeId?: string | null;
+          from?: number | null;
+          to?: number | null;
+          sort?: "due" | "newest" | "oldest" | null;
           paginationOpts: PaginationOptions;
         },
         PaginationResult<{
@@ -335,6 +343,7 @@ export declare const api: {
             at: number;
             by?: string;
             role?: "customer" | "store" | "administrator" | "system";
+            byName?: string;
           }>;
           updatedAt: number;
           refundedAmount: number;
@@ -433,6 +442,7 @@ export declare const api: {
             at: number;
             by?: string;
             role?: "customer" | "store" | "administrator" | "system";
+            byName?: string;
           }>;
           updatedAt: number;
           refundedAmount: number;
@@ -577,12 +587,14 @@ export declare const api: {
           requestDate: number;
           approvedDate: number | null;
           requestedBy: string;
+          requestedByName?: string | null;
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
           handedOverAt: number | null;
           handedOver: boolean;
           approvedBy: string | null;
+          approvedByName?: string | null;
           processingDate: number | null;
           processingMethod: string | null;
           transactionReference: string | null;
@@ -598,6 +610,7 @@ export declare const api: {
             from: string | null;
             to: string;
             by: string;
+            byName?: string | null;
             at: number;
             notes?: string | null;
             reason?: string | null;
@@ -651,12 +664,14 @@ export declare const api: {
             requestDate: number;
             approvedDate: number | null;
             requestedBy: string;
+            requestedByName?: string | null;
             currentWalletBalance: number;
             totalEarnings: number;
             totalOrders: number;
             handedOverAt: number | null;
             handedOver: boolean;
             approvedBy: string | null;
+            approvedByName?: string | null;
             processingDate: number | null;
             processingMethod: string | null;
             transactionReference: string | null;
@@ -672,6 +687,7 @@ export declare const api: {
               from: string | null;
               to: string;
               by: string;
+              byName?: string | null;
               at: number;
               notes?: string | null;
               reason?: string | null;
@@ -724,12 +740,14 @@ export declare const api: {
           requestDate: number;
           approvedDate: number | null;
           requestedBy: string;
+          requestedByName?: string | null;
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
           handedOverAt: number | null;
           handedOver: boolean;
           approvedBy: string | null;
+          approvedByName?: string | null;
           processingDate: number | null;
           processingMethod: string | null;
           transactionReference: string | null;
@@ -745,6 +763,7 @@ export declare const api: {
             from: string | null;
             to: string;
             by: string;
+            byName?: string | null;
             at: number;
             notes?: string | null;
             reason?: string | null;
@@ -785,12 +804,14 @@ export declare const api: {
           requestDate: number;
           approvedDate: number | null;
           requestedBy: string;
+          requestedByName?: string | null;
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
           handedOverAt: number | null;
           handedOver: boolean;
           approvedBy: string | null;
+          approvedByName?: string | null;
           processingDate: number | null;
           processingMethod: string | null;
           transactionReference: string | null;
@@ -806,6 +827,7 @@ export declare const api: {
             from: string | null;
             to: string;
             by: string;
+            byName?: string | null;
             at: number;
             notes?: string | null;
             reason?: string | null;
@@ -883,6 +905,7 @@ export declare const api: {
           requestDate: number;
           approvedDate: number | null;
           requestedBy: string;
+          requestedByName?: string | null;
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
@@ -953,12 +976,14 @@ export declare const api: {
           requestDate: number;
           approvedDate: number | null;
           requestedBy: string;
+          requestedByName?: string | null;
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
           handedOverAt: number | null;
           handedOver: boolean;
           approvedBy: string | null;
+          approvedByName?: string | null;
           processingDate: number | null;
           processingMethod: string | null;
           transactionReference: string | null;
@@ -974,6 +999,7 @@ export declare const api: {
             from: string | null;
             to: string;
             by: string;
+            byName?: string | null;
             at: number;
             notes?: string | null;
             reason?: string | null;
@@ -1058,12 +1084,14 @@ export declare const api: {
           requestDate: number;
           approvedDate: number | null;
           requestedBy: string;
+          requestedByName?: string | null;
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
           handedOverAt: number | null;
           handedOver: boolean;
           approvedBy: string | null;
+          approvedByName?: string | null;
           processingDate: number | null;
           processingMethod: string | null;
           transactionReference: string | null;
@@ -1079,6 +1107,7 @@ export declare const api: {
             from: string | null;
             to: string;
             by: string;
+            byName?: string | null;
             at: number;
             notes?: string | null;
             reason?: string | null;
@@ -1127,12 +1156,14 @@ export declare const api: {
           requestDate: number;
           approvedDate: number | null;
           requestedBy: string;
+          requestedByName?: string | null;
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
           handedOverAt: number | null;
           handedOver: boolean;
           approvedBy: string | null;
+          approvedByName?: string | null;
           processingDate: number | null;
           processingMethod: string | null;
           transactionReference: string | null;
@@ -1148,6 +1179,7 @@ export declare const api: {
             from: string | null;
             to: string;
             by: string;
+            byName?: string | null;
             at: number;
             notes?: string | null;
             reason?: string | null;
@@ -1235,12 +1267,14 @@ export declare const api: {
           requestDate: number;
           approvedDate: number | null;
           requestedBy: string;
+          requestedByName?: string | null;
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
           handedOverAt: number | null;
           handedOver: boolean;
           approvedBy: string | null;
+          approvedByName?: string | null;
           processingDate: number | null;
           processingMethod: string | null;
           transactionReference: string | null;
@@ -1256,6 +1290,7 @@ export declare const api: {
             from: string | null;
             to: string;
             by: string;
+            byName?: string | null;
             at: number;
             notes?: string | null;
             reason?: string | null;
@@ -1307,12 +1342,14 @@ export declare const api: {
             requestDate: number;
             approvedDate: number | null;
             requestedBy: string;
+            requestedByName?: string | null;
             currentWalletBalance: number;
             totalEarnings: number;
             totalOrders: number;
             handedOverAt: number | null;
             handedOver: boolean;
             approvedBy: string | null;
+            approvedByName?: string | null;
             processingDate: number | null;
             processingMethod: string | null;
             transactionReference: string | null;
@@ -1328,6 +1365,7 @@ export declare const api: {
               from: string | null;
               to: string;
               by: string;
+              byName?: string | null;
               at: number;
               notes?: string | null;
               reason?: string | null;
@@ -1356,6 +1394,39 @@ export declare const api: {
           released: number;
           amount: number;
         } | null
+      >;
+      /**
+       * Payouts (administrators) by query (2 to 100 characters, else
+       * INVALID_ARGUMENT): a payout's id, the end of one (its short form, the
+       * last 6 hex digits, with or without #), or any part of a transaction
+       * reference (any case), among the newest 2000 payouts by request date
+       * (partial: true when there are older ones; a whole id finds any
+       * payout); and the newest payouts of each of storeIds (at most 10:
+       * stores found by name). At most 20, each with matchedBy (id, reference
+       * or store).
+       *
+       * Query; access `admin`. Runs as `admins/payoutOperations:searchPayouts` (POST /api/run/admins/payoutOperations/searchPayouts).
+       */
+      searchPayouts: FunctionReference<
+        "query",
+        "public",
+        {
+          query: string;
+          storeIds?: Array<string> | null;
+        },
+        {
+          payouts: Array<{
+            _id: string;
+            storeId: string;
+            storeName: string;
+            requestedAmount: number;
+            status: string;
+            requestDate: number;
+            transactionReference: string | null;
+            matchedBy: "id" | "reference" | "store";
+          }>;
+          partial: boolean;
+        }
       >;
       /**
        * Send an approved payout's net amount to the store's bank account (the
@@ -1401,12 +1472,14 @@ export declare const api: {
           requestDate: number;
           approvedDate: number | null;
           requestedBy: string;
+          requestedByName?: string | null;
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
           handedOverAt: number | null;
           handedOver: boolean;
           approvedBy: string | null;
+          approvedByName?: string | null;
           processingDate: number | null;
           processingMethod: string | null;
           transactionReference: string | null;
@@ -1422,6 +1495,7 @@ export declare const api: {
             from: string | null;
             to: string;
             by: string;
+            byName?: string | null;
             at: number;
             notes?: string | null;
             reason?: string | null;
@@ -1576,7 +1650,10 @@ export declare const api: {
         } | null
       >;
       /**
-       * A configuration's change history, newest first (paginated).
+       * A configuration's change history, newest first (sort oldest: oldest
+       * first; paginated), the changes made from `from` to `to` when given
+       * (epoch ms, inclusive; at most 366 days apart, else INVALID_ARGUMENT
+       * range_too_large).
        *
        * Query; access `admin`. Runs as `admins/platformAdmin:getConfigHistory` (POST /api/run/admins/platformAdmin/getConfigHistory).
        */
@@ -1586,6 +1663,9 @@ export declare const api: {
         {
           configId: string;
           paginationOpts: PaginationOptions;
+          from?: number | null;
+          to?: number | null;
+          sort?: "newest" | "oldest" | null;
         },
         PaginationResult<{
           _id: string;
@@ -1728,8 +1808,29 @@ export declare const api: {
     };
     reviewModeration: {
       /**
-       * Review flags, oldest first, optionally of one status, each with its
-       * review (paginated).
+       * How many flags listFlags lists with the same filters (status, from,
+       * to), counted up to 10,000: {count, capped}.
+       *
+       * Query; access `admin`. Runs as `admins/reviewModeration:countFlags` (POST /api/run/admins/reviewModeration/countFlags).
+       */
+      countFlags: FunctionReference<
+        "query",
+        "public",
+        {
+          status?: "pending" | "dismissed" | "resolved" | null;
+          from?: number | null;
+          to?: number | null;
+        },
+        {
+          count: number;
+          capped: boolean;
+        }
+      >;
+      /**
+       * Review flags, oldest first (sort newest: newest first), optionally of
+       * one status and raised from `from` to `to` (epoch ms, inclusive; at
+       * most 366 days apart, else INVALID_ARGUMENT range_too_large), each with
+       * its review (paginated).
        *
        * Query; access `admin`. Runs as `admins/reviewModeration:listFlags` (POST /api/run/admins/reviewModeration/listFlags).
        */
@@ -1738,6 +1839,9 @@ export declare const api: {
         "public",
         {
           status?: "pending" | "dismissed" | "resolved" | null;
+          from?: number | null;
+          to?: number | null;
+          sort?: "oldest" | "newest" | null;
           paginationOpts: PaginationOptions;
         },
         PaginationResult<{
@@ -1756,6 +1860,7 @@ export declare const api: {
           resolution?: {
             action: string;
             adminUserId: string;
+            adminName?: string;
             resolvedAt: number;
             adminNotes?: string;
             through: string;
@@ -1827,6 +1932,39 @@ export declare const api: {
           adminNotes?: string | null;
         },
         null
+      >;
+      /**
+       * Reviews of every store, hidden ones too (administrators), by query: 2
+       * to 100 characters, at most 8 words (else INVALID_ARGUMENT), every word
+       * found (any case, any part of a word) in the reviewer's name or in the
+       * title and comment; among the newest 2000 reviews (partial: true when
+       * there are older ones). At most 20, newest first, each with matchedBy
+       * (name or comment).
+       *
+       * Query; access `admin`. Runs as `admins/reviewModeration:searchReviews` (POST /api/run/admins/reviewModeration/searchReviews).
+       */
+      searchReviews: FunctionReference<
+        "query",
+        "public",
+        {
+          query: string;
+        },
+        {
+          reviews: Array<{
+            _id: string;
+            storeId: string;
+            storeName: string;
+            customerId: string;
+            customerName: string;
+            rating: number;
+            title: string;
+            comment: string;
+            hidden: boolean;
+            _creationTime: number;
+            matchedBy: "name" | "comment";
+          }>;
+          partial: boolean;
+        }
       >;
       /**
        * Hide a review or show it again.
@@ -2276,6 +2414,7 @@ export declare const api: {
             at: number;
             by?: string;
             role?: "customer" | "store" | "administrator" | "system";
+            byName?: string;
           }>;
           updatedAt: number;
           refundedAmount: number;
@@ -2365,6 +2504,7 @@ export declare const api: {
             at: number;
             by?: string;
             role?: "customer" | "store" | "administrator" | "system";
+            byName?: string;
           }>;
           updatedAt: number;
           refundedAmount: number;
@@ -2435,6 +2575,27 @@ export declare const api: {
   notifications: {
     inbox: {
       /**
+       * How many notifications notifications.inbox.list lists with the same
+       * filters (read, kind, from, to), counted up to 10,000: {count, capped}
+       * (capped: there are more).
+       *
+       * Query; access `authenticated`. Runs as `notifications/inbox:count` (POST /api/run/notifications/inbox/count).
+       */
+      count: FunctionReference<
+        "query",
+        "public",
+        {
+          read?: "read" | "unread" | null;
+          kind?: "orders" | "payments" | "payouts" | "reviews" | null;
+          from?: number | null;
+          to?: number | null;
+        },
+        {
+          count: number;
+          capped: boolean;
+        }
+      >;
+      /**
        * How many of the caller's notifications are unread (administrators:
        * with the admin inbox's), counted up to 100: {count, more} (more: there
        * are more than 100).
@@ -2451,8 +2612,12 @@ export declare const api: {
         }
       >;
       /**
-       * The caller's notifications, newest first; administrators also see the
-       * admin inbox.
+       * The caller's notifications, newest first (sort oldest: oldest first);
+       * administrators also see the admin inbox. Optional filters: read
+       * (read|unread; unreadOnly true is read=unread), kind
+       * (orders|payments|payouts|reviews), from and to (creation time, epoch
+       * ms, inclusive; at most 366 days apart, else INVALID_ARGUMENT
+       * range_too_large).
        *
        * Query; access `authenticated`. Runs as `notifications/inbox:list` (POST /api/run/notifications/inbox/list).
        */
@@ -2462,6 +2627,11 @@ export declare const api: {
         {
           paginationOpts: PaginationOptions;
           unreadOnly?: boolean | null;
+          read?: "read" | "unread" | null;
+          kind?: "orders" | "payments" | "payouts" | "reviews" | null;
+          from?: number | null;
+          to?: number | null;
+          sort?: "newest" | "oldest" | null;
         },
         PaginationResult<{
           _id: string;
@@ -2589,8 +2759,9 @@ export declare const api: {
     };
     disputes: {
       /**
-       * The store's disputes (paginated), optionally of one status, ordered as
-       * admins.disputes.listDisputes.
+       * The store's disputes (paginated), optionally of one status and opened
+       * from `from` to `to`, sorted as admins.disputes.listDisputes (sort due,
+       * newest or oldest, with the same rules).
        *
        * Query; access `store_owner_or_admin`. Runs as `stores/disputes:listDisputes` (POST /api/run/stores/disputes/listDisputes).
        */
@@ -2599,7 +2770,10 @@ export declare const api: {
         "public",
         {
           storeId: string;
-          status?: "open" | "won" | "lost" | null;
+          status?: "open" | "won" | "lost" | "closed" | null;
+          from?: number | null;
+          to?: number | null;
+          sort?: "due" | "newest" | "oldest" | null;
           paginationOpts: PaginationOptions;
         },
         PaginationResult<{
@@ -2732,6 +2906,7 @@ export declare const api: {
             at: number;
             by?: string;
             role?: "customer" | "store" | "administrator" | "system";
+            byName?: string;
           }>;
           updatedAt: number;
           refundedAmount: number;
@@ -2889,6 +3064,7 @@ export declare const api: {
             at: number;
             by?: string;
             role?: "customer" | "store" | "administrator" | "system";
+            byName?: string;
           }>;
           updatedAt: number;
           refundedAmount: number;
@@ -2968,6 +3144,27 @@ export declare const api: {
     };
     payouts: {
       /**
+       * How many payouts stores.payouts.listPayouts lists with the same
+       * filters (status, from, to): count, at most 10,000 (then capped is
+       * true).
+       *
+       * Query; access `store_owner_or_admin`. Runs as `stores/payouts:countPayouts` (POST /api/run/stores/payouts/countPayouts).
+       */
+      countPayouts: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId: string;
+          status?: "requested" | "approved" | "processing" | "completed" | "cancelled" | "failed" | null;
+          from?: number | null;
+          to?: number | null;
+        },
+        {
+          count: number;
+          capped: boolean;
+        }
+      >;
+      /**
        * The store's saved payout bank account (IBAN, ibanLast4, bankName,
        * accountHolderName, updatedAt), null when none is saved or it was saved
        * by someone who no longer owns the store (after a handover the former
@@ -2990,7 +3187,11 @@ export declare const api: {
         } | null
       >;
       /**
-       * The store's payouts, newest first (paginated), with their history.
+       * The store's payouts (paginated), with their history: of one status
+       * when given, requested from `from` to `to` when given (epoch ms,
+       * inclusive; at most 366 days, else INVALID_ARGUMENT range_too_large);
+       * sort newest (default), oldest, amount_desc or amount_asc (by requested
+       * amount; not with a date range: INVALID_ARGUMENT sort_with_range).
        *
        * Query; access `store_owner_or_admin`. Runs as `stores/payouts:listPayouts` (POST /api/run/stores/payouts/listPayouts).
        */
@@ -3000,6 +3201,10 @@ export declare const api: {
         {
           storeId: string;
           paginationOpts: PaginationOptions;
+          status?: "requested" | "approved" | "processing" | "completed" | "cancelled" | "failed" | null;
+          from?: number | null;
+          to?: number | null;
+          sort?: "newest" | "oldest" | "amount_desc" | "amount_asc" | null;
         },
         PaginationResult<{
           _id: string;
@@ -3020,12 +3225,14 @@ export declare const api: {
           requestDate: number;
           approvedDate: number | null;
           requestedBy: string;
+          requestedByName?: string | null;
           currentWalletBalance: number;
           totalEarnings: number;
           totalOrders: number;
           handedOverAt: number | null;
           handedOver: boolean;
           approvedBy: string | null;
+          approvedByName?: string | null;
           processingDate: number | null;
           processingMethod: string | null;
           transactionReference: string | null;
@@ -3041,6 +3248,7 @@ export declare const api: {
             from: string | null;
             to: string;
             by: string;
+            byName?: string | null;
             at: number;
             notes?: string | null;
             reason?: string | null;
@@ -3162,7 +3370,9 @@ export declare const api: {
         }>
       >;
       /**
-       * A store's products in the order they were added (paginated).
+       * A store's products in the order they were added (paginated); optional:
+       * sort (added, newest, price, price_desc), available (true or false),
+       * search (a part of the name, any case, 2 to 100 characters).
        *
        * Query; access `public`. Runs as `stores/products:listProductsPaginated` (POST /api/run/stores/products/listProductsPaginated).
        */
@@ -3172,6 +3382,9 @@ export declare const api: {
         {
           storeId: string;
           paginationOpts: PaginationOptions;
+          search?: string | null;
+          available?: boolean | null;
+          sort?: "added" | "newest" | "price" | "price_desc" | null;
         },
         PaginationResult<{
           _id: string;
@@ -3461,7 +3674,9 @@ export declare const api: {
       /**
        * A store's visible reviews, paginated: sortBy newest (default), oldest,
        * highest_rating, lowest_rating or most_helpful; ratingFilter;
-       * verifiedOnly.
+       * verifiedOnly; from and to (written from..to, epoch ms, inclusive; at
+       * most 366 days apart, else INVALID_ARGUMENT range_too_large; only with
+       * sortBy newest or oldest, else INVALID_ARGUMENT sort_with_filter).
        *
        * Query; access `public`. Runs as `stores/reviews:getStoreReviews` (POST /api/run/stores/reviews/getStoreReviews).
        */
@@ -3474,6 +3689,8 @@ export declare const api: {
           sortBy?: "newest" | "oldest" | "highest_rating" | "lowest_rating" | "most_helpful" | null;
           ratingFilter?: number | null;
           verifiedOnly?: boolean | null;
+          from?: number | null;
+          to?: number | null;
         },
         PaginationResult<{
           _id: string;
@@ -3716,8 +3933,10 @@ export declare const api: {
        * their sum, the running balance; a payout's entry with the payout's
        * status now), an earning's with releaseAt (when it is released). An
        * administrator's early release (move_pending_to_available) is an entry
-       * too. Optional kind (an entry kind) and orderId (the entries of one
-       * order).
+       * too. Optional kind (an entry kind), orderId (the entries of one
+       * order), from and to (the entries made then: epoch ms, inclusive; at
+       * most 366 days, else INVALID_ARGUMENT range_too_large) and sort
+       * (newest, the default, or oldest).
        *
        * Query; access `store_owner_or_admin`. Runs as `stores/wallet:listStatementEntries` (POST /api/run/stores/wallet/listStatementEntries).
        */
@@ -3729,6 +3948,9 @@ export declare const api: {
           paginationOpts: PaginationOptions;
           kind?: string | null;
           orderId?: string | null;
+          from?: number | null;
+          to?: number | null;
+          sort?: "newest" | "oldest" | null;
         },
         PaginationResult<{
           seq: number;

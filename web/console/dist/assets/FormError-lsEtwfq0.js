@@ -1,1 +1,0 @@
-import{r as e}from"./action-x6KlGG9Y.js";import{S as t}from"./i18n-B8GC1Rvd.js";var n=t();function r({form:t}){return t.formError?(0,n.jsx)(e,{color:`red`,role:`alert`,title:t.formError.code,children:t.formError.message}):null}export{r as t};

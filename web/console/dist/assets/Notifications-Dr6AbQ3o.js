@@ -1,1 +1,0 @@
-import{S as e,a as t,o as n,r}from"./i18n-B8GC1Rvd.js";import{t as i}from"./NotificationList-nCd90cDI.js";var a=e();function o(){let{t:e}=r();return(0,a.jsxs)(n,{children:[(0,a.jsx)(t,{order:2,children:e(`notifications.title`)}),(0,a.jsx)(i,{testId:`notifications`})]})}export{o as default};
