@@ -78,7 +78,7 @@ test:
 	@$(MAKE) --no-print-directory workflows-check
 	cd tools/shape && GOWORK=off $(GO) test -count=1 ./...
 	$(GO) test -race -count=1 -timeout 45m -skip '$(BROWSER_JOURNEYS)' $(PKGS)
-	$(GO) test -count=1 -timeout 45m -run '$(BROWSER_JOURNEYS)' ./deploy/e2e
+	$(GO) test -count=1 -timeout 45m -parallel 2 -run '$(BROWSER_JOURNEYS)' ./deploy/e2e
 
 ## vet: go vet over every module of the workspace (`go vet ./...` at the root does not work here: the root is not a module, go.work lists the modules); make test runs it first
 vet:

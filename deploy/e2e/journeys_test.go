@@ -30,7 +30,7 @@ func TestBrowserJourneysAreSplitOff(t *testing.T) {
 	}
 	// make turns $$ into $; go test matches the pattern against each test's name.
 	pattern := regexp.MustCompile(strings.ReplaceAll(string(m[1]), "$$", "$"))
-	for _, want := range []string{"-skip '$(BROWSER_JOURNEYS)' $(PKGS)", "-run '$(BROWSER_JOURNEYS)' ./deploy/e2e"} {
+	for _, want := range []string{"-skip '$(BROWSER_JOURNEYS)' $(PKGS)", "-parallel 2 -run '$(BROWSER_JOURNEYS)' ./deploy/e2e"} {
 		if !strings.Contains(string(mk), want) {
 			t.Errorf("the Makefile's test target lacks %q", want)
 		}
@@ -68,6 +68,39 @@ func TestBrowserJourneysAreSplitOff(t *testing.T) {
 				t.Errorf("%s (%s): a journey's first statement is t.Parallel()", test, name)
 			}
 		}
+	}
+	// The journeys' own go test runs only this package: a test of another
+	// package the pattern matches would be skipped by the first command and
+	// never run by the second.
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	here, _ := filepath.Abs(".")
+	testFunc := regexp.MustCompile(`(?m)^func (Test\w*)\(`)
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git" || path == here) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range testFunc.FindAllSubmatch(src, -1) {
+			if pattern.Match(m[1]) {
+				t.Errorf("%s (%s) matches BROWSER_JOURNEYS outside deploy/e2e: make test would never run it", m[1], path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	sort.Strings(journeys)
 	if len(journeys) < 10 || len(others) < 100 {

@@ -163,7 +163,7 @@ func (s *svc) entryViews(ctx context.Context, es []domain.StatementEntry) ([]Sta
 		if e.Refs.PayoutID != "" {
 			status = statuses[e.Refs.PayoutID]
 		}
-		if e.Kind == domain.KindEarning && held[e.Refs.TransactionID].Status == domain.TxPending {
+		if e.Kind == domain.KindEarning && held[e.Refs.TransactionID].StillHeld() {
 			status = EntryHeld
 		}
 		out = append(out, StatementEntryView{Seq: e.Seq, At: e.At, Kind: e.Kind, Description: e.Description,

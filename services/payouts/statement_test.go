@@ -204,3 +204,35 @@ func TestStatementEarningHeldUntilReleased(t *testing.T) {
 		t.Fatalf("after the release %v", s)
 	}
 }
+
+// TestStatementEarningTakenEarlyIsNotHeld: an earning wholly released early
+// by an administrator (move_pending_to_available) holds nothing, so the
+// statement and listStatementEntries read it completed although its release
+// time has not come and its transaction is still pending until the release
+// job (domain.Transaction.StillHeld).
+func TestStatementEarningTakenEarlyIsNotHeld(t *testing.T) {
+	w := newMoneyWorld(t)
+	ctx := context.Background()
+	start := w.clock.Now().UnixMilli()
+	w.deliverOrder(t, w.order(customers.StatusOutForDelivery))
+	pending := w.balances(t).Pending
+	if pending <= 0 {
+		t.Fatalf("nothing pending after the delivery: %+v", w.balances(t))
+	}
+	w.adjust(t, ctx, w.store, contract.AdjustMovePendingToAvailable, pending)
+	w.clock.Advance(day / 24)
+	for _, e := range w.statementOf(t, ctx, start, w.clock.Now().UnixMilli()).Entries {
+		if e.Kind == domain.KindEarning && e.Status != domain.TxCompleted {
+			t.Fatalf("an earning released early reads %q on the statement", e.Status)
+		}
+	}
+	r, err := w.listStatementEntries(ownerCtx(ctx, w.store), &statementEntriesArgs{StoreID: w.store, PaginationOpts: page.Opts{NumItems: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range r.Page {
+		if e.Kind == domain.KindEarning && e.Status != domain.TxCompleted {
+			t.Fatalf("an earning released early reads %q on listStatementEntries", e.Status)
+		}
+	}
+}

@@ -96,6 +96,14 @@ type Transaction struct {
 	UpdatedAt            int64      `bson:"updatedAt"`
 }
 
+// StillHeld says whether an earning still holds money for its store: not
+// released and not wholly taken by an early release, a deduction or a
+// refund (what the statement reads "held" and upcoming releases list;
+// storage's heldFilter is the same rule as a query).
+func (t Transaction) StillHeld() bool {
+	return t.Type == TxEarning && t.Status == TxPending && t.HeldRemaining > 0
+}
+
 // HeldTake is what one deduct_pending or move_pending_to_available took from a
 // held earning.
 type HeldTake struct {

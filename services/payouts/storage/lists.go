@@ -144,15 +144,15 @@ func (r *Statement) edge(ctx context.Context, walletID string, at bson.M, dir in
 	return &es[0], nil
 }
 
-// Earnings are the earnings ids by id, with their status (pending while
-// held, completed once released) and release time only.
+// Earnings are the earnings ids by id, with their type, status, what they
+// still hold and release time only (domain.Transaction.StillHeld).
 func (r *Ledger) Earnings(ctx context.Context, ids []string) (map[string]domain.Transaction, error) {
 	out := map[string]domain.Transaction{}
 	if len(ids) == 0 {
 		return out, nil
 	}
 	ts, err := store.FindAll[domain.Transaction](ctx, r.db.Collection(TxColl), bson.M{"_id": bson.M{"$in": ids}},
-		options.Find().SetProjection(bson.M{"status": 1, "releaseAt": 1}))
+		options.Find().SetProjection(bson.M{"type": 1, "status": 1, "heldRemaining": 1, "releaseAt": 1}))
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import {
 } from "@mantine/core";
 import { ConvexProvider, ConvexReactClient } from "convex/react";
 import { useEffect, useState, type ReactNode } from "react";
-import { StoreProvider, StorePicker } from "../store/StoreContext";
+import { StoreProvider, StorePicker, useStore } from "../store/StoreContext";
 import { areaOf, type AreaName } from "./areas";
 import { I18nProvider, useI18n } from "./i18n";
 import { LanguageSwitch } from "./LanguageSwitch";
@@ -114,9 +114,15 @@ function StoreArea() {
   const { t } = useI18n();
   return (
     <StoreProvider denied={<Denied message={t("denied.noStore", { sub: identity.sub })} />}>
-      <Shell area="store" headerExtra={(inMenu) => <StorePicker inPopover={inMenu} />} />
+      <StoreShell />
     </StoreProvider>
   );
+}
+
+/** The store area's frame; its screen is made anew for each store chosen. */
+function StoreShell() {
+  const { store } = useStore();
+  return <Shell area="store" headerExtra={(inMenu) => <StorePicker inPopover={inMenu} />} screenKey={store._id} />;
 }
 
 /** A screen a role may not use says so, and offers to sign out. */

@@ -17,7 +17,10 @@ import { useSession } from "./session";
 // navigation opens in a drawer, which closes on Escape, on its close button
 // and when a screen is chosen. The first thing a keyboard reaches is a skip
 // link to the content (<main id="main">).
-export function Shell({ area, headerExtra }: { area: AreaName; headerExtra?: (inMenu: boolean) => ReactNode }) {
+// screenKey: a screen is made anew when it changes (the store chosen in the
+// store area), so nothing of one store's screen (its pager's cursors, its
+// filters) is carried to another's.
+export function Shell({ area, headerExtra, screenKey }: { area: AreaName; headerExtra?: (inMenu: boolean) => ReactNode; screenKey?: string }) {
   const { t, dir } = useI18n();
   const session = useSession();
   const path = usePath();
@@ -91,7 +94,7 @@ export function Shell({ area, headerExtra }: { area: AreaName; headerExtra?: (in
         {Screen && (
           <ErrorBoundary resetKey={path}>
             <Suspense fallback={<Loading />}>
-              <Screen />
+              <Screen key={screenKey} />
             </Suspense>
           </ErrorBoundary>
         )}

@@ -4,6 +4,7 @@ import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { lazy, Suspense, useMemo, useState, type ReactNode } from "react";
 import { refusalOf } from "../app/action";
+import { dayAt } from "../app/days";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { Link } from "../app/router";
@@ -239,6 +240,8 @@ function Rating({ storeId, today, end }: { storeId: string; today: number; end: 
   );
 }
 
+// Each status links to the Orders screen filtered to it over the same days
+// (so the list counts what the badge says).
 function ByStatus({ args }: { args: SalesArgs }) {
   const { t, number } = useI18n();
   const summary = useQuery(api.stores.orders.getSalesSummary, args);
@@ -250,7 +253,7 @@ function ByStatus({ args }: { args: SalesArgs }) {
       <Stack gap={4} data-testid="dash-by-status">
         {STATUSES.map((s) => (
           <Group key={s} justify="space-between" data-status={s} data-count={byStatus[s] ?? 0}>
-            <Anchor component={Link} to={`/store/orders?status=${s}`}>
+            <Anchor component={Link} to={`/store/orders?status=${s}&from=${dayAt(args.from)}&to=${dayAt(args.to)}`}>
               {t(`order.status.${s}` as MessageKey)}
             </Anchor>
             <Badge variant="light" color={s === "cancelled" ? "gray" : "blue"}>

@@ -6,7 +6,7 @@ import type { MessageKey } from "../app/messages";
 import { usePath } from "../app/router";
 import { Loading } from "../ui/Loading";
 import { ScreenTitle } from "../ui/ScreenTitle";
-import { periodOf, type DayRange } from "../app/days";
+import { isDay, periodOf, type DayRange } from "../app/days";
 import { DateRangeFilter, useSort } from "../ui/ListTools";
 import { OrderNumber, Person, Place } from "../ui/names";
 import { type ListedOrder, type OrderColumn, OrderPages, OrdersCsv, queryParam, setQueryParam, thisMonth, useOrderPages } from "../ui/OrderList";
@@ -25,6 +25,12 @@ type Filter = (typeof FILTERS)[number];
 function statusParam(): Filter {
   const s = queryParam("status");
   return FILTERS.find((f) => f === s) ?? "all";
+}
+/** The days of the address (?from=&to=, the dashboard's links), else this month. */
+function rangeParam(): DayRange {
+  const from = queryParam("from");
+  const to = queryParam("to");
+  return from && to && isDay(from) && isDay(to) ? { from, to } : thisMonth();
 }
 const COLUMNS: OrderColumn[] = [
   { label: "orders.order", sort: "date" },
@@ -70,7 +76,12 @@ function OrderList() {
     setFilter(f);
     setQueryParam("status", f === "all" ? undefined : f);
   };
-  const [range, setRange] = useState<DayRange>(thisMonth);
+  const [range, setRange] = useState<DayRange>(rangeParam);
+  const chooseRange = (r: DayRange) => {
+    setRange(r);
+    setQueryParam("from", r.from);
+    setQueryParam("to", r.to);
+  };
   const [sort, onSort] = useSort({ by: "date", dir: "desc" });
   const status = filter === "all" ? undefined : filter;
   const period = periodOf(range);
@@ -93,7 +104,7 @@ function OrderList() {
         />
       </Stack>
       <Group align="flex-end" justify="space-between" wrap="wrap" gap="md">
-        <DateRangeFilter value={range} onChange={setRange} testId="period" />
+        <DateRangeFilter value={range} onChange={chooseRange} testId="period" />
         <OrdersCsv path={`/api/stores/${encodeURIComponent(store._id)}/orders.csv`} query={{ status }} range={range} period={period} name="orders" />
       </Group>
       <OrderPages pages={pages} columns={COLUMNS} sort={sort} onSort={onSort} minWidth={1180}>

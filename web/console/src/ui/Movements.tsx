@@ -19,7 +19,7 @@ export type Movement = FunctionReturnType<typeof api.stores.wallet.listStatement
 // The kinds whose description is the administrator's reason (user text).
 export const BY_ADMIN = new Set(["add_balance", "deduct_balance", "add_pending", "deduct_pending", "move_pending_to_available"]);
 // The kinds a store's movements can be filtered by (the statement's and the adjustments').
-const KINDS = ["earning", "release", "payout_request", "payout_returned", "refund", "dispute_hold", "dispute_release", "dispute_loss", "dispute_fee", "add_balance", "deduct_balance", "move_pending_to_available"] as const;
+const KINDS = ["earning", "release", "payout_request", "payout_returned", "refund", "dispute_hold", "dispute_release", "dispute_loss", "dispute_fee", "add_balance", "deduct_balance", "add_pending", "deduct_pending", "move_pending_to_available", "carried_forward", "unrecorded_change"] as const;
 const WITH_ORDER = new Set(["earning", "refund", "dispute_hold", "dispute_release", "dispute_loss", "dispute_fee"]);
 
 /** A movement's label in the viewer's language, from its kind and references. */
@@ -118,9 +118,13 @@ export function Movements({ storeId }: { storeId: string }) {
                           {t("mv.reason")}: <bdi>{m.description}</bdi>
                         </Text>
                       )}
-                      {m.kind === "earning" && m.releaseAt != null && (
+                      {/* Held until its release time while it still holds money
+                          (status "held"); released on it once that time has passed.
+                          An earning taken early (an early release, a refund) holds
+                          nothing: no line. */}
+                      {m.kind === "earning" && m.releaseAt != null && (m.status === "held" || m.releaseAt <= now) && (
                         <Text size="xs" data-testid="movement-release">
-                          {t(m.releaseAt > now ? "mv.heldUntil" : "mv.releasedOn", { date: dateTime(m.releaseAt) })}
+                          {t(m.status === "held" ? "mv.heldUntil" : "mv.releasedOn", { date: dateTime(m.releaseAt) })}
                         </Text>
                       )}
                       {m.amount !== 0 && parts.length > 1 ? (
