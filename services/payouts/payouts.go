@@ -239,6 +239,8 @@ func (s *svc) registry() *ops.Registry {
 			"Open payouts (requested, approved, processing), oldest request first. A payout whose store was handed to another owner after its request (admins.catalog.updateStore) is flagged: handedOver, and handedOverAt once this service has heard of the handover.", s.getPendingPayouts),
 		ops.NewQuery("admins.payoutOperations.listPayouts", ops.Admin,
 			"Every payout (paginated), of one status and one store when given, requested from `from` to `to` (epoch ms, inclusive) when given; sort newest (default), oldest, amount_desc or amount_asc (by requested amount; not with a date range: INVALID_ARGUMENT sort_with_range). With the store's owner and wallet figures, as getPayout.", s.listAllPayouts),
+		ops.NewQuery("admins.payoutOperations.countPayouts", ops.Admin,
+			"How many payouts admins.payoutOperations.listPayouts lists with the same filters (status, storeId, from, to; a range of at most 366 days, else INVALID_ARGUMENT range_too_large): count, at most 10,000 (then capped is true).", s.countAllPayouts),
 		ops.NewQuery("admins.payoutOperations.searchPayouts", ops.Admin,
 			fmt.Sprintf("Payouts (administrators) by query (%d to %d characters, else INVALID_ARGUMENT): a payout's id, the end of one (its short form, the last %d hex digits, with or without #), or any part of a transaction reference (any case), among the newest %d payouts by request date (partial: true when there are older ones; a whole id finds any payout); and the newest payouts of each of storeIds (at most %d: stores found by name). At most %d, each with matchedBy (id, reference or store).",
 				domain.MinSearchLength, domain.MaxSearchLength, domain.ShortIDLength, domain.MaxSearchScan, domain.MaxSearchStores, domain.MaxSearchHits), s.searchPayouts),
