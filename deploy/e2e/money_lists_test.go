@@ -280,7 +280,8 @@ func TestHeldOrdersByPeriod(t *testing.T) {
 }
 
 // TestPayoutQueueList: the payout queue's list (admins.payoutOperations.
-// listPayouts with status requested) by an inclusive request-date range,
+// listPayouts with status requested, or open: requested, approved or
+// processing) by an inclusive request-date range,
 // newest, oldest or by amount, of one store, paged two at a time; and
 // admins.payoutOperations.countPayouts counting the same filters (a period
 // over 366 days refused); administrators only.
@@ -331,9 +332,18 @@ func TestPayoutQueueList(t *testing.T) {
 	expect("requested in a period (inclusive)", map[string]any{"storeId": other, "from": dates[1], "to": dates[2]}, 5, 3)
 	expect("requested in a period, oldest", map[string]any{"storeId": w.store, "from": dates[0], "to": dates[2], "sort": "oldest"}, 0, 2)
 	expect("approved", map[string]any{"status": "approved"}, 4)
+	expect("open of the store (the queue's all), newest", map[string]any{"status": "open", "storeId": w.store}, 4, 2, 0)
+	expect("open of the store, oldest", map[string]any{"status": "open", "storeId": w.store, "sort": "oldest"}, 0, 2, 4)
+	expect("open of the store, by amount", map[string]any{"status": "open", "storeId": w.store, "sort": "amount_desc"}, 4, 0, 2)
+	expect("open of the store in a period", map[string]any{"status": "open", "storeId": w.store, "from": dates[1], "to": dates[2]}, 4, 2)
+	st.MustOK(t, w.move(opReject, ids[0], "rejectionReason", "r"))
+	expect("open of the store, one rejected", map[string]any{"status": "open", "storeId": w.store}, 4, 2)
 	n := okAs[listCount](t, s.Query(w.admin, count, map[string]any{"status": "requested", "from": dates[1], "to": dates[2]}))
 	if n.Count != 3 || n.Capped {
 		t.Fatalf("requested of every store in a period: count %+v, want 3", n)
+	}
+	if open := okAs[listCount](t, s.Query(w.admin, count, map[string]any{"status": "open"})); open.Count != 5 {
+		t.Fatalf("open payouts: count %+v, want 5", open)
 	}
 	if all := okAs[listCount](t, s.Query(w.admin, count, map[string]any{})); all.Count != 6 {
 		t.Fatalf("every payout: count %+v, want 6", all)

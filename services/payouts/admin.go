@@ -19,7 +19,7 @@ import (
 
 type adminPayoutsArgs struct {
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
-	Status         *string   `json:"status" op:"enum=requested|approved|processing|completed|cancelled|failed"`
+	Status         *string   `json:"status" op:"enum=open|requested|approved|processing|completed|cancelled|failed"`
 	StoreID        *string   `json:"storeId" op:"id=stores"`
 	From           *int64    `json:"from" op:"min=0"`
 	To             *int64    `json:"to" op:"min=0"`
@@ -77,7 +77,7 @@ func (s *svc) listAllPayouts(ctx context.Context, a *adminPayoutsArgs) (page.Res
 }
 
 type countAdminPayoutsArgs struct {
-	Status  *string `json:"status" op:"enum=requested|approved|processing|completed|cancelled|failed"`
+	Status  *string `json:"status" op:"enum=open|requested|approved|processing|completed|cancelled|failed"`
 	StoreID *string `json:"storeId" op:"id=stores"`
 	From    *int64  `json:"from" op:"min=0"`
 	To      *int64  `json:"to" op:"min=0"`
