@@ -11,6 +11,7 @@ import { heldAr, heldEn } from "./heldMessages";
 import { money2Ar, money2En } from "./moneyMessages2";
 import { namesAr, namesEn } from "./namesMessages";
 import { moneyListAr, moneyListEn } from "./moneyListMessages";
+import { queueAr, queueEn } from "./queueMessages";
 
 export const en = {
   "app.title": "Marketplace",
@@ -248,6 +249,7 @@ export const en = {
   ...money2En,
   ...namesEn,
   ...moneyListEn,
+  ...queueEn,
   ...listEn,
 } as const;
 
@@ -489,5 +491,6 @@ export const ar: Record<MessageKey, string> = {
   ...money2Ar,
   ...namesAr,
   ...moneyListAr,
+  ...queueAr,
   ...listAr,
 };
