@@ -153,7 +153,7 @@ var documentedAccess = map[string]ops.Access{
 	"stores.orders.listStoreOrders": ops.StoreOwnerOrAdmin,
 	// Finding orders and the order page (issue 32; docs/adr/0159, 0160).
 	"stores.orders.countStoreOrders": ops.StoreOwnerOrAdmin, "stores.orders.getOrder": ops.StoreOwnerOrAdmin,
-	"admins.orders.listOrders": ops.Admin, "admins.orders.countOrders": ops.Admin, "admins.customers.searchCustomers": ops.Admin,
+	"admins.orders.listOrders": ops.Admin, "admins.orders.countOrders": ops.Admin, "admins.orders.countHeldOrders": ops.Admin, "admins.customers.searchCustomers": ops.Admin,
 	// docs/adr/0149-refunds-and-disputes-at-the-processor.md
 	"admins.disputes.listDisputes": ops.Admin, "stores.disputes.listDisputes": ops.StoreOwnerOrAdmin,
 	// The console's and the portal's lists (issue 20; docs/adr/0133-console-rules-and-language.md).
@@ -170,7 +170,7 @@ var documentedAccess = map[string]ops.Access{
 	"admins.platformAdmin.getConfigHistory": ops.Admin, "admins.platformAdmin.getActivePlatformConfig": ops.Authenticated,
 	"admins.platformAdmin.getCommissionPreview": ops.Authenticated,
 
-	"notifications.inbox.list": ops.Authenticated, "notifications.inbox.markRead": ops.Authenticated,
+	"notifications.inbox.list": ops.Authenticated, "notifications.inbox.markRead": ops.Authenticated, "notifications.inbox.count": ops.Authenticated,
 	// The owner's dashboard and notifications rendered from params (issue 32; docs/adr/0164, 0165).
 	"stores.orders.getSalesSummary": ops.StoreOwnerOrAdmin, "stores.reviews.getRatingHistory": ops.StoreOwnerOrAdmin,
 	"notifications.inbox.countUnread": ops.Authenticated, "stores.notifications.listForOrder": ops.StoreOwnerOrAdmin,
@@ -188,7 +188,7 @@ var documentedAccess = map[string]ops.Access{
 	"admins.payoutOperations.reconcileWallet": ops.Admin, "admins.payoutOperations.releaseDueEarnings": ops.Admin,
 	"admins.finance.reconcilePlatform": ops.Admin, // docs/adr/0151
 	// Issue 32: docs/adr/0161 (bulk decisions, lists), 0162 (bank account), 0163 (movements, wallets).
-	"admins.payoutOperations.listPayouts": ops.Admin, "admins.payoutOperations.approvePayouts": ops.Admin,
+	"admins.payoutOperations.listPayouts": ops.Admin, "admins.payoutOperations.countPayouts": ops.Admin, "admins.payoutOperations.approvePayouts": ops.Admin,
 	"admins.payoutOperations.rejectPayouts": ops.Admin, "admins.payoutOperations.listWallets": ops.Admin,
 	"admins.payoutOperations.getWalletTotals": ops.Admin,
 	"stores.payouts.getBankAccount":           ops.StoreOwner, "stores.payouts.setBankAccount": ops.StoreOwner,
@@ -199,7 +199,8 @@ var documentedAccess = map[string]ops.Access{
 	"stores.reviews.getCustomerReviews": ops.Customer, "stores.reviews.addStoreResponse": ops.StoreOwner,
 	"stores.reviews.updateStoreResponse": ops.StoreOwner, "stores.reviews.voteOnReview": ops.Customer, "stores.reviews.flagReview": ops.Customer,
 	"admins.reviewModeration.listFlags": ops.Admin, "admins.reviewModeration.resolveFlag": ops.Admin,
-	"admins.reviewModeration.setReviewVisibility": ops.Admin,
+	"admins.reviewModeration.setReviewVisibility": ops.Admin, "admins.reviewModeration.searchReviews": ops.Admin, "admins.reviewModeration.countFlags": ops.Admin,
+	"admins.payoutOperations.searchPayouts": ops.Admin,
 }
 
 // accessCaller is one kind of caller of the matrix.

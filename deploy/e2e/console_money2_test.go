@@ -15,10 +15,11 @@ import (
 // against the whole system: owner-1's Bakery with 1,000 AED available and
 // three payouts requested, and 80 AED added to pending of which 30 released
 // early by an administrator, after twenty credits of 1 AED (the movements
-// fill two pages). The browser approves the three together, saves a bank
-// account and requests a payout with it, and downloads the payouts and
-// wallets CSVs through their buttons, compared with the API's lists; the
-// API then confirms what the browser did.
+// fill two pages), and twenty-one payouts of a Florist requested after
+// them (the queue's two pages). The browser approves the three together,
+// saves a bank account and requests a payout with it, and downloads the
+// payouts and wallets CSVs through their buttons, compared with the API's
+// lists; the API then confirms what the browser did.
 func TestMoneyListsInBrowser(t *testing.T) {
 	t.Parallel() // journeys run two at a time (ADR 0176)
 	dir := webtest.Install(t)
@@ -37,6 +38,13 @@ func TestMoneyListsInBrowser(t *testing.T) {
 	var ids []string
 	for _, amount := range []float64{150, 200, 250} {
 		ids = append(ids, okID(t, w.request(w.owner, w.store, amount)))
+	}
+	// Twenty-one more, of the Florist, after them: the queue (20 a page,
+	// oldest first) fills two pages, the three of the Bakery on the first.
+	florist := newStore(t, s, w.admin, "Florist", "owner-1", "", "")
+	w.credit(t, florist, w.getWallet(t, w.owner, florist).ID, 5000)
+	for i := range 21 {
+		okID(t, w.request(w.owner, florist, 100+float64(i)))
 	}
 
 	webtest.Run(t, dir, webtest.BrowserRun, append(webtest.Screenshots(t),

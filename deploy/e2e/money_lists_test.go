@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -176,4 +177,177 @@ func TestStatementEntriesByPeriod(t *testing.T) {
 	expectReason(t, bad(map[string]any{"from": at[0], "to": at[0] + 367*24*3600*1000}), "INVALID_ARGUMENT", "range_too_large")
 	expectError(t, bad(map[string]any{"sort": "amount_desc"}), "INVALID_ARGUMENT")
 	expectError(t, s.Query(s.Token("owner-2"), list, map[string]any{"storeId": w.store, "from": at[0], "paginationOpts": map[string]any{"numItems": 2}}), "PERMISSION_DENIED")
+}
+
+// TestHeldOrdersByPeriod: held payments (admins.orders.listHeldOrders)
+// placed within an inclusive period, newest or oldest first, paged one at
+// a time, of one store; countHeldOrders counts the same filters; a
+// reversed period, one over 366 days, an unknown sort and a cursor of the
+// other order are refused; administrators only.
+func TestHeldOrdersByPeriod(t *testing.T) {
+	const count = "admins.orders.countHeldOrders"
+	s := st.Start(t)
+	sh := newShop(t, s)
+	pace := func() { time.Sleep(3 * time.Millisecond) }
+	ids := []string{sh.orderOf(t, "pi_p1", sh.storeA, 100)} // paid 1.00 of 87.05: held
+	pace()
+	sh.fillCart(t)
+	sh.orderOf(t, "pi_paid", sh.storeA, 8705) // paid in full: never listed
+	pace()
+	ids = append(ids, sh.orderOf(t, "pi_p2", sh.storeB, 100))
+	pace()
+	sh.fillCart(t)
+	ids = append(ids, sh.orderOf(t, "pi_p3", sh.storeA, 200))
+	times := map[string]int64{}
+	for _, raw := range walkPages(t, s, sh.admin, opListHeldOrders, 10, nil) {
+		var o struct {
+			ID   string `json:"_id"`
+			Time int64  `json:"_creationTime"`
+		}
+		if err := json.Unmarshal(raw, &o); err != nil {
+			t.Fatal(err)
+		}
+		times[o.ID] = o.Time
+	}
+	at := func(i int) int64 { return times[ids[i]] }
+	if len(times) != 3 || !(at(0) < at(1) && at(1) < at(2)) {
+		t.Fatalf("held orders' times %v of %v", times, ids)
+	}
+	expect := func(what string, args map[string]any, want ...int) {
+		t.Helper()
+		got := itemIDs(t, walkPages(t, s, sh.admin, opListHeldOrders, 1, args))
+		if len(got) != len(want) {
+			t.Fatalf("%s: %v, want %v of %v", what, got, want, ids)
+		}
+		for i := range got {
+			if got[i] != ids[want[i]] {
+				t.Fatalf("%s: %v, want %v of %v", what, got, want, ids)
+			}
+		}
+		a := map[string]any{}
+		for k, v := range args {
+			if k != "sort" {
+				a[k] = v
+			}
+		}
+		n := okAs[listCount](t, s.Query(sh.admin, count, a))
+		if n.Count != len(want) || n.Capped {
+			t.Fatalf("%s: count %+v, want %d", what, n, len(want))
+		}
+	}
+	expect("newest", nil, 2, 1, 0)
+	expect("oldest", map[string]any{"sort": "oldest"}, 0, 1, 2)
+	expect("newest, said", map[string]any{"sort": "newest"}, 2, 1, 0)
+	expect("period (inclusive)", map[string]any{"from": at(0), "to": at(1)}, 1, 0)
+	expect("period, oldest", map[string]any{"from": at(1), "sort": "oldest"}, 1, 2)
+	expect("until", map[string]any{"to": at(1) - 1}, 0)
+	expect("period of a store", map[string]any{"from": at(0), "to": at(2), "storeId": sh.storeA, "sort": "oldest"}, 0, 2)
+	expect("an empty period", map[string]any{"from": at(2) + 1})
+
+	bad := func(args map[string]any) st.Result {
+		a := map[string]any{"paginationOpts": map[string]any{"numItems": 1}}
+		for k, v := range args {
+			a[k] = v
+		}
+		return s.Query(sh.admin, opListHeldOrders, a)
+	}
+	day := int64(24 * 3600 * 1000)
+	expectError(t, bad(map[string]any{"from": at(2), "to": at(0)}), "INVALID_ARGUMENT", "to")
+	expectReason(t, bad(map[string]any{"from": at(0), "to": at(0) + 367*day}), "INVALID_ARGUMENT", "range_too_large")
+	expectReason(t, s.Query(sh.admin, count, map[string]any{"from": at(0), "to": at(0) + 367*day}), "INVALID_ARGUMENT", "range_too_large")
+	expectError(t, bad(map[string]any{"sort": "biggest"}), "INVALID_ARGUMENT", "sort")
+	expectError(t, bad(map[string]any{"from": -1}), "INVALID_ARGUMENT", "from")
+	expectError(t, s.Query(sh.admin, count, map[string]any{"storeId": missingLike(sh.storeA)}), "NOT_FOUND")
+	// A cursor of one order is refused by the other.
+	first := okAs[struct {
+		IsDone         bool   `json:"isDone"`
+		ContinueCursor string `json:"continueCursor"`
+	}](t, bad(nil))
+	if first.IsDone {
+		t.Fatal("one of three held orders is the last page")
+	}
+	expectError(t, bad(map[string]any{"sort": "oldest", "paginationOpts": map[string]any{"numItems": 1, "cursor": first.ContinueCursor}}), "INVALID_ARGUMENT", "paginationOpts.cursor")
+	for _, tok := range []string{sh.owner, sh.user} {
+		expectError(t, s.Query(tok, opListHeldOrders, map[string]any{"from": at(0), "paginationOpts": map[string]any{"numItems": 1}}), "PERMISSION_DENIED")
+		expectError(t, s.Query(tok, count, map[string]any{}), "PERMISSION_DENIED")
+	}
+	expectError(t, s.Query("", count, map[string]any{}), "UNAUTHENTICATED")
+}
+
+// TestPayoutQueueList: the payout queue's list (admins.payoutOperations.
+// listPayouts with status requested, or open: requested, approved or
+// processing) by an inclusive request-date range,
+// newest, oldest or by amount, of one store, paged two at a time; and
+// admins.payoutOperations.countPayouts counting the same filters (a period
+// over 366 days refused); administrators only.
+func TestPayoutQueueList(t *testing.T) {
+	const list, count = "admins.payoutOperations.listPayouts", "admins.payoutOperations.countPayouts"
+	clock := newTestClock(time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC))
+	s := st.Start(t, st.WithClock(clock.Now))
+	w := newPayoutsWorld(t, s, true)
+	other := newStore(t, s, w.admin, "Florist", "owner-1", "", "")
+	w.credit(t, w.store, w.wallet, 5000)
+	w.credit(t, other, w.getWallet(t, w.owner, other).ID, 5000)
+	var ids []string // the store's, then the other's, by turns
+	var dates []int64
+	for _, amount := range []float64{300, 100, 500} {
+		ids = append(ids, okID(t, w.request(w.owner, w.store, amount)))
+		ids = append(ids, okID(t, w.request(w.owner, other, amount+1)))
+		dates = append(dates, clock.Now().UnixMilli())
+		clock.Advance(time.Hour)
+	}
+	st.MustOK(t, w.move(opApprove, ids[4])) // 500 of the store: no longer requested
+	expect := func(what string, args map[string]any, want ...int) {
+		t.Helper()
+		a := map[string]any{"status": "requested"}
+		for k, v := range args {
+			a[k] = v
+		}
+		got := pagedIDs(t, s, w.admin, list, a)
+		if len(got) != len(want) {
+			t.Fatalf("%s: %v, want %v of %v", what, got, want, ids)
+		}
+		for i := range got {
+			if got[i] != ids[want[i]] {
+				t.Fatalf("%s: %v, want %v of %v", what, got, want, ids)
+			}
+		}
+		delete(a, "sort")
+		n := okAs[listCount](t, s.Query(w.admin, count, a))
+		if n.Count != len(want) || n.Capped {
+			t.Fatalf("%s: count %+v, want %d", what, n, len(want))
+		}
+	}
+	// Same request time for a pair: the id breaks the tie, so compare sets
+	// of one store where times tie.
+	expect("requested of the store, newest", map[string]any{"storeId": w.store}, 2, 0)
+	expect("requested of the store, oldest", map[string]any{"storeId": w.store, "sort": "oldest"}, 0, 2)
+	expect("requested of the other, by amount", map[string]any{"storeId": other, "sort": "amount_desc"}, 5, 1, 3)
+	expect("requested of the other, by amount up", map[string]any{"storeId": other, "sort": "amount_asc"}, 3, 1, 5)
+	expect("requested in a period (inclusive)", map[string]any{"storeId": other, "from": dates[1], "to": dates[2]}, 5, 3)
+	expect("requested in a period, oldest", map[string]any{"storeId": w.store, "from": dates[0], "to": dates[2], "sort": "oldest"}, 0, 2)
+	expect("approved", map[string]any{"status": "approved"}, 4)
+	expect("open of the store (the queue's all), newest", map[string]any{"status": "open", "storeId": w.store}, 4, 2, 0)
+	expect("open of the store, oldest", map[string]any{"status": "open", "storeId": w.store, "sort": "oldest"}, 0, 2, 4)
+	expect("open of the store, by amount", map[string]any{"status": "open", "storeId": w.store, "sort": "amount_desc"}, 4, 0, 2)
+	expect("open of the store in a period", map[string]any{"status": "open", "storeId": w.store, "from": dates[1], "to": dates[2]}, 4, 2)
+	st.MustOK(t, w.move(opReject, ids[0], "rejectionReason", "r"))
+	expect("open of the store, one rejected", map[string]any{"status": "open", "storeId": w.store}, 4, 2)
+	n := okAs[listCount](t, s.Query(w.admin, count, map[string]any{"status": "requested", "from": dates[1], "to": dates[2]}))
+	if n.Count != 3 || n.Capped {
+		t.Fatalf("requested of every store in a period: count %+v, want 3", n)
+	}
+	if open := okAs[listCount](t, s.Query(w.admin, count, map[string]any{"status": "open"})); open.Count != 5 {
+		t.Fatalf("open payouts: count %+v, want 5", open)
+	}
+	if all := okAs[listCount](t, s.Query(w.admin, count, map[string]any{})); all.Count != 6 {
+		t.Fatalf("every payout: count %+v, want 6", all)
+	}
+	day := int64(24 * 3600 * 1000)
+	expectReason(t, s.Query(w.admin, count, map[string]any{"from": dates[0], "to": dates[0] + 367*day}), "INVALID_ARGUMENT", "range_too_large")
+	expectError(t, s.Query(w.admin, count, map[string]any{"from": dates[2], "to": dates[0]}), "INVALID_ARGUMENT", "to")
+	expectError(t, s.Query(w.admin, count, map[string]any{"status": "paid"}), "INVALID_ARGUMENT", "status")
+	expectError(t, s.Query(w.admin, count, map[string]any{"storeId": "x"}), "INVALID_ARGUMENT", "storeId")
+	expectError(t, s.Query(w.owner, count, map[string]any{"status": "requested"}), "PERMISSION_DENIED")
+	expectError(t, s.Query("", count, map[string]any{}), "UNAUTHENTICATED")
 }

@@ -165,6 +165,17 @@ var Enums = []Enum{
 		{Value: "amount_desc", Meaning: "by requested amount, largest first"},
 		{Value: "amount_asc", Meaning: "by requested amount, smallest first"},
 	}},
+	// The administrators' payouts list and count (the queue; docs/adr/0179):
+	// one status, or the open ones.
+	{Name: "payoutStatusFilter", Values: []EnumValue{
+		{Value: "open", Meaning: "the open payouts: requested, approved or processing"},
+		{Value: payouts.StatusRequested, Meaning: "the payouts requested, not yet decided"},
+		{Value: payouts.StatusApproved, Meaning: "the payouts approved, not yet sent"},
+		{Value: payouts.StatusProcessing, Meaning: "the payouts being sent"},
+		{Value: payouts.StatusCompleted, Meaning: "the payouts completed"},
+		{Value: payouts.StatusCancelled, Meaning: "the payouts rejected"},
+		{Value: payouts.StatusFailed, Meaning: "the payouts whose sending failed"},
+	}},
 	// Disputes lists (issue 32; docs/adr/0171).
 	{Name: "disputeStatusFilter", Values: []EnumValue{
 		{Value: payments.DisputeOpen, Meaning: "the open disputes"},

@@ -19,7 +19,7 @@ import (
 
 type adminPayoutsArgs struct {
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
-	Status         *string   `json:"status" op:"enum=requested|approved|processing|completed|cancelled|failed"`
+	Status         *string   `json:"status" op:"enum=open|requested|approved|processing|completed|cancelled|failed"`
 	StoreID        *string   `json:"storeId" op:"id=stores"`
 	From           *int64    `json:"from" op:"min=0"`
 	To             *int64    `json:"to" op:"min=0"`
@@ -74,6 +74,32 @@ func (s *svc) listAllPayouts(ctx context.Context, a *adminPayoutsArgs) (page.Res
 		return page.Result[Payout]{}, err
 	}
 	return out, nil
+}
+
+type countAdminPayoutsArgs struct {
+	Status  *string `json:"status" op:"enum=open|requested|approved|processing|completed|cancelled|failed"`
+	StoreID *string `json:"storeId" op:"id=stores"`
+	From    *int64  `json:"from" op:"min=0"`
+	To      *int64  `json:"to" op:"min=0"`
+}
+
+// countAllPayouts counts what listAllPayouts lists with the same filters
+// (status, store, request date), up to maxListCount (then capped), from
+// the index that serves the list: the queue's "Page n of m".
+func (s *svc) countAllPayouts(ctx context.Context, a *countAdminPayoutsArgs) (ListCount, error) {
+	if err := listPeriod(a.From, a.To); err != nil {
+		return ListCount{}, err
+	}
+	f := storage.PayoutFilter{Status: a.Status, StoreID: a.StoreID, From: a.From, To: a.To}
+	if f.Status == nil && f.StoreID == nil && f.From == nil && f.To == nil {
+		zero := int64(0)
+		f.From = &zero // every payout: a range of by_request_date, not a scan
+	}
+	n, err := s.payouts.CountPayouts(ctx, f, maxListCount+1)
+	if err != nil {
+		return ListCount{}, err
+	}
+	return cappedCount(n, maxListCount), nil
 }
 
 type listWalletsArgs struct {

@@ -116,14 +116,61 @@ func (r *Orders) PageOfCustomer(ctx context.Context, userID string, o page.Opts)
 	return r.newest(ctx, bson.M{"customerUserId": userID}, o)
 }
 
-// PageToSettle pages the held orders still to settle (domain.Order.ToSettle:
-// pending, payment under review), newest first, of one store when given.
-func (r *Orders) PageToSettle(ctx context.Context, storeID *string, o page.Opts) (page.Result[domain.Order], error) {
-	filter := bson.M{"paymentStatus": domain.PaymentUnderReview, "status": domain.StatusPending}
-	if storeID != nil {
-		filter["storeId"] = *storeID
+// HeldFilter selects held orders still to settle: of one store, created
+// from From to To (inclusive) when given.
+type HeldFilter struct {
+	StoreID  *string
+	From, To *int64
+}
+
+func (f HeldFilter) query() bson.M {
+	q := bson.M{"paymentStatus": domain.PaymentUnderReview, "status": domain.StatusPending}
+	if f.StoreID != nil {
+		q["storeId"] = *f.StoreID
 	}
-	return r.newest(ctx, filter, o)
+	if f.From != nil || f.To != nil {
+		rng := bson.M{}
+		if f.From != nil {
+			rng["$gte"] = *f.From
+		}
+		if f.To != nil {
+			rng["$lte"] = *f.To
+		}
+		q["creationTime"] = rng
+	}
+	return q
+}
+
+// PageToSettle pages the held orders still to settle (domain.Order.ToSettle:
+// pending, payment under review) f selects, newest first (oldest when
+// oldest), along held_by_status_newest or, of a store,
+// by_store_status_newest. The oldest-first cursors carry a tag ("o."), so
+// a cursor is refused by the other order.
+func (r *Orders) PageToSettle(ctx context.Context, f HeldFilter, oldest bool, o page.Opts) (page.Result[domain.Order], error) {
+	s := domain.SortOf(nil)
+	if oldest {
+		old := domain.SortOldest
+		s = domain.SortOf(&old)
+	}
+	if o.Cursor != nil && *o.Cursor != "" {
+		c, err := untag(*o.Cursor, s.Tag)
+		if err != nil {
+			return page.Result[domain.Order]{}, err
+		}
+		o.Cursor = &c
+	}
+	res, err := page.Find(ctx, r.db.Collection(orders), f.query(), page.Sort{Field: s.Field, Desc: s.Desc}, o,
+		func(o *domain.Order) (any, string) { return o.CreationTime, o.ID })
+	if err == nil && res.ContinueCursor != "" && s.Tag != "" {
+		res.ContinueCursor = s.Tag + "." + res.ContinueCursor
+	}
+	return res, err
+}
+
+// CountToSettle counts the held orders f selects, up to limit+1
+// (domain.CountOf reads it).
+func (r *Orders) CountToSettle(ctx context.Context, f HeldFilter, limit int64) (int64, error) {
+	return r.db.Collection(orders).CountDocuments(ctx, f.query(), options.Count().SetLimit(limit+1))
 }
 
 // Brief is the order's customer, store and status only, or nil.

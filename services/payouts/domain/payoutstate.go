@@ -72,6 +72,10 @@ func Open(status string) bool {
 	return status == StatusRequested || status == StatusApproved || status == StatusProcessing
 }
 
+// StatusOpen is no payout's status: the lists' filter for the open ones
+// (OpenStatuses), the queue's "all".
+const StatusOpen = "open"
+
 // OpenStatuses are the statuses of open payouts.
 var OpenStatuses = []string{StatusRequested, StatusApproved, StatusProcessing}
 

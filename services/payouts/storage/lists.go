@@ -24,7 +24,14 @@ type PayoutFilter struct {
 
 func (f PayoutFilter) filter() bson.M {
 	filter := bson.M{}
-	if f.Status != nil {
+	switch {
+	case f.Status != nil && *f.Status == domain.StatusOpen:
+		// The three open statuses: each an index range (open_oldest,
+		// status_by_amount and the store's), merged in order by MongoDB
+		// (an $in on an index's first keys is read per value, "explode for
+		// sort", as Open's).
+		filter["status"] = bson.M{"$in": domain.OpenStatuses}
+	case f.Status != nil:
 		filter["status"] = *f.Status
 	}
 	if f.StoreID != nil {

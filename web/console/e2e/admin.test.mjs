@@ -203,6 +203,22 @@ journey("journey 3: a held payment is confirmed, leaves the list and appears in 
   await nav("Held payments");
   await until(() => filter.inputValue(), "", "the store filter after opening the screen again");
   await counted(admin.locator("article[data-held-row]"), 2, "every store's held orders");
+  // By order date and oldest first, the server's: last month has none, today both, in the API's order.
+  await admin.getByTestId("held-dated").check();
+  const heldRange = admin.getByTestId("held-range");
+  await heldRange.getByText("Last month", { exact: true }).click();
+  await admin.getByTestId("held-empty").waitFor(WAIT);
+  await until(() => admin.getByTestId("held-count").getAttribute("data-count"), "0", "last month's held orders counted");
+  await heldRange.getByText("Today", { exact: true }).click();
+  await counted(admin.locator("article[data-held-row]"), 2, "today's held orders");
+  await admin.getByTestId("held-sort").getByText("Oldest first", { exact: true }).click();
+  const oldest = await call("query", ADMIN, "admins.orders.listHeldOrders", { sort: "oldest", paginationOpts: { numItems: 50, cursor: null } });
+  const heldIds = () => admin.locator("article[data-held-row]").evaluateAll((els) => els.map((e) => e.dataset.order));
+  await until(heldIds, oldest.page.map((o) => o._id), "held orders, oldest first");
+  await until(() => admin.getByTestId("held-count").getAttribute("data-count"), "2", "today's held orders counted");
+  await accessible(admin, "held payments by date, oldest first");
+  await admin.getByTestId("held-sort").getByText("Newest first", { exact: true }).click();
+  await admin.getByTestId("held-dated").uncheck();
   await bothLanguages(admin, "held-payments");
   await held.getByTestId("held-confirm").click();
   await admin.getByRole("dialog").getByText(`Confirm order ${env("HELD_ORDER")} of Florist?`).waitFor(WAIT);

@@ -6,7 +6,9 @@
 // the owner saves a bank account once, the request form comes filled with
 // it and the payout carries that IBAN; an administrator's early release is
 // a signed "released early" movement and the newest movement's running
-// balance is the wallet's; the all-payouts screen and the wallets overview
+// balance is the wallet's; the queue pages over the server's list (count,
+// sort by amount, request dates, page totals); the all-payouts screen and
+// the wallets overview
 // agree with the API. Every screen and dialog is checked by axe-core, in
 // both languages and at 1280 and 390 px.
 import assert from "node:assert/strict";
@@ -77,6 +79,54 @@ adminJourney("queue: three payouts ticked, approved together behind one confirma
   }
   await bothLanguages(admin, "payouts-queue-bulk");
   await narrow(admin, "payouts-queue-bulk");
+});
+
+adminJourney("queue: pages over the server's list, sorted by amount, by request date, with the page's totals", async () => {
+  const queue = admin.getByTestId("payout-queue");
+  const shownIds = () => queue.locator("tr[data-payout]").evaluateAll((els) => els.map((e) => e.dataset.payout));
+  const ask = (args) => call("query", adminToken, "admins.payoutOperations.listPayouts", { status: "open", paginationOpts: { numItems: 20, cursor: null }, ...args });
+  // All open payouts, oldest first, 20 a page: "Page 1 of 2" from the server's count.
+  const open = await call("query", adminToken, "admins.payoutOperations.countPayouts", { status: "open" });
+  assert.equal(open.count, 24, "three approved and twenty-one requested");
+  await until(() => admin.getByTestId("payout-count").getAttribute("data-count"), "24", "the queue's count");
+  const pager = admin.getByTestId("queue-pager");
+  await until(() => pager.getAttribute("data-pages"), "2", "the queue's pages");
+  const first = await ask({ sort: "oldest" });
+  await until(shownIds, first.page.map((p) => p._id), "page 1, oldest first");
+  const totals = admin.getByTestId("queue-page-total");
+  assert.equal(await totals.getAttribute("data-rows"), "20");
+  const sum = first.page.reduce((s, p) => s + fils(p.requestedAmount), 0);
+  assert.equal(fils(Number(await totals.locator("[data-total]").first().getAttribute("data-total"))), sum, "the page's requested total");
+  await pager.getByTestId("pager-next").click();
+  const second = await ask({ sort: "oldest", paginationOpts: { numItems: 20, cursor: first.continueCursor } });
+  assert.equal(second.page.length, 4);
+  await until(shownIds, second.page.map((p) => p._id), "page 2");
+  assert.equal(await text(pager.getByTestId("pager-where")), "Page 2 of 2");
+  await accessible(admin, "queue page 2");
+  // Sorted by amount (the server's): back to page 1, the largest first.
+  await admin.getByRole("button", { name: "Sort by Amounts" }).click();
+  assert.equal(await admin.locator('[data-testid=payout-queue] th[data-sort="amount"]').getAttribute("aria-sort"), "descending");
+  const byAmount = await ask({ sort: "amount_desc" });
+  await until(shownIds, byAmount.page.map((p) => p._id), "sorted by amount");
+  assert.equal(await pager.getAttribute("data-page"), "1");
+  // By request date: last month has none; today has them all, by date.
+  await admin.getByTestId("queue-dated").check();
+  const range = admin.getByTestId("queue-range");
+  await range.getByText("Last month", { exact: true }).click();
+  await admin.getByTestId("payouts-empty").waitFor(WAIT);
+  await until(() => admin.getByTestId("payout-count").getAttribute("data-count"), "0", "last month's count");
+  await range.getByText("Today", { exact: true }).click();
+  await until(async () => (await shownIds()).length, 20, "today's first page");
+  assert.equal(await admin.locator('[data-testid=payout-queue] th[data-sort="amount"]').count(), 0, "an amount sort within a date range");
+  await until(() => admin.getByTestId("payout-count").getAttribute("data-count"), "24", "today's count");
+  // One status: the requested ones only (the Bakery's three are approved).
+  const status = admin.getByTestId("queue-status");
+  await status.getByText("Approved", { exact: true }).click();
+  await until(async () => (await shownIds()).sort().join(), [...PAYOUTS].sort().join(), "the approved ones");
+  await bothLanguages(admin, "payouts-queue-pages");
+  await narrow(admin, "payouts-queue-pages");
+  await status.getByText("All", { exact: true }).click();
+  await admin.getByTestId("queue-dated").uncheck();
 });
 
 ownerJourney("wallet: a bank account saved once; the request form comes filled; the payout carries that IBAN", async () => {

@@ -1,13 +1,14 @@
-import { Badge, Card, Group, Select, Stack, Table, Text, Title } from "@mantine/core";
+import { Badge, Card, Checkbox, Group, Input, SegmentedControl, Select, Stack, Table, Text, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useState } from "react";
 import { useActionForm } from "../app/action";
+import { monthOf, periodOf, type DayRange } from "../app/days";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { ConfirmAction } from "../ui/ConfirmAction";
-import { PageTotals } from "../ui/ListTools";
+import { DateRangeFilter, PageTotals } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
 import { Pager, usePager } from "../ui/Pager";
 import { OrderNumber, Person, Place } from "../ui/names";
@@ -17,37 +18,69 @@ import { useAllStores } from "./stores";
 type Order = FunctionReturnType<typeof api.admins.orders.listHeldOrders>["page"][number];
 
 // Held payments: orders whose payment did not match (paymentStatus
-// under_review), to confirm or cancel, newest first, optionally of one store,
-// a page at a time over the keyset cursors (Pager) with the page's total.
-// admins.orders.listHeldOrders answers exactly the still-held orders, live: a
-// new held order arrives by itself and a decided one leaves the list.
+// under_review), to confirm or cancel, newest first (or oldest), optionally
+// of one store and placed within a period (Dubai days, when "by order date"
+// is ticked), a page at a time over the keyset cursors (Pager, "Page n of m"
+// from countHeldOrders) with the page's total: the server's filters and
+// sort (docs/adr/0179). admins.orders.listHeldOrders answers exactly the
+// still-held orders, live: a new held order arrives by itself and a
+// decided one leaves the list.
 const PAGE = 50;
+type HeldSort = "newest" | "oldest";
 
 export default function HeldPayments() {
   const { t, money } = useI18n();
   const stores = useAllStores();
   const [storeId, setStoreId] = useState<string | null>(null);
-  const pager = usePager(storeId ?? "");
-  const page = useQuery(api.admins.orders.listHeldOrders, { ...(storeId ? { storeId } : {}), paginationOpts: { numItems: PAGE, cursor: pager.cursor } });
+  const [dated, setDated] = useState(false);
+  const [range, setRange] = useState<DayRange>(() => monthOf(Date.now()));
+  const [sort, setSort] = useState<HeldSort>("newest");
+  const period = dated ? periodOf(range) : null;
+  const filters = { ...(storeId ? { storeId } : {}), ...(period ?? {}) };
+  const pager = usePager(JSON.stringify({ ...filters, sort }));
+  const skip = dated && period === null;
+  const page = useQuery(api.admins.orders.listHeldOrders, skip ? "skip" : { ...filters, sort, paginationOpts: { numItems: PAGE, cursor: pager.cursor } });
+  const count = useQuery(api.admins.orders.countHeldOrders, skip ? "skip" : filters);
   const results = page?.page ?? [];
   const total = results.reduce((s, o) => s + Math.round(o.total * 100), 0) / 100;
   return (
     <Stack>
       <Title order={2}>{t("held.title")}</Title>
       <Text size="sm">{t("held.intro")}</Text>
-      <Select
-        label={t("payouts.filterStore")}
-        placeholder={t("payouts.allStores")}
-        data={(stores ?? []).map((s) => ({ value: s._id, label: s.name }))}
-        value={storeId}
-        onChange={setStoreId}
-        clearable
-        searchable
-        w={260}
-        data-testid="held-filter-store"
-        comboboxProps={{ withinPortal: false }}
-      />
-      {page === undefined ? (
+      <Group align="flex-end" wrap="wrap">
+        <Select
+          label={t("payouts.filterStore")}
+          placeholder={t("payouts.allStores")}
+          data={(stores ?? []).map((s) => ({ value: s._id, label: s.name }))}
+          value={storeId}
+          onChange={setStoreId}
+          clearable
+          searchable
+          w={{ base: "100%", xs: 260 }}
+          data-testid="held-filter-store"
+          comboboxProps={{ withinPortal: false }}
+        />
+        <Stack gap={4} maw="100%">
+          <Input.Label id="held-sort-label" component="span">
+            {t("held.sort")}
+          </Input.Label>
+          <SegmentedControl
+            aria-labelledby="held-sort-label"
+            value={sort}
+            onChange={(v) => setSort(v as HeldSort)}
+            data={(["newest", "oldest"] as const).map((v) => ({ value: v, label: t(`held.sort.${v}`) }))}
+            data-testid="held-sort"
+          />
+        </Stack>
+      </Group>
+      <Checkbox label={t("held.byDate")} checked={dated} onChange={(e) => setDated(e.currentTarget.checked)} data-testid="held-dated" />
+      {dated && <DateRangeFilter value={range} onChange={setRange} testId="held-range" />}
+      {count && (
+        <Text size="sm" data-testid="held-count" data-count={count.count}>
+          {t(count.capped ? "held.countCapped" : "held.count", { n: count.count })}
+        </Text>
+      )}
+      {skip ? null : page === undefined ? (
         <Loading />
       ) : (
         <Stack data-testid="held-payments">
@@ -56,7 +89,7 @@ export default function HeldPayments() {
           ))}
           {results.length === 0 && <Text data-testid="held-empty">{t("held.none")}</Text>}
           {results.length > 0 && <PageTotals rows={results.length} figures={[{ label: t("ml.orderTotal"), value: money(total), key: total.toFixed(2) }]} testId="held-page-total" />}
-          <Pager pager={pager} page={page} pageSize={PAGE} testId="held-pager" />
+          <Pager pager={pager} page={page} count={count?.count} capped={count?.capped} pageSize={PAGE} testId="held-pager" />
         </Stack>
       )}
     </Stack>

@@ -4,39 +4,55 @@ import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useMemo, useState } from "react";
 import { useActionForm, type Refusal } from "../app/action";
+import { monthOf, periodOf, type DayRange } from "../app/days";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { useSession } from "../app/session";
 import { ConfirmAction } from "../ui/ConfirmAction";
 import { DataTable } from "../ui/DataTable";
+import { DateRangeFilter, PageTotals, useSort } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
+import { Pager, usePager } from "../ui/Pager";
 import { StatusBadge } from "../ui/StatusBadge";
 import { UserText } from "../ui/UserText";
 import { MAX_BULK, allPicked, pickAll, pickOne, ticked } from "./bulkPick";
+import { useAllStores } from "./stores";
 
-type Payout = FunctionReturnType<typeof api.admins.payoutOperations.getPendingPayouts>[number];
+type Payout = FunctionReturnType<typeof api.admins.payoutOperations.listPayouts>["page"][number];
 
+// "all" is the server's status "open": requested, approved and processing.
 const STATUSES = ["all", "requested", "approved", "processing"] as const;
-const LIMIT = 500;
+type Status = (typeof STATUSES)[number];
+export const QUEUE_PAGE = 20;
 
-// The payout queue: open payouts (requested, approved, processing), live.
-// Each row's actions are the moves its status allows, each confirmed first.
-// Requested payouts can be ticked and approved or rejected together
-// (approvePayouts / rejectPayouts: all or none) behind one confirmation
-// that lists them and their total.
+// The payout queue: open payouts (requested, approved, processing), a page
+// at a time over the keyset cursors (admins.payoutOperations.listPayouts,
+// status open or one of them), each page live; by store and request date
+// (Dubai days, when "by request date" is ticked), oldest request first
+// unless sorted otherwise (date or amount; a date range sorts by date: the
+// server refuses an amount sort within one), "Page n of m" from
+// countPayouts, the page's totals. Each row's actions are the moves its
+// status allows, each confirmed first. Requested payouts of the page can be
+// ticked and approved or rejected together (approvePayouts / rejectPayouts:
+// all or none) behind one confirmation that lists them and their total.
 export default function PayoutQueue() {
   const { t, money, dateTime } = useI18n();
+  const allStores = useAllStores();
   const [storeId, setStoreId] = useState<string | null>(null);
-  const [status, setStatus] = useState<(typeof STATUSES)[number]>("all");
-  const all = useQuery(api.admins.payoutOperations.getPendingPayouts, { limit: LIMIT });
-  const ofStore = useQuery(api.admins.payoutOperations.getPendingPayouts, storeId ? { storeId, limit: LIMIT } : "skip");
-  const stores = useMemo(() => {
-    const m = new Map<string, string>();
-    for (const p of all ?? []) m.set(p.storeId, p.storeName);
-    if (storeId && !m.has(storeId)) m.set(storeId, storeId);
-    return [...m].map(([value, label]) => ({ value, label })).sort((a, b) => a.label.localeCompare(b.label));
-  }, [all, storeId]);
-  const rows = (storeId ? ofStore : all)?.filter((p) => status === "all" || p.status === status);
+  const [status, setStatus] = useState<Status>("all");
+  const [dated, setDated] = useState(false);
+  const [range, setRange] = useState<DayRange>(() => monthOf(Date.now()));
+  const [sort, onSort] = useSort({ by: "date", dir: "asc" }, (by) => (by === "date" ? "asc" : "desc"));
+  const period = dated ? periodOf(range) : null;
+  const bySort = dated && sort.by === "amount" ? { by: "date", dir: sort.dir } : sort;
+  const sortArg = (bySort.by === "amount" ? (bySort.dir === "asc" ? "amount_asc" : "amount_desc") : bySort.dir === "asc" ? "oldest" : "newest") as "newest" | "oldest" | "amount_desc" | "amount_asc";
+  const filters = { status: status === "all" ? ("open" as const) : status, ...(storeId ? { storeId } : {}), ...(period ?? {}) };
+  const pager = usePager(JSON.stringify({ ...filters, sortArg }));
+  const skip = dated && period === null;
+  const page = useQuery(api.admins.payoutOperations.listPayouts, skip ? "skip" : { ...filters, sort: sortArg, paginationOpts: { numItems: QUEUE_PAGE, cursor: pager.cursor } });
+  const count = useQuery(api.admins.payoutOperations.countPayouts, skip ? "skip" : filters);
+  const stores = useMemo(() => (allStores ?? []).map((s) => ({ value: s._id, label: s.name })), [allStores]);
+  const rows = page?.page;
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const [doneText, setDoneText] = useState<string | null>(null);
   // Only what is shown and still requested stays selected, and never more
@@ -47,6 +63,9 @@ export default function PayoutQueue() {
   const selected = requestedShown.filter((p) => pickedShown.has(p._id));
   const full = selected.length >= MAX_BULK;
   const toggle = (id: string, on: boolean) => setPicked((s) => pickOne(s, shownIds, id, on));
+  const sum = (f: (p: Payout) => number) => (rows ?? []).reduce((s, p) => s + Math.round(f(p) * 100), 0) / 100;
+  const requestedTotal = sum((p) => p.requestedAmount);
+  const netTotal = sum((p) => p.netAmount);
 
   return (
     <Stack>
@@ -63,6 +82,7 @@ export default function PayoutQueue() {
           searchable
           w={{ base: "100%", xs: 260 }}
           data-testid="filter-store"
+          comboboxProps={{ withinPortal: false }}
         />
         <Stack gap={4} maw="100%">
           <Input.Label id="status-filter-label" component="span">
@@ -72,10 +92,22 @@ export default function PayoutQueue() {
             style={{ maxWidth: "100%", overflowX: "auto" }}
             aria-labelledby="status-filter-label"
             value={status}
-            onChange={(v) => setStatus(v as (typeof STATUSES)[number])}
+            onChange={(v) => setStatus(v as Status)}
             data={STATUSES.map((s) => ({ value: s, label: t(`status.${s}` as MessageKey) }))}
+            data-testid="queue-status"
           />
         </Stack>
+      </Group>
+      <Checkbox label={t("ml.byRequestDate")} checked={dated} onChange={(e) => setDated(e.currentTarget.checked)} data-testid="queue-dated" />
+      {dated && (
+        <>
+          <DateRangeFilter value={range} onChange={setRange} testId="queue-range" />
+          <Text size="xs" c="dimmed">
+            {t("ml.rangeSortsByDate")}
+          </Text>
+        </>
+      )}
+      <Group align="flex-end">
         {requestedShown.length > 1 && (
           <Checkbox
             label={requestedShown.length > MAX_BULK ? t("ml.selectAllCapped", { n: MAX_BULK }) : t("bulk.selectAll")}
@@ -87,9 +119,9 @@ export default function PayoutQueue() {
             data-testid="bulk-pick-all"
           />
         )}
-        {rows && (
-          <Text size="sm" data-testid="payout-count">
-            {t("payouts.count", { n: rows.length })}
+        {count && (
+          <Text size="sm" data-testid="payout-count" data-count={count.count}>
+            {count.capped ? t("queue.countCapped", { n: count.count }) : t("payouts.count", { n: count.count })}
           </Text>
         )}
       </Group>
@@ -109,14 +141,21 @@ export default function PayoutQueue() {
           {doneText}
         </Alert>
       )}
-      {rows === undefined ? (
+      {skip ? null : rows === undefined ? (
         <Loading />
       ) : rows.length === 0 ? (
         <Text data-testid="payouts-empty">{t("payouts.none")}</Text>
       ) : (
-        <DataTable striped highlightOnHover verticalSpacing="sm" data-testid="payout-queue" columns={["payouts.store", "payouts.owner", "payouts.amounts", "payouts.bank", "payouts.date", "payouts.status", "payouts.actions"]}>
+        <DataTable
+          striped
+          highlightOnHover
+          verticalSpacing="sm"
+          data-testid="payout-queue"
+          columns={["payouts.store", "payouts.owner", "payouts.amounts", "payouts.bank", "payouts.date", "payouts.status", "payouts.actions"]}
+          sort={{ fields: dated ? { "payouts.date": "date" } : { "payouts.date": "date", "payouts.amounts": "amount" }, value: bySort, onSort }}
+        >
           {rows.map((p) => (
-            <Table.Tr key={p._id} data-payout={p._id} data-status={p.status}>
+            <Table.Tr key={p._id} data-payout={p._id} data-status={p.status} data-amount={p.requestedAmount.toFixed(2)} data-requested-at={p.requestDate}>
               <Table.Td>
                 {p.status === "requested" && (
                   <Checkbox
@@ -175,6 +214,17 @@ export default function PayoutQueue() {
           ))}
         </DataTable>
       )}
+      {rows && rows.length > 0 && (
+        <PageTotals
+          rows={rows.length}
+          figures={[
+            { label: t("ml.requested"), value: money(requestedTotal), key: requestedTotal.toFixed(2) },
+            { label: t("ml.net"), value: money(netTotal), key: netTotal.toFixed(2) },
+          ]}
+          testId="queue-page-total"
+        />
+      )}
+      <Pager pager={pager} page={page ?? undefined} count={count?.count} capped={count?.capped} pageSize={QUEUE_PAGE} testId="queue-pager" />
     </Stack>
   );
 }

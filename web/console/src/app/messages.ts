@@ -12,6 +12,7 @@ import { heldAr, heldEn } from "./heldMessages";
 import { money2Ar, money2En } from "./moneyMessages2";
 import { namesAr, namesEn } from "./namesMessages";
 import { moneyListAr, moneyListEn } from "./moneyListMessages";
+import { queueAr, queueEn } from "./queueMessages";
 
 export const en = {
   "app.title": "Marketplace",
@@ -249,6 +250,7 @@ export const en = {
   ...money2En,
   ...namesEn,
   ...moneyListEn,
+  ...queueEn,
   ...listEn,
   ...listsEn,
 } as const;
@@ -491,6 +493,7 @@ export const ar: Record<MessageKey, string> = {
   ...money2Ar,
   ...namesAr,
   ...moneyListAr,
+  ...queueAr,
   ...listAr,
   ...listsAr,
 };
