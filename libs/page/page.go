@@ -49,12 +49,13 @@ type Sort struct {
 	// (docs/adr/0172): its direction when it offers two (as "oldest" or
 	// "newest", false by default) and every filter it offers (status, kind,
 	// from, to, search...), in a fixed order; not the scope every query of
-	// the list has (its store, wallet, user). A nil pointer, "", false and 0
-	// are "not chosen". A cursor carries its direction and a short hash of
-	// the chosen values (none when nothing is chosen), and a query refuses a
-	// cursor of another direction or other choices; the previous release's
-	// cursors (neither) stay valid for the default query (nothing chosen),
-	// and its instances read the new ones (they ignore the added parts).
+	// the list has (its store, wallet, user). A nil (pointer), "", false and
+	// 0 are "not chosen"; a pointer to any value, false included, is chosen.
+	// A cursor carries its direction and a short hash of the chosen values
+	// (none when nothing is chosen), and a query refuses a cursor of another
+	// direction or other choices; the previous release's cursors (neither)
+	// stay valid for the default query (nothing chosen), and its instances
+	// read the new ones (they ignore the added parts).
 	Query []any
 }
 
@@ -64,14 +65,11 @@ func (s Sort) tag() string {
 	chosen := false
 	for i, q := range s.Query {
 		v := reflect.ValueOf(q)
-		for v.IsValid() && v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				v = reflect.Value{}
-				break
-			}
+		given := v.IsValid() && !v.IsZero() // a non-nil pointer is chosen, even to false
+		for v.IsValid() && v.Kind() == reflect.Pointer && !v.IsNil() {
 			v = v.Elem()
 		}
-		if !v.IsValid() || v.IsZero() {
+		if !given {
 			fmt.Fprintf(h, "%d\x00\x00", i)
 			continue
 		}

@@ -223,6 +223,11 @@ func TestCursorsAreBoundToDirectionAndChoices(t *testing.T) {
 	if r, err := Find(ctx, c, nil, Sort{Field: "rating", Desc: true, Query: []any{nil, ""}}, Opts{NumItems: 3, Cursor: &cur}, key); err != nil || r.Page[0].Rating != 6 {
 		t.Fatalf("own query: %+v %v", r, err)
 	}
+	// A pointer to false is a choice (available: false), unlike nil.
+	no := false
+	if _, err := Find(ctx, c, nil, Sort{Field: "rating", Desc: true, Query: []any{&no, noStatus}}, Opts{NumItems: 3, Cursor: &cur}, key); apperr.CodeOf(err) != apperr.InvalidArgument {
+		t.Fatalf("pointer to false: %v", err)
+	}
 	// A filtered query's cursor is refused without the filter and with another value.
 	fr, err := Find(ctx, c, nil, open, Opts{NumItems: 3}, key)
 	if err != nil {
