@@ -57,6 +57,11 @@ type Sort struct {
 	// stay valid for the default query (nothing chosen), and its instances
 	// read the new ones (they ignore the added parts).
 	Query []any
+	// Was is the field the previous release's cursors of this list name
+	// when it sorted by another field holding the same value on every
+	// record: such a cursor (no direction, no tag) is read by the default
+	// query as one of Field.
+	Was string
 }
 
 // tag is the short hash of s.Query's chosen values; "" when none is chosen.
@@ -121,14 +126,16 @@ func decode(c string, s Sort) (*position, error) {
 		Desc  *bool         `bson:"d"`
 		Tag   string        `bson:"q"`
 	}
-	if bson.Unmarshal(b, &raw) != nil || raw.Field != s.Field || raw.ID == "" ||
-		raw.Tag != s.tag() || (raw.Desc != nil && *raw.Desc != s.Desc) {
+	if bson.Unmarshal(b, &raw) != nil || raw.ID == "" || raw.Tag != s.tag() || (raw.Desc != nil && *raw.Desc != s.Desc) {
+		return nil, bad
+	}
+	if raw.Field != s.Field && (raw.Field != s.Was || s.Was == "" || raw.Desc != nil) {
 		return nil, bad
 	}
 	// The value goes into the query: only the plain values sort keys have. A
 	// document would be read as operators ({"$exists": true} matches every
 	// record), a regular expression as a pattern to match.
-	p := position{Field: raw.Field, ID: raw.ID}
+	p := position{Field: s.Field, ID: raw.ID}
 	switch raw.Value.Type {
 	case bson.TypeString:
 		p.Value = raw.Value.StringValue()

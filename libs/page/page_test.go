@@ -265,3 +265,38 @@ func TestCursorsAreBoundToDirectionAndChoices(t *testing.T) {
 		t.Fatalf("new cursor as the previous release reads it: %+v %v", prev, err)
 	}
 }
+
+// A list whose sort field was renamed (same value on every record) reads the
+// previous release's cursors of the old field on its default query only.
+func TestCursorOfTheFieldAListWasSortedBy(t *testing.T) {
+	ctx := context.Background()
+	db, _ := store.Open(ctx, store.Options{Name: "p", Memory: true})
+	defer db.Close(ctx)
+	c := db.Collection("items")
+	for i := 0; i < 10; i++ {
+		c.InsertOne(ctx, item{ID: fmt.Sprintf("id%02d", i), Rating: i})
+	}
+	b, _ := bson.Marshal(bson.D{{Key: "f", Value: "score"}, {Key: "v", Value: 7}, {Key: "i", Value: "id07"}})
+	old := base64.RawURLEncoding.EncodeToString(b)
+	s := Sort{Field: "rating", Desc: true, Query: []any{false}, Was: "score"}
+	r, err := Find(ctx, c, nil, s, Opts{NumItems: 3, Cursor: &old}, key)
+	if err != nil || len(r.Page) != 3 || r.Page[0].Rating != 6 || r.Page[2].Rating != 4 {
+		t.Fatalf("old field's cursor: %+v %v", r, err)
+	}
+	for name, q := range map[string]Sort{
+		"not renamed":     {Field: "rating", Desc: true},
+		"other direction": {Field: "rating", Query: []any{true}, Was: "score"},
+	} {
+		if _, err := Find(ctx, c, nil, q, Opts{NumItems: 3, Cursor: &old}, key); apperr.CodeOf(err) != apperr.InvalidArgument {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	// A new cursor names the field it is of, and only it.
+	next := r.ContinueCursor
+	if _, err := Find(ctx, c, nil, Sort{Field: "score", Desc: true}, Opts{NumItems: 3, Cursor: &next}, key); apperr.CodeOf(err) != apperr.InvalidArgument {
+		t.Fatalf("new cursor on the old field: %v", err)
+	}
+	if r, err := Find(ctx, c, nil, s, Opts{NumItems: 3, Cursor: &next}, key); err != nil || r.Page[0].Rating != 3 {
+		t.Fatalf("next: %+v %v", r, err)
+	}
+}
