@@ -116,6 +116,10 @@ func TestListHeldOrders(t *testing.T) {
 		other := newStore(t, s, sh.admin, "Quiet Shop", "owner-2", "", "")
 		expect(t, list(t, 10, map[string]any{"storeId": other}))
 		expectError(t, s.Query(sh.admin, opListHeldOrders, map[string]any{"storeId": missingLike(sh.storeA), "paginationOpts": map[string]any{"numItems": 10}}), "NOT_FOUND")
+		// A cursor of one store's is no page of every store's (ADR 0172).
+		first := okAs[storeOrdersPage](t, s.Query(sh.admin, opListHeldOrders, map[string]any{"storeId": sh.storeA, "paginationOpts": map[string]any{"numItems": 1}}))
+		expectError(t, s.Query(sh.admin, opListHeldOrders, map[string]any{"paginationOpts": map[string]any{"numItems": 1, "cursor": first.ContinueCursor}}),
+			"INVALID_ARGUMENT", "is not a cursor of this query")
 	})
 
 	t.Run("administrators only; arguments checked", func(t *testing.T) {

@@ -87,4 +87,24 @@ func TestStatementEntriesPaged(t *testing.T) {
 		t.Fatalf("kind and order %+v", both)
 	}
 	expectError(t, s.Query(s.Token("owner-2"), "stores.wallet.listStatementEntries", map[string]any{"storeId": w.store, "paginationOpts": map[string]any{"numItems": 2}}), "PERMISSION_DENIED")
+
+	// A cursor of newest first is no page of oldest first, nor of a kind
+	// (ADR 0172): refused, not served as "page 2"; newest first goes on.
+	first := okAs[struct {
+		Page           []entryItem `json:"page"`
+		ContinueCursor string      `json:"continueCursor"`
+	}](t, s.Query(w.owner, "stores.wallet.listStatementEntries", map[string]any{"storeId": w.store, "paginationOpts": map[string]any{"numItems": 2}}))
+	for _, extra := range []map[string]any{{"sort": "oldest"}, {"kind": "earning"}} {
+		args := map[string]any{"storeId": w.store, "paginationOpts": map[string]any{"numItems": 2, "cursor": first.ContinueCursor}}
+		for k, v := range extra {
+			args[k] = v
+		}
+		expectError(t, s.Query(w.owner, "stores.wallet.listStatementEntries", args), "INVALID_ARGUMENT", "is not a cursor of this query")
+	}
+	next := okAs[struct {
+		Page []entryItem `json:"page"`
+	}](t, s.Query(w.owner, "stores.wallet.listStatementEntries", map[string]any{"storeId": w.store, "paginationOpts": map[string]any{"numItems": 2, "cursor": first.ContinueCursor}}))
+	if len(next.Page) != 2 || next.Page[0].Seq != got[2].Seq {
+		t.Fatalf("page 2 %+v", next.Page)
+	}
 }

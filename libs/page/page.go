@@ -6,7 +6,10 @@ package page
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
+	"reflect"
 
 	"github.com/256dpi/lungo"
 	"go.mongodb.org/mongo-driver/bson"
@@ -42,12 +45,62 @@ type Result[T any] struct {
 type Sort struct {
 	Field string // a field, or "_id" (ids are random: creation order is a creation time field's)
 	Desc  bool
+	// Query are the list's choices besides Field that a cursor is valid for
+	// (docs/adr/0172): its direction when it offers two (as "oldest" or
+	// "newest", false by default) and every filter it offers (status, kind,
+	// from, to, search...), in a fixed order; not the scope every query of
+	// the list has (its store, wallet, user). A nil (pointer), "", false and
+	// 0 are "not chosen"; a pointer to any value, false included, is chosen.
+	// A cursor carries its direction and a short hash of the chosen values
+	// (none when nothing is chosen), and a query refuses a cursor of another
+	// direction or other choices; the previous release's cursors (neither)
+	// stay valid for the default query (nothing chosen), and its instances
+	// read the new ones (they ignore the added parts).
+	Query []any
+	// Was is the field the previous release's cursors of this list name
+	// when it sorted by another field holding the same value on every
+	// record: such a cursor (no direction, no tag) is read by the default
+	// query as one of Field.
+	Was string
 }
 
+// tag is the short hash of s.Query's chosen values; "" when none is chosen.
+func (s Sort) tag() string {
+	h := sha256.New()
+	chosen := false
+	for i, q := range s.Query {
+		v := reflect.ValueOf(q)
+		given := v.IsValid() && !v.IsZero() // a non-nil pointer is chosen, even to false
+		for v.IsValid() && v.Kind() == reflect.Pointer && !v.IsNil() {
+			v = v.Elem()
+		}
+		if !given {
+			fmt.Fprintf(h, "%d\x00\x00", i)
+			continue
+		}
+		chosen = true
+		fmt.Fprintf(h, "%d\x00%T:%v\x00", i, v.Interface(), v.Interface())
+	}
+	if !chosen {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:6])
+}
+
+// position is a cursor: the sort field, the last item's sort value and id,
+// the direction (absent from the previous release's cursors) and the query's
+// tag (absent when nothing is chosen).
 type position struct {
 	Field string      `bson:"f"`
 	Value interface{} `bson:"v"`
 	ID    string      `bson:"i"`
+	Desc  *bool       `bson:"d,omitempty"`
+	Tag   string      `bson:"q,omitempty"`
+}
+
+func (s Sort) at(v any, id string) position {
+	d := s.Desc
+	return position{Field: s.Field, Value: v, ID: id, Desc: &d, Tag: s.tag()}
 }
 
 func encode(p position) string {
@@ -55,9 +108,14 @@ func encode(p position) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func decode(s string, field string) (*position, error) {
+// decode reads a cursor of the query s: INVALID_ARGUMENT when it is not one
+// (another field, direction or choices). A cursor without a direction (the
+// previous release's) is one of the list's default direction: it is taken
+// only by a query with nothing chosen, whose tag is "" (a list offering two
+// directions puts the other in its Query).
+func decode(c string, s Sort) (*position, error) {
 	bad := apperr.Invalid("paginationOpts.cursor", "is not a cursor of this query")
-	b, err := base64.RawURLEncoding.DecodeString(s)
+	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
 		return nil, bad
 	}
@@ -65,14 +123,19 @@ func decode(s string, field string) (*position, error) {
 		Field string        `bson:"f"`
 		Value bson.RawValue `bson:"v"`
 		ID    string        `bson:"i"`
+		Desc  *bool         `bson:"d"`
+		Tag   string        `bson:"q"`
 	}
-	if bson.Unmarshal(b, &raw) != nil || raw.Field != field || raw.ID == "" {
+	if bson.Unmarshal(b, &raw) != nil || raw.ID == "" || raw.Tag != s.tag() || (raw.Desc != nil && *raw.Desc != s.Desc) {
+		return nil, bad
+	}
+	if raw.Field != s.Field && (raw.Field != s.Was || s.Was == "" || raw.Desc != nil) {
 		return nil, bad
 	}
 	// The value goes into the query: only the plain values sort keys have. A
 	// document would be read as operators ({"$exists": true} matches every
 	// record), a regular expression as a pattern to match.
-	p := position{Field: raw.Field, ID: raw.ID}
+	p := position{Field: s.Field, ID: raw.ID}
 	switch raw.Value.Type {
 	case bson.TypeString:
 		p.Value = raw.Value.StringValue()
@@ -105,7 +168,7 @@ func Find[T any](ctx context.Context, c lungo.ICollection, filter bson.M, s Sort
 		q = bson.M{}
 	}
 	if o.Cursor != nil && *o.Cursor != "" {
-		p, err := decode(*o.Cursor, s.Field)
+		p, err := decode(*o.Cursor, s)
 		if err != nil {
 			return Result[T]{}, err
 		}
@@ -148,7 +211,7 @@ func Find[T any](ctx context.Context, c lungo.ICollection, filter bson.M, s Sort
 	switch {
 	case len(items) > 0:
 		v, id := key(&items[len(items)-1])
-		res.ContinueCursor = encode(position{Field: s.Field, Value: v, ID: id})
+		res.ContinueCursor = encode(s.at(v, id))
 	case o.Cursor != nil:
 		res.ContinueCursor = *o.Cursor
 	}

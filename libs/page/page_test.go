@@ -184,3 +184,119 @@ func TestEach(t *testing.T) {
 		t.Fatalf("find's error: %v", err)
 	}
 }
+
+// A cursor is valid for its own direction and choices only (docs/adr/0172):
+// the scenario of a list read newest first whose cursor is then sent with
+// oldest first (or another filter) is refused, not served as "page 2"; a
+// cursor of the previous release (field, value and id only) is still read
+// by the default query, and refused by any other.
+func TestCursorsAreBoundToDirectionAndChoices(t *testing.T) {
+	ctx := context.Background()
+	db, _ := store.Open(ctx, store.Options{Name: "p", Memory: true})
+	defer db.Close(ctx)
+	c := db.Collection("items")
+	for i := 0; i < 10; i++ {
+		c.InsertOne(ctx, item{ID: fmt.Sprintf("id%02d", i), Rating: i})
+	}
+	status := "open"
+	var noStatus *string
+	newest := Sort{Field: "rating", Desc: true, Query: []any{false, noStatus}}
+	oldest := Sort{Field: "rating", Query: []any{true, noStatus}}
+	open := Sort{Field: "rating", Desc: true, Query: []any{false, &status}}
+	first, err := Find(ctx, c, nil, newest, Opts{NumItems: 3}, key)
+	if err != nil || first.IsDone {
+		t.Fatal(first, err)
+	}
+	cur := first.ContinueCursor
+	for name, s := range map[string]Sort{
+		"other direction":           oldest,
+		"other direction, untagged": {Field: "rating", Desc: false},
+		"a filter":                  open,
+		"other field":               {Field: "_id", Desc: true},
+	} {
+		_, err := Find(ctx, c, nil, s, Opts{NumItems: 3, Cursor: &cur}, key)
+		if apperr.CodeOf(err) != apperr.InvalidArgument || err.Error() == "" {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	// Its own query goes on (a nil choice and a zero one are the same).
+	if r, err := Find(ctx, c, nil, Sort{Field: "rating", Desc: true, Query: []any{nil, ""}}, Opts{NumItems: 3, Cursor: &cur}, key); err != nil || r.Page[0].Rating != 6 {
+		t.Fatalf("own query: %+v %v", r, err)
+	}
+	// A pointer to false is a choice (available: false), unlike nil.
+	no := false
+	if _, err := Find(ctx, c, nil, Sort{Field: "rating", Desc: true, Query: []any{&no, noStatus}}, Opts{NumItems: 3, Cursor: &cur}, key); apperr.CodeOf(err) != apperr.InvalidArgument {
+		t.Fatalf("pointer to false: %v", err)
+	}
+	// A filtered query's cursor is refused without the filter and with another value.
+	fr, err := Find(ctx, c, nil, open, Opts{NumItems: 3}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := "closed"
+	for _, s := range []Sort{newest, {Field: "rating", Desc: true, Query: []any{false, &other}}} {
+		if _, err := Find(ctx, c, nil, s, Opts{NumItems: 3, Cursor: &fr.ContinueCursor}, key); apperr.CodeOf(err) != apperr.InvalidArgument {
+			t.Fatalf("filtered cursor taken by %+v: %v", s.Query, err)
+		}
+	}
+	if _, err := Find(ctx, c, nil, open, Opts{NumItems: 3, Cursor: &fr.ContinueCursor}, key); err != nil {
+		t.Fatal(err)
+	}
+	// The previous release's cursor (as it encoded one) after rating 7.
+	b, _ := bson.Marshal(bson.D{{Key: "f", Value: "rating"}, {Key: "v", Value: 7}, {Key: "i", Value: "id07"}})
+	old := base64.RawURLEncoding.EncodeToString(b)
+	r, err := Find(ctx, c, nil, newest, Opts{NumItems: 3, Cursor: &old}, key)
+	if err != nil || len(r.Page) != 3 || r.Page[0].Rating != 6 {
+		t.Fatalf("old cursor, default query: %+v %v", r, err)
+	}
+	for _, s := range []Sort{oldest, open} {
+		if _, err := Find(ctx, c, nil, s, Opts{NumItems: 3, Cursor: &old}, key); apperr.CodeOf(err) != apperr.InvalidArgument {
+			t.Fatalf("old cursor taken by %+v: %v", s.Query, err)
+		}
+	}
+	// The previous release reads the new cursors (it ignores the added parts).
+	var prev struct {
+		Field string `bson:"f"`
+		Value int    `bson:"v"`
+		ID    string `bson:"i"`
+	}
+	nb, _ := base64.RawURLEncoding.DecodeString(cur)
+	if err := bson.Unmarshal(nb, &prev); err != nil || prev.Field != "rating" || prev.Value != 7 || prev.ID != "id07" {
+		t.Fatalf("new cursor as the previous release reads it: %+v %v", prev, err)
+	}
+}
+
+// A list whose sort field was renamed (same value on every record) reads the
+// previous release's cursors of the old field on its default query only.
+func TestCursorOfTheFieldAListWasSortedBy(t *testing.T) {
+	ctx := context.Background()
+	db, _ := store.Open(ctx, store.Options{Name: "p", Memory: true})
+	defer db.Close(ctx)
+	c := db.Collection("items")
+	for i := 0; i < 10; i++ {
+		c.InsertOne(ctx, item{ID: fmt.Sprintf("id%02d", i), Rating: i})
+	}
+	b, _ := bson.Marshal(bson.D{{Key: "f", Value: "score"}, {Key: "v", Value: 7}, {Key: "i", Value: "id07"}})
+	old := base64.RawURLEncoding.EncodeToString(b)
+	s := Sort{Field: "rating", Desc: true, Query: []any{false}, Was: "score"}
+	r, err := Find(ctx, c, nil, s, Opts{NumItems: 3, Cursor: &old}, key)
+	if err != nil || len(r.Page) != 3 || r.Page[0].Rating != 6 || r.Page[2].Rating != 4 {
+		t.Fatalf("old field's cursor: %+v %v", r, err)
+	}
+	for name, q := range map[string]Sort{
+		"not renamed":     {Field: "rating", Desc: true},
+		"other direction": {Field: "rating", Query: []any{true}, Was: "score"},
+	} {
+		if _, err := Find(ctx, c, nil, q, Opts{NumItems: 3, Cursor: &old}, key); apperr.CodeOf(err) != apperr.InvalidArgument {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	// A new cursor names the field it is of, and only it.
+	next := r.ContinueCursor
+	if _, err := Find(ctx, c, nil, Sort{Field: "score", Desc: true}, Opts{NumItems: 3, Cursor: &next}, key); apperr.CodeOf(err) != apperr.InvalidArgument {
+		t.Fatalf("new cursor on the old field: %v", err)
+	}
+	if r, err := Find(ctx, c, nil, s, Opts{NumItems: 3, Cursor: &next}, key); err != nil || r.Page[0].Rating != 3 {
+		t.Fatalf("next: %+v %v", r, err)
+	}
+}

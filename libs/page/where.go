@@ -29,12 +29,13 @@ func FindWhere[T any](ctx context.Context, c lungo.ICollection, filter bson.M, s
 			if keep(&batch.Page[i]) {
 				if len(kept) == n { // one more after a full page: not done
 					v, id := key(&kept[n-1])
-					return Result[T]{Page: kept, ContinueCursor: encode(position{Field: s.Field, Value: v, ID: id})}, nil
+					return Result[T]{Page: kept, ContinueCursor: encode(s.at(v, id))}, nil
 				}
 				kept = append(kept, batch.Page[i])
 			}
 			v, id := key(&batch.Page[i])
-			last = &position{Field: s.Field, Value: v, ID: id}
+			p := s.at(v, id)
+			last = &p
 			more := i < len(batch.Page)-1 || !batch.IsDone
 			if read >= maxRead && more {
 				return Result[T]{Page: kept, ContinueCursor: encode(*last)}, nil

@@ -245,7 +245,7 @@ func (s *svc) listStoreDisputes(ctx context.Context, a *storeDisputesArgs) (page
 	if err != nil {
 		return page.Result[DisputeView]{}, err
 	}
-	r, err := s.disputes.Page(ctx, storage.DisputeFilter{StoreID: ops.StoreOf(ctx).ID, Status: deref(a.Status), From: a.From, To: a.To}, byDue, desc, a.PaginationOpts)
+	r, err := s.disputes.Page(ctx, storage.DisputeFilter{StoreID: ops.StoreOf(ctx).ID, OwnStore: true, Status: deref(a.Status), From: a.From, To: a.To}, byDue, desc, a.PaginationOpts)
 	if err != nil {
 		return page.Result[DisputeView]{}, err
 	}

@@ -17,6 +17,15 @@ import (
 func (s *svc) changeWallet(ctx context.Context, walletID string, m domain.StatementMove, fn func(w *domain.Wallet) error) (*domain.Wallet, error) {
 	var entries []domain.StatementEntry
 	w, err := s.wallets.Update(ctx, walletID, func(w *domain.Wallet) error {
+		if w.MoveSeq > 0 && w.JournaledAt == 0 { // last journaled by an older version
+			last, err := s.statement.Last(ctx, w.ID)
+			if err != nil {
+				return err
+			}
+			if last != nil {
+				w.JournaledAt = last.At
+			}
+		}
 		before, seq := w.Balances(), w.MoveSeq
 		if err := fn(w); err != nil {
 			return err

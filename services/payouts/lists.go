@@ -59,7 +59,7 @@ func (s *svc) listPayouts(ctx context.Context, a *storePayoutsArgs) (page.Result
 	if err := checkRange(a.From, a.To, field); err != nil {
 		return page.Result[Payout]{}, err
 	}
-	r, err := s.payouts.ListPayouts(ctx, storage.PayoutFilter{Status: a.Status, StoreID: &st.ID, From: a.From, To: a.To}, field, desc, a.PaginationOpts)
+	r, err := s.payouts.ListPayouts(ctx, storage.PayoutFilter{Status: a.Status, StoreID: &st.ID, OwnStore: true, From: a.From, To: a.To}, field, desc, a.PaginationOpts)
 	if err != nil {
 		return page.Result[Payout]{}, err
 	}

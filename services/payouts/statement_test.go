@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
 
 	"marketplace/libs/apperr"
 	"marketplace/libs/auth"
@@ -17,6 +20,7 @@ import (
 	"marketplace/libs/ops"
 	"marketplace/libs/page"
 	"marketplace/services/payouts/domain"
+	"marketplace/services/payouts/storage"
 )
 
 func (w *moneyWorld) statementOf(t *testing.T, ctx context.Context, from, to int64) *Statement {
@@ -234,5 +238,52 @@ func TestStatementEarningTakenEarlyIsNotHeld(t *testing.T) {
 		if e.Kind == domain.KindEarning && e.Status != domain.TxCompleted {
 			t.Fatalf("an earning released early reads %q on listStatementEntries", e.Status)
 		}
+	}
+}
+
+// releaseDue takes now once per batch: a credit committed after that now
+// and before the batch's release gets the lower number; the release is
+// entered at the credit's time, not before it, so entry times never go back
+// along the numbering and a period of listStatementEntries (a range of
+// numbers) holds every entry made in it. The wallet was last journaled by
+// the previous version (no journaledAt): its last entry's time is read.
+func TestStatementEntryTimesFollowTheNumbering(t *testing.T) {
+	w := newMoneyWorld(t)
+	ctx := context.Background()
+	start := w.clock.Now().UnixMilli()
+	w.deliverOrder(t, w.order(customers.StatusOutForDelivery)) // held for 7 days
+	w.clock.Advance(7*day + time.Hour)
+	batchNow := w.clock.Now().UnixMilli() - 30*60*1000 // the batch's now, before the credit below
+	w.deliverOrder(t, w.order(customers.StatusOutForDelivery))
+	if _, err := w.db.Collection(storage.WalletsColl).UpdateOne(ctx, bson.M{"storeId": w.store}, bson.M{"$unset": bson.M{"journaledAt": ""}}); err != nil {
+		t.Fatal(err)
+	}
+	due, err := w.ledger.Due(ctx, batchNow, 10)
+	if err != nil || len(due) != 1 {
+		t.Fatalf("due %v %v", due, err)
+	}
+	if err := w.tx(ctx, "the earning", func(ctx context.Context) error {
+		_, _, err := w.release(ctx, due[0], batchNow)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.listStatementEntries(ownerCtx(ctx, w.store), &statementEntriesArgs{StoreID: w.store, PaginationOpts: page.Opts{NumItems: 10}})
+	if err != nil || len(r.Page) != 3 {
+		t.Fatalf("entries %+v %v", r, err)
+	}
+	for i := 1; i < len(r.Page); i++ { // newest first
+		if r.Page[i-1].At < r.Page[i].At {
+			t.Fatalf("entry %d at %d is before entry %d at %d", r.Page[i-1].Seq, r.Page[i-1].At, r.Page[i].Seq, r.Page[i].At)
+		}
+	}
+	if rel := r.Page[0]; rel.Kind != domain.KindRelease || rel.At != r.Page[1].At {
+		t.Fatalf("the release %+v, the credit %+v", rel, r.Page[1])
+	}
+	// A period from the credit's time holds both.
+	from := r.Page[1].At
+	p, err := w.listStatementEntries(ownerCtx(ctx, w.store), &statementEntriesArgs{StoreID: w.store, From: &from, PaginationOpts: page.Opts{NumItems: 10}})
+	if err != nil || len(p.Page) != 2 {
+		t.Fatalf("period from %d: %+v %v (start %d)", from, p, err, start)
 	}
 }

@@ -95,7 +95,11 @@ func (r *Products) ListOfStore(ctx context.Context, storeID string, l domain.Pro
 		filter["isAvailable"] = *l.Available
 	}
 	srt := domain.ProductSorts[l.Sort]
-	s := page.Sort{Field: srt.Field, Desc: srt.Desc}
+	sortName := l.Sort // a cursor is of its sort, availability and search (docs/adr/0172)
+	if sortName == "added" {
+		sortName = "" // the default
+	}
+	s := page.Sort{Field: srt.Field, Desc: srt.Desc, Query: []any{sortName, l.Available, l.Search}}
 	key := func(p *domain.Product) (any, string) { return p.CreationTime, p.ID }
 	if srt.Field == "price" {
 		key = func(p *domain.Product) (any, string) { return int64(p.Price), p.ID }

@@ -55,7 +55,8 @@ func (r *Orders) Find(ctx context.Context, f domain.OrderFilter, s domain.OrderS
 		}
 		o.Cursor = &c
 	}
-	res, err := page.Find(ctx, r.db.Collection(orders), orderQuery(f), page.Sort{Field: s.Field, Desc: s.Desc}, o,
+	res, err := page.Find(ctx, r.db.Collection(orders), orderQuery(f),
+		page.Sort{Field: s.Field, Desc: s.Desc, Query: []any{f.Status, f.From, f.To, f.Number}}, o,
 		func(o *domain.Order) (any, string) {
 			if s.Field == "total" {
 				return int64(o.Total), o.ID

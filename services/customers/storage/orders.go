@@ -159,7 +159,8 @@ func (r *Orders) PageToSettle(ctx context.Context, f HeldFilter, oldest bool, o 
 		}
 		o.Cursor = &c
 	}
-	res, err := page.Find(ctx, r.db.Collection(orders), f.query(), page.Sort{Field: s.Field, Desc: s.Desc}, o,
+	// A cursor is of its filters too (docs/adr/0172).
+	res, err := page.Find(ctx, r.db.Collection(orders), f.query(), page.Sort{Field: s.Field, Desc: s.Desc, Query: []any{f.StoreID, f.From, f.To}}, o,
 		func(o *domain.Order) (any, string) { return o.CreationTime, o.ID })
 	if err == nil && res.ContinueCursor != "" && s.Tag != "" {
 		res.ContinueCursor = s.Tag + "." + res.ContinueCursor

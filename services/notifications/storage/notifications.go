@@ -121,7 +121,8 @@ func inboxQuery(userID string, admin bool, f domain.InboxFilter) bson.M {
 // Inbox is one page of userID's notifications as f selects them, newest
 // first (f.Oldest: oldest first); with admin, the admin inbox's too.
 func (r *Notifications) Inbox(ctx context.Context, userID string, admin bool, f domain.InboxFilter, o page.Opts) (page.Result[domain.Notification], error) {
-	return page.Find(ctx, r.db.Collection(coll), inboxQuery(userID, admin, f), page.Sort{Field: "creationTime", Desc: !f.Oldest}, o,
+	return page.Find(ctx, r.db.Collection(coll), inboxQuery(userID, admin, f),
+		page.Sort{Field: "creationTime", Desc: !f.Oldest, Query: []any{f.Oldest, f.Read, f.Kind, f.Period.From, f.Period.To}}, o,
 		func(n *domain.Notification) (any, string) { return n.CreationTime, n.ID })
 }
 

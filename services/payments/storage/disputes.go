@@ -78,6 +78,9 @@ const ClosedDisputes = "closed"
 type DisputeFilter struct {
 	StoreID, Status string
 	From, To        *int64
+	// OwnStore: StoreID is the caller's store (the list's scope), not a
+	// filter an administrator chose (a cursor is bound to the filters only).
+	OwnStore bool
 }
 
 // Page is one page of the disputes matching f: by their deadline, soonest
@@ -105,10 +108,16 @@ func (r *Disputes) Page(ctx context.Context, f DisputeFilter, byDue, desc bool, 
 		}
 		filter["openedAt"] = rng
 	}
+	store := f.StoreID
+	if f.OwnStore {
+		store = ""
+	}
+	// A cursor is of its order and filters (docs/adr/0172); newest first is the default.
+	query := []any{!byDue && !desc, f.Status, f.From, f.To, store}
 	if byDue {
-		return page.Find(ctx, r.db.Collection(DisputesCollection), filter, page.Sort{Field: "dueBy"}, o,
+		return page.Find(ctx, r.db.Collection(DisputesCollection), filter, page.Sort{Field: "dueBy", Query: query}, o,
 			func(d *domain.Dispute) (any, string) { return d.DueBy, d.ID })
 	}
-	return page.Find(ctx, r.db.Collection(DisputesCollection), filter, page.Sort{Field: "openedAt", Desc: desc}, o,
+	return page.Find(ctx, r.db.Collection(DisputesCollection), filter, page.Sort{Field: "openedAt", Desc: desc, Query: query}, o,
 		func(d *domain.Dispute) (any, string) { return d.OpenedAt, d.ID })
 }

@@ -30,7 +30,12 @@ type Wallet struct {
 	// change made without an entry (by a version older than the journal,
 	// during a rolling upgrade) shows as a difference, which the next entry
 	// records first (StatementEntries).
-	Journaled      Balances   `bson:"journaled"`
+	Journaled Balances `bson:"journaled"`
+	// JournaledAt is the time of the journal's last entry: an entry is
+	// never earlier (StatementEntries), so entry times never go back along
+	// MoveSeq and a period is a range of entries. 0 on a wallet last
+	// journaled by an older version (changeWallet reads its last entry).
+	JournaledAt    int64      `bson:"journaledAt,omitempty"`
 	TotalEarnings  money.Fils `bson:"totalEarnings"`
 	TotalPayouts   money.Fils `bson:"totalPayouts"`
 	LastPayoutDate *int64     `bson:"lastPayoutDate"`

@@ -65,8 +65,10 @@ type StatementEntry struct {
 }
 
 // StatementEntries are the entries of a change of the wallet w from the
-// balances before (seq: its MoveSeq before) to its balances now, at now, and
-// number them on w (MoveSeq). No change of the balances, no entry. A wallet
+// balances before (seq: its MoveSeq before) to its balances now, at now (or
+// at the wallet's last entry's time, JournaledAt, when now is earlier: a
+// change whose now was taken before another change committed), and number
+// them on w (MoveSeq). No change of the balances, no entry. A wallet
 // that had balances before its first entry (a wallet older than the
 // journal) gets a carried_forward entry of them first; a wallet changed
 // without an entry since its last one (by a version older than the journal,
@@ -75,6 +77,7 @@ type StatementEntry struct {
 func StatementEntries(w *Wallet, before Balances, seq int64, m StatementMove, now int64) []StatementEntry {
 	after := w.Balances()
 	change := after.Plus(before.Neg())
+	now = max(now, w.JournaledAt)
 	var out []StatementEntry
 	if gap := before.Plus(w.Journaled.Neg()); gap != (Balances{}) {
 		seq++
@@ -92,6 +95,9 @@ func StatementEntries(w *Wallet, before Balances, seq int64, m StatementMove, no
 			Amount: change.Sum(), Change: change, After: after, Balance: after.Sum(), Refs: m.Refs, Description: m.Description})
 	}
 	w.MoveSeq, w.Journaled = seq, after
+	if len(out) > 0 {
+		w.JournaledAt = now
+	}
 	return out
 }
 
@@ -101,7 +107,7 @@ func CarriedForward(w *Wallet, now int64) *StatementEntry {
 	if w.MoveSeq != 0 || w.Balances() == (Balances{}) {
 		return nil
 	}
-	w.MoveSeq, w.Journaled = 1, w.Balances()
+	w.MoveSeq, w.Journaled, w.JournaledAt = 1, w.Balances(), now
 	e := carried(w, w.Balances(), 1, now)
 	return &e
 }

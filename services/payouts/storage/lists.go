@@ -20,6 +20,9 @@ import (
 type PayoutFilter struct {
 	Status, StoreID *string
 	From, To        *int64 // requestDate, inclusive
+	// OwnStore: StoreID is the caller's store (the list's scope), not a
+	// filter an administrator chose (a cursor is bound to the filters only).
+	OwnStore bool
 }
 
 func (f PayoutFilter) filter() bson.M {
@@ -54,7 +57,19 @@ func (f PayoutFilter) filter() bson.M {
 // requestedAmount), descending when desc.
 func (r *Payouts) ListPayouts(ctx context.Context, f PayoutFilter, field string, desc bool, o page.Opts) (page.Result[domain.Payout], error) {
 	filter := f.filter()
-	return page.Find(ctx, r.db.Collection(PayoutsColl), filter, page.Sort{Field: field, Desc: desc}, o, func(p *domain.Payout) (any, string) {
+	store := f.StoreID
+	if f.OwnStore {
+		store = nil
+	}
+	// A cursor is of its order and filters (docs/adr/0172): newest first is
+	// the default, whose cursors the previous release made on creationTime
+	// (the owner's list): a payout's requestDate is its creationTime
+	// (domain.NewPayout), so they go on along requestDate.
+	s := page.Sort{Field: field, Desc: desc, Query: []any{!desc, f.Status, f.From, f.To, store}}
+	if field == "requestDate" {
+		s.Was = "creationTime"
+	}
+	return page.Find(ctx, r.db.Collection(PayoutsColl), filter, s, o, func(p *domain.Payout) (any, string) {
 		if field == "requestedAmount" {
 			return int64(p.RequestedAmount), p.ID
 		}
@@ -71,7 +86,8 @@ func (r *Wallets) ListWallets(ctx context.Context, inDebt bool, field string, de
 	if inDebt {
 		filter["availableBalance"] = bson.M{"$lt": 0}
 	}
-	return page.Find(ctx, r.db.Collection(WalletsColl), filter, page.Sort{Field: field, Desc: desc}, o, func(w *domain.Wallet) (any, string) {
+	s := page.Sort{Field: field, Desc: desc, Query: []any{!desc, inDebt}} // descending is the default
+	return page.Find(ctx, r.db.Collection(WalletsColl), filter, s, o, func(w *domain.Wallet) (any, string) {
 		switch field {
 		case "availableBalance":
 			return int64(w.AvailableBalance), w.ID
@@ -136,7 +152,8 @@ func (r *Statement) Page(ctx context.Context, walletID string, f EntryFilter, de
 		}
 		filter["seq"] = seqs
 	}
-	return page.Find(ctx, r.db.Collection(StatementColl), filter, page.Sort{Field: "seq", Desc: desc}, o,
+	return page.Find(ctx, r.db.Collection(StatementColl), filter,
+		page.Sort{Field: "seq", Desc: desc, Query: []any{!desc, f.Kind, f.OrderID, f.From, f.To}}, o,
 		func(e *domain.StatementEntry) (any, string) { return e.Seq, e.ID })
 }
 

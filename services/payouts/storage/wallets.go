@@ -83,7 +83,7 @@ func (r *Wallets) Open(ctx context.Context, info domain.StoreInfo, now int64) er
 }
 
 // walletCAS are the fields a wallet's save compares with what it read.
-var walletCAS = []string{"availableBalance", "pendingBalance", "disputedBalance", "moveSeq", "journaled", "totalEarnings", "totalPayouts", "totalOrders", "lastPayoutDate", "updatedAt"}
+var walletCAS = []string{"availableBalance", "pendingBalance", "disputedBalance", "moveSeq", "journaled", "journaledAt", "totalEarnings", "totalPayouts", "totalOrders", "lastPayoutDate", "updatedAt"}
 
 // Update loads the wallet id (domain.ErrNoWallet when it is not open), runs
 // fn on it and saves what fn changed, on the condition that the fields it

@@ -76,7 +76,7 @@ func (h *storedEntry) entry() (domain.HistoryEntry, error) {
 // one is INVALID_ARGUMENT for the other).
 func (r *History) Page(ctx context.Context, configID string, p page.Period, oldest bool, o page.Opts) (page.Result[domain.HistoryEntry], error) {
 	filter := bson.M{"configId": configID}
-	sort := page.Sort{Field: "seq", Desc: !oldest}
+	sort := page.Sort{Field: "seq", Desc: !oldest, Query: []any{oldest, p.From, p.To}}
 	key := func(h *storedEntry) (any, string) { return h.Seq, h.ID }
 	if r := p.Range(); r != nil {
 		filter["changedAt"] = bson.M(r)

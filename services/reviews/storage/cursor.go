@@ -135,6 +135,23 @@ type cursor struct {
 
 // fingerprint names a query (its order and filters), so a cursor cannot be
 // used with another.
+// periodParts are a list's period as parts of its fingerprint: none when
+// it has no period, so the queries the previous release served (none had
+// one) keep their fingerprint and their cursors stay valid.
+func periodParts(p page.Period) []string {
+	if !p.IsSet() {
+		return nil
+	}
+	from, to := "", ""
+	if p.From != nil {
+		from = strconv.FormatInt(*p.From, 10)
+	}
+	if p.To != nil {
+		to = strconv.FormatInt(*p.To, 10)
+	}
+	return []string{from, to}
+}
+
 func fingerprint(o ordering, parts ...string) string {
 	h := fnv.New64a()
 	h.Write([]byte(o.name))

@@ -154,3 +154,36 @@ func TestStatsInc(t *testing.T) {
 		t.Fatalf("inc of no change = %v", got)
 	}
 }
+
+// The queries the previous release served (no period) keep its
+// fingerprints, so its cursors of them stay valid across the upgrade; the
+// values are the previous release's (fingerprint(order, store, rating,
+// verified) and fingerprint(flags_oldest, status)). A period changes them.
+func TestPreviousReleaseFingerprintsStay(t *testing.T) {
+	four := 4
+	from := int64(1_700_000_000_000)
+	for _, c := range []struct {
+		got, want string
+	}{
+		{StoreList{StoreID: "sto_1"}.Query(), "1w915x33wcdj3"},
+		{StoreList{StoreID: "sto_1", SortBy: SortHighestRating, Rating: &four, VerifiedOnly: true}.Query(), "t4jr32mc5cfj"},
+		{FlagList{Status: "open"}.query(), "33katv0c4endq"},
+		{FlagList{}.query(), "2htn970idcpoe"},
+	} {
+		if c.got != c.want {
+			t.Errorf("fingerprint %s, the previous release's %s", c.got, c.want)
+		}
+	}
+	old := cursor{Query: "1w915x33wcdj3", Values: []any{int64(1_700_000_000_123), "rev_1"}}
+	l := StoreList{StoreID: "sto_1"}
+	if _, err := decodeCursor(encodeCursor(old), l.Query(), l.order()); err != nil {
+		t.Fatalf("the previous release's cursor: %v", err)
+	}
+	l.Period = page.Period{From: &from}
+	if _, err := decodeCursor(encodeCursor(old), l.Query(), l.order()); apperr.CodeOf(err) != apperr.InvalidArgument {
+		t.Fatalf("a cursor without the period taken with one: %v", err)
+	}
+	if (FlagList{Status: "open", Period: page.Period{From: &from}}).query() == "33katv0c4endq" {
+		t.Error("a period does not change the flags' fingerprint")
+	}
+}

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"strconv"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
@@ -78,14 +77,17 @@ func (f *Flags) Page(ctx context.Context, l FlagList, opts page.Opts) (page.Resu
 	if l.Newest {
 		o = flagNewest
 	}
-	from, to := "", ""
-	if l.Period.From != nil {
-		from = strconv.FormatInt(*l.Period.From, 10)
+	return findPage(ctx, f.db.Collection(flagsColl), filter, o, l.query(), opts, flagKeys)
+}
+
+// query names the list (its order and filters): its cursors are valid for
+// it only.
+func (l FlagList) query() string {
+	o := flagOrder
+	if l.Newest {
+		o = flagNewest
 	}
-	if l.Period.To != nil {
-		to = strconv.FormatInt(*l.Period.To, 10)
-	}
-	return findPage(ctx, f.db.Collection(flagsColl), filter, o, fingerprint(o, l.Status, from, to), opts, flagKeys)
+	return fingerprint(o, append([]string{l.Status}, periodParts(l.Period)...)...)
 }
 
 // Count counts the list's flags, stopping at limit: a range of by_status

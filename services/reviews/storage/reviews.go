@@ -206,14 +206,7 @@ func (l StoreList) Query() string {
 	if l.VerifiedOnly {
 		verified = "verified"
 	}
-	from, to := "", ""
-	if l.Period.From != nil {
-		from = strconv.FormatInt(*l.Period.From, 10)
-	}
-	if l.Period.To != nil {
-		to = strconv.FormatInt(*l.Period.To, 10)
-	}
-	return fingerprint(l.order(), l.StoreID, rating, verified, from, to)
+	return fingerprint(l.order(), append([]string{l.StoreID, rating, verified}, periodParts(l.Period)...)...)
 }
 
 // PageOfStore is a page of the list after the cursor of opts.
