@@ -56,25 +56,43 @@ func (f *Flags) Pending(ctx context.Context, reviewID string) ([]domain.Flag, er
 }
 
 // FlagList is a list of flags (listFlags): of one status ("": all),
-// raised in a period, oldest first (a queue) unless Newest.
+// raised in a period, oldest first (a queue) unless Newest. ByDecision (a
+// decided status only: the service checks it): by decision time instead,
+// the period on it too.
 type FlagList struct {
-	Status string
-	Period page.Period
-	Newest bool
+	Status     string
+	Period     page.Period
+	Newest     bool
+	ByDecision bool
 }
 
-// Page is a page of the list: a range of by_status (with a status) or of
-// oldest (without), in either direction.
-func (f *Flags) Page(ctx context.Context, l FlagList, opts page.Opts) (page.Result[domain.Flag], error) {
+// filter is the list's query: a range of by_status (with a status), of
+// oldest (without), or of decided_by_status (ByDecision).
+func (l FlagList) filter() bson.M {
 	filter := bson.M{}
 	if l.Status != "" {
 		filter["status"] = l.Status
 	}
 	if r := l.Period.Range(); r != nil {
-		filter["createdAt"] = bson.M(r)
+		if l.ByDecision {
+			filter["resolution.resolvedAt"] = bson.M(r)
+		} else {
+			filter["createdAt"] = bson.M(r)
+		}
 	}
+	return filter
+}
+
+// Page is a page of the list (its filter), in either direction.
+func (f *Flags) Page(ctx context.Context, l FlagList, opts page.Opts) (page.Result[domain.Flag], error) {
+	filter := l.filter()
 	o := flagOrder
-	if l.Newest {
+	switch {
+	case l.ByDecision && l.Newest:
+		o = flagDecidedNewest
+	case l.ByDecision:
+		o = flagDecidedOldest
+	case l.Newest:
 		o = flagNewest
 	}
 	return findPage(ctx, f.db.Collection(flagsColl), filter, o, l.query(), opts, flagKeys)
@@ -93,13 +111,7 @@ func (l FlagList) query() string {
 // Count counts the list's flags, stopping at limit: a range of by_status
 // or oldest, or (neither a status nor a period) the first limit flags.
 func (f *Flags) Count(ctx context.Context, l FlagList, limit int64) (int64, error) {
-	filter := bson.M{}
-	if l.Status != "" {
-		filter["status"] = l.Status
-	}
-	if r := l.Period.Range(); r != nil {
-		filter["createdAt"] = bson.M(r)
-	}
+	filter := l.filter()
 	if len(filter) == 0 {
 		ctx = store.Scan(ctx, "every flag counted, stopping at the count's cap (limit records read at most)")
 	}
