@@ -85,27 +85,26 @@ func (l FlagList) filter() bson.M {
 
 // Page is a page of the list (its filter), in either direction.
 func (f *Flags) Page(ctx context.Context, l FlagList, opts page.Opts) (page.Result[domain.Flag], error) {
-	filter := l.filter()
-	o := flagOrder
+	return findPage(ctx, f.db.Collection(flagsColl), l.filter(), l.order(), l.query(), opts, flagKeys)
+}
+
+// order is the list's order: by report or (ByDecision) decision time.
+func (l FlagList) order() ordering {
 	switch {
 	case l.ByDecision && l.Newest:
-		o = flagDecidedNewest
+		return flagDecidedNewest
 	case l.ByDecision:
-		o = flagDecidedOldest
+		return flagDecidedOldest
 	case l.Newest:
-		o = flagNewest
+		return flagNewest
 	}
-	return findPage(ctx, f.db.Collection(flagsColl), filter, o, l.query(), opts, flagKeys)
+	return flagOrder
 }
 
 // query names the list (its order and filters): its cursors are valid for
 // it only.
 func (l FlagList) query() string {
-	o := flagOrder
-	if l.Newest {
-		o = flagNewest
-	}
-	return fingerprint(o, append([]string{l.Status}, periodParts(l.Period)...)...)
+	return fingerprint(l.order(), append([]string{l.Status}, periodParts(l.Period)...)...)
 }
 
 // Count counts the list's flags, stopping at limit: a range of by_status

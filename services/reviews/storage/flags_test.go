@@ -59,6 +59,14 @@ func TestDecisionsOrderedByDecisionTime(t *testing.T) {
 	if got := fmt.Sprint(list(FlagList{Status: contract.FlagStatusResolved, Newest: true})); got != "[flg_4 flg_3 flg_2 flg_1]" {
 		t.Errorf("by report, newest first: %s", got)
 	}
+	// A cursor of the decisions' order is not one of the reports' order.
+	first, err := flags.Page(ctx, FlagList{Status: contract.FlagStatusResolved, ByDecision: true, Newest: true}, page.Opts{NumItems: 2})
+	if err != nil || first.IsDone {
+		t.Fatalf("first page by decision: %+v %v", first, err)
+	}
+	if _, err := flags.Page(ctx, FlagList{Status: contract.FlagStatusResolved, Newest: true}, page.Opts{NumItems: 2, Cursor: &first.ContinueCursor}); err == nil {
+		t.Error("a cursor by decision time accepted by the list by report time")
+	}
 	from, to := int64(15), int64(35)
 	decided := FlagList{Status: contract.FlagStatusResolved, ByDecision: true, Newest: true, Period: page.Period{From: &from, To: &to}}
 	if got := fmt.Sprint(list(decided)); got != "[flg_2 flg_3]" {
