@@ -158,6 +158,25 @@ func TestListsReviewsFlagsInbox(t *testing.T) {
 		if c := count(map[string]any{"status": "pending"}); c.Count != 2 {
 			t.Errorf("pending after one dismissal %+v", c)
 		}
+		// The decisions by decision time: flags[2] (reported last) dismissed
+		// on day 20, flags[0] (reported first) on day 30: newest decision first
+		// is flags[0], then flags[2], then flags[1] (decided before); a period
+		// is on the decision time; pending ones have no decision.
+		clock.Set(d0.Add(20 * 24 * time.Hour))
+		st.MustOK(t, s.Mutation(rs.admin, opResolveFlag, map[string]any{"flagId": flags[2], "adminUserId": "admin-1", "action": "dismiss"}))
+		clock.Set(d0.Add(30 * 24 * time.Hour))
+		st.MustOK(t, s.Mutation(rs.admin, opResolveFlag, map[string]any{"flagId": flags[0], "adminUserId": "admin-1", "action": "dismiss"}))
+		if got := idsOf(list(pageArgs(10, nil, "status", "dismissed", "by", "decision", "sort", "newest"))); !slices.Equal(got, []string{flags[0], flags[2], flags[1]}) {
+			t.Errorf("dismissed by decision, newest first: %v, flags %v", got, flags)
+		}
+		if got := idsOf(list(pageArgs(10, nil, "status", "dismissed", "by", "decision", "from", at(19), "to", at(21)))); !slices.Equal(got, flags[2:3]) {
+			t.Errorf("dismissed on days 19-21: %v", got)
+		}
+		if c := count(map[string]any{"status": "dismissed", "by": "decision", "from": at(19)}); c.Count != 2 {
+			t.Errorf("count dismissed from day 19 %+v", c)
+		}
+		expectError(t, s.Query(rs.admin, opListFlags, pageArgs(2, nil, "status", "pending", "by", "decision")), "INVALID_ARGUMENT", "by")
+		expectError(t, s.Query(rs.admin, opCountFlags, map[string]any{"by": "decision"}), "INVALID_ARGUMENT", "by")
 		p := list(pageArgs(2, nil, "sort", "newest"))
 		p2 := list(pageArgs(2, p.ContinueCursor, "sort", "newest"))
 		if len(p.Page) != 2 || p.IsDone || !slices.Equal(idsOf(p2), oldest[:1]) || !p2.IsDone {

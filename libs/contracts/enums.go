@@ -155,6 +155,10 @@ var Enums = []Enum{
 		{Value: "lowest_rating", Meaning: "by rating, lowest first"},
 		{Value: "most_helpful", Meaning: "by helpful votes, most first"},
 	}},
+	{Name: "flagListBy", Values: []EnumValue{
+		{Value: "report", Meaning: "ordered, and the period taken, by the time the flag was raised"},
+		{Value: "decision", Meaning: "ordered, and the period taken, by the time the flag was decided (dismissed or resolved flags only)"},
+	}},
 	{Name: "salesGranularity", Values: []EnumValue{
 		{Value: "day", Meaning: "one bucket per Asia/Dubai calendar day, from midnight"},
 		{Value: "week", Meaning: "one bucket per week, from Monday midnight in Asia/Dubai"},

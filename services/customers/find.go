@@ -84,13 +84,21 @@ func (s *svc) names(ctx context.Context, os []domain.Order) (domain.Names, error
 	return n, nil
 }
 
-// named is a page of orders as views with their names.
+// named is a page of orders as views with their names; administrators'
+// names only to administrators (UnnameStaff).
 func (s *svc) named(ctx context.Context, r page.Result[domain.Order], withTerms bool) (page.Result[domain.OrderView], error) {
 	n, err := s.names(ctx, r.Page)
 	if err != nil {
 		return page.Result[domain.OrderView]{}, err
 	}
-	return page.Map(r, func(o *domain.Order) domain.OrderView { return o.NamedView(withTerms, n) }), nil
+	staff := withTerms && ops.Caller(ctx).IsAdmin()
+	return page.Map(r, func(o *domain.Order) domain.OrderView {
+		v := o.NamedView(withTerms, n)
+		if !staff {
+			v.UnnameStaff()
+		}
+		return v
+	}), nil
 }
 
 // namedOne is one order's view with its names.
@@ -100,6 +108,9 @@ func (s *svc) namedOne(ctx context.Context, o *domain.Order, withTerms bool) (*d
 		return nil, err
 	}
 	v := o.NamedView(withTerms, n)
+	if !withTerms || !ops.Caller(ctx).IsAdmin() {
+		v.UnnameStaff()
+	}
 	return &v, nil
 }
 

@@ -67,9 +67,9 @@ func build(_ context.Context, env service.Env) (*service.Built, error) {
 		Checks:     []httpserver.Check{{Name: "consumer:" + GroupID, Fn: s.status.Check}},
 		Registry: ops.NewRegistry("notifications",
 			ops.NewQuery("notifications.inbox.list", ops.Authenticated,
-				"The caller's notifications, newest first (sort oldest: oldest first); administrators also see the admin inbox. Optional filters: read (read|unread; unreadOnly true is read=unread), kind (orders|payments|payouts|reviews), from and to (creation time, epoch ms, inclusive; at most 366 days apart, else INVALID_ARGUMENT range_too_large).", s.list),
+				"The caller's notifications, newest first (sort oldest: oldest first); administrators also see the admin inbox. Optional filters: read (read|unread; unreadOnly true is read=unread), kind (orders|payments|payouts|reviews), from and to (creation time, epoch ms, inclusive; at most 366 days apart, else INVALID_ARGUMENT range_too_large). With read or kind, a page reads at most 10,000 notifications: it may hold fewer than asked and not be done (go on with its cursor).", s.list),
 			ops.NewQuery("notifications.inbox.count", ops.Authenticated,
-				"How many notifications notifications.inbox.list lists with the same filters (read, kind, from, to), counted up to 10,000: {count, capped} (capped: there are more).", s.count),
+				"How many notifications notifications.inbox.list lists with the same filters (read, kind, from, to), counted up to 10,000: {count, capped} (capped: there may be more: past 10,000, or, with read or kind, among more than the newest 10,000 notifications read).", s.count),
 			ops.NewMutation("notifications.inbox.markRead", ops.Authenticated,
 				"Mark one of the caller's notifications (or, for administrators, an admin-inbox one) read.", s.markRead),
 			ops.NewQuery("notifications.inbox.countUnread", ops.Authenticated,
@@ -171,11 +171,11 @@ func (s *svc) count(ctx context.Context, a *countArgs) (domain.InboxCount, error
 		return domain.InboxCount{}, err
 	}
 	caller := ops.Caller(ctx)
-	n, err := s.notifications.Count(ctx, caller.Sub, caller.IsAdmin(), f, domain.MaxInboxCount+1)
+	n, partial, err := s.notifications.Count(ctx, caller.Sub, caller.IsAdmin(), f, domain.MaxInboxCount+1)
 	if err != nil {
 		return domain.InboxCount{}, err
 	}
-	return domain.InboxCountOf(n), nil
+	return domain.InboxCountOf(n, partial), nil
 }
 
 type markReadArgs struct {

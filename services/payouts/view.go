@@ -168,7 +168,10 @@ func payoutItem(p *domain.Payout, w *domain.Wallet) PayoutItem {
 	return it
 }
 
-// detail is p with everything recorded on it; admin notes only for admin.
+// detail is p with everything recorded on it; admin notes, and the names of
+// the administrators who moved it, only for admin (docs/adr/0168: the store's
+// owner sees their ids, as before names were recorded, and the owner's own
+// name on the request).
 func payoutDetail(p *domain.Payout, w *domain.Wallet, admin bool) Payout {
 	d := Payout{
 		PayoutItem: payoutItem(p, w), ApprovedBy: strPtr(p.ApprovedBy), ApprovedByName: strPtr(p.ApprovedByName), ProcessingDate: p.ProcessingDate,
@@ -179,12 +182,16 @@ func payoutDetail(p *domain.Payout, w *domain.Wallet, admin bool) Payout {
 	}
 	if admin {
 		d.AdminNotes = strPtr(p.AdminNotes)
+	} else {
+		d.ApprovedByName = nil // an administrator's name: not the owner's to see
 	}
 	for _, h := range p.History {
 		hv := HistoryView{Action: h.Action, From: strPtr(h.From), To: h.To, By: h.By, ByName: strPtr(h.ByName), At: h.At, Reason: h.Reason,
 			Method: h.Method, Reference: h.Reference, RestoreBalance: h.RestoreBalance, HandoverConfirmed: h.HandoverConfirmed}
 		if admin {
 			hv.Notes = h.Notes
+		} else if h.Action != domain.ActionRequest {
+			hv.ByName = nil // every move after the request is an administrator's (or the system's)
 		}
 		d.History = append(d.History, hv)
 	}

@@ -80,24 +80,31 @@ type listFlagsArgs struct {
 	From           *int64    `json:"from" op:"min=0"`
 	To             *int64    `json:"to" op:"min=0"`
 	Sort           *string   `json:"sort" op:"enum=oldest|newest"`
+	By             *string   `json:"by" op:"enum=report|decision"`
 	PaginationOpts page.Opts `json:"paginationOpts" op:"required"`
 }
 
 // flagList is listFlags' and countFlags' list (the period checked:
-// page.NewPeriod).
-func flagList(status *string, from, to *int64, sort *string) (storage.FlagList, error) {
+// page.NewPeriod). by decision orders (and takes the period) by decision
+// time: decisions only, so of status dismissed or resolved (else
+// INVALID_ARGUMENT: pending flags have no decision).
+func flagList(status *string, from, to *int64, sort, by *string) (storage.FlagList, error) {
 	p, err := page.NewPeriod(from, to)
 	if err != nil {
 		return storage.FlagList{}, err
 	}
-	return storage.FlagList{Status: orEmpty(status), Period: p, Newest: orEmpty(sort) == "newest"}, nil
+	l := storage.FlagList{Status: orEmpty(status), Period: p, Newest: orEmpty(sort) == "newest", ByDecision: orEmpty(by) == "decision"}
+	if l.ByDecision && l.Status != contract.FlagStatusDismissed && l.Status != contract.FlagStatusResolved {
+		return storage.FlagList{}, apperr.Invalid("by", "decision lists one decided status: status dismissed or resolved")
+	}
+	return l, nil
 }
 
 // listFlags pages the flags, oldest first (a queue) unless sort is newest,
 // optionally of one status and raised from..to (epoch ms, inclusive), each
 // with its review as administrators see it.
 func (s *svc) listFlags(ctx context.Context, a *listFlagsArgs) (page.Result[FlagView], error) {
-	l, err := flagList(a.Status, a.From, a.To, a.Sort)
+	l, err := flagList(a.Status, a.From, a.To, a.Sort, a.By)
 	if err != nil {
 		return page.Result[FlagView]{}, err
 	}
@@ -128,6 +135,7 @@ type countFlagsArgs struct {
 	Status *string `json:"status" op:"enum=pending|dismissed|resolved"`
 	From   *int64  `json:"from" op:"min=0"`
 	To     *int64  `json:"to" op:"min=0"`
+	By     *string `json:"by" op:"enum=report|decision"`
 }
 
 // MaxFlagCount is where countFlags stops counting (capped).
@@ -142,7 +150,7 @@ type FlagCount struct {
 // countFlags counts what listFlags lists with the same filters, up to
 // MaxFlagCount: the console's page numbers.
 func (s *svc) countFlags(ctx context.Context, a *countFlagsArgs) (FlagCount, error) {
-	l, err := flagList(a.Status, a.From, a.To, nil)
+	l, err := flagList(a.Status, a.From, a.To, nil, a.By)
 	if err != nil {
 		return FlagCount{}, err
 	}

@@ -88,6 +88,14 @@ func TestMovesRecordWho(t *testing.T) {
 			t.Errorf("history[%d] = %+v, want %+v", i, v.StatusHistory[i], w)
 		}
 	}
+	// The store's owner's view: the administrator's move by id and role, no name.
+	v.UnnameStaff()
+	want[2].ByName = ""
+	for i, w := range want {
+		if v.StatusHistory[i] != w {
+			t.Errorf("owner's view: history[%d] = %+v, want %+v", i, v.StatusHistory[i], w)
+		}
+	}
 	for _, h := range o.View(false).StatusHistory {
 		if h.By != "" || h.Role != "" || h.ByName != "" {
 			t.Errorf("the customer's view shows who moved it: %+v", h)

@@ -486,3 +486,15 @@ func (o *Order) View(withTerms bool) OrderView {
 	}
 	return v
 }
+
+// UnnameStaff leaves the administrators' names out of v's status history:
+// the view served to the store's owner (docs/adr/0168). Their id and role
+// stay, as owners saw them before names were recorded; the owners' own
+// names stay.
+func (v *OrderView) UnnameStaff() {
+	for i := range v.StatusHistory {
+		if v.StatusHistory[i].Role == RoleAdministrator {
+			v.StatusHistory[i].ByName = ""
+		}
+	}
+}

@@ -76,6 +76,12 @@ func (f InboxFilter) Matches(n *Notification) bool {
 	return false
 }
 
+// MaxInboxScan is how many records of an inbox a list page or a count with
+// a read or kind filter reads at most: those filters are checked record by
+// record (the indexes are by recipient and time), so a page may end short
+// and a count be of the newest MaxInboxScan only (capped).
+const MaxInboxScan = 10_000
+
 // MaxInboxCount is where notifications.inbox.count stops counting (capped).
 const MaxInboxCount = 10_000
 
@@ -86,8 +92,13 @@ type InboxCount struct {
 	Capped bool `json:"capped"`
 }
 
-// InboxCountOf caps n (counted up to MaxInboxCount+1) at MaxInboxCount.
-func InboxCountOf(n int64) InboxCount {
+// InboxCountOf caps n (counted up to MaxInboxCount+1) at MaxInboxCount;
+// partial (the count read only the newest MaxInboxScan records) is capped
+// too: there may be more.
+func InboxCountOf(n int64, partial bool) InboxCount {
+	if partial && n <= MaxInboxCount {
+		return InboxCount{Count: int(n), Capped: true}
+	}
 	if n > MaxInboxCount {
 		return InboxCount{Count: MaxInboxCount, Capped: true}
 	}

@@ -69,8 +69,12 @@ func TestInboxFilter(t *testing.T) {
 
 func TestInboxCountOf(t *testing.T) {
 	for n, want := range map[int64]InboxCount{0: {}, 10_000: {Count: 10_000}, 10_001: {Count: 10_000, Capped: true}} {
-		if got := InboxCountOf(n); got != want {
+		if got := InboxCountOf(n, false); got != want {
 			t.Errorf("InboxCountOf(%d) = %+v, want %+v", n, got, want)
 		}
+	}
+	// A count of the newest MaxInboxScan records only is a lower bound.
+	if got := InboxCountOf(3, true); got != (InboxCount{Count: 3, Capped: true}) {
+		t.Errorf("partial count of 3: %+v", got)
 	}
 }

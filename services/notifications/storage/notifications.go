@@ -34,7 +34,10 @@ func Indexes() []store.Index {
 }
 
 // Notifications is the repository of inbox items.
-type Notifications struct{ db *store.DB }
+type Notifications struct {
+	db   *store.DB
+	scan int // records a filtered Inbox or Count reads at most (0: domain.MaxInboxScan)
+}
 
 func NewNotifications(db *store.DB) *Notifications { return &Notifications{db: db} }
 
@@ -90,45 +93,74 @@ func (r *Notifications) MarkRead(ctx context.Context, n *domain.Notification) er
 }
 
 // inboxQuery is userID's inbox (with admin, the admin inbox's too) as f
-// selects it (domain.InboxFilter.Matches): a range of user_inbox_by_creation
-// (and admin_inbox_by_creation) by creation time, the read mark and the kind
-// checked on the records of that range.
+// selects it (domain.InboxFilter.Matches) with an index: a range of
+// user_inbox_by_creation (and admin_inbox_by_creation) by creation time.
+// The read mark and the kind are not on those indexes: they are checked on
+// the range's records by Inbox and Count, which read at most
+// domain.MaxInboxScan of them.
 func inboxQuery(userID string, admin bool, f domain.InboxFilter) bson.M {
 	own := bson.M{"recipientType": domain.RecipientUser, "recipientUserId": userID}
 	filter := own
 	if admin {
 		filter = bson.M{"$or": bson.A{own, bson.M{"recipientType": domain.RecipientAdmin}}}
 	}
-	and := bson.A{filter}
-	switch f.Read {
-	case "read":
-		and = append(and, bson.M{"read": true})
-	case "unread":
-		and = append(and, bson.M{"read": false})
-	}
-	if f.Kind != "" {
-		and = append(and, bson.M{"type": bson.M{"$in": domain.TypesOf(f.Kind)}})
-	}
 	if r := f.Period.Range(); r != nil {
-		and = append(and, bson.M{"creationTime": bson.M(r)})
+		return bson.M{"$and": bson.A{filter, bson.M{"creationTime": bson.M(r)}}}
 	}
-	if len(and) == 1 {
-		return filter
-	}
-	return bson.M{"$and": and}
+	return filter
 }
+
+// scanned says whether f needs records checked one by one (a read mark or
+// a kind), not only a range.
+func scanned(f domain.InboxFilter) bool { return f.Read != "" || f.Kind != "" }
 
 // Inbox is one page of userID's notifications as f selects them, newest
-// first (f.Oldest: oldest first); with admin, the admin inbox's too.
+// first (f.Oldest: oldest first); with admin, the admin inbox's too. With a
+// read mark or a kind, a page reads at most r.scan records (page.FindWhere):
+// it may then end short, not done, its cursor after the last record read.
 func (r *Notifications) Inbox(ctx context.Context, userID string, admin bool, f domain.InboxFilter, o page.Opts) (page.Result[domain.Notification], error) {
-	return page.Find(ctx, r.db.Collection(coll), inboxQuery(userID, admin, f),
-		page.Sort{Field: "creationTime", Desc: !f.Oldest, Query: []any{f.Oldest, f.Read, f.Kind, f.Period.From, f.Period.To}}, o,
-		func(n *domain.Notification) (any, string) { return n.CreationTime, n.ID })
+	s := page.Sort{Field: "creationTime", Desc: !f.Oldest, Query: []any{f.Oldest, f.Read, f.Kind, f.Period.From, f.Period.To}}
+	key := func(n *domain.Notification) (any, string) { return n.CreationTime, n.ID }
+	if !scanned(f) {
+		return page.Find(ctx, r.db.Collection(coll), inboxQuery(userID, admin, f), s, o, key)
+	}
+	return page.FindWhere(ctx, r.db.Collection(coll), inboxQuery(userID, admin, f), s, o, key, f.Matches, r.scanLimit())
 }
 
-// Count counts what Inbox lists with f, stopping at limit.
-func (r *Notifications) Count(ctx context.Context, userID string, admin bool, f domain.InboxFilter, limit int64) (int64, error) {
-	return r.db.Collection(coll).CountDocuments(ctx, inboxQuery(userID, admin, f), options.Count().SetLimit(limit))
+func (r *Notifications) scanLimit() int {
+	if r.scan > 0 {
+		return r.scan
+	}
+	return domain.MaxInboxScan
+}
+
+// Count counts what Inbox lists with f, stopping at limit. With a read mark
+// or a kind it reads at most r.scan records of the range, newest first
+// (only their type, read mark and time), and counts those f selects;
+// partial says the range holds more records than were read (the count is
+// then the newest ones' only).
+func (r *Notifications) Count(ctx context.Context, userID string, admin bool, f domain.InboxFilter, limit int64) (n int64, partial bool, err error) {
+	q := inboxQuery(userID, admin, f)
+	if !scanned(f) {
+		n, err = r.db.Collection(coll).CountDocuments(ctx, q, options.Count().SetLimit(limit))
+		return n, false, err
+	}
+	scan := r.scanLimit()
+	ns, err := store.FindAll[domain.Notification](ctx, r.db.Collection(coll), q, options.Find().
+		SetSort(bson.D{{Key: "creationTime", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(int64(scan)+1).
+		SetProjection(bson.M{"type": 1, "read": 1, "creationTime": 1}))
+	if err != nil {
+		return 0, false, err
+	}
+	if len(ns) > scan {
+		ns, partial = ns[:scan], true
+	}
+	for i := range ns {
+		if f.Matches(&ns[i]) && n < limit {
+			n++
+		}
+	}
+	return n, partial, nil
 }
 
 // CountUnread counts userID's unread notifications and, with admin, the

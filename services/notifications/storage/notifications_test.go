@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"marketplace/libs/page"
 	"marketplace/libs/store"
 	"marketplace/services/notifications/domain"
 )
@@ -88,5 +89,63 @@ func TestOfOrderKeepsToTheStore(t *testing.T) {
 	}
 	if got, _ := r.OfOrder(ctx, "sto_b", "ord_1", true, 50); len(got) != 1 || got[0].ID != "ntf_4" {
 		t.Errorf("store B: %+v", got)
+	}
+}
+
+// A read or kind filter is checked record by record: a page or a count reads
+// at most the scan limit of the inbox's records, however few match. With 3
+// matches among 30 records and a limit of 10, the count is of the newest 10
+// and capped, and the pages go on by their cursors, each reading at most 10,
+// until all 3 are listed.
+func TestFilteredInboxReadsAtMostTheScanLimit(t *testing.T) {
+	ctx := context.Background()
+	r := NewNotifications(memoryDB(t))
+	r.scan = 10
+	var ns []domain.Notification
+	for i := 0; i < 30; i++ {
+		typ := domain.TypeNewOrder
+		if i == 2 || i == 5 || i == 27 { // oldest first: 27 is among the newest 10
+			typ = domain.TypeReviewFlagged
+		}
+		ns = append(ns, domain.Notification{ID: fmt.Sprintf("ntf_%02d", i), RecipientType: domain.RecipientAdmin,
+			Type: typ, EventID: fmt.Sprintf("evt_%d", i), CreationTime: int64(i + 1)})
+	}
+	if err := r.Insert(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	f := domain.InboxFilter{Kind: domain.KindReviews}
+	n, partial, err := r.Count(ctx, "admin", true, f, domain.MaxInboxCount+1)
+	if err != nil || n != 1 || !partial {
+		t.Fatalf("count read past the limit: %d partial=%v %v, want 1 of the newest 10, partial", n, partial, err)
+	}
+	if n, partial, _ := r.Count(ctx, "admin", true, domain.InboxFilter{}, domain.MaxInboxCount+1); n != 30 || partial {
+		t.Errorf("unfiltered count (an index range): %d partial=%v", n, partial)
+	}
+	var got []string
+	o := page.Opts{NumItems: 20}
+	for pages := 1; ; pages++ {
+		res, err := r.Inbox(ctx, "admin", true, f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range res.Page {
+			got = append(got, x.ID)
+		}
+		if pages == 1 && (len(res.Page) != 1 || res.IsDone) {
+			t.Fatalf("first page read past the limit: %d items, done=%v", len(res.Page), res.IsDone)
+		}
+		if res.IsDone {
+			if pages != 3 {
+				t.Errorf("%d pages over 30 records read 10 at a time, want 3", pages)
+			}
+			break
+		}
+		if pages > 5 {
+			t.Fatal("pages never end")
+		}
+		o.Cursor = &res.ContinueCursor
+	}
+	if want := []string{"ntf_27", "ntf_05", "ntf_02"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("listed %v, want %v", got, want)
 	}
 }

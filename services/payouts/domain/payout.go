@@ -19,13 +19,17 @@ type PayoutRequest struct {
 // NewPayout is a requested payout and its wallet transaction (pending: the
 // amount leaves the available balance at once), at now, with the settings'
 // processing fee kept from the amount.
+// ActionRequest is the history's action of the request: the one move by the
+// store's owner (the others are administrators' or the system's).
+const ActionRequest = "requestPayout"
+
 func NewPayout(r PayoutRequest, cfg *WalletSettings, now int64) (*Payout, *Transaction) {
 	walletID := WalletIDOf(r.StoreID)
 	p := &Payout{
 		ID: r.ID, StoreID: r.StoreID, WalletID: walletID, StoreName: r.StoreName, OwnerUserID: r.OwnerUserID,
 		RequestedAmount: r.Amount, ProcessingFee: cfg.ProcessingFee, NetAmount: r.Amount - cfg.ProcessingFee,
 		BankDetails: r.Bank, Status: StatusRequested, RequestDate: now, RequestedBy: r.RequestedBy, RequestedByName: r.RequestedByName, TransactionID: r.TransactionID,
-		History:      []HistoryEntry{{Action: "requestPayout", To: StatusRequested, By: r.RequestedBy, ByName: r.RequestedByName, At: now}},
+		History:      []HistoryEntry{{Action: ActionRequest, To: StatusRequested, By: r.RequestedBy, ByName: r.RequestedByName, At: now}},
 		CreationTime: now, UpdatedAt: now,
 	}
 	t := &Transaction{ID: p.TransactionID, WalletID: walletID, StoreID: r.StoreID, Type: TxPayout, Amount: r.Amount, Status: TxPending,

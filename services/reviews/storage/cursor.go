@@ -61,6 +61,9 @@ var (
 	customerOrder = ordering{"customer_newest", []sortKey{{"createdAt", true}, {"_id", true}}}
 	flagOrder     = ordering{"flags_oldest", []sortKey{{"createdAt", false}, {"_id", false}}} // a queue: the longest waiting first
 	flagNewest    = ordering{"flags_newest", []sortKey{{"createdAt", true}, {"_id", true}}}
+	// The decisions (one decided status) by decision time (decided_by_status).
+	flagDecidedOldest = ordering{"flags_decided_oldest", []sortKey{{"resolution.resolvedAt", false}, {"_id", false}}}
+	flagDecidedNewest = ordering{"flags_decided_newest", []sortKey{{"resolution.resolvedAt", true}, {"_id", true}}}
 )
 
 // sortSpec is the order for the database.
@@ -238,6 +241,11 @@ func flagKeys(f *domain.Flag, o ordering) []any {
 			out[i] = f.ID
 		case "createdAt":
 			out[i] = f.CreatedAt
+		case "resolution.resolvedAt":
+			out[i] = int64(0)
+			if f.Resolution != nil {
+				out[i] = f.Resolution.ResolvedAt
+			}
 		default:
 			panic("reviews: no flag sort key " + k.field)
 		}

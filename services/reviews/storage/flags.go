@@ -56,50 +56,61 @@ func (f *Flags) Pending(ctx context.Context, reviewID string) ([]domain.Flag, er
 }
 
 // FlagList is a list of flags (listFlags): of one status ("": all),
-// raised in a period, oldest first (a queue) unless Newest.
+// raised in a period, oldest first (a queue) unless Newest. ByDecision (a
+// decided status only: the service checks it): by decision time instead,
+// the period on it too.
 type FlagList struct {
-	Status string
-	Period page.Period
-	Newest bool
+	Status     string
+	Period     page.Period
+	Newest     bool
+	ByDecision bool
 }
 
-// Page is a page of the list: a range of by_status (with a status) or of
-// oldest (without), in either direction.
-func (f *Flags) Page(ctx context.Context, l FlagList, opts page.Opts) (page.Result[domain.Flag], error) {
+// filter is the list's query: a range of by_status (with a status), of
+// oldest (without), or of decided_by_status (ByDecision).
+func (l FlagList) filter() bson.M {
 	filter := bson.M{}
 	if l.Status != "" {
 		filter["status"] = l.Status
 	}
 	if r := l.Period.Range(); r != nil {
-		filter["createdAt"] = bson.M(r)
+		if l.ByDecision {
+			filter["resolution.resolvedAt"] = bson.M(r)
+		} else {
+			filter["createdAt"] = bson.M(r)
+		}
 	}
-	o := flagOrder
-	if l.Newest {
-		o = flagNewest
+	return filter
+}
+
+// Page is a page of the list (its filter), in either direction.
+func (f *Flags) Page(ctx context.Context, l FlagList, opts page.Opts) (page.Result[domain.Flag], error) {
+	return findPage(ctx, f.db.Collection(flagsColl), l.filter(), l.order(), l.query(), opts, flagKeys)
+}
+
+// order is the list's order: by report or (ByDecision) decision time.
+func (l FlagList) order() ordering {
+	switch {
+	case l.ByDecision && l.Newest:
+		return flagDecidedNewest
+	case l.ByDecision:
+		return flagDecidedOldest
+	case l.Newest:
+		return flagNewest
 	}
-	return findPage(ctx, f.db.Collection(flagsColl), filter, o, l.query(), opts, flagKeys)
+	return flagOrder
 }
 
 // query names the list (its order and filters): its cursors are valid for
 // it only.
 func (l FlagList) query() string {
-	o := flagOrder
-	if l.Newest {
-		o = flagNewest
-	}
-	return fingerprint(o, append([]string{l.Status}, periodParts(l.Period)...)...)
+	return fingerprint(l.order(), append([]string{l.Status}, periodParts(l.Period)...)...)
 }
 
 // Count counts the list's flags, stopping at limit: a range of by_status
 // or oldest, or (neither a status nor a period) the first limit flags.
 func (f *Flags) Count(ctx context.Context, l FlagList, limit int64) (int64, error) {
-	filter := bson.M{}
-	if l.Status != "" {
-		filter["status"] = l.Status
-	}
-	if r := l.Period.Range(); r != nil {
-		filter["createdAt"] = bson.M(r)
-	}
+	filter := l.filter()
 	if len(filter) == 0 {
 		ctx = store.Scan(ctx, "every flag counted, stopping at the count's cap (limit records read at most)")
 	}

@@ -50,6 +50,8 @@ func Indexes() []store.Index {
 		{Collection: votesColl, Keys: bson.D{{Key: "userId", Value: 1}, {Key: "storeId", Value: 1}}, Name: "by_user_store"},
 		{Collection: flagsColl, Keys: bson.D{{Key: "reviewId", Value: 1}, {Key: "customerId", Value: 1}}, Unique: true, Name: "one_flag_per_customer"},
 		{Collection: flagsColl, Keys: bson.D{{Key: "status", Value: 1}, {Key: "createdAt", Value: 1}, {Key: "_id", Value: 1}}, Name: "by_status"},
+		// The decisions of one status by decision time (listFlags by decision).
+		{Collection: flagsColl, Keys: bson.D{{Key: "status", Value: 1}, {Key: "resolution.resolvedAt", Value: 1}, {Key: "_id", Value: 1}}, Name: "decided_by_status"},
 		// Every flag, oldest first (listFlags without a status).
 		{Collection: flagsColl, Keys: bson.D{{Key: "createdAt", Value: 1}, {Key: "_id", Value: 1}}, Name: "oldest"},
 		// (verifiedOrders is read and written by _id only.)

@@ -154,21 +154,24 @@ journey("lists: the inbox, the store's reviews and the decisions, filtered, sort
   await accessible(owner, "the store's reviews filtered");
   await closePortal(owner);
 
-  // The decisions: the dismissed reports, page 2, and the oldest report first from the header.
+  // The decisions: the dismissed reports (decided ones only: no pending, no
+  // "all"), page 2, and the oldest decision first from the header.
   await nav("Moderation queue");
   await admin.getByTestId("moderation-tab").getByText("Decisions", { exact: true }).click();
   await admin.getByTestId("moderation-status").click();
+  await admin.getByRole("option", { name: "Dismissed", exact: true }).waitFor(WAIT);
+  assert.equal(await admin.getByRole("option").count(), 2, "the decisions offer a status other than resolved and dismissed");
   await admin.getByRole("option", { name: "Dismissed", exact: true }).click();
   const dismissed = admin.locator('[data-testid="moderation-history"] tr[data-status="dismissed"]');
   await counted(dismissed, 20, "a page of dismissed reports");
-  assert.equal(await admin.locator('[data-testid="moderation-history"] tr:not([data-status="dismissed"])').count(), 0, "another status listed");
+  assert.equal(await admin.locator('[data-testid="moderation-history"] tbody tr:not([data-status="dismissed"])').count(), 0, "another status listed");
   assert.equal(await text(admin.getByTestId("pager-where")), "Page 1 of 2");
   await admin.getByTestId("pager-next").click();
   await counted(dismissed, 4, "the dismissed reports of page 2");
-  await admin.getByRole("button", { name: "Sort by Reports" }).click();
-  await admin.locator('th[data-sort="raised"][aria-sort="ascending"]').waitFor(WAIT);
-  const first = await call("query", ADMIN, "admins.reviewModeration.listFlags", { status: "dismissed", sort: "oldest", paginationOpts: { numItems: 20, cursor: null } });
-  await until(async () => (await ids(dismissed, "data-flag")).join(), first.page.map((f) => f._id).join(), "the dismissed reports, oldest first, from page 1");
+  await admin.getByRole("button", { name: "Sort by Decided on" }).click();
+  await admin.locator('th[data-sort="decided"][aria-sort="ascending"]').waitFor(WAIT);
+  const first = await call("query", ADMIN, "admins.reviewModeration.listFlags", { status: "dismissed", by: "decision", sort: "oldest", paginationOpts: { numItems: 20, cursor: null } });
+  await until(async () => (await ids(dismissed, "data-flag")).join(), first.page.map((f) => f._id).join(), "the dismissed reports, oldest decision first, from page 1");
   await accessible(admin, "the decisions filtered");
   await admin.getByTestId("moderation-tab").getByText("Pending", { exact: true }).click();
 });

@@ -51,9 +51,9 @@ type FlagStatus = "pending" | "dismissed" | "resolved";
 // A page of flags as the server filters and sorts them (a status, a period
 // of the days they were raised: any date unless chosen; oldest or newest
 // first), with the count for "page 2 of 7".
-function useFlagPages(status: FlagStatus | null, range: OptionalRange, sort: "oldest" | "newest") {
+function useFlagPages(status: FlagStatus | null, range: OptionalRange, sort: "oldest" | "newest", by: "report" | "decision" = "report") {
   const period = periodArgs(range);
-  const filters = { ...(status ? { status } : {}), ...(period ?? {}) };
+  const filters = { ...(status ? { status } : {}), ...(by === "decision" ? { by } : {}), ...(period ?? {}) };
   const pager = usePager(JSON.stringify([filters, sort]));
   const page = useQuery(api.admins.reviewModeration.listFlags, period ? { ...filters, sort, paginationOpts: { numItems: PAGE, cursor: pager.cursor } } : "skip");
   const count = useQuery(api.admins.reviewModeration.countFlags, period ? filters : "skip");
@@ -197,23 +197,23 @@ function Decide({ flag, action }: { flag: Flag; action: "dismiss" | "hide_review
   );
 }
 
-// The decisions: reports of one status (hidden reviews unless another is
-// chosen), of a period when chosen, newest report first unless the header
-// says otherwise, a page at a time.
+// The decisions: reports of one decided status (hidden reviews unless
+// dismissed ones are chosen; pending reports are the queue's), decided in a
+// period when chosen, newest decision first unless the header says
+// otherwise, a page at a time.
 function History() {
   const { t, dateTime } = useI18n();
   const [status, setStatus] = useState<string | null>("resolved");
   const [range, setRange] = useState<OptionalRange>(null);
-  const [sort, onSort] = useSort({ by: "raised", dir: "desc" });
-  const pages = useFlagPages(status as FlagStatus | null, range, sort.dir === "asc" ? "oldest" : "newest");
+  const [sort, onSort] = useSort({ by: "decided", dir: "desc" });
+  const pages = useFlagPages((status ?? "resolved") as FlagStatus, range, sort.dir === "asc" ? "oldest" : "newest", "decision");
   const filters = (
     <Group gap="md" align="flex-end" wrap="wrap">
       <ChoiceFilter
         label={t("filter.status")}
-        all={t("filter.allStatuses")}
         value={status}
         onChange={setStatus}
-        options={(["resolved", "dismissed", "pending"] as const).map((v) => ({ value: v, label: t(`mod.status.${v}`) }))}
+        options={(["resolved", "dismissed"] as const).map((v) => ({ value: v, label: t(`mod.status.${v}`) }))}
         testId="moderation-status"
       />
       <OptionalPeriodFilter value={range} onChange={setRange} testId="moderation-history-range" />
@@ -234,7 +234,7 @@ function History() {
       {filters}
       <FlagPager pages={pages} />
       <DataTable
-        sort={{ fields: { "mod.reports": "raised" }, value: sort, onSort }}
+        sort={{ fields: { "mod.decidedAt": "decided" }, value: sort, onSort }}
         striped
         verticalSpacing="sm"
         data-testid="moderation-history"

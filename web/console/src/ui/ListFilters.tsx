@@ -58,11 +58,12 @@ export function DateOrderControl({ value, onChange, testId = "date-order" }: { v
 }
 
 /** One of options, or all of them (null), labelled. */
-export function ChoiceFilter({ label, all, value, onChange, options, testId }: { label: string; all: string; value: string | null; onChange(v: string | null): void; options: { value: string; label: string }[]; testId: string }) {
+// ChoiceFilter: one of options, or (with all) none of them.
+export function ChoiceFilter({ label, all, value, onChange, options, testId }: { label: string; all?: string; value: string | null; onChange(v: string | null): void; options: { value: string; label: string }[]; testId: string }) {
   return (
     <Select
       label={label}
-      data={[{ value: "", label: all }, ...options]}
+      data={all === undefined ? options : [{ value: "", label: all }, ...options]}
       value={value ?? ""}
       onChange={(v) => onChange(v ? v : null)}
       allowDeselect={false}
