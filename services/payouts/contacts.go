@@ -88,3 +88,18 @@ func (s *svc) nameStoresOf(ctx context.Context, ps []Payout, strict bool) error 
 	}
 	return s.nameStores(ctx, items, strict)
 }
+
+// ownerNameOf is the store's owner's name as the catalog has it now, for a
+// request whose wallet has not heard of its owner yet (opened by an
+// adjustment before the store's events arrived); "" when the catalog cannot
+// say within contactsTimeout: a name is not worth refusing a request for.
+func (s *svc) ownerNameOf(ctx context.Context, storeID string) string {
+	cctx, cancel := context.WithTimeout(ctx, contactsTimeout)
+	defer cancel()
+	c, err := s.contacts(cctx, []string{storeID})
+	if err != nil {
+		s.env.Logger.WarnContext(ctx, "payouts: the catalog did not name the store's owner; the request records the id alone", "storeId", storeID, "err", err)
+		return ""
+	}
+	return c[storeID].OwnerName
+}

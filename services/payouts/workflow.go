@@ -73,10 +73,14 @@ func (s *svc) requestPayout(ctx context.Context, a *requestPayoutArgs) (string, 
 		return "", err
 	}
 	caller := ops.Caller(ctx)
+	requester := domain.RequesterName(caller.Name, caller.Sub, w)
+	if requester == "" && caller.Sub == st.OwnerUserID {
+		requester = s.ownerNameOf(ctx, st.ID)
+	}
 	walletID := domain.WalletIDOf(st.ID)
 	p, t := domain.NewPayout(domain.PayoutRequest{
 		ID: ids.New("payouts"), TransactionID: ids.New("walletTransactions"), StoreID: st.ID, StoreName: st.Name, OwnerUserID: st.OwnerUserID,
-		RequestedBy: caller.Sub, RequestedByName: domain.RequesterName(caller.Name, caller.Sub, w), Amount: a.Amount,
+		RequestedBy: caller.Sub, RequestedByName: requester, Amount: a.Amount,
 		Bank: bank,
 	}, cfg, s.nowMs())
 	d := domain.Balances{Available: -a.Amount}
