@@ -261,6 +261,25 @@ export declare const api: {
     };
     orders: {
       /**
+       * How many orders listHeldOrders lists with the same filters (storeId,
+       * from, to), up to 10000 (then capped: true).
+       *
+       * Query; access `admin`. Runs as `admins/orders:countHeldOrders` (POST /api/run/admins/orders/countHeldOrders).
+       */
+      countHeldOrders: FunctionReference<
+        "query",
+        "public",
+        {
+          storeId?: string | null;
+          from?: number | null;
+          to?: number | null;
+        },
+        {
+          count: number;
+          capped: boolean;
+        }
+      >;
+      /**
        * How many orders listOrders lists with the same filters, up to 10000
        * (then capped: true).
        *
@@ -284,7 +303,10 @@ export declare const api: {
       >;
       /**
        * Orders whose payment is held for review and not yet confirmed or
-       * cancelled, newest first, optionally of one store (administrators).
+       * cancelled (administrators), newest first (sort newest, the default, or
+       * oldest), optionally of one store and placed from `from` to `to` (epoch
+       * ms, inclusive; at most 366 days, else INVALID_ARGUMENT
+       * range_too_large).
        *
        * Query; access `admin`. Runs as `admins/orders:listHeldOrders` (POST /api/run/admins/orders/listHeldOrders).
        */
@@ -293,6 +315,9 @@ export declare const api: {
         "public",
         {
           storeId?: string | null;
+          from?: number | null;
+          to?: number | null;
+          sort?: "newest" | "oldest" | null;
           paginationOpts: PaginationOptions;
         },
         PaginationResult<{
@@ -775,6 +800,28 @@ export declare const api: {
         } | null
       >;
       /**
+       * How many payouts admins.payoutOperations.listPayouts lists with the
+       * same filters (status or open, storeId, from, to; a range of at most
+       * 366 days, else INVALID_ARGUMENT range_too_large): count, at most
+       * 10,000 (then capped is true).
+       *
+       * Query; access `admin`. Runs as `admins/payoutOperations:countPayouts` (POST /api/run/admins/payoutOperations/countPayouts).
+       */
+      countPayouts: FunctionReference<
+        "query",
+        "public",
+        {
+          status?: "open" | "requested" | "approved" | "processing" | "completed" | "cancelled" | "failed" | null;
+          storeId?: string | null;
+          from?: number | null;
+          to?: number | null;
+        },
+        {
+          count: number;
+          capped: boolean;
+        }
+      >;
+      /**
        * One payout with everything recorded on it.
        *
        * Query; access `admin`. Runs as `admins/payoutOperations:getPayout` (POST /api/run/admins/payoutOperations/getPayout).
@@ -938,11 +985,12 @@ export declare const api: {
         } | null
       >;
       /**
-       * Every payout (paginated), of one status and one store when given,
-       * requested from `from` to `to` (epoch ms, inclusive) when given; sort
-       * newest (default), oldest, amount_desc or amount_asc (by requested
-       * amount; not with a date range: INVALID_ARGUMENT sort_with_range). With
-       * the store's owner and wallet figures, as getPayout.
+       * Every payout (paginated), of one status (or open: requested, approved
+       * or processing) and one store when given, requested from `from` to `to`
+       * (epoch ms, inclusive) when given; sort newest (default), oldest,
+       * amount_desc or amount_asc (by requested amount; not with a date range:
+       * INVALID_ARGUMENT sort_with_range). With the store's owner and wallet
+       * figures, as getPayout.
        *
        * Query; access `admin`. Runs as `admins/payoutOperations:listPayouts` (POST /api/run/admins/payoutOperations/listPayouts).
        */
@@ -951,7 +999,7 @@ export declare const api: {
         "public",
         {
           paginationOpts: PaginationOptions;
-          status?: "requested" | "approved" | "processing" | "completed" | "cancelled" | "failed" | null;
+          status?: "open" | "requested" | "approved" | "processing" | "completed" | "cancelled" | "failed" | null;
           storeId?: string | null;
           from?: number | null;
           to?: number | null;
@@ -1809,7 +1857,7 @@ export declare const api: {
     reviewModeration: {
       /**
        * How many flags listFlags lists with the same filters (status, from,
-       * to), counted up to 10,000: {count, capped}.
+       * to, by), counted up to 10,000: {count, capped}.
        *
        * Query; access `admin`. Runs as `admins/reviewModeration:countFlags` (POST /api/run/admins/reviewModeration/countFlags).
        */
@@ -1820,6 +1868,7 @@ export declare const api: {
           status?: "pending" | "dismissed" | "resolved" | null;
           from?: number | null;
           to?: number | null;
+          by?: "report" | "decision" | null;
         },
         {
           count: number;
@@ -1830,7 +1879,10 @@ export declare const api: {
        * Review flags, oldest first (sort newest: newest first), optionally of
        * one status and raised from `from` to `to` (epoch ms, inclusive; at
        * most 366 days apart, else INVALID_ARGUMENT range_too_large), each with
-       * its review (paginated).
+       * its review (paginated). by decision: the decisions of one status
+       * (dismissed or resolved, else INVALID_ARGUMENT) ordered, and from/to
+       * taken, by decision time (resolution.resolvedAt) instead of report
+       * time.
        *
        * Query; access `admin`. Runs as `admins/reviewModeration:listFlags` (POST /api/run/admins/reviewModeration/listFlags).
        */
@@ -1842,6 +1894,7 @@ export declare const api: {
           from?: number | null;
           to?: number | null;
           sort?: "oldest" | "newest" | null;
+          by?: "report" | "decision" | null;
           paginationOpts: PaginationOptions;
         },
         PaginationResult<{
@@ -2577,7 +2630,8 @@ export declare const api: {
       /**
        * How many notifications notifications.inbox.list lists with the same
        * filters (read, kind, from, to), counted up to 10,000: {count, capped}
-       * (capped: there are more).
+       * (capped: there may be more: past 10,000, or, with read or kind, among
+       * more than the newest 10,000 notifications read).
        *
        * Query; access `authenticated`. Runs as `notifications/inbox:count` (POST /api/run/notifications/inbox/count).
        */
@@ -2617,7 +2671,9 @@ export declare const api: {
        * (read|unread; unreadOnly true is read=unread), kind
        * (orders|payments|payouts|reviews), from and to (creation time, epoch
        * ms, inclusive; at most 366 days apart, else INVALID_ARGUMENT
-       * range_too_large).
+       * range_too_large). With read or kind, a page reads at most 10,000
+       * notifications: it may hold fewer than asked and not be done (go on
+       * with its cursor).
        *
        * Query; access `authenticated`. Runs as `notifications/inbox:list` (POST /api/run/notifications/inbox/list).
        */

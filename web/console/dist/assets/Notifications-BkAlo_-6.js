@@ -1,1 +1,0 @@
-import{t as e}from"./Stack-X7NBkCft.js";import{S as t,i as n,o as r}from"./i18n-DznI42Iy.js";import{t as i}from"./NotificationList-8k70SgrE.js";var a=t();function o(){let{t}=n();return(0,a.jsxs)(e,{children:[(0,a.jsx)(r,{order:2,children:t(`notifications.title`)}),(0,a.jsx)(i,{testId:`notifications`})]})}export{o as default};

@@ -1,1 +1,0 @@
-import{S as e}from"./i18n-DznI42Iy.js";import"./Loading-63wcOmkA.js";e();
