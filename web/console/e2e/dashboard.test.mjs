@@ -81,7 +81,12 @@ test("the dashboard's figures are the orders'", async () => {
   for (const [status, n] of Object.entries(byStatus)) {
     const row = page.locator(`[data-testid="dash-by-status"] [data-status="${status}"]`);
     assert.equal(await attr(row, "data-count"), String(n), `orders ${status}`);
-    assert.equal(await row.getByRole("link").getAttribute("href"), `/store/orders?status=${status}`);
+    // The link keeps the dashboard's days (the last 30, in Dubai), so Orders counts what the badge says.
+    const href = new URL(await row.getByRole("link").getAttribute("href"), "http://x");
+    assert.equal(href.pathname, "/store/orders");
+    assert.equal(href.searchParams.get("status"), status);
+    assert.match(href.searchParams.get("from") ?? "", /^\d{4}-\d{2}-\d{2}$/, `orders ${status}: the link's first day`);
+    assert.match(href.searchParams.get("to") ?? "", /^\d{4}-\d{2}-\d{2}$/, `orders ${status}: the link's last day`);
   }
 
   // What is to be released, and when: the API's.
@@ -101,7 +106,7 @@ test("the dashboard's figures are the orders'", async () => {
 
   // A by-status link lands on the Orders screen filtered by that status, kept in the address.
   await page.locator('[data-testid="dash-by-status"] [data-status="preparing"]').getByRole("link").click();
-  await page.waitForURL(/\/store\/orders\?status=preparing$/);
+  await page.waitForURL(/\/store\/orders\?status=preparing&from=\d{4}-\d{2}-\d{2}&to=\d{4}-\d{2}-\d{2}$/);
   const listed = page.locator('[data-testid="orders"] tr[data-order]');
   await until(async () => [await listed.count(), await attr(listed.first(), "data-status")], [1, "preparing"], "the preparing orders");
   assert.equal(await attr(listed.first(), "data-order"), env("PREPARING_ORDER"));
@@ -110,7 +115,7 @@ test("the dashboard's figures are the orders'", async () => {
   assert.equal(await page.title(), "Orders: \u2068Bakery\u2069");
   await page.getByTestId("order-filter").getByText("All", { exact: true }).click();
   await until(() => listed.count(), 3, "every order");
-  assert.match(page.url(), /\/store\/orders$/);
+  assert.match(page.url(), /\/store\/orders\?from=\d{4}-\d{2}-\d{2}&to=\d{4}-\d{2}-\d{2}$/);
 });
 
 test("a store over the sales summary's cap gets a partial dashboard: each refused part says why, the others show", async () => {

@@ -7,7 +7,7 @@ const colors: Record<string, string> = {
   approved: "teal",
   processing: "orange",
   completed: "green",
-  held: "yellow",
+  held: "orange", // yellow's light badge fails axe's contrast
   rejected: "gray",
   failed: "red",
   cancelled: "gray",
