@@ -18,9 +18,10 @@ import (
 // transactions' metadata, the movements' adjustedBy and adjustedByName);
 // the store's owner reads neither the name nor, as before, which
 // administrator acted: not in the transactions, the movements, the
-// statement or its CSV. An unnamed administrator's adjustment shows the id
-// alone. Administrators cannot change a store's bank account at all, so
-// there is no administrator to name there.
+// statement or its CSV, nor their notifications. An unnamed
+// administrator's adjustment shows the id alone. Administrators cannot
+// change a store's bank account at all, so there is no administrator to
+// name there.
 func TestWalletAdjustmentsNamed(t *testing.T) {
 	s := st.Start(t)
 	w := newPayoutsWorld(t, s, true)
@@ -121,6 +122,13 @@ func TestWalletAdjustmentsNamed(t *testing.T) {
 		if body := string(r.Body); strings.Contains(body, name) || strings.Contains(body, "admin-1") {
 			t.Errorf("the owner's %s names the administrator: %s", what, body)
 		}
+	}
+
+	// The owner hears of each adjustment, by no one's name or id.
+	eventually(t, "the owner hears of each adjustment", func() bool { return count(inbox(t, s, w.owner), "wallet_adjusted") == len(want) })
+	if r := s.Query(w.owner, "notifications.inbox.list", map[string]any{"paginationOpts": map[string]any{"numItems": 100, "cursor": nil}}); r.Status != 200 ||
+		strings.Contains(string(r.Body), name) || strings.Contains(string(r.Body), "admin-1") {
+		t.Errorf("the owner's notifications name the administrator: %d %s", r.Status, r.Body)
 	}
 
 	// The bank account: the store's owner's alone (StoreOwner access), never
