@@ -227,10 +227,15 @@ type statementEntriesArgs struct {
 }
 
 // StatementEntryItem is an item of listStatementEntries: the entry as
-// getStatement gives it, and an earning's release time (ReleaseAt).
+// getStatement gives it, and an earning's release time (ReleaseAt). An
+// administrator's adjustment names, to administrators only (docs/adr/0168),
+// who made it: AdjustedBy (their id) and AdjustedByName (their name, when
+// their token stated one); both omitted for the store's owner.
 type StatementEntryItem struct {
 	StatementEntryView
-	ReleaseAt *int64 `json:"releaseAt,omitempty"`
+	ReleaseAt      *int64  `json:"releaseAt,omitempty"`
+	AdjustedBy     *string `json:"adjustedBy,omitempty"`
+	AdjustedByName *string `json:"adjustedByName,omitempty"`
 }
 
 // listStatementEntries pages the store's statement entries, newest first
@@ -265,14 +270,42 @@ func (s *svc) listStatementEntries(ctx context.Context, a *statementEntriesArgs)
 		if err != nil {
 			return err
 		}
+		adjusters, err := s.adjusters(ctx, r.Page)
+		if err != nil {
+			return err
+		}
 		out = page.Result[StatementEntryItem]{Page: make([]StatementEntryItem, len(views)), IsDone: r.IsDone, ContinueCursor: r.ContinueCursor}
 		for i, v := range views {
 			out.Page[i].StatementEntryView = v
 			if at := release[v.TransactionID].ReleaseAt; v.Kind == domain.KindEarning && at != 0 {
 				out.Page[i].ReleaseAt = &at
 			}
+			if by, ok := adjusters[v.AdjustmentID]; ok && v.AdjustmentID != "" {
+				out.Page[i].AdjustedBy, out.Page[i].AdjustedByName = strPtr(by.ID), strPtr(by.Name)
+			}
 		}
 		return nil
 	})
 	return out, err
+}
+
+// adjusters are who made the administrators' adjustments among es, by
+// adjustment id, for an administrator; nothing for anyone else (an
+// administrator's name, and which administrator acted, are not the store's
+// owner's to read: docs/adr/0168). Read in the caller's transaction.
+func (s *svc) adjusters(ctx context.Context, es []domain.StatementEntry) (map[string]domain.Adjuster, error) {
+	if !ops.Caller(ctx).IsAdmin() {
+		return nil, nil
+	}
+	var txIDs, adjIDs []string
+	for _, e := range es {
+		switch {
+		case e.Refs.AdjustmentID == "":
+		case e.Refs.TransactionID != "":
+			txIDs = append(txIDs, e.Refs.TransactionID)
+		default: // a move between balances: its journal entry says who
+			adjIDs = append(adjIDs, e.Refs.AdjustmentID)
+		}
+	}
+	return s.ledger.Adjusters(ctx, txIDs, adjIDs)
 }

@@ -128,7 +128,8 @@ func (s *svc) adjustWalletBalance(ctx context.Context, a *adjustArgs) (*WalletVi
 		}
 		now := s.nowMs()
 		adj := domain.NewAdjustment(domain.AdjustmentRequest{ID: ids.New("walletAdjustments"), WalletID: walletID, StoreID: a.StoreID,
-			Kind: a.AdjustmentType, Amount: a.Amount, Reason: a.Reason, AdminUserID: a.AdminUserID, AdminNotes: a.AdminNotes}, now)
+			Kind: a.AdjustmentType, Amount: a.Amount, Reason: a.Reason, AdminUserID: a.AdminUserID,
+			AdminName: ops.ActingName(ctx, a.AdminUserID), AdminNotes: a.AdminNotes}, now)
 		txID := ""
 		if txType != "" {
 			txID = ids.New("walletTransactions")

@@ -131,7 +131,10 @@ type WalletEvent struct {
 	OrderID          string     `json:"orderId,omitempty"`
 	Reason           string     `json:"reason,omitempty"`
 	AdminUserID      string     `json:"adminUserId,omitempty"`
-	ReleaseAt        int64      `json:"releaseAt,omitempty"` // wallet.credited: when the earning becomes available (epoch ms)
+	// AdminName is the administrator's (AdminUserID) name on wallet.adjusted
+	// when their token stated one (docs/adr/0168); omitted otherwise.
+	AdminName string `json:"adminName,omitempty"`
+	ReleaseAt int64  `json:"releaseAt,omitempty"` // wallet.credited: when the earning becomes available (epoch ms)
 }
 
 // Wallet events of the money after the order (docs/adr/0147), on

@@ -79,24 +79,31 @@ func TakeHeld(held []Transaction, amount money.Fils) (takes []Take, fromHeld mon
 	return takes, amount - left
 }
 
-// AdjustmentRequest is an administrator's adjustWalletBalance.
+// AdjustmentRequest is an administrator's adjustWalletBalance. AdminName is
+// the administrator's name as their token stated it (ops.ActingName; ""
+// when it stated none): recorded beside the id, never used for access
+// (docs/adr/0168).
 type AdjustmentRequest struct {
-	ID, WalletID, StoreID, Kind, Reason, AdminUserID string
-	Amount                                           money.Fils
-	AdminNotes                                       *string
+	ID, WalletID, StoreID, Kind, Reason, AdminUserID, AdminName string
+	Amount                                                      money.Fils
+	AdminNotes                                                  *string
 }
 
 // NewAdjustment is the journal entry of an adjustment at now (recorded for
 // a move_pending_to_available, which has no wallet transaction).
 func NewAdjustment(r AdjustmentRequest, now int64) *Adjustment {
 	return &Adjustment{ID: r.ID, WalletID: r.WalletID, StoreID: r.StoreID, AdjustmentType: r.Kind, Amount: r.Amount, Reason: r.Reason,
-		AdminNotes: r.AdminNotes, AdminUserID: r.AdminUserID, SourceKey: "adjustment:" + r.ID, CreatedAt: now}
+		AdminNotes: r.AdminNotes, AdminUserID: r.AdminUserID, AdminName: r.AdminName, SourceKey: "adjustment:" + r.ID, CreatedAt: now}
 }
 
 // Transaction is the wallet transaction (id) of adjustment a of type txType
-// (Adjustment), with fromHeld taken from held earnings.
+// (Adjustment), with fromHeld taken from held earnings. Its metadata names
+// the administrator by id and, when known, by name (adminName).
 func (a *Adjustment) Transaction(id, txType string, now int64) *Transaction {
 	meta := map[string]string{"adjustmentType": a.AdjustmentType, "adjustmentId": a.ID, "adminUserId": a.AdminUserID}
+	if a.AdminName != "" {
+		meta[MetaAdminName] = a.AdminName
+	}
 	if a.AdminNotes != nil {
 		meta["adminNotes"] = *a.AdminNotes
 	}
@@ -110,5 +117,21 @@ func (a *Adjustment) Transaction(id, txType string, now int64) *Transaction {
 // AdjustedEvent is the wallet.adjusted event of a, the wallet w after it.
 func (a *Adjustment) AdjustedEvent(w *Wallet, txType string) contract.WalletEvent {
 	return w.Event(contract.WalletEvent{TransactionID: a.TransactionID, Type: txType, AdjustmentType: a.AdjustmentType,
-		Amount: a.Amount, Reason: a.Reason, AdminUserID: a.AdminUserID})
+		Amount: a.Amount, Reason: a.Reason, AdminUserID: a.AdminUserID, AdminName: a.AdminName})
 }
+
+// MetaAdminName is the metadata key of an adjustment's administrator's name
+// on its wallet transaction: administrators' to read only (docs/adr/0168).
+const MetaAdminName = "adminName"
+
+// Adjuster is who made an adjustment: the administrator's id and name
+// (empty on records from before names were kept, or without one).
+type Adjuster struct{ ID, Name string }
+
+// AdjusterOf is who made the adjustment whose wallet transaction is t.
+func AdjusterOf(t *Transaction) Adjuster {
+	return Adjuster{ID: t.Metadata["adminUserId"], Name: t.Metadata[MetaAdminName]}
+}
+
+// Adjuster is who made a.
+func (a *Adjustment) Adjuster() Adjuster { return Adjuster{ID: a.AdminUserID, Name: a.AdminName} }

@@ -129,8 +129,11 @@ type Adjustment struct {
 	Reason         string     `bson:"reason"`
 	AdminNotes     *string    `bson:"adminNotes,omitempty"`
 	AdminUserID    string     `bson:"adminUserId"`
-	TransactionID  string     `bson:"transactionId,omitempty"`
-	SourceKey      string     `bson:"sourceKey"` // as its transaction's would be (adjustmentSource)
+	// AdminName is the administrator's name as their token stated it
+	// (docs/adr/0168): omitted when it stated none, and on older entries.
+	AdminName     string `bson:"adminName,omitempty"`
+	TransactionID string `bson:"transactionId,omitempty"`
+	SourceKey     string `bson:"sourceKey"` // as its transaction's would be (adjustmentSource)
 	// FromHeld is what came out of held earnings (takeHeld), the rest of a
 	// move out of other pending credits.
 	FromHeld  money.Fils `bson:"fromHeld,omitempty"`

@@ -216,3 +216,34 @@ func (r *Payouts) NewestOfStore(ctx context.Context, storeID string, limit int) 
 	return store.FindAll[domain.Payout](ctx, r.db.Collection(PayoutsColl), bson.M{"storeId": storeID}, options.Find().
 		SetSort(bson.D{{Key: "requestDate", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(int64(limit)).SetProjection(searchFields))
 }
+
+// Adjusters are who made the adjustments whose wallet transactions are
+// txIDs and whose journal entries (moves, which record no transaction) are
+// adjIDs, by adjustment id: each with the administrator's id and name as
+// recorded (docs/adr/0168).
+func (r *Ledger) Adjusters(ctx context.Context, txIDs, adjIDs []string) (map[string]domain.Adjuster, error) {
+	out := map[string]domain.Adjuster{}
+	if len(txIDs) > 0 {
+		ts, err := store.FindAll[domain.Transaction](ctx, r.db.Collection(TxColl), bson.M{"_id": bson.M{"$in": txIDs}},
+			options.Find().SetProjection(bson.M{"metadata": 1}))
+		if err != nil {
+			return nil, err
+		}
+		for i := range ts {
+			if id := ts[i].Metadata["adjustmentId"]; id != "" {
+				out[id] = domain.AdjusterOf(&ts[i])
+			}
+		}
+	}
+	if len(adjIDs) > 0 {
+		as, err := store.FindAll[domain.Adjustment](ctx, r.db.Collection(AdjustmentsColl), bson.M{"_id": bson.M{"$in": adjIDs}},
+			options.Find().SetProjection(bson.M{"adminUserId": 1, "adminName": 1}))
+		if err != nil {
+			return nil, err
+		}
+		for i := range as {
+			out[as[i].ID] = as[i].Adjuster()
+		}
+	}
+	return out, nil
+}

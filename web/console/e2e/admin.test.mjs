@@ -362,10 +362,14 @@ journey("wallets: an adjustment with a reason, a refusal left in place, the move
     [Math.round((before + 25.5) * 100) / 100],
     WAIT,
   );
-  await admin
+  const adjusted = admin
     .locator('[data-testid="movements"] tr[data-kind="add_balance"]', { hasText: "Goodwill credit for a crushed box" })
-    .filter({ hasText: "Added to available by an administrator" })
-    .waitFor(WAIT);
+    .filter({ hasText: "Added to available by an administrator" });
+  await adjusted.waitFor(WAIT);
+  // Who adjusted, by the name their token stated, the id beneath (docs/adr/0168).
+  const by = adjusted.getByTestId("movement-adjusted-by");
+  assert.equal(await text(by.getByTestId("actor-name")), "Mariam Al Mansoori");
+  assert.equal(await text(by.getByTestId("actor-id")), "admin-1");
   await admin.locator('[data-testid="reconcile"][data-consistent="true"]').waitFor(WAIT);
   await bothLanguages(admin, "wallets");
   console.log("ADJUSTED 25.50");

@@ -13,6 +13,7 @@ import { orderNumber } from "./Refunds";
 import { Section } from "./Section";
 import { StatusBadge } from "./StatusBadge";
 import { Loading } from "./Loading";
+import { Actor } from "./names";
 
 export type Movement = FunctionReturnType<typeof api.stores.wallet.listStatementEntries>["page"][number];
 
@@ -41,7 +42,8 @@ export function movementLabel(m: Pick<Movement, "kind" | "orderId">, t: I18n["t"
 // language, its signed change (and of which balance), the running balance
 // after it (red and called a debt below zero), a payout's status as the
 // payout has it now, an earning's release date, an adjustment's reason as
-// the administrator typed it.
+// the administrator typed it and, to administrators, who made it (by name
+// with the id beneath, the id alone where no name was recorded).
 export function Movements({ storeId }: { storeId: string }) {
   const { t, money, signedMoney, dateTime } = useI18n();
   const [kind, setKind] = useState<string | null>(null);
@@ -117,6 +119,12 @@ export function Movements({ storeId }: { storeId: string }) {
                         <Text size="xs" dir="auto" data-testid="movement-reason">
                           {t("mv.reason")}: <bdi>{m.description}</bdi>
                         </Text>
+                      )}
+                      {/* Who adjusted: given to administrators only (docs/adr/0168). */}
+                      {m.adjustedBy && (
+                        <div data-testid="movement-adjusted-by">
+                          <Actor id={m.adjustedBy} name={m.adjustedByName} />
+                        </div>
                       )}
                       {/* Held until its release time while it still holds money
                           (status "held"); released on it once that time has passed.
