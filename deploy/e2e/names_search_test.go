@@ -195,6 +195,152 @@ func TestFlagResolutionsNamed(t *testing.T) {
 	}
 }
 
+// TestHeldPaymentResolutionNamed: an administrator's resolution of a held
+// payment names them beside their id (paymentReview.resolvedByName) to
+// administrators; the store's owner and the customer get the id alone.
+func TestHeldPaymentResolutionNamed(t *testing.T) {
+	s := st.Start(t)
+	sh := newShop(t, s)
+	mariam := s.NamedToken("admin-1", "Mariam Al Mansoori", "admin")
+	named := sh.orderOf(t, "pi_held_named", sh.storeA, 100)     // paid 1.00 of 87.05: held
+	unnamed := sh.orderOf(t, "pi_held_unnamed", sh.storeB, 100) // of the Florist's lines
+	st.MustOK(t, s.Mutation(mariam, "stores.orders.updateOrderStatus", map[string]any{"orderId": named, "status": "confirmed"}))
+	st.MustOK(t, s.Mutation(sh.admin, "stores.orders.updateOrderStatus", map[string]any{"orderId": unnamed, "status": "confirmed"}))
+	type review struct {
+		ResolvedBy     string  `json:"resolvedBy"`
+		ResolvedByName *string `json:"resolvedByName"`
+	}
+	type order struct {
+		ID            string  `json:"_id"`
+		PaymentReview *review `json:"paymentReview"`
+	}
+	resolution := func(who string, o order) review {
+		t.Helper()
+		if o.PaymentReview == nil {
+			t.Fatalf("%s: order %s without its payment review", who, o.ID)
+		}
+		return *o.PaymentReview
+	}
+	// Administrators: the order page and the list of every order.
+	for _, c := range []struct {
+		id, name string
+	}{{named, "Mariam Al Mansoori"}, {unnamed, "<omitted>"}} {
+		r := resolution("administrator", okAs[order](t, s.Query(sh.admin, opGetOrder, map[string]any{"orderId": c.id})))
+		if r.ResolvedBy != "admin-1" || nameOr(r.ResolvedByName) != c.name {
+			t.Errorf("administrator's getOrder of %s: resolved by %q named %s, want %s", c.id, r.ResolvedBy, nameOr(r.ResolvedByName), c.name)
+		}
+	}
+	listed := 0
+	for _, o := range okAs[struct {
+		Page []order `json:"page"`
+	}](t, s.Query(sh.admin, opListOrders, map[string]any{"paginationOpts": map[string]any{"numItems": 10, "cursor": nil}})).Page {
+		if o.ID == named {
+			listed++
+			if r := resolution("listOrders", o); nameOr(r.ResolvedByName) != "Mariam Al Mansoori" {
+				t.Errorf("listOrders: resolved by name %s", nameOr(r.ResolvedByName))
+			}
+		}
+	}
+	if listed != 1 {
+		t.Errorf("listOrders holds the resolved order %d times", listed)
+	}
+	// The store's owner and the customer: the id, never the name.
+	res := s.Query(sh.owner, opGetOrder, map[string]any{"orderId": named})
+	if r := resolution("owner", okAs[order](t, res)); r.ResolvedBy != "admin-1" || r.ResolvedByName != nil || strings.Contains(string(res.Body), "Mariam") {
+		t.Errorf("owner's getOrder: %s", res.Body)
+	}
+	res = s.Query(sh.owner, opListStoreOrders, map[string]any{"storeId": sh.storeA, "paginationOpts": map[string]any{"numItems": 10, "cursor": nil}})
+	if st.MustOK(t, res); strings.Contains(string(res.Body), "Mariam") || !strings.Contains(string(res.Body), named) {
+		t.Errorf("owner's listStoreOrders: %s", res.Body)
+	}
+	for _, q := range []struct {
+		op   string
+		args map[string]any
+	}{
+		{"customers.orders.getMyOrders", map[string]any{"paginationOpts": map[string]any{"numItems": 10, "cursor": nil}}},
+		{"customers.orders.getOrderByPaymentIntent", map[string]any{"paymentIntentId": "pi_held_named"}},
+	} {
+		res := s.Query(sh.user, q.op, q.args)
+		if st.MustOK(t, res); strings.Contains(string(res.Body), "Mariam") || strings.Contains(string(res.Body), "resolvedByName") {
+			t.Errorf("the customer's %s: %s", q.op, res.Body)
+		}
+	}
+}
+
+// TestReviewModerationNamed: hiding a review (through a flag or
+// setReviewVisibility) and showing it again name the administrator on the
+// review's moderation (adminName beside adminUserId) to administrators; the
+// store's owner, the author and the public never see it.
+func TestReviewModerationNamed(t *testing.T) {
+	s := st.Start(t)
+	sh := newShop(t, s)
+	tokens, _ := makeCustomers(t, s, "flagger", 1)
+	mariam := s.NamedToken("admin-1", "Mariam Al Mansoori", "admin")
+	r1 := addReviewOK(t, s, sh.user, map[string]any{"storeId": sh.storeA, "rating": 2, "comment": "Cold bread"})
+	r2 := addReviewOK(t, s, sh.user, map[string]any{"storeId": sh.storeB, "rating": 1, "comment": "Wilted"})
+	var f struct {
+		FlagID string `json:"flagId"`
+	}
+	st.MustOK(t, s.Mutation(tokens[0], opFlag, map[string]any{"reviewId": r1, "reason": "spam"})).Decode(t, &f)
+	type moderation struct {
+		Visible     bool    `json:"visible"`
+		AdminUserID string  `json:"adminUserId"`
+		AdminName   *string `json:"adminName"`
+		FlagID      string  `json:"flagId"`
+	}
+	type detail struct {
+		Moderation *moderation `json:"moderation"`
+	}
+	moderationOf := func(id string) moderation {
+		t.Helper()
+		d := okAs[detail](t, s.Query(sh.admin, opGetReview, map[string]any{"reviewId": id}))
+		if d.Moderation == nil {
+			t.Fatalf("review %s: administrators get no moderation", id)
+		}
+		return *d.Moderation
+	}
+	want := func(what string, m moderation, visible bool, name, flag string) {
+		t.Helper()
+		if m.Visible != visible || m.AdminUserID != "admin-1" || nameOr(m.AdminName) != name || m.FlagID != flag {
+			t.Errorf("%s: moderation %+v named %s, want visible %v named %s", what, m, nameOr(m.AdminName), visible, name)
+		}
+	}
+	unseen := func(what string, res st.Result) {
+		t.Helper()
+		if st.MustOK(t, res); strings.Contains(string(res.Body), "Mariam") || strings.Contains(string(res.Body), "adminName") {
+			t.Errorf("%s shows the administrator's name: %s", what, res.Body)
+		}
+	}
+
+	st.MustOK(t, s.Mutation(mariam, opResolveFlag, map[string]any{"flagId": f.FlagID, "adminUserId": "admin-1", "action": "hide_review"}))
+	want("hidden through a flag", moderationOf(r1), false, "Mariam Al Mansoori", f.FlagID)
+	unseen("the author's getReview of their hidden review", s.Query(sh.user, opGetReview, map[string]any{"reviewId": r1}))
+	unseen("the author's getCustomerReviews", s.Query(sh.user, opCustomerReviews, map[string]any{"paginationOpts": map[string]any{"numItems": 10, "cursor": nil}}))
+
+	st.MustOK(t, s.Mutation(mariam, opVisibility, map[string]any{"reviewId": r1, "adminUserId": "admin-1", "visible": true}))
+	want("shown again", moderationOf(r1), true, "Mariam Al Mansoori", "")
+	var flags struct {
+		Page []struct {
+			ID     string `json:"_id"`
+			Review detail `json:"review"`
+		} `json:"page"`
+	}
+	st.MustOK(t, s.Query(sh.admin, opListFlags, map[string]any{"status": "resolved", "paginationOpts": map[string]any{"numItems": 10, "cursor": nil}})).Decode(t, &flags)
+	if len(flags.Page) != 1 || flags.Page[0].Review.Moderation == nil {
+		t.Fatalf("listFlags: %+v", flags.Page)
+	}
+	want("listFlags", *flags.Page[0].Review.Moderation, true, "Mariam Al Mansoori", "")
+	unseen("the owner's getReview", s.Query(sh.owner, opGetReview, map[string]any{"reviewId": r1}))
+	unseen("the public getReview", s.Query("", opGetReview, map[string]any{"reviewId": r1}))
+	unseen("the owner's getStoreReviews", s.Query(sh.owner, opStoreReviews, map[string]any{"storeId": sh.storeA, "paginationOpts": map[string]any{"numItems": 10, "cursor": nil}}))
+
+	// setReviewVisibility: named when the token names, the id alone otherwise.
+	st.MustOK(t, s.Mutation(mariam, opVisibility, map[string]any{"reviewId": r2, "adminUserId": "admin-1", "visible": false}))
+	want("hidden", moderationOf(r2), false, "Mariam Al Mansoori", "")
+	st.MustOK(t, s.Mutation(sh.admin, opVisibility, map[string]any{"reviewId": r2, "adminUserId": "admin-1", "visible": true}))
+	want("shown by an unnamed token", moderationOf(r2), true, "<omitted>", "")
+}
+
 type payoutHits struct {
 	Payouts []struct {
 		ID                   string  `json:"_id"`

@@ -560,7 +560,8 @@ func TestReviewsEventsArePublished(t *testing.T) {
 	f1 := flagOf(tokens[0], "spam")
 	st.MustOK(t, s.Mutation(rs.admin, opResolveFlag, map[string]any{"flagId": f1, "adminUserId": "admin-1", "action": "dismiss"}))
 	f2 := flagOf(tokens[1], "fake")
-	st.MustOK(t, s.Mutation(rs.admin, opResolveFlag, map[string]any{"flagId": f2, "adminUserId": "admin-1", "action": "hide_review", "adminNotes": "Not a real order"}))
+	mariam := s.NamedToken("admin-1", "Mariam Al Mansoori", "admin") // hides it by name; rs.admin, unnamed, shows it
+	st.MustOK(t, s.Mutation(mariam, opResolveFlag, map[string]any{"flagId": f2, "adminUserId": "admin-1", "action": "hide_review", "adminNotes": "Not a real order"}))
 	st.MustOK(t, s.Mutation(rs.admin, opVisibility, map[string]any{"reviewId": id, "adminUserId": "admin-1", "visible": true}))
 	st.MustOK(t, s.Mutation(rs.user, opDeleteReview, map[string]any{"reviewId": id}))
 
@@ -623,10 +624,10 @@ func TestReviewsEventsArePublished(t *testing.T) {
 	if d := got[6].Data; d["flagId"] != f2 || d["status"] != "resolved" || d["action"] != "hide_review" || d["adminNotes"] != "Not a real order" {
 		t.Errorf("review.flag_resolved (hide) %v", d)
 	}
-	if d := got[7].Data; d["hidden"] != true || d["byUserId"] != "admin-1" || d["flagId"] != f2 {
+	if d := got[7].Data; d["hidden"] != true || d["byUserId"] != "admin-1" || d["adminName"] != "Mariam Al Mansoori" || d["flagId"] != f2 {
 		t.Errorf("review.hidden %v", d)
 	}
-	if d := got[8].Data; d["hidden"] != false || d["byUserId"] != "admin-1" {
+	if d := got[8].Data; d["hidden"] != false || d["byUserId"] != "admin-1" || d["adminName"] != nil { // shown by an unnamed token
 		t.Errorf("review.shown %v", d)
 	}
 	if d := got[9].Data; d["byUserId"] != "user-1" || d["rating"] != 3.0 {

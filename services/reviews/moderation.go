@@ -256,7 +256,7 @@ func (s *svc) hide(ctx context.Context, reviewID string, res domain.Resolution, 
 		return err
 	}
 	ev := r.Event()
-	ev.ByUserID, ev.FlagID, ev.AdminNotes = m.ByUserID, m.FlagID, m.AdminNotes
+	ev.ByUserID, ev.AdminName, ev.FlagID, ev.AdminNotes = m.ByUserID, m.ByName, m.FlagID, m.AdminNotes
 	return s.publish(ctx, domain.VisibilityEvent(hidden), r.ID, ev)
 }
 

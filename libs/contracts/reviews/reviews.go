@@ -15,8 +15,8 @@ const (
 	EventCreated        = "review.created"         // data: Review
 	EventUpdated        = "review.updated"         // data: Review (PreviousRating, ChangedFields)
 	EventDeleted        = "review.deleted"         // data: Review (its votes and flags went with it)
-	EventHidden         = "review.hidden"          // data: Review (ByUserID: the administrator; FlagID when hidden through a flag)
-	EventShown          = "review.shown"           // data: Review (ByUserID: the administrator)
+	EventHidden         = "review.hidden"          // data: Review (ByUserID, AdminName: the administrator; FlagID when hidden through a flag)
+	EventShown          = "review.shown"           // data: Review (ByUserID, AdminName: the administrator)
 	EventFlagRaised     = "review.flag_raised"     // data: FlagRaised
 	EventFlagResolved   = "review.flag_resolved"   // data: FlagResolved
 	EventStoreResponded = "review.store_responded" // data: StoreResponded
@@ -75,6 +75,9 @@ type Review struct {
 	ChangedFields  []string `json:"changedFields,omitempty"`
 	// Who made the change: the author, or the administrator who hid or showed it.
 	ByUserID string `json:"byUserId,omitempty"`
+	// review.hidden and review.shown: the administrator's name as their token
+	// stated it (absent when it stated none: docs/adr/0168).
+	AdminName string `json:"adminName,omitempty"`
 	// review.hidden through a flag: the flag decided; and the administrator's notes.
 	FlagID     string `json:"flagId,omitempty"`
 	AdminNotes string `json:"adminNotes,omitempty"`

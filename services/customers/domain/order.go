@@ -61,7 +61,11 @@ type PaymentReview struct {
 	AmountPaid     money.Fils `bson:"amountPaid"`     // in the minor units of Currency
 	Currency       string     `bson:"currency"`
 	ResolvedBy     string     `bson:"resolvedBy,omitempty"`
-	ResolvedAt     int64      `bson:"resolvedAt,omitempty"`
+	// ResolvedByName is the resolving administrator's name as their token
+	// stated it (omitted when it had none, and on older records:
+	// docs/adr/0168).
+	ResolvedByName string `bson:"resolvedByName,omitempty"`
+	ResolvedAt     int64  `bson:"resolvedAt,omitempty"`
 }
 
 // Order is an order as stored.
@@ -253,7 +257,7 @@ func (o *Order) move(to string, who StatusChange, admin bool, now int64) (contra
 		if o.PaymentReview != nil {
 			r = *o.PaymentReview
 		}
-		r.ResolvedBy, r.ResolvedAt = by, now
+		r.ResolvedBy, r.ResolvedByName, r.ResolvedAt = by, who.ByName, now
 		o.PaymentReview = &r
 	}
 	from := o.Status
@@ -371,7 +375,10 @@ type PaymentReviewView struct {
 	AmountPaid     float64 `json:"amountPaid"` // in Currency's major unit
 	Currency       string  `json:"currency"`
 	ResolvedBy     string  `json:"resolvedBy,omitempty"`
-	ResolvedAt     int64   `json:"resolvedAt,omitempty"`
+	// ResolvedByName is the resolving administrator's name: administrators
+	// only (UnnameStaff).
+	ResolvedByName string `json:"resolvedByName,omitempty"`
+	ResolvedAt     int64  `json:"resolvedAt,omitempty"`
 }
 
 type OrderView struct {
@@ -460,6 +467,9 @@ func (o *Order) View(withTerms bool) OrderView {
 	if r := o.PaymentReview; r != nil {
 		v.PaymentReview = &PaymentReviewView{Reason: r.Reason, ExpectedAmount: r.ExpectedAmount.AED(), AmountPaid: money.Major(int64(r.AmountPaid), r.Currency),
 			Currency: r.Currency, ResolvedBy: r.ResolvedBy, ResolvedAt: r.ResolvedAt}
+		if withTerms {
+			v.PaymentReview.ResolvedByName = r.ResolvedByName
+		}
 	}
 	v.RefundedAmount, v.RefundStatus, v.Refunds = o.major(o.RefundedAmount), o.RefundStatus(), o.refundViews()
 	if withTerms {
@@ -487,11 +497,14 @@ func (o *Order) View(withTerms bool) OrderView {
 	return v
 }
 
-// UnnameStaff leaves the administrators' names out of v's status history:
-// the view served to the store's owner (docs/adr/0168). Their id and role
-// stay, as owners saw them before names were recorded; the owners' own
-// names stay.
+// UnnameStaff leaves the administrators' names out of v's status history
+// and its held payment's resolution: the view served to the store's owner
+// (docs/adr/0168). Their id and role stay, as owners saw them before names
+// were recorded; the owners' own names stay.
 func (v *OrderView) UnnameStaff() {
+	if v.PaymentReview != nil {
+		v.PaymentReview.ResolvedByName = ""
+	}
 	for i := range v.StatusHistory {
 		if v.StatusHistory[i].Role == RoleAdministrator {
 			v.StatusHistory[i].ByName = ""

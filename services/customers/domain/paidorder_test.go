@@ -259,3 +259,36 @@ func TestPurchaseFacts(t *testing.T) {
 		t.Errorf("delivered: %+v", got)
 	}
 }
+
+// An administrator's resolution of a held payment records their name beside
+// their id; the name reaches administrators only (docs/adr/0168).
+func TestHeldPaymentResolutionNamed(t *testing.T) {
+	o := held(ReviewAmountMismatch)
+	if _, err := o.MoveNamed(StatusConfirmed, "adm", "Mariam Al Mansoori", true, 2000); err != nil {
+		t.Fatal(err)
+	}
+	if r := o.PaymentReview; r == nil || r.ResolvedBy != "adm" || r.ResolvedByName != "Mariam Al Mansoori" {
+		t.Fatalf("review %+v, want resolved by adm, named", r)
+	}
+	v := o.View(true)
+	if r := v.PaymentReview; r == nil || r.ResolvedBy != "adm" || r.ResolvedByName != "Mariam Al Mansoori" || r.ResolvedAt != 2000 {
+		t.Errorf("administrators' view: %+v", r)
+	}
+	// The store's owner's view: the id, no name.
+	v.UnnameStaff()
+	if r := v.PaymentReview; r.ResolvedBy != "adm" || r.ResolvedByName != "" {
+		t.Errorf("owner's view: %+v", r)
+	}
+	// The customer's view never carries it.
+	if r := o.View(false).PaymentReview; r == nil || r.ResolvedByName != "" {
+		t.Errorf("customer's view: %+v", r)
+	}
+	// Unnamed tokens and older records: no name.
+	u := held(ReviewAmountMismatch)
+	if _, err := u.Move(StatusCancelled, "adm", true, 2000); err != nil {
+		t.Fatal(err)
+	}
+	if r := u.PaymentReview; r.ResolvedByName != "" || u.View(true).PaymentReview.ResolvedByName != "" {
+		t.Errorf("an unnamed resolution: %+v", r)
+	}
+}

@@ -125,7 +125,7 @@ func (f *Flag) Decide(d Decision, now int64) (hide bool, others Resolution, m Mo
 	}
 	others = res
 	others.ByFlag = f.ID
-	return true, others, Moderation{Visible: false, ByUserID: d.AdminUserID, At: now, FlagID: f.ID, AdminNotes: d.AdminNotes}, nil
+	return true, others, Moderation{Visible: false, ByUserID: d.AdminUserID, ByName: d.AdminName, At: now, FlagID: f.ID, AdminNotes: d.AdminNotes}, nil
 }
 
 // ResolveByHiding settles the pending flags of a review being hidden with
@@ -143,9 +143,9 @@ func ResolveByHiding(pending []Flag, res Resolution) ([]Flag, error) {
 
 // VisibilityDecision is setReviewVisibility's: an administrator hides a
 // review or shows it again. Hiding resolves its pending flags with the
-// resolution it gives (naming the administrator adminName, "" for none).
+// resolution it gives; both name the administrator adminName ("" for none).
 func VisibilityDecision(visible bool, adminUserID, adminName, notes string, now int64) (Moderation, Resolution) {
-	return Moderation{Visible: visible, ByUserID: adminUserID, At: now, AdminNotes: notes},
+	return Moderation{Visible: visible, ByUserID: adminUserID, ByName: adminName, At: now, AdminNotes: notes},
 		Resolution{Action: contract.ActionHideReview, AdminUserID: adminUserID, AdminName: adminName, ResolvedAt: now, AdminNotes: notes, Through: ThroughVisibility}
 }
 

@@ -64,8 +64,12 @@ type StoreResponse struct {
 
 // Moderation is the last visibility decision on a review.
 type Moderation struct {
-	Visible    bool   `bson:"visible" json:"visible"`
-	ByUserID   string `bson:"byUserId" json:"adminUserId"`
+	Visible  bool   `bson:"visible" json:"visible"`
+	ByUserID string `bson:"byUserId" json:"adminUserId"`
+	// ByName is the administrator's name as their token stated it ("" when
+	// it stated none, and on older decisions: docs/adr/0168). Moderation is
+	// served to administrators only (ReviewDetail).
+	ByName     string `bson:"byName,omitempty" json:"adminName,omitempty"`
 	At         int64  `bson:"at" json:"at"`
 	FlagID     string `bson:"flagId,omitempty" json:"flagId,omitempty"`
 	AdminNotes string `bson:"adminNotes,omitempty" json:"adminNotes,omitempty"`

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -442,5 +443,35 @@ func TestCloneSharesNothing(t *testing.T) {
 	r.PhotoIDs[0] = "changed"
 	if before.Comment != "Fast" || len(before.Edits) != 1 || before.Response.Comment != "a" || before.PhotoIDs[0] != "ph_1" {
 		t.Fatalf("the loaded copy changed: %+v", before)
+	}
+}
+
+// TestModerationNamed: hiding through a flag, hiding and showing again name
+// the administrator beside their id on the review's moderation (adminName,
+// left out when their token stated none: docs/adr/0168).
+func TestModerationNamed(t *testing.T) {
+	f := &Flag{ID: "flg_1", ReviewID: "rev_1", Status: contract.FlagStatusPending}
+	_, _, m, err := f.Decide(Decision{Action: contract.ActionHideReview, AdminUserID: "adm", AdminName: "Mariam"}, 700)
+	if err != nil || m.ByUserID != "adm" || m.ByName != "Mariam" {
+		t.Fatalf("hide through a flag: %+v %v", m, err)
+	}
+	for _, visible := range []bool{false, true} {
+		mv, _ := VisibilityDecision(visible, "adm", "Noor", "", 800)
+		if mv.Visible != visible || mv.ByUserID != "adm" || mv.ByName != "Noor" {
+			t.Errorf("visible %v: %+v", visible, mv)
+		}
+		r := aReview()
+		r.Hidden = visible
+		if _, changed := r.SetHidden(!visible, mv); !changed || r.Moderation.ByName != "Noor" {
+			t.Errorf("visible %v: review's moderation %+v", visible, r.Moderation)
+		}
+	}
+	b, _ := json.Marshal(Moderation{ByUserID: "adm", ByName: "Noor"})
+	if !strings.Contains(string(b), `"adminUserId":"adm","adminName":"Noor"`) {
+		t.Errorf("moderation as served: %s", b)
+	}
+	mv, _ := VisibilityDecision(false, "adm", "", "", 800)
+	if b, _ := json.Marshal(mv); strings.Contains(string(b), "adminName") {
+		t.Errorf("an unnamed decision: %s", b)
 	}
 }

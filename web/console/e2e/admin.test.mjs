@@ -96,12 +96,20 @@ journey("journey 2: a review flagged through the API appears live; hidden, it le
   // The store's public list no longer has it.
   const list = await call("query", ADMIN, "stores.reviews.getStoreReviews", { storeId: env("STORE_ID"), paginationOpts: { numItems: 50, cursor: null } });
   assert.ok(!list.page.some((r) => r._id === env("REVIEW_ID")), "the hidden review is still in the store's reviews");
+  // Shown again and hidden again by hand: the decision's row names who did it last (docs/adr/0168).
+  for (const visible of [true, false]) {
+    await call("mutation", ADMIN, "admins.reviewModeration.setReviewVisibility", { reviewId: env("REVIEW_ID"), adminUserId: "admin-1", visible });
+  }
 
   await admin.getByTestId("moderation-tab").getByText("Decisions", { exact: true }).click();
   const decided = admin.locator('[data-testid="moderation-history"] tr[data-status="resolved"]');
   await decided.waitFor(WAIT);
   const decidedText = await text(decided);
-  for (const part of ["Review hidden", "admin-1", "Bakery", "Reported as fake"]) assert.ok(decidedText.includes(part), `the decision lacks ${part}: ${decidedText}`);
+  for (const part of ["Review hidden", "Mariam Al Mansoori", "admin-1", "Bakery", "Reported as fake"]) assert.ok(decidedText.includes(part), `the decision lacks ${part}: ${decidedText}`);
+  const moderated = decided.getByTestId("review-moderated");
+  assert.equal(await moderated.getAttribute("data-visible"), "false");
+  assert.equal(await text(moderated.getByTestId("actor-name")), "Mariam Al Mansoori");
+  assert.equal(await text(moderated.getByTestId("actor-id")), "admin-1");
   await bothLanguages(admin, "moderation-history");
   await admin.getByTestId("moderation-tab").getByText("Pending", { exact: true }).click();
 });
@@ -240,7 +248,23 @@ journey("journey 3: a held payment is confirmed, leaves the list and appears in 
   await admin.getByTestId("held-empty").waitFor(WAIT);
   // The store hears of it now: confirmed, in the portal's orders, without a reload.
   await owner.locator(`tr[data-order="${env("HELD_ORDER")}"][data-status="confirmed"]`).waitFor(WAIT);
+  // The owner's order page: no held payment's review, no administrator's name (docs/adr/0168).
+  await owner.locator(`tr[data-order="${env("HELD_ORDER")}"]`).getByTestId("order-number").click();
+  await owner.getByTestId("order-page").waitFor(WAIT);
+  assert.equal(await owner.getByTestId("order-held-resolved").count(), 0, "the owner sees the held payment's resolution");
+  assert.ok(!(await text(owner.getByTestId("order-page"))).includes("Mariam"), "the owner sees the administrator's name");
   await closePortal(owner);
+  // The administrator's order page: why it was held and who resolved it, by name with the id.
+  await nav("Orders and refunds");
+  const row = admin.locator(`tr[data-order="${env("HELD_ORDER")}"]`);
+  await row.waitFor(WAIT);
+  await row.getByTestId("order-number").click();
+  const resolved = admin.getByTestId("order-held-resolved");
+  await resolved.waitFor(WAIT);
+  assert.equal(await text(resolved.getByTestId("actor-name")), "Mariam Al Mansoori");
+  assert.equal(await text(resolved.getByTestId("actor-id")), "admin-1");
+  assert.match(await text(admin.getByTestId("order-held")), /The amount paid differs from the total/);
+  await accessible(admin, "a resolved held order's page");
 });
 
 /** The preview's figures as shown, by name. */

@@ -135,6 +135,7 @@ function FlaggedReview({ flags }: { flags: Flag[] }) {
             {t("mod.by", { name: r.customer.name })} · <bdi>{dateTime(r._creationTime)}</bdi>
           </Text>
         </Group>
+        {r.moderation && <Moderated m={r.moderation} />}
         {r.title && (
           <UserParagraph fw={600}>{r.title}</UserParagraph>
         )}
@@ -172,6 +173,19 @@ function FlaggedReview({ flags }: { flags: Flag[] }) {
         </Group>
       </Stack>
     </Card>
+  );
+}
+
+type Moderation = NonNullable<Flag["review"]["moderation"]>;
+
+// The review's last visibility decision: hidden or shown again, when, and by
+// which administrator (by name where their token stated one, docs/adr/0168).
+function Moderated({ m }: { m: Moderation }) {
+  const { t, dateTime } = useI18n();
+  return (
+    <Text size="xs" data-testid="review-moderated" data-visible={String(m.visible)}>
+      {t(m.visible ? "names.reviewShownBy" : "names.reviewHiddenBy", { date: dateTime(m.at) })} <Actor inline id={m.adminUserId} name={m.adminName} />
+    </Text>
   );
 }
 
@@ -248,6 +262,8 @@ function History() {
               {(f.resolution?.through && f.resolution.through !== "resolveFlag") || f.resolution?.byFlagId ? (
                 <Text size="xs">{t("mod.through")}</Text>
               ) : null}
+              {/* The review's last visibility decision, when it is not this one (shown again, or hidden later). */}
+              {f.review.moderation && !(f.review.moderation.at === f.resolution?.resolvedAt && !f.review.moderation.visible) && <Moderated m={f.review.moderation} />}
             </Table.Td>
             <Table.Td>
               <Text size="sm">

@@ -18,7 +18,8 @@ import OrderNotes from "./OrderNotes";
 // and administrators (/admin/orders/<id>), live from stores.orders.getOrder:
 // the customer and phone, the address by name, the items, the amounts with
 // the commission and the store's earnings, the status history (who moved it,
-// when), the payment with its refunds and disputes, and the actions the
+// when), the payment with its refunds and disputes (and, for administrators,
+// a held payment's review and who resolved it), and the actions the
 // viewer may take: the store's status moves and refunds (administrators
 // refund any paid or held order; the store within its window, which the
 // server holds). Names, addresses and products are isolated (<bdi>,
@@ -245,8 +246,13 @@ function History({ order: o }: { order: Order }) {
   );
 }
 
+const HELD = new Set(["amount_mismatch", "currency_mismatch", "cart_empty"]);
+
 function Payment({ order: o, area }: { order: Order; area: "admin" | "store" }) {
-  const { t, money } = useI18n();
+  const { t, money, dateTime } = useI18n();
+  // A held payment's review: why, and the administrator who resolved it
+  // (administrators only; its name is theirs to see: docs/adr/0168).
+  const review = area === "admin" ? o.paymentReview : null;
   return (
     <Section title={t("orderPage.payment")} testId="order-payment">
       <Table withRowBorders={false} verticalSpacing={2}>
@@ -264,6 +270,27 @@ function Payment({ order: o, area }: { order: Order; area: "admin" | "store" }) 
               <Text size="xs" ff="monospace" dir="ltr">
                 {o.paymentIntentId}
               </Text>
+            </Row>
+          )}
+          {review && (
+            <Row label={t("names.heldReview")} testId="order-held">
+              <Text size="sm">{HELD.has(review.reason) ? t(`held.reason.${review.reason}` as MessageKey) : review.reason}</Text>
+            </Row>
+          )}
+          {review && (
+            <Row label={t("names.heldResolvedBy")} testId="order-held-resolved">
+              {review.resolvedBy ? (
+                <>
+                  <Actor id={review.resolvedBy} name={review.resolvedByName} />
+                  {review.resolvedAt != null && (
+                    <Text size="xs">
+                      <bdi>{dateTime(review.resolvedAt)}</bdi>
+                    </Text>
+                  )}
+                </>
+              ) : (
+                <Text size="sm">{t("names.heldUnresolved")}</Text>
+              )}
             </Row>
           )}
         </Table.Tbody>
