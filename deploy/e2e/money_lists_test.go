@@ -30,6 +30,50 @@ func pagedIDs(t *testing.T, s *st.Sys, token, op string, args map[string]any) []
 	}
 }
 
+// payoutList is a payouts list (op list) and its count (op count) asked
+// with base args by each of tokens; a case names the payouts it expects by
+// their index in ids.
+type payoutList struct {
+	t           *testing.T
+	s           *st.Sys
+	list, count string
+	ids         []string
+	base        map[string]any
+	tokens      []string
+}
+
+// expect checks that the list with base and args, walked a page at a time
+// by each token, is ids[want[0]], ids[want[1]]... in that order, and that
+// the count of the same filters (without sort), asked by the first token,
+// is len(want), not capped.
+func (l payoutList) expect(what string, args map[string]any, want ...int) {
+	t := l.t
+	t.Helper()
+	a := map[string]any{}
+	for k, v := range l.base {
+		a[k] = v
+	}
+	for k, v := range args {
+		a[k] = v
+	}
+	for _, token := range l.tokens {
+		got := pagedIDs(t, l.s, token, l.list, a)
+		if len(got) != len(want) {
+			t.Fatalf("%s: %v, want %v of %v", what, got, want, l.ids)
+		}
+		for i := range got {
+			if got[i] != l.ids[want[i]] {
+				t.Fatalf("%s: %v, want %v of %v", what, got, want, l.ids)
+			}
+		}
+	}
+	delete(a, "sort")
+	n := okAs[listCount](t, l.s.Query(l.tokens[0], l.count, a))
+	if n.Count != len(want) || n.Capped {
+		t.Fatalf("%s: count %+v, want %d", what, n, len(want))
+	}
+}
+
 // TestStorePayoutList: the owner's payouts (stores.payouts.listPayouts),
 // paged, newest first by default, oldest, by amount both ways; by status
 // and an inclusive request-date range, the server's (another store's
@@ -54,29 +98,8 @@ func TestStorePayoutList(t *testing.T) {
 	}
 	st.MustOK(t, w.move(opApprove, ids[2]))
 	st.MustOK(t, w.move(opReject, ids[3], "rejectionReason", "r"))
-	expect := func(what string, args map[string]any, want ...int) {
-		t.Helper()
-		a := map[string]any{"storeId": w.store}
-		for k, v := range args {
-			a[k] = v
-		}
-		for _, token := range []string{w.owner, w.admin} {
-			got := pagedIDs(t, s, token, list, a)
-			if len(got) != len(want) {
-				t.Fatalf("%s: %v, want %v of %v", what, got, want, ids)
-			}
-			for i := range got {
-				if got[i] != ids[want[i]] {
-					t.Fatalf("%s: %v, want %v of %v", what, got, want, ids)
-				}
-			}
-		}
-		delete(a, "sort")
-		n := okAs[listCount](t, s.Query(w.owner, count, a))
-		if n.Count != len(want) || n.Capped {
-			t.Fatalf("%s: count %+v, want %d", what, n, len(want))
-		}
-	}
+	expect := payoutList{t: t, s: s, list: list, count: count, ids: ids,
+		base: map[string]any{"storeId": w.store}, tokens: []string{w.owner, w.admin}}.expect
 	expect("newest", nil, 3, 2, 1, 0)
 	expect("oldest", map[string]any{"sort": "oldest"}, 0, 1, 2, 3)
 	expect("amount_desc", map[string]any{"sort": "amount_desc"}, 2, 0, 3, 1)
@@ -297,27 +320,8 @@ func TestPayoutQueueList(t *testing.T) {
 		clock.Advance(time.Hour)
 	}
 	st.MustOK(t, w.move(opApprove, ids[4])) // 500 of the store: no longer requested
-	expect := func(what string, args map[string]any, want ...int) {
-		t.Helper()
-		a := map[string]any{"status": "requested"}
-		for k, v := range args {
-			a[k] = v
-		}
-		got := pagedIDs(t, s, w.admin, list, a)
-		if len(got) != len(want) {
-			t.Fatalf("%s: %v, want %v of %v", what, got, want, ids)
-		}
-		for i := range got {
-			if got[i] != ids[want[i]] {
-				t.Fatalf("%s: %v, want %v of %v", what, got, want, ids)
-			}
-		}
-		delete(a, "sort")
-		n := okAs[listCount](t, s.Query(w.admin, count, a))
-		if n.Count != len(want) || n.Capped {
-			t.Fatalf("%s: count %+v, want %d", what, n, len(want))
-		}
-	}
+	expect := payoutList{t: t, s: s, list: list, count: count, ids: ids,
+		base: map[string]any{"status": "requested"}, tokens: []string{w.admin}}.expect
 	// Same request time for a pair: the id breaks the tie, so compare sets
 	// of one store where times tie.
 	expect("requested of the store, newest", map[string]any{"storeId": w.store}, 2, 0)

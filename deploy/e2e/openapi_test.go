@@ -94,7 +94,8 @@ func syncFile(t *testing.T, rel string, want []byte) {
 // operation whose return value is unknown. For the reference (GET /docs),
 // which renders descriptions as Markdown, no placeholder is outside code,
 // each operation's entries are named by its path and tagged by its area and
-// module (its own path) or in the Convex clients' group (/api/run).
+// module (its own path) or in the Convex clients' group (/api/run); it is
+// under 1 MiB (the repository's file rule).
 func TestOpenAPIDocument(t *testing.T) {
 	s := st.Start(t)
 	r := st.MustOK(t, s.Do("GET", "/api/openapi.json", nil, nil))
@@ -235,6 +236,12 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 	if wh.Responses.Status(429) != nil { // sender-limited: the gateway never rate-limits it
 		t.Error("the webhook documents a 429 the gateway never answers")
+	}
+	// docs/openapi.json is under the repository's 1 MiB file rule
+	// (.ci/check-large-files): laid out compact below an operation's and a
+	// schema's fields (apischema.OpenAPI, docs/adr/0014).
+	if len(r.Body) >= 1<<20 {
+		t.Errorf("the document is %d KiB: docs/openapi.json must stay under 1 MiB (see docs/adr/0014 for what makes it big)", len(r.Body)/1024)
 	}
 	syncFile(t, "docs/openapi.json", r.Body)
 }

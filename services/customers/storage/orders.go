@@ -128,15 +128,8 @@ func (f HeldFilter) query() bson.M {
 	if f.StoreID != nil {
 		q["storeId"] = *f.StoreID
 	}
-	if f.From != nil || f.To != nil {
-		rng := bson.M{}
-		if f.From != nil {
-			rng["$gte"] = *f.From
-		}
-		if f.To != nil {
-			rng["$lte"] = *f.To
-		}
-		q["creationTime"] = rng
+	if r := (page.Period{From: f.From, To: f.To}).Range(); r != nil {
+		q["creationTime"] = bson.M(r)
 	}
 	return q
 }

@@ -98,15 +98,8 @@ func (r *Disputes) Page(ctx context.Context, f DisputeFilter, byDue, desc bool, 
 	default:
 		filter["status"] = f.Status
 	}
-	if f.From != nil || f.To != nil {
-		rng := bson.M{}
-		if f.From != nil {
-			rng["$gte"] = *f.From
-		}
-		if f.To != nil {
-			rng["$lte"] = *f.To
-		}
-		filter["openedAt"] = rng
+	if r := (page.Period{From: f.From, To: f.To}).Range(); r != nil {
+		filter["openedAt"] = bson.M(r)
 	}
 	store := f.StoreID
 	if f.OwnStore {

@@ -40,15 +40,8 @@ func (f PayoutFilter) filter() bson.M {
 	if f.StoreID != nil {
 		filter["storeId"] = *f.StoreID
 	}
-	if f.From != nil || f.To != nil {
-		rng := bson.M{}
-		if f.From != nil {
-			rng["$gte"] = *f.From
-		}
-		if f.To != nil {
-			rng["$lte"] = *f.To
-		}
-		filter["requestDate"] = rng
+	if r := (page.Period{From: f.From, To: f.To}).Range(); r != nil {
+		filter["requestDate"] = bson.M(r)
 	}
 	return filter
 }

@@ -1,14 +1,14 @@
-import { Badge, Card, Checkbox, Group, Input, SegmentedControl, Select, Stack, Table, Text, Title } from "@mantine/core";
+import { Badge, Card, Group, Input, SegmentedControl, Select, Stack, Table, Text, Title } from "@mantine/core";
 import { api } from "@marketplace/api";
 import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useState } from "react";
 import { useActionForm } from "../app/action";
-import { monthOf, periodOf, type DayRange } from "../app/days";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { ConfirmAction } from "../ui/ConfirmAction";
-import { DateRangeFilter, PageTotals } from "../ui/ListTools";
+import { OptionalPeriodFilter, periodArgs, type OptionalRange } from "../ui/ListFilters";
+import { PageTotals } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
 import { Pager, usePager } from "../ui/Pager";
 import { OrderNumber, Person, Place } from "../ui/names";
@@ -32,13 +32,12 @@ export default function HeldPayments() {
   const { t, money } = useI18n();
   const stores = useAllStores();
   const [storeId, setStoreId] = useState<string | null>(null);
-  const [dated, setDated] = useState(false);
-  const [range, setRange] = useState<DayRange>(() => monthOf(Date.now()));
+  const [range, setRange] = useState<OptionalRange>(null);
   const [sort, setSort] = useState<HeldSort>("newest");
-  const period = dated ? periodOf(range) : null;
+  const period = periodArgs(range);
   const filters = { ...(storeId ? { storeId } : {}), ...(period ?? {}) };
   const pager = usePager(JSON.stringify({ ...filters, sort }));
-  const skip = dated && period === null;
+  const skip = period === null;
   const page = useQuery(api.admins.orders.listHeldOrders, skip ? "skip" : { ...filters, sort, paginationOpts: { numItems: PAGE, cursor: pager.cursor } });
   const count = useQuery(api.admins.orders.countHeldOrders, skip ? "skip" : filters);
   const results = page?.page ?? [];
@@ -73,8 +72,7 @@ export default function HeldPayments() {
           />
         </Stack>
       </Group>
-      <Checkbox label={t("held.byDate")} checked={dated} onChange={(e) => setDated(e.currentTarget.checked)} data-testid="held-dated" />
-      {dated && <DateRangeFilter value={range} onChange={setRange} testId="held-range" />}
+      <OptionalPeriodFilter value={range} onChange={setRange} testId="held-range" byDate={{ label: t("held.byDate"), testId: "held-dated" }} />
       {count && (
         <Text size="sm" data-testid="held-count" data-count={count.count}>
           {t(count.capped ? "held.countCapped" : "held.count", { n: count.count })}

@@ -4,13 +4,13 @@ import { useQuery } from "convex/react";
 import type { FunctionReturnType } from "convex/server";
 import { useMemo, useState } from "react";
 import { useActionForm, type Refusal } from "../app/action";
-import { monthOf, periodOf, type DayRange } from "../app/days";
 import { useI18n } from "../app/i18n";
 import type { MessageKey } from "../app/messages";
 import { useSession } from "../app/session";
 import { ConfirmAction } from "../ui/ConfirmAction";
 import { DataTable } from "../ui/DataTable";
-import { DateRangeFilter, PageTotals, useSort } from "../ui/ListTools";
+import { OptionalPeriodFilter, periodArgs, type OptionalRange } from "../ui/ListFilters";
+import { PageTotals, useSort } from "../ui/ListTools";
 import { Loading } from "../ui/Loading";
 import { Pager, usePager } from "../ui/Pager";
 import { StatusBadge } from "../ui/StatusBadge";
@@ -40,15 +40,15 @@ export default function PayoutQueue() {
   const allStores = useAllStores();
   const [storeId, setStoreId] = useState<string | null>(null);
   const [status, setStatus] = useState<Status>("all");
-  const [dated, setDated] = useState(false);
-  const [range, setRange] = useState<DayRange>(() => monthOf(Date.now()));
+  const [range, setRange] = useState<OptionalRange>(null);
   const [sort, onSort] = useSort({ by: "date", dir: "asc" }, (by) => (by === "date" ? "asc" : "desc"));
-  const period = dated ? periodOf(range) : null;
+  const period = periodArgs(range);
+  const dated = range !== null;
   const bySort = dated && sort.by === "amount" ? { by: "date", dir: sort.dir } : sort;
   const sortArg = (bySort.by === "amount" ? (bySort.dir === "asc" ? "amount_asc" : "amount_desc") : bySort.dir === "asc" ? "oldest" : "newest") as "newest" | "oldest" | "amount_desc" | "amount_asc";
   const filters = { status: status === "all" ? ("open" as const) : status, ...(storeId ? { storeId } : {}), ...(period ?? {}) };
   const pager = usePager(JSON.stringify({ ...filters, sortArg }));
-  const skip = dated && period === null;
+  const skip = period === null;
   const page = useQuery(api.admins.payoutOperations.listPayouts, skip ? "skip" : { ...filters, sort: sortArg, paginationOpts: { numItems: QUEUE_PAGE, cursor: pager.cursor } });
   const count = useQuery(api.admins.payoutOperations.countPayouts, skip ? "skip" : filters);
   const stores = useMemo(() => (allStores ?? []).map((s) => ({ value: s._id, label: s.name })), [allStores]);
@@ -98,15 +98,17 @@ export default function PayoutQueue() {
           />
         </Stack>
       </Group>
-      <Checkbox label={t("ml.byRequestDate")} checked={dated} onChange={(e) => setDated(e.currentTarget.checked)} data-testid="queue-dated" />
-      {dated && (
-        <>
-          <DateRangeFilter value={range} onChange={setRange} testId="queue-range" />
+      <OptionalPeriodFilter
+        value={range}
+        onChange={setRange}
+        testId="queue-range"
+        byDate={{ label: t("ml.byRequestDate"), testId: "queue-dated" }}
+        hint={
           <Text size="xs" c="dimmed">
             {t("ml.rangeSortsByDate")}
           </Text>
-        </>
-      )}
+        }
+      />
       <Group align="flex-end">
         {requestedShown.length > 1 && (
           <Checkbox

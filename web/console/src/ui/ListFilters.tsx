@@ -1,4 +1,5 @@
 import { Checkbox, SegmentedControl, Select, Stack } from "@mantine/core";
+import { type ReactNode, useRef } from "react";
 import { periodOf, presetRange, type DayRange } from "../app/days";
 import { useI18n } from "../app/i18n";
 import { DateRangeFilter } from "./ListTools";
@@ -21,18 +22,49 @@ export function periodArgs(range: OptionalRange): { from?: number; to?: number }
   return periodOf(range);
 }
 
-/** "Any date", or (unticked) the period's presets and custom days. */
-export function OptionalPeriodFilter({ value, onChange, testId = "range" }: { value: OptionalRange; onChange(r: OptionalRange): void; testId?: string }) {
+/**
+ * "Any date", or (unticked) the period's presets and custom days. With byDate
+ * the checkbox asks the other way round, as the held payments and the payout
+ * queue do: "By order date" (its label and test id), ticked for a period;
+ * unticking keeps the period for the next tick. hint is shown under the days
+ * while a period is chosen.
+ */
+export function OptionalPeriodFilter({
+  value,
+  onChange,
+  testId = "range",
+  byDate,
+  hint,
+}: {
+  value: OptionalRange;
+  onChange(r: OptionalRange): void;
+  testId?: string;
+  byDate?: { label: string; testId: string };
+  hint?: ReactNode;
+}) {
   const { t } = useI18n();
+  const last = useRef<DayRange | null>(null);
+  if (value !== null) last.current = value;
+  const check = byDate ? (
+    <Checkbox
+      label={byDate.label}
+      checked={value !== null}
+      onChange={(e) => onChange(e.currentTarget.checked ? (last.current ?? presetRange("thisMonth", Date.now())) : null)}
+      data-testid={byDate.testId}
+    />
+  ) : (
+    <Checkbox
+      label={t("lists.anyDate")}
+      checked={value === null}
+      onChange={(e) => onChange(e.currentTarget.checked ? null : presetRange("thisMonth", Date.now()))}
+      data-testid={`${testId}-any`}
+    />
+  );
   return (
     <Stack gap={6} style={{ minWidth: 0, maxWidth: "100%" }}>
-      <Checkbox
-        label={t("lists.anyDate")}
-        checked={value === null}
-        onChange={(e) => onChange(e.currentTarget.checked ? null : presetRange("thisMonth", Date.now()))}
-        data-testid={`${testId}-any`}
-      />
+      {check}
       {value !== null && <DateRangeFilter value={value} onChange={onChange} testId={testId} />}
+      {value !== null && hint}
     </Stack>
   );
 }
