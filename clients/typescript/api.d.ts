@@ -360,6 +360,7 @@ export declare const api: {
             amountPaid: number;
             currency: string;
             resolvedBy?: string;
+            resolvedByName?: string;
             resolvedAt?: number;
           } | null;
           status: string;
@@ -399,10 +400,11 @@ export declare const api: {
         }>
       >;
       /**
-       * Every order (administrators; held ones too), with listStoreOrders'
-       * filters and sorts, optionally of one store; the total sorts need
-       * storeId and no other filter (INVALID_ARGUMENT sort_with_filter, as
-       * listStoreOrders).
+       * Every order (administrators; held ones too, a resolved one with who
+       * resolved it: paymentReview.resolvedBy and resolvedByName), with
+       * listStoreOrders' filters and sorts, optionally of one store; the total
+       * sorts need storeId and no other filter (INVALID_ARGUMENT
+       * sort_with_filter, as listStoreOrders).
        *
        * Query; access `admin`. Runs as `admins/orders:listOrders` (POST /api/run/admins/orders/listOrders).
        */
@@ -459,6 +461,7 @@ export declare const api: {
             amountPaid: number;
             currency: string;
             resolvedBy?: string;
+            resolvedByName?: string;
             resolvedAt?: number;
           } | null;
           status: string;
@@ -541,9 +544,13 @@ export declare const api: {
     payoutOperations: {
       /**
        * Adjust a store's wallet, with a reason kept in the ledger; returns the
-       * wallet. move_pending_to_available releases held earnings before their
-       * hold (pendingBalanceHoldDays) is over, oldest first: in development,
-       * what makes a new store's earnings payable at once.
+       * wallet. The administrator is recorded by adminUserId and, when it is
+       * the caller and their token states a name, by that name (adminName on
+       * the transaction's metadata and the wallet.adjusted event), which
+       * administrators alone read. move_pending_to_available releases held
+       * earnings before their hold (pendingBalanceHoldDays) is over, oldest
+       * first: in development, what makes a new store's earnings payable at
+       * once.
        *
        * Mutation; access `admin`. Runs as `admins/payoutOperations:adjustWalletBalance` (POST /api/run/admins/payoutOperations/adjustWalletBalance).
        */
@@ -1879,10 +1886,11 @@ export declare const api: {
        * Review flags, oldest first (sort newest: newest first), optionally of
        * one status and raised from `from` to `to` (epoch ms, inclusive; at
        * most 366 days apart, else INVALID_ARGUMENT range_too_large), each with
-       * its review (paginated). by decision: the decisions of one status
-       * (dismissed or resolved, else INVALID_ARGUMENT) ordered, and from/to
-       * taken, by decision time (resolution.resolvedAt) instead of report
-       * time.
+       * its review (paginated; the review's moderation names who hid or showed
+       * it last: adminUserId, and adminName when their token stated one). by
+       * decision: the decisions of one status (dismissed or resolved, else
+       * INVALID_ARGUMENT) ordered, and from/to taken, by decision time
+       * (resolution.resolvedAt) instead of report time.
        *
        * Query; access `admin`. Runs as `admins/reviewModeration:listFlags` (POST /api/run/admins/reviewModeration/listFlags).
        */
@@ -1952,6 +1960,7 @@ export declare const api: {
             moderation?: {
               visible: boolean;
               adminUserId: string;
+              adminName?: string;
               at: number;
               flagId?: string;
               adminNotes?: string;
@@ -2459,6 +2468,7 @@ export declare const api: {
             amountPaid: number;
             currency: string;
             resolvedBy?: string;
+            resolvedByName?: string;
             resolvedAt?: number;
           } | null;
           status: string;
@@ -2549,6 +2559,7 @@ export declare const api: {
             amountPaid: number;
             currency: string;
             resolvedBy?: string;
+            resolvedByName?: string;
             resolvedAt?: number;
           } | null;
           status: string;
@@ -2903,8 +2914,11 @@ export declare const api: {
        * One order as its page shows it (store owner or administrator): the
        * order with names, the commission's rate and fixed fee, its payment's
        * disputes, and who moved it (statusHistory by and role: customer,
-       * store, administrator, system). An order held for review is NOT_FOUND
-       * to its store.
+       * store, administrator, system; byName to administrators and for the
+       * owner's own moves), and who resolved a held payment
+       * (paymentReview.resolvedBy; resolvedByName, the administrator's name,
+       * to administrators only). An order held for review is NOT_FOUND to its
+       * store.
        *
        * Query; access `store_owner_or_admin`. Runs as `stores/orders:getOrder` (POST /api/run/stores/orders/getOrder).
        */
@@ -2954,6 +2968,7 @@ export declare const api: {
             amountPaid: number;
             currency: string;
             resolvedBy?: string;
+            resolvedByName?: string;
             resolvedAt?: number;
           } | null;
           status: string;
@@ -3112,6 +3127,7 @@ export declare const api: {
             amountPaid: number;
             currency: string;
             resolvedBy?: string;
+            resolvedByName?: string;
             resolvedAt?: number;
           } | null;
           status: string;
@@ -3597,6 +3613,7 @@ export declare const api: {
           moderation?: {
             visible: boolean;
             adminUserId: string;
+            adminName?: string;
             at: number;
             flagId?: string;
             adminNotes?: string;
@@ -3642,7 +3659,10 @@ export declare const api: {
       >;
       /**
        * One review with its customer, store, photo URLs, canEdit, canDelete
-       * and the caller's vote, or null.
+       * and the caller's vote, or null. Administrators also get its moderation
+       * (the last decision to hide or show it: visible, adminUserId, adminName
+       * when the administrator's token stated one, at, flagId, adminNotes) and
+       * edit history.
        *
        * Query; access `public`. Runs as `stores/reviews:getReview` (POST /api/run/stores/reviews/getReview).
        */
@@ -3685,6 +3705,7 @@ export declare const api: {
           moderation?: {
             visible: boolean;
             adminUserId: string;
+            adminName?: string;
             at: number;
             flagId?: string;
             adminNotes?: string;
@@ -3823,6 +3844,7 @@ export declare const api: {
           moderation?: {
             visible: boolean;
             adminUserId: string;
+            adminName?: string;
             at: number;
             flagId?: string;
             adminNotes?: string;
@@ -3989,10 +4011,13 @@ export declare const api: {
        * their sum, the running balance; a payout's entry with the payout's
        * status now), an earning's with releaseAt (when it is released). An
        * administrator's early release (move_pending_to_available) is an entry
-       * too. Optional kind (an entry kind), orderId (the entries of one
-       * order), from and to (the entries made then: epoch ms, inclusive; at
-       * most 366 days, else INVALID_ARGUMENT range_too_large) and sort
-       * (newest, the default, or oldest).
+       * too. To administrators, an adjustment's entry names who made it:
+       * adjustedBy (the administrator's id) and adjustedByName (their name,
+       * when their token stated one); the store's owner gets neither
+       * (docs/adr/0168). Optional kind (an entry kind), orderId (the entries
+       * of one order), from and to (the entries made then: epoch ms,
+       * inclusive; at most 366 days, else INVALID_ARGUMENT range_too_large)
+       * and sort (newest, the default, or oldest).
        *
        * Query; access `store_owner_or_admin`. Runs as `stores/wallet:listStatementEntries` (POST /api/run/stores/wallet/listStatementEntries).
        */
@@ -4029,10 +4054,14 @@ export declare const api: {
           refundId?: string;
           disputeId?: string;
           releaseAt?: number | null;
+          adjustedBy?: string | null;
+          adjustedByName?: string | null;
         }>
       >;
       /**
-       * The store's wallet transactions, newest first (paginated).
+       * The store's wallet transactions, newest first (paginated). metadata is
+       * for administrators only: an adjustment's adminUserId and, when the
+       * administrator's token stated a name, adminName (docs/adr/0168).
        *
        * Query; access `store_owner_or_admin`. Runs as `stores/wallet:listTransactions` (POST /api/run/stores/wallet/listTransactions).
        */

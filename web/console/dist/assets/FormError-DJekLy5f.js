@@ -1,0 +1,1 @@
+import{u as e}from"./action-CbnxEmDP.js";import{S as t}from"./i18n-BlbhU-Te.js";var n=t();function r({form:t}){return t.formError?(0,n.jsx)(e,{color:`red`,role:`alert`,title:t.formError.code,children:t.formError.message}):null}export{r as t};

@@ -1,1 +1,0 @@
-import{u as e}from"./action-DA4ndgj9.js";import{S as t}from"./i18n-BcaqSxei.js";var n=t();function r({form:t}){return t.formError?(0,n.jsx)(e,{color:`red`,role:`alert`,title:t.formError.code,children:t.formError.message}):null}export{r as t};

@@ -1,1 +1,0 @@
-import{t as e}from"./Stack-CrJqfh17.js";import{S as t,i as n,o as r}from"./i18n-BcaqSxei.js";import{t as i}from"./NotificationList-CWTAIeHn.js";var a=t();function o(){let{t}=n();return(0,a.jsxs)(e,{children:[(0,a.jsx)(r,{order:2,children:t(`notifications.title`)}),(0,a.jsx)(i,{testId:`notifications`})]})}export{o as default};

@@ -1,0 +1,1 @@
+import{S as e}from"./i18n-BlbhU-Te.js";import"./Loading-Bhj7Bil7.js";e();

@@ -1,1 +1,0 @@
-import{S as e}from"./i18n-BcaqSxei.js";import"./Loading-5vx60TNj.js";e();

@@ -1,1 +1,0 @@
-import{S as e,s as t}from"./i18n-BcaqSxei.js";var n=e();function r({children:e,testId:t}){return(0,n.jsx)(`bdi`,{"data-testid":t,children:e})}function i({children:e,...r}){return(0,n.jsx)(t,{dir:`auto`,style:{whiteSpace:`pre-wrap`,overflowWrap:`anywhere`},...r,children:e})}export{r as n,i as t};
