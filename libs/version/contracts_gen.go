@@ -3,4 +3,4 @@
 package version
 
 // accepted are the published contracts' versions of this tree's snapshot.
-var accepted = Contracts{Public: "1.7.0", Internal: "1.6.0", Events: "1.7.0"}
+var accepted = Contracts{Public: "1.8.0", Internal: "1.6.0", Events: "1.8.0"}
