@@ -280,7 +280,7 @@ func (s *svc) listStatementEntries(ctx context.Context, a *statementEntriesArgs)
 			if at := release[v.TransactionID].ReleaseAt; v.Kind == domain.KindEarning && at != 0 {
 				out.Page[i].ReleaseAt = &at
 			}
-			if by, ok := adjusters[v.AdjustmentID]; ok && v.AdjustmentID != "" {
+			if by, ok := adjusters[v.AdjustmentID]; ok {
 				out.Page[i].AdjustedBy, out.Page[i].AdjustedByName = strPtr(by.ID), strPtr(by.Name)
 			}
 		}

@@ -466,9 +466,11 @@ func (o *Order) View(withTerms bool) OrderView {
 	}
 	if r := o.PaymentReview; r != nil {
 		v.PaymentReview = &PaymentReviewView{Reason: r.Reason, ExpectedAmount: r.ExpectedAmount.AED(), AmountPaid: money.Major(int64(r.AmountPaid), r.Currency),
-			Currency: r.Currency, ResolvedBy: r.ResolvedBy, ResolvedAt: r.ResolvedAt}
+			Currency: r.Currency, ResolvedAt: r.ResolvedAt}
+		// Who resolved it, to the store and administrators only: the customer
+		// learns that it was resolved, not by whom (as the status history).
 		if withTerms {
-			v.PaymentReview.ResolvedByName = r.ResolvedByName
+			v.PaymentReview.ResolvedBy, v.PaymentReview.ResolvedByName = r.ResolvedBy, r.ResolvedByName
 		}
 	}
 	v.RefundedAmount, v.RefundStatus, v.Refunds = o.major(o.RefundedAmount), o.RefundStatus(), o.refundViews()

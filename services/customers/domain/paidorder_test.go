@@ -280,7 +280,7 @@ func TestHeldPaymentResolutionNamed(t *testing.T) {
 		t.Errorf("owner's view: %+v", r)
 	}
 	// The customer's view never carries it.
-	if r := o.View(false).PaymentReview; r == nil || r.ResolvedByName != "" {
+	if r := o.View(false).PaymentReview; r == nil || r.ResolvedByName != "" || r.ResolvedBy != "" || r.ResolvedAt != 2000 {
 		t.Errorf("customer's view: %+v", r)
 	}
 	// Unnamed tokens and older records: no name.

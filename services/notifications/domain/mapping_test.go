@@ -242,13 +242,14 @@ func TestNotificationsFor(t *testing.T) {
 		{
 			name: "a hidden review's author is told",
 			env: envelope(EventReviewHidden, `{"reviewId":"rev_1","storeId":"sto_1","storeName":"Bakery","customerId":"cus_1","customerUserId":"u_author",
-				"rating":1,"hidden":true,"byUserId":"admin-1","flagId":"flg_1","adminNotes":"internal"}`),
+				"rating":1,"hidden":true,"byUserId":"admin-1","adminName":"Mariam Al Mansoori","flagId":"flg_1","adminNotes":"internal"}`),
 			want: []want{{RecipientUser, "u_author", TypeReviewHidden, "Your review was hidden", PriorityNormal,
 				[]string{"Bakery", "hidden by our moderators"}, map[string]string{"reviewId": "rev_1", "storeId": "sto_1"}}},
 		},
 		{
 			name: "a review shown again: its author is told",
-			env:  envelope(EventReviewShown, `{"reviewId":"rev_1","storeName":"Bakery","customerUserId":"u_author","rating":1}`),
+			env:  envelope(EventReviewShown, `{"reviewId":"rev_1","storeName":"Bakery","customerUserId":"u_author","rating":1,
+				"byUserId":"admin-1","adminName":"Mariam Al Mansoori"}`),
 			want: []want{{RecipientUser, "u_author", TypeReviewShown, "Your review is visible again", PriorityNormal,
 				[]string{"Bakery", "visible to other customers again"}, map[string]string{"reviewId": "rev_1"}}},
 		},
@@ -350,7 +351,8 @@ func TestNotificationsFor(t *testing.T) {
 		{
 			name: "a wallet adjustment tells the owner what and why",
 			env: envelope(EventWalletAdjusted, `{"walletId":"wal_1","storeId":"sto_1","storeName":"Bakery","storeOwnerUserId":"u_owner",
-				"type":"penalty","adjustmentType":"deduct_balance","amountFils":1500,"reason":"Late delivery refund","adminUserId":"admin-1"}`),
+				"type":"penalty","adjustmentType":"deduct_balance","amountFils":1500,"reason":"Late delivery refund","adminUserId":"admin-1",
+				"adminName":"Mariam Al Mansoori"}`),
 			want: []want{{RecipientUser, "u_owner", TypeWalletAdjusted, "Wallet adjusted", PriorityNormal,
 				[]string{"AED 15.00 was deducted from the available balance of Bakery: Late delivery refund."},
 				map[string]string{"walletId": "wal_1", "storeId": "sto_1", "adjustmentType": "deduct_balance"}}},
@@ -415,5 +417,34 @@ func TestLongTextIsClipped(t *testing.T) {
 	}
 	if n := len([]rune(got[0].Body)); n > 400 || !strings.HasSuffix(got[0].Body, "…") {
 		t.Fatalf("body of %d characters: %q", n, got[0].Body)
+	}
+}
+
+// TestAdministratorsUnnamedToTheirRecipients: the events that name an
+// administrator (docs/adr/0168) tell the review's author and the store's
+// owner that moderators or the platform acted, never who: no notification
+// built from them carries the administrator's name or id.
+func TestAdministratorsUnnamedToTheirRecipients(t *testing.T) {
+	for _, env := range []Event{
+		envelope(EventReviewHidden, `{"reviewId":"rev_1","storeName":"Bakery","customerUserId":"u_author","rating":1,"hidden":true,
+			"byUserId":"admin-1","adminName":"Mariam Al Mansoori","flagId":"flg_1"}`),
+		envelope(EventReviewShown, `{"reviewId":"rev_1","storeName":"Bakery","customerUserId":"u_author","rating":1,
+			"byUserId":"admin-1","adminName":"Mariam Al Mansoori"}`),
+		envelope(EventWalletAdjusted, `{"walletId":"wal_1","storeId":"sto_1","storeOwnerUserId":"u_owner","adjustmentType":"add_balance",
+			"amountFils":1500,"reason":"Goodwill","adminUserId":"admin-1","adminName":"Mariam Al Mansoori"}`),
+	} {
+		got, err := For(env)
+		if err != nil || len(got) == 0 {
+			t.Fatalf("%s: %v, %d notifications", env.Type, err, len(got))
+		}
+		for _, n := range got {
+			b, err := json.Marshal(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), "Mariam") || strings.Contains(string(b), "admin-1") {
+				t.Errorf("%s: the notification to %s names the administrator: %s", env.Type, n.RecipientUserID, b)
+			}
+		}
 	}
 }

@@ -43,13 +43,18 @@ export function OptionalPeriodFilter({
   hint?: ReactNode;
 }) {
   const { t } = useI18n();
+  // The range a "by date" box brings back when ticked again: the one it
+  // held when it was unticked (kept in the handler, not during render).
   const last = useRef<DayRange | null>(null);
-  if (value !== null) last.current = value;
   const check = byDate ? (
     <Checkbox
       label={byDate.label}
       checked={value !== null}
-      onChange={(e) => onChange(e.currentTarget.checked ? (last.current ?? presetRange("thisMonth", Date.now())) : null)}
+      onChange={(e) => {
+        if (e.currentTarget.checked) return onChange(last.current ?? presetRange("thisMonth", Date.now()));
+        last.current = value;
+        onChange(null);
+      }}
       data-testid={byDate.testId}
     />
   ) : (
