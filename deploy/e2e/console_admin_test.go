@@ -116,10 +116,10 @@ func TestConsoleAdminInBrowser(t *testing.T) {
 		t.Fatalf("resolved flags: %+v", flags)
 	}
 	// Journey 3: the held order is confirmed and paid, and the store lists it.
-	if o := orderOf(t, s, rs.user, "pi_console_held"); o.Status != "confirmed" || o.PaymentStatus != "paid" || o.PaymentReview == nil || o.PaymentReview.ResolvedBy != "admin-1" {
+	if o := orderOf(t, s, rs.admin, "pi_console_held"); o.Status != "confirmed" || o.PaymentStatus != "paid" || o.PaymentReview == nil || o.PaymentReview.ResolvedBy != "admin-1" {
 		t.Fatalf("the held order after the journey: %+v", o)
 	}
-	if o := orderOf(t, s, rs.user, "pi_console_empty"); o.Status != "cancelled" || o.PaymentStatus != "under_review" || o.PaymentReview.ResolvedBy != "admin-1" {
+	if o := orderOf(t, s, rs.admin, "pi_console_empty"); o.Status != "cancelled" || o.PaymentStatus != "under_review" || o.PaymentReview.ResolvedBy != "admin-1" {
 		t.Fatalf("the order without items after the journey: %+v", o)
 	}
 	var orders struct {
