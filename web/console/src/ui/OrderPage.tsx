@@ -238,7 +238,7 @@ function History({ order: o }: { order: Order }) {
               <bdi>{dateTime(h.at)}</bdi>
               {h.role && ROLES.has(h.role) && ` · ${t(`orderPage.by.${h.role}` as MessageKey)}`}
             </Text>
-            {h.by && <Actor id={h.by} name={h.byName} />}
+            {h.by && h.role !== "system" && <Actor id={h.by} name={h.byName} />}
           </Timeline.Item>
         ))}
       </Timeline>

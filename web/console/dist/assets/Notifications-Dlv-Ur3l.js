@@ -1,1 +1,0 @@
-import{t as e}from"./Stack-BgikSTZy.js";import{S as t,i as n,o as r}from"./i18n-BlbhU-Te.js";import{t as i}from"./NotificationList-DCQn6Yvt.js";var a=t();function o(){let{t}=n();return(0,a.jsxs)(e,{children:[(0,a.jsx)(r,{order:2,children:t(`notifications.title`)}),(0,a.jsx)(i,{testId:`notifications`})]})}export{o as default};
