@@ -248,7 +248,7 @@ func TestNotificationsFor(t *testing.T) {
 		},
 		{
 			name: "a review shown again: its author is told",
-			env:  envelope(EventReviewShown, `{"reviewId":"rev_1","storeName":"Bakery","customerUserId":"u_author","rating":1,
+			env: envelope(EventReviewShown, `{"reviewId":"rev_1","storeName":"Bakery","customerUserId":"u_author","rating":1,
 				"byUserId":"admin-1","adminName":"Mariam Al Mansoori"}`),
 			want: []want{{RecipientUser, "u_author", TypeReviewShown, "Your review is visible again", PriorityNormal,
 				[]string{"Bakery", "visible to other customers again"}, map[string]string{"reviewId": "rev_1"}}},
