@@ -1,6 +1,7 @@
 package apischema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -79,11 +80,15 @@ func AddEnumMeanings(doc []byte, enums []contracts.Enum) ([]byte, error) {
 		return nil, err
 	}
 	d[MeaningsKey] = raw
-	out, err := json.MarshalIndent(d, "", "  ")
-	if err != nil {
+	// Written and laid out as OpenAPI writes the document it was given
+	// (docs/adr/0014): the published contracts stay under 1 MiB too.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
 		return nil, err
 	}
-	return append(out, '\n'), nil
+	return indentTo(buf.Bytes(), layoutDepth), nil
 }
 
 // walkEnums calls f with the string values of every enum keyword under v
