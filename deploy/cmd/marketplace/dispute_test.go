@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -137,8 +138,14 @@ func TestDisputeCommand(t *testing.T) {
 	}
 	mu.Unlock()
 
+	// Closed already: the simulator refuses, and its code reaches the
+	// caller (the history run asks a cut closing again and acts on it).
+	var refused *simRefusal
+	err = runArgs(context.Background(), []string{"dispute", "-close", opened.DisputeID, "-outcome", "won"}, getenv, io.Discard)
+	if !errors.As(err, &refused) || refused.Code != "dispute_already_closed" || !strings.Contains(err.Error(), "already closed") {
+		t.Errorf("closing it again: %v", err)
+	}
 	for _, args := range [][]string{
-		{"-close", opened.DisputeID, "-outcome", "won"}, // closed already: the simulator refuses
 		{},
 		{"-intent", in.ID, "-close", opened.DisputeID},
 		{"-intent", "ord_1"},

@@ -66,7 +66,7 @@ func (c *simClient) call(method, path string, body io.Reader, out any, accept fu
 			Error *processor.APIError `json:"error"`
 		}
 		if json.Unmarshal(raw, &e) == nil && e.Error != nil {
-			return resp.StatusCode, fmt.Errorf("the processor simulator refused: %s", e.Error.Message)
+			return resp.StatusCode, &simRefusal{Code: e.Error.Code, Message: e.Error.Message}
 		}
 		return resp.StatusCode, fmt.Errorf("the processor simulator answered %d: %s", resp.StatusCode, strings.TrimSpace(string(raw)))
 	}
@@ -74,6 +74,18 @@ func (c *simClient) call(method, path string, body io.Reader, out any, accept fu
 		return resp.StatusCode, nil
 	}
 	return resp.StatusCode, json.Unmarshal(raw, out)
+}
+
+// simRefusal is the simulator's refusal of a call: its code (e.g.
+// dispute_already_closed; empty when it gave none) for callers that act on
+// it, and its message for people.
+type simRefusal struct{ Code, Message string }
+
+func (e *simRefusal) Error() string {
+	if e.Code == "" {
+		return "the processor simulator refused: " + e.Message
+	}
+	return fmt.Sprintf("the processor simulator refused (%s): %s", e.Code, e.Message)
 }
 
 // holder is the simulator among bases that holds the object of path (GET
