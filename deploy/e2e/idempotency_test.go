@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	st "marketplace/deploy/systemtest"
+	"marketplace/libs/ops"
 )
 
 // Idempotency keys (platform contract section 2), through the gateway: a
@@ -42,19 +44,42 @@ func keyed(t testing.TB, s *st.Sys, token, key, path string, args any) st.Result
 	return st.Result{Status: resp.StatusCode, Body: body, Header: resp.Header}
 }
 
-func replayed(r st.Result) bool { return r.Header.Get(headerIdemReplay) == "true" }
-
-// expectReason checks an error answer's code, status and details.reason.
-func expectReason(t testing.TB, r st.Result, code, reason string) {
+// keyedAnswer is keyed asked again under the same key, as the contract
+// tells a client to, while its answer says the call may not have run yet:
+// UNAVAILABLE (the gateway stopped waiting for a busy service, which may
+// still apply it) or idempotency_key_in_use (the first call still runs). Its
+// answer is then the call's own, applied once: calls that race on one wallet
+// keep their answers on a machine too busy to give them all within the
+// gateway's upstream timeout (a CI run under load once got 503s).
+func keyedAnswer(t testing.TB, s *st.Sys, token, key, path string, args any) st.Result {
 	t.Helper()
-	expectError(t, r, code)
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		r := keyed(t, s, token, key, path, args)
+		if r.Code() != "UNAVAILABLE" && reasonOf(r) != ops.ReasonIdempotencyKeyInUse || time.Now().After(deadline) {
+			return r
+		}
+	}
+}
+
+// reasonOf is an error answer's details.reason ("" when it has none).
+func reasonOf(r st.Result) string {
 	var e struct {
 		Error struct {
 			Details map[string]any `json:"details"`
 		} `json:"error"`
 	}
 	_ = json.Unmarshal(r.Body, &e)
-	if e.Error.Details["reason"] != reason {
+	reason, _ := e.Error.Details["reason"].(string)
+	return reason
+}
+
+func replayed(r st.Result) bool { return r.Header.Get(headerIdemReplay) == "true" }
+
+// expectReason checks an error answer's code, status and details.reason.
+func expectReason(t testing.TB, r st.Result, code, reason string) {
+	t.Helper()
+	expectError(t, r, code)
+	if reasonOf(r) != reason {
 		t.Errorf("want details.reason %s, got %s", reason, r.Body)
 	}
 }

@@ -166,11 +166,19 @@ func (w *payoutsWorld) getWallet(t testing.TB, token, store string) walletView {
 }
 
 func (w *payoutsWorld) adjust(store, wallet, kind string, amount any, more ...any) st.Result {
-	args := map[string]any{"storeId": store, "walletId": wallet, "adjustmentType": kind, "amount": amount, "reason": "Adjusted by a test", "adminUserId": "admin-1"}
+	return w.s.Mutation(w.admin, opAdjust, adjustArgs(store, wallet, kind, amount, more...))
+}
+
+func adjustArgs(store, wallet, kind string, amount any, more ...any) map[string]any {
+	return withArgs(map[string]any{"storeId": store, "walletId": wallet, "adjustmentType": kind, "amount": amount, "reason": "Adjusted by a test", "adminUserId": "admin-1"}, more)
+}
+
+// withArgs adds the name, value pairs of more to args.
+func withArgs(args map[string]any, more []any) map[string]any {
 	for i := 0; i+1 < len(more); i += 2 {
 		args[more[i].(string)] = more[i+1]
 	}
-	return w.s.Mutation(w.admin, opAdjust, args)
+	return args
 }
 
 // credit puts amount into the store's available balance.
@@ -184,15 +192,19 @@ func bank() map[string]any {
 }
 
 func (w *payoutsWorld) request(token, store string, amount any) st.Result {
-	return w.s.Mutation(token, opRequestPayout, map[string]any{"storeId": store, "amount": amount, "bankDetails": bank()})
+	return w.s.Mutation(token, opRequestPayout, requestArgs(store, amount))
+}
+
+func requestArgs(store string, amount any) map[string]any {
+	return map[string]any{"storeId": store, "amount": amount, "bankDetails": bank()}
 }
 
 func (w *payoutsWorld) move(op, payout string, more ...any) st.Result {
-	args := map[string]any{"payoutId": payout, "adminUserId": "admin-1"}
-	for i := 0; i+1 < len(more); i += 2 {
-		args[more[i].(string)] = more[i+1]
-	}
-	return w.s.Mutation(w.admin, op, args)
+	return w.s.Mutation(w.admin, op, moveArgsOf(payout, more...))
+}
+
+func moveArgsOf(payout string, more ...any) map[string]any {
+	return withArgs(map[string]any{"payoutId": payout, "adminUserId": "admin-1"}, more)
 }
 
 // moveArgs are the arguments each move needs besides the payout.
