@@ -78,7 +78,9 @@ func (x *Layer) followEvents(ctx context.Context) {
 		return
 	}
 	f := x.events
-	f.client = &kafka.Client{Addr: brokers.Addr(), Timeout: 5 * time.Second, Transport: brokers.Transport(KafkaClientID)}
+	tr := brokers.Transport(KafkaClientID)
+	defer tr.CloseIdleConnections() // its pools would outlive the layer (KafkaPublisher.Close)
+	f.client = &kafka.Client{Addr: brokers.Addr(), Timeout: 5 * time.Second, Transport: tr}
 	for {
 		wait := x.topicsInterval()
 		if !f.startReaders(ctx, brokers) {

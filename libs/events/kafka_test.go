@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -312,4 +313,52 @@ func readTopicWith(t *testing.T, b Brokers, topic string, n int) []kafka.Message
 		out = append(out, m)
 	}
 	return out
+}
+
+// TestPublisherCloseLeavesNoConnectionPool: KafkaPublisher.Close closes its
+// transport too. kafka-go's Writer closes only a transport of its own
+// making; ours stayed open, with a goroutine per pool asking the broker for
+// metadata every few seconds: the e2e suite ended with 1,131 of them, dialling
+// brokers long gone, and ran about twice as slow at its end as at its start.
+func TestPublisherCloseLeavesNoConnectionPool(t *testing.T) {
+	b, err := StartBrokerWith(BrokerOptions{DataDir: t.TempDir(), Topics: []string{"orders"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// The broker's start closes a client of its own: its pool's goroutine
+	// may not have ended yet.
+	before := poolGoroutines()
+	for deadline := time.Now().Add(2 * time.Second); before > 0 && time.Now().Before(deadline); before = poolGoroutines() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for range 3 {
+		pub := NewKafkaPublisher(b.Brokers(), nil)
+		if err := pub.Publish(ctx, Message{Topic: "orders", Key: []byte("o1"), Value: []byte("v")}); err != nil {
+			t.Fatal(err)
+		}
+		if poolGoroutines() <= before {
+			t.Fatalf("no connection pool while publishing (%d before): the check below would prove nothing", before)
+		}
+		pub.Close()
+	}
+	for deadline := time.Now().Add(5 * time.Second); poolGoroutines() > before; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connection pools' goroutines left after Close (%d before)", poolGoroutines(), before)
+		}
+	}
+}
+
+// poolGoroutines counts the goroutines of kafka-go's connection pools.
+func poolGoroutines() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return strings.Count(string(buf[:n]), "kafka-go.(*connPool).discover")
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }

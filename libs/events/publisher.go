@@ -32,6 +32,7 @@ const publishAttempts = 4
 // KafkaPublisher publishes through a kafka-go Writer.
 type KafkaPublisher struct {
 	w      *kafka.Writer
+	tr     *kafka.Transport // the writer's; Close closes its connections
 	logger *slog.Logger
 }
 
@@ -40,8 +41,10 @@ func NewKafkaPublisher(brokers Brokers, logger *slog.Logger) *KafkaPublisher {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	tr := brokers.Transport("marketplace-events")
 	return &KafkaPublisher{
 		logger: logger,
+		tr:     tr,
 		w: &kafka.Writer{
 			Addr: brokers.Addr(),
 			// Hash keeps one key on one partition, so one aggregate's events stay ordered.
@@ -57,7 +60,7 @@ func NewKafkaPublisher(brokers Brokers, logger *slog.Logger) *KafkaPublisher {
 			AllowAutoTopicCreation: true,
 			// Our own transport: the shared default one keeps a dead connection
 			// after a broker restart.
-			Transport: brokers.Transport("marketplace-events"),
+			Transport: tr,
 		},
 	}
 }
@@ -97,8 +100,15 @@ func (p *KafkaPublisher) Publish(ctx context.Context, msgs ...Message) error {
 	}
 }
 
-// Close flushes and releases the writer.
-func (p *KafkaPublisher) Close() error { return p.w.Close() }
+// Close flushes and releases the writer, then closes its transport's
+// connections: a Writer closes only a transport of its own making, and one
+// left open keeps a connection pool per broker address, with the goroutine
+// that asks it for metadata every few seconds, for the life of the process.
+func (p *KafkaPublisher) Close() error {
+	err := p.w.Close()
+	p.tr.CloseIdleConnections()
+	return err
+}
 
 // transient reports whether retrying err may succeed. Network failures (EOF or
 // a reset after a broker restart) are transient; so are Kafka's retriable codes.
