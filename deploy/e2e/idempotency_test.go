@@ -55,7 +55,11 @@ func keyedAnswer(t testing.TB, s *st.Sys, token, key, path string, args any) st.
 	t.Helper()
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
 		r := keyed(t, s, token, key, path, args)
-		if r.Code() != "UNAVAILABLE" && reasonOf(r) != ops.ReasonIdempotencyKeyInUse || time.Now().After(deadline) {
+		if r.Code() != "UNAVAILABLE" && reasonOf(r) != ops.ReasonIdempotencyKeyInUse {
+			return r
+		}
+		if time.Now().After(deadline) { // (Errorf: callers run it on goroutines of their own)
+			t.Errorf("%s under key %s: still unanswered after 2 minutes: %d %s", path, key, r.Status, r.Body)
 			return r
 		}
 	}
