@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	st "marketplace/deploy/systemtest"
 	"marketplace/libs/store"
 )
 
@@ -29,8 +30,14 @@ func watchHeap(w io.Writer, threshold uint64, every time.Duration) {
 			next *= 2
 		}
 		rss, _ := store.ResidentMemory()
-		fmt.Fprintf(w, "heapwatch: live heap %s, resident %s at %s; the largest holders:\n%s",
-			store.FormatBytes(int64(live)), store.FormatBytes(rss), time.Now().UTC().Format(time.RFC3339), heapHolders(8))
+		at := time.Now().UTC().Format(time.RFC3339)
+		// The heap profile lags the reading by a collection or two: two
+		// more, and the holders are those of the reading (or it is gone).
+		runtime.GC()
+		runtime.GC()
+		fmt.Fprintf(w, "heapwatch: live heap %s, resident %s at %s, while %s ran; after two collections %s live; the largest holders:\n%s",
+			store.FormatBytes(int64(live)), store.FormatBytes(rss), at, strings.Join(st.Running(), ", "),
+			store.FormatBytes(int64(store.LiveHeap())), heapHolders(8))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -99,9 +100,26 @@ func WithRelayFault(f func() error) Option {
 	return func(_ map[string]string, o *system.Options) { o.RelayFault = f }
 }
 
+// running holds the names of the tests whose systems run now.
+var running sync.Map
+
+// Running names the tests whose systems run now, sorted (deploy/e2e's heap
+// watch names them beside a reading).
+func Running() []string {
+	var names []string
+	running.Range(func(k, _ any) bool {
+		names = append(names, k.(string))
+		return true
+	})
+	slices.Sort(names)
+	return names
+}
+
 // Start runs a fresh in-memory system for the test and stops it at cleanup.
 func Start(tb testing.TB, opts ...Option) *Sys {
 	tb.Helper()
+	running.Store(tb.Name(), true)
+	tb.Cleanup(func() { running.Delete(tb.Name()) }) // (runs after the system's own cleanup below)
 	env := map[string]string{
 		"LOG_LEVEL":                 "warn",
 		"ACCESS_LOG":                "false",
