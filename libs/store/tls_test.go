@@ -21,27 +21,32 @@ func TestMongoTLSThroughTheURI(t *testing.T) {
 	ca := tlstest.NewCA(t, "mongo-ca")
 	server, client := ca.Server(t, "mongo"), ca.Client(t, "payouts")
 	other := tlstest.NewCA(t, "other-ca")
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{server.Pair},
-		ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	handshakes := make(chan error, 100)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(5 * time.Second))
-				handshakes <- c.(*tls.Conn).Handshake()
-			}()
+	// Each case has a server of its own: the driver opens more than one
+	// connection, and a late handshake of one case's client once reached
+	// the next case's check (a CI run on a busy machine).
+	listen := func(t *testing.T) (base string, handshakes chan error) {
+		ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{server.Pair},
+			ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}()
-	base := "mongodb://" + ln.Addr().String() + "/?directConnection=true&serverSelectionTimeoutMS=1500"
+		t.Cleanup(func() { ln.Close() })
+		handshakes = make(chan error, 100)
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go func() {
+					defer c.Close()
+					c.SetDeadline(time.Now().Add(5 * time.Second))
+					handshakes <- c.(*tls.Conn).Handshake()
+				}()
+			}
+		}()
+		return "mongodb://" + ln.Addr().String() + "/?directConnection=true&serverSelectionTimeoutMS=1500", handshakes
+	}
 	q := url.QueryEscape
 	for _, tc := range []struct {
 		name string
@@ -53,9 +58,7 @@ func TestMongoTLSThroughTheURI(t *testing.T) {
 		{"no TLS", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for len(handshakes) > 0 {
-				<-handshakes
-			}
+			base, handshakes := listen(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			db, err := Open(ctx, Options{Name: "payouts", URI: base + tc.opts})
@@ -76,7 +79,8 @@ func TestMongoTLSThroughTheURI(t *testing.T) {
 			}
 		})
 	}
-	_, err = Open(context.Background(), Options{Name: "payouts", URI: base + "&tls=true&tlsCAFile=" + q(ca.File+".missing")})
+	_, err := Open(context.Background(), Options{Name: "payouts",
+		URI: "mongodb://127.0.0.1:1/?directConnection=true&tls=true&tlsCAFile=" + q(ca.File+".missing")})
 	if err == nil || !strings.Contains(err.Error(), "store: connect payouts") || !strings.Contains(err.Error(), ".missing") {
 		t.Fatalf("an unreadable tlsCAFile: %v", err)
 	}
