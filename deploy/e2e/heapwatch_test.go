@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"testing"
 	"time"
 
 	st "marketplace/deploy/systemtest"
@@ -19,9 +21,16 @@ import (
 // the runtime's heap profile. A CI run once read 27 GiB of live heap on a
 // 24 GiB machine, refusing every write after it (DB_MEMORY_LIMIT); this names
 // the allocation if it happens again.
-func watchHeap(w io.Writer, threshold uint64, every time.Duration) {
+func watchHeap(w io.Writer, threshold uint64, every time.Duration, stop <-chan struct{}) {
 	next := threshold
-	for range time.Tick(every) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
 		live := store.LiveHeap()
 		if live < next {
 			continue
@@ -71,5 +80,37 @@ func heapHolders(n int) string {
 func init() {
 	// Started here rather than in TestMain so that it watches every test;
 	// 2 GiB is ten times what a quiet run of the suite holds.
-	go watchHeap(os.Stderr, 2<<30, time.Second)
+	go watchHeap(os.Stderr, 2<<30, time.Second, nil)
 }
+
+// TestHeapWatchNamesWhatRan: past its threshold the watch gives the live
+// heap after two collections, the tests whose systems run, and holders.
+func TestHeapWatchNamesWhatRan(t *testing.T) {
+	st.Start(t)
+	var mu sync.Mutex
+	var out strings.Builder
+	w := writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return out.Write(p)
+	})
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { defer close(done); watchHeap(w, 1, 10*time.Millisecond, stop) }()
+	defer func() { close(stop); <-done }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		mu.Lock()
+		got := out.String()
+		mu.Unlock()
+		if strings.Contains(got, "while "+t.Name()+" ran; after two collections ") && strings.Contains(got, " in ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watch wrote %q", got)
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

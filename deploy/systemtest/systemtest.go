@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,26 +101,30 @@ func WithRelayFault(f func() error) Option {
 	return func(_ map[string]string, o *system.Options) { o.RelayFault = f }
 }
 
-// running holds the names of the tests whose systems run now.
-var running sync.Map
+// running holds the systems running now: a start's number to its test's name.
+var (
+	running sync.Map
+	starts  atomic.Uint64
+)
 
 // Running names the tests whose systems run now, sorted (deploy/e2e's heap
 // watch names them beside a reading).
 func Running() []string {
 	var names []string
-	running.Range(func(k, _ any) bool {
-		names = append(names, k.(string))
+	running.Range(func(_, name any) bool {
+		names = append(names, name.(string))
 		return true
 	})
 	slices.Sort(names)
-	return names
+	return slices.Compact(names) // (a test may run two systems)
 }
 
 // Start runs a fresh in-memory system for the test and stops it at cleanup.
 func Start(tb testing.TB, opts ...Option) *Sys {
 	tb.Helper()
-	running.Store(tb.Name(), true)
-	tb.Cleanup(func() { running.Delete(tb.Name()) }) // (runs after the system's own cleanup below)
+	n := starts.Add(1)
+	running.Store(n, tb.Name())
+	tb.Cleanup(func() { running.Delete(n) }) // (runs after the system's own cleanup below)
 	env := map[string]string{
 		"LOG_LEVEL":                 "warn",
 		"ACCESS_LOG":                "false",
